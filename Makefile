@@ -1,0 +1,74 @@
+# heightbench — two commands:
+#   make reproduce   set up what is missing, then run the main job (results under reports/)
+#   make test        set up what is missing, type-check, run every test; ends with "N passed, N failed"
+# Setup is stamp-based: a second run does nothing unless package-lock.json, requirements.txt or src/ changed.
+# Nothing is written to the home directory: every cache and Jupyter folder lives under .cache/ or jupyter/.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := test
+
+export npm_config_cache := $(CURDIR)/.cache/npm
+export npm_config_update_notifier := false
+export npm_config_fund := false
+export npm_config_audit := false
+export PIP_CACHE_DIR := $(CURDIR)/.cache/pip
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+export JUPYTER_PATH := $(CURDIR)/jupyter
+export JUPYTER_CONFIG_DIR := $(CURDIR)/jupyter/config
+export JUPYTER_DATA_DIR := $(CURDIR)/.cache/jupyter-data
+export JUPYTER_RUNTIME_DIR := $(CURDIR)/.cache/jupyter-runtime
+export JUPYTER_PLATFORM_DIRS := 1
+export IPYTHONDIR := $(CURDIR)/.cache/ipython
+export XDG_CACHE_HOME := $(CURDIR)/.cache/xdg-cache
+export XDG_CONFIG_HOME := $(CURDIR)/.cache/xdg-config
+export XDG_DATA_HOME := $(CURDIR)/.cache/xdg-data
+export DVC_NO_ANALYTICS := 1
+export PATH := $(CURDIR)/.venv/bin:$(CURDIR)/node_modules/.bin:$(PATH)
+
+NODE_STAMP := node_modules/.install-stamp
+VENV_STAMP := .venv/.install-stamp
+DIST_STAMP := dist/.build-stamp
+PEERS_STAMP := .cache/peers-stamp
+SRC := $(shell find src -name '*.ts' 2>/dev/null)
+
+.PHONY: setup test reproduce typecheck build bench clean peers
+
+setup: $(NODE_STAMP) $(VENV_STAMP) $(DIST_STAMP) $(PEERS_STAMP)
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+$(VENV_STAMP): requirements.txt
+	python3 -m venv .venv
+	.venv/bin/pip install --quiet -r requirements.txt
+	@touch $@
+
+$(DIST_STAMP): $(SRC) tsconfig.json tsconfig.build.json $(NODE_STAMP)
+	@rm -rf dist
+	node node_modules/typescript/bin/tsc -p tsconfig.build.json
+	@touch $@
+
+# External peer tools used by tests (ImageMagick, netpbm, optipng), installed only when missing.
+$(PEERS_STAMP): scripts/ensure-debian-peers.sh
+	bash scripts/ensure-debian-peers.sh
+	@mkdir -p $(dir $@) && touch $@
+
+peers: $(PEERS_STAMP)
+
+build: $(DIST_STAMP)
+
+typecheck: $(NODE_STAMP)
+	node node_modules/typescript/bin/tsc -p tsconfig.json --noEmit
+
+test: setup typecheck
+	node scripts/run-tests.mjs
+
+reproduce: setup
+	node scripts/reproduce.mjs
+
+bench: setup
+	npm run --silent bench
+
+clean:
+	rm -rf dist .cache reports/*.html reports/real-data

@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+// Runs the vitest suite (and, once present, the notebook executions), then prints the plain summary line
+// "N passed, N failed". Exit status is non-zero when anything failed or a runner crashed.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+
+const results = '.cache/test-results';
+mkdirSync(results, { recursive: true });
+const vitestJson = `${results}/vitest.json`;
+rmSync(vitestJson, { force: true });
+const r = spawnSync(
+  process.execPath,
+  ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`],
+  { stdio: 'inherit' },
+);
+let passed = 0;
+let failed = 0;
+if (existsSync(vitestJson)) {
+  const j = JSON.parse(readFileSync(vitestJson, 'utf8'));
+  passed += j.numPassedTests;
+  failed += j.numFailedTests;
+  // A suite that failed to load has no tests to count: count it as one failure.
+  for (const s of j.testResults ?? []) if (s.status === 'failed' && (s.assertionResults ?? []).length === 0) failed++;
+} else {
+  failed++;
+}
+const extra = `${results}/notebooks.json`;
+if (existsSync('scripts/run-notebooks.mjs')) {
+  rmSync(extra, { force: true });
+  const nb = spawnSync(process.execPath, ['scripts/run-notebooks.mjs', '--results', extra], { stdio: 'inherit' });
+  if (existsSync(extra)) {
+    const j = JSON.parse(readFileSync(extra, 'utf8'));
+    passed += j.passed;
+    failed += j.failed;
+  } else if (nb.status !== 0) {
+    failed++;
+  }
+}
+if (r.status !== 0 && failed === 0) failed = 1;
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);

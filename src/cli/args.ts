@@ -1,0 +1,57 @@
+/** Parsers for CLI option values. Each refusal names the option, the expected form and the value found. */
+import { InvalidArgumentError } from 'commander';
+
+export function parseSize(v: string): { width: number; height: number } {
+  const m = /^(\d+)(?:[xX×](\d+))?$/.exec(v.trim());
+  if (!m) throw new InvalidArgumentError(`expected WxH or N (e.g. 4096x4096), got ${JSON.stringify(v)}`);
+  const width = Number(m[1]);
+  const height = m[2] === undefined ? width : Number(m[2]);
+  if (width < 1 || height < 1 || width > 1 << 20 || height > 1 << 20) {
+    throw new InvalidArgumentError(`expected sizes in [1, ${1 << 20}], got ${width}x${height}`);
+  }
+  return { width, height };
+}
+
+export function parseRange(v: string): { min: number; max: number } {
+  const parts = v.split(',');
+  const nums = parts.map((p) => Number(p.trim()));
+  if (parts.length !== 2 || nums.some((x) => !Number.isFinite(x)) || parts.some((p) => p.trim() === '')) {
+    throw new InvalidArgumentError(`expected MIN,MAX in metres (e.g. -500,500), got ${JSON.stringify(v)}`);
+  }
+  if (!(nums[1] > nums[0])) throw new InvalidArgumentError(`expected MAX > MIN, got ${JSON.stringify(v)}`);
+  return { min: nums[0], max: nums[1] };
+}
+
+export function parseEndian(v: string): 'le' | 'be' {
+  if (v !== 'le' && v !== 'be') throw new InvalidArgumentError(`expected le or be, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+export function parseGridConvention(v: string): 'texel-centre' | 'vertex' {
+  if (v === 'texel' || v === 'texel-centre') return 'texel-centre';
+  if (v === 'vertex') return 'vertex';
+  throw new InvalidArgumentError(`expected texel or vertex, got ${JSON.stringify(v)}`);
+}
+
+export function parseExtent(v: string): { xmin: number; ymin: number; sizeX: number; sizeY: number } {
+  const nums = v.split(',').map((p) => Number(p.trim()));
+  if ((nums.length !== 3 && nums.length !== 4) || nums.some((x) => !Number.isFinite(x))) {
+    throw new InvalidArgumentError(`expected XMIN,YMIN,SIZE or XMIN,YMIN,SIZEX,SIZEY in metres, got ${JSON.stringify(v)}`);
+  }
+  const [xmin, ymin, sizeX] = nums;
+  const sizeY = nums.length === 4 ? nums[3] : sizeX;
+  if (!(sizeX > 0 && sizeY > 0)) throw new InvalidArgumentError(`expected positive sizes, got ${JSON.stringify(v)}`);
+  return { xmin, ymin, sizeX, sizeY };
+}
+
+export function parsePositiveInt(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`expected a positive integer, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+export function parseNumber(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`expected a number, got ${JSON.stringify(v)}`);
+  return n;
+}

@@ -1,0 +1,77 @@
+/**
+ * The `heightbench` command line. Exit codes: 0 success, 2 bad input or usage (one-line reason on stderr),
+ * 1 internal failure. `runCli` is the whole program, callable in-process by tests.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { isInputError } from '../errors.js';
+import { PRODUCER_VERSION } from '../version.js';
+import { parseEndian, parseExtent, parseGridConvention, parseRange, parseSize } from './args.js';
+import { convertCommand } from './convert.js';
+import { infoCommand } from './info.js';
+import { CliExit, processIO, type CliIO } from './io.js';
+import { COMMAND_GROUPS } from './commands.js';
+
+function buildProgram(io: CliIO): Command {
+  const program = new Command('heightbench')
+    .description('Procedural terrain heightmap workbench: pipeline stages, comparison, interchange formats.')
+    .version(PRODUCER_VERSION)
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (s, write) => write(s) });
+
+  program
+    .command('info')
+    .description('describe a heightfield file (.r16, .png, .r32) and its sidecar')
+    .argument('<file>')
+    .option('--json', 'print JSON')
+    .option('--size <WxH>', 'size of a raw file without sidecar', parseSize)
+    .addOption(new Option('--endian <le|be>', 'byte order of a raw .r16 without sidecar').argParser(parseEndian))
+    .option('--range <MIN,MAX>', 'height range of a 16-bit file without sidecar, metres', parseRange)
+    .action((file: string, opts) => {
+      throw new CliExit(infoCommand(file, opts, io));
+    });
+
+  program
+    .command('convert')
+    .description('convert between .r16, .png (16-bit grey) and .r32, optionally resampling through world coordinates')
+    .argument('<in>')
+    .argument('<out>')
+    .option('--size <WxH>', 'size of a raw input without sidecar, and of a raw output', parseSize)
+    .addOption(new Option('--endian <le|be>', 'byte order of a raw input without sidecar, and of a raw .r16 output').argParser(parseEndian))
+    .option('--range <MIN,MAX>', 'height range of a 16-bit input without sidecar, and of the output encoding', parseRange)
+    .addOption(new Option('--grid <texel|vertex>', 'sample convention of the output').argParser(parseGridConvention))
+    .option('--resample <N>', 'output samples per axis (N or WxH), resampled through world coordinates', parseSize)
+    .option('--extent <XMIN,YMIN,SIZE>', 'world extent of an input without sidecar, metres', parseExtent)
+    .addOption(new Option('--row-direction <dir>', 'row order of an input without sidecar').choices(['row0-at-ymin', 'row0-at-ymax']))
+    .option('--interlace', 'write PNG output with Adam7 interlacing')
+    .action((input: string, output: string, opts) => {
+      throw new CliExit(convertCommand(input, output, opts, io));
+    });
+
+  for (const install of COMMAND_GROUPS) install(program, io);
+  return program;
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+export async function runCli(argv: readonly string[], io: CliIO = processIO): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (e) {
+    if (e instanceof CliExit) return e.code;
+    if (e instanceof CommanderError) {
+      // Help and version requests end with code 0; every other commander error is a usage error.
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
+      return 2;
+    }
+    if (isInputError(e)) {
+      io.err(`heightbench: ${oneLine(e.message)}\n`);
+      return 2;
+    }
+    io.err(`heightbench: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Height encoding: metres <-> R16 UNORM codes.
+ *
+ * Inputs: float heights in metres and an authored range (default −500 … 500 m).
+ * Outputs: UNORM16 codes, counts of pixels the range clamped; decoded metres.
+ * Seed rules (000, "Encoding a Deliverable R16 Heightmap"; notes/gpu-rules.md, Direct3D FLOAT→UNORM):
+ *  - u = clamp((H + 500) × 0.001, 0, 1), evaluated in float32 as written: fround(fround(H − min) × fround(1/(max − min))).
+ *  - UNORM16(u): NaN → 0; clamp to [0, 1]; c = c × 65535; c = c + 0.5; drop the fraction — each step in float32.
+ *    This is round-half-up, not ties-to-even: a float32 product landing on k + 0.5 encodes as k + 1.
+ *  - decode: q × (max − min) / 65535 + min, in float64 (for the default range: q × 1000 / 65535 − 500).
+ */
+import { DEFAULT_RANGE, UNORM16_MAX, validateRange, type HeightRange } from './grid.js';
+
+const f32 = Math.fround;
+
+/** Direct3D float → UNORM16 conversion of one value, in float32 arithmetic. */
+export function encodeUnorm16(u: number): number {
+  if (u !== u) return 0; // NaN → 0
+  let c = f32(u);
+  if (c <= 0) return 0;
+  if (c >= 1) return UNORM16_MAX;
+  c = f32(c * UNORM16_MAX);
+  c = f32(c + 0.5);
+  return Math.trunc(c);
+}
+
+/** The float32 constants of the range map u = (H − min) × (1 / (max − min)). */
+function rangeConstants(range: HeightRange): { fmin: number; fscale: number } {
+  return { fmin: f32(range.min), fscale: f32(1 / (range.max - range.min)) };
+}
+
+/** Normalized height u (before clamping), float32, as the article writes it. */
+export function heightToUnorm(h: number, range: HeightRange = DEFAULT_RANGE): number {
+  const { fmin, fscale } = rangeConstants(range);
+  return f32(f32(f32(h) - fmin) * fscale);
+}
+
+/** Metres → R16 code through the authored range and the UNORM16 rule. */
+export function encodeHeightR16(h: number, range: HeightRange = DEFAULT_RANGE): number {
+  validateRange(range);
+  return encodeUnorm16(heightToUnorm(h, range));
+}
+
+/** R16 code → metres: q × (max − min) / 65535 + min, float64. */
+export function decodeHeightR16(q: number, range: HeightRange = DEFAULT_RANGE): number {
+  return (q * (range.max - range.min)) / UNORM16_MAX + range.min;
+}
+
+/** What an encode pass had to do to values outside the representable range. */
+export interface EncodeCounts {
+  /** Heights below range.min, written as code 0. */
+  clampedLow: number;
+  /** Heights above range.max, written as code 65535. */
+  clampedHigh: number;
+  /** NaN heights, written as code 0 (Direct3D rule). Counted separately from clampedLow. */
+  nan: number;
+}
+
+/**
+ * Encodes a whole field into `out` (same length) and returns the counts of clamped and NaN pixels.
+ * Identical, value for value, to encodeHeightR16 on each element.
+ */
+export function encodeFieldR16(
+  height_px: ArrayLike<number>,
+  out: Uint16Array,
+  range: HeightRange = DEFAULT_RANGE,
+): EncodeCounts {
+  validateRange(range);
+  if (out.length !== height_px.length) {
+    throw new RangeError(`encodeFieldR16: output length ${out.length} does not match input length ${height_px.length}`);
+  }
+  const { fmin, fscale } = rangeConstants(range);
+  let clampedLow = 0;
+  let clampedHigh = 0;
+  let nan = 0;
+  const n = height_px.length;
+  for (let i = 0; i < n; i++) {
+    const h = height_px[i];
+    if (h !== h) {
+      nan++;
+      out[i] = 0;
+      continue;
+    }
+    const u = f32(f32(f32(h) - fmin) * fscale);
+    if (u <= 0) {
+      if (u < 0) clampedLow++;
+      out[i] = 0;
+    } else if (u >= 1) {
+      if (u > 1) clampedHigh++;
+      out[i] = UNORM16_MAX;
+    } else {
+      out[i] = Math.trunc(f32(f32(u * UNORM16_MAX) + 0.5));
+    }
+  }
+  return { clampedLow, clampedHigh, nan };
+}
+
+const decodeTables = new Map<string, Float64Array>();
+
+/** Exact decode of every code for a range, computed once per range (the formula, not an approximation). */
+export function decodeTable(range: HeightRange = DEFAULT_RANGE): Float64Array {
+  validateRange(range);
+  const key = `${range.min},${range.max}`;
+  let table = decodeTables.get(key);
+  if (!table) {
+    table = new Float64Array(UNORM16_MAX + 1);
+    for (let q = 0; q <= UNORM16_MAX; q++) table[q] = decodeHeightR16(q, range);
+    decodeTables.set(key, table);
+  }
+  return table;
+}
+
+/** Decodes a code field into `out` (Float32Array or Float64Array of the same length) and returns it. */
+export function decodeFieldR16<T extends Float32Array | Float64Array>(
+  code_px: Uint16Array,
+  out: T,
+  range: HeightRange = DEFAULT_RANGE,
+): T {
+  if (out.length !== code_px.length) {
+    throw new RangeError(`decodeFieldR16: output length ${out.length} does not match input length ${code_px.length}`);
+  }
+  const table = decodeTable(range);
+  const n = code_px.length;
+  for (let i = 0; i < n; i++) out[i] = table[code_px[i]];
+  return out;
+}

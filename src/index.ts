@@ -1,0 +1,65 @@
+/**
+ * heightbench public API. Notebooks and external checks import from here; the names spelled out in the issues are
+ * contracts (encodeUnorm16, encodeHeightR16, decodeHeightR16, texelCentreWorld, worldToTexel, resampleSourceCoord,
+ * bilinear, …) and keep their signatures.
+ */
+export { PRODUCER_NAME, PRODUCER_VERSION } from './version.js';
+export { FormatError, MismatchError, isInputError } from './errors.js';
+export {
+  DEFAULT_RANGE,
+  DOMAIN_SIZE,
+  DOMAIN_XMIN,
+  ROW_DIRECTIONS,
+  SAMPLE_CONVENTIONS,
+  UNORM16_MAX,
+  columnWorldX,
+  domainGrid,
+  gridDifference,
+  metresPerCode,
+  rowWorldY,
+  sampleSpacing,
+  texelCentreWorld,
+  validateGrid,
+  validateRange,
+  vertexWorld,
+  worldToColumn,
+  worldToRow,
+  worldToTexel,
+  worldToVertex,
+} from './core/grid.js';
+export type { GridDescription, HeightRange, RowDirection, SampleConvention } from './core/grid.js';
+export {
+  decodeFieldR16,
+  decodeHeightR16,
+  decodeTable,
+  encodeFieldR16,
+  encodeHeightR16,
+  encodeUnorm16,
+  heightToUnorm,
+} from './core/encoding.js';
+export type { EncodeCounts } from './core/encoding.js';
+export { bilinear, bilinearF32, quantizeFraction8, sampleBilinear, sampleUV } from './core/sampling.js';
+export type { SubTexelMode } from './core/sampling.js';
+export { asTexelGrid, asVertexGrid, edgeToEdgeSourceCoord, resampleField, resampleSourceCoord } from './core/resample.js';
+export { codeHeightfield, encodeHeightfield, floatHeightfield, heightsOf } from './core/heightfield.js';
+export type { CodeHeightfield, FloatHeightfield, Heightfield } from './core/heightfield.js';
+export { writeFileAtomic } from './io/atomic.js';
+export { decodeR16, encodeR16, inferSquareR16Side } from './io/r16.js';
+export { countNonFinite, decodeR32, encodeR32 } from './io/r32.js';
+export { decodePng16, encodePng16, readPngHeader } from './io/png16.js';
+export {
+  SIDECAR_FORMAT,
+  SIDECAR_VERSION,
+  parseSidecar,
+  readSidecarFor,
+  sidecarPathFor,
+} from './io/sidecar.js';
+export type { Container, Endian, HeightEncoding, Sidecar } from './io/sidecar.js';
+export {
+  containerForPath,
+  readHeightfieldFile,
+  summarizeHeightfield,
+  writeHeightfieldFile,
+} from './io/heightfield-file.js';
+export type { LoadedHeightfield, ReadSettings, WriteSettings } from './io/heightfield-file.js';
+export { runCli } from './cli/main.js';

@@ -1,0 +1,298 @@
+/**
+ * Reading and writing heightfield files of any supported container, with their sidecars.
+ *
+ * The container is chosen by extension: `.r16` (raw 16-bit), `.png` (PNG16 greyscale), `.r32` (raw float32 LE).
+ * Precedence when describing an input [R]:
+ *  - a sidecar, when present, is authoritative; a setting that contradicts it is refused, naming both values;
+ *  - a PNG's own IHDR size overrides any size setting (004);
+ *  - without a sidecar, raw files take their size from the settings, else a square size inferred from the byte count;
+ *    the extent defaults to heightbench's domain (2048 m centred on the origin), texel-centre, row 0 at ymin;
+ *    the range defaults to −500 … 500 m; byte order to little-endian.
+ */
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { FormatError, MismatchError } from '../errors.js';
+import {
+  DEFAULT_RANGE,
+  DOMAIN_SIZE,
+  DOMAIN_XMIN,
+  type GridDescription,
+  type HeightRange,
+  type RowDirection,
+  type SampleConvention,
+} from '../core/grid.js';
+import { codeHeightfield, encodeHeightfield, floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
+import type { EncodeCounts } from '../core/encoding.js';
+import { writeFileAtomic } from './atomic.js';
+import { decodePng16, encodePng16, readPngHeader } from './png16.js';
+import { decodeR16, encodeR16, inferSquareR16Side, checkR16Size } from './r16.js';
+import { countNonFinite, decodeR32, encodeR32, inferSquareR32Side, checkR32Size } from './r32.js';
+import {
+  makeSidecar,
+  readSidecarFor,
+  sidecarPathFor,
+  unorm16Encoding,
+  verifyPayload,
+  writeSidecar,
+  type Container,
+  type Endian,
+  type Sidecar,
+} from './sidecar.js';
+
+export function containerForPath(path: string): Container {
+  const ext = extname(path).toLowerCase();
+  if (ext === '.r16' || ext === '.raw') return 'r16';
+  if (ext === '.png') return 'png16';
+  if (ext === '.r32') return 'r32';
+  throw new FormatError(`${path}: unknown extension ${JSON.stringify(ext)}, expected .r16, .png or .r32`);
+}
+
+export interface ReadSettings {
+  /** Size of a raw input without sidecar (ignored for PNG, whose IHDR wins). */
+  size?: { width: number; height: number };
+  endian?: Endian;
+  range?: HeightRange;
+  /** Describes an input without sidecar. */
+  extent?: { xmin: number; ymin: number; sizeX: number; sizeY: number };
+  convention?: SampleConvention;
+  rowDirection?: RowDirection;
+  pixelLimit?: number;
+}
+
+export interface LoadedHeightfield {
+  path: string;
+  container: Container;
+  endian: Endian;
+  field: Heightfield;
+  sidecar: Sidecar | null;
+  fileBytes: number;
+  interlaced: boolean;
+  /** Settings that were overridden by the file itself (e.g. a PNG's size), for the user to see. */
+  notes: string[];
+}
+
+function readBytes(path: string): Uint8Array {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'ENOENT') throw new FormatError(`${path}: no such file`);
+    if (err.code === 'EISDIR') throw new FormatError(`${path}: is a folder, expected a file`);
+    throw new FormatError(`${path}: cannot read (${err.code ?? err.message})`);
+  }
+}
+
+function defaultGrid(width: number, height: number, s: ReadSettings): GridDescription {
+  const e = s.extent ?? { xmin: DOMAIN_XMIN, ymin: DOMAIN_XMIN, sizeX: DOMAIN_SIZE, sizeY: DOMAIN_SIZE };
+  return {
+    ...e,
+    columns: width,
+    rows: height,
+    convention: s.convention ?? 'texel-centre',
+    rowDirection: s.rowDirection ?? 'row0-at-ymin',
+  };
+}
+
+export function readHeightfieldFile(path: string, settings: ReadSettings = {}): LoadedHeightfield {
+  const container = containerForPath(path);
+  const bytes = readBytes(path);
+  const sidecar = readSidecarFor(path);
+  const notes: string[] = [];
+  if (sidecar) {
+    if (sidecar.container !== container) {
+      throw new MismatchError(`${path}: sidecar describes a ${sidecar.container} payload, the extension says ${container}`);
+    }
+    verifyPayload(sidecar, bytes, path);
+    if (settings.endian && settings.endian !== sidecar.endian && container !== 'png16') {
+      throw new MismatchError(`${path}: --endian ${settings.endian} contradicts the sidecar's ${sidecar.endian}`);
+    }
+  }
+
+  if (container === 'png16') {
+    const header = readPngHeader(bytes);
+    if (settings.size && (settings.size.width !== header.width || settings.size.height !== header.height)) {
+      notes.push(`size setting ${settings.size.width}x${settings.size.height} ignored: the PNG is ${header.width}x${header.height}`);
+    }
+    const png = decodePng16(bytes, { pixelLimit: settings.pixelLimit });
+    const grid = sidecar ? sidecar.grid : defaultGrid(png.width, png.height, settings);
+    if (grid.columns !== png.width || grid.rows !== png.height) {
+      throw new MismatchError(`${path}: sidecar grid ${grid.columns}×${grid.rows} vs PNG ${png.width}×${png.height}`);
+    }
+    const range = sidecarRange(sidecar, settings.range, path);
+    return { path, container, endian: 'be', field: codeHeightfield(grid, png.codes, range), sidecar, fileBytes: bytes.length, interlaced: png.interlaced, notes };
+  }
+
+  const bytesPerSample = container === 'r16' ? 2 : 4;
+  let width: number;
+  let height: number;
+  if (sidecar) {
+    width = sidecar.grid.columns;
+    height = sidecar.grid.rows;
+    if (settings.size && (settings.size.width !== width || settings.size.height !== height)) {
+      throw new MismatchError(`${path}: --size ${settings.size.width}x${settings.size.height} contradicts the sidecar's ${width}x${height}`);
+    }
+  } else if (settings.size) {
+    ({ width, height } = settings.size);
+  } else {
+    const side = container === 'r16' ? inferSquareR16Side(bytes.length) : inferSquareR32Side(bytes.length);
+    if (side === null) {
+      throw new FormatError(
+        `${path}: ${bytes.length} bytes is not a square grid of ${bytesPerSample}-byte samples (${bytes.length} / ${bytesPerSample} = ${bytes.length / bytesPerSample} samples); give --size WxH`,
+      );
+    }
+    width = side;
+    height = side;
+  }
+  if (container === 'r16') checkR16Size(bytes.length, width, height, path);
+  else checkR32Size(bytes.length, width, height, path);
+  const endian: Endian = sidecar ? sidecar.endian : settings.endian ?? 'le';
+  const grid = sidecar ? sidecar.grid : defaultGrid(width, height, settings);
+  if (container === 'r16') {
+    const range = sidecarRange(sidecar, settings.range, path);
+    const field = codeHeightfield(grid, decodeR16(bytes, width, height, endian), range);
+    return { path, container, endian, field, sidecar, fileBytes: bytes.length, interlaced: false, notes };
+  }
+  if (endian !== 'le') throw new FormatError(`${path}: R32 is little-endian only, got ${endian}`);
+  return { path, container, endian, field: floatHeightfield(grid, decodeR32(bytes, width, height)), sidecar, fileBytes: bytes.length, interlaced: false, notes };
+}
+
+function sidecarRange(sidecar: Sidecar | null, setting: HeightRange | undefined, path: string): HeightRange {
+  if (!sidecar) return setting ?? DEFAULT_RANGE;
+  if (sidecar.encoding.kind !== 'unorm16') {
+    throw new MismatchError(`${path}: sidecar says ${sidecar.encoding.kind} samples, a 16-bit container holds unorm16`);
+  }
+  return sidecar.encoding.range;
+}
+
+export interface WriteSettings {
+  endian?: Endian;
+  /** Range for encoding a float field into a 16-bit container (default: the field's own, else −500 … 500 m). */
+  range?: HeightRange;
+  interlace?: boolean;
+  stage?: string | null;
+  request?: string | null;
+  notes?: Record<string, unknown>;
+}
+
+export interface WrittenHeightfield {
+  path: string;
+  sidecar: Sidecar;
+  /** Present when floats were encoded into codes. */
+  encodeCounts: EncodeCounts | null;
+}
+
+/**
+ * Writes `field` to `path` in the container its extension names, atomically, followed by its sidecar.
+ * Floats written to a 16-bit container are encoded (clamped and NaN pixels counted); codes written to R32 are decoded.
+ */
+export function writeHeightfieldFile(path: string, field: Heightfield, s: WriteSettings = {}): WrittenHeightfield {
+  const container = containerForPath(path);
+  let payload: Uint8Array;
+  let encodeCounts: EncodeCounts | null = null;
+  let sidecarFields;
+  if (container === 'r32') {
+    if (s.endian && s.endian !== 'le') throw new FormatError(`${path}: R32 is little-endian only, got ${s.endian}`);
+    payload = encodeR32(heightsOf(field));
+    sidecarFields = { container, endian: 'le' as const, grid: field.grid, encoding: { kind: 'float32' as const, unit: 'm' as const } };
+  } else {
+    let codes = field;
+    if (field.kind === 'float') {
+      const enc = encodeHeightfield(field, s.range ?? DEFAULT_RANGE);
+      codes = enc.field;
+      encodeCounts = enc.counts;
+    } else if (s.range && (s.range.min !== field.range.min || s.range.max !== field.range.max)) {
+      // A different target range re-encodes through metres.
+      const enc = encodeHeightfield(floatHeightfield(field.grid, heightsOf(field)), s.range);
+      codes = enc.field;
+      encodeCounts = enc.counts;
+    }
+    if (codes.kind !== 'codes') throw new Error('unreachable: codes expected');
+    const endian: Endian = container === 'png16' ? 'be' : s.endian ?? 'le';
+    payload =
+      container === 'png16'
+        ? encodePng16(codes.code_px, codes.grid.columns, codes.grid.rows, { interlace: s.interlace })
+        : encodeR16(codes.code_px, endian);
+    sidecarFields = { container, endian, grid: codes.grid, encoding: unorm16Encoding(codes.range) };
+  }
+  const sidecar = makeSidecar(path, payload, { ...sidecarFields, stage: s.stage, request: s.request, notes: s.notes });
+  writeFileAtomic(path, payload);
+  writeSidecar(path, sidecar);
+  return { path, sidecar, encodeCounts };
+}
+
+export interface HeightfieldSummary {
+  format: Container;
+  width: number;
+  height: number;
+  bitDepth: 16 | 32;
+  endian: Endian;
+  interlaced: boolean;
+  minCode: number | null;
+  maxCode: number | null;
+  minMetres: number | null;
+  maxMetres: number | null;
+  nan: number;
+  posInf: number;
+  negInf: number;
+  grid: GridDescription;
+  range: HeightRange | null;
+  sidecar: Sidecar | null;
+  sidecarPath: string | null;
+  notes: string[];
+}
+
+/** What `heightbench info` prints. Min/max reductions skip NaN and ±Inf, which are counted instead. */
+export function summarizeHeightfield(h: LoadedHeightfield): HeightfieldSummary {
+  const f = h.field;
+  let minCode: number | null = null;
+  let maxCode: number | null = null;
+  let minMetres: number | null = null;
+  let maxMetres: number | null = null;
+  let nf = { nan: 0, posInf: 0, negInf: 0 };
+  if (f.kind === 'codes') {
+    let lo = 65535;
+    let hi = 0;
+    const c = f.code_px;
+    for (let i = 0; i < c.length; i++) {
+      const q = c[i];
+      if (q < lo) lo = q;
+      if (q > hi) hi = q;
+    }
+    minCode = lo;
+    maxCode = hi;
+    const span = f.range.max - f.range.min;
+    minMetres = (lo * span) / 65535 + f.range.min;
+    maxMetres = (hi * span) / 65535 + f.range.min;
+  } else {
+    nf = countNonFinite(f.height_px);
+    let lo = Infinity;
+    let hi = -Infinity;
+    const v = f.height_px;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (x !== x || x === Infinity || x === -Infinity) continue;
+      if (x < lo) lo = x;
+      if (x > hi) hi = x;
+    }
+    minMetres = Number.isFinite(lo) ? lo : null;
+    maxMetres = Number.isFinite(hi) ? hi : null;
+  }
+  return {
+    format: h.container,
+    width: f.grid.columns,
+    height: f.grid.rows,
+    bitDepth: f.kind === 'codes' ? 16 : 32,
+    endian: h.endian,
+    interlaced: h.interlaced,
+    minCode,
+    maxCode,
+    minMetres,
+    maxMetres,
+    ...nf,
+    grid: f.grid,
+    range: f.kind === 'codes' ? f.range : null,
+    sidecar: h.sidecar,
+    sidecarPath: h.sidecar ? sidecarPathFor(h.path) : null,
+    notes: h.notes,
+  };
+}

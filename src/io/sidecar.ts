@@ -1,0 +1,183 @@
+/**
+ * The JSON sidecar written next to every heightfield file, as `<file>.json`.
+ *
+ * It carries the conventions the pixels need to mean anything: extent, sample counts, sample convention, row
+ * direction, height encoding, stage name, request id, producer version and the SHA-256 of the payload bytes.
+ * Versioned: the version is checked before anything else and a mismatch is refused with both values.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { FormatError } from '../errors.js';
+import {
+  ROW_DIRECTIONS,
+  SAMPLE_CONVENTIONS,
+  metresPerCode,
+  validateRange,
+  type GridDescription,
+  type HeightRange,
+} from '../core/grid.js';
+import { PRODUCER_NAME, PRODUCER_VERSION } from '../version.js';
+import { writeFileAtomic } from './atomic.js';
+import {
+  checkLiteral,
+  checkNullableString,
+  checkNumber,
+  checkObject,
+  checkOneOf,
+  checkString,
+  parseJson,
+} from './json-check.js';
+
+export const SIDECAR_FORMAT = 'heightbench.sidecar';
+export const SIDECAR_VERSION = 1;
+
+export type Container = 'r16' | 'png16' | 'r32';
+export type Endian = 'le' | 'be';
+export const CONTAINERS: readonly Container[] = ['r16', 'png16', 'r32'];
+
+export type HeightEncoding =
+  | { readonly kind: 'unorm16'; readonly range: HeightRange; readonly metresPerCode: number }
+  | { readonly kind: 'float32'; readonly unit: 'm' };
+
+export interface Sidecar {
+  readonly format: typeof SIDECAR_FORMAT;
+  readonly version: typeof SIDECAR_VERSION;
+  /** Payload file name, relative to the sidecar's folder. */
+  readonly file: string;
+  readonly container: Container;
+  /** Byte order of the payload's samples (PNG is always big-endian by its own rules). */
+  readonly endian: Endian;
+  readonly grid: GridDescription;
+  readonly encoding: HeightEncoding;
+  /** Pipeline stage that produced the field, or null for imported data. */
+  readonly stage: string | null;
+  /** Request id, or null. */
+  readonly request: string | null;
+  readonly producer: { readonly name: string; readonly version: string };
+  readonly payload: { readonly bytes: number; readonly sha256: string };
+  /** Free-form, documented per producer (e.g. the bell generator's index mapping). */
+  readonly notes?: Readonly<Record<string, unknown>>;
+}
+
+export function sidecarPathFor(file: string): string {
+  return `${file}.json`;
+}
+
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export interface SidecarFields {
+  container: Container;
+  endian: Endian;
+  grid: GridDescription;
+  encoding: HeightEncoding;
+  stage?: string | null;
+  request?: string | null;
+  notes?: Record<string, unknown>;
+}
+
+export function makeSidecar(file: string, payload: Uint8Array, f: SidecarFields): Sidecar {
+  return {
+    format: SIDECAR_FORMAT,
+    version: SIDECAR_VERSION,
+    file: basename(file),
+    container: f.container,
+    endian: f.endian,
+    grid: { ...f.grid },
+    encoding: f.encoding,
+    stage: f.stage ?? null,
+    request: f.request ?? null,
+    producer: { name: PRODUCER_NAME, version: PRODUCER_VERSION },
+    payload: { bytes: payload.length, sha256: sha256Hex(payload) },
+    ...(f.notes ? { notes: f.notes } : {}),
+  };
+}
+
+export function unorm16Encoding(range: HeightRange): HeightEncoding {
+  validateRange(range);
+  return { kind: 'unorm16', range: { min: range.min, max: range.max }, metresPerCode: metresPerCode(range) };
+}
+
+/** Validates a parsed sidecar object; the version is checked first. */
+export function parseSidecar(v: unknown, where = 'sidecar'): Sidecar {
+  const o = checkObject(where, v);
+  checkLiteral(`${where}.format`, o.format, SIDECAR_FORMAT);
+  if (o.version !== SIDECAR_VERSION) {
+    throw new FormatError(
+      `${where}.version: this heightbench reads sidecar version ${SIDECAR_VERSION}, the file has version ${JSON.stringify(o.version)}`,
+    );
+  }
+  const g = checkObject(`${where}.grid`, o.grid);
+  const convention = checkOneOf(`${where}.grid.convention`, g.convention, SAMPLE_CONVENTIONS);
+  const minCount = convention === 'vertex' ? 2 : 1;
+  const grid: GridDescription = {
+    xmin: checkNumber(`${where}.grid.xmin`, g.xmin),
+    ymin: checkNumber(`${where}.grid.ymin`, g.ymin),
+    sizeX: checkNumber(`${where}.grid.sizeX`, g.sizeX, { min: Number.MIN_VALUE }),
+    sizeY: checkNumber(`${where}.grid.sizeY`, g.sizeY, { min: Number.MIN_VALUE }),
+    columns: checkNumber(`${where}.grid.columns`, g.columns, { integer: true, min: minCount, max: 1 << 20 }),
+    rows: checkNumber(`${where}.grid.rows`, g.rows, { integer: true, min: minCount, max: 1 << 20 }),
+    convention,
+    rowDirection: checkOneOf(`${where}.grid.rowDirection`, g.rowDirection, ROW_DIRECTIONS),
+  };
+  const e = checkObject(`${where}.encoding`, o.encoding);
+  const kind = checkOneOf(`${where}.encoding.kind`, e.kind, ['unorm16', 'float32'] as const);
+  let encoding: HeightEncoding;
+  if (kind === 'unorm16') {
+    const r = checkObject(`${where}.encoding.range`, e.range);
+    const range = { min: checkNumber(`${where}.encoding.range.min`, r.min), max: checkNumber(`${where}.encoding.range.max`, r.max) };
+    if (!(range.max > range.min)) {
+      throw new FormatError(`${where}.encoding.range: expected max > min, found min ${range.min}, max ${range.max}`);
+    }
+    encoding = unorm16Encoding(range);
+  } else {
+    encoding = { kind: 'float32', unit: checkLiteral(`${where}.encoding.unit`, e.unit, 'm') };
+  }
+  const p = checkObject(`${where}.producer`, o.producer);
+  const pl = checkObject(`${where}.payload`, o.payload);
+  const sha = checkString(`${where}.payload.sha256`, pl.sha256);
+  if (!/^[0-9a-f]{64}$/.test(sha)) throw new FormatError(`${where}.payload.sha256: expected 64 hex digits, found ${JSON.stringify(sha)}`);
+  const notes = o.notes === undefined ? undefined : checkObject(`${where}.notes`, o.notes);
+  return {
+    format: SIDECAR_FORMAT,
+    version: SIDECAR_VERSION,
+    file: checkString(`${where}.file`, o.file),
+    container: checkOneOf(`${where}.container`, o.container, CONTAINERS),
+    endian: checkOneOf(`${where}.endian`, o.endian, ['le', 'be'] as const),
+    grid,
+    encoding,
+    stage: checkNullableString(`${where}.stage`, o.stage),
+    request: checkNullableString(`${where}.request`, o.request),
+    producer: { name: checkString(`${where}.producer.name`, p.name), version: checkString(`${where}.producer.version`, p.version) },
+    payload: { bytes: checkNumber(`${where}.payload.bytes`, pl.bytes, { integer: true, min: 0 }), sha256: sha },
+    ...(notes ? { notes } : {}),
+  };
+}
+
+/** Reads `<file>.json` if it exists; null when there is none. A present but malformed sidecar is refused. */
+export function readSidecarFor(file: string): Sidecar | null {
+  const path = sidecarPathFor(file);
+  if (!existsSync(path)) return null;
+  return parseSidecar(parseJson(readFileSync(path, 'utf8'), path), basename(path));
+}
+
+/** Refuses a payload whose bytes do not match its sidecar's count and hash. */
+export function verifyPayload(sidecar: Sidecar, payload: Uint8Array, file: string): void {
+  if (payload.length !== sidecar.payload.bytes) {
+    throw new FormatError(`${file}: sidecar says ${sidecar.payload.bytes} bytes, the file has ${payload.length}`);
+  }
+  const sha = sha256Hex(payload);
+  if (sha !== sidecar.payload.sha256) {
+    throw new FormatError(`${file}: SHA-256 ${sha} does not match the sidecar's ${sidecar.payload.sha256}`);
+  }
+}
+
+export function sidecarText(s: Sidecar): string {
+  return `${JSON.stringify(s, null, 2)}\n`;
+}
+
+export function writeSidecar(file: string, s: Sidecar): void {
+  writeFileAtomic(sidecarPathFor(file), sidecarText(s));
+}
