@@ -28,12 +28,17 @@ export function checkR16Size(byteCount: number, width: number, height: number, w
   }
 }
 
-/** Decodes raw R16 bytes into codes (a new array). */
+/**
+ * Decodes raw R16 bytes into codes. When the byte order matches the host and the bytes are 2-byte aligned, the result
+ * is a view sharing memory with `bytes` (no copy); otherwise a new array.
+ */
 export function decodeR16(bytes: Uint8Array, width: number, height: number, endian: Endian = 'le'): Uint16Array {
   checkR16Size(bytes.length, width, height);
   const n = width * height;
+  const native = (endian === 'le') === hostIsLittleEndian;
+  if (native && bytes.byteOffset % 2 === 0) return new Uint16Array(bytes.buffer, bytes.byteOffset, n);
   const out = new Uint16Array(n);
-  if ((endian === 'le') === hostIsLittleEndian) {
+  if (native) {
     new Uint8Array(out.buffer).set(bytes);
   } else {
     for (let i = 0, b = 0; i < n; i++, b += 2) out[i] = (bytes[b] << 8) | bytes[b + 1];
@@ -41,11 +46,11 @@ export function decodeR16(bytes: Uint8Array, width: number, height: number, endi
   return out;
 }
 
-/** Encodes codes as raw R16 bytes (a new buffer). */
+/** Encodes codes as raw R16 bytes: a byte view of `code_px` in the host's order (no copy), else a new buffer. */
 export function encodeR16(code_px: Uint16Array, endian: Endian = 'le'): Uint8Array {
   const n = code_px.length;
   if ((endian === 'le') === hostIsLittleEndian) {
-    return new Uint8Array(code_px.buffer.slice(code_px.byteOffset, code_px.byteOffset + n * 2));
+    return new Uint8Array(code_px.buffer, code_px.byteOffset, n * 2);
   }
   const out = new Uint8Array(n * 2);
   for (let i = 0, b = 0; i < n; i++, b += 2) {

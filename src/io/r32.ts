@@ -21,9 +21,11 @@ export function inferSquareR32Side(bytes: number): number | null {
   return n > 0 && n * n * 4 === bytes ? n : null;
 }
 
+/** Decodes R32 bytes; a view sharing memory with `bytes` when they are 4-byte aligned on a little-endian host. */
 export function decodeR32(bytes: Uint8Array, width: number, height: number): Float32Array {
   checkR32Size(bytes.length, width, height);
   const n = width * height;
+  if (hostIsLittleEndian && bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, n);
   const out = new Float32Array(n);
   if (hostIsLittleEndian) {
     new Uint8Array(out.buffer).set(bytes);
@@ -34,9 +36,10 @@ export function decodeR32(bytes: Uint8Array, width: number, height: number): Flo
   return out;
 }
 
+/** R32 bytes of a field: a byte view (no copy) on a little-endian host. */
 export function encodeR32(height_px: Float32Array): Uint8Array {
   if (hostIsLittleEndian) {
-    return new Uint8Array(height_px.buffer.slice(height_px.byteOffset, height_px.byteOffset + height_px.length * 4));
+    return new Uint8Array(height_px.buffer, height_px.byteOffset, height_px.length * 4);
   }
   const out = new Uint8Array(height_px.length * 4);
   const dv = new DataView(out.buffer);
