@@ -63,3 +63,10 @@ export {
 } from './io/heightfield-file.js';
 export type { LoadedHeightfield, ReadSettings, WriteSettings } from './io/heightfield-file.js';
 export { runCli } from './cli/main.js';
+export { compareHeightfields, checkComparable, DEFAULT_STRADDLE_EPSILON_CODES } from './compare/compare.js';
+export type { ComparisonResult, RegionMetrics, RadialRing, Attribution, CompareOptions, Position } from './compare/compare.js';
+export { DEFAULT_MASKS, maskDefinitions } from './compare/regions.js';
+export type { MaskDefinition, MaskSettings } from './compare/regions.js';
+export { evaluateGates } from './compare/gates.js';
+export type { Gates, GateOutcome } from './compare/gates.js';
+export { flattenMetrics, resultJson, summaryMarkdown, writeComparisonReport } from './compare/report.js';

@@ -1,4 +1,5 @@
 /** The subcommand groups beyond info/convert, in the order `--help` lists them. */
+import { installCompare } from './compare.js';
 import type { CommandInstaller } from './io.js';
 
-export const COMMAND_GROUPS: CommandInstaller[] = [];
+export const COMMAND_GROUPS: CommandInstaller[] = [installCompare];

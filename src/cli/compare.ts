@@ -1,0 +1,116 @@
+/**
+ * `heightbench compare GENERATED REFERENCE [options]` — metrics, masks, radial profile, block map, reports, gates.
+ * Exit 0 when every gate passes, 1 when a gate fails, 2 on bad input or usage.
+ */
+import { Option, type Command } from 'commander';
+import { compareHeightfields, DEFAULT_STRADDLE_EPSILON_CODES } from '../compare/compare.js';
+import { evaluateGates } from '../compare/gates.js';
+import { resultJson, summaryMarkdown, writeComparisonReport } from '../compare/report.js';
+import { DEFAULT_MASKS } from '../compare/regions.js';
+import { floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
+import { gridDifference } from '../core/grid.js';
+import { resampleField } from '../core/resample.js';
+import { MismatchError } from '../errors.js';
+import { readHeightfieldFile, type ReadSettings } from '../io/heightfield-file.js';
+import { parseEndian, parseNumber, parsePositiveInt, parseRange, parseSize } from './args.js';
+import type { CliIO, CommandInstaller } from './io.js';
+import { CliExit } from './io.js';
+import { InvalidArgumentError } from 'commander';
+
+function parsePair(v: string): [number, number] {
+  const p = v.split(',').map((x) => Number(x.trim()));
+  if (p.length !== 2 || p.some((x) => !Number.isFinite(x)) || !(p[1] > p[0])) {
+    throw new InvalidArgumentError(`expected R0,R1 in metres with R1 > R0, got ${JSON.stringify(v)}`);
+  }
+  return [p[0], p[1]];
+}
+
+export interface CompareCliOptions extends ReadSettings {
+  json?: boolean;
+  report?: string;
+  block?: number;
+  innerRadius?: number;
+  window?: number;
+  ring?: [number, number];
+  radialStep?: number;
+  generatedFloat?: string;
+  straddleEps?: number;
+  resample?: boolean;
+  minExact?: number;
+  maxCode?: number;
+  maxRmsMm?: number;
+  title?: string;
+  sharedPlotly?: string;
+}
+
+export function compareCommand(generated: string, reference: string, o: CompareCliOptions, io: CliIO): number {
+  const settings: ReadSettings = { size: o.size, endian: o.endian, range: o.range };
+  const ref = readHeightfieldFile(reference, settings).field;
+  let gen: Heightfield = readHeightfieldFile(generated, settings).field;
+  if (o.resample && gridDifference(gen.grid, ref.grid)) {
+    const out = new Float32Array(ref.grid.columns * ref.grid.rows);
+    gen = floatHeightfield(ref.grid, resampleField(heightsOf(gen), gen.grid, ref.grid, out));
+  } else if (o.resample && gen.kind === 'codes' && ref.kind === 'codes' && (gen.range.min !== ref.range.min || gen.range.max !== ref.range.max)) {
+    gen = floatHeightfield(gen.grid, heightsOf(gen));
+  }
+  let generatedFloat: Float32Array | null = null;
+  if (o.generatedFloat) {
+    const f = readHeightfieldFile(o.generatedFloat, settings).field;
+    const d = gridDifference(f.grid, gen.grid);
+    if (d) throw new MismatchError(`--generated-float grid differs from the generated map's in ${d}`);
+    if (f.kind !== 'float') throw new MismatchError(`--generated-float ${o.generatedFloat}: expected a float field (.r32), found 16-bit codes`);
+    generatedFloat = f.height_px;
+  }
+  const result = compareHeightfields(gen, ref, {
+    block: o.block,
+    masks: {
+      innerRadius: o.innerRadius ?? DEFAULT_MASKS.innerRadius,
+      windowSize: o.window ?? DEFAULT_MASKS.windowSize,
+      ringInner: o.ring?.[0] ?? DEFAULT_MASKS.ringInner,
+      ringOuter: o.ring?.[1] ?? DEFAULT_MASKS.ringOuter,
+      radialStep: o.radialStep ?? DEFAULT_MASKS.radialStep,
+    },
+    generatedFloat,
+    straddleEpsilonCodes: o.straddleEps ?? DEFAULT_STRADDLE_EPSILON_CODES,
+  });
+  const gates = evaluateGates(result, { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm });
+  const meta = { generated, reference, gates, title: o.title, sharedPlotly: o.sharedPlotly };
+  if (o.report) writeComparisonReport(o.report, result, gen, ref, meta);
+  if (o.json) io.out(`${JSON.stringify({ ...resultJson(result), gates }, null, 2)}\n`);
+  else io.out(summaryMarkdown(result, meta));
+  const failed = gates.filter((g) => !g.passed);
+  if (failed.length) {
+    io.err(`heightbench: gate failed: ${failed.map((g) => `${g.name} ${g.limit}, measured ${g.value}`).join('; ')}\n`);
+    return 1;
+  }
+  return 0;
+}
+
+export const installCompare: CommandInstaller = (program: Command, io: CliIO) => {
+  program
+    .command('compare')
+    .description('compare a generated heightfield with a reference: exact codes, ±1 histogram, RMS mm, masks, radial profile, block map')
+    .argument('<generated>')
+    .argument('<reference>')
+    .option('--json', 'print the metrics as JSON')
+    .option('--report <dir>', 'write index.html, summary.md, metrics.json and pictures into DIR')
+    .option('--block <n>', 'block size of the difference map, pixels (default 4)', parsePositiveInt)
+    .option('--inner-radius <m>', 'inner disk radius, metres (default 400)', parseNumber)
+    .option('--window <m>', 'central square window side, metres (default 1024)', parseNumber)
+    .option('--ring <r0,r1>', 'outer blend ring, metres (default 620,680)', parsePair)
+    .option('--radial-step <m>', 'radial profile ring width, metres (default 10)', parseNumber)
+    .option('--generated-float <file>', "the generated side's pre-encode float field (.r32), for residual attribution")
+    .option('--straddle-eps <codes>', `straddle tolerance in codes (default ${DEFAULT_STRADDLE_EPSILON_CODES})`, parseNumber)
+    .option('--resample', 'resample the generated field onto the reference grid (through world coordinates) instead of refusing')
+    .option('--min-exact <pct>', 'gate: minimum exact-code percentage', parseNumber)
+    .option('--max-code <n>', 'gate: maximum |Δq|', parseNumber)
+    .option('--max-rms-mm <x>', 'gate: maximum RMS in mm', parseNumber)
+    .option('--title <text>', 'report title')
+    .option('--shared-plotly <file>', 'link this plotly.min.js instead of copying one into the report')
+    .option('--size <WxH>', 'size of raw inputs without sidecar', parseSize)
+    .addOption(new Option('--endian <le|be>', 'byte order of raw inputs without sidecar').argParser(parseEndian))
+    .option('--range <MIN,MAX>', 'height range of 16-bit inputs without sidecar', parseRange)
+    .action((g: string, r: string, opts: CompareCliOptions) => {
+      throw new CliExit(compareCommand(g, r, opts, io));
+    });
+};

@@ -1,0 +1,104 @@
+/**
+ * Pictures for reports: colour maps, display downsampling, RGB PNG encoding.
+ * Display downsampling is for display only; every statistic is computed at full resolution.
+ */
+import { encode } from 'fast-png';
+
+export type Rgb = [number, number, number];
+
+/** Diverging blue–white–red scale for t ∈ [−1, 1] (symmetric about zero). */
+export function diverging(t: number): Rgb {
+  const c = Math.max(-1, Math.min(1, t));
+  if (c >= 0) return [255, Math.round(255 * (1 - c)), Math.round(255 * (1 - c))];
+  return [Math.round(255 * (1 + c)), Math.round(255 * (1 + c)), 255];
+}
+
+/** A terrain-like sequential scale for t ∈ [0, 1]: deep green → tan → brown → white. */
+const TERRAIN: [number, Rgb][] = [
+  [0, [38, 87, 61]],
+  [0.35, [120, 160, 90]],
+  [0.6, [196, 176, 120]],
+  [0.85, [140, 105, 80]],
+  [1, [250, 250, 250]],
+];
+export function terrain(t: number): Rgb {
+  const c = Math.max(0, Math.min(1, t));
+  for (let s = 1; s < TERRAIN.length; s++) {
+    const [t1, c1] = TERRAIN[s];
+    const [t0, c0] = TERRAIN[s - 1];
+    if (c <= t1) {
+      const f = (c - t0) / (t1 - t0);
+      return [0, 1, 2].map((k) => Math.round(c0[k] + (c1[k] - c0[k]) * f)) as Rgb;
+    }
+  }
+  return TERRAIN[TERRAIN.length - 1][1];
+}
+
+/** Box-mean downsampling by an integer factor (display only). NaN samples are skipped. */
+export function downsampleMean(v: ArrayLike<number>, w: number, h: number, f: number): { data: Float32Array; w: number; h: number } {
+  const ow = Math.ceil(w / f);
+  const oh = Math.ceil(h / f);
+  const data = new Float32Array(ow * oh);
+  const cnt = new Float32Array(ow * oh);
+  for (let j = 0; j < h; j++) {
+    const o = ((j / f) | 0) * ow;
+    for (let i = 0; i < w; i++) {
+      const x = v[j * w + i];
+      if (x !== x) continue;
+      data[o + ((i / f) | 0)] += x;
+      cnt[o + ((i / f) | 0)]++;
+    }
+  }
+  for (let k = 0; k < data.length; k++) data[k] = cnt[k] > 0 ? data[k] / cnt[k] : Number.NaN;
+  return { data, w: ow, h: oh };
+}
+
+/** Max-magnitude pooling (keeps the signed value of largest magnitude): a difference never disappears from view. */
+export function downsampleMaxAbs(v: ArrayLike<number>, w: number, h: number, f: number): { data: Float32Array; w: number; h: number } {
+  const ow = Math.ceil(w / f);
+  const oh = Math.ceil(h / f);
+  const data = new Float32Array(ow * oh);
+  for (let j = 0; j < h; j++) {
+    const o = ((j / f) | 0) * ow;
+    for (let i = 0; i < w; i++) {
+      const x = v[j * w + i];
+      const k = o + ((i / f) | 0);
+      if (Math.abs(x) > Math.abs(data[k])) data[k] = x;
+    }
+  }
+  return { data, w: ow, h: oh };
+}
+
+/**
+ * RGB PNG of a scalar field. Row 0 of the field is drawn at the bottom when `row0AtBottom` (world +Y up, as maps are
+ * read), so a row0-at-ymin field appears north-up.
+ */
+export function scalarPng(v: ArrayLike<number>, w: number, h: number, colour: (x: number) => Rgb, row0AtBottom: boolean): Uint8Array {
+  const rgb = new Uint8Array(w * h * 3);
+  for (let j = 0; j < h; j++) {
+    const dst = row0AtBottom ? h - 1 - j : j;
+    for (let i = 0; i < w; i++) {
+      const x = v[j * w + i];
+      const [r, g, b] = x !== x ? [200, 200, 200] : colour(x);
+      const o = (dst * w + i) * 3;
+      rgb[o] = r;
+      rgb[o + 1] = g;
+      rgb[o + 2] = b;
+    }
+  }
+  return encode({ width: w, height: h, data: rgb, depth: 8, channels: 3 });
+}
+
+/** Two equally sized RGB images side by side with a gap. */
+export function sideBySidePng(a: ArrayLike<number>, b: ArrayLike<number>, w: number, h: number, colour: (x: number) => Rgb, row0AtBottom: boolean): Uint8Array {
+  const gap = Math.max(2, Math.round(w / 64));
+  const W = 2 * w + gap;
+  const both = new Float32Array(W * h).fill(Number.NaN);
+  for (let j = 0; j < h; j++) {
+    for (let i = 0; i < w; i++) {
+      both[j * W + i] = a[j * w + i];
+      both[j * W + w + gap + i] = b[j * w + i];
+    }
+  }
+  return scalarPng(both, W, h, colour, row0AtBottom);
+}

@@ -1,0 +1,281 @@
+/**
+ * Comparison reports: `index.html` (Plotly, offline, one shared plotly.min.js), `summary.md` (CI logs),
+ * `metrics.json` (flat keys for `dvc metrics diff`), `histogram.json` / `radial.json` (DVC plot data) and PNG pictures
+ * (`diffmap.png`: block-maximum |Δq|; `heightmaps.png`: both maps side by side on one colour scale).
+ * Every file is written atomically.
+ */
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, relative } from 'node:path';
+import { sampleBilinear } from '../core/sampling.js';
+import { columnWorldX, rowWorldY, worldToColumn, worldToRow } from '../core/grid.js';
+import type { Heightfield } from '../core/heightfield.js';
+import { decodeTable } from '../core/encoding.js';
+import { writeFileAtomic } from '../io/atomic.js';
+import { diverging, downsampleMaxAbs, downsampleMean, scalarPng, sideBySidePng, terrain } from './pictures.js';
+import type { ComparisonResult, RegionMetrics } from './compare.js';
+import type { GateOutcome } from './gates.js';
+
+export interface ReportMeta {
+  generated: string;
+  reference: string;
+  title?: string;
+  gates?: GateOutcome[];
+  /** Path of an existing plotly.min.js to link instead of copying one into the report folder. */
+  sharedPlotly?: string;
+}
+
+/** Scalar metrics with flat dotted keys (histogram bins as `histogram.<Δq>`). */
+export function flattenMetrics(r: ComparisonResult): Record<string, number> {
+  const out: Record<string, number> = {};
+  const region = (prefix: string, m: RegionMetrics) => {
+    for (const k of ['pixels', 'exact', 'exactPercent', 'maxAbsCode', 'meanSignedCode', 'rmsMm', 'maxAbsMm', 'floatRmsMm', 'floatMaxAbsMm', 'floatBiasMm'] as const) {
+      const v = m[k];
+      if (typeof v === 'number') out[`${prefix}${k}`] = v;
+    }
+    for (const [d, c] of Object.entries(m.histogram)) out[`${prefix}histogram.${d}`] = c;
+  };
+  region('', r);
+  for (const [name, m] of Object.entries(r.masks)) region(`masks.${name}.`, m);
+  out['nonFinite.generated'] = r.nonFinite.generated;
+  out['nonFinite.reference'] = r.nonFinite.reference;
+  if (r.attribution) {
+    out['attribution.straddle'] = r.attribution.straddle;
+    out['attribution.deviation'] = r.attribution.deviation;
+    out['attribution.inconsistent'] = r.attribution.inconsistent;
+  }
+  return out;
+}
+
+/** The JSON document of `compare --json`: the result without the block arrays (their shape is kept). */
+export function resultJson(r: ComparisonResult): Record<string, unknown> {
+  const { blocks, ...rest } = r;
+  return { ...rest, blocks: { size: blocks.size, columns: blocks.columns, rows: blocks.rows } };
+}
+
+function fmt(v: number | undefined, digits = 4): string {
+  if (v === undefined || Number.isNaN(v)) return '–';
+  if (Number.isInteger(v)) return String(v);
+  return v.toPrecision(digits);
+}
+
+export function summaryMarkdown(r: ComparisonResult, meta: ReportMeta): string {
+  const L: string[] = [];
+  L.push(`# ${meta.title ?? 'Comparison'}`, '');
+  L.push(`generated \`${meta.generated}\` vs reference \`${meta.reference}\` — ${r.grid.columns}×${r.grid.rows}, range ${r.range.min}…${r.range.max} m (1 code = ${(r.metresPerCode * 1000).toFixed(3)} mm)`, '');
+  L.push('| scope | pixels | exact % | Δq histogram | max \\|Δq\\| | RMS mm | max mm |' + (r.floatRmsMm !== undefined ? ' float RMS mm | float max mm | float bias mm |' : ''));
+  L.push('|---|---|---|---|---|---|---|' + (r.floatRmsMm !== undefined ? '---|---|---|' : ''));
+  const row = (name: string, m: RegionMetrics) => {
+    const h = Object.entries(m.histogram)
+      .sort((a, b) => Number(a[0]) - Number(b[0]))
+      .map(([d, c]) => `${Number(d) > 0 ? '+' : ''}${d}: ${c}`)
+      .join(', ');
+    let s = `| ${name} | ${m.pixels} | ${fmt(m.exactPercent, 6)} | ${h} | ${m.maxAbsCode} | ${fmt(m.rmsMm)} | ${fmt(m.maxAbsMm)} |`;
+    if (m.floatRmsMm !== undefined) s += ` ${fmt(m.floatRmsMm)} | ${fmt(m.floatMaxAbsMm)} | ${fmt(m.floatBiasMm)} |`;
+    L.push(s);
+  };
+  row('full map', r);
+  for (const [name, m] of Object.entries(r.masks)) row(name, m);
+  L.push('');
+  if (r.maxAbsCodeAt) L.push(`Largest |Δq| = ${r.maxAbsCode} at pixel (${r.maxAbsCodeAt.pixel.join(', ')}), world (${r.maxAbsCodeAt.world.map((x) => x.toFixed(2)).join(', ')}) m.`, '');
+  if (r.nonFinite.pixelsExcluded > 0) L.push(`Non-finite values excluded: generated ${r.nonFinite.generated}, reference ${r.nonFinite.reference} (${r.nonFinite.pixelsExcluded} pixels).`, '');
+  if (r.attribution) {
+    const a = r.attribution;
+    L.push(`Residual attribution (ε = ${a.epsilonCodes} code = ${a.epsilonMm.toFixed(4)} mm): ${a.differing} differing pixels — ${a.straddle} quantization straddles, ${a.deviation} real deviations${a.inconsistent ? `, ${a.inconsistent} where the float does not encode to the generated code` : ''}.`, '');
+  }
+  if (meta.gates?.length) {
+    L.push('| gate | limit | value | result |', '|---|---|---|---|');
+    for (const g of meta.gates) L.push(`| ${g.name} | ${g.limit} | ${fmt(g.value, 6)} | ${g.passed ? 'pass' : '**FAIL**'} |`);
+    L.push('');
+  }
+  return `${L.join('\n')}\n`;
+}
+
+function b64f32(a: Float32Array): { dtype: 'f4'; bdata: string } {
+  return { dtype: 'f4', bdata: Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64') };
+}
+
+/** Heights in metres of a field at a world position (bilinear on codes or floats; display use). */
+function heightAt(f: Heightfield, x: number, y: number): number {
+  const g = f.grid;
+  const i = worldToColumn(g, x);
+  const j = worldToRow(g, y);
+  if (f.kind === 'float') return sampleBilinear(f.height_px, g.columns, g.rows, i, j);
+  const q = sampleBilinear(f.code_px, g.columns, g.rows, i, j);
+  return (q * (f.range.max - f.range.min)) / 65535 + f.range.min;
+}
+
+function displayHeights(f: Heightfield, factor: number): { data: Float32Array; w: number; h: number } {
+  const g = f.grid;
+  if (f.kind === 'float') return downsampleMean(f.height_px, g.columns, g.rows, factor);
+  const d = downsampleMean(f.code_px, g.columns, g.rows, factor);
+  const span = f.range.max - f.range.min;
+  for (let k = 0; k < d.data.length; k++) d.data[k] = (d.data[k] * span) / 65535 + f.range.min;
+  return d;
+}
+
+export function plotlyPath(): string {
+  return createRequire(import.meta.url).resolve('plotly.js-dist-min/plotly.min.js');
+}
+
+export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Heightfield, ref: Heightfield, meta: ReportMeta): string[] {
+  mkdirSync(dir, { recursive: true });
+  const written: string[] = [];
+  const put = (name: string, data: string | Uint8Array) => {
+    writeFileAtomic(join(dir, name), data);
+    written.push(join(dir, name));
+  };
+  const g = r.grid;
+  const row0AtBottom = g.rowDirection === 'row0-at-ymin';
+
+  put('metrics.json', `${JSON.stringify(flattenMetrics(r), null, 2)}\n`);
+  put('summary.md', summaryMarkdown(r, meta));
+  put('histogram.json', `${JSON.stringify(Object.entries(r.histogram).map(([d, c]) => ({ dq: Number(d), count: c })).sort((a, b) => a.dq - b.dq), null, 1)}\n`);
+  put('radial.json', `${JSON.stringify(r.radial.rings.map((x) => ({ r: (x.r0 + x.r1) / 2, ...x })), null, 1)}\n`);
+
+  // Pictures at block resolution (diffmap) and at most 1024 px a side (heightmaps, display only).
+  const B = r.blocks;
+  const vmax = Math.max(1, r.maxAbsCode);
+  put('diffmap.png', scalarPng(B.maxAbsCode, B.columns, B.rows, (x) => diverging(x / vmax), row0AtBottom));
+  if (B.signedMaxM) {
+    const fm = Math.max(1e-9, r.floatMaxAbsMm ?? 0) / 1000;
+    put('diffmap-float.png', scalarPng(B.signedMaxM, B.columns, B.rows, (x) => diverging(x / fm), row0AtBottom));
+  }
+  const factor = Math.max(1, Math.ceil(Math.max(g.columns, g.rows) / 1024));
+  const hg = displayHeights(gen, factor);
+  const hr = displayHeights(ref, factor);
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const d of [hg.data, hr.data]) for (let k = 0; k < d.length; k++) if (d[k] === d[k]) { lo = Math.min(lo, d[k]); hi = Math.max(hi, d[k]); }
+  const span = hi > lo ? hi - lo : 1;
+  put('heightmaps.png', sideBySidePng(hg.data, hr.data, hg.w, hg.h, (x) => terrain((x - lo) / span), row0AtBottom));
+
+  // Plotly data: display-pooled difference map (max-magnitude pooling keeps every difference visible).
+  const dfac = Math.max(1, Math.ceil(Math.max(B.columns, B.rows) / 512));
+  const dm = downsampleMaxAbs(B.maxAbsCode, B.columns, B.rows, dfac);
+  const hfac = Math.max(1, Math.ceil(Math.max(g.columns, g.rows) / 512));
+  const hg2 = displayHeights(gen, hfac);
+  const hr2 = displayHeights(ref, hfac);
+  const axisX = Array.from({ length: hg2.w }, (_, i) => columnWorldX(g, (i + 0.5) * hfac - 0.5));
+  const axisY = Array.from({ length: hg2.h }, (_, j) => rowWorldY(g, (j + 0.5) * hfac - 0.5));
+  const daxisX = Array.from({ length: dm.w }, (_, i) => columnWorldX(g, ((i + 0.5) * dfac) * B.size - 0.5));
+  const daxisY = Array.from({ length: dm.h }, (_, j) => rowWorldY(g, ((j + 0.5) * dfac) * B.size - 0.5));
+
+  // 3D disk of radius 625 m about the domain centre, both maps on the same sample positions (display only).
+  const R3 = 625;
+  const n3 = 161;
+  const cx = g.xmin + g.sizeX / 2;
+  const cy = g.ymin + g.sizeY / 2;
+  const xs3 = Array.from({ length: n3 }, (_, i) => cx - R3 + (2 * R3 * i) / (n3 - 1));
+  const ys3 = Array.from({ length: n3 }, (_, j) => cy - R3 + (2 * R3 * j) / (n3 - 1));
+  const z3g = new Float32Array(n3 * n3);
+  const z3r = new Float32Array(n3 * n3);
+  for (let j = 0; j < n3; j++) {
+    for (let i = 0; i < n3; i++) {
+      const inside = (xs3[i] - cx) ** 2 + (ys3[j] - cy) ** 2 <= R3 * R3;
+      z3g[j * n3 + i] = inside ? heightAt(gen, xs3[i], ys3[j]) : Number.NaN;
+      z3r[j * n3 + i] = inside ? heightAt(ref, xs3[i], ys3[j]) : Number.NaN;
+    }
+  }
+  let zlo = Infinity;
+  let zhi = -Infinity;
+  for (const z of [z3g, z3r]) for (let k = 0; k < z.length; k++) if (z[k] === z[k]) { zlo = Math.min(zlo, z[k]); zhi = Math.max(zhi, z[k]); }
+
+  let plotlySrc = 'plotly.min.js';
+  if (meta.sharedPlotly && existsSync(meta.sharedPlotly)) {
+    plotlySrc = relative(dir, meta.sharedPlotly);
+  } else {
+    copyFileSync(plotlyPath(), join(dir, 'plotly.min.js'));
+  }
+  const data = {
+    title: meta.title ?? 'Comparison',
+    diff: { z: { ...b64f32(dm.data), shape: `${dm.h},${dm.w}` }, x: daxisX, y: daxisY, zmax: vmax, pool: dfac, block: B.size },
+    heights: {
+      gen: { ...b64f32(hg2.data), shape: `${hg2.h},${hg2.w}` },
+      ref: { ...b64f32(hr2.data), shape: `${hr2.h},${hr2.w}` },
+      x: axisX,
+      y: axisY,
+      zmin: lo,
+      zmax: hi,
+      factor: hfac,
+    },
+    hist: Object.entries(r.histogram).map(([d, c]) => [Number(d), c]).sort((a, b) => a[0] - b[0]),
+    radial: r.radial.rings.map((x) => [(x.r0 + x.r1) / 2, x.rmsMm, x.maxAbsMm, x.floatRmsMm ?? null]),
+    disk: { x: xs3, y: ys3, gen: { ...b64f32(z3g), shape: `${n3},${n3}` }, ref: { ...b64f32(z3r), shape: `${n3},${n3}` }, zmin: zlo, zmax: zhi, radius: R3, spacing: (2 * R3) / (n3 - 1) },
+  };
+  const md = summaryMarkdown(r, meta);
+  put('index.html', reportHtml(data, md, plotlySrc));
+  written.push(join(dir, 'plotly.min.js'));
+  return written;
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Minimal Markdown-table-to-HTML for the summary (tables, headings, paragraphs). */
+function markdownToHtml(md: string): string {
+  const out: string[] = [];
+  const lines = md.split('\n');
+  for (let k = 0; k < lines.length; k++) {
+    const l = lines[k];
+    if (l.startsWith('# ')) out.push(`<h1>${escapeHtml(l.slice(2))}</h1>`);
+    else if (l.startsWith('|') && lines[k + 1]?.startsWith('|---')) {
+      const cells = (s: string) => s.slice(1, -1).split(/(?<!\\)\|/).map((c) => escapeHtml(c.trim().replace(/\\\|/g, '|')));
+      out.push('<table><tr>' + cells(l).map((c) => `<th>${c}</th>`).join('') + '</tr>');
+      k += 2;
+      while (k < lines.length && lines[k].startsWith('|')) {
+        out.push('<tr>' + cells(lines[k]).map((c) => `<td>${c.replace(/\*\*(.*?)\*\*/g, '<b>$1</b>')}</td>`).join('') + '</tr>');
+        k++;
+      }
+      out.push('</table>');
+      k--;
+    } else if (l.trim()) out.push(`<p>${escapeHtml(l).replace(/`([^`]*)`/g, '<code>$1</code>')}</p>`);
+  }
+  return out.join('\n');
+}
+
+function reportHtml(data: unknown, md: string, plotlySrc: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>heightbench comparison</title>
+<style>body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1400px}table{border-collapse:collapse;margin:.5em 0}
+td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px;text-align:right}th{background:#f3f3f3}.row{display:flex;flex-wrap:wrap;gap:8px}
+.note{color:#555;font-size:13px}</style>
+<script src="${plotlySrc}"></script></head><body>
+${markdownToHtml(md)}
+<h2>Block-maximum difference map</h2>
+<p class="note" id="diffnote"></p><div id="diff" style="height:620px"></div>
+<h2>Heightmaps, one shared colour scale</h2><p class="note" id="hnote"></p>
+<div class="row"><div id="hgen" style="width:660px;height:600px"></div><div id="href" style="width:660px;height:600px"></div></div>
+<h2>Δq histogram and radial profile</h2>
+<div class="row"><div id="hist" style="width:660px;height:400px"></div><div id="radial" style="width:660px;height:400px"></div></div>
+<h2>3D side by side: disk of radius 625 m</h2><p class="note" id="dnote"></p>
+<div class="row"><div id="d3gen" style="width:660px;height:560px"></div><div id="d3ref" style="width:660px;height:560px"></div></div>
+<script id="data" type="application/json">${JSON.stringify(data)}</script>
+<script>
+const D = JSON.parse(document.getElementById('data').textContent);
+const cfg = {responsive: true, displaylogo: false};
+document.getElementById('diffnote').textContent = 'Each cell: the maximum |Δq| over ' + D.diff.block + '×' + D.diff.block + ' pixels' + (D.diff.pool > 1 ? ', then the largest of ' + D.diff.pool + '×' + D.diff.pool + ' such cells for display (no difference is hidden)' : '') + '. Statistics use full resolution.';
+Plotly.newPlot('diff', [{type: 'heatmap', z: D.diff.z, x: D.diff.x, y: D.diff.y, zmin: -D.diff.zmax, zmax: D.diff.zmax, colorscale: 'RdBu', reversescale: true, colorbar: {title: {text: '|Δq|'}}}],
+  {xaxis: {title: {text: 'x (m)'}, scaleanchor: 'y'}, yaxis: {title: {text: 'y (m)'}}, margin: {t: 10}}, cfg);
+document.getElementById('hnote').textContent = 'Display: ' + D.heights.factor + '×' + D.heights.factor + ' box means of the full-resolution maps (display only).';
+for (const [id, z, t] of [['hgen', D.heights.gen, 'generated'], ['href', D.heights.ref, 'reference']])
+  Plotly.newPlot(id, [{type: 'heatmap', z, x: D.heights.x, y: D.heights.y, zmin: D.heights.zmin, zmax: D.heights.zmax, colorscale: 'Earth', colorbar: {title: {text: 'm'}}}],
+    {title: {text: t}, xaxis: {scaleanchor: 'y'}, margin: {t: 40}}, cfg);
+Plotly.newPlot('hist', [{type: 'bar', x: D.hist.map(h => h[0]), y: D.hist.map(h => h[1])}],
+  {xaxis: {title: {text: 'Δq (codes)'}, dtick: 1}, yaxis: {title: {text: 'pixels'}, type: 'log'}, margin: {t: 10}}, cfg);
+Plotly.newPlot('radial', [
+  {x: D.radial.map(r => r[0]), y: D.radial.map(r => r[1]), name: 'RMS (codes → mm)'},
+  {x: D.radial.map(r => r[0]), y: D.radial.map(r => r[2]), name: 'max |Δ| (mm)'},
+  ...(D.radial[0][3] === null ? [] : [{x: D.radial.map(r => r[0]), y: D.radial.map(r => r[3]), name: 'float RMS (mm)'}])],
+  {xaxis: {title: {text: 'radius from domain centre (m)'}}, yaxis: {title: {text: 'mm'}}, margin: {t: 10}}, cfg);
+document.getElementById('dnote').textContent = 'Both surfaces sampled on the same ' + D.disk.spacing.toFixed(2) + ' m grid inside the disk (display only), same camera, same colour scale, 1:1 vertical scale.';
+const zr = D.disk.zmax - D.disk.zmin || 1;
+const scene = {aspectmode: 'manual', aspectratio: {x: 1, y: 1, z: zr / (2 * D.disk.radius)}, camera: {eye: {x: 1.2, y: -1.2, z: 0.8}},
+  xaxis: {title: {text: 'x (m)'}}, yaxis: {title: {text: 'y (m)'}}, zaxis: {title: {text: 'm'}}};
+for (const [id, z, t] of [['d3gen', D.disk.gen, 'generated'], ['d3ref', D.disk.ref, 'reference']])
+  Plotly.newPlot(id, [{type: 'surface', z, x: D.disk.x, y: D.disk.y, cmin: D.disk.zmin, cmax: D.disk.zmax, colorscale: 'Earth', showscale: false}],
+    {title: {text: t}, scene, margin: {t: 40, l: 0, r: 0, b: 0}}, cfg);
+</script></body></html>
+`;
+}
