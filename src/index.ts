@@ -70,3 +70,16 @@ export type { MaskDefinition, MaskSettings } from './compare/regions.js';
 export { evaluateGates } from './compare/gates.js';
 export type { Gates, GateOutcome } from './compare/gates.js';
 export { flattenMetrics, resultJson, summaryMarkdown, writeComparisonReport } from './compare/report.js';
+export { minstdRand0, MINSTD_MODULUS, MINSTD_MULTIPLIER } from './core/minstd.js';
+export type { MinstdRand0 } from './core/minstd.js';
+export {
+  accumulateBells,
+  accumulateFast,
+  accumulateNaive,
+  bellGenerators,
+  bellGrid,
+  maxRelativeDeviation,
+  BELL_DEFAULTS,
+} from './bell/accumulate.js';
+export type { BellParams, BellPath } from './bell/accumulate.js';
+export { applySeaLevel, shadeLightness, shadedPng, SHADING_DEFAULTS } from './bell/shading.js';

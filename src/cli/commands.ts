@@ -1,5 +1,6 @@
 /** The subcommand groups beyond info/convert, in the order `--help` lists them. */
+import { installBell } from './bell.js';
 import { installCompare } from './compare.js';
 import type { CommandInstaller } from './io.js';
 
-export const COMMAND_GROUPS: CommandInstaller[] = [installCompare];
+export const COMMAND_GROUPS: CommandInstaller[] = [installCompare, installBell];

@@ -1,0 +1,43 @@
+/**
+ * Issue 4 targets: fast ≥ 100× naive at 1024² with 100 generators (side by side); 4096² with 200 generators ≤ 2 s.
+ * Both the exact fast path (tolerance 0, the default) and the tolerance path (1e-12 absolute) are measured.
+ */
+import { accumulateFast, accumulateNaive, maxRelativeDeviation } from '../../src/bell/accumulate.js';
+import { report, timeMedian, type BenchRow } from '../util.js';
+
+const p1024 = { seed: 1, nb: 100, p1: 0.5, p2: 30, p3: 3, size: 1024 };
+const out = new Float64Array(1024 * 1024);
+let naive = new Float64Array(0);
+const tNaive = timeMedian(() => {
+  naive = accumulateNaive(p1024, new Float64Array(1024 * 1024));
+}, 1, 0);
+const tFast = timeMedian(() => {
+  out.fill(0);
+  accumulateFast(p1024, out);
+}, 3, 1);
+const dev = maxRelativeDeviation(out, naive);
+const tTol = timeMedian(() => {
+  out.fill(0);
+  accumulateFast(p1024, out, 1e-12);
+}, 3, 1);
+let maxAbsTol = 0;
+for (let k = 0; k < out.length; k++) maxAbsTol = Math.max(maxAbsTol, Math.abs(out[k] - naive[k]));
+
+const p4096 = { seed: 1, nb: 200, p1: 0.5, p2: 30, p3: 3, size: 4096 };
+const big = new Float64Array(4096 * 4096);
+const t4096 = timeMedian(() => {
+  big.fill(0);
+  accumulateFast(p4096, big);
+}, 1, 0);
+const t4096tol = timeMedian(() => {
+  big.fill(0);
+  accumulateFast(p4096, big, 1e-12);
+}, 1, 0);
+
+const rows: BenchRow[] = [
+  { name: 'bell 1024², 100 generators, fast (exact, tolerance 0)', ms: tFast, peer: { name: 'naive (seed loops)', ms: tNaive }, target: 'peer/ours ≥ 100×', note: `max relative deviation ${dev.toExponential(2)}` },
+  { name: 'bell 1024², 100 generators, fast with tolerance 1e-12', ms: tTol, peer: { name: 'naive (seed loops)', ms: tNaive }, target: 'peer/ours ≥ 100×', note: `max |Δ| ${maxAbsTol.toExponential(2)} (bound 1e-10)` },
+  { name: 'bell 4096², 200 generators, fast (exact)', ms: t4096, target: '≤ 2000 ms' },
+  { name: 'bell 4096², 200 generators, fast with tolerance 1e-12', ms: t4096tol, target: '≤ 2000 ms' },
+];
+report('bell', rows);

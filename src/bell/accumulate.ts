@@ -1,0 +1,167 @@
+/**
+ * Bell-shaped accumulation (seed 002): terrain as a sum of Gaussian bells around seeded points.
+ *
+ * Inputs: seed, generator count, shaping parameters p1, p2, p3, grid size n.
+ * Outputs: H (n × n), float64.
+ * Seed rules (002_737b643a2c890193.cells.md):
+ *  - generator points: minstd_rand0(seed), u = raw / (2³¹ − 1), x drawn before y, one pair per generator;
+ *  - generator k (0-based) at (xg, yg): z = 1 + p1·k, f1 = p2·z, f2 = p3·z;
+ *    H[i][j] += exp(−f1·((i·δ − xg)² + (j·δ − yg)²)) / f2 with δ = 1/n — earlier generators are wider and taller;
+ *  - the loops walk x = −xg, −xg + δ, … by repeated addition (and y likewise); both paths here use that same sequence.
+ * [R] Storage: H[i][j] is written at row j, column i (index j·n + i): columns follow x (the first coordinate drawn),
+ *     rows follow y, row 0 at y = 0. As a grid: texel centres at x = i/n, i.e. xmin = −1/(2n), size 1 (unit square),
+ *     texel-centre, row0-at-ymin. The same statement goes into every sidecar.
+ * Paths: 'naive' is the seed's loops (the reference). 'fast' uses separability,
+ *   exp(−f1(x² + y²))/f2 = [exp(−f1x²)/f2]·exp(−f1y²): per generator two 1-D factor arrays, then for each output row
+ *   a multiply-add of the x factors scaled by that row's y factor, in generator order (the same summation order).
+ *   Products whose factor is exactly 0 are skipped (lossless). With `tolerance` > 0 it also skips every product
+ *   below `tolerance` (absolute, in H units): the result then differs by at most generators × tolerance.
+ */
+import { minstdRand0 } from '../core/minstd.js';
+import { requireFinite, requireInteger } from '../errors.js';
+
+export interface BellParams {
+  seed: number;
+  /** Number of generators. */
+  nb: number;
+  p1: number;
+  p2: number;
+  p3: number;
+  /** Grid size n (n × n samples). */
+  size: number;
+}
+
+export const BELL_DEFAULTS: BellParams = { seed: 1, nb: 100, p1: 0.5, p2: 30, p3: 3, size: 256 };
+
+export type BellPath = 'naive' | 'fast';
+
+export function validateBellParams(p: BellParams): BellParams {
+  requireInteger('bell seed', p.seed, 1, 2147483646);
+  requireInteger('bell nb', p.nb, 1, 100000);
+  requireInteger('bell size', p.size, 1, 16384);
+  for (const k of ['p1', 'p2', 'p3'] as const) requireFinite(`bell ${k}`, p[k]);
+  if (!(p.p3 > 0)) throw new RangeError(`bell p3: expected > 0 (it divides every bell), got ${p.p3}`);
+  if (!(p.p1 >= 0)) throw new RangeError(`bell p1: expected ≥ 0, got ${p.p1}`);
+  return p;
+}
+
+/** The seed's generator points: [xg, yg] per generator, x drawn before y. */
+export function bellGenerators(seed: number, nb: number): [number, number][] {
+  const rnd = minstdRand0(seed);
+  const g: [number, number][] = [];
+  for (let k = 0; k < nb; k++) {
+    const x = rnd.uniform();
+    const y = rnd.uniform();
+    g.push([x, y]);
+  }
+  return g;
+}
+
+/** The seed's loops, writing H[i][j] at index j·n + i. */
+export function accumulateNaive(p: BellParams, out: Float64Array = new Float64Array(p.size * p.size)): Float64Array {
+  validateBellParams(p);
+  const n = p.size;
+  const delta = 1 / n;
+  const gens = bellGenerators(p.seed, p.nb);
+  for (let k = 0; k < gens.length; k++) {
+    const [xg, yg] = gens[k];
+    const z = 1 + p.p1 * k;
+    const f1 = p.p2 * z;
+    const f2 = p.p3 * z;
+    for (let i = 0, x = -xg; i < n; i++, x += delta) {
+      const x2 = x * x;
+      for (let j = 0, y = -yg; j < n; j++, y += delta) {
+        const dist2 = x2 + y * y;
+        out[j * n + i] += Math.exp(-f1 * dist2) / f2;
+      }
+    }
+  }
+  return out;
+}
+
+/** Separable path. `tolerance` 0 (default) skips only exact-zero products. */
+export function accumulateFast(p: BellParams, out: Float64Array = new Float64Array(p.size * p.size), tolerance = 0): Float64Array {
+  validateBellParams(p);
+  if (!(tolerance >= 0)) throw new RangeError(`bell tolerance: expected ≥ 0, got ${tolerance}`);
+  const n = p.size;
+  const m = p.nb;
+  const delta = 1 / n;
+  const gens = bellGenerators(p.seed, m);
+  // Factor arrays, generator-major: fx_k[i] = exp(−f1·x_i²)/f2 (x_i by repeated addition, as the seed), fy_k[j] = exp(−f1·y_j²).
+  const fx = new Float64Array(m * n);
+  const fy = new Float64Array(m * n);
+  // Support of fx_k (where it is ≥ the threshold that can matter): [lo, hi) per generator.
+  const lo = new Int32Array(m);
+  const hi = new Int32Array(m);
+  for (let k = 0; k < m; k++) {
+    const [xg, yg] = gens[k];
+    const z = 1 + p.p1 * k;
+    const f1 = p.p2 * z;
+    const f2 = p.p3 * z;
+    const base = k * n;
+    let first = n;
+    let last = -1;
+    for (let i = 0, x = -xg; i < n; i++, x += delta) {
+      const v = Math.exp(-f1 * (x * x)) / f2;
+      fx[base + i] = v;
+      if (v > tolerance || (tolerance === 0 && v !== 0)) {
+        if (first === n) first = i;
+        last = i;
+      }
+    }
+    lo[k] = first;
+    hi[k] = last + 1;
+    for (let j = 0, y = -yg; j < n; j++, y += delta) fy[base + j] = Math.exp(-f1 * (y * y));
+  }
+  for (let j = 0; j < n; j++) {
+    const row = out.subarray(j * n, j * n + n);
+    for (let k = 0; k < m; k++) {
+      const b = fy[k * n + j];
+      if (b === 0) continue;
+      const xk = fx.subarray(k * n, k * n + n);
+      let a0 = lo[k];
+      let a1 = hi[k];
+      if (tolerance > 0) {
+        // Keep only columns where fx·b can reach the tolerance (fx is unimodal: trim both ends).
+        const t = tolerance / b;
+        while (a0 < a1 && xk[a0] < t) a0++;
+        while (a1 > a0 && xk[a1 - 1] < t) a1--;
+      }
+      for (let i = a0; i < a1; i++) row[i] += xk[i] * b;
+    }
+  }
+  return out;
+}
+
+export function accumulateBells(p: BellParams, path: BellPath = 'fast', tolerance = 0): Float64Array {
+  return path === 'naive' ? accumulateNaive(p) : accumulateFast(p, undefined, tolerance);
+}
+
+/** Maximum over samples of |a − b| / |b| (0 where both are 0, Infinity where only b is 0). */
+export function maxRelativeDeviation(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let worst = 0;
+  for (let k = 0; k < b.length; k++) {
+    const d = Math.abs(a[k] - b[k]);
+    if (d === 0) continue;
+    const r = b[k] === 0 ? Infinity : d / Math.abs(b[k]);
+    if (r > worst) worst = r;
+  }
+  return worst;
+}
+
+/** The grid the bell field describes: the unit square scaled to `worldSize`. */
+export function bellGrid(size: number, worldSize = 1) {
+  return {
+    xmin: -worldSize / (2 * size),
+    ymin: -worldSize / (2 * size),
+    sizeX: worldSize,
+    sizeY: worldSize,
+    columns: size,
+    rows: size,
+    convention: 'texel-centre' as const,
+    rowDirection: 'row0-at-ymin' as const,
+  };
+}
+
+export const BELL_INDEX_MAPPING =
+  "seed H[i][j] is stored at row j, column i: columns follow x = i/n (the first coordinate drawn), rows follow y = j/n, row 0 at y = 0";
