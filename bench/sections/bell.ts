@@ -7,7 +7,7 @@ import { report, timeMedian, type BenchRow } from '../util.js';
 
 const p1024 = { seed: 1, nb: 100, p1: 0.5, p2: 30, p3: 3, size: 1024 };
 const out = new Float64Array(1024 * 1024);
-let naive = new Float64Array(0);
+let naive: Float64Array = new Float64Array(0);
 const tNaive = timeMedian(() => {
   naive = accumulateNaive(p1024, new Float64Array(1024 * 1024));
 }, 1, 0);
