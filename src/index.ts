@@ -83,3 +83,16 @@ export {
 } from './bell/accumulate.js';
 export type { BellParams, BellPath } from './bell/accumulate.js';
 export { applySeaLevel, shadeLightness, shadedPng, SHADING_DEFAULTS } from './bell/shading.js';
+export { segmentDistance, sourceHeight, nearestCentreThenEdge, HEIGHT_SCALE } from './pipeline/sources.js';
+export type { Point, SourceShape, SourceRecord } from './pipeline/sources.js';
+export { sourceWeight, selfWeight, blendCorner } from './pipeline/corners.js';
+export type { BlendTerm } from './pipeline/corners.js';
+export { selectionProbabilities, weightedPick } from './pipeline/recipe.js';
+export type { SelectionCandidate } from './pipeline/recipe.js';
+export { categoryAllows, clearanceAccepts, requiredClearance, supportToWorld } from './pipeline/layout.js';
+export { PrngStream } from './pipeline/prng.js';
+export { loadRequest, listRequests, requestGrid } from './pipeline/request.js';
+export type { PipelineRequest } from './pipeline/request.js';
+export { buildPlan, loadWorld } from './pipeline/plan.js';
+export type { Plan } from './pipeline/plan.js';
+export { cellAt, groupAt, nearestCentreCell, checkRegionInvariants } from './pipeline/regions.js';

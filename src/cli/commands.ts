@@ -1,6 +1,7 @@
 /** The subcommand groups beyond info/convert, in the order `--help` lists them. */
 import { installBell } from './bell.js';
 import { installCompare } from './compare.js';
+import { installRun } from './run.js';
 import type { CommandInstaller } from './io.js';
 
-export const COMMAND_GROUPS: CommandInstaller[] = [installCompare, installBell];
+export const COMMAND_GROUPS: CommandInstaller[] = [installRun, installCompare, installBell];

@@ -1,0 +1,114 @@
+/**
+ * Corner heights (article: "Distance Weights Blend Sources into Corner Heights", "How Sixth-Power Attenuation
+ * Distributes Influence", "How the Self Term Participates in Normalization").
+ *
+ * Inputs: deduplicated corners, their zero-class flags, source records, corner self-term parameters.
+ * Outputs: one height per corner, and the branch that produced it.
+ * Seed rules [D]:
+ *  - zero class: set to 0 directly by height group, bypassing blending;
+ *  - source weight on the adjusted distance d (centre distance − envelope): d < 0 → 1000; 0 ≤ d < 512 → (1 − d/512)⁶;
+ *    otherwise 0; then, strictly when d < 96, × (1 − d/96) × 10. The jump at 96 m is kept;
+ *  - self term: weight 1000 and no numerator for d < 0; (1 − d/96) × 10 for 0 ≤ d < 96; 1 beyond;
+ *  - h = (Σ w·h + self numerator) / (Σ w + w_self), all terms normalized together.
+ * [R] The self term's d is the corner's smallest adjusted source distance; its height is the ordinary source formula
+ *     applied to the corner's own distance to its reference boundary. A corner is in the zero class when every cell
+ *     around it belongs to the zero height group.
+ */
+
+/** Source weight of adjusted distance d. */
+export function sourceWeight(d: number): number {
+  let w: number;
+  if (d < 0) w = 1000;
+  else if (d < 512) w = (1 - d / 512) ** 6;
+  else w = 0;
+  if (d < 96) w = w * (1 - d / 96) * 10;
+  return w;
+}
+
+/** Self weight of adjusted distance d. */
+export function selfWeight(d: number): number {
+  if (d < 0) return 1000;
+  if (d < 96) return (1 - d / 96) * 10;
+  return 1;
+}
+
+export interface BlendTerm {
+  height: number;
+  weight: number;
+}
+
+/** N/D over source terms and a self term; a self term without height adds weight only (the d < 0 branch). */
+export function blendCorner(terms: readonly BlendTerm[], self: { height?: number; weight: number }): number {
+  let n = 0;
+  let d = 0;
+  for (const t of terms) {
+    n += t.weight * t.height;
+    d += t.weight;
+  }
+  if (self.height !== undefined) n += self.weight * self.height;
+  d += self.weight;
+  return n / d;
+}
+
+export type CornerBranch = 'zero-class' | 'blend' | 'blend-inside-envelope';
+
+export interface CornerSourceView {
+  x: number;
+  y: number;
+  height: number;
+  envelope: number;
+}
+
+/** Height of one non-zero-class corner at (x, y) with self height `selfHeight`. */
+export function cornerHeight(x: number, y: number, sources: readonly CornerSourceView[], selfHeight: number): { height: number; branch: CornerBranch } {
+  let n = 0;
+  let den = 0;
+  let dmin = Infinity;
+  for (const s of sources) {
+    const d = Math.hypot(x - s.x, y - s.y) - s.envelope;
+    if (d < dmin) dmin = d;
+    const w = sourceWeight(d);
+    if (w === 0) continue;
+    n += w * s.height;
+    den += w;
+  }
+  const ws = selfWeight(dmin);
+  if (dmin < 0) return { height: n / (den + ws), branch: 'blend-inside-envelope' };
+  return { height: (n + ws * selfHeight) / (den + ws), branch: 'blend' };
+}
+
+export interface CornerInputs {
+  corner_xy: Float64Array;
+  corner_cells: readonly (readonly number[])[];
+  cellGroup(c: number): number;
+  /** Self height of a corner, metres: the ordinary formula on its own reference distance. */
+  selfHeight(corner: number): number;
+}
+
+export interface CornerField {
+  corner_height: Float64Array;
+  corner_branch: CornerBranch[];
+  counts: { zeroClass: number; blend: number; insideEnvelope: number };
+}
+
+export function computeCorners(inp: CornerInputs, sources: readonly CornerSourceView[], zeroGroup: number): CornerField {
+  const n = inp.corner_xy.length / 2;
+  const corner_height = new Float64Array(n);
+  const corner_branch: CornerBranch[] = [];
+  const counts = { zeroClass: 0, blend: 0, insideEnvelope: 0 };
+  for (let k = 0; k < n; k++) {
+    const cells = inp.corner_cells[k];
+    if (cells.length > 0 && cells.every((c) => inp.cellGroup(c) === zeroGroup)) {
+      corner_height[k] = 0;
+      corner_branch.push('zero-class');
+      counts.zeroClass++;
+      continue;
+    }
+    const r = cornerHeight(inp.corner_xy[2 * k], inp.corner_xy[2 * k + 1], sources, inp.selfHeight(k));
+    corner_height[k] = r.height;
+    corner_branch.push(r.branch);
+    if (r.branch === 'blend') counts.blend++;
+    else counts.insideEnvelope++;
+  }
+  return { corner_height, corner_branch, counts };
+}

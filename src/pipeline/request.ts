@@ -1,0 +1,104 @@
+/**
+ * Fixed requests (data files under config/requests/), and where the project's data folders are.
+ * A request names its world, seed, scene-type filter, recipe entry, mission tags (order and duplicates kept),
+ * location categories, domain, output size, outer blend band and encoding range.
+ */
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { FormatError } from '../errors.js';
+import { checkArray, checkLiteral, checkNumber, checkObject, checkString, parseJson } from '../io/json-check.js';
+import type { GridDescription, HeightRange } from '../core/grid.js';
+
+export interface PipelineRequest {
+  id: string;
+  world: string;
+  seed: number;
+  sceneTypes: number[];
+  recipeEntry: number;
+  missionTags: number[];
+  locationCategories: number[];
+  domain: { xmin: number; ymin: number; size: number };
+  size: number;
+  outerBlend: { inner: number; outer: number };
+  encoding: HeightRange;
+}
+
+/** The project root: HEIGHTBENCH_ROOT, else the nearest folder upwards from the working directory holding config/worlds. */
+export function projectRoot(): string {
+  const env = process.env.HEIGHTBENCH_ROOT;
+  if (env) return resolve(env);
+  let d = process.cwd();
+  for (;;) {
+    if (existsSync(join(d, 'config', 'worlds'))) return d;
+    const up = dirname(d);
+    if (up === d) throw new FormatError(`cannot find heightbench's config/ folder above ${process.cwd()}; set HEIGHTBENCH_ROOT`);
+    d = up;
+  }
+}
+
+export function parseRequest(v: unknown, where = 'request'): PipelineRequest {
+  const o = checkObject(where, v);
+  checkLiteral(`${where}.format`, o.format, 'heightbench.request');
+  if (o.version !== 1) throw new FormatError(`${where}.version: this heightbench reads request version 1, the file has ${JSON.stringify(o.version)}`);
+  const ints = (k: string) => checkArray(`${where}.${k}`, o[k]).map((x, i) => checkNumber(`${where}.${k}[${i}]`, x, { integer: true, min: 0 }));
+  const d = checkObject(`${where}.domain`, o.domain);
+  const ob = checkObject(`${where}.outerBlend`, o.outerBlend);
+  const e = checkObject(`${where}.encoding`, o.encoding);
+  const inner = checkNumber(`${where}.outerBlend.inner`, ob.inner, { min: 0 });
+  const outer = checkNumber(`${where}.outerBlend.outer`, ob.outer, { min: inner + Number.EPSILON });
+  const min = checkNumber(`${where}.encoding.min`, e.min);
+  const max = checkNumber(`${where}.encoding.max`, e.max, { min: min + Number.EPSILON });
+  return {
+    id: checkString(`${where}.id`, o.id),
+    world: checkString(`${where}.world`, o.world),
+    seed: checkNumber(`${where}.seed`, o.seed, { integer: true, min: 1, max: 2147483646 }),
+    sceneTypes: ints('sceneTypes'),
+    recipeEntry: checkNumber(`${where}.recipeEntry`, o.recipeEntry, { integer: true, min: 0 }),
+    missionTags: ints('missionTags'),
+    locationCategories: ints('locationCategories'),
+    domain: {
+      xmin: checkNumber(`${where}.domain.xmin`, d.xmin),
+      ymin: checkNumber(`${where}.domain.ymin`, d.ymin),
+      size: checkNumber(`${where}.domain.size`, d.size, { min: Number.MIN_VALUE }),
+    },
+    size: checkNumber(`${where}.size`, o.size, { integer: true, min: 16, max: 16384 }),
+    outerBlend: { inner, outer },
+    encoding: { min, max },
+  };
+}
+
+export function listRequests(): string[] {
+  return readdirSync(join(projectRoot(), 'config', 'requests'))
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => f.slice(0, -5))
+    .sort();
+}
+
+/** Loads config/requests/<id>.json (or a path to a request file), optionally at another output size. */
+export function loadRequest(idOrPath: string, size?: number): PipelineRequest {
+  const path = idOrPath.endsWith('.json') ? idOrPath : join(projectRoot(), 'config', 'requests', `${idOrPath}.json`);
+  if (!existsSync(path)) {
+    const known = idOrPath.endsWith('.json') ? '' : `; known requests: ${listRequests().join(', ')}`;
+    throw new FormatError(`request ${JSON.stringify(idOrPath)}: no such request file (${path})${known}`);
+  }
+  const r = parseRequest(parseJson(readFileSync(path, 'utf8'), path), path.split('/').pop() ?? path);
+  if (size !== undefined) {
+    if (!Number.isInteger(size) || size < 16 || size > 16384) throw new RangeError(`--size: expected an integer in [16, 16384], got ${size}`);
+    return { ...r, size };
+  }
+  return r;
+}
+
+/** The output grid of a request: texel-centre, row 0 at ymin. */
+export function requestGrid(r: PipelineRequest, size = r.size): GridDescription {
+  return {
+    xmin: r.domain.xmin,
+    ymin: r.domain.ymin,
+    sizeX: r.domain.size,
+    sizeY: r.domain.size,
+    columns: size,
+    rows: size,
+    convention: 'texel-centre',
+    rowDirection: 'row0-at-ymin',
+  };
+}
