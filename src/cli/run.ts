@@ -7,11 +7,17 @@ import { InvalidArgumentError } from 'commander';
 import { buildPlan } from '../pipeline/plan.js';
 import { loadRequest } from '../pipeline/request.js';
 import { writeStageJson } from '../pipeline/outputs.js';
+import { FIELD_STAGES, runPipeline } from '../pipeline/run.js';
+import { requestGrid } from '../pipeline/request.js';
+import { floatHeightfield } from '../core/heightfield.js';
+import { writeHeightfieldFile } from '../io/heightfield-file.js';
+import { writeFileAtomic } from '../io/atomic.js';
+import { join } from 'node:path';
 import { parsePositiveInt } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 
 export const PLAN_STAGES = ['layout', 'regions', 'sources', 'corners'] as const;
-export const ALL_STAGES: readonly string[] = [...PLAN_STAGES];
+export const ALL_STAGES: readonly string[] = [...PLAN_STAGES, ...FIELD_STAGES];
 
 function parseStages(v: string): string[] {
   const list = v.split(',').map((s) => s.trim()).filter(Boolean);
@@ -31,10 +37,29 @@ export function runCommand(request: string, o: RunCliOptions, io: CliIO): number
   const req = loadRequest(request, o.size);
   const stages = o.stages ?? [...ALL_STAGES];
   const t0 = process.hrtime.bigint();
-  const plan = buildPlan(req);
+  const wantsFields = stages.some((s) => !(PLAN_STAGES as readonly string[]).includes(s));
+  const result = wantsFields ? runPipeline(req, { precision: o.precision, keep: stages }) : null;
+  const plan = result ? result.plan : buildPlan(req);
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const written: string[] = [];
   for (const s of PLAN_STAGES) if (stages.includes(s)) written.push(writeStageJson(o.out, plan, s));
+  if (result) {
+    const grid = requestGrid(req);
+    for (const s of stages) {
+      const f = result.fields.get(s);
+      if (!f) continue;
+      const path = join(o.out, `${s}.r32`);
+      writeHeightfieldFile(path, floatHeightfield(grid, f instanceof Float32Array ? f : Float32Array.from(f)), {
+        stage: s,
+        request: req.id,
+        notes: { precision: o.precision, storedAs: 'float32' },
+      });
+      written.push(path);
+    }
+    const mpath = join(o.out, 'manifest.json');
+    writeFileAtomic(mpath, `${JSON.stringify(result.manifest, null, 2)}\n`);
+    written.push(mpath);
+  }
   const counts = {
     request: req.id,
     seed: req.seed,

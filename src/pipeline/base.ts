@@ -1,0 +1,90 @@
+/**
+ * The base height stage: two ADD layers rasterized into one float field, then multilevel smoothing.
+ *
+ * Inputs: the plan (cells, corners with heights and branches, sources, groups), the output size, precision.
+ * Outputs: raster-layer0 (region fans only), raster (both layers), base (smoothed).
+ * Layer 0 [D]: one triangle fan per cell, in cell order, edges in generator order.
+ * Layer 100 [R]: broad relief over parent regions of the second and upland groups — fans over their cells with corner
+ *   heights relief.amplitude × the recipe's coordinate field at the corner. It writes only within those cells.
+ */
+import { buildFans, type FanInput, type TriangleList } from './fans.js';
+import { rasterizeTriangles, type RasterStats } from './raster.js';
+import { smoothingChain, type SmoothingAblation } from './smoothing.js';
+import { newField, type Field, type Precision } from './precision.js';
+import { groupFieldAt } from './regions.js';
+import type { Plan } from './plan.js';
+
+export interface BaseStage {
+  rasterLayer0: Field | null;
+  raster: Field;
+  base: Field;
+  stats: { layer0: RasterStats; layer100: RasterStats; reliefCells: number; pinnedCorners: number; overwrittenCentres: number; timings: Record<string, number> };
+}
+
+export function layer0Fans(plan: Plan): { fans: TriangleList; input: FanInput } {
+  const m = plan.regions;
+  const nc = m.corner_xy.length / 2;
+  const corner_flag = new Uint8Array(nc);
+  const corner_replacement = new Float64Array(nc);
+  for (let k = 0; k < nc; k++) {
+    if (plan.corners.corner_branch[k] !== 'blend-inside-envelope') continue;
+    // Pinned: inside a location envelope; replaced by that location's source height (the deepest-inside one).
+    let best = Infinity;
+    for (const s of plan.sources) {
+      const d = Math.hypot(m.corner_xy[2 * k] - s.x, m.corner_xy[2 * k + 1] - s.y) - s.envelope;
+      if (d < 0 && d < best) {
+        best = d;
+        corner_replacement[k] = s.height;
+      }
+    }
+    corner_flag[k] = 1;
+  }
+  const input: FanInput = { polygons: m.cell_corners, corner_xy: m.corner_xy, corner_height: plan.corners.corner_height, corner_flag, corner_replacement };
+  return { fans: buildFans(input), input };
+}
+
+export function layer100Fans(plan: Plan): { fans: TriangleList; cells: number } {
+  const m = plan.regions;
+  const P = plan.recipe.params;
+  const g = plan.world.heightGroups;
+  const relief = (c: number) => {
+    const grp = m.parent_group[m.cell_parent[c]];
+    return grp === g.second || grp === g.upland;
+  };
+  const nc = m.corner_xy.length / 2;
+  const { xmin, ymin, size } = plan.request.domain;
+  const h = new Float64Array(nc);
+  for (let k = 0; k < nc; k++) {
+    h[k] = P.relief.amplitude * groupFieldAt(P.regions.groupField, (m.corner_xy[2 * k] - xmin) / size, (m.corner_xy[2 * k + 1] - ymin) / size);
+  }
+  const input: FanInput = { polygons: m.cell_corners, corner_xy: m.corner_xy, corner_height: h, corner_flag: new Uint8Array(nc), corner_replacement: new Float64Array(nc) };
+  let cells = 0;
+  m.cell_corners.forEach((_, c) => {
+    if (relief(c)) cells++;
+  });
+  return { fans: buildFans(input, relief), cells };
+}
+
+export function buildBase(plan: Plan, n: number, precision: Precision, opts: { keepLayer0?: boolean; ablation?: SmoothingAblation } = {}): BaseStage {
+  const grid = { xmin: plan.request.domain.xmin, ymin: plan.request.domain.ymin, size: plan.request.domain.size, n };
+  let t0 = performance.now();
+  const raster = newField(precision, n * n);
+  const l0 = layer0Fans(plan);
+  const s0 = rasterizeTriangles(l0.fans, grid, raster, precision);
+  const rasterLayer0 = opts.keepLayer0 ? raster.slice() : null;
+  const l100 = layer100Fans(plan);
+  const s100 = rasterizeTriangles(l100.fans, grid, raster, precision);
+  const rasterMs = performance.now() - t0;
+  t0 = performance.now();
+  const { base, timings } = smoothingChain(raster, n, precision, undefined, opts.ablation);
+  timings.raster = rasterMs;
+  timings.smoothing = performance.now() - t0;
+  let overwritten = 0;
+  for (const ids of plan.regions.cell_corners) if (ids.some((c) => l0.input.corner_flag[c])) overwritten++;
+  return {
+    rasterLayer0,
+    raster,
+    base,
+    stats: { layer0: s0, layer100: s100, reliefCells: l100.cells, pinnedCorners: l0.input.corner_flag.reduce((a, b) => a + b, 0), overwrittenCentres: overwritten, timings },
+  };
+}

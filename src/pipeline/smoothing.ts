@@ -1,0 +1,268 @@
+/**
+ * Multilevel smoothing (article: "Multilevel Smoothing Connects Different Spatial Scales", "What One Bilinear
+ * Sample Reads", "Why Half-Texel Offsets Belong to the Formula", "Which Terrain Variations the Final Blend Retains").
+ *
+ * Inputs: the N² raster (N divisible by 8), the precision mode.
+ * Outputs: levels N/2, N/4, N/8 (each filtered) and the base field at N².
+ * Rules [D]:
+ *  - separable 5-tap filter, X pass then Y pass on the X result; main-axis offsets −4.30908, −2.37532, −0.5, 1.37532,
+ *    3.30908 texels; weights 0.055028, 0.244038, 0.401870, 0.244038, 0.055028 (sum 1.000002, not renormalized);
+ *    a +0.5-texel offset on the cross axis; bilinear sampling (X first, then Y); clamp addressing;
+ *  - centre-aligned downsampling: destination i reads source (i + 0.5)·Ns/Nd − 0.5 (halving: 2i + 0.5, a 2×2 mean);
+ *  - final: h2 = Sample(H_{N/4}, uv), h3 = Sample(H_{N/8}, uv), Hbase = (h2 − h3) × 0.5 + h3 in that order.
+ * [R] The article leaves the order of filtering and downsampling open. heightbench's rule, kept here only
+ *     (SMOOTHING_RULE): the N² raster is not filtered; each next level = filter(downsample(previous)) at N/2, N/4, N/8.
+ *     Sample positions use exact fractional offsets (the f32 fraction of each offset), so every output texel of a
+ *     pass uses the same weights; 'hw8' quantizes the fractions to 8 bits instead (ablation).
+ * In f32 mode every product and sum is rounded to float32 in the order written; f64 mode is the same code unrounded.
+ */
+import { quantizeFraction8, type SubTexelMode } from '../core/sampling.js';
+import { newField, type Field, type Precision } from './precision.js';
+
+export const SMOOTHING_TAPS = Object.freeze({
+  offsets: Object.freeze([-4.30908, -2.37532, -0.5, 1.37532, 3.30908]),
+  weights: Object.freeze([0.055028, 0.244038, 0.40187, 0.244038, 0.055028]),
+});
+
+/** heightbench's rule for the open question of order; change it here for an ablation. */
+export const SMOOTHING_RULE = Object.freeze({ filterFullResolution: false, levels: 3, order: 'downsample-then-filter' as const });
+
+/** Deliberate convention breaks, for ablations and for testing that the gates catch them. */
+export interface SmoothingAblation {
+  /** Divide the weights by their sum (the article says not to). */
+  renormalize?: boolean;
+  /** Read the nearest integer texel instead of bilinear sampling at fractional offsets. */
+  integerTaps?: boolean;
+  subTexel?: SubTexelMode;
+}
+
+interface Taps {
+  k: number[];
+  f: number[];
+  g: number[];
+  w: number[];
+}
+
+function taps(R: (x: number) => number, ab: SmoothingAblation): Taps {
+  const sum = SMOOTHING_TAPS.weights.reduce((a, b) => a + b, 0);
+  const out: Taps = { k: [], f: [], g: [], w: [] };
+  for (let t = 0; t < 5; t++) {
+    const off = SMOOTHING_TAPS.offsets[t];
+    let k = Math.floor(off);
+    let f = off - k;
+    if (ab.integerTaps) {
+      k = Math.round(off);
+      f = 0;
+    } else if (ab.subTexel === 'hw8') f = quantizeFraction8(f);
+    out.k.push(k);
+    out.f.push(R(f));
+    out.g.push(R(1 - R(f)));
+    out.w.push(R(ab.renormalize ? SMOOTHING_TAPS.weights[t] / sum : SMOOTHING_TAPS.weights[t]));
+  }
+  return out;
+}
+
+const clampIndex = (i: number, n: number) => (i < 0 ? 0 : i >= n ? n - 1 : i);
+
+/** Centre-aligned halving (each output reads source 2i + 0.5: bilinear with fx = fy = 0.5). */
+export function downsampleHalf(src: Field, n: number, out: Field, R: (x: number) => number): Field {
+  const m = n >> 1;
+  for (let j = 0; j < m; j++) {
+    const r0 = 2 * j * n;
+    const r1 = r0 + n;
+    for (let i = 0; i < m; i++) {
+      const c = 2 * i;
+      const a = R(R(src[r0 + c] * 0.5) + R(src[r0 + c + 1] * 0.5));
+      const b = R(R(src[r1 + c] * 0.5) + R(src[r1 + c + 1] * 0.5));
+      out[j * m + i] = R(R(a * 0.5) + R(b * 0.5));
+    }
+  }
+  return out;
+}
+
+/** X pass: output (i, j) = Σ w_t · Sample(i + off_t, j + 0.5). */
+export function filterX(src: Field, n: number, out: Field, R: (x: number) => number, tp: Taps): Field {
+  const T = tp.k.length;
+  const i0 = tp.k.map((k) => Int32Array.from({ length: n }, (_, i) => clampIndex(i + k, n)));
+  const i1 = tp.k.map((k) => Int32Array.from({ length: n }, (_, i) => clampIndex(i + k + 1, n)));
+  // Row lerps along X for each tap, computed once per source row and used by two output rows.
+  let cur = Array.from({ length: T }, () => new Float64Array(n));
+  let nxt = Array.from({ length: T }, () => new Float64Array(n));
+  const lerpRow = (r: number, dst: Float64Array[]) => {
+    const base = r * n;
+    for (let t = 0; t < T; t++) {
+      const a0 = i0[t];
+      const a1 = i1[t];
+      const g = tp.g[t];
+      const f = tp.f[t];
+      const d = dst[t];
+      for (let i = 0; i < n; i++) d[i] = R(R(src[base + a0[i]] * g) + R(src[base + a1[i]] * f));
+    }
+  };
+  lerpRow(0, cur);
+  for (let j = 0; j < n; j++) {
+    lerpRow(clampIndex(j + 1, n), nxt);
+    const o = j * n;
+    for (let i = 0; i < n; i++) {
+      let acc = 0;
+      for (let t = 0; t < T; t++) {
+        const h = R(R(cur[t][i] * 0.5) + R(nxt[t][i] * 0.5));
+        acc = R(acc + R(tp.w[t] * h));
+      }
+      out[o + i] = acc;
+    }
+    [cur, nxt] = [nxt, cur];
+  }
+  return out;
+}
+
+/** Y pass: output (i, j) = Σ w_t · Sample(i + 0.5, j + off_t). */
+export function filterY(src: Field, n: number, out: Field, R: (x: number) => number, tp: Taps, scratch: Field): Field {
+  // Half-texel X lerp of every row (the X part of each bilinear sample), shared by all taps.
+  for (let r = 0; r < n; r++) {
+    const base = r * n;
+    for (let i = 0; i < n; i++) {
+      const i1 = i + 1 < n ? i + 1 : n - 1;
+      scratch[base + i] = R(R(src[base + i] * 0.5) + R(src[base + i1] * 0.5));
+    }
+  }
+  const T = tp.k.length;
+  for (let j = 0; j < n; j++) {
+    const rows0: number[] = [];
+    const rows1: number[] = [];
+    for (let t = 0; t < T; t++) {
+      rows0.push(clampIndex(j + tp.k[t], n) * n);
+      rows1.push(clampIndex(j + tp.k[t] + 1, n) * n);
+    }
+    const o = j * n;
+    for (let i = 0; i < n; i++) {
+      let acc = 0;
+      for (let t = 0; t < T; t++) {
+        const h = R(R(scratch[rows0[t] + i] * tp.g[t]) + R(scratch[rows1[t] + i] * tp.f[t]));
+        acc = R(acc + R(tp.w[t] * h));
+      }
+      out[o + i] = acc;
+    }
+  }
+  return out;
+}
+
+/** Per-axis bilinear taps for sampling a level of size m at the pixel centres of size n. */
+function upTaps(n: number, m: number, R: (x: number) => number) {
+  const i0 = new Int32Array(n);
+  const i1 = new Int32Array(n);
+  const f = new Float64Array(n);
+  const g = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const x = ((i + 0.5) * m) / n - 0.5; // exact in float32 for power-of-two ratios
+    const xf = Math.floor(x);
+    i0[i] = clampIndex(xf, m);
+    i1[i] = clampIndex(xf + 1, m);
+    f[i] = R(x - xf);
+    g[i] = R(1 - f[i]);
+  }
+  return { i0, i1, f, g };
+}
+
+/** Hbase = (h2 − h3)·0.5 + h3 with h2, h3 bilinear samples of the N/4 and N/8 levels at each N² pixel centre. */
+export function composeBase(l2: Field, l3: Field, n: number, out: Field, R: (x: number) => number): Field {
+  const m2 = n >> 2;
+  const m3 = n >> 3;
+  const a2 = upTaps(n, m2, R);
+  const a3 = upTaps(n, m3, R);
+  // Column taps in locals: the pixel loop reads them for every pixel.
+  const c20 = a2.i0;
+  const c21 = a2.i1;
+  const fx2 = a2.f;
+  const gx2 = a2.g;
+  const c30 = a3.i0;
+  const c31 = a3.i1;
+  const fx3 = a3.f;
+  const gx3 = a3.g;
+  for (let j = 0; j < n; j++) {
+    const r20 = a2.i0[j] * m2;
+    const r21 = a2.i1[j] * m2;
+    const fy2 = a2.f[j];
+    const gy2 = a2.g[j];
+    const r30 = a3.i0[j] * m3;
+    const r31 = a3.i1[j] * m3;
+    const fy3 = a3.f[j];
+    const gy3 = a3.g[j];
+    composeRow(l2, l3, out, j * n, n, r20, r21, fy2, gy2, r30, r31, fy3, gy3, c20, c21, fx2, gx2, c30, c31, fx3, gx3, R);
+  }
+  return out;
+}
+
+function composeRow(
+  l2: Field, l3: Field, out: Field, o: number, n: number,
+  r20: number, r21: number, fy2: number, gy2: number, r30: number, r31: number, fy3: number, gy3: number,
+  c20: Int32Array, c21: Int32Array, fx2: Float64Array, gx2: Float64Array, c30: Int32Array, c31: Int32Array, fx3: Float64Array, gx3: Float64Array,
+  R: (x: number) => number,
+): void {
+  for (let i = 0; i < n; i++) {
+    const p0 = c20[i];
+    const p1 = c21[i];
+    const fx = fx2[i];
+    const gx = gx2[i];
+    const a = R(R(l2[r20 + p0] * gx) + R(l2[r20 + p1] * fx));
+    const b = R(R(l2[r21 + p0] * gx) + R(l2[r21 + p1] * fx));
+    const h2 = R(R(a * gy2) + R(b * fy2));
+    const q0 = c30[i];
+    const q1 = c31[i];
+    const fx3i = fx3[i];
+    const gx3i = gx3[i];
+    const a3v = R(R(l3[r30 + q0] * gx3i) + R(l3[r30 + q1] * fx3i));
+    const b3v = R(R(l3[r31 + q0] * gx3i) + R(l3[r31 + q1] * fx3i));
+    const h3 = R(R(a3v * gy3) + R(b3v * fy3));
+    out[o + i] = R(R(R(h2 - h3) * 0.5) + h3);
+  }
+}
+
+export interface SmoothingResult {
+  /** Filtered levels at N/2, N/4, N/8. */
+  levels: Field[];
+  base: Field;
+  /** Wall time per step, ms. */
+  timings: Record<string, number>;
+}
+
+/** Runs the whole chain on `raster` (n², n divisible by 8), writing the base into `out`. */
+export function smoothingChain(raster: Field, n: number, precision: Precision, out: Field = newField(precision, n * n), ab: SmoothingAblation = {}): SmoothingResult {
+  if (n % 8 !== 0) throw new RangeError(`smoothing: the raster size must be divisible by 8 (three halvings), got ${n}`);
+  const R = precision === 'f32' ? Math.fround : (x: number) => x;
+  const tp = taps(R, ab);
+  const levels: Field[] = [];
+  const timings: Record<string, number> = {};
+  const clock = (name: string, t0: number) => (timings[name] = (timings[name] ?? 0) + performance.now() - t0);
+  let prev = raster;
+  let size = n;
+  for (let l = 0; l < SMOOTHING_RULE.levels; l++) {
+    const m = size >> 1;
+    let t0 = performance.now();
+    const down = downsampleHalf(prev, size, newField(precision, m * m), R);
+    clock('downsample', t0);
+    t0 = performance.now();
+    const x = filterX(down, m, newField(precision, m * m), R, tp);
+    clock('filterX', t0);
+    t0 = performance.now();
+    const level = filterY(x, m, down, R, tp, newField(precision, m * m));
+    clock('filterY', t0);
+    levels.push(level);
+    prev = level;
+    size = m;
+  }
+  const t0 = performance.now();
+  composeBase(levels[1], levels[2], n, out, R);
+  clock('compose', t0);
+  return { levels, base: out, timings };
+}
+
+/** Response of the X-then-Y filter to a unit impulse at (c, c) on an m² level, for documentation and tests. */
+export function impulseResponse(m: number, c: number, precision: Precision = 'f64'): Field {
+  const R = precision === 'f32' ? Math.fround : (x: number) => x;
+  const tp = taps(R, {});
+  const src = newField(precision, m * m);
+  src[c * m + c] = 1;
+  const x = filterX(src, m, newField(precision, m * m), R, tp);
+  return filterY(x, m, newField(precision, m * m), R, tp, newField(precision, m * m));
+}

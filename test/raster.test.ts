@@ -1,0 +1,105 @@
+import { Delaunay } from 'd3-delaunay';
+import { describe, expect, it } from 'vitest';
+import { barycentric, ownsEdge, rasterizeTriangles, snapFixed } from '../src/pipeline/raster.js';
+import type { TriangleList } from '../src/pipeline/fans.js';
+import { testRandom } from './helpers.js';
+
+/** A random planar triangulation of the square [x0, x0 + size]² (corners included), heights 1 at every vertex. */
+function randomTriangulation(seed: number, x0: number, size: number, points: number, onGrid = false): TriangleList {
+  const rnd = testRandom(seed);
+  const pts: number[] = [x0, x0, x0 + size, x0, x0, x0 + size, x0 + size, x0 + size];
+  for (let k = 0; k < points; k++) {
+    // onGrid: vertices exactly on pixel centres and pixel edges, the cases the fill rule exists for.
+    const u = onGrid ? Math.round(rnd() * 64) / 64 : rnd();
+    const v = onGrid ? Math.round(rnd() * 64) / 64 : rnd();
+    pts.push(x0 + u * size, x0 + v * size);
+  }
+  const d = new Delaunay(Float64Array.from(pts));
+  const count = d.triangles.length / 3;
+  const xyh = new Float64Array(count * 9);
+  for (let t = 0; t < count; t++) {
+    for (let v = 0; v < 3; v++) {
+      const p = d.triangles[3 * t + v];
+      xyh[t * 9 + 3 * v] = pts[2 * p];
+      xyh[t * 9 + 3 * v + 1] = pts[2 * p + 1];
+      xyh[t * 9 + 3 * v + 2] = 1;
+    }
+  }
+  return { xyh, count, polygon: new Int32Array(count) };
+}
+
+function coverageOf(tris: TriangleList, n: number, xmin: number, size: number): Uint16Array {
+  const cov = new Uint16Array(n * n);
+  rasterizeTriangles(tris, { xmin, ymin: xmin, size, n }, new Float32Array(n * n), 'f32', cov);
+  return cov;
+}
+
+describe('coverage invariant: a planar triangulation covers every pixel exactly once', () => {
+  it.each([
+    ['random vertices', 1, false],
+    ['vertices on pixel centres and edges', 2, true],
+    ['another random set', 3, false],
+  ])('%s', (_name, seed, onGrid) => {
+    const n = 64;
+    const cov = coverageOf(randomTriangulation(seed as number, 0, 64, 120, onGrid as boolean), n, 0, 64);
+    const bad = cov.findIndex((c) => c !== 1);
+    expect(bad, `pixel ${bad} covered ${cov[bad]} times`).toBe(-1);
+  });
+  it('still holds after sub-pixel translations and scalings', () => {
+    const n = 48;
+    for (const [dx, scale] of [[0.3, 1], [0.5, 1], [1 / 256, 1], [0.125, 1.37], [0.77, 0.91]]) {
+      // The triangulation spans a slightly larger square so the raster is fully inside it.
+      const tris = randomTriangulation(7, -2 + dx, (n + 4) * scale, 90, false);
+      const cov = coverageOf(tris, n, 0, n * scale);
+      const bad = cov.findIndex((c) => c !== 1);
+      expect(bad, `dx ${dx}, scale ${scale}: pixel ${bad} covered ${cov[bad]} times`).toBe(-1);
+    }
+  });
+  it('does not depend on winding', () => {
+    const n = 32;
+    const tris = randomTriangulation(11, 0, 32, 40, true);
+    const flipped: TriangleList = { ...tris, xyh: tris.xyh.slice() };
+    for (let t = 0; t < tris.count; t++) {
+      for (const k of [0, 1, 2]) [flipped.xyh[t * 9 + 3 + k], flipped.xyh[t * 9 + 6 + k]] = [tris.xyh[t * 9 + 6 + k], tris.xyh[t * 9 + 3 + k]];
+    }
+    expect(Array.from(coverageOf(flipped, n, 0, 32))).toEqual(Array.from(coverageOf(tris, n, 0, 32)));
+  });
+});
+
+describe('GPU rules', () => {
+  it('snaps to 16.8 fixed point', () => {
+    expect(snapFixed(1.5)).toBe(384);
+    expect(snapFixed(1 / 512 + 1e-9)).toBe(1);
+    expect(snapFixed(0.3)).toBe(77);
+  });
+  it('the top-left rule gives a shared edge to exactly one side', () => {
+    for (const [dx, dy] of [[1, 0], [0, 1], [3, -2], [-5, 7]]) expect(ownsEdge(dx, dy) !== ownsEdge(-dx, -dy)).toBe(true);
+  });
+  it('samples pixel centres: a triangle covering only the left half of a pixel row misses centres beyond x = i + 0.5', () => {
+    // Triangle spanning raster x ∈ [0, 2.4] on one row: centres 0.5, 1.5 inside; 2.5 outside.
+    const tris: TriangleList = { xyh: Float64Array.of(0, -5, 1, 2.4, -5, 1, 2.4, 10, 1, 0, -5, 1, 2.4, 10, 1, 0, 10, 1), count: 2, polygon: new Int32Array(2) };
+    const cov = new Uint16Array(4 * 4);
+    rasterizeTriangles(tris, { xmin: 0, ymin: 0, size: 4, n: 4 }, new Float32Array(16), 'f32', cov);
+    expect(Array.from(cov.subarray(0, 4))).toEqual([1, 1, 0, 0]);
+  });
+  it('interpolates heights barycentrically and ADDs layers', () => {
+    const target = new Float64Array(16);
+    // One triangle covering the whole 4×4 raster with a plane h = x (raster units), drawn twice.
+    const plane: TriangleList = { xyh: Float64Array.of(-10, -10, -10, 30, -10, 30, -10, 30, -10), count: 1, polygon: new Int32Array(1) };
+    rasterizeTriangles(plane, { xmin: 0, ymin: 0, size: 4, n: 4 }, target, 'f64');
+    rasterizeTriangles(plane, { xmin: 0, ymin: 0, size: 4, n: 4 }, target, 'f64');
+    expect(target[5]).toBeCloseTo(2 * 1.5, 12); // pixel (1, 1): centre x = 1.5
+  });
+});
+
+describe('barycentric (article: P = (2, 3) in A(0,0), B(10,0), C(0,10))', () => {
+  it('weights 0.5, 0.2, 0.3 and height 8 m with 0/10/20', () => {
+    const [l0, l1, l2] = barycentric([2, 3], [0, 0], [10, 0], [0, 10]);
+    expect(l0).toBeCloseTo(0.5, 15);
+    expect(l1).toBeCloseTo(0.2, 15);
+    expect(l2).toBeCloseTo(0.3, 15);
+    expect(l0 * 0 + l1 * 10 + l2 * 20).toBeCloseTo(8, 14);
+    const [m0, m1, m2] = barycentric([5, 0], [0, 0], [10, 0], [0, 10]);
+    expect([m0, m1, m2]).toEqual([0.5, 0.5, 0]); // on AB: C's weight is 0, height 5 m
+  });
+});

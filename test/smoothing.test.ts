@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import {
+  buildBase,
+  buildPlan,
+  downsampleHalf,
+  fanCentre,
+  impulseResponse,
+  loadRequest,
+  SMOOTHING_TAPS,
+  smoothingChain,
+} from '../src/index.js';
+import { testRandom } from './helpers.js';
+
+describe('smoothing taps (article table)', () => {
+  it('offsets and weights as printed; the weights sum to 1.000002 and are not renormalized', () => {
+    expect(SMOOTHING_TAPS.offsets).toEqual([-4.30908, -2.37532, -0.5, 1.37532, 3.30908]);
+    expect(SMOOTHING_TAPS.weights).toEqual([0.055028, 0.244038, 0.40187, 0.244038, 0.055028]);
+    expect(SMOOTHING_TAPS.weights.reduce((a, b) => a + b, 0)).toBeCloseTo(1.000002, 12);
+  });
+  it('the −0.5 main-axis and +0.5 cross-axis shifts of the two passes cancel: the impulse response is centred', () => {
+    const m = 32;
+    const c = 16;
+    const r = impulseResponse(m, c);
+    let s = 0;
+    let sx = 0;
+    let sy = 0;
+    for (let j = 0; j < m; j++) {
+      for (let i = 0; i < m; i++) {
+        s += r[j * m + i];
+        sx += r[j * m + i] * (i - c);
+        sy += r[j * m + i] * (j - c);
+      }
+    }
+    expect(s).toBeCloseTo(1.000002 ** 2, 12);
+    expect(Math.abs(sx / s)).toBeLessThan(1e-12);
+    expect(Math.abs(sy / s)).toBeLessThan(1e-12);
+    // Separable and symmetric about the centre: r(c + d, c) = r(c − d, c).
+    for (const d of [1, 2, 3, 5]) expect(r[c * m + c + d]).toBeCloseTo(r[c * m + c - d], 14);
+  });
+  it('a centre-aligned halving is the 2×2 mean', () => {
+    const rnd = testRandom(4);
+    const src = Float64Array.from({ length: 64 }, () => rnd());
+    const out = downsampleHalf(src, 8, new Float64Array(16), (x) => x);
+    expect(out[1 * 4 + 2]).toBeCloseTo((src[2 * 8 + 4] + src[2 * 8 + 5] + src[3 * 8 + 4] + src[3 * 8 + 5]) / 4, 15);
+  });
+  it('a constant field stays constant up to the weight sum (clamp addressing, no zero padding at the edges)', () => {
+    const n = 64;
+    const raster = new Float64Array(n * n).fill(10);
+    const { base } = smoothingChain(raster, n, 'f64');
+    // h2 comes from the N/4 level (two levels, four passes), h3 from N/8 (six passes); the base is their mean.
+    const expected = (10 * 1.000002 ** 4 + 10 * 1.000002 ** 6) / 2;
+    expect(Math.min(...base)).toBeCloseTo(expected, 9);
+    expect(Math.max(...base)).toBeCloseTo(expected, 9);
+  });
+  it('f32 and f64 differ only in rounding (well below a millimetre)', () => {
+    const n = 64;
+    const rnd = testRandom(8);
+    const r64 = Float64Array.from({ length: n * n }, () => 30 * rnd());
+    const r32 = Float32Array.from(r64);
+    const a = smoothingChain(Float64Array.from(r32), n, 'f64').base;
+    const b = smoothingChain(r32, n, 'f32').base;
+    let worst = 0;
+    for (let k = 0; k < a.length; k++) worst = Math.max(worst, Math.abs(a[k] - b[k]));
+    expect(worst).toBeGreaterThan(0);
+    expect(worst).toBeLessThan(1e-4);
+  });
+  it('the ablations change the result (renormalized weights, integer taps)', () => {
+    const n = 64;
+    const rnd = testRandom(9);
+    const r = Float64Array.from({ length: n * n }, () => 30 * rnd());
+    const ok = smoothingChain(r, n, 'f64').base;
+    const ren = smoothingChain(r, n, 'f64', undefined, { renormalize: true }).base;
+    const int = smoothingChain(r, n, 'f64', undefined, { integerTaps: true }).base;
+    expect(ren[100]).not.toBe(ok[100]);
+    expect(int[100]).not.toBe(ok[100]);
+  });
+  it('refuses sizes that cannot be halved three times', () => {
+    expect(() => smoothingChain(new Float64Array(100), 10, 'f64')).toThrow('smoothing: the raster size must be divisible by 8 (three halvings), got 10');
+  });
+});
+
+describe('triangle fans', () => {
+  const xy = Float64Array.of(0, 0, 10, 0, 10, 10, 0, 30);
+  const base = { polygons: [[0, 1, 2, 3]], corner_xy: xy, corner_height: Float64Array.of(0, 4, 8, 12), corner_flag: new Uint8Array(4), corner_replacement: new Float64Array(4) };
+  it('centre position is the mean of edge midpoints, not the area centroid', () => {
+    const c = fanCentre([0, 1, 2, 3], base);
+    expect([c.x, c.y]).toEqual([5, 10]); // the mean vertex; the area centroid of this quad is elsewhere
+    expect(c.h).toBe(6); // (Σ endpoint heights over 4 edges) / 8 contributions
+  });
+  it('the last flagged corner in traversal order overwrites the centre height', () => {
+    const flagged = { ...base, corner_flag: Uint8Array.of(0, 1, 0, 1), corner_replacement: Float64Array.of(0, 100, 0, 200) };
+    expect(fanCentre([0, 1, 2, 3], flagged).h).toBe(200); // corner 3 is met last (edge 2→3, then 3→0)
+    // Edges 1→2, 2→3, 3→0, 0→1: the endpoints met are 1, 2, 2, 3, 3, 0, 0, 1 — corner 1 comes last.
+    expect(fanCentre([1, 2, 3, 0], flagged).h).toBe(100);
+  });
+});
+
+describe('base stage of teaching-512', () => {
+  const plan = buildPlan(loadRequest('teaching-512'));
+  const b = buildBase(plan, 512, 'f32', { keepLayer0: true });
+  it('layer 0 covers every pixel exactly once; layer 100 only its relief cells', () => {
+    expect(b.stats.layer0.pixels).toBe(512 * 512);
+    expect(b.stats.layer100.pixels).toBeGreaterThan(0);
+    expect(b.stats.layer100.pixels).toBeLessThan(512 * 512);
+  });
+  it('the raster is layer 0 plus layer 100 (ADD), and the base stays within the raster’s range', () => {
+    let lo = Infinity;
+    let hi = -Infinity;
+    let added = 0;
+    for (let k = 0; k < b.raster.length; k++) {
+      lo = Math.min(lo, b.raster[k]);
+      hi = Math.max(hi, b.raster[k]);
+      if (b.raster[k] !== (b.rasterLayer0 as Float32Array)[k]) added++;
+    }
+    expect(added).toBe(b.stats.layer100.pixels);
+    for (const v of b.base) {
+      expect(v).toBeGreaterThanOrEqual(lo - 0.01);
+      expect(v).toBeLessThanOrEqual(hi * 1.00001 + 0.01);
+    }
+  });
+});
