@@ -22,7 +22,11 @@ const params = {
   sources: { margin: 4, transitionWidth: 256, amplitudeNorm: 35 / 512, negativeAmplitudeNorm: 10 / 512, firstGroup: 1, secondGroup: 2 },
   corners: { margin: 4, transitionWidth: 320, amplitudeNorm: 30 / 512 },
   relief: { parentFraction: 0.5, amplitude: 6 },
-  support: { a: 0.02, b: 12, strength: 1 },
+  support: {
+    a: 0.02, b: 12, strength: 1,
+    stageOffsets: { mission: 0.4, extraction: 0.2, outpost: 0.3, exploration: 0, satellite: 0.1 },
+    regionFloor: { zero: -20, first: -20, second: -25, upland: -15 },
+  },
   outer: { inner: 620, outer: 680, drawEligibleSceneTypes: [3], outerInitialHeight: -2 },
 };
 const subconfigs = [
@@ -37,10 +41,10 @@ const subconfigs = [
 ];
 const recipes = { 19: { subconfigs } };
 
-// Location textures (levels): 48 assets; the tundra-r19 request draws 44 of them.
+// Location textures: one per resource (60); the tundra-r19 request draws 54 times from 44 of them.
 const sizes = [80, 128, 184, 200, 256];
 const textures = [];
-for (let t = 0; t < 48; t++) {
+for (let t = 0; t < 60; t++) {
   const size = sizes[t % sizes.length];
   textures.push({
     key: `loc-tex-${String(t + 1).padStart(2, '0')}`,

@@ -7,9 +7,9 @@ import { InvalidArgumentError } from 'commander';
 import { buildPlan } from '../pipeline/plan.js';
 import { loadRequest } from '../pipeline/request.js';
 import { writeStageJson } from '../pipeline/outputs.js';
-import { FIELD_STAGES, runPipeline } from '../pipeline/run.js';
+import { FIELD_STAGES, runPipeline, type RunResult } from '../pipeline/run.js';
 import { requestGrid } from '../pipeline/request.js';
-import { floatHeightfield } from '../core/heightfield.js';
+import { codeHeightfield, floatHeightfield } from '../core/heightfield.js';
 import { writeHeightfieldFile } from '../io/heightfield-file.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { join } from 'node:path';
@@ -33,6 +33,33 @@ interface RunCliOptions {
   json?: boolean;
 }
 
+/** Writes the kept field stages (R32 + sidecar), the final map (R16 and PNG16 + sidecars) and the manifest. */
+export function writeFieldOutputs(out: string, req: ReturnType<typeof loadRequest>, result: RunResult, stages: readonly string[]): string[] {
+  const grid = requestGrid(req);
+  const written: string[] = [];
+  const notes = { precision: result.precision, storedAs: 'float32' };
+  for (const s of stages) {
+    if (s === 'final') continue;
+    const f = result.fields.get(s);
+    if (!f) continue;
+    const path = join(out, `${s}.r32`);
+    writeHeightfieldFile(path, floatHeightfield(grid, f instanceof Float32Array ? f : Float32Array.from(f)), { stage: s, request: req.id, notes });
+    written.push(path);
+  }
+  if (stages.includes('final')) {
+    const codes = codeHeightfield(grid, result.codes, req.encoding);
+    for (const ext of ['r16', 'png']) {
+      const path = join(out, `final.${ext}`);
+      writeHeightfieldFile(path, codes, { stage: 'final', request: req.id, notes: { precision: result.precision } });
+      written.push(path);
+    }
+  }
+  const mpath = join(out, 'manifest.json');
+  writeFileAtomic(mpath, `${JSON.stringify(result.manifest, null, 2)}\n`);
+  written.push(mpath);
+  return written;
+}
+
 export function runCommand(request: string, o: RunCliOptions, io: CliIO): number {
   const req = loadRequest(request, o.size);
   const stages = o.stages ?? [...ALL_STAGES];
@@ -43,23 +70,7 @@ export function runCommand(request: string, o: RunCliOptions, io: CliIO): number
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const written: string[] = [];
   for (const s of PLAN_STAGES) if (stages.includes(s)) written.push(writeStageJson(o.out, plan, s));
-  if (result) {
-    const grid = requestGrid(req);
-    for (const s of stages) {
-      const f = result.fields.get(s);
-      if (!f) continue;
-      const path = join(o.out, `${s}.r32`);
-      writeHeightfieldFile(path, floatHeightfield(grid, f instanceof Float32Array ? f : Float32Array.from(f)), {
-        stage: s,
-        request: req.id,
-        notes: { precision: o.precision, storedAs: 'float32' },
-      });
-      written.push(path);
-    }
-    const mpath = join(o.out, 'manifest.json');
-    writeFileAtomic(mpath, `${JSON.stringify(result.manifest, null, 2)}\n`);
-    written.push(mpath);
-  }
+  if (result) written.push(...writeFieldOutputs(o.out, req, result, stages));
   const counts = {
     request: req.id,
     seed: req.seed,
@@ -73,7 +84,8 @@ export function runCommand(request: string, o: RunCliOptions, io: CliIO): number
     sourceBranches: plan.sources.reduce<Record<string, number>>((a, s) => ({ ...a, [s.branch]: (a[s.branch] ?? 0) + 1 }), {}),
     cornerBranches: plan.corners.counts,
     drawsByStage: plan.stream.drawsByStage,
-    planMs: Math.round(ms * 10) / 10,
+    runMs: Math.round(ms * 10) / 10,
+    manifest: result?.manifest.counts,
     written,
   };
   if (o.json) io.out(`${JSON.stringify(counts, null, 2)}\n`);
@@ -86,6 +98,12 @@ export function runCommand(request: string, o: RunCliOptions, io: CliIO): number
         `mission narrowing: ${counts.narrowing.join(', ')}`,
         `sources: ${Object.entries(counts.sourceBranches).map(([k, v]) => `${k} ${v}`).join(', ')}`,
         `corners: zero class ${plan.corners.counts.zeroClass}, blended ${plan.corners.counts.blend}, inside an envelope ${plan.corners.counts.insideEnvelope}`,
+        ...(result
+          ? [
+              `natural stamps: ${result.stamps.instances.length} instances over ${Object.keys(result.stamps.drawsPerKey).length} keys; location textures: ${result.manifest.counts.locationTextureDraws} draws of ${result.manifest.counts.locationTextures} assets`,
+              `encoding: clamped low ${result.manifest.counts.clampedLow}, high ${result.manifest.counts.clampedHigh}; precision ${o.precision}; ${Math.round(ms)} ms`,
+            ]
+          : []),
         `PRNG draws: ${Object.entries(plan.stream.drawsByStage).map(([k, v]) => `${k} ${v}`).join(', ')}`,
         `wrote ${written.length} file(s) to ${o.out}`,
       ].join('\n') + '\n',

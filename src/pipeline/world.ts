@@ -58,7 +58,7 @@ export interface RecipeParams {
   sources: { margin: number; transitionWidth: number; amplitudeNorm: number; negativeAmplitudeNorm: number; firstGroup: number; secondGroup: number };
   corners: { margin: number; transitionWidth: number; amplitudeNorm: number };
   relief: { parentFraction: number; amplitude: number };
-  support: { a: number; b: number; strength: number };
+  support: { a: number; b: number; strength: number; stageOffsets: Record<string, number>; regionFloor: Record<string, number> };
   outer: { inner: number; outer: number; drawEligibleSceneTypes: number[]; outerInitialHeight: number };
 }
 
@@ -136,6 +136,11 @@ const nonneg = { min: 0 };
 const prob = { min: 0, max: 1 };
 const int = (min: number, max = 1e9) => ({ integer: true, min, max });
 
+function numberMap(v: unknown, p: string): Record<string, number> {
+  const o = checkObject(p, v);
+  return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, checkNumber(`${p}.${k}`, x)]));
+}
+
 function parseParams(v: unknown, p: string): RecipeParams {
   const o = checkObject(p, v);
   const r = checkObject(`${p}.regions`, o.regions);
@@ -175,7 +180,13 @@ function parseParams(v: unknown, p: string): RecipeParams {
     },
     corners: { margin: num(c, P('corners'), 'margin', nonneg), transitionWidth: num(c, P('corners'), 'transitionWidth', pos), amplitudeNorm: num(c, P('corners'), 'amplitudeNorm') },
     relief: { parentFraction: num(rl, P('relief'), 'parentFraction', prob), amplitude: num(rl, P('relief'), 'amplitude') },
-    support: { a: num(su, P('support'), 'a', pos), b: num(su, P('support'), 'b', pos), strength: num(su, P('support'), 'strength', nonneg) },
+    support: {
+      a: num(su, P('support'), 'a', pos),
+      b: num(su, P('support'), 'b', pos),
+      strength: num(su, P('support'), 'strength', nonneg),
+      stageOffsets: numberMap(su.stageOffsets, P('support.stageOffsets')),
+      regionFloor: numberMap(su.regionFloor, P('support.regionFloor')),
+    },
     outer: {
       inner: num(ou, P('outer'), 'inner', nonneg),
       outer: num(ou, P('outer'), 'outer', pos),

@@ -1,0 +1,96 @@
+/**
+ * One textured height draw, shared by natural stamps and location textures (article: "Natural Stamps Turn
+ * Configured Resources into Local Landforms": local sample position → texture sample → HeightProgram → Blend).
+ * For every destination pixel whose centre maps inside the asset's square: inverse transform → local metres →
+ * UV → trilinear sample of the stored mip chain at the instance's LOD → `apply(current, sample, u, v)`.
+ * [R] Pixels whose centre maps outside the asset's square are not written (the asset's footprint is its coverage).
+ */
+import type { HeightAsset } from './assets.js';
+import { footprintLod, mipWeights, sampleTrilinear } from './mips.js';
+import { invert, scaleOf, transformPoint, type Affine } from './transforms.js';
+import type { Field } from './precision.js';
+
+export interface DrawGrid {
+  xmin: number;
+  ymin: number;
+  size: number;
+  n: number;
+}
+
+/** World bounding box of an asset square drawn with matrix m. */
+export function drawBounds(asset: HeightAsset, m: Affine): { x0: number; x1: number; y0: number; y1: number } {
+  const h = asset.worldSize / 2;
+  const pts = [[-h, -h], [h, -h], [h, h], [-h, h]].map((p) => transformPoint(m, p as [number, number]));
+  return {
+    x0: Math.min(...pts.map((p) => p[0])),
+    x1: Math.max(...pts.map((p) => p[0])),
+    y0: Math.min(...pts.map((p) => p[1])),
+    y1: Math.max(...pts.map((p) => p[1])),
+  };
+}
+
+/** Pixel index range covering world interval [a, b] (pixel centres inside). */
+export function pixelRange(a: number, b: number, origin: number, px: number, n: number): [number, number] {
+  const lo = Math.max(0, Math.ceil((a - origin) / px - 0.5));
+  const hi = Math.min(n - 1, Math.floor((b - origin) / px - 0.5));
+  return [lo, hi];
+}
+
+export function drawAsset(
+  field: Field,
+  g: DrawGrid,
+  asset: HeightAsset,
+  m: Affine,
+  R: (x: number) => number,
+  apply: (current: number, sample: number, u: number, v: number) => number,
+): { pixels: number; lod: number } {
+  const px = g.size / g.n;
+  const extent = asset.worldSize * scaleOf(m);
+  const lod = footprintLod(asset, extent, px);
+  const w = mipWeights(lod, asset.levels.length);
+  const inv = invert(m);
+  const b = drawBounds(asset, m);
+  const [i0, i1] = pixelRange(b.x0, b.x1, g.xmin, px, g.n);
+  const [j0, j1] = pixelRange(b.y0, b.y1, g.ymin, px, g.n);
+  const W = asset.worldSize;
+  let pixels = 0;
+  for (let j = j0; j <= j1; j++) {
+    const y = g.ymin + (j + 0.5) * px;
+    for (let i = i0; i <= i1; i++) {
+      const x = g.xmin + (i + 0.5) * px;
+      const lx = inv[0] * x + inv[2] * y + inv[4];
+      const ly = inv[1] * x + inv[3] * y + inv[5];
+      const u = lx / W + 0.5;
+      const v = ly / W + 0.5;
+      if (u < 0 || u >= 1 || v < 0 || v >= 1) continue;
+      const s = sampleTrilinear(asset, u, v, w, R);
+      const k = j * g.n + i;
+      field[k] = R(apply(field[k], s, u, v));
+      pixels++;
+    }
+  }
+  return { pixels, lod };
+}
+
+/** Lower and upper envelope and centre height of the field over a square footprint (existing-terrain query). */
+export function footprintQuery(field: Field, g: DrawGrid, asset: HeightAsset, m: Affine): { hmin: number; hmax: number; centre: number } {
+  const px = g.size / g.n;
+  const b = drawBounds(asset, m);
+  const [i0, i1] = pixelRange(b.x0, b.x1, g.xmin, px, g.n);
+  const [j0, j1] = pixelRange(b.y0, b.y1, g.ymin, px, g.n);
+  let hmin = Infinity;
+  let hmax = -Infinity;
+  for (let j = j0; j <= j1; j++) {
+    for (let i = i0; i <= i1; i++) {
+      const h = field[j * g.n + i];
+      if (h < hmin) hmin = h;
+      if (h > hmax) hmax = h;
+    }
+  }
+  const [cx, cy] = transformPoint(m, [0, 0]);
+  const ci = Math.min(g.n - 1, Math.max(0, Math.floor((cx - g.xmin) / px)));
+  const cj = Math.min(g.n - 1, Math.max(0, Math.floor((cy - g.ymin) / px)));
+  const centre = field[cj * g.n + ci];
+  if (!Number.isFinite(hmin)) return { hmin: centre, hmax: centre, centre };
+  return { hmin, hmax, centre };
+}

@@ -1,0 +1,54 @@
+/**
+ * Trilinear sampling of a stored mip chain (article: "Why Mip Selection Changes Height"; notes/gpu-rules.md, mip
+ * level of detail and trilinear).
+ * LOD = log2(texels per destination pixel) for an isotropic footprint, clamped to [0, levels − 1];
+ * result = sample(⌊LOD⌋)·(1 − w) + sample(⌊LOD⌋ + 1)·w with w = frac(LOD), each sample bilinear within its level
+ * (texel-space x = u·N − 0.5, clamp addressing). LOD 2.25 blends levels 2 and 3 at 0.75 and 0.25.
+ */
+import type { HeightAsset } from './assets.js';
+
+export interface MipWeights {
+  lower: number;
+  upper: number;
+  weightLower: number;
+  weightUpper: number;
+}
+
+export function mipWeights(lod: number, levelCount = Infinity): MipWeights {
+  const maxLevel = levelCount - 1;
+  const l = Math.min(Math.max(lod, 0), maxLevel);
+  const lower = Math.floor(l);
+  const upper = Math.min(lower + 1, maxLevel);
+  const w = l - lower;
+  return { lower, upper, weightLower: 1 - w, weightUpper: w };
+}
+
+/** LOD of an asset drawn with `metresPerPixel` destination pixels when its level 0 spans `worldExtent` metres. */
+export function footprintLod(asset: HeightAsset, worldExtent: number, metresPerPixel: number): number {
+  return Math.log2(Math.max((asset.size / worldExtent) * metresPerPixel, 1e-12));
+}
+
+function bilinearLevel(h: Float32Array, n: number, u: number, v: number, R: (x: number) => number): number {
+  const x = u * n - 0.5;
+  const y = v * n - 0.5;
+  const xf = Math.floor(x);
+  const yf = Math.floor(y);
+  const fx = R(x - xf);
+  const fy = R(y - yf);
+  const m = n - 1;
+  const x0 = xf < 0 ? 0 : xf > m ? m : xf;
+  const x1 = xf + 1 < 0 ? 0 : xf + 1 > m ? m : xf + 1;
+  const y0 = yf < 0 ? 0 : yf > m ? m : yf;
+  const y1 = yf + 1 < 0 ? 0 : yf + 1 > m ? m : yf + 1;
+  const gx = R(1 - fx);
+  const a = R(R(h[y0 * n + x0] * gx) + R(h[y0 * n + x1] * fx));
+  const b = R(R(h[y1 * n + x0] * gx) + R(h[y1 * n + x1] * fx));
+  return R(R(a * R(1 - fy)) + R(b * fy));
+}
+
+export function sampleTrilinear(asset: HeightAsset, u: number, v: number, w: MipWeights, R: (x: number) => number): number {
+  const a = bilinearLevel(asset.levels[w.lower], asset.sizes[w.lower], u, v, R);
+  if (w.weightUpper === 0) return a;
+  const b = bilinearLevel(asset.levels[w.upper], asset.sizes[w.upper], u, v, R);
+  return R(R(a * R(w.weightLower)) + R(b * R(w.weightUpper)));
+}

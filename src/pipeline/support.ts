@@ -1,0 +1,168 @@
+/**
+ * Location support (article: "Location Support Establishes Targets for Local Ground" through "Transition Width and
+ * Height Strength Are Different Parameters").
+ *
+ * Inputs: the base field, location instances with their support shapes in map space, resources, support parameters.
+ * Outputs: per location: domain envelopes (hmin, hmax), reference height, target; the field after support.
+ * Rules [D]:
+ *  - circles and rectangles move with their instance (local offsets kept) — done at layout (supportToWorld);
+ *  - domain queries read the base field over the whole domain (upper and lower envelopes), not a centre sample;
+ *  - parent–child weighting: (self + Σ w·h) / (1 + Σ w) over children that meet the conditions;
+ *  - configured offsets and a region height floor follow;
+ *  - extent: t = min(log(1 + a·R), 1); relief = min((max(hmax, T) − hmin)/b, 1); k = (1 − t) + t·relief multiplies the
+ *    outward transition width; strength comes from shape × location-wrapper coefficients, apart from extent;
+ *  - writes raise or lower.
+ * [R] Choices, labelled: the self reference height is the mid-envelope (hmin + hmax)/2 of the location's domain;
+ *     children are satellites within 150 m of their parent with a positive parent weight (their resource's
+ *     parentWeight); offsets are per placement stage; the region floor is per height group. Targets are computed from
+ *     the base field for every location first, then shapes are applied in draw order (instance order, shape order):
+ *     h ← h + s·w·(T − h), w = 1 inside the shape and 1 − smoothstep(d / (k·width)) outside it (d = distance to the
+ *     shape), s = shape strength × wrapper strength × recipe strength, clamped to 1.
+ */
+import type { Field, Precision } from './precision.js';
+import type { DrawGrid } from './draw.js';
+import { pixelRange } from './draw.js';
+import type { LocationInstance, WorldSupport } from './layout.js';
+import type { WorldConfig } from './world.js';
+
+/** k = (1 − t) + t·relief. */
+export function supportExtentFactor(t: number, relief: number): number {
+  return 1 - t + t * relief;
+}
+
+/** The whole extent calculation from radius, envelopes, target and the coefficients a, b. */
+export function supportExtent(R: number, hmin: number, hmax: number, T: number, a: number, b: number): { t: number; relief: number; k: number } {
+  const t = Math.min(Math.log(1 + a * R), 1);
+  const relief = Math.min((Math.max(hmax, T) - hmin) / b, 1);
+  return { t, relief, k: supportExtentFactor(t, relief) };
+}
+
+/** (self + Σ w·h) / (1 + Σ w) over the participating children. */
+export function parentChildReference(self: number, children: readonly { height: number; weight: number }[]): number {
+  let n = self;
+  let d = 1;
+  for (const c of children) {
+    n += c.weight * c.height;
+    d += c.weight;
+  }
+  return n / d;
+}
+
+/** Signed distance from (x, y) to a support shape (negative inside). */
+export function shapeDistance(s: WorldSupport, x: number, y: number): number {
+  if (s.kind === 'circle') return Math.hypot(x - s.x, y - s.y) - s.radius;
+  const c = Math.cos(s.angle);
+  const sn = Math.sin(s.angle);
+  const lx = c * (x - s.x) + sn * (y - s.y);
+  const ly = -sn * (x - s.x) + c * (y - s.y);
+  const qx = Math.abs(lx) - s.halfSize[0];
+  const qy = Math.abs(ly) - s.halfSize[1];
+  const outside = Math.hypot(Math.max(qx, 0), Math.max(qy, 0));
+  return outside + Math.min(Math.max(qx, qy), 0);
+}
+
+function shapeRadius(s: WorldSupport): number {
+  return s.kind === 'circle' ? s.radius : Math.hypot(s.halfSize[0], s.halfSize[1]);
+}
+
+export interface SupportTarget {
+  location: number;
+  hmin: number;
+  hmax: number;
+  reference: number;
+  /** After parent–child weighting. */
+  weighted: number;
+  target: number;
+  children: number[];
+  floorApplied: boolean;
+  shapes: { t: number; relief: number; k: number; width: number; strength: number }[];
+}
+
+export interface SupportParams {
+  a: number;
+  b: number;
+  strength: number;
+  stageOffsets: Record<string, number>;
+  regionFloor: Record<string, number>;
+}
+
+function domainEnvelope(field: Field, g: DrawGrid, shapes: readonly WorldSupport[]): { hmin: number; hmax: number } {
+  const px = g.size / g.n;
+  let hmin = Infinity;
+  let hmax = -Infinity;
+  for (const s of shapes) {
+    const r = shapeRadius(s);
+    const [i0, i1] = pixelRange(s.x - r, s.x + r, g.xmin, px, g.n);
+    const [j0, j1] = pixelRange(s.y - r, s.y + r, g.ymin, px, g.n);
+    for (let j = j0; j <= j1; j++) {
+      const y = g.ymin + (j + 0.5) * px;
+      for (let i = i0; i <= i1; i++) {
+        if (shapeDistance(s, g.xmin + (i + 0.5) * px, y) > 0) continue;
+        const h = field[j * g.n + i];
+        if (h < hmin) hmin = h;
+        if (h > hmax) hmax = h;
+      }
+    }
+  }
+  if (!Number.isFinite(hmin)) {
+    // A domain smaller than a pixel: fall back to the nearest pixel of its first shape.
+    const s = shapes[0];
+    const i = Math.min(g.n - 1, Math.max(0, Math.floor((s.x - g.xmin) / px)));
+    const j = Math.min(g.n - 1, Math.max(0, Math.floor((s.y - g.ymin) / px)));
+    hmin = hmax = field[j * g.n + i];
+  }
+  return { hmin, hmax };
+}
+
+export function computeSupportTargets(base: Field, g: DrawGrid, instances: readonly LocationInstance[], world: WorldConfig, p: SupportParams, groupOf: (x: number, y: number) => number): SupportTarget[] {
+  const env = instances.map((q) => domainEnvelope(base, g, q.supports));
+  const refs = env.map((e) => (e.hmin + e.hmax) / 2);
+  const groupNames = ['zero', 'first', 'second', 'upland'];
+  return instances.map((q, idx) => {
+    const children = instances.filter((c) => c.parent === q.id && Math.hypot(c.x - q.x, c.y - q.y) <= 150 && world.resources[c.resource].parentWeight > 0);
+    const weighted = parentChildReference(refs[idx], children.map((c) => ({ height: refs[c.id], weight: world.resources[c.resource].parentWeight })));
+    let target = weighted + (p.stageOffsets[q.stage] ?? 0);
+    const floor = p.regionFloor[groupNames[groupOf(q.x, q.y)] ?? 'upland'] ?? -Infinity;
+    const floorApplied = target < floor;
+    if (floorApplied) target = floor;
+    const res = world.resources[q.resource];
+    const shapes = q.supports.map((s) => {
+      const e = supportExtent(shapeRadius(s), env[idx].hmin, env[idx].hmax, target, p.a, p.b);
+      return { ...e, width: s.transitionWidth * e.k, strength: Math.min(1, s.strength * res.wrapperStrength * p.strength) };
+    });
+    return { location: idx, hmin: env[idx].hmin, hmax: env[idx].hmax, reference: refs[idx], weighted, target, children: children.map((c) => c.id), floorApplied, shapes };
+  });
+}
+
+/** Applies every shape in draw order to `field` (in place). Returns the number of pixel writes. */
+export function applySupport(field: Field, g: DrawGrid, instances: readonly LocationInstance[], targets: readonly SupportTarget[], precision: Precision): number {
+  const R = precision === 'f32' ? Math.fround : (x: number) => x;
+  const px = g.size / g.n;
+  let writes = 0;
+  instances.forEach((q, idx) => {
+    const T = R(targets[idx].target);
+    q.supports.forEach((s, si) => {
+      const { width, strength } = targets[idx].shapes[si];
+      const reach = shapeRadius(s) + width;
+      const [i0, i1] = pixelRange(s.x - reach, s.x + reach, g.xmin, px, g.n);
+      const [j0, j1] = pixelRange(s.y - reach, s.y + reach, g.ymin, px, g.n);
+      for (let j = j0; j <= j1; j++) {
+        const y = g.ymin + (j + 0.5) * px;
+        for (let i = i0; i <= i1; i++) {
+          const d = shapeDistance(s, g.xmin + (i + 0.5) * px, y);
+          let w: number;
+          if (d <= 0) w = 1;
+          else if (d < width) {
+            const t = d / width;
+            w = 1 - t * t * (3 - 2 * t);
+          } else continue;
+          const k = j * g.n + i;
+          const h = field[k];
+          field[k] = R(h + R(R(strength * w) * R(T - h)));
+          writes++;
+        }
+      }
+    });
+  });
+  return writes;
+}
