@@ -1,35 +1,38 @@
 #!/usr/bin/env node
-// The main job. Until the pipeline lands, it does what already works end to end: it describes and converts the
-// bundled real elevation models into reports/real-data/, each output with its sidecar.
+// The main job: `dvc repro` (assets → generate and reference per run → compare → report), then a summary per run
+// and a non-zero exit when a gate fails. Usage: reproduce.mjs [dvc stage targets…]
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
-const out = 'reports/real-data';
-mkdirSync(out, { recursive: true });
-const hb = (...args) => {
-  const r = spawnSync(process.execPath, ['bin/heightbench.mjs', ...args], { encoding: 'utf8' });
-  if (r.status !== 0) {
-    process.stderr.write(r.stderr);
-    process.exit(r.status ?? 1);
-  }
-  return r.stdout;
-};
-const steps = [
-  ['info', 'test/fixtures/real/volcano.png', '--json'],
-  ['info', 'test/fixtures/real/jacksboro.r16', '--json'],
-  ['convert', 'test/fixtures/real/volcano.png', `${out}/volcano-vertex-88x62.r16`, '--grid', 'vertex'],
-  ['convert', 'test/fixtures/real/jacksboro.r16', `${out}/jacksboro.png`],
-  ['convert', 'test/fixtures/real/jacksboro.r16', `${out}/jacksboro-1024.r32`, '--resample', '1024x874'],
-];
-for (const s of steps) {
-  const text = hb(...s);
-  if (s[0] === 'info') {
-    const name = s[1].split('/').pop();
-    writeFileSync(`${out}/${name}.info.json`, text);
-    const j = JSON.parse(text);
-    console.log(`${name}: ${j.width}x${j.height} ${j.format}, ${j.minMetres}..${j.maxMetres} m`);
-  } else {
-    process.stdout.write(text);
+const targets = process.argv.slice(2);
+const dvc = join('.venv', 'bin', 'dvc');
+console.log(`reproduce: dvc repro ${targets.join(' ') || '(all stages)'}`);
+const r = spawnSync(dvc, ['repro', ...targets], { stdio: 'inherit' });
+if (r.status !== 0) {
+  console.error(`reproduce: dvc repro failed (exit ${r.status})`);
+  process.exit(r.status ?? 1);
+}
+if (existsSync('scripts/run-notebooks.mjs') && targets.length === 0) {
+  const nb = spawnSync(process.execPath, ['scripts/run-notebooks.mjs', '--export', 'reports/notebooks'], { stdio: 'inherit' });
+  if (nb.status !== 0) process.exit(nb.status ?? 1);
+  spawnSync(process.execPath, ['scripts/report-index.mjs'], { stdio: 'inherit' });
+}
+let failed = 0;
+const names = targets.length ? targets.map((t) => t.split('@')[1]).filter(Boolean) : ['tundra-r19', 'tundra-seed2', 'teaching-512', 'tundra-r19-1024'];
+console.log('\nrun | exact % | histogram | max code | RMS mm | straddles/deviations | gates | stage inner-400 m RMS (mm)');
+for (const name of names) {
+  const p = join('reports', name, 'stages.json');
+  if (!existsSync(p)) continue;
+  const s = JSON.parse(readFileSync(p, 'utf8'));
+  const m = JSON.parse(readFileSync(join('reports', name, 'metrics.json'), 'utf8'));
+  const hist = Object.keys(m).filter((k) => k.startsWith('histogram.')).map((k) => `${k.slice(10)}: ${m[k]}`).join(', ');
+  const stages = s.stages.map((x) => `${x.stage} ${x.innerRmsMm.toExponential(2)}`).join(', ');
+  console.log(`${name} | ${m.exactPercent.toFixed(4)} | ${hist} | ${m.maxAbsCode} | ${m.rmsMm.toFixed(4)} | ${m['attribution.straddle']}/${m['attribution.deviation']} | ${s.passed ? 'pass' : 'FAIL'} | ${stages}`);
+  if (!s.passed) {
+    failed++;
+    for (const g of s.gates.filter((x) => !x.passed)) console.error(`  gate failed for ${name}: ${g.name} ${g.limit}, measured ${g.value} (report: reports/${name}/index.html)`);
   }
 }
-console.log(`reproduce: wrote ${out}/`);
+console.log(failed ? `reproduce: ${failed} run(s) failed a gate` : 'reproduce: all gates pass; reports/index.html');
+process.exit(failed ? 1 : 0);

@@ -10,10 +10,11 @@ import { writeStageJson } from '../pipeline/outputs.js';
 import { FIELD_STAGES, runPipeline, type RunResult } from '../pipeline/run.js';
 import { requestGrid } from '../pipeline/request.js';
 import { codeHeightfield, floatHeightfield } from '../core/heightfield.js';
+import type { GridDescription } from '../core/grid.js';
 import { writeHeightfieldFile } from '../io/heightfield-file.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { join } from 'node:path';
-import { parsePositiveInt } from './args.js';
+import { parseNumber, parsePositiveInt } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 
 export const PLAN_STAGES = ['layout', 'regions', 'sources', 'corners'] as const;
@@ -26,6 +27,7 @@ function parseStages(v: string): string[] {
 }
 
 interface RunCliOptions {
+  dumpWindow?: number;
   stages?: string[];
   out: string;
   size?: number;
@@ -34,7 +36,23 @@ interface RunCliOptions {
 }
 
 /** Writes the kept field stages (R32 + sidecar), the final map (R16 and PNG16 + sidecars) and the manifest. */
-export function writeFieldOutputs(out: string, req: ReturnType<typeof loadRequest>, result: RunResult, stages: readonly string[]): string[] {
+/**
+ * The central `window` metres of a square field: texel centres within the window, with the cropped grid's extent.
+ * [R] The window is rounded to whole texels about the domain centre.
+ */
+export function cropCentre(f: ArrayLike<number>, grid: GridDescription, window: number): { grid: GridDescription; data: Float32Array } {
+  const px = grid.sizeX / grid.columns;
+  const m = Math.min(grid.columns, Math.round(window / px));
+  const i0 = Math.floor((grid.columns - m) / 2);
+  const data = new Float32Array(m * m);
+  for (let j = 0; j < m; j++) for (let i = 0; i < m; i++) data[j * m + i] = f[(i0 + j) * grid.columns + i0 + i];
+  return {
+    grid: { ...grid, xmin: grid.xmin + i0 * px, ymin: grid.ymin + i0 * px, sizeX: m * px, sizeY: m * px, columns: m, rows: m },
+    data,
+  };
+}
+
+export function writeFieldOutputs(out: string, req: ReturnType<typeof loadRequest>, result: RunResult, stages: readonly string[], dumpWindow?: number): string[] {
   const grid = requestGrid(req);
   const written: string[] = [];
   const notes = { precision: result.precision, storedAs: 'float32' };
@@ -43,7 +61,10 @@ export function writeFieldOutputs(out: string, req: ReturnType<typeof loadReques
     const f = result.fields.get(s);
     if (!f) continue;
     const path = join(out, `${s}.r32`);
-    writeHeightfieldFile(path, floatHeightfield(grid, f instanceof Float32Array ? f : Float32Array.from(f)), { stage: s, request: req.id, notes });
+    // The pre-encode field is always written whole (residual attribution reads every pixel); other dumps may be cropped.
+    const crop = dumpWindow && s !== 'pre-encode' ? cropCentre(f, grid, dumpWindow) : null;
+    const field = crop ? floatHeightfield(crop.grid, crop.data) : floatHeightfield(grid, f instanceof Float32Array ? f : Float32Array.from(f));
+    writeHeightfieldFile(path, field, { stage: s, request: req.id, notes: crop ? { ...notes, window: `central ${dumpWindow} m` } : notes });
     written.push(path);
   }
   if (stages.includes('final')) {
@@ -70,7 +91,7 @@ export function runCommand(request: string, o: RunCliOptions, io: CliIO): number
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const written: string[] = [];
   for (const s of PLAN_STAGES) if (stages.includes(s)) written.push(writeStageJson(o.out, plan, s));
-  if (result) written.push(...writeFieldOutputs(o.out, req, result, stages));
+  if (result) written.push(...writeFieldOutputs(o.out, req, result, stages, o.dumpWindow));
   const counts = {
     request: req.id,
     seed: req.seed,
@@ -122,6 +143,7 @@ export const installRun: CommandInstaller = (program: Command, io: CliIO) => {
     .option('--size <n>', 'output size (the same world at another resolution)', parsePositiveInt)
     .addOption(new Option('--precision <p>', 'f32 (GPU rounding) or f64 (reference)').choices(['f32', 'f64']).default('f32'))
     .option('--json', 'print counts as JSON')
+    .option('--dump-window <m>', 'crop stage dumps (not pre-encode, not final) to the central window, metres', parseNumber)
     .action((request: string, opts: RunCliOptions) => {
       throw new CliExit(runCommand(request, opts, io));
     });

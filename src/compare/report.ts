@@ -6,7 +6,7 @@
  */
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { sampleBilinear } from '../core/sampling.js';
 import { columnWorldX, rowWorldY, worldToColumn, worldToRow } from '../core/grid.js';
 import type { Heightfield } from '../core/heightfield.js';
@@ -182,7 +182,12 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   for (const z of [z3g, z3r]) for (let k = 0; k < z.length; k++) if (z[k] === z[k]) { zlo = Math.min(zlo, z[k]); zhi = Math.max(zhi, z[k]); }
 
   let plotlySrc = 'plotly.min.js';
-  if (meta.sharedPlotly && existsSync(meta.sharedPlotly)) {
+  if (meta.sharedPlotly) {
+    // One plotly.min.js shared by every report under a common folder: placed there once, linked relatively.
+    if (!existsSync(meta.sharedPlotly)) {
+      mkdirSync(dirname(meta.sharedPlotly), { recursive: true });
+      copyFileSync(plotlyPath(), meta.sharedPlotly);
+    }
     plotlySrc = relative(dir, meta.sharedPlotly);
   } else {
     copyFileSync(plotlyPath(), join(dir, 'plotly.min.js'));
@@ -205,7 +210,7 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   };
   const md = summaryMarkdown(r, meta);
   put('index.html', reportHtml(data, md, plotlySrc));
-  written.push(join(dir, 'plotly.min.js'));
+  if (!meta.sharedPlotly) written.push(join(dir, 'plotly.min.js'));
   return written;
 }
 

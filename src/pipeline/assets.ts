@@ -239,7 +239,7 @@ export interface AssetIndexEntry {
 }
 
 /** Builds every asset of the world into `dir` (atomic writes) and returns the index. */
-export function buildAssets(world: WorldConfig, dir: string): AssetIndexEntry[] {
+export function buildAssets(world: WorldConfig, dir: string, worldSha256 = ''): AssetIndexEntry[] {
   mkdirSync(join(dir, 'stamps'), { recursive: true });
   mkdirSync(join(dir, 'locations'), { recursive: true });
   const index: AssetIndexEntry[] = [];
@@ -252,8 +252,20 @@ export function buildAssets(world: WorldConfig, dir: string): AssetIndexEntry[] 
   };
   for (const k of world.stamps.keys) add('stamp', k.key, k.size, k.worldSize, k.decode, stampHeights(k));
   for (const t of world.locationTextures) add('location', t.key, t.size, t.worldSize, t.decode, locationHeights(t));
-  writeFileAtomic(join(dir, 'index.json'), `${JSON.stringify({ format: 'heightbench.assets', version: 1, world: world.name, assets: index }, null, 1)}\n`);
+  // Written last: an interrupted build leaves no index and is redone.
+  writeFileAtomic(join(dir, 'index.json'), `${JSON.stringify({ format: 'heightbench.assets', version: 1, world: world.name, worldSha256, assets: index }, null, 1)}\n`);
   return index;
+}
+
+/** The world-file hash an asset folder was built from ('' when unknown or absent). */
+export function assetWorldHash(dir: string): string {
+  const p = join(dir, 'index.json');
+  if (!existsSync(p)) return '';
+  try {
+    return String((JSON.parse(readFileSync(p, 'utf8')) as { worldSha256?: string }).worldSha256 ?? '');
+  } catch {
+    return '';
+  }
 }
 
 /** Loads every asset listed in `<dir>/index.json`, checking each file's SHA-256. */

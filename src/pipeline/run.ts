@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { buildPlan, type Plan } from './plan.js';
 import { buildBase } from './base.js';
-import { buildAssets, loadAssets, type HeightAsset } from './assets.js';
+import { assetWorldHash, buildAssets, loadAssets, type HeightAsset } from './assets.js';
 import { applySupport, computeSupportTargets, type SupportTarget } from './support.js';
 import { drawStamps, selectStamps, type StampSelection } from './stamps.js';
 import { drawLocations } from './locations.js';
@@ -17,7 +17,6 @@ import { applyOuterBlend } from './outer.js';
 import { cellAt } from './regions.js';
 import { projectRoot, type PipelineRequest } from './request.js';
 import { encodeFieldR16, type EncodeCounts } from '../core/encoding.js';
-import { writeFileAtomic } from '../io/atomic.js';
 import type { Field, Precision } from './precision.js';
 import type { SmoothingAblation } from './smoothing.js';
 import type { WorldConfig } from './world.js';
@@ -55,21 +54,16 @@ export interface RunManifest {
   drawsByStage: Record<string, number>;
 }
 
-/** SHA-256 of the world configuration file, stored with built assets so stale assets are rebuilt. */
-function worldHash(world: WorldConfig): string {
+/** SHA-256 of the world configuration file, stored in the asset index so stale assets are rebuilt. */
+export function worldHash(world: WorldConfig): string {
   const path = join(projectRoot(), 'config', 'worlds', `${world.name}.json`);
   return createHash('sha256').update(existsSync(path) ? readFileSync(path) : JSON.stringify(world)).digest('hex');
 }
 
 /** Loads the world's assets from `dir`, building them first when the folder is missing or was built from another world file. */
 export function ensureAssets(world: WorldConfig, dir = join(projectRoot(), 'assets')): Map<string, HeightAsset> {
-  const stamp = join(dir, 'world.sha256');
   const hash = worldHash(world);
-  if (!existsSync(join(dir, 'index.json')) || !existsSync(stamp) || readFileSync(stamp, 'utf8').trim() !== hash) {
-    buildAssets(world, dir);
-    // Written last: an interrupted build leaves no stamp and is redone.
-    writeFileAtomic(stamp, `${hash}\n`);
-  }
+  if (assetWorldHash(dir) !== hash) buildAssets(world, dir, hash);
   return loadAssets(dir);
 }
 

@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+// Writes reports/index.html: one row per run (exact %, histogram, max code, RMS, gates, per-stage inner-400 m RMS)
+// linking each run's report, and links to the executed notebooks under reports/notebooks/.
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = 'reports';
+const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;');
+const runs = readdirSync(root, { withFileTypes: true })
+  .filter((d) => d.isDirectory() && existsSync(join(root, d.name, 'stages.json')))
+  .map((d) => d.name)
+  .sort();
+const rows = runs.map((name) => {
+  const m = JSON.parse(readFileSync(join(root, name, 'metrics.json'), 'utf8'));
+  const s = JSON.parse(readFileSync(join(root, name, 'stages.json'), 'utf8'));
+  const hist = Object.keys(m).filter((k) => k.startsWith('histogram.')).map((k) => [Number(k.slice(10)), m[k]]).sort((a, b) => a[0] - b[0]).map(([d, c]) => `${d}: ${c}`).join(', ');
+  const stages = s.stages.map((x) => `${x.stage} ${x.innerRmsMm.toExponential(2)}`).join('<br>');
+  return `<tr><td><a href="${name}/index.html">${esc(name)}</a></td><td>${m.exactPercent.toFixed(4)}</td><td>${esc(hist)}</td><td>${m.maxAbsCode}</td><td>${m.rmsMm.toFixed(4)}</td><td>${m['attribution.straddle'] ?? '–'} / ${m['attribution.deviation'] ?? '–'}</td><td>${s.passed ? 'pass' : '<b>FAIL</b>'}</td><td style="text-align:left">${stages}</td></tr>`;
+});
+const nbDir = join(root, 'notebooks');
+const notebooks = existsSync(nbDir) ? readdirSync(nbDir).filter((f) => f.endsWith('.html')).sort() : [];
+const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>heightbench reports</title>
+<style>body{font-family:system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px;text-align:right;vertical-align:top}th{background:#f3f3f3}</style></head><body>
+<h1>heightbench — reproduce reports</h1>
+<p>Each run: the f32 pipeline against its DVC-tracked f64 references. Straddles / deviations: residual attribution of differing codes.</p>
+<table><tr><th>run</th><th>exact %</th><th>Δq histogram</th><th>max |Δq|</th><th>RMS mm</th><th>straddles / deviations</th><th>gates</th><th>stage inner-400 m RMS (mm)</th></tr>
+${rows.join('\n')}
+</table>
+<h2>Notebooks</h2>
+${notebooks.length ? `<ul>${notebooks.map((f) => `<li><a href="notebooks/${f}">${esc(f.replace(/\.html$/, ''))}</a></li>`).join('')}</ul>` : '<p>No executed notebooks yet.</p>'}
+</body></html>
+`;
+writeFileSync(join(root, 'index.html.tmp'), html);
+renameSync(join(root, 'index.html.tmp'), join(root, 'index.html'));
+console.log(`reports/index.html: ${runs.length} runs, ${notebooks.length} notebooks`);

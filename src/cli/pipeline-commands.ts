@@ -1,0 +1,109 @@
+/**
+ * `heightbench assets DIR`, `heightbench check GEN_DIR REF_DIR`, `heightbench bless REQUEST`.
+ * bless is the only command that changes references: it regenerates them (f64 path) into a temporary folder, prints
+ * the difference report against the current references, then replaces them, records the blessing in
+ * references/bless.json and updates dvc.lock through `dvc commit`.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { buildAssets } from '../pipeline/assets.js';
+import { loadWorld } from '../pipeline/plan.js';
+import { loadRequest, projectRoot } from '../pipeline/request.js';
+import { FIELD_STAGES, runPipeline, worldHash } from '../pipeline/run.js';
+import { checkRun } from '../compare/check.js';
+import { writeFileAtomic } from '../io/atomic.js';
+import { parseNumber, parsePositiveInt } from './args.js';
+import { CliExit, type CliIO, type CommandInstaller } from './io.js';
+import { writeFieldOutputs } from './run.js';
+
+export interface GateOptions {
+  minExact?: number;
+  maxCode?: number;
+  maxRmsMm?: number;
+}
+
+function printCheck(io: CliIO, name: string, c: ReturnType<typeof checkRun>): void {
+  const f = c.final;
+  const h = Object.entries(f.histogram).sort((a, b) => Number(a[0]) - Number(b[0])).map(([d, n]) => `${d}: ${n}`).join(', ');
+  io.out(`${name}: exact ${f.exactPercent.toFixed(4)} % | histogram {${h}} | max ${f.maxAbsCode} code | RMS ${f.rmsMm.toFixed(4)} mm`);
+  if (f.attribution) io.out(` | straddles ${f.attribution.straddle}, deviations ${f.attribution.deviation}`);
+  io.out(`\n  stage inner-400 m RMS (mm): ${c.stages.map((s) => `${s.stage} ${s.innerRmsMm.toExponential(2)}`).join(', ')}\n`);
+  for (const g of c.gates) io.out(`  gate ${g.name} ${g.limit}: ${g.value} → ${g.passed ? 'pass' : 'FAIL'}\n`);
+  if (c.firstDivergentStage) io.out(`  first stage differing beyond rounding: ${c.firstDivergentStage}\n`);
+}
+
+export const installPipelineCommands: CommandInstaller = (program: Command, io: CliIO) => {
+  program
+    .command('assets')
+    .description('build the static height assets (KTX2 with mip chains) of a world into DIR')
+    .argument('<dir>')
+    .option('--world <name>', 'world name', 'tundra')
+    .action((dir: string, o: { world: string }) => {
+      const world = loadWorld(o.world);
+      const idx = buildAssets(world, dir, worldHash(world));
+      io.out(`wrote ${idx.length} assets (${idx.filter((a) => a.kind === 'stamp').length} stamp keys, ${idx.filter((a) => a.kind === 'location').length} location textures) to ${dir}\n`);
+      throw new CliExit(0);
+    });
+
+  program
+    .command('check')
+    .description('compare a run folder with its reference folder: final codes, attribution, every stage dump; gates')
+    .argument('<generated-dir>')
+    .argument('<reference-dir>')
+    .option('--report <dir>', 'write the report (index.html, summary.md, metrics.json, stages.json, pictures)')
+    .option('--title <text>', 'report title')
+    .option('--shared-plotly <file>', 'link this plotly.min.js instead of copying one')
+    .option('--min-exact <pct>', 'gate: minimum exact-code percentage', parseNumber)
+    .option('--max-code <n>', 'gate: maximum |Δq|', parseNumber)
+    .option('--max-rms-mm <x>', 'gate: maximum RMS in mm', parseNumber)
+    .option('--strict', 'exit 1 when a gate fails (default: report it in metrics.json and exit 0)')
+    .action((g: string, r: string, o: GateOptions & { report?: string; title?: string; sharedPlotly?: string; strict?: boolean }) => {
+      const c = checkRun(g, r, { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm }, o.report, o.title, o.sharedPlotly);
+      printCheck(io, o.title ?? g, c);
+      throw new CliExit(o.strict && !c.passed ? 1 : 0);
+    });
+
+  program
+    .command('bless')
+    .description('regenerate the references of REQUEST (f64 path), show the difference, then replace them and update dvc.lock')
+    .argument('<request>')
+    .option('--size <n>', 'output size', parsePositiveInt)
+    .option('--name <name>', 'reference name (default: the request id, or <id>-<size>)')
+    .option('--yes', 'replace without asking (the difference is still printed)')
+    .action((request: string, o: { size?: number; name?: string; yes?: boolean }) => {
+      const req = loadRequest(request, o.size);
+      const name = o.name ?? (o.size ? `${req.id}-${o.size}` : req.id);
+      const root = projectRoot();
+      const target = join(root, 'references', name);
+      const tmp = mkdtempSync(join(root, 'references', `.bless-${name}-`));
+      try {
+        const result = runPipeline(req, { precision: 'f64', keep: [...FIELD_STAGES] });
+        writeFieldOutputs(tmp, req, result, [...FIELD_STAGES]);
+        if (existsSync(join(target, 'final.r16'))) {
+          const c = checkRun(tmp, target, {}, join(root, 'reports', `bless-${name}`), `bless ${name}: new vs current references`);
+          printCheck(io, `new vs current ${name}`, c);
+        } else io.out(`no current references for ${name}: creating them\n`);
+        if (!o.yes) {
+          io.out('run again with --yes to replace the references\n');
+          throw new CliExit(0);
+        }
+        rmSync(target, { recursive: true, force: true });
+        renameSync(tmp, target);
+        const blessPath = join(root, 'references', 'bless.json');
+        const bless = existsSync(blessPath) ? (JSON.parse(readFileSync(blessPath, 'utf8')) as Record<string, unknown>) : {};
+        bless[name] = { request: req.id, size: req.size, precision: 'f64', producer: result.manifest };
+        writeFileAtomic(blessPath, `${JSON.stringify(bless, null, 2)}\n`);
+        const dvc = join(root, '.venv', 'bin', 'dvc');
+        if (existsSync(dvc)) {
+          const r = spawnSync(dvc, ['commit', '--force', `reference@${name}`], { cwd: root, encoding: 'utf8' });
+          io.out(r.status === 0 ? `dvc.lock updated for reference@${name}\n` : `dvc commit failed: ${r.stderr}\n`);
+        }
+        io.out(`blessed references/${name}\n`);
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+      }
+      throw new CliExit(0);
+    });
+};
