@@ -36,6 +36,22 @@ if (existsSync('scripts/run-notebooks.mjs')) {
     failed++;
   }
 }
+// Reduced-size reproduce (CI): the article's request at 1024² against its own DVC-tracked references, then the
+// determinism check: regenerated references and assets hash exactly as dvc.lock records them.
+if (!process.argv.includes('--no-reproduce') && existsSync('dvc.yaml')) {
+  const rep = spawnSync(process.execPath, ['scripts/reproduce.mjs', 'compare@tundra-r19-1024'], { stdio: 'inherit' });
+  report('reduced reproduce (tundra-r19 at 1024²) passes its gates', rep.status === 0);
+  const git = spawnSync('git', ['diff', '--stat', '--exit-code', '--', 'dvc.lock'], { encoding: 'utf8' });
+  if (git.status === 0 || git.status === 1) {
+    if (git.status === 1) process.stdout.write(git.stdout);
+    report('regenerated assets and references hash exactly as dvc.lock records them', git.status === 0);
+  }
+}
+function report(name, ok) {
+  console.log(`${ok ? '✓' : '✗'} ${name}`);
+  if (ok) passed++;
+  else failed++;
+}
 if (r.status !== 0 && failed === 0) failed = 1;
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);
