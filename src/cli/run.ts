@@ -75,9 +75,13 @@ export function writeFieldOutputs(out: string, req: ReturnType<typeof loadReques
       written.push(path);
     }
   }
+  // The manifest is deterministic (it is part of hashed references); wall-clock timings go to timings.json, which
+  // .dvcignore keeps out of DVC's hashes.
+  const { timingsMs, ...deterministic } = result.manifest;
   const mpath = join(out, 'manifest.json');
-  writeFileAtomic(mpath, `${JSON.stringify(result.manifest, null, 2)}\n`);
-  written.push(mpath);
+  writeFileAtomic(mpath, `${JSON.stringify(deterministic, null, 2)}\n`);
+  writeFileAtomic(join(out, 'timings.json'), `${JSON.stringify({ request: req.id, size: req.size, precision: result.precision, timingsMs }, null, 2)}\n`);
+  written.push(mpath, join(out, 'timings.json'));
   return written;
 }
 
