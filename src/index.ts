@@ -112,3 +112,11 @@ export { buildAssets, loadAssets, buildMipChain, readAssetKtx2, writeAssetKtx2, 
 export type { HeightAsset } from './pipeline/assets.js';
 export { runPipeline, ensureAssets, FIELD_STAGES } from './pipeline/run.js';
 export type { RunResult, RunOptions, RunManifest } from './pipeline/run.js';
+export { cropCentre } from './core/crop.js';
+export { plotlyFigure, heatmapData, heatmapTrace, missionMarkers, symmetricLimit, difference, referenceStage, stageAgainstReference } from './notebook/figures.js';
+export type { Trace } from './notebook/figures.js';
+export { checkRun, STAGE_DUMPS } from './compare/check.js';
+export { selectStamps, stampMatrix } from './pipeline/stamps.js';
+export { computeSupportTargets } from './pipeline/support.js';
+export { layer0Fans, layer100Fans } from './pipeline/base.js';
+export { checkNumber } from './notebook/figures.js';

@@ -8,13 +8,16 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { parse as parseYaml } from 'yaml';
+import { FormatError } from '../errors.js';
+import { PRODUCER_VERSION } from '../version.js';
 import { buildAssets } from '../pipeline/assets.js';
 import { loadWorld } from '../pipeline/plan.js';
 import { loadRequest, projectRoot } from '../pipeline/request.js';
 import { FIELD_STAGES, runPipeline, worldHash } from '../pipeline/run.js';
 import { checkRun } from '../compare/check.js';
 import { writeFileAtomic } from '../io/atomic.js';
-import { parseNumber, parsePositiveInt } from './args.js';
+import { parseNumber } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { writeFieldOutputs } from './run.js';
 
@@ -67,33 +70,35 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
 
   program
     .command('bless')
-    .description('regenerate the references of REQUEST (f64 path), show the difference, then replace them and update dvc.lock')
-    .argument('<request>')
-    .option('--size <n>', 'output size', parsePositiveInt)
-    .option('--name <name>', 'reference name (default: the request id, or <id>-<size>)')
-    .option('--yes', 'replace without asking (the difference is still printed)')
-    .action((request: string, o: { size?: number; name?: string; yes?: boolean }) => {
-      const req = loadRequest(request, o.size);
-      const name = o.name ?? (o.size ? `${req.id}-${o.size}` : req.id);
+    .description('regenerate the references of a run (f64 path, settings from params.yaml), show the difference against the current ones, then replace them and update dvc.lock')
+    .argument('<run>', 'run name from params.yaml (e.g. tundra-r19, tundra-r19-1024)')
+    .option('--yes', 'replace the references (without it, only the difference is shown)')
+    .action((name: string, o: { yes?: boolean }) => {
       const root = projectRoot();
+      const params = parseYaml(readFileSync(join(root, 'params.yaml'), 'utf8')) as { dumpWindow?: number; runs?: Record<string, { request: string; size: number }> };
+      const run = params.runs?.[name];
+      if (!run) throw new FormatError(`bless: no run ${JSON.stringify(name)} in params.yaml; runs: ${Object.keys(params.runs ?? {}).join(', ')}`);
+      const req = loadRequest(run.request, run.size);
       const target = join(root, 'references', name);
       const tmp = mkdtempSync(join(root, 'references', `.bless-${name}-`));
       try {
+        // The same code path and settings as the DVC reference stage, so dvc.lock stays consistent.
         const result = runPipeline(req, { precision: 'f64', keep: [...FIELD_STAGES] });
-        writeFieldOutputs(tmp, req, result, [...FIELD_STAGES]);
+        writeFieldOutputs(tmp, req, result, [...FIELD_STAGES], params.dumpWindow);
         if (existsSync(join(target, 'final.r16'))) {
           const c = checkRun(tmp, target, {}, join(root, 'reports', `bless-${name}`), `bless ${name}: new vs current references`);
           printCheck(io, `new vs current ${name}`, c);
+          io.out(`difference report: reports/bless-${name}/index.html\n`);
         } else io.out(`no current references for ${name}: creating them\n`);
         if (!o.yes) {
-          io.out('run again with --yes to replace the references\n');
+          io.out('nothing replaced; run again with --yes to bless\n');
           throw new CliExit(0);
         }
         rmSync(target, { recursive: true, force: true });
         renameSync(tmp, target);
         const blessPath = join(root, 'references', 'bless.json');
         const bless = existsSync(blessPath) ? (JSON.parse(readFileSync(blessPath, 'utf8')) as Record<string, unknown>) : {};
-        bless[name] = { request: req.id, size: req.size, precision: 'f64', producer: result.manifest };
+        bless[name] = { request: req.id, size: req.size, precision: 'f64', dumpWindow: params.dumpWindow ?? null, producer: PRODUCER_VERSION };
         writeFileAtomic(blessPath, `${JSON.stringify(bless, null, 2)}\n`);
         const dvc = join(root, '.venv', 'bin', 'dvc');
         if (existsSync(dvc)) {

@@ -10,7 +10,7 @@ import { writeStageJson } from '../pipeline/outputs.js';
 import { FIELD_STAGES, runPipeline, type RunResult } from '../pipeline/run.js';
 import { requestGrid } from '../pipeline/request.js';
 import { codeHeightfield, floatHeightfield } from '../core/heightfield.js';
-import type { GridDescription } from '../core/grid.js';
+import { cropCentre } from '../core/crop.js';
 import { writeHeightfieldFile } from '../io/heightfield-file.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { join } from 'node:path';
@@ -36,22 +36,6 @@ interface RunCliOptions {
 }
 
 /** Writes the kept field stages (R32 + sidecar), the final map (R16 and PNG16 + sidecars) and the manifest. */
-/**
- * The central `window` metres of a square field: texel centres within the window, with the cropped grid's extent.
- * [R] The window is rounded to whole texels about the domain centre.
- */
-export function cropCentre(f: ArrayLike<number>, grid: GridDescription, window: number): { grid: GridDescription; data: Float32Array } {
-  const px = grid.sizeX / grid.columns;
-  const m = Math.min(grid.columns, Math.round(window / px));
-  const i0 = Math.floor((grid.columns - m) / 2);
-  const data = new Float32Array(m * m);
-  for (let j = 0; j < m; j++) for (let i = 0; i < m; i++) data[j * m + i] = f[(i0 + j) * grid.columns + i0 + i];
-  return {
-    grid: { ...grid, xmin: grid.xmin + i0 * px, ymin: grid.ymin + i0 * px, sizeX: m * px, sizeY: m * px, columns: m, rows: m },
-    data,
-  };
-}
-
 export function writeFieldOutputs(out: string, req: ReturnType<typeof loadRequest>, result: RunResult, stages: readonly string[], dumpWindow?: number): string[] {
   const grid = requestGrid(req);
   const written: string[] = [];

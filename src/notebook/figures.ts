@@ -1,0 +1,124 @@
+/**
+ * Display helpers for the notebooks (and anything else that wants an inline Plotly figure): HTML fragments,
+ * display-downsampled windows of a field, markers for the mission locations. Display only — no formula lives here.
+ * [R] Every figure loads Plotly from ../plotly.min.js when it is not loaded yet (the exported notebooks live in
+ *     reports/notebooks/, next to the shared reports/plotly.min.js), and has a fixed id, so re-executing a notebook
+ *     gives identical output.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { cropCentre } from '../core/crop.js';
+import { columnWorldX, rowWorldY, type GridDescription } from '../core/grid.js';
+import { floatHeightfield } from '../core/heightfield.js';
+import { compareHeightfields } from '../compare/compare.js';
+import { readHeightfieldFile } from '../io/heightfield-file.js';
+import { projectRoot } from '../pipeline/request.js';
+import type { Plan } from '../pipeline/plan.js';
+
+export type Trace = Record<string, unknown>;
+
+const round = (x: number, d = 3) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : null);
+
+/** An inline Plotly figure as an HTML fragment. */
+export function plotlyFigure(id: string, traces: readonly Trace[], layout: Record<string, unknown> = {}, height = 420): string {
+  const data = JSON.stringify(traces);
+  const lay = JSON.stringify({ margin: { t: 36, l: 50, r: 20, b: 40 }, ...layout });
+  return `<div id="${id}" style="height:${height}px"></div>
+<script>if (!window.Plotly) document.write('<script src="../plotly.min.js"><\\/script>');</script>
+<script>Plotly.newPlot(${JSON.stringify(id)}, ${data}, ${lay}, {displaylogo: false, responsive: true});</script>`;
+}
+
+/** A window of a field as heatmap data (rows of world Y upwards), box-mean downsampled to at most `maxPixels` a side. */
+export function heatmapData(field: ArrayLike<number>, grid: GridDescription, window: number, maxPixels = 200): { z: (number | null)[][]; x: number[]; y: number[] } {
+  const c = window < grid.sizeX ? cropCentre(field, grid, window) : { grid, data: Float32Array.from(field) };
+  const n = c.grid.columns;
+  const f = Math.max(1, Math.ceil(n / maxPixels));
+  const m = Math.ceil(n / f);
+  const z: (number | null)[][] = [];
+  for (let j = 0; j < m; j++) {
+    const row: (number | null)[] = [];
+    for (let i = 0; i < m; i++) {
+      let s = 0;
+      let k = 0;
+      for (let b = 0; b < f; b++) for (let a = 0; a < f; a++) {
+        const jj = j * f + b;
+        const ii = i * f + a;
+        if (jj < n && ii < n) {
+          s += c.data[jj * n + ii];
+          k++;
+        }
+      }
+      row.push(round(s / k));
+    }
+    z.push(row);
+  }
+  const x = Array.from({ length: m }, (_, i) => round(columnWorldX(c.grid, (i + 0.5) * f - 0.5), 2) as number);
+  const y = Array.from({ length: m }, (_, j) => round(rowWorldY(c.grid, (j + 0.5) * f - 0.5), 2) as number);
+  return { z, x, y };
+}
+
+export function heatmapTrace(field: ArrayLike<number>, grid: GridDescription, window: number, opts: { zmin?: number; zmax?: number; colorscale?: string; title?: string; maxPixels?: number } = {}): Trace {
+  const d = heatmapData(field, grid, window, opts.maxPixels);
+  return { type: 'heatmap', z: d.z, x: d.x, y: d.y, zmin: opts.zmin, zmax: opts.zmax, colorscale: opts.colorscale ?? 'Earth', colorbar: { title: { text: opts.title ?? 'm' } } };
+}
+
+/** Markers #0–#5 at the mission locations (the article's markers). */
+export function missionMarkers(plan: Plan): Trace {
+  const m = plan.layout.instances.filter((q) => q.stage === 'mission');
+  return {
+    type: 'scatter',
+    mode: 'markers+text',
+    x: m.map((q) => round(q.x, 2)),
+    y: m.map((q) => round(q.y, 2)),
+    text: m.map((_, i) => `#${i}`),
+    textposition: 'top center',
+    marker: { color: 'white', size: 8, line: { color: 'black', width: 1 } },
+    textfont: { color: 'white' },
+    showlegend: false,
+  };
+}
+
+/** The largest |value| of a field inside a window (for a symmetric colour scale). */
+export function symmetricLimit(field: ArrayLike<number>, grid: GridDescription, window: number): number {
+  const c = cropCentre(field, grid, window);
+  let m = 0;
+  for (const v of c.data) m = Math.max(m, Math.abs(v));
+  return m || 1;
+}
+
+/** Differences after − before (a stage's net change). */
+export function difference(after: ArrayLike<number>, before: ArrayLike<number>): Float32Array {
+  const d = new Float32Array(after.length);
+  for (let k = 0; k < d.length; k++) d[k] = after[k] - before[k];
+  return d;
+}
+
+/** The reference dump of a stage for a run name (references/<name>/<stage>.r32), or null when absent. */
+export function referenceStage(name: string, stage: string): { field: Float32Array; grid: GridDescription } | null {
+  const p = join(projectRoot(), 'references', name, `${stage}.r32`);
+  if (!existsSync(p)) return null;
+  const f = readHeightfieldFile(p).field;
+  return f.kind === 'float' ? { field: f.height_px, grid: f.grid } : null;
+}
+
+/**
+ * Inner-400 m RMS (and maximum) of a stage against a reference dump, in mm. The generated field is cropped to the
+ * reference's window first.
+ */
+export function stageAgainstReference(field: ArrayLike<number>, grid: GridDescription, ref: { field: Float32Array; grid: GridDescription }): { innerRmsMm: number; innerMaxAbsMm: number; rmsMm: number } {
+  const c = cropCentre(field, grid, ref.grid.sizeX);
+  const r = compareHeightfields(floatHeightfield(c.grid, c.data), floatHeightfield(ref.grid, ref.field));
+  return { innerRmsMm: r.masks.innerDisk.floatRmsMm ?? Number.NaN, innerMaxAbsMm: r.masks.innerDisk.floatMaxAbsMm ?? Number.NaN, rmsMm: r.floatRmsMm ?? Number.NaN };
+}
+
+/**
+ * Checks a worked number against the printed digits: `digits` decimals (rounded), or an absolute tolerance.
+ * Returns a one-line record; throws when the value does not match, so a notebook run fails loudly.
+ */
+export function checkNumber(label: string, actual: number, expected: number, opts: { digits?: number; tol?: number } = {}): string {
+  const ok =
+    opts.digits !== undefined ? actual.toFixed(opts.digits) === expected.toFixed(opts.digits) : Math.abs(actual - expected) <= (opts.tol ?? 0);
+  const line = `${ok ? '✓' : '✗'} ${label}: ${actual}${opts.digits !== undefined ? ` (≈ ${actual.toFixed(opts.digits)})` : ''}, article ${expected}`;
+  if (!ok) throw new Error(line);
+  return line;
+}
