@@ -13,11 +13,6 @@ if (r.status !== 0) {
   console.error(`reproduce: dvc repro failed (exit ${r.status})`);
   process.exit(r.status ?? 1);
 }
-if (existsSync('scripts/run-notebooks.mjs') && targets.length === 0) {
-  const nb = spawnSync(process.execPath, ['scripts/run-notebooks.mjs', '--export', 'reports/notebooks'], { stdio: 'inherit' });
-  if (nb.status !== 0) process.exit(nb.status ?? 1);
-  spawnSync(process.execPath, ['scripts/report-index.mjs'], { stdio: 'inherit' });
-}
 let failed = 0;
 const names = targets.length ? targets.map((t) => t.split('@')[1]).filter(Boolean) : ['tundra-r19', 'tundra-seed2', 'teaching-512', 'tundra-r19-1024'];
 console.log('\nrun | exact % | histogram | max code | RMS mm | straddles/deviations | gates | stage inner-400 m RMS (mm)');

@@ -119,4 +119,4 @@ export { checkRun, STAGE_DUMPS } from './compare/check.js';
 export { selectStamps, stampMatrix } from './pipeline/stamps.js';
 export { computeSupportTargets } from './pipeline/support.js';
 export { layer0Fans, layer100Fans } from './pipeline/base.js';
-export { checkNumber } from './notebook/figures.js';
+export { checkNumber, rangeOf } from './notebook/figures.js';

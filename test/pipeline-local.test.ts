@@ -150,12 +150,14 @@ describe('the whole run (teaching-512)', () => {
       if (rr >= 680) expect(pre[k]).toBe(-2);
     }
   });
-  it('encodes the pre-encode field with the UNORM16 rule, and decodes within half a code', () => {
+  it('encodes the pre-encode field with the UNORM16 rule; decodes within half a code plus float32 rounding of H + 500', () => {
     const pre = r.fields.get('pre-encode')!;
     const q = new Uint16Array(pre.length);
     encodeFieldR16(pre, q, req.encoding);
     expect(Array.from(q)).toEqual(Array.from(r.codes));
-    for (let k = 0; k < pre.length; k += 997) expect(Math.abs(decodeHeightR16(r.codes[k]) - pre[k])).toBeLessThanOrEqual(1000 / 65535 / 2 + 1e-6);
+    // Each float32 step of the map rounds (H + 500, the constant 0.001, u, u·65535): together ≤ 0.14 mm, so a height
+    // that close to a code boundary may round across it (notebook 07b derives the bound).
+    for (let k = 0; k < pre.length; k++) expect(Math.abs(decodeHeightR16(r.codes[k]) - pre[k])).toBeLessThanOrEqual(1000 / 65535 / 2 + 0.14e-3);
   });
   it('is deterministic: the same request gives the same bytes', () => {
     const again = runPipeline(req, { precision: 'f32' });

@@ -2,7 +2,7 @@
  * `heightbench assets DIR`, `heightbench check GEN_DIR REF_DIR`, `heightbench bless REQUEST`.
  * bless is the only command that changes references: it regenerates them (f64 path) into a temporary folder, prints
  * the difference report against the current references, then replaces them, records the blessing in
- * references/bless.json and updates dvc.lock through `dvc commit`.
+ * references/bless/<run>.json and updates dvc.lock through `dvc commit`.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -96,10 +96,9 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
         }
         rmSync(target, { recursive: true, force: true });
         renameSync(tmp, target);
-        const blessPath = join(root, 'references', 'bless.json');
-        const bless = existsSync(blessPath) ? (JSON.parse(readFileSync(blessPath, 'utf8')) as Record<string, unknown>) : {};
-        bless[name] = { request: req.id, size: req.size, precision: 'f64', dumpWindow: params.dumpWindow ?? null, producer: PRODUCER_VERSION };
-        writeFileAtomic(blessPath, `${JSON.stringify(bless, null, 2)}\n`);
+        // One record per run: blessing one run leaves every other reference stage untouched.
+        const record = { request: req.id, size: req.size, precision: 'f64', dumpWindow: params.dumpWindow ?? null, producer: PRODUCER_VERSION };
+        writeFileAtomic(join(root, 'references', 'bless', `${name}.json`), `${JSON.stringify(record, null, 2)}\n`);
         const dvc = join(root, '.venv', 'bin', 'dvc');
         if (existsSync(dvc)) {
           const r = spawnSync(dvc, ['commit', '--force', `reference@${name}`], { cwd: root, encoding: 'utf8' });

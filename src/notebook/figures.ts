@@ -122,3 +122,15 @@ export function checkNumber(label: string, actual: number, expected: number, opt
   if (!ok) throw new Error(line);
   return line;
 }
+
+/** Minimum and maximum of a large array (no argument spreading, which overflows the stack beyond ~100k values). */
+export function rangeOf(values: ArrayLike<number>): { min: number; max: number } {
+  let min = Infinity;
+  let max = -Infinity;
+  for (let k = 0; k < values.length; k++) {
+    const v = values[k];
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  return { min, max };
+}
