@@ -3,6 +3,7 @@ import { installBell } from './bell.js';
 import { installCompare } from './compare.js';
 import { installRun } from './run.js';
 import { installPipelineCommands } from './pipeline-commands.js';
+import { installTerrainCommands } from './terrain-commands.js';
 import type { CommandInstaller } from './io.js';
 
-export const COMMAND_GROUPS: CommandInstaller[] = [installRun, installPipelineCommands, installCompare, installBell];
+export const COMMAND_GROUPS: CommandInstaller[] = [installRun, installPipelineCommands, installCompare, installBell, installTerrainCommands];

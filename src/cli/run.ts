@@ -11,6 +11,8 @@ import { FIELD_STAGES, runPipeline, type RunResult } from '../pipeline/run.js';
 import { requestGrid } from '../pipeline/request.js';
 import { codeHeightfield, floatHeightfield } from '../core/heightfield.js';
 import { cropCentre } from '../core/crop.js';
+import { LayerStack } from '../terrain/layers.js';
+import { deltaLayer, writeStore } from '../terrain/store.js';
 import { writeHeightfieldFile } from '../io/heightfield-file.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { join } from 'node:path';
@@ -27,6 +29,7 @@ function parseStages(v: string): string[] {
 }
 
 interface RunCliOptions {
+  store?: string;
   dumpWindow?: number;
   stages?: string[];
   out: string;
@@ -69,17 +72,38 @@ export function writeFieldOutputs(out: string, req: ReturnType<typeof loadReques
   return written;
 }
 
+/** Base plus one sparse signed delta layer per local stage, in a versioned binary store (terrain/store.ts). */
+export function writeRunStore(path: string, req: ReturnType<typeof loadRequest>, result: RunResult): { bytes: number; rawBytes: number; layers: { name: string; chunks: number }[] } {
+  const need = ['base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode'];
+  for (const s of need) if (!result.fields.get(s)) throw new Error(`run store: stage ${s} was not kept`);
+  const n = req.size;
+  const f = (s: string) => result.fields.get(s)!;
+  const stack = new LayerStack(n, n, Float32Array.from(f('base')), { min: -1e6, max: 1e6 });
+  const layers: { name: string; chunks: number }[] = [];
+  for (let k = 1; k < need.length; k++) layers.push({ name: need[k], chunks: deltaLayer(stack, need[k], f(need[k - 1]), f(need[k])) });
+  const bytes = writeStore(stack, { request: req.id, size: n, precision: result.precision, grid: requestGrid(req), stages: need });
+  writeFileAtomic(path, bytes);
+  return { bytes: bytes.length, rawBytes: need.length * n * n * 4, layers };
+}
+
 export function runCommand(request: string, o: RunCliOptions, io: CliIO): number {
   const req = loadRequest(request, o.size);
   const stages = o.stages ?? [...ALL_STAGES];
   const t0 = process.hrtime.bigint();
-  const wantsFields = stages.some((s) => !(PLAN_STAGES as readonly string[]).includes(s));
-  const result = wantsFields ? runPipeline(req, { precision: o.precision, keep: stages }) : null;
+  const wantsFields = o.store !== undefined || stages.some((s) => !(PLAN_STAGES as readonly string[]).includes(s));
+  const keep = o.store ? [...new Set([...stages, 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode'])] : stages;
+  const result = wantsFields ? runPipeline(req, { precision: o.precision, keep }) : null;
   const plan = result ? result.plan : buildPlan(req);
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const written: string[] = [];
   for (const s of PLAN_STAGES) if (stages.includes(s)) written.push(writeStageJson(o.out, plan, s));
   if (result) written.push(...writeFieldOutputs(o.out, req, result, stages, o.dumpWindow));
+  if (o.store) {
+    if (!result) throw new InvalidArgumentError('--store needs the field stages (leave --stages out, or include base and the later stages)');
+    const s = writeRunStore(o.store, req, result);
+    written.push(o.store);
+    io.out(`run store ${o.store}: ${(s.bytes / 1e6).toFixed(1)} MB (base + ${s.layers.map((l) => `${l.name} ${l.chunks} chunks`).join(', ')}) vs ${(s.rawBytes / 1e6).toFixed(1)} MB of raw float32 stage dumps\n`);
+  }
   const counts = {
     request: req.id,
     seed: req.seed,
@@ -131,6 +155,7 @@ export const installRun: CommandInstaller = (program: Command, io: CliIO) => {
     .option('--size <n>', 'output size (the same world at another resolution)', parsePositiveInt)
     .addOption(new Option('--precision <p>', 'f32 (GPU rounding) or f64 (reference)').choices(['f32', 'f64']).default('f32'))
     .option('--json', 'print counts as JSON')
+    .option('--store <file>', 'also keep the run as base + one sparse delta layer per local stage (versioned binary store)')
     .option('--dump-window <m>', 'crop stage dumps (not pre-encode, not final) to the central window, metres', parseNumber)
     .action((request: string, opts: RunCliOptions) => {
       throw new CliExit(runCommand(request, opts, io));

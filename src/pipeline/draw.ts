@@ -6,7 +6,7 @@
  * [R] Pixels whose centre maps outside the asset's square are not written (the asset's footprint is its coverage).
  */
 import type { HeightAsset } from './assets.js';
-import { footprintLod, mipWeights, sampleTrilinear } from './mips.js';
+import { footprintLod, mipWeights } from './mips.js';
 import { invert, scaleOf, transformPoint, type Affine } from './transforms.js';
 import type { Field } from './precision.js';
 
@@ -36,14 +36,31 @@ export function pixelRange(a: number, b: number, origin: number, px: number, n: 
   return [lo, hi];
 }
 
-export function drawAsset(
-  field: Field,
-  g: DrawGrid,
-  asset: HeightAsset,
-  m: Affine,
-  R: (x: number) => number,
-  apply: (current: number, sample: number, u: number, v: number) => number,
-): { pixels: number; lod: number } {
+/**
+ * HeightProgram + Blend of one draw, as data (one kernel serves every mode; a closure per mode would make the
+ * per-pixel call megamorphic). s is the decoded texture sample in metres, h the current height:
+ *  add      h + k·s
+ *  max      max(h, c + k·s)
+ *  min      min(h, c + k·s)
+ *  lerp     h + a·(s/sMax)·(c + k·s − h)
+ *  location h + window(u, v)·(c + s − h)
+ */
+export type DrawProgram =
+  | { mode: 'add'; k: number }
+  | { mode: 'max' | 'min'; k: number; c: number }
+  | { mode: 'lerp'; k: number; c: number; a: number; sMax: number }
+  | { mode: 'location'; c: number };
+
+const MODE = { add: 0, max: 1, min: 2, lerp: 3, location: 4 } as const;
+
+function window1(t: number): number {
+  const e = (t < 0.5 ? t : 1 - t) / 0.15;
+  if (e >= 1) return 1;
+  if (e <= 0) return 0;
+  return e * e * (3 - 2 * e);
+}
+
+export function drawAsset(field: Field, g: DrawGrid, asset: HeightAsset, m: Affine, R: (x: number) => number, program: DrawProgram): { pixels: number; lod: number } {
   const px = g.size / g.n;
   const extent = asset.worldSize * scaleOf(m);
   const lod = footprintLod(asset, extent, px);
@@ -53,23 +70,74 @@ export function drawAsset(
   const [i0, i1] = pixelRange(b.x0, b.x1, g.xmin, px, g.n);
   const [j0, j1] = pixelRange(b.y0, b.y1, g.ymin, px, g.n);
   const W = asset.worldSize;
+  const mode = MODE[program.mode];
+  const k = R('k' in program ? program.k : 1);
+  const c = R('c' in program ? program.c : 0);
+  const a = R(program.mode === 'lerp' ? program.a : 0);
+  const sMax = program.mode === 'lerp' ? program.sMax : 1;
+  const L0 = asset.levels[w.lower];
+  const n0 = asset.sizes[w.lower];
+  const L1 = asset.levels[w.upper];
+  const n1 = asset.sizes[w.upper];
+  const wl = R(w.weightLower);
+  const wu = R(w.weightUpper);
   let pixels = 0;
   for (let j = j0; j <= j1; j++) {
     const y = g.ymin + (j + 0.5) * px;
     for (let i = i0; i <= i1; i++) {
       const x = g.xmin + (i + 0.5) * px;
-      const lx = inv[0] * x + inv[2] * y + inv[4];
-      const ly = inv[1] * x + inv[3] * y + inv[5];
-      const u = lx / W + 0.5;
-      const v = ly / W + 0.5;
+      const u = (inv[0] * x + inv[2] * y + inv[4]) / W + 0.5;
+      const v = (inv[1] * x + inv[3] * y + inv[5]) / W + 0.5;
       if (u < 0 || u >= 1 || v < 0 || v >= 1) continue;
-      const s = sampleTrilinear(asset, u, v, w, R);
-      const k = j * g.n + i;
-      field[k] = R(apply(field[k], s, u, v));
+      let s = bilinearAt(L0, n0, u, v, R);
+      if (wu !== 0) s = R(R(s * wl) + R(bilinearAt(L1, n1, u, v, R) * wu));
+      const q = j * g.n + i;
+      const h = field[q];
+      let out: number;
+      switch (mode) {
+        case 0:
+          out = R(h + R(k * s));
+          break;
+        case 1:
+          out = Math.max(h, R(c + R(k * s)));
+          break;
+        case 2:
+          out = Math.min(h, R(c + R(k * s)));
+          break;
+        case 3:
+          out = R(h + R(R(a * R(s / sMax)) * R(R(c + R(k * s)) - h)));
+          break;
+        default: {
+          const win = R(window1(u) * window1(v));
+          out = R(h + R(win * R(R(c + s) - h)));
+        }
+      }
+      field[q] = out;
       pixels++;
     }
   }
   return { pixels, lod };
+}
+
+/** Bilinear sample of one stored level at (u, v), texel-space x = u·n − 0.5, clamp addressing, X then Y. */
+function bilinearAt(h: Float32Array, n: number, u: number, v: number, R: (x: number) => number): number {
+  const x = u * n - 0.5;
+  const y = v * n - 0.5;
+  const xf = Math.floor(x);
+  const yf = Math.floor(y);
+  const fx = R(x - xf);
+  const fy = R(y - yf);
+  const m = n - 1;
+  const x0 = xf < 0 ? 0 : xf > m ? m : xf;
+  const x1 = xf + 1 > m ? m : xf + 1 < 0 ? 0 : xf + 1;
+  const y0 = yf < 0 ? 0 : yf > m ? m : yf;
+  const y1 = yf + 1 > m ? m : yf + 1 < 0 ? 0 : yf + 1;
+  const gx = R(1 - fx);
+  const r0 = y0 * n;
+  const r1 = y1 * n;
+  const t = R(R(h[r0 + x0] * gx) + R(h[r0 + x1] * fx));
+  const bb = R(R(h[r1 + x0] * gx) + R(h[r1 + x1] * fx));
+  return R(R(t * R(1 - fy)) + R(bb * fy));
 }
 
 /** Lower and upper envelope and centre height of the field over a square footprint (existing-terrain query). */

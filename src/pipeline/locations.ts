@@ -5,7 +5,7 @@
  *     heading. HeightProgram: the texture's relative heights on top of the location's support target T.
  *     Blend: h ← h + α·(T + s − h) with α the texture's border window, so the shape joins the ground at its edge.
  */
-import { borderWindow, type HeightAsset } from './assets.js';
+import type { HeightAsset } from './assets.js';
 import { drawAsset, type DrawGrid } from './draw.js';
 import type { LocationInstance } from './layout.js';
 import type { Field, Precision } from './precision.js';
@@ -24,10 +24,7 @@ export function drawLocations(field: Field, g: DrawGrid, instances: readonly Loc
     used.add(key);
     const T = R(targets[idx].target);
     const m = chain(rotation(q.heading), translation(q.x, q.y));
-    const r = drawAsset(field, g, asset, m, R, (h, s, u, v) => {
-      const a = R(borderWindow(u, v));
-      return R(h + R(a * R(R(T + s) - h)));
-    });
+    const r = drawAsset(field, g, asset, m, R, { mode: 'location', c: T });
     pixels += r.pixels;
   });
   return { draws: instances.length, pixels, textures: used.size };

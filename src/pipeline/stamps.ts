@@ -20,7 +20,7 @@
  *     the current field over the instance footprint (the existing-terrain query); k the program strength.
  */
 import type { HeightAsset } from './assets.js';
-import { drawAsset, footprintQuery, type DrawGrid } from './draw.js';
+import { drawAsset, footprintQuery, type DrawGrid, type DrawProgram } from './draw.js';
 import type { Field, Precision } from './precision.js';
 import type { PrngStream } from './prng.js';
 import { weightedPick } from './recipe.js';
@@ -151,32 +151,24 @@ export function drawStamps(field: Field, g: DrawGrid, sel: StampSelection, world
     if (!asset) throw new RangeError(`stamp asset ${inst.key} is missing from the asset folder`);
     const m = stampMatrix(inst, info);
     const q = footprintQuery(field, g, asset, m);
-    const k = R(info.program.strength);
-    const bias = R(info.program.bias);
+    const k = info.program.strength;
     const sMax = kinds.get(inst.key) === 'depression' ? -4 : 6;
-    let apply: (h: number, s: number) => number;
+    let program: DrawProgram;
     switch (info.blend) {
       case 'add':
-        apply = (h, s) => R(h + R(k * s));
+        program = { mode: 'add', k };
         break;
-      case 'max': {
-        const base = R(q.hmin + bias);
-        apply = (h, s) => Math.max(h, R(base + R(k * s)));
+      case 'max':
+        program = { mode: 'max', k, c: R(R(q.hmin) + R(info.program.bias)) };
         break;
-      }
-      case 'min': {
-        const top = R(q.hmax);
-        apply = (h, s) => Math.min(h, R(top + R(k * s)));
+      case 'min':
+        program = { mode: 'min', k, c: q.hmax };
         break;
-      }
-      case 'lerp': {
-        const alpha = R(info.program.lerpAlpha);
-        const hc = R(q.centre);
-        apply = (h, s) => R(h + R(R(alpha * R(s / sMax)) * R(R(hc + R(k * s)) - h)));
+      case 'lerp':
+        program = { mode: 'lerp', k, c: q.centre, a: info.program.lerpAlpha, sMax };
         break;
-      }
     }
-    const r = drawAsset(field, g, asset, m, R, (h, s) => apply(h, s));
+    const r = drawAsset(field, g, asset, m, R, program);
     pixels += r.pixels;
     lodLo = Math.min(lodLo, r.lod);
     lodHi = Math.max(lodHi, r.lod);

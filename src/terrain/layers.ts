@@ -1,0 +1,151 @@
+/**
+ * The edit-layer stack (seed 004): a base grid plus layers of signed deltas stored sparse in 64 × 64 chunks, each
+ * layer with a signed height alpha and a visibility flag; a per-tile composite cache invalidated by rectangle.
+ *
+ * Rules [D]: composite = base + Σ visible deltas × alpha, clamped to the height range; order matters because of the
+ * clamp; `compositeAt` is the definition and never reads the cache (it is stale exactly while edits are pending);
+ * the cache is recomputed by `resolve` for invalidated tiles only; collapse adds a layer into the one below and
+ * drops it (destructive).
+ * [R] The clamp is applied after the base and after every layer in stack order (that is what makes order matter), and
+ *     the running height is rounded to float32 after each step — the precision the composite is stored in. A layer
+ *     built by `deltaLayer` from two float32 fields therefore reproduces the second field bit for bit.
+ */
+import type { HeightRange } from '../core/grid.js';
+
+export const CHUNK = 64;
+
+export class EditLayer {
+  alpha = 1;
+  visible = true;
+  /** Chunk key (cy · chunksX + cx) → CHUNK² deltas in metres. */
+  readonly chunks = new Map<number, Float64Array>();
+
+  constructor(readonly name: string, readonly width: number, readonly height: number) {}
+
+  get chunksX(): number {
+    return Math.ceil(this.width / CHUNK);
+  }
+
+  deltaAt(i: number, j: number): number {
+    const c = this.chunks.get(Math.floor(j / CHUNK) * this.chunksX + Math.floor(i / CHUNK));
+    return c ? c[(j % CHUNK) * CHUNK + (i % CHUNK)] : 0;
+  }
+
+  /** Adds to the delta at (i, j), creating its chunk on first touch. */
+  addDelta(i: number, j: number, dv: number): void {
+    const key = Math.floor(j / CHUNK) * this.chunksX + Math.floor(i / CHUNK);
+    let c = this.chunks.get(key);
+    if (!c) {
+      c = new Float64Array(CHUNK * CHUNK);
+      this.chunks.set(key, c);
+    }
+    c[(j % CHUNK) * CHUNK + (i % CHUNK)] += dv;
+  }
+}
+
+export interface Rect {
+  i0: number;
+  j0: number;
+  i1: number;
+  j1: number;
+}
+
+export class LayerStack {
+  readonly layers: EditLayer[] = [];
+  private readonly cache: Float32Array;
+  private readonly dirty: Uint8Array;
+  readonly tilesX: number;
+  readonly tilesY: number;
+  /** Tiles recomputed by the last resolve (for tests and reports). */
+  lastResolved = 0;
+
+  constructor(readonly width: number, readonly height: number, readonly base: Float32Array, readonly range: HeightRange, readonly cacheTile = CHUNK) {
+    if (base.length !== width * height) throw new RangeError(`layer stack: base has ${base.length} samples, expected ${width}×${height}`);
+    this.cache = new Float32Array(width * height);
+    this.tilesX = Math.ceil(width / cacheTile);
+    this.tilesY = Math.ceil(height / cacheTile);
+    this.dirty = new Uint8Array(this.tilesX * this.tilesY).fill(1);
+  }
+
+  addLayer(name: string): EditLayer {
+    const l = new EditLayer(name, this.width, this.height);
+    this.layers.push(l);
+    return l;
+  }
+
+  private clamp(h: number): number {
+    return h < this.range.min ? this.range.min : h > this.range.max ? this.range.max : h;
+  }
+
+  /** The definition: base and every visible layer, clamped after each, in stack order. Never reads the cache. */
+  compositeAt(i: number, j: number): number {
+    let h = Math.fround(this.clamp(this.base[j * this.width + i]));
+    for (const l of this.layers) {
+      if (!l.visible) continue;
+      const d = l.deltaAt(i, j);
+      if (d !== 0) h = Math.fround(this.clamp(h + d * l.alpha));
+    }
+    return h;
+  }
+
+  /** Marks every cache tile overlapping the rectangle (inclusive sample indices) as stale. */
+  invalidate(r: Rect): void {
+    const tx0 = Math.max(0, Math.floor(r.i0 / this.cacheTile));
+    const tx1 = Math.min(this.tilesX - 1, Math.floor(r.i1 / this.cacheTile));
+    const ty0 = Math.max(0, Math.floor(r.j0 / this.cacheTile));
+    const ty1 = Math.min(this.tilesY - 1, Math.floor(r.j1 / this.cacheTile));
+    for (let ty = ty0; ty <= ty1; ty++) for (let tx = tx0; tx <= tx1; tx++) this.dirty[ty * this.tilesX + tx] = 1;
+  }
+
+  invalidateAll(): void {
+    this.dirty.fill(1);
+  }
+
+  /** Recomputes stale cache tiles. */
+  resolve(): void {
+    this.lastResolved = 0;
+    for (let ty = 0; ty < this.tilesY; ty++) {
+      for (let tx = 0; tx < this.tilesX; tx++) {
+        if (!this.dirty[ty * this.tilesX + tx]) continue;
+        const j1 = Math.min(this.height, (ty + 1) * this.cacheTile);
+        const i1 = Math.min(this.width, (tx + 1) * this.cacheTile);
+        for (let j = ty * this.cacheTile; j < j1; j++) for (let i = tx * this.cacheTile; i < i1; i++) this.cache[j * this.width + i] = this.compositeAt(i, j);
+        this.dirty[ty * this.tilesX + tx] = 0;
+        this.lastResolved++;
+      }
+    }
+  }
+
+  /** The cached composite (call resolve first; stale tiles keep their old values until then). */
+  cached(): Float32Array {
+    return this.cache;
+  }
+
+  /** Moves a layer; everything is invalidated (reordering changes results through the clamp). */
+  moveLayer(from: number, to: number): void {
+    const [l] = this.layers.splice(from, 1);
+    this.layers.splice(to, 0, l);
+    this.invalidateAll();
+  }
+
+  /** Adds layer `index`'s deltas × alpha into the layer below (scaled by that layer's alpha) and drops it. */
+  collapse(index: number): void {
+    if (index < 1 || index >= this.layers.length) throw new RangeError(`collapse: layer ${index} has no layer below it (layers 0…${this.layers.length - 1})`);
+    const upper = this.layers[index];
+    const lower = this.layers[index - 1];
+    if (lower.alpha === 0) throw new RangeError(`collapse: the layer below (${lower.name}) has alpha 0; its deltas cannot carry the upper layer`);
+    const scale = upper.visible ? upper.alpha / lower.alpha : 0;
+    for (const [key, c] of upper.chunks) {
+      const cx = key % upper.chunksX;
+      const cy = Math.floor(key / upper.chunksX);
+      for (let k = 0; k < c.length; k++) {
+        if (c[k] === 0) continue;
+        const i = cx * CHUNK + (k % CHUNK);
+        const j = cy * CHUNK + Math.floor(k / CHUNK);
+        if (i < this.width && j < this.height) lower.addDelta(i, j, c[k] * scale);
+      }
+    }
+    this.layers.splice(index, 1);
+    this.invalidateAll();
+  }
+}
