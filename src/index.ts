@@ -126,3 +126,5 @@ export { tileWindow, readTile, maxReduce } from './terrain/tiles.js';
 export { LayerStack, EditLayer, CHUNK } from './terrain/layers.js';
 export { writeStore, readStore, deltaLayer, STORE_VERSION } from './terrain/store.js';
 export { exportTiles } from './terrain/export.js';
+export { stageSession, SQUARE_AXES } from './notebook/session.js';
+export type { StageSession } from './notebook/session.js';

@@ -35,15 +35,17 @@ export function quantizeFraction8(f: number): number {
 }
 
 /**
- * Samples `field` (row-major, `width` × `height`) at continuous texel coordinate (x, y) with clamp addressing.
- * Float64 arithmetic; inner loops of stages use their own specialised kernels.
+ * Samples `field` (row-major, `width` × `height`) at continuous texel coordinate (x, y) with clamp addressing,
+ * X first then Y, every step passed through `R` (Math.fround for float32 evaluation, identity for float64).
+ * The one per-sample bilinear of the project; full-field stages use specialised loops of the same formula.
  */
-export function sampleBilinear(
+export function sampleTexel(
   field: ArrayLike<number>,
   width: number,
   height: number,
   x: number,
   y: number,
+  R: (v: number) => number,
   mode: SubTexelMode = 'exact',
 ): number {
   const xf = Math.floor(x);
@@ -54,6 +56,8 @@ export function sampleBilinear(
     fx = quantizeFraction8(fx);
     fy = quantizeFraction8(fy);
   }
+  fx = R(fx);
+  fy = R(fy);
   const wm = width - 1;
   const hm = height - 1;
   const i0 = xf < 0 ? 0 : xf > wm ? wm : xf;
@@ -62,7 +66,27 @@ export function sampleBilinear(
   const j1 = yf + 1 < 0 ? 0 : yf + 1 > hm ? hm : yf + 1;
   const r0 = j0 * width;
   const r1 = j1 * width;
-  return bilinear(field[r0 + i0], field[r0 + i1], field[r1 + i0], field[r1 + i1], fx, fy);
+  const gx = R(1 - fx);
+  const a = R(R(field[r0 + i0] * gx) + R(field[r0 + i1] * fx));
+  const b = R(R(field[r1 + i0] * gx) + R(field[r1 + i1] * fx));
+  return R(R(a * R(1 - fy)) + R(b * fy));
+}
+
+const identity = (v: number) => v;
+
+/**
+ * Samples `field` (row-major, `width` × `height`) at continuous texel coordinate (x, y) with clamp addressing,
+ * float64 — the article's bilinear formula.
+ */
+export function sampleBilinear(
+  field: ArrayLike<number>,
+  width: number,
+  height: number,
+  x: number,
+  y: number,
+  mode: SubTexelMode = 'exact',
+): number {
+  return sampleTexel(field, width, height, x, y, identity, mode);
 }
 
 /** Samples at normalized texture coordinates (u, v) ∈ [0, 1]: texel-space x = u·width − 0.5. */

@@ -6,7 +6,7 @@
  * [R] Pixels whose centre maps outside the asset's square are not written (the asset's footprint is its coverage).
  */
 import type { HeightAsset } from './assets.js';
-import { footprintLod, mipWeights } from './mips.js';
+import { footprintLod, mipWeights, sampleTrilinear } from './mips.js';
 import { invert, scaleOf, transformPoint, type Affine } from './transforms.js';
 import type { Field } from './precision.js';
 
@@ -75,12 +75,6 @@ export function drawAsset(field: Field, g: DrawGrid, asset: HeightAsset, m: Affi
   const c = R('c' in program ? program.c : 0);
   const a = R(program.mode === 'lerp' ? program.a : 0);
   const sMax = program.mode === 'lerp' ? program.sMax : 1;
-  const L0 = asset.levels[w.lower];
-  const n0 = asset.sizes[w.lower];
-  const L1 = asset.levels[w.upper];
-  const n1 = asset.sizes[w.upper];
-  const wl = R(w.weightLower);
-  const wu = R(w.weightUpper);
   let pixels = 0;
   for (let j = j0; j <= j1; j++) {
     const y = g.ymin + (j + 0.5) * px;
@@ -89,8 +83,7 @@ export function drawAsset(field: Field, g: DrawGrid, asset: HeightAsset, m: Affi
       const u = (inv[0] * x + inv[2] * y + inv[4]) / W + 0.5;
       const v = (inv[1] * x + inv[3] * y + inv[5]) / W + 0.5;
       if (u < 0 || u >= 1 || v < 0 || v >= 1) continue;
-      let s = bilinearAt(L0, n0, u, v, R);
-      if (wu !== 0) s = R(R(s * wl) + R(bilinearAt(L1, n1, u, v, R) * wu));
+      const s = sampleTrilinear(asset, u, v, w, R);
       const q = j * g.n + i;
       const h = field[q];
       let out: number;
@@ -117,27 +110,6 @@ export function drawAsset(field: Field, g: DrawGrid, asset: HeightAsset, m: Affi
     }
   }
   return { pixels, lod };
-}
-
-/** Bilinear sample of one stored level at (u, v), texel-space x = u·n − 0.5, clamp addressing, X then Y. */
-function bilinearAt(h: Float32Array, n: number, u: number, v: number, R: (x: number) => number): number {
-  const x = u * n - 0.5;
-  const y = v * n - 0.5;
-  const xf = Math.floor(x);
-  const yf = Math.floor(y);
-  const fx = R(x - xf);
-  const fy = R(y - yf);
-  const m = n - 1;
-  const x0 = xf < 0 ? 0 : xf > m ? m : xf;
-  const x1 = xf + 1 > m ? m : xf + 1 < 0 ? 0 : xf + 1;
-  const y0 = yf < 0 ? 0 : yf > m ? m : yf;
-  const y1 = yf + 1 > m ? m : yf + 1 < 0 ? 0 : yf + 1;
-  const gx = R(1 - fx);
-  const r0 = y0 * n;
-  const r1 = y1 * n;
-  const t = R(R(h[r0 + x0] * gx) + R(h[r0 + x1] * fx));
-  const bb = R(R(h[r1 + x0] * gx) + R(h[r1 + x1] * fx));
-  return R(R(t * R(1 - fy)) + R(bb * fy));
 }
 
 /** Lower and upper envelope and centre height of the field over a square footprint (existing-terrain query). */

@@ -6,6 +6,7 @@
  * (texel-space x = u·N − 0.5, clamp addressing). LOD 2.25 blends levels 2 and 3 at 0.75 and 0.25.
  */
 import type { HeightAsset } from './assets.js';
+import { sampleTexel } from '../core/sampling.js';
 
 export interface MipWeights {
   lower: number;
@@ -28,27 +29,15 @@ export function footprintLod(asset: HeightAsset, worldExtent: number, metresPerP
   return Math.log2(Math.max((asset.size / worldExtent) * metresPerPixel, 1e-12));
 }
 
-function bilinearLevel(h: Float32Array, n: number, u: number, v: number, R: (x: number) => number): number {
-  const x = u * n - 0.5;
-  const y = v * n - 0.5;
-  const xf = Math.floor(x);
-  const yf = Math.floor(y);
-  const fx = R(x - xf);
-  const fy = R(y - yf);
-  const m = n - 1;
-  const x0 = xf < 0 ? 0 : xf > m ? m : xf;
-  const x1 = xf + 1 < 0 ? 0 : xf + 1 > m ? m : xf + 1;
-  const y0 = yf < 0 ? 0 : yf > m ? m : yf;
-  const y1 = yf + 1 < 0 ? 0 : yf + 1 > m ? m : yf + 1;
-  const gx = R(1 - fx);
-  const a = R(R(h[y0 * n + x0] * gx) + R(h[y0 * n + x1] * fx));
-  const b = R(R(h[y1 * n + x0] * gx) + R(h[y1 * n + x1] * fx));
-  return R(R(a * R(1 - fy)) + R(b * fy));
+/** Bilinear sample of one stored level at (u, v): texel-space x = u·n − 0.5 (core/sampling.ts). */
+export function sampleLevel(asset: HeightAsset, level: number, u: number, v: number, R: (x: number) => number): number {
+  const n = asset.sizes[level];
+  return sampleTexel(asset.levels[level], n, n, u * n - 0.5, v * n - 0.5, R);
 }
 
 export function sampleTrilinear(asset: HeightAsset, u: number, v: number, w: MipWeights, R: (x: number) => number): number {
-  const a = bilinearLevel(asset.levels[w.lower], asset.sizes[w.lower], u, v, R);
+  const a = sampleLevel(asset, w.lower, u, v, R);
   if (w.weightUpper === 0) return a;
-  const b = bilinearLevel(asset.levels[w.upper], asset.sizes[w.upper], u, v, R);
+  const b = sampleLevel(asset, w.upper, u, v, R);
   return R(R(a * R(w.weightLower)) + R(b * R(w.weightUpper)));
 }
