@@ -85,7 +85,8 @@ export function summaryMarkdown(r: ComparisonResult, meta: ReportMeta): string {
   }
   if (meta.gates?.length) {
     L.push('| gate | limit | value | result |', '|---|---|---|---|');
-    for (const g of meta.gates) L.push(`| ${g.name} | ${g.limit} | ${fmt(g.value, 6)} | ${g.passed ? 'pass' : '**FAIL**'} |`);
+    const cell = (t: string) => t.replace(/\|/g, '\\|'); // a gate named "max |Δq|" must not split its row
+    for (const g of meta.gates) L.push(`| ${cell(g.name)} | ${g.limit} | ${fmt(g.value, 6)} | ${g.passed ? 'pass' : '**FAIL**'} |`);
     L.push('');
   }
   return `${L.join('\n')}\n`;
