@@ -82,34 +82,43 @@ export function downsampleHalf(src: Field, n: number, out: Field, R: (x: number)
 
 /** X pass: output (i, j) = Σ w_t · Sample(i + off_t, j + 0.5). */
 export function filterX(src: Field, n: number, out: Field, R: (x: number) => number, tp: Taps): Field {
-  const T = tp.k.length;
+  if (tp.k.length !== 5) throw new RangeError(`filterX: expected 5 taps, got ${tp.k.length}`);
   const i0 = tp.k.map((k) => Int32Array.from({ length: n }, (_, i) => clampIndex(i + k, n)));
   const i1 = tp.k.map((k) => Int32Array.from({ length: n }, (_, i) => clampIndex(i + k + 1, n)));
   // Row lerps along X for each tap, computed once per source row and used by two output rows.
-  let cur = Array.from({ length: T }, () => new Float64Array(n));
-  let nxt = Array.from({ length: T }, () => new Float64Array(n));
+  let cur = Array.from({ length: 5 }, () => new Float64Array(n));
+  let nxt = Array.from({ length: 5 }, () => new Float64Array(n));
+  // Columns whose taps all stay inside the row read src directly; the few near the edges use the clamped indices.
+  const lo = Math.min(n, Math.max(0, -Math.min(...tp.k)));
+  const hi = Math.max(lo, n - 1 - Math.max(...tp.k));
   const lerpRow = (r: number, dst: Float64Array[]) => {
     const base = r * n;
-    for (let t = 0; t < T; t++) {
+    for (let t = 0; t < 5; t++) {
       const a0 = i0[t];
       const a1 = i1[t];
       const g = tp.g[t];
       const f = tp.f[t];
       const d = dst[t];
-      for (let i = 0; i < n; i++) d[i] = R(R(src[base + a0[i]] * g) + R(src[base + a1[i]] * f));
+      const k0 = base + tp.k[t];
+      for (let i = 0; i < lo; i++) d[i] = R(R(src[base + a0[i]] * g) + R(src[base + a1[i]] * f));
+      for (let i = lo; i < hi; i++) d[i] = R(R(src[k0 + i] * g) + R(src[k0 + i + 1] * f));
+      for (let i = hi; i < n; i++) d[i] = R(R(src[base + a0[i]] * g) + R(src[base + a1[i]] * f));
     }
   };
+  const [w0, w1, w2, w3, w4] = tp.w;
   lerpRow(0, cur);
   for (let j = 0; j < n; j++) {
     lerpRow(clampIndex(j + 1, n), nxt);
     const o = j * n;
+    // The five taps unrolled into locals: arrays of arrays in this loop cost more than the arithmetic.
+    const [c0, c1, c2, c3, c4] = cur;
+    const [d0, d1, d2, d3, d4] = nxt;
     for (let i = 0; i < n; i++) {
-      let acc = 0;
-      for (let t = 0; t < T; t++) {
-        const h = R(R(cur[t][i] * 0.5) + R(nxt[t][i] * 0.5));
-        acc = R(acc + R(tp.w[t] * h));
-      }
-      out[o + i] = acc;
+      let acc = R(w0 * R(R(c0[i] * 0.5) + R(d0[i] * 0.5)));
+      acc = R(acc + R(w1 * R(R(c1[i] * 0.5) + R(d1[i] * 0.5))));
+      acc = R(acc + R(w2 * R(R(c2[i] * 0.5) + R(d2[i] * 0.5))));
+      acc = R(acc + R(w3 * R(R(c3[i] * 0.5) + R(d3[i] * 0.5))));
+      out[o + i] = R(acc + R(w4 * R(R(c4[i] * 0.5) + R(d4[i] * 0.5))));
     }
     [cur, nxt] = [nxt, cur];
   }
@@ -118,6 +127,7 @@ export function filterX(src: Field, n: number, out: Field, R: (x: number) => num
 
 /** Y pass: output (i, j) = Σ w_t · Sample(i + 0.5, j + off_t). */
 export function filterY(src: Field, n: number, out: Field, R: (x: number) => number, tp: Taps, scratch: Field): Field {
+  if (tp.k.length !== 5) throw new RangeError(`filterY: expected 5 taps, got ${tp.k.length}`);
   // Half-texel X lerp of every row (the X part of each bilinear sample), shared by all taps.
   for (let r = 0; r < n; r++) {
     const base = r * n;
@@ -126,22 +136,27 @@ export function filterY(src: Field, n: number, out: Field, R: (x: number) => num
       scratch[base + i] = R(R(src[base + i] * 0.5) + R(src[base + i1] * 0.5));
     }
   }
-  const T = tp.k.length;
+  const [w0, w1, w2, w3, w4] = tp.w;
+  const [g0, g1, g2, g3, g4] = tp.g;
+  const [f0, f1, f2, f3, f4] = tp.f;
   for (let j = 0; j < n; j++) {
-    const rows0: number[] = [];
-    const rows1: number[] = [];
-    for (let t = 0; t < T; t++) {
-      rows0.push(clampIndex(j + tp.k[t], n) * n);
-      rows1.push(clampIndex(j + tp.k[t] + 1, n) * n);
-    }
+    const a0 = clampIndex(j + tp.k[0], n) * n;
+    const b0 = clampIndex(j + tp.k[0] + 1, n) * n;
+    const a1 = clampIndex(j + tp.k[1], n) * n;
+    const b1 = clampIndex(j + tp.k[1] + 1, n) * n;
+    const a2 = clampIndex(j + tp.k[2], n) * n;
+    const b2 = clampIndex(j + tp.k[2] + 1, n) * n;
+    const a3 = clampIndex(j + tp.k[3], n) * n;
+    const b3 = clampIndex(j + tp.k[3] + 1, n) * n;
+    const a4 = clampIndex(j + tp.k[4], n) * n;
+    const b4 = clampIndex(j + tp.k[4] + 1, n) * n;
     const o = j * n;
     for (let i = 0; i < n; i++) {
-      let acc = 0;
-      for (let t = 0; t < T; t++) {
-        const h = R(R(scratch[rows0[t] + i] * tp.g[t]) + R(scratch[rows1[t] + i] * tp.f[t]));
-        acc = R(acc + R(tp.w[t] * h));
-      }
-      out[o + i] = acc;
+      let acc = R(w0 * R(R(scratch[a0 + i] * g0) + R(scratch[b0 + i] * f0)));
+      acc = R(acc + R(w1 * R(R(scratch[a1 + i] * g1) + R(scratch[b1 + i] * f1))));
+      acc = R(acc + R(w2 * R(R(scratch[a2 + i] * g2) + R(scratch[b2 + i] * f2))));
+      acc = R(acc + R(w3 * R(R(scratch[a3 + i] * g3) + R(scratch[b3 + i] * f3))));
+      out[o + i] = R(acc + R(w4 * R(R(scratch[a4 + i] * g4) + R(scratch[b4 + i] * f4))));
     }
   }
   return out;
@@ -164,56 +179,38 @@ function upTaps(n: number, m: number, R: (x: number) => number) {
   return { i0, i1, f, g };
 }
 
+/**
+ * Per source row of a level, its X lerp at every output column: a(r, i) = l[r, i0]·(1 − fx) + l[r, i1]·fx. It does not
+ * depend on the output row, so each is computed once and the output rows only blend two of them along Y — the same
+ * operations in the same order as sampling each pixel X first, then Y.
+ */
+function lerpLevelRows(level: Field, m: number, n: number, R: (x: number) => number, t: ReturnType<typeof upTaps>, rows: Field): Field {
+  for (let r = 0; r < m; r++) {
+    const src = r * m;
+    const dst = r * n;
+    for (let i = 0; i < n; i++) rows[dst + i] = R(R(level[src + t.i0[i]] * t.g[i]) + R(level[src + t.i1[i]] * t.f[i]));
+  }
+  return rows;
+}
+
 /** Hbase = (h2 − h3)·0.5 + h3 with h2, h3 bilinear samples of the N/4 and N/8 levels at each N² pixel centre. */
 export function composeBase(l2: Field, l3: Field, n: number, out: Field, R: (x: number) => number): Field {
   const m2 = n >> 2;
   const m3 = n >> 3;
   const a2 = upTaps(n, m2, R);
   const a3 = upTaps(n, m3, R);
-  // Column taps in locals: the pixel loop reads them for every pixel.
-  const c20 = a2.i0;
-  const c21 = a2.i1;
-  const fx2 = a2.f;
-  const gx2 = a2.g;
-  const c30 = a3.i0;
-  const c31 = a3.i1;
-  const fx3 = a3.f;
-  const gx3 = a3.g;
+  const x2 = lerpLevelRows(l2, m2, n, R, a2, out instanceof Float32Array ? new Float32Array(m2 * n) : new Float64Array(m2 * n));
+  const x3 = lerpLevelRows(l3, m3, n, R, a3, out instanceof Float32Array ? new Float32Array(m3 * n) : new Float64Array(m3 * n));
   for (let j = 0; j < n; j++) {
-    const r20 = a2.i0[j] * m2;
-    const r21 = a2.i1[j] * m2;
-    const fy2 = a2.f[j];
-    const gy2 = a2.g[j];
-    const r30 = a3.i0[j] * m3;
-    const r31 = a3.i1[j] * m3;
-    const fy3 = a3.f[j];
-    const gy3 = a3.g[j];
-    composeRow(l2, l3, out, j * n, n, r20, r21, fy2, gy2, r30, r31, fy3, gy3, c20, c21, fx2, gx2, c30, c31, fx3, gx3, R);
+    composeRow(x2, x3, out, j * n, n, a2.i0[j] * n, a2.i1[j] * n, a2.f[j], a2.g[j], a3.i0[j] * n, a3.i1[j] * n, a3.f[j], a3.g[j], R);
   }
   return out;
 }
 
-function composeRow(
-  l2: Field, l3: Field, out: Field, o: number, n: number,
-  r20: number, r21: number, fy2: number, gy2: number, r30: number, r31: number, fy3: number, gy3: number,
-  c20: Int32Array, c21: Int32Array, fx2: Float64Array, gx2: Float64Array, c30: Int32Array, c31: Int32Array, fx3: Float64Array, gx3: Float64Array,
-  R: (x: number) => number,
-): void {
+function composeRow(x2: Field, x3: Field, out: Field, o: number, n: number, r20: number, r21: number, fy2: number, gy2: number, r30: number, r31: number, fy3: number, gy3: number, R: (x: number) => number): void {
   for (let i = 0; i < n; i++) {
-    const p0 = c20[i];
-    const p1 = c21[i];
-    const fx = fx2[i];
-    const gx = gx2[i];
-    const a = R(R(l2[r20 + p0] * gx) + R(l2[r20 + p1] * fx));
-    const b = R(R(l2[r21 + p0] * gx) + R(l2[r21 + p1] * fx));
-    const h2 = R(R(a * gy2) + R(b * fy2));
-    const q0 = c30[i];
-    const q1 = c31[i];
-    const fx3i = fx3[i];
-    const gx3i = gx3[i];
-    const a3v = R(R(l3[r30 + q0] * gx3i) + R(l3[r30 + q1] * fx3i));
-    const b3v = R(R(l3[r31 + q0] * gx3i) + R(l3[r31 + q1] * fx3i));
-    const h3 = R(R(a3v * gy3) + R(b3v * fy3));
+    const h2 = R(R(x2[r20 + i] * gy2) + R(x2[r21 + i] * fy2));
+    const h3 = R(R(x3[r30 + i] * gy3) + R(x3[r31 + i] * fy3));
     out[o + i] = R(R(R(h2 - h3) * 0.5) + h3);
   }
 }
