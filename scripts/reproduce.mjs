@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 
 const targets = process.argv.slice(2);
 const dvc = join('.venv', 'bin', 'dvc');
@@ -14,7 +15,7 @@ if (r.status !== 0) {
   process.exit(r.status ?? 1);
 }
 let failed = 0;
-const names = targets.length ? targets.map((t) => t.split('@')[1]).filter(Boolean) : ['tundra-r19', 'tundra-seed2', 'teaching-512', 'tundra-r19-1024'];
+const names = targets.length ? targets.map((t) => t.split('@')[1]).filter(Boolean) : Object.keys(parse(readFileSync('params.yaml', 'utf8')).runs ?? {});
 console.log('\nrun | exact % | histogram | max code | RMS mm | straddles/deviations | gates | stage inner-400 m RMS (mm)');
 for (const name of names) {
   const p = join('reports', name, 'stages.json');
