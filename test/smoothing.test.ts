@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import {
   buildBase,
@@ -117,5 +118,40 @@ describe('base stage of teaching-512', () => {
       expect(v).toBeGreaterThanOrEqual(lo - 0.01);
       expect(v).toBeLessThanOrEqual(hi * 1.00001 + 0.01);
     }
+  });
+});
+
+describe('WebAssembly SIMD kernels (f32)', () => {
+  const random = (n: number, seed: number) => {
+    let s = seed;
+    return Float32Array.from({ length: n * n }, () => {
+      s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+      return (s / 4294967296) * 40 - 5;
+    });
+  };
+  const both = (r: Float32Array, n: number, ab = {}) => {
+    const prev = process.env.HEIGHTBENCH_NO_WASM;
+    process.env.HEIGHTBENCH_NO_WASM = '1';
+    const js = smoothingChain(r, n, 'f32', new Float32Array(n * n), ab);
+    process.env.HEIGHTBENCH_NO_WASM = '0';
+    const wasm = smoothingChain(r, n, 'f32', new Float32Array(n * n), ab);
+    if (prev === undefined) delete process.env.HEIGHTBENCH_NO_WASM;
+    else process.env.HEIGHTBENCH_NO_WASM = prev;
+    return { js, wasm };
+  };
+  it.each([32, 64, 256])('are bit-identical to the JavaScript f32 path at %i² (every level and the base)', (n) => {
+    const { js, wasm } = both(random(n, n), n);
+    expect(wasm.timings.wasm).toBeDefined(); // the wasm path really ran
+    expect(js.timings.wasm).toBeUndefined();
+    expect(Buffer.from(wasm.base.buffer).equals(Buffer.from(js.base.buffer))).toBe(true);
+    js.levels.forEach((l, q) => expect(Buffer.from(wasm.levels[q].buffer).equals(Buffer.from(l.buffer))).toBe(true));
+  });
+  it('stay bit-identical under an ablation (integer taps)', () => {
+    const { js, wasm } = both(random(64, 3), 64, { integerTaps: true });
+    expect(Buffer.from(wasm.base.buffer).equals(Buffer.from(js.base.buffer))).toBe(true);
+  });
+  it('the embedded module is assembled from smoothing.wat (in sync)', () => {
+    const r = spawnSync(process.execPath, ['scripts/build-wasm.mjs', '--check'], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
   });
 });
