@@ -47,18 +47,14 @@ export class RegionAccumulator {
   /** Signed difference at maxAbsMAt. */
   maxSignedM = 0;
 
-  constructor(readonly withHistogram = true) {}
-
   addCode(dq: number, k: number): void {
     if (dq === 0) return;
-    if (this.withHistogram) {
-      if (dq >= -DENSE && dq <= DENSE) {
-        if (this.dense === null) this.dense = new Float64Array(2 * DENSE + 1);
-        this.dense[dq + DENSE]++;
-      } else {
-        if (this.sparse === null) this.sparse = new Map();
-        this.sparse.set(dq, (this.sparse.get(dq) ?? 0) + 1);
-      }
+    if (dq >= -DENSE && dq <= DENSE) {
+      if (this.dense === null) this.dense = new Float64Array(2 * DENSE + 1);
+      this.dense[dq + DENSE]++;
+    } else {
+      if (this.sparse === null) this.sparse = new Map();
+      this.sparse.set(dq, (this.sparse.get(dq) ?? 0) + 1);
     }
     const a = dq < 0 ? -dq : dq;
     if (a > this.maxAbsCode) {

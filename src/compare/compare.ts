@@ -180,7 +180,7 @@ export function compareHeightfields(gen: Heightfield, ref: Heightfield, opts: Co
   const maskAcc = maskNames.map(() => new RegionAccumulator());
   const step = settings.radialStep;
   const nRings = Math.max(1, Math.ceil(geo.maxRadius() / step + 1e-9));
-  const ringAcc = Array.from({ length: nRings }, () => new RegionAccumulator(true));
+  const ringAcc = Array.from({ length: nRings }, () => new RegionAccumulator());
 
   const W = grid.columns;
   const H = grid.rows;

@@ -5,7 +5,6 @@
  */
 import { FormatError, show } from '../errors.js';
 
-export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 export type JsonObject = { [k: string]: unknown };
 
 function fail(path: string, expected: string, found: unknown): never {

@@ -6,13 +6,6 @@
 export type Precision = 'f32' | 'f64';
 export type Field = Float32Array | Float64Array;
 
-export const identity = (x: number): number => x;
-
-/** The rounding applied after every arithmetic step. */
-export function rounder(p: Precision): (x: number) => number {
-  return p === 'f32' ? Math.fround : identity;
-}
-
 /** A zeroed field of n samples stored in the mode's precision. */
 export function newField(p: Precision, n: number): Field {
   return p === 'f32' ? new Float32Array(n) : new Float64Array(n);
