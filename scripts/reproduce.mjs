@@ -2,12 +2,18 @@
 // The main job: `dvc repro` (assets → generate and reference per run → compare → report), then a summary per run
 // and a non-zero exit when a gate fails. Usage: reproduce.mjs [dvc stage targets…]
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 
 const targets = process.argv.slice(2);
 const dvc = join('.venv', 'bin', 'dvc');
+// The lock as it was before the repro: regenerated outputs must match what it recorded (check-determinism.mjs).
+const lockBefore = join('.cache', 'dvc.lock.before');
+if (existsSync('dvc.lock')) {
+  mkdirSync('.cache', { recursive: true });
+  copyFileSync('dvc.lock', lockBefore);
+}
 console.log(`reproduce: dvc repro ${targets.join(' ') || '(all stages)'}`);
 const r = spawnSync(dvc, ['repro', ...targets], { stdio: 'inherit' });
 if (r.status !== 0) {
@@ -30,5 +36,14 @@ for (const name of names) {
     for (const g of s.gates.filter((x) => !x.passed)) console.error(`  gate failed for ${name}: ${g.name} ${g.limit}, measured ${g.value} (report: reports/${name}/index.html)`);
   }
 }
-console.log(failed ? `reproduce: ${failed} run(s) failed a gate` : 'reproduce: all gates pass; reports/index.html');
+// Determinism across machines: on a fresh clone dvc repro regenerated the assets and references; their hashes must be
+// the ones dvc.lock recorded before the repro.
+if (targets.length === 0 && existsSync(lockBefore)) {
+  const det = spawnSync(process.execPath, ['scripts/check-determinism.mjs', '--against', lockBefore, ...names], { stdio: 'inherit' });
+  if (det.status !== 0) {
+    console.error('reproduce: regenerated assets or references differ from the committed dvc.lock (see above)');
+    failed++;
+  }
+}
+console.log(failed ? `reproduce: ${failed} check(s) failed` : 'reproduce: all gates pass; references match dvc.lock; reports/index.html');
 process.exit(failed ? 1 : 0);

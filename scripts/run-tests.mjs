@@ -29,8 +29,8 @@ if (existsSync(vitestJson)) {
 if (!process.argv.includes('--no-reproduce') && existsSync('dvc.yaml')) {
   const rep = spawnSync(process.execPath, ['scripts/reproduce.mjs', 'compare@tundra-r19-1024'], { stdio: 'inherit' });
   report('reduced reproduce (tundra-r19 at 1024²) passes its gates', rep.status === 0);
-  const det = spawnSync(process.execPath, ['scripts/check-determinism.mjs', 'tundra-r19-1024'], { stdio: 'inherit' });
-  report('regenerated assets and references hash exactly as the committed dvc.lock records them', det.status === 0);
+  const det = spawnSync(process.execPath, ['scripts/check-determinism.mjs', '--against', '.cache/dvc.lock.before', 'tundra-r19-1024'], { stdio: 'inherit' });
+  report('regenerated assets and references hash exactly as dvc.lock recorded them', det.status === 0);
 }
 const extra = `${results}/notebooks.json`;
 if (existsSync('scripts/run-notebooks.mjs')) {

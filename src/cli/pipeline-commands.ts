@@ -14,12 +14,12 @@ import { PRODUCER_VERSION } from '../version.js';
 import { buildAssets } from '../pipeline/assets.js';
 import { loadWorld } from '../pipeline/plan.js';
 import { loadRequest, projectRoot } from '../pipeline/request.js';
-import { FIELD_STAGES, runPipeline, worldHash } from '../pipeline/run.js';
+import { worldHash } from '../pipeline/run.js';
 import { checkRun } from '../compare/check.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { parseNumber } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
-import { writeFieldOutputs } from './run.js';
+import { runCommand } from './run.js';
 
 export interface GateOptions {
   minExact?: number;
@@ -82,9 +82,10 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
       const target = join(root, 'references', name);
       const tmp = mkdtempSync(join(root, 'references', `.bless-${name}-`));
       try {
-        // The same code path and settings as the DVC reference stage, so dvc.lock stays consistent.
-        const result = runPipeline(req, { precision: 'f64', keep: [...FIELD_STAGES] });
-        writeFieldOutputs(tmp, req, result, [...FIELD_STAGES], params.dumpWindow);
+        // Exactly the DVC reference stage's command (`run … --precision f64 --dump-window W`), so what bless writes is
+        // what `dvc repro` regenerates and dvc.lock stays consistent.
+        const quiet: CliIO = { out: () => undefined, err: (t) => io.err(t) };
+        runCommand(run.request, { out: tmp, size: run.size, precision: 'f64', dumpWindow: params.dumpWindow }, quiet);
         if (existsSync(join(target, 'final.r16'))) {
           const c = checkRun(tmp, target, {}, join(root, 'reports', `bless-${name}`), `bless ${name}: new vs current references`);
           printCheck(io, `new vs current ${name}`, c);

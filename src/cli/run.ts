@@ -28,7 +28,7 @@ function parseStages(v: string): string[] {
   return list;
 }
 
-interface RunCliOptions {
+export interface RunCliOptions {
   store?: string;
   dumpWindow?: number;
   stages?: string[];
