@@ -5,7 +5,7 @@
  * UV → trilinear sample of the stored mip chain at the instance's LOD → `apply(current, sample, u, v)`.
  * [R] Pixels whose centre maps outside the asset's square are not written (the asset's footprint is its coverage).
  */
-import type { HeightAsset } from './assets.js';
+import { borderWindow, type HeightAsset } from './assets.js';
 import { footprintLod, mipWeights, sampleTrilinear } from './mips.js';
 import { invert, scaleOf, transformPoint, type Affine } from './transforms.js';
 import type { Field } from './precision.js';
@@ -53,12 +53,6 @@ export type DrawProgram =
 
 const MODE = { add: 0, max: 1, min: 2, lerp: 3, location: 4 } as const;
 
-function window1(t: number): number {
-  const e = (t < 0.5 ? t : 1 - t) / 0.15;
-  if (e >= 1) return 1;
-  if (e <= 0) return 0;
-  return e * e * (3 - 2 * e);
-}
 
 export function drawAsset(field: Field, g: DrawGrid, asset: HeightAsset, m: Affine, R: (x: number) => number, program: DrawProgram): { pixels: number; lod: number } {
   const px = g.size / g.n;
@@ -101,7 +95,7 @@ export function drawAsset(field: Field, g: DrawGrid, asset: HeightAsset, m: Affi
           out = R(h + R(R(a * R(s / sMax)) * R(R(c + R(k * s)) - h)));
           break;
         default: {
-          const win = R(window1(u) * window1(v));
+          const win = R(borderWindow(u, v));
           out = R(h + R(win * R(R(c + s) - h)));
         }
       }

@@ -51,8 +51,16 @@ export interface RegionMap {
 }
 
 /** The height-group field: bell accumulation evaluated at a normalized position (u, v) ∈ [0, 1]². */
+const fieldGenerators = new Map<string, [number, number][]>();
+
 export function groupFieldAt(f: RecipeParams['regions']['groupField'], u: number, v: number): number {
-  const gens = bellGenerators(f.seed, f.nb);
+  // The field's points depend only on its seed and count: drawn once, not once per query.
+  const key = `${f.seed}/${f.nb}`;
+  let gens = fieldGenerators.get(key);
+  if (!gens) {
+    gens = bellGenerators(f.seed, f.nb);
+    fieldGenerators.set(key, gens);
+  }
   let h = 0;
   for (let k = 0; k < gens.length; k++) {
     const z = 1 + f.p1 * k;
