@@ -7,16 +7,8 @@
 // %%
 import * as hb from './dist/index.js';
 import * as tslab from 'tslab';
-const session = hb.stageSession(); // tundra-r19 at 1024², every stage kept
-const req = session.req;
-const grid = session.grid;
-const run = session.run;
-const markers = session.markers;
-const field = (stage: string) => session.field(stage);
-const square = hb.SQUARE_AXES;
-const show = (id: string, traces: hb.Trace[], layout: Record<string, unknown> = {}, h = 420) => tslab.display.html(session.figure(id, traces, layout, h));
-const stageFigures = (prefix: string, before: string, after: string) => session.stageFigures(prefix, before, after).forEach((h) => tslab.display.html(h));
-const againstReference = (stage: string) => console.log(session.againstReference(stage));
+const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
+const { req, grid, run, markers } = session;
 // %%
 const c = run.manifest.counts;
 console.log(`${run.plan.layout.counts.draws} location draws from ${c.locationResources} resources, ${c.supportCircles} support circles, ${c.stampInstances} natural stamps over ${c.stampKeys} keys`);
@@ -32,9 +24,9 @@ else {
   const r64 = hb.runPipeline(req, { precision: 'f64' });
   refField = hb.codeHeightfield(grid, r64.codes, req.encoding);
 }
-const cmp = hb.compareHeightfields(hb.codeHeightfield(grid, run.codes, req.encoding), refField, { generatedFloat: field('pre-encode') });
+const cmp = hb.compareHeightfields(hb.codeHeightfield(grid, run.codes, req.encoding), refField, { generatedFloat: session.field('pre-encode') });
 tslab.display.markdown(hb.summaryMarkdown(cmp, { generated: 'tundra-r19 at 1024², f32', reference: refPath }));
 if (cmp.maxAbsCode > 1 || cmp.exactPercent < 99.9) throw new Error('the f32 pipeline left its gates');
 // %%
-show('f00-diff', [{ type: 'heatmap', z: Array.from({ length: cmp.blocks.rows }, (_, j) => Array.from(cmp.blocks.maxAbsCode.subarray(j * cmp.blocks.columns, (j + 1) * cmp.blocks.columns))), colorscale: 'Reds', zmin: 0, zmax: Math.max(1, cmp.maxAbsCode) }],
+session.show('f00-diff', [{ type: 'heatmap', z: Array.from({ length: cmp.blocks.rows }, (_, j) => Array.from(cmp.blocks.maxAbsCode.subarray(j * cmp.blocks.columns, (j + 1) * cmp.blocks.columns))), colorscale: 'Reds', zmin: 0, zmax: Math.max(1, cmp.maxAbsCode) }],
   { title: { text: '4×4 block maximum |Δq| (full map)' }, yaxis: { scaleanchor: 'x' } }, 520);

@@ -9,16 +9,8 @@
 // %%
 import * as hb from './dist/index.js';
 import * as tslab from 'tslab';
-const session = hb.stageSession(); // tundra-r19 at 1024², every stage kept
-const req = session.req;
-const grid = session.grid;
-const run = session.run;
-const markers = session.markers;
-const field = (stage: string) => session.field(stage);
-const square = hb.SQUARE_AXES;
-const show = (id: string, traces: hb.Trace[], layout: Record<string, unknown> = {}, h = 420) => tslab.display.html(session.figure(id, traces, layout, h));
-const stageFigures = (prefix: string, before: string, after: string) => session.stageFigures(prefix, before, after).forEach((h) => tslab.display.html(h));
-const againstReference = (stage: string) => console.log(session.againstReference(stage));
+const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
+const { req, grid, run, markers } = session;
 // %%
 const plan = run.plan;
 console.log(plan.layout.narrowing.map((n) => `tag ${n.tag}: ${n.initial} candidates → pool ${n.pool} → ${n.picked}`).join('\n'));
@@ -39,7 +31,7 @@ const traces: hb.Trace[] = [0, 1, 2, 3].map((g) => {
 const inst = plan.layout.instances;
 traces.push({ x: inst.map((q) => q.x), y: inst.map((q) => q.y), mode: 'markers', marker: { size: 5, color: 'black' }, name: 'location instances' });
 traces.push(markers);
-show('f02-regions', traces, { title: { text: 'Cells by height group (through their parent), locations, #0–#5' }, ...square }, 640);
+session.show('f02-regions', traces, { title: { text: 'Cells by height group (through their parent), locations, #0–#5' }, ...hb.SQUARE_AXES }, 640);
 // %% [markdown]
 // ## Ownership is not nearest centre
 // **[D]** A position's group is found through its cell and its parent. Near a boundary the nearest cell centre can

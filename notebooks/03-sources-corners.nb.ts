@@ -7,16 +7,8 @@
 // %%
 import * as hb from './dist/index.js';
 import * as tslab from 'tslab';
-const session = hb.stageSession(); // tundra-r19 at 1024², every stage kept
-const req = session.req;
-const grid = session.grid;
-const run = session.run;
-const markers = session.markers;
-const field = (stage: string) => session.field(stage);
-const square = hb.SQUARE_AXES;
-const show = (id: string, traces: hb.Trace[], layout: Record<string, unknown> = {}, h = 420) => tslab.display.html(session.figure(id, traces, layout, h));
-const stageFigures = (prefix: string, before: string, after: string) => session.stageFigures(prefix, before, after).forEach((h) => tslab.display.html(h));
-const againstReference = (stage: string) => console.log(session.againstReference(stage));
+const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
+const { req, grid, run, markers } = session;
 // %%
 const plan = run.plan;
 const counts: Record<string, number> = {};
@@ -27,9 +19,9 @@ tslab.display.markdown(['| # | branch | reference list | edge distance (m) | hei
 // %%
 const m = plan.regions;
 const n = m.corner_xy.length / 2;
-show('f03-corners', [
+session.show('f03-corners', [
   { x: Array.from({ length: n }, (_, k) => m.corner_xy[2 * k]), y: Array.from({ length: n }, (_, k) => m.corner_xy[2 * k + 1]), mode: 'markers',
     marker: { size: 6, color: Array.from(plan.corners.corner_height), colorscale: 'Earth', colorbar: { title: { text: 'm' } } }, name: 'corner height' },
   { x: plan.sources.map((s) => s.x), y: plan.sources.map((s) => s.y), mode: 'markers', marker: { symbol: 'x', size: 7, color: 'black' }, name: 'sources' },
   markers,
-], { title: { text: 'Corner heights and location sources' }, ...square }, 640);
+], { title: { text: 'Corner heights and location sources' }, ...hb.SQUARE_AXES }, 640);

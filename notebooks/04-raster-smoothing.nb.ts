@@ -8,24 +8,16 @@
 // %%
 import * as hb from './dist/index.js';
 import * as tslab from 'tslab';
-const session = hb.stageSession(); // tundra-r19 at 1024², every stage kept
-const req = session.req;
-const grid = session.grid;
-const run = session.run;
-const markers = session.markers;
-const field = (stage: string) => session.field(stage);
-const square = hb.SQUARE_AXES;
-const show = (id: string, traces: hb.Trace[], layout: Record<string, unknown> = {}, h = 420) => tslab.display.html(session.figure(id, traces, layout, h));
-const stageFigures = (prefix: string, before: string, after: string) => session.stageFigures(prefix, before, after).forEach((h) => tslab.display.html(h));
-const againstReference = (stage: string) => console.log(session.againstReference(stage));
+const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
+const { req, grid, run, markers } = session;
 // %% [markdown]
 // ## Layer 0, both layers, and the smoothed base
 // %%
-stageFigures('f04-layers', 'raster-layer0', 'raster');
-againstReference('raster');
+session.stageFigures('f04-layers', 'raster-layer0', 'raster');
+console.log(session.againstReference('raster'));
 // %%
-stageFigures('f04-smooth', 'raster', 'base');
-againstReference('base');
+session.stageFigures('f04-smooth', 'raster', 'base');
+console.log(session.againstReference('base'));
 // %% [markdown]
 // ## The filter's impulse response
 // **[D]** The X pass shifts by −0.5 on its main axis and +0.5 on its cross axis; the Y pass the other way round. They
@@ -36,4 +28,4 @@ const rows = Array.from({ length: 24 }, (_, j) => Array.from(r.subarray(j * 24, 
 let cx = 0; let cy = 0; let s = 0;
 rows.forEach((row, j) => row.forEach((v, i) => { s += v; cx += v * (i - 12); cy += v * (j - 12); }));
 console.log(`sum ${s.toFixed(6)} (weights sum ${hb.SMOOTHING_TAPS.weights.reduce((a, b) => a + b, 0).toFixed(6)} per pass), centroid (${(cx / s).toExponential(1)}, ${(cy / s).toExponential(1)}) texels`);
-show('f04-impulse', [{ type: 'heatmap', z: rows, colorscale: 'Viridis' }], { title: { text: 'Impulse response of one level (X pass then Y pass)' }, yaxis: { scaleanchor: 'x' } }, 420);
+session.show('f04-impulse', [{ type: 'heatmap', z: rows, colorscale: 'Viridis' }], { title: { text: 'Impulse response of one level (X pass then Y pass)' }, yaxis: { scaleanchor: 'x' } }, 420);

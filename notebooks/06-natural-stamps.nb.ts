@@ -7,21 +7,13 @@
 // %%
 import * as hb from './dist/index.js';
 import * as tslab from 'tslab';
-const session = hb.stageSession(); // tundra-r19 at 1024², every stage kept
-const req = session.req;
-const grid = session.grid;
-const run = session.run;
-const markers = session.markers;
-const field = (stage: string) => session.field(stage);
-const square = hb.SQUARE_AXES;
-const show = (id: string, traces: hb.Trace[], layout: Record<string, unknown> = {}, h = 420) => tslab.display.html(session.figure(id, traces, layout, h));
-const stageFigures = (prefix: string, before: string, after: string) => session.stageFigures(prefix, before, after).forEach((h) => tslab.display.html(h));
-const againstReference = (stage: string) => console.log(session.againstReference(stage));
+const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
+const { req, grid, run, markers } = session;
 // %%
 const sel = run.stamps;
 const keys = Object.entries(sel.drawsPerKey).sort((a, b) => b[1] - a[1]);
 console.log(`${sel.instances.length} instances over ${keys.length} keys (${sel.dropped} dropped for lack of room)`);
-show('f06-draws', [{ type: 'bar', x: keys.map((k) => k[0]), y: keys.map((k) => k[1]) }], { title: { text: 'Draws per texture key' }, margin: { b: 140 } }, 380);
+session.show('f06-draws', [{ type: 'bar', x: keys.map((k) => k[0]), y: keys.map((k) => k[1]) }], { title: { text: 'Draws per texture key' }, margin: { b: 140 } }, 380);
 // %% [markdown]
 // ## The texture atlas (level 0 of each key, each normalized on its own)
 // %%
@@ -38,7 +30,7 @@ keys.forEach(([key], t) => {
   for (const v of data) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
   for (let j = 0; j < s; j++) for (let i = 0; i < s; i++) atlas[Math.floor(t / cols) * tile + j][(t % cols) * tile + i] = hi > lo ? (data[j * s + i] - lo) / (hi - lo) : 0;
 });
-show('f06-atlas', [{ type: 'heatmap', z: atlas, colorscale: 'Blues', showscale: false }], { title: { text: 'Atlas: the 24 keys, most drawn first (stored mip level ≤ 32²)' }, yaxis: { scaleanchor: 'x' } }, 420);
+session.show('f06-atlas', [{ type: 'heatmap', z: atlas, colorscale: 'Blues', showscale: false }], { title: { text: 'Atlas: the 24 keys, most drawn first (stored mip level ≤ 32²)' }, yaxis: { scaleanchor: 'x' } }, 420);
 // %%
-stageFigures('f06', 'after-support', 'after-stamps');
-againstReference('after-stamps');
+session.stageFigures('f06', 'after-support', 'after-stamps');
+console.log(session.againstReference('after-stamps'));

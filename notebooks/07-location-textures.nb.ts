@@ -6,20 +6,12 @@
 // %%
 import * as hb from './dist/index.js';
 import * as tslab from 'tslab';
-const session = hb.stageSession(); // tundra-r19 at 1024², every stage kept
-const req = session.req;
-const grid = session.grid;
-const run = session.run;
-const markers = session.markers;
-const field = (stage: string) => session.field(stage);
-const square = hb.SQUARE_AXES;
-const show = (id: string, traces: hb.Trace[], layout: Record<string, unknown> = {}, h = 420) => tslab.display.html(session.figure(id, traces, layout, h));
-const stageFigures = (prefix: string, before: string, after: string) => session.stageFigures(prefix, before, after).forEach((h) => tslab.display.html(h));
-const againstReference = (stage: string) => console.log(session.againstReference(stage));
+const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
+const { req, grid, run, markers } = session;
 // %%
 console.log(`${run.manifest.counts.locationTextureDraws} draws of ${run.manifest.counts.locationTextures} assets`);
-stageFigures('f07', 'after-stamps', 'after-locations');
-againstReference('after-locations');
+session.stageFigures('f07', 'after-stamps', 'after-locations');
+console.log(session.againstReference('after-locations'));
 // %% [markdown]
 // ## A 128 m window around instance #0
 // %%
@@ -30,13 +22,13 @@ const i0 = Math.round((q.x - half - grid.xmin) / px);
 const j0 = Math.round((q.y - half - grid.ymin) / px);
 const n = Math.round((2 * half) / px);
 const win = (f: Float32Array) => Array.from({ length: n }, (_, j) => Array.from(f.subarray((j0 + j) * grid.columns + i0, (j0 + j) * grid.columns + i0 + n)));
-const before = win(field('after-stamps'));
-const after = win(field('after-locations'));
+const before = win(session.field('after-stamps'));
+const after = win(session.field('after-locations'));
 const delta = after.map((row, j) => row.map((v, i) => v - before[j][i]));
 const dr = hb.rangeOf(delta.flat());
 const lim = Math.max(Math.abs(dr.min), Math.abs(dr.max)) || 1;
 const xs = Array.from({ length: n }, (_, i) => grid.xmin + (i0 + i + 0.5) * px);
 const ys = Array.from({ length: n }, (_, j) => grid.ymin + (j0 + j + 0.5) * px);
 console.log(`instance #0 (${q.resourceId}) at (${q.x.toFixed(2)}, ${q.y.toFixed(2)}): change ${dr.min.toFixed(3)} … ${dr.max.toFixed(3)} m`);
-show('f07-window', [{ type: 'heatmap', z: delta, x: xs, y: ys, zmin: -lim, zmax: lim, colorscale: 'RdBu' }, { x: [q.x], y: [q.y], mode: 'markers+text', text: ['#0'], marker: { color: 'black' } }],
-  { title: { text: 'after-locations − after-stamps, 128 m around #0 (symmetric scale)' }, ...square }, 520);
+session.show('f07-window', [{ type: 'heatmap', z: delta, x: xs, y: ys, zmin: -lim, zmax: lim, colorscale: 'RdBu' }, { x: [q.x], y: [q.y], mode: 'markers+text', text: ['#0'], marker: { color: 'black' } }],
+  { title: { text: 'after-locations − after-stamps, 128 m around #0 (symmetric scale)' }, ...hb.SQUARE_AXES }, 520);

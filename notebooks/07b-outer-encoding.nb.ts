@@ -7,30 +7,22 @@
 // %%
 import * as hb from './dist/index.js';
 import * as tslab from 'tslab';
-const session = hb.stageSession(); // tundra-r19 at 1024², every stage kept
-const req = session.req;
-const grid = session.grid;
-const run = session.run;
-const markers = session.markers;
-const field = (stage: string) => session.field(stage);
-const square = hb.SQUARE_AXES;
-const show = (id: string, traces: hb.Trace[], layout: Record<string, unknown> = {}, h = 420) => tslab.display.html(session.figure(id, traces, layout, h));
-const stageFigures = (prefix: string, before: string, after: string) => session.stageFigures(prefix, before, after).forEach((h) => tslab.display.html(h));
-const againstReference = (stage: string) => console.log(session.againstReference(stage));
+const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
+const { req, grid, run, markers } = session;
 // %%
 console.log(`outer draw eligible: ${run.manifest.counts.outerDrawEligible}; blended pixels ${run.manifest.counts.outerBlendedPixels}, fully outer ${run.manifest.counts.outerOnlyPixels}; clamped low ${run.manifest.counts.clampedLow}, high ${run.manifest.counts.clampedHigh}`);
-const pre = field('pre-encode');
-const loc = field('after-locations');
+const pre = session.field('pre-encode');
+const loc = session.field('after-locations');
 const px = grid.sizeX / grid.columns;
 const row = grid.rows / 2;
 const xs = Array.from({ length: grid.columns }, (_, i) => grid.xmin + (i + 0.5) * px);
-show('f07b-profile', [
+session.show('f07b-profile', [
   { x: xs, y: Array.from(loc.subarray(row * grid.columns, (row + 1) * grid.columns)), name: 'after locations' },
   { x: xs, y: Array.from(pre.subarray(row * grid.columns, (row + 1) * grid.columns)), name: 'after the outer blend' },
 ], { title: { text: 'Profile along y ≈ 0: the band 620–680 m on both sides' }, xaxis: { title: { text: 'x (m)' } } }, 380);
 // %%
 const full = { xaxis: { title: { text: 'x (m)' } }, yaxis: { title: { text: 'y (m)' }, scaleanchor: 'x' } };
-show('f07b-map', [hb.heatmapTrace(pre, grid, 2048)], { title: { text: 'Pre-encode field, whole domain: the circular band inside the square' }, ...full }, 560);
+session.show('f07b-map', [hb.heatmapTrace(pre, grid, 2048)], { title: { text: 'Pre-encode field, whole domain: the circular band inside the hb.SQUARE_AXES' }, ...full }, 560);
 // %% [markdown]
 // ## Quantization error, and why it can exceed half a code
 // **[D]** One code is 1000/65535 m ≈ 15.259 mm, so rounding alone errs by at most half a code, 7.629 mm. **[D]** But the

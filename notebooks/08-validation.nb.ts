@@ -6,25 +6,17 @@
 // %%
 import * as hb from './dist/index.js';
 import * as tslab from 'tslab';
-const session = hb.stageSession(); // tundra-r19 at 1024², every stage kept
-const req = session.req;
-const grid = session.grid;
-const run = session.run;
-const markers = session.markers;
-const field = (stage: string) => session.field(stage);
-const square = hb.SQUARE_AXES;
-const show = (id: string, traces: hb.Trace[], layout: Record<string, unknown> = {}, h = 420) => tslab.display.html(session.figure(id, traces, layout, h));
-const stageFigures = (prefix: string, before: string, after: string) => session.stageFigures(prefix, before, after).forEach((h) => tslab.display.html(h));
-const againstReference = (stage: string) => console.log(session.againstReference(stage));
+const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
+const { req, grid, run, markers } = session;
 // %%
 const ref = hb.readHeightfieldFile('references/tundra-r19-1024/final.r16').field;
 const gen = hb.codeHeightfield(grid, run.codes, req.encoding);
-const cmp = hb.compareHeightfields(gen, ref, { generatedFloat: field('pre-encode') });
+const cmp = hb.compareHeightfields(gen, ref, { generatedFloat: session.field('pre-encode') });
 tslab.display.markdown(hb.summaryMarkdown(cmp, { generated: 'f32 pipeline', reference: 'references/tundra-r19-1024/final.r16' }));
 const B = cmp.blocks;
-show('f08-blocks', [{ type: 'heatmap', z: Array.from({ length: B.rows }, (_, j) => Array.from(B.maxAbsCode.subarray(j * B.columns, (j + 1) * B.columns))), zmin: -1, zmax: 1, colorscale: 'RdBu', reversescale: true }],
+session.show('f08-blocks', [{ type: 'heatmap', z: Array.from({ length: B.rows }, (_, j) => Array.from(B.maxAbsCode.subarray(j * B.columns, (j + 1) * B.columns))), zmin: -1, zmax: 1, colorscale: 'RdBu', reversescale: true }],
   { title: { text: 'Block maximum |Δq| over 4×4 pixels (symmetric scale)' }, yaxis: { scaleanchor: 'x' } }, 520);
-show('f08-radial', [{ x: cmp.radial.rings.map((r) => (r.r0 + r.r1) / 2), y: cmp.radial.rings.map((r) => r.rmsMm), name: 'RMS (mm)' }],
+session.show('f08-radial', [{ x: cmp.radial.rings.map((r) => (r.r0 + r.r1) / 2), y: cmp.radial.rings.map((r) => r.rmsMm), name: 'RMS (mm)' }],
   { title: { text: 'Radial profile (10 m rings)' }, xaxis: { title: { text: 'radius (m)' } } }, 340);
 // %% [markdown]
 // ## 3D side by side: disk of radius 625 m, same camera, colour scale and 1:1 vertical scale (display-downsampled)
@@ -36,5 +28,5 @@ const zg = surf(gen); const zr = surf(ref);
 const zr2 = hb.rangeOf([...zg.flat(), ...zr.flat()].filter((v): v is number => v !== null));
 const zmin = zr2.min; const zmax = zr2.max;
 const scene = { aspectmode: 'manual', aspectratio: { x: 1, y: 1, z: (zmax - zmin) / (2 * R) }, camera: { eye: { x: 1.2, y: -1.2, z: 0.7 } } };
-show('f08-3d-gen', [{ type: 'surface', z: zg, x: xs, y: xs, cmin: zmin, cmax: zmax, colorscale: 'Earth', showscale: false }], { title: { text: 'generated' }, scene }, 480);
-show('f08-3d-ref', [{ type: 'surface', z: zr, x: xs, y: xs, cmin: zmin, cmax: zmax, colorscale: 'Earth', showscale: false }], { title: { text: 'reference' }, scene }, 480);
+session.show('f08-3d-gen', [{ type: 'surface', z: zg, x: xs, y: xs, cmin: zmin, cmax: zmax, colorscale: 'Earth', showscale: false }], { title: { text: 'generated' }, scene }, 480);
+session.show('f08-3d-ref', [{ type: 'surface', z: zr, x: xs, y: xs, cmin: zmin, cmax: zmax, colorscale: 'Earth', showscale: false }], { title: { text: 'reference' }, scene }, 480);

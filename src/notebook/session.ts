@@ -19,7 +19,9 @@ export interface StageSession {
   markers: Trace;
   field(stage: string): Float32Array;
   figure(id: string, traces: readonly Trace[], layout?: Record<string, unknown>, height?: number): string;
-  /** Three figures (HTML): before and after on one colour scale, and after − before on a symmetric scale. */
+  /** Builds a figure and hands it to the display callback. */
+  show(id: string, traces: readonly Trace[], layout?: Record<string, unknown>, height?: number): void;
+  /** Shows three figures: before and after on one colour scale, and after − before on a symmetric scale. */
   stageFigures(prefix: string, before: string, after: string): string[];
   /** One line: the stage's inner-400 m RMS and maximum against the reference dump (or why there is none). */
   againstReference(stage: string): string;
@@ -27,7 +29,19 @@ export interface StageSession {
 
 export const SQUARE_AXES = { xaxis: { title: { text: 'x (m)' } }, yaxis: { title: { text: 'y (m)' }, scaleanchor: 'x' } };
 
-export function stageSession(request = 'tundra-r19', size = 1024, referenceRun = 'tundra-r19-1024', window = 1024): StageSession {
+export interface StageSessionOptions {
+  request?: string;
+  size?: number;
+  /** Run name of the references in references/ (params.yaml). */
+  referenceRun?: string;
+  /** Central window shown, metres. */
+  window?: number;
+  /** Where figures go (a notebook passes tslab.display.html); without it they are only returned. */
+  display?: (html: string) => void;
+}
+
+export function stageSession(o: StageSessionOptions = {}): StageSession {
+  const { request = 'tundra-r19', size = 1024, referenceRun = 'tundra-r19-1024', window = 1024, display = () => undefined } = o;
   const req = loadRequest(request, size);
   const grid = requestGrid(req);
   const run = runPipeline(req, { precision: 'f32', keep: [...FIELD_STAGES] });
@@ -46,6 +60,9 @@ export function stageSession(request = 'tundra-r19', size = 1024, referenceRun =
     markers,
     field,
     figure,
+    show(id, traces, layout, height) {
+      display(figure(id, traces, layout, height));
+    },
     stageFigures(prefix, before, after) {
       const a = field(before);
       const b = field(after);
@@ -56,7 +73,7 @@ export function stageSession(request = 'tundra-r19', size = 1024, referenceRun =
       const d = difference(b, a);
       const m = symmetricLimit(d, grid, window);
       const rd = rangeOf(cropCentre(d, grid, window).data);
-      return [
+      const html = [
         figure(`${prefix}-before`, [heatmapTrace(a, grid, window, { zmin: lo, zmax: hi }), markers], { title: { text: `${before} (central ${window} m)` }, ...SQUARE_AXES }),
         figure(`${prefix}-after`, [heatmapTrace(b, grid, window, { zmin: lo, zmax: hi }), markers], { title: { text: `${after} (same colour scale)` }, ...SQUARE_AXES }),
         figure(`${prefix}-delta`, [heatmapTrace(d, grid, window, { zmin: -m, zmax: m, colorscale: 'RdBu', title: 'Δ m' }), markers], {
@@ -64,6 +81,8 @@ export function stageSession(request = 'tundra-r19', size = 1024, referenceRun =
           ...SQUARE_AXES,
         }),
       ];
+      html.forEach(display);
+      return html;
     },
     againstReference(stage) {
       const ref = referenceStage(referenceRun, stage);
