@@ -37,3 +37,8 @@ export function testRandom(seed: number): () => number {
     return s / 4294967296;
   };
 }
+
+/** The bytes a typed array views (not its whole buffer: arena fields share one WebAssembly memory). */
+export function bytes(a: ArrayBufferView): Buffer {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+}

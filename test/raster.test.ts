@@ -2,7 +2,9 @@ import { Delaunay } from 'd3-delaunay';
 import { describe, expect, it } from 'vitest';
 import { barycentric, ownsEdge, rasterizeTriangles, snapFixed } from '../src/pipeline/raster.js';
 import type { TriangleList } from '../src/pipeline/fans.js';
-import { testRandom } from './helpers.js';
+import { newRasterField } from '../src/pipeline/wasm/raster-kernel.js';
+import { arenaOf } from '../src/pipeline/wasm/arena.js';
+import { bytes, testRandom } from './helpers.js';
 
 /** A random planar triangulation of the square [x0, x0 + size]² (corners included), heights 1 at every vertex. */
 function randomTriangulation(seed: number, x0: number, size: number, points: number, onGrid = false): TriangleList {
@@ -89,6 +91,41 @@ describe('GPU rules', () => {
     rasterizeTriangles(plane, { xmin: 0, ymin: 0, size: 4, n: 4 }, target, 'f64');
     rasterizeTriangles(plane, { xmin: 0, ymin: 0, size: 4, n: 4 }, target, 'f64');
     expect(target[5]).toBeCloseTo(2 * 1.5, 12); // pixel (1, 1): centre x = 1.5
+  });
+});
+
+describe('SIMD span kernel (f32 targets made by newRasterField)', () => {
+  /** Random heights on a random triangulation, two layers with sub-pixel offsets, so every span shape occurs. */
+  const layers = (seed: number) => {
+    const a = randomTriangulation(seed, 0, 64, 80);
+    const b = randomTriangulation(seed + 1, 3.3, 50.1, 40);
+    const rnd = testRandom(seed + 2);
+    for (const t of [a, b]) for (let k = 2; k < t.xyh.length; k += 3) t.xyh[k] = rnd() * 200 - 50;
+    return [a, b];
+  };
+  it.each([32, 50, 96])('is bit-identical to the JavaScript f32 spans at %i²', (n) => {
+    const g = { xmin: 0, ymin: 0, size: 64, n };
+    const js = new Float32Array(n * n);
+    const simd = newRasterField(n);
+    expect(arenaOf(simd)).not.toBeNull(); // the kernel path really runs
+    for (const t of layers(n)) {
+      const sj = rasterizeTriangles(t, g, js, 'f32');
+      const sw = rasterizeTriangles(t, g, simd, 'f32');
+      expect(sw).toEqual(sj);
+    }
+    expect(js.some((v) => v !== 0)).toBe(true);
+    expect(bytes(simd).equals(bytes(js))).toBe(true);
+  });
+  it('leaves the JavaScript path to plain arrays and HEIGHTBENCH_NO_WASM=1', () => {
+    expect(arenaOf(new Float32Array(1024))).toBeNull();
+    const prev = process.env.HEIGHTBENCH_NO_WASM;
+    process.env.HEIGHTBENCH_NO_WASM = '1';
+    try {
+      expect(arenaOf(newRasterField(32))).toBeNull();
+    } finally {
+      if (prev === undefined) delete process.env.HEIGHTBENCH_NO_WASM;
+      else process.env.HEIGHTBENCH_NO_WASM = prev;
+    }
   });
 });
 

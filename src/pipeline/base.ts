@@ -9,6 +9,7 @@
  */
 import { buildFans, type FanInput, type TriangleList } from './fans.js';
 import { rasterizeTriangles, type RasterStats } from './raster.js';
+import { newRasterField } from './wasm/raster-kernel.js';
 import { smoothingChain, type SmoothingAblation } from './smoothing.js';
 import { newField, type Field, type Precision } from './precision.js';
 import { groupFieldAt } from './regions.js';
@@ -68,7 +69,7 @@ export function layer100Fans(plan: Plan): { fans: TriangleList; cells: number } 
 export function buildBase(plan: Plan, n: number, precision: Precision, opts: { keepLayer0?: boolean; ablation?: SmoothingAblation } = {}): BaseStage {
   const grid = { xmin: plan.request.domain.xmin, ymin: plan.request.domain.ymin, size: plan.request.domain.size, n };
   let t0 = performance.now();
-  const raster = newField(precision, n * n);
+  const raster = precision === 'f32' ? newRasterField(n) : newField(precision, n * n);
   const l0 = layer0Fans(plan);
   const s0 = rasterizeTriangles(l0.fans, grid, raster, precision);
   const rasterLayer0 = opts.keepLayer0 ? raster.slice() : null;

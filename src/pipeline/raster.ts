@@ -20,6 +20,7 @@
  */
 import type { Field, Precision } from './precision.js';
 import type { TriangleList } from './fans.js';
+import { spanQueueOf } from './wasm/raster-kernel.js';
 
 export const SUBPIXEL = 256;
 
@@ -110,6 +111,8 @@ export function rasterizeTriangles(tris: TriangleList, g: RasterGrid, target: Fi
   let degenerate = 0;
   let pixels = 0;
   const d = tris.xyh;
+  // f32 targets made by newRasterField hand their spans to the SIMD kernel (same arithmetic, see raster-kernel.ts).
+  const queue = f32 && !coverage ? spanQueueOf(target as Float32Array) : null;
   for (let t = 0; t < tris.count; t++) {
     const o = t * 9;
     for (let v = 0; v < 3; v++) {
@@ -132,7 +135,6 @@ export function rasterizeTriangles(tris: TriangleList, g: RasterGrid, target: Fi
     const h0 = Hh[0];
     const h1 = Hh[1];
     const h2 = Hh[2];
-    // Edge k is opposite vertex k: e0 = v1→v2, e1 = v2→v0, e2 = v0→v1; w_k(P) = (Xb − Xa)(Py − Ya) − (Yb − Ya)(Px − Xa).
     // Edge k is opposite vertex k: e0 = v1→v2, e1 = v2→v0, e2 = v0→v1; w_k(P) = (Xb − Xa)(Py − Ya) − (Yb − Ya)(Px − Xa).
     // Along a row (Px = i·256 + 128): w_k(i) = c_k + s_k·i with s_k = −(Yb − Ya)·256.
     const ax0 = X[1], ay0 = Y[1], bx0 = X[2], by0 = Y[2];
@@ -172,11 +174,13 @@ export function rasterizeTriangles(tris: TriangleList, g: RasterGrid, target: Fi
       else if (!passes(c2, 0, 0, st2)) continue;
       if (hi < lo) continue;
       const row = j * n;
-      if (f32) spanF32(target as Float32Array, row, lo, hi, c0, c1, c2, s0, s1, s2, invArea, h0, h1, h2);
+      if (queue) queue.push(row + lo, hi - lo + 1, c0 + s0 * lo, s0, c1 + s1 * lo, s1, c2 + s2 * lo, s2, invArea, h0, h1, h2);
+      else if (f32) spanF32(target as Float32Array, row, lo, hi, c0, c1, c2, s0, s1, s2, invArea, h0, h1, h2);
       else spanF64(target as Float64Array, row, lo, hi, c0, c1, c2, s0, s1, s2, invArea, h0, h1, h2);
       if (coverage) for (let i = lo; i <= hi; i++) coverage[row + i]++;
       pixels += hi - lo + 1;
     }
   }
+  queue?.flush();
   return { triangles: tris.count - degenerate, degenerate, pixels };
 }

@@ -224,19 +224,23 @@ export interface SmoothingResult {
   timings: Record<string, number>;
 }
 
-/** Runs the whole chain on `raster` (n², n divisible by 8), writing the base into `out`. */
-export function smoothingChain(raster: Field, n: number, precision: Precision, out: Field = newField(precision, n * n), ab: SmoothingAblation = {}): SmoothingResult {
+/**
+ * Runs the whole chain on `raster` (n², n divisible by 8), writing the base into `out`; without `out`, into a new
+ * field — in f32 with the SIMD kernels, a view of the raster's arena (see wasm/arena.ts).
+ */
+export function smoothingChain(raster: Field, n: number, precision: Precision, out?: Field, ab: SmoothingAblation = {}): SmoothingResult {
   if (n % 8 !== 0) throw new RangeError(`smoothing: the raster size must be divisible by 8 (three halvings), got ${n}`);
   const R = precision === 'f32' ? Math.fround : (x: number) => x;
   const tp = taps(R, ab);
   const timings: Record<string, number> = {};
-  if (precision === 'f32' && raster instanceof Float32Array && out instanceof Float32Array && SMOOTHING_RULE.levels === 3 && wasmAvailable(n)) {
+  if (precision === 'f32' && raster instanceof Float32Array && (out === undefined || out instanceof Float32Array) && SMOOTHING_RULE.levels === 3 && wasmAvailable(n)) {
     // Same operations, same order, on WebAssembly SIMD: bit-identical to the loop below (test/smoothing.test.ts).
     const t0 = performance.now();
-    const levels = wasmSmoothingChain(raster, n, tp, SMOOTHING_RULE.levels, upTaps(n, n >> 2, R), upTaps(n, n >> 3, R), out);
+    const { levels, base } = wasmSmoothingChain(raster, n, tp, upTaps(n, n >> 2, R), upTaps(n, n >> 3, R), out);
     timings.wasm = performance.now() - t0;
-    return { levels, base: out, timings };
+    return { levels, base, timings };
   }
+  out ??= newField(precision, n * n);
   const levels: Field[] = [];
   const clock = (name: string, t0: number) => (timings[name] = (timings[name] ?? 0) + performance.now() - t0);
   let prev = raster;

@@ -4,36 +4,7 @@
  * [R] Used when the raster size is a multiple of 32 (every level a multiple of 4 lanes) and WebAssembly SIMD is
  *     available; HEIGHTBENCH_NO_WASM=1 forces the JavaScript path.
  */
-import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
-
-/** The part of the WebAssembly API used here (the project's TypeScript lib is ES2022 without DOM typings). */
-interface WasmMemory {
-  buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-const WA = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => object; Instance: new (module: object) => { exports: unknown } } }).WebAssembly;
-
-interface Exports {
-  memory: WasmMemory;
-  downsample(s: number, o: number, n: number): void;
-  filterX(s: number, o: number, buf: number, n: number, tp: number): void;
-  filterY(s: number, o: number, sc: number, n: number, tp: number): void;
-  lerpLevelRows(l: number, m: number, n: number, i0: number, i1: number, f: number, g: number, rows: number): void;
-  composeRows(x2: number, x3: number, o: number, n: number, a2i0: number, a2i1: number, a2f: number, a2g: number, a3i0: number, a3i1: number, a3f: number, a3g: number): void;
-}
-
-let instance: Exports | null | undefined;
-
-function kernels(): Exports | null {
-  if (instance !== undefined) return instance;
-  try {
-    const bytes = Uint8Array.from(Buffer.from(SMOOTHING_WASM_BASE64, 'base64'));
-    instance = new WA.Instance(new WA.Module(bytes)).exports as Exports;
-  } catch {
-    instance = null; // no SIMD support: the JavaScript path serves
-  }
-  return instance;
-}
+import { arenaOf, createArena, wasmKernelsAvailable } from './arena.js';
 
 export interface WasmTaps {
   k: number[];
@@ -50,60 +21,55 @@ export interface UpTaps {
 }
 
 export function wasmAvailable(n: number): boolean {
-  return process.env.HEIGHTBENCH_NO_WASM !== '1' && n % 32 === 0 && kernels() !== null;
+  return n % 32 === 0 && wasmKernelsAvailable();
 }
 
-/** Runs downsample → filterX → filterY for each of `levels` levels, then the composition. */
-export function wasmSmoothingChain(raster: Float32Array, n: number, tp: WasmTaps, levels: number, up2: UpTaps, up3: UpTaps, out: Float32Array): Float32Array[] {
-  const k = kernels();
-  if (!k) throw new Error('WebAssembly SIMD kernels are not available');
-  // Bump allocation of every buffer, 16-byte aligned.
-  let top = 0;
-  const alloc = (bytes: number) => {
-    const at = top;
-    top += (bytes + 15) & ~15;
-    return at;
-  };
-  const tpAt = alloc(80);
-  const rasterAt = alloc(n * n * 4);
-  const lv: { m: number; d: number; x: number; s: number; buf: number }[] = [];
-  for (let l = 0, m = n >> 1; l < levels; l++, m >>= 1) lv.push({ m, d: alloc(m * m * 4), x: alloc(m * m * 4), s: alloc(m * m * 4), buf: alloc(10 * m * 4) });
-  const m2 = n >> 2;
-  const m3 = n >> 3;
-  const x2At = alloc(m2 * n * 4);
-  const x3At = alloc(m3 * n * 4);
-  const outAt = alloc(n * n * 4);
-  const upAt = [up2, up3].map(() => ({ i0: alloc(n * 4), i1: alloc(n * 4), f: alloc(n * 4), g: alloc(n * 4) }));
-  const need = Math.ceil(top / 65536) - k.memory.buffer.byteLength / 65536;
-  if (need > 0) k.memory.grow(need);
-  const buf = k.memory.buffer;
+/**
+ * Runs downsample → filterX → filterY for each level, then the composition, in the raster's arena (a raster made
+ * by newRasterField is smoothed in place; any other array is first copied into a new arena). The base is written
+ * into `out` when given, otherwise returned as a view of the arena, like the levels.
+ */
+export function wasmSmoothingChain(raster: Float32Array, n: number, tp: WasmTaps, up2: UpTaps, up3: UpTaps, out?: Float32Array): { levels: Float32Array[]; base: Float32Array } {
+  let arena = arenaOf(raster);
+  if (!arena || arena.n !== n || !arena.smoothingLayout) {
+    const made = createArena(n);
+    if (!made?.arena.smoothingLayout) throw new Error(`WebAssembly SIMD smoothing is not available for a ${n}² raster`);
+    made.raster.set(raster);
+    arena = made.arena;
+  }
+  const L = arena.smoothingLayout!;
+  const k = arena.smoothing;
+  const buf = arena.memory.buffer;
   const i32 = new Int32Array(buf);
   const f32 = new Float32Array(buf);
   for (let t = 0; t < 5; t++) {
-    i32[tpAt / 4 + t] = tp.k[t];
-    f32[tpAt / 4 + 5 + t] = tp.g[t];
-    f32[tpAt / 4 + 10 + t] = tp.f[t];
-    f32[tpAt / 4 + 15 + t] = tp.w[t];
+    i32[L.tp / 4 + t] = tp.k[t];
+    f32[L.tp / 4 + 5 + t] = tp.g[t];
+    f32[L.tp / 4 + 10 + t] = tp.f[t];
+    f32[L.tp / 4 + 15 + t] = tp.w[t];
   }
-  f32.set(raster, rasterAt / 4);
   [up2, up3].forEach((u, q) => {
-    i32.set(u.i0, upAt[q].i0 / 4);
-    i32.set(u.i1, upAt[q].i1 / 4);
-    f32.set(u.f, upAt[q].f / 4);
-    f32.set(u.g, upAt[q].g / 4);
+    i32.set(u.i0, L.up[q].i0 / 4);
+    i32.set(u.i1, L.up[q].i1 / 4);
+    f32.set(u.f, L.up[q].f / 4);
+    f32.set(u.g, L.up[q].g / 4);
   });
-  let prev = rasterAt;
+  let prev = arena.rasterAt;
   let size = n;
-  for (const L of lv) {
-    k.downsample(prev, L.d, size);
-    k.filterX(L.d, L.x, L.buf, L.m, tpAt);
-    k.filterY(L.x, L.d, L.s, L.m, tpAt); // the level lands in D, as in the JavaScript path
-    prev = L.d;
-    size = L.m;
+  for (const lv of L.levels) {
+    k.downsample(prev, lv.d, size);
+    k.filterX(lv.d, lv.x, lv.buf, lv.m, L.tp);
+    k.filterY(lv.x, lv.d, lv.s, lv.m, L.tp); // the level lands in D, as in the JavaScript path
+    prev = lv.d;
+    size = lv.m;
   }
-  k.lerpLevelRows(lv[1].d, m2, n, upAt[0].i0, upAt[0].i1, upAt[0].f, upAt[0].g, x2At);
-  k.lerpLevelRows(lv[2].d, m3, n, upAt[1].i0, upAt[1].i1, upAt[1].f, upAt[1].g, x3At);
-  k.composeRows(x2At, x3At, outAt, n, upAt[0].i0, upAt[0].i1, upAt[0].f, upAt[0].g, upAt[1].i0, upAt[1].i1, upAt[1].f, upAt[1].g);
-  out.set(new Float32Array(buf, outAt, n * n));
-  return lv.map((L) => new Float32Array(buf.slice(L.d, L.d + L.m * L.m * 4)));
+  const [a2, a3] = L.up;
+  k.lerpLevelRows(L.levels[1].d, n >> 2, n, a2.i0, a2.i1, a2.f, a2.g, L.x2);
+  k.lerpLevelRows(L.levels[2].d, n >> 3, n, a3.i0, a3.i1, a3.f, a3.g, L.x3);
+  k.composeRows(L.x2, L.x3, L.out, n, a2.i0, a2.i1, a2.f, a2.g, a3.i0, a3.i1, a3.f, a3.g);
+  const levels = L.levels.map((lv) => new Float32Array(buf, lv.d, lv.m * lv.m));
+  const base = new Float32Array(buf, L.out, n * n);
+  if (!out) return { levels, base };
+  out.set(base);
+  return { levels, base: out };
 }

@@ -1,10 +1,10 @@
 ;; heightbench smoothing kernels, float32, WebAssembly SIMD (f32x4).
 ;; Every operation is an f32 multiply or add in the same order as the f32 path of src/pipeline/smoothing.ts, so the
 ;; results are bit-identical to it (f32 + and × round exactly as Math.fround of the float64 operation).
-;; All pointers are byte offsets into the exported memory; fields are row-major f32. Tap block at $tp (80 bytes):
+;; All pointers are byte offsets into the imported memory (one arena per field, see arena.ts); fields are row-major f32. Tap block at $tp (80 bytes):
 ;; k[5] i32 at +0, g[5] f32 at +20, f[5] f32 at +40, w[5] f32 at +60.
 (module
-  (memory (export "memory") 1)
+  (import "env" "memory" (memory 1))
 
   (func $clamp (param $v i32) (param $n i32) (result i32)
     (if (result i32) (i32.lt_s (local.get $v) (i32.const 0))

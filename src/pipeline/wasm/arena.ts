@@ -1,0 +1,107 @@
+/**
+ * Arenas: one WebAssembly memory per float32 base field, shared by the raster span kernel (raster.wat) and the
+ * smoothing kernels (smoothing.wat). The raster is rasterized, smoothed and composed in place — nothing is copied in
+ * or out, and each 64 MiB buffer is paged in once. Every buffer's place is fixed when the arena is made and the
+ * memory never grows afterwards, so the Float32Array views handed out stay valid for as long as they are referenced.
+ */
+import { RASTER_WASM_BASE64 } from './raster-wasm.js';
+import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
+import { instantiateWasm, newWasmMemory, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
+
+export interface RasterExports {
+  spans(rec: number, count: number, target: number): void;
+}
+
+export interface SmoothingExports {
+  downsample(s: number, o: number, n: number): void;
+  filterX(s: number, o: number, buf: number, n: number, tp: number): void;
+  filterY(s: number, o: number, sc: number, n: number, tp: number): void;
+  lerpLevelRows(l: number, m: number, n: number, i0: number, i1: number, f: number, g: number, rows: number): void;
+  composeRows(x2: number, x3: number, o: number, n: number, a2i0: number, a2i1: number, a2f: number, a2g: number, a3i0: number, a3i1: number, a3f: number, a3g: number): void;
+}
+
+/** Byte offsets of every smoothing buffer (levels at N/2, N/4, N/8; X-pass scratch; the upsampling rows and taps). */
+export interface SmoothingLayout {
+  tp: number;
+  levels: { m: number; d: number; x: number; s: number; buf: number }[];
+  x2: number;
+  x3: number;
+  up: { i0: number; i1: number; f: number; g: number }[];
+  out: number;
+}
+
+export interface Arena {
+  memory: WasmMemory;
+  raster: RasterExports;
+  smoothing: SmoothingExports;
+  /** Side of the square field. */
+  n: number;
+  queueAt: number;
+  rasterAt: number;
+  /** Present when the side is a multiple of 32 (every level a whole number of 4-lane vectors). */
+  smoothingLayout: SmoothingLayout | null;
+}
+
+/** Spans queued before one raster kernel call; one record = 12 float64 (see raster.wat). */
+export const SPAN_QUEUE = 4096;
+export const SPAN_RECORD = 12;
+/** Levels of the smoothing chain the arena lays out (SMOOTHING_RULE.levels; checked by the caller). */
+const LEVELS = 3;
+
+const arenas = new WeakMap<Float32Array, Arena>();
+
+/**
+ * A new arena for an n × n float32 field, or null when WebAssembly SIMD is unavailable or disabled
+ * (HEIGHTBENCH_NO_WASM=1). The raster view (zeroed) is registered, so arenaOf(raster) finds the arena again.
+ */
+export function createArena(n: number): { arena: Arena; raster: Float32Array } | null {
+  if (wasmDisabled()) return null;
+  let top = 0;
+  const alloc = (bytes: number) => {
+    const at = top;
+    top += (bytes + 15) & ~15;
+    return at;
+  };
+  const queueAt = alloc(SPAN_QUEUE * SPAN_RECORD * 8);
+  const rasterAt = alloc(n * n * 4);
+  let layout: SmoothingLayout | null = null;
+  if (n % 32 === 0) {
+    const tp = alloc(80);
+    // One X-pass buffer and one Y scratch, sized for the first level, serve every level; once the last level is
+    // filtered they hold the row-upsampled N/4 and N/8 levels (exactly the same sizes as the first level's m²
+    // and half of it), so the chain pages in 34 MiB less at 4096².
+    const m1 = n >> 1;
+    const scratchX = alloc(m1 * m1 * 4);
+    const scratchY = alloc(m1 * m1 * 4);
+    const buf = alloc(10 * m1 * 4);
+    const levels: SmoothingLayout['levels'] = [];
+    for (let l = 0, m = m1; l < LEVELS; l++, m >>= 1) levels.push({ m, d: alloc(m * m * 4), x: scratchX, s: scratchY, buf });
+    const x2 = scratchX; // (n/4)·n floats = m1²
+    const x3 = scratchY; // (n/8)·n floats = m1²/2
+    const up = [0, 1].map(() => ({ i0: alloc(n * 4), i1: alloc(n * 4), f: alloc(n * 4), g: alloc(n * 4) }));
+    layout = { tp, levels, x2, x3, up, out: alloc(n * n * 4) };
+  }
+  const memory = newWasmMemory(top);
+  if (!memory) return null;
+  const raster = instantiateWasm<RasterExports>(RASTER_WASM_BASE64, { env: { memory } });
+  const smoothing = instantiateWasm<SmoothingExports>(SMOOTHING_WASM_BASE64, { env: { memory } });
+  if (!raster || !smoothing) return null;
+  const arena: Arena = { memory, raster, smoothing, n, queueAt, rasterAt, smoothingLayout: layout };
+  const view = new Float32Array(memory.buffer, rasterAt, n * n);
+  arenas.set(view, arena);
+  return { arena, raster: view };
+}
+
+/** The arena whose raster view `field` is, or null for any other array. */
+export function arenaOf(field: Float32Array): Arena | null {
+  return arenas.get(field) ?? null;
+}
+
+let available: boolean | undefined;
+
+/** Whether the SIMD kernels can run here (compiled, and not disabled). */
+export function wasmKernelsAvailable(): boolean {
+  if (wasmDisabled()) return false;
+  available ??= instantiateWasm<RasterExports>(RASTER_WASM_BASE64, { env: { memory: newWasmMemory(1) } }) !== null;
+  return available;
+}
