@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  applyOuterBlend,
   buildMipChain,
   chain,
   compose,
@@ -23,7 +24,7 @@ import {
   translation,
   writeAssetKtx2,
 } from '../src/index.js';
-import { cli, tempDir } from './helpers.js';
+import { cli, tempDir, testRandom } from './helpers.js';
 
 describe('teaching numbers (article, support to outer blend)', () => {
   it('smoothstep band: 20 m inside, −2 m outside → 16.5625 at 635 m, 9 at 650 m, 1.4375 at 665 m', () => {
@@ -109,6 +110,50 @@ describe('static height assets', () => {
     for (let i = 0; i < n; i++) {
       expect(Math.abs(h[i])).toBeLessThan(1e-3);
       expect(Math.abs(h[(n - 1) * n + i])).toBeLessThan(1e-3);
+    }
+  });
+});
+
+describe('outer blend runs', () => {
+  /** The blend written pixel by pixel, the plain reading of outer.ts's header (the reference for the run split). */
+  const perPixel = (field: Float32Array | Float64Array, g: { xmin: number; ymin: number; size: number; n: number }, outer: Float32Array | Float64Array | number, R: (x: number) => number) => {
+    const px = g.size / g.n;
+    const [cx, cy] = [g.xmin + g.size / 2, g.ymin + g.size / 2];
+    for (let j = 0; j < g.n; j++) {
+      const dy = R(g.ymin + (j + 0.5) * px - cy);
+      for (let i = 0; i < g.n; i++) {
+        const dx = R(g.xmin + (i + 0.5) * px - cx);
+        const r = R(Math.sqrt(R(R(dx * dx) + R(dy * dy))));
+        if (r <= 620) continue;
+        const t = Math.min(R(R(r - 620) / 60), 1);
+        const a = R(R(t * t) * R(3 - R(2 * t)));
+        const k = j * g.n + i;
+        const ho = R(typeof outer === 'number' ? outer : outer[k]);
+        field[k] = R(R(R(1 - a) * field[k]) + R(a * ho));
+      }
+    }
+  };
+  it.each([
+    ['f32', 300, -700.3],
+    ['f64', 300, -700.3],
+    ['f32', 512, -1024],
+    ['f64', 257, -1500],
+  ] as const)('equal the per-pixel formula bit for bit (%s, %i², domain from %f m)', (precision, n, xmin) => {
+    const R = precision === 'f32' ? Math.fround : (x: number) => x;
+    const g = { xmin, ymin: xmin + 3.7, size: 1500 + n, n };
+    const rnd = testRandom(n);
+    const make = () => {
+      const f = precision === 'f32' ? new Float32Array(n * n) : new Float64Array(n * n);
+      for (let k = 0; k < f.length; k++) f[k] = rnd() * 100 - 20;
+      return f;
+    };
+    for (const outer of [-2, make()]) {
+      const a = make();
+      const b = a.slice();
+      const counts = applyOuterBlend(a, g, { inner: 620, outer: 680 }, outer, precision);
+      perPixel(b, g, outer, R);
+      expect(counts.blendedPixels + counts.fullyOuter).toBeGreaterThan(0);
+      expect(Buffer.from(a.buffer).equals(Buffer.from(b.buffer))).toBe(true);
     }
   });
 });
