@@ -25,6 +25,8 @@ import {
   writeAssetKtx2,
 } from '../src/index.js';
 import { cli, tempDir, testRandom } from './helpers.js';
+import { sampleLevelF32 } from '../src/pipeline/mips.js';
+import { sampleTexel } from '../src/core/sampling.js';
 
 describe('teaching numbers (article, support to outer blend)', () => {
   it('smoothstep band: 20 m inside, −2 m outside → 16.5625 at 635 m, 9 at 650 m, 1.4375 at 665 m', () => {
@@ -110,6 +112,21 @@ describe('static height assets', () => {
     for (let i = 0; i < n; i++) {
       expect(Math.abs(h[i])).toBeLessThan(1e-3);
       expect(Math.abs(h[(n - 1) * n + i])).toBeLessThan(1e-3);
+    }
+  });
+});
+
+describe('draw sampling', () => {
+  it('sampleLevelF32 equals sampleTexel (exact) at every u, v, including clamped edges, in f32 and f64', () => {
+    const n = 37;
+    const rnd = testRandom(5);
+    const level = Float32Array.from({ length: n * n }, () => rnd() * 20 - 5);
+    for (const R of [Math.fround, (x: number) => x]) {
+      for (let k = 0; k < 2000; k++) {
+        const u = k < 8 ? [0, 0.999999, 0.5 / n, 1 - 0.5 / n, 0.25, 0.5, 1e-9, 0.75][k] : rnd();
+        const v = rnd();
+        expect(sampleLevelF32(level, n, u, v, R)).toBe(sampleTexel(level, n, n, u * n - 0.5, v * n - 0.5, R));
+      }
     }
   });
 });

@@ -6,7 +6,7 @@
  * [R] Pixels whose centre maps outside the asset's square are not written (the asset's footprint is its coverage).
  */
 import { borderWindow, type HeightAsset } from './assets.js';
-import { footprintLod, mipWeights, sampleTrilinear } from './mips.js';
+import { footprintLod, mipWeights, sampleLevelF32 } from './mips.js';
 import { invert, scaleOf, transformPoint, type Affine } from './transforms.js';
 import type { Field } from './precision.js';
 
@@ -69,6 +69,14 @@ export function drawAsset(field: Field, g: DrawGrid, asset: HeightAsset, m: Affi
   const c = R('c' in program ? program.c : 0);
   const a = R(program.mode === 'lerp' ? program.a : 0);
   const sMax = program.mode === 'lerp' ? program.sMax : 1;
+  // Trilinear sampling (mips.ts) with the two levels and weights resolved once per draw.
+  const levelA = asset.levels[w.lower];
+  const nA = asset.sizes[w.lower];
+  const levelB = asset.levels[w.upper];
+  const nB = asset.sizes[w.upper];
+  const twoLevels = w.weightUpper !== 0;
+  const wA = R(w.weightLower);
+  const wB = R(w.weightUpper);
   let pixels = 0;
   for (let j = j0; j <= j1; j++) {
     const y = g.ymin + (j + 0.5) * px;
@@ -77,7 +85,8 @@ export function drawAsset(field: Field, g: DrawGrid, asset: HeightAsset, m: Affi
       const u = (inv[0] * x + inv[2] * y + inv[4]) / W + 0.5;
       const v = (inv[1] * x + inv[3] * y + inv[5]) / W + 0.5;
       if (u < 0 || u >= 1 || v < 0 || v >= 1) continue;
-      const s = sampleTrilinear(asset, u, v, w, R);
+      const sA = sampleLevelF32(levelA, nA, u, v, R);
+      const s = twoLevels ? R(R(sA * wA) + R(sampleLevelF32(levelB, nB, u, v, R) * wB)) : sA;
       const q = j * g.n + i;
       const h = field[q];
       let out: number;
