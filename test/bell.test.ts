@@ -95,6 +95,50 @@ describe('bell accumulation (seed 002)', () => {
     expect(coarseAbs).toBeLessThanOrEqual(p.nb * 1e-3);
     expect(coarseAbs).toBeGreaterThan(1e-5); // a loose tolerance is visible
   });
+  it('the SIMD kernel and the JavaScript loop give the same bits (exact and with tolerance, odd sizes)', () => {
+    const run = (noWasm: boolean, size: number, nb: number, tol: number) => {
+      const prev = process.env.HEIGHTBENCH_NO_WASM;
+      process.env.HEIGHTBENCH_NO_WASM = noWasm ? '1' : '0';
+      try {
+        const out = new Float64Array(size * size).fill(0.25); // accumulates onto what is there
+        return accumulateFast({ seed: 7, nb, p1: 0.5, p2: 30, p3: 3, size }, out, tol);
+      } finally {
+        if (prev === undefined) delete process.env.HEIGHTBENCH_NO_WASM;
+        else process.env.HEIGHTBENCH_NO_WASM = prev;
+      }
+    };
+    for (const [size, nb, tol] of [[97, 13, 0], [128, 40, 0], [97, 13, 1e-9], [64, 100, 1e-12]] as const) {
+      const js = run(true, size, nb, tol);
+      const simd = run(false, size, nb, tol);
+      expect(Buffer.from(simd.buffer).equals(Buffer.from(js.buffer))).toBe(true);
+    }
+  });
+  it('the tolerance ranges found by bisection keep exactly the products a linear scan keeps', () => {
+    // Reference: per row j and generator k, keep columns where fx_k·fy_k(j) ≥ tol by scanning inward from both ends.
+    const p = { seed: 3, nb: 30, p1: 0.5, p2: 30, p3: 3, size: 80 };
+    const tol = 1e-7;
+    const n = p.size;
+    const ref = new Float64Array(n * n);
+    bellGenerators(p.seed, p.nb).forEach(([xg, yg], k) => {
+      const z = 1 + p.p1 * k;
+      const fx = new Float64Array(n);
+      const fy = new Float64Array(n);
+      for (let i = 0, x = -xg; i < n; i++, x += 1 / n) fx[i] = Math.exp(-p.p2 * z * (x * x)) / (p.p3 * z);
+      for (let j = 0, y = -yg; j < n; j++, y += 1 / n) fy[j] = Math.exp(-p.p2 * z * (y * y));
+      let lo = fx.findIndex((v) => v > tol);
+      let hi = n - [...fx].reverse().findIndex((v) => v > tol);
+      if (lo < 0) [lo, hi] = [n, n];
+      for (let j = 0; j < n; j++) {
+        if (fy[j] === 0) continue;
+        let a0 = lo;
+        let a1 = hi;
+        while (a0 < a1 && fx[a0] < tol / fy[j]) a0++;
+        while (a1 > a0 && fx[a1 - 1] < tol / fy[j]) a1--;
+        for (let i = a0; i < a1; i++) ref[j * n + i] += fx[i] * fy[j];
+      }
+    });
+    expect(Buffer.from(accumulateFast(p, undefined, tol).buffer).equals(Buffer.from(ref.buffer))).toBe(true);
+  });
   it('refuses bad parameters', () => {
     expect(() => accumulateFast({ seed: 1, nb: 0, p1: 0.5, p2: 30, p3: 3, size: 8 })).toThrow('bell nb: expected an integer in [1, 100000], got 0');
     expect(() => accumulateFast({ seed: 1, nb: 1, p1: 0.5, p2: 30, p3: 0, size: 8 })).toThrow(/bell p3: expected > 0/);
