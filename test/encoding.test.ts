@@ -10,6 +10,8 @@ import {
   metresPerCode,
 } from '../src/index.js';
 import { testRandom } from './helpers.js';
+import { newRasterField } from '../src/pipeline/wasm/raster-kernel.js';
+import { encodeInArena } from '../src/pipeline/wasm/encode-kernel.js';
 
 const f32 = Math.fround;
 
@@ -111,5 +113,28 @@ describe('field encoding counts what the range clamped', () => {
   });
   it('refuses mismatched buffer lengths', () => {
     expect(() => encodeFieldR16(new Float32Array(4), new Uint16Array(3))).toThrow(/output length 3 does not match input length 4/);
+  });
+});
+
+describe('SIMD encoding of arena fields (encode.wat)', () => {
+  it('gives the codes and counts of encodeFieldR16, including NaN, ±∞, clamping and exact half-way products', () => {
+    const n = 64;
+    const field = newRasterField(n);
+    const rnd = testRandom(11);
+    const special = [NaN, Infinity, -Infinity, -500, 500, -500.0001, 500.0001, 0, -0, 1e30, -1e30];
+    for (let k = 0; k < field.length; k++) field[k] = k < special.length ? special[k] : rnd() * 1200 - 600;
+    // Heights whose float32 u·65535 lands exactly on k + 0.5 (round half up must give k + 1).
+    for (let k = 0; k < 200; k++) field[100 + k] = Math.fround(-500 + ((k + 0.5) / 65535) * 1000);
+    for (const range of [{ min: -500, max: 500 }, { min: -20, max: 300 }]) {
+      const simd = encodeInArena(field, range);
+      expect(simd).not.toBeNull();
+      const js = new Uint16Array(field.length);
+      const counts = encodeFieldR16(Float32Array.from(field), js, range);
+      expect(simd!.counts).toEqual(counts);
+      expect(counts.nan).toBe(1);
+      expect(counts.clampedLow).toBeGreaterThan(0);
+      expect(Buffer.from(simd!.codes.buffer, simd!.codes.byteOffset, simd!.codes.byteLength).equals(Buffer.from(js.buffer))).toBe(true);
+    }
+    expect(encodeInArena(new Float32Array(n * n), { min: -500, max: 500 })).toBeNull(); // not an arena field
   });
 });

@@ -25,7 +25,7 @@ export function encodeUnorm16(u: number): number {
 }
 
 /** The float32 constants of the range map u = (H − min) × (1 / (max − min)). */
-function rangeConstants(range: HeightRange): { fmin: number; fscale: number } {
+export function rangeConstants(range: HeightRange): { fmin: number; fscale: number } {
   return { fmin: f32(range.min), fscale: f32(1 / (range.max - range.min)) };
 }
 

@@ -17,6 +17,7 @@ import { applyOuterBlend } from './outer.js';
 import { cellAt } from './regions.js';
 import { projectRoot, type PipelineRequest } from './request.js';
 import { encodeFieldR16, type EncodeCounts } from '../core/encoding.js';
+import { encodeInArena } from './wasm/encode-kernel.js';
 import type { Field, Precision } from './precision.js';
 import type { SmoothingAblation } from './smoothing.js';
 import type { WorldConfig } from './world.js';
@@ -110,8 +111,13 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
   const outer = time('outer', () => applyOuterBlend(field, g, req.outerBlend, outerInput, opts.precision));
   fields.set('pre-encode', field);
 
-  const codes = new Uint16Array(n * n);
-  const enc: EncodeCounts = time('encode', () => encodeFieldR16(field, codes, req.encoding));
+  // A base field in an arena is encoded there by the SIMD kernel (codes returned as a view); otherwise in JavaScript.
+  const { codes, counts: enc } = time('encode', (): { codes: Uint16Array; counts: EncodeCounts } => {
+    const simd = field instanceof Float32Array ? encodeInArena(field, req.encoding) : null;
+    if (simd) return simd;
+    const out = new Uint16Array(n * n);
+    return { codes: out, counts: encodeFieldR16(field, out, req.encoding) };
+  });
 
   const shapes = inst.flatMap((q) => q.supports);
   const manifest: RunManifest = {

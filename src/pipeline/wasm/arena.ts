@@ -6,10 +6,15 @@
  */
 import { RASTER_WASM_BASE64 } from './raster-wasm.js';
 import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
+import { ENCODE_WASM_BASE64 } from './encode-wasm.js';
 import { instantiateWasm, newWasmMemory, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
 
 export interface RasterExports {
   spans(rec: number, count: number, target: number): void;
+}
+
+export interface EncodeExports {
+  encode(src: number, dst: number, count: number, fmin: number, fscale: number, counts: number): void;
 }
 
 export interface SmoothingExports {
@@ -34,12 +39,16 @@ export interface Arena {
   memory: WasmMemory;
   raster: RasterExports;
   smoothing: SmoothingExports;
+  encode: EncodeExports;
   /** Side of the square field. */
   n: number;
   queueAt: number;
   rasterAt: number;
   /** Present when the side is a multiple of 32 (every level a whole number of 4-lane vectors). */
   smoothingLayout: SmoothingLayout | null;
+  /** R16 codes (n² u16) and the three encode counters, laid out with the smoothing buffers. */
+  codesAt: number;
+  countsAt: number;
 }
 
 /** Spans queued before one raster kernel call; one record = 12 float64 (see raster.wat). */
@@ -65,6 +74,8 @@ export function createArena(n: number): { arena: Arena; raster: Float32Array } |
   const queueAt = alloc(SPAN_QUEUE * SPAN_RECORD * 8);
   const rasterAt = alloc(n * n * 4);
   let layout: SmoothingLayout | null = null;
+  let codesAt = -1;
+  let countsAt = -1;
   if (n % 32 === 0) {
     const tp = alloc(80);
     // One X-pass buffer and one Y scratch, sized for the first level, serve every level; once the last level is
@@ -80,21 +91,29 @@ export function createArena(n: number): { arena: Arena; raster: Float32Array } |
     const x3 = scratchY; // (n/8)·n floats = m1²/2
     const up = [0, 1].map(() => ({ i0: alloc(n * 4), i1: alloc(n * 4), f: alloc(n * 4), g: alloc(n * 4) }));
     layout = { tp, levels, x2, x3, up, out: alloc(n * n * 4) };
+    codesAt = alloc(n * n * 2);
+    countsAt = alloc(16);
   }
   const memory = newWasmMemory(top);
   if (!memory) return null;
   const raster = instantiateWasm<RasterExports>(RASTER_WASM_BASE64, { env: { memory } });
   const smoothing = instantiateWasm<SmoothingExports>(SMOOTHING_WASM_BASE64, { env: { memory } });
-  if (!raster || !smoothing) return null;
-  const arena: Arena = { memory, raster, smoothing, n, queueAt, rasterAt, smoothingLayout: layout };
+  const encode = instantiateWasm<EncodeExports>(ENCODE_WASM_BASE64, { env: { memory } });
+  if (!raster || !smoothing || !encode) return null;
+  const arena: Arena = { memory, raster, smoothing, encode, n, queueAt, rasterAt, smoothingLayout: layout, codesAt, countsAt };
   const view = new Float32Array(memory.buffer, rasterAt, n * n);
   arenas.set(view, arena);
   return { arena, raster: view };
 }
 
-/** The arena whose raster view `field` is, or null for any other array. */
+/** The arena whose raster or base view `field` is, or null for any other array. */
 export function arenaOf(field: Float32Array): Arena | null {
   return arenas.get(field) ?? null;
+}
+
+/** Records that `view` (the base, written by the smoothing kernels) lives in `arena`. */
+export function registerView(view: Float32Array, arena: Arena): void {
+  arenas.set(view, arena);
 }
 
 let available: boolean | undefined;

@@ -4,7 +4,7 @@
  * [R] Used when the raster size is a multiple of 32 (every level a multiple of 4 lanes) and WebAssembly SIMD is
  *     available; HEIGHTBENCH_NO_WASM=1 forces the JavaScript path.
  */
-import { arenaOf, createArena, wasmKernelsAvailable } from './arena.js';
+import { arenaOf, createArena, registerView, wasmKernelsAvailable } from './arena.js';
 
 export interface WasmTaps {
   k: number[];
@@ -69,6 +69,7 @@ export function wasmSmoothingChain(raster: Float32Array, n: number, tp: WasmTaps
   k.composeRows(L.x2, L.x3, L.out, n, a2.i0, a2.i1, a2.f, a2.g, a3.i0, a3.i1, a3.f, a3.g);
   const levels = L.levels.map((lv) => new Float32Array(buf, lv.d, lv.m * lv.m));
   const base = new Float32Array(buf, L.out, n * n);
+  registerView(base, arena);
   if (!out) return { levels, base };
   out.set(base);
   return { levels, base: out };
