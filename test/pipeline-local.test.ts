@@ -14,6 +14,7 @@ import {
   parentChildReference,
   readAssetKtx2,
   rotation,
+  scaling,
   runPipeline,
   shapeDistance,
   smoothstepBlend,
@@ -26,6 +27,10 @@ import {
 } from '../src/index.js';
 import { bytes, cli, tempDir, testRandom } from './helpers.js';
 import { sampleLevelF32 } from '../src/pipeline/mips.js';
+import { drawAsset, type DrawProgram } from '../src/pipeline/draw.js';
+import type { HeightAsset } from '../src/pipeline/assets.js';
+import { newRasterField } from '../src/pipeline/wasm/raster-kernel.js';
+import { arenaOf } from '../src/pipeline/wasm/arena.js';
 import { sampleTexel } from '../src/core/sampling.js';
 
 describe('teaching numbers (article, support to outer blend)', () => {
@@ -128,6 +133,46 @@ describe('draw sampling', () => {
         expect(sampleLevelF32(level, n, u, v, R)).toBe(sampleTexel(level, n, n, u * n - 0.5, v * n - 0.5, R));
       }
     }
+  });
+});
+
+describe('draw kernel (draw.wat) on arena fields', () => {
+  it('draws add, max, min and lerp instances bit-identical to the JavaScript loop, one level or two', () => {
+    const n = 96;
+    const rnd = testRandom(21);
+    const sizes = [40, 20, 10, 5, 2, 1];
+    const asset: HeightAsset = {
+      key: 'test',
+      size: 40,
+      worldSize: 30,
+      decode: { metresPerCode: 1, offsetMetres: 0 },
+      sizes,
+      levels: sizes.map((m) => Float32Array.from({ length: m * m }, () => rnd() * 8 - 2)),
+    };
+    const g = { xmin: -48, ymin: -48, size: 96, n };
+    const programs: DrawProgram[] = [
+      { mode: 'add', k: 0.7 },
+      { mode: 'max', k: 1.3, c: 0.25 },
+      { mode: 'min', k: 0.9, c: 3.5 },
+      { mode: 'lerp', k: 1.1, c: 2, a: 0.6, sMax: 6 },
+      { mode: 'lerp', k: 0.8, c: -1, a: 0.4, sMax: -4 },
+    ];
+    const js = Float32Array.from({ length: n * n }, () => rnd() * 10);
+    const simd = newRasterField(n);
+    simd.set(js);
+    expect(arenaOf(simd)).not.toBeNull();
+    let twoLevels = 0;
+    for (let t = 0; t < 60; t++) {
+      // scales from 0.6 to 2.4: LOD from below 0 (level 0 alone) to blends of two levels
+      const m = chain(scaling(0.6 + 1.8 * rnd()), rotation(rnd() * 7), translation(rnd() * 90 - 45, rnd() * 90 - 45));
+      const program = programs[t % programs.length];
+      const a = drawAsset(js, g, asset, m, Math.fround, program);
+      const b = drawAsset(simd, g, asset, m, Math.fround, program);
+      expect(b).toEqual(a);
+      if (a.lod > 0) twoLevels++;
+    }
+    expect(twoLevels).toBeGreaterThan(10);
+    expect(bytes(simd).equals(bytes(js))).toBe(true);
   });
 });
 

@@ -9,6 +9,7 @@ import { borderWindow, type HeightAsset } from './assets.js';
 import { footprintLod, mipWeights, sampleLevelF32 } from './mips.js';
 import { invert, scaleOf, transformPoint, type Affine } from './transforms.js';
 import type { Field } from './precision.js';
+import { drawInArena } from './wasm/draw-kernel.js';
 
 export interface DrawGrid {
   xmin: number;
@@ -77,6 +78,11 @@ export function drawAsset(field: Field, g: DrawGrid, asset: HeightAsset, m: Affi
   const twoLevels = w.weightUpper !== 0;
   const wA = R(w.weightLower);
   const wB = R(w.weightUpper);
+  if (mode !== MODE.location && R === Math.fround && field instanceof Float32Array) {
+    // An arena field (f32 runs with the SIMD kernels) is drawn by the kernel, with these same steps (draw.wat).
+    const px = drawInArena(field, asset, { inv, W, grid: g, cols: [i0, i1], rows: [j0, j1], lower: w.lower, upper: w.upper, twoLevels, wA, wB, mode, k, c, a, sMax });
+    if (px !== null) return { pixels: px, lod };
+  }
   let pixels = 0;
   for (let j = j0; j <= j1; j++) {
     const y = g.ymin + (j + 0.5) * px;

@@ -7,6 +7,7 @@
 import { RASTER_WASM_BASE64 } from './raster-wasm.js';
 import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
 import { ENCODE_WASM_BASE64 } from './encode-wasm.js';
+import { DRAW_WASM_BASE64 } from './draw-wasm.js';
 import { instantiateWasm, newWasmMemory, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
 
 export interface RasterExports {
@@ -15,6 +16,10 @@ export interface RasterExports {
 
 export interface EncodeExports {
   encode(src: number, dst: number, count: number, fmin: number, fscale: number, counts: number): void;
+}
+
+export interface DrawExports {
+  draw(params: number): number;
 }
 
 export interface SmoothingExports {
@@ -40,6 +45,7 @@ export interface Arena {
   raster: RasterExports;
   smoothing: SmoothingExports;
   encode: EncodeExports;
+  draw: DrawExports;
   /** Side of the square field. */
   n: number;
   queueAt: number;
@@ -49,7 +55,16 @@ export interface Arena {
   /** R16 codes (n² u16) and the three encode counters, laid out with the smoothing buffers. */
   codesAt: number;
   countsAt: number;
+  /** Parameter block of the draw kernel (256 bytes), and the region assets are copied into on first use. */
+  drawParamsAt: number;
+  assetsAt: number;
+  assetsEnd: number;
+  /** Next free byte of the asset region. */
+  assetsTop: number;
 }
+
+/** [R] Room for draw assets (all mip levels, float32) per arena; pages are committed only as assets are copied. */
+export const ARENA_ASSET_BYTES = 48 << 20;
 
 /** Spans queued before one raster kernel call; one record = 12 float64 (see raster.wat). */
 export const SPAN_QUEUE = 4096;
@@ -94,13 +109,32 @@ export function createArena(n: number): { arena: Arena; raster: Float32Array } |
     codesAt = alloc(n * n * 2);
     countsAt = alloc(16);
   }
+  const drawParamsAt = alloc(256);
+  const assetsAt = alloc(ARENA_ASSET_BYTES);
   const memory = newWasmMemory(top);
   if (!memory) return null;
   const raster = instantiateWasm<RasterExports>(RASTER_WASM_BASE64, { env: { memory } });
   const smoothing = instantiateWasm<SmoothingExports>(SMOOTHING_WASM_BASE64, { env: { memory } });
   const encode = instantiateWasm<EncodeExports>(ENCODE_WASM_BASE64, { env: { memory } });
-  if (!raster || !smoothing || !encode) return null;
-  const arena: Arena = { memory, raster, smoothing, encode, n, queueAt, rasterAt, smoothingLayout: layout, codesAt, countsAt };
+  const draw = instantiateWasm<DrawExports>(DRAW_WASM_BASE64, { env: { memory } });
+  if (!raster || !smoothing || !encode || !draw) return null;
+  const arena: Arena = {
+    memory,
+    raster,
+    smoothing,
+    encode,
+    draw,
+    n,
+    queueAt,
+    rasterAt,
+    smoothingLayout: layout,
+    codesAt,
+    countsAt,
+    drawParamsAt,
+    assetsAt,
+    assetsEnd: assetsAt + ARENA_ASSET_BYTES,
+    assetsTop: assetsAt,
+  };
   const view = new Float32Array(memory.buffer, rasterAt, n * n);
   arenas.set(view, arena);
   return { arena, raster: view };
