@@ -27,7 +27,7 @@ import {
 } from '../src/index.js';
 import { bytes, cli, tempDir, testRandom } from './helpers.js';
 import { sampleLevelF32 } from '../src/pipeline/mips.js';
-import { drawAsset, type DrawProgram } from '../src/pipeline/draw.js';
+import { drawAsset, footprintQuery, type DrawProgram } from '../src/pipeline/draw.js';
 import type { HeightAsset } from '../src/pipeline/assets.js';
 import { newRasterField } from '../src/pipeline/wasm/raster-kernel.js';
 import { arenaOf } from '../src/pipeline/wasm/arena.js';
@@ -137,7 +137,7 @@ describe('draw sampling', () => {
 });
 
 describe('draw kernel (draw.wat) on arena fields', () => {
-  it('draws add, max, min and lerp instances bit-identical to the JavaScript loop, one level or two', () => {
+  it('draws add, max, min and lerp instances bit-identical to the JavaScript loop, one level or two; envelopes agree', () => {
     const n = 96;
     const rnd = testRandom(21);
     const sizes = [40, 20, 10, 5, 2, 1];
@@ -166,6 +166,7 @@ describe('draw kernel (draw.wat) on arena fields', () => {
       // scales from 0.6 to 2.4: LOD from below 0 (level 0 alone) to blends of two levels
       const m = chain(scaling(0.6 + 1.8 * rnd()), rotation(rnd() * 7), translation(rnd() * 90 - 45, rnd() * 90 - 45));
       const program = programs[t % programs.length];
+      expect(footprintQuery(simd, g, asset, m)).toEqual(footprintQuery(js, g, asset, m)); // envelope kernel
       const a = drawAsset(js, g, asset, m, Math.fround, program);
       const b = drawAsset(simd, g, asset, m, Math.fround, program);
       expect(b).toEqual(a);

@@ -9,7 +9,7 @@ import { borderWindow, type HeightAsset } from './assets.js';
 import { footprintLod, mipWeights, sampleLevelF32 } from './mips.js';
 import { invert, scaleOf, transformPoint, type Affine } from './transforms.js';
 import type { Field } from './precision.js';
-import { drawInArena } from './wasm/draw-kernel.js';
+import { drawInArena, envelopeInArena } from './wasm/draw-kernel.js';
 
 export interface DrawGrid {
   xmin: number;
@@ -129,11 +129,15 @@ export function footprintQuery(field: Field, g: DrawGrid, asset: HeightAsset, m:
   const [j0, j1] = pixelRange(b.y0, b.y1, g.ymin, px, g.n);
   let hmin = Infinity;
   let hmax = -Infinity;
-  for (let j = j0; j <= j1; j++) {
-    for (let i = i0; i <= i1; i++) {
-      const h = field[j * g.n + i];
-      if (h < hmin) hmin = h;
-      if (h > hmax) hmax = h;
+  const simd = field instanceof Float32Array ? envelopeInArena(field, g.n, i0, i1, j0, j1) : null;
+  if (simd) [hmin, hmax] = simd;
+  else {
+    for (let j = j0; j <= j1; j++) {
+      for (let i = i0; i <= i1; i++) {
+        const h = field[j * g.n + i];
+        if (h < hmin) hmin = h;
+        if (h > hmax) hmax = h;
+      }
     }
   }
   const [cx, cy] = transformPoint(m, [0, 0]);

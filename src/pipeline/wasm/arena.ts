@@ -20,6 +20,7 @@ export interface EncodeExports {
 
 export interface DrawExports {
   draw(params: number): number;
+  envelope(field: number, n: number, i0: number, i1: number, j0: number, j1: number, out: number): void;
 }
 
 export interface SmoothingExports {

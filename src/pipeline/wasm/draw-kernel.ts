@@ -80,3 +80,17 @@ export function drawInArena(field: Float32Array, asset: HeightAsset, d: KernelDr
   i[11] = d.mode;
   return arena.draw.draw(arena.drawParamsAt);
 }
+
+/**
+ * Lower and upper envelope of an arena field over rows j0..j1, columns i0..i1 (the existing-terrain query), or null
+ * when the field is not an arena field. [R] Also null when an envelope is ±0: among equal zeros the loop keeps the
+ * first it meets, which lane order cannot promise, so those rare queries take the JavaScript loop.
+ */
+export function envelopeInArena(field: Float32Array, n: number, i0: number, i1: number, j0: number, j1: number): [number, number] | null {
+  const arena = arenaOf(field);
+  if (!arena || field.length !== n * n) return null;
+  arena.draw.envelope(field.byteOffset, n, i0, i1, j0, j1, arena.drawParamsAt);
+  const r = new Float32Array(arena.memory.buffer, arena.drawParamsAt, 2);
+  if (r[0] === 0 || r[1] === 0) return null;
+  return [r[0], r[1]];
+}
