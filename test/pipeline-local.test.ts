@@ -137,7 +137,7 @@ describe('draw sampling', () => {
 });
 
 describe('draw kernel (draw.wat) on arena fields', () => {
-  it('draws add, max, min and lerp instances bit-identical to the JavaScript loop, one level or two; envelopes agree', () => {
+  it('draws add, max, min, lerp and location instances bit-identical to the JavaScript loop, one level or two; envelopes agree', () => {
     const n = 96;
     const rnd = testRandom(21);
     const sizes = [40, 20, 10, 5, 2, 1];
@@ -156,6 +156,7 @@ describe('draw kernel (draw.wat) on arena fields', () => {
       { mode: 'min', k: 0.9, c: 3.5 },
       { mode: 'lerp', k: 1.1, c: 2, a: 0.6, sMax: 6 },
       { mode: 'lerp', k: 0.8, c: -1, a: 0.4, sMax: -4 },
+      { mode: 'location', c: 4.5 },
     ];
     const js = Float32Array.from({ length: n * n }, () => rnd() * 10);
     const simd = newRasterField(n);

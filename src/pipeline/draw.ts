@@ -78,7 +78,7 @@ export function drawAsset(field: Field, g: DrawGrid, asset: HeightAsset, m: Affi
   const twoLevels = w.weightUpper !== 0;
   const wA = R(w.weightLower);
   const wB = R(w.weightUpper);
-  if (mode !== MODE.location && R === Math.fround && field instanceof Float32Array) {
+  if (R === Math.fround && field instanceof Float32Array) {
     // An arena field (f32 runs with the SIMD kernels) is drawn by the kernel, with these same steps (draw.wat).
     const px = drawInArena(field, asset, { inv, W, grid: g, cols: [i0, i1], rows: [j0, j1], lower: w.lower, upper: w.upper, twoLevels, wA, wB, mode, k, c, a, sMax });
     if (px !== null) return { pixels: px, lod };

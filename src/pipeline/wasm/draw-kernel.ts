@@ -1,5 +1,5 @@
 /**
- * Natural-stamp draws into an arena field (arena.ts) on the kernel draw.wat: the asset's mip levels are copied into
+ * Textured height draws (natural stamps and location textures) into an arena field (arena.ts) on the kernel draw.wat: the asset's mip levels are copied into
  * the arena once, the instance's parameters go into the arena's parameter block, and one call draws the instance
  * with the float32 steps of drawAsset (bit-identical, tested). Returns null when the field is not an arena field or
  * the arena's asset region is full; drawAsset then runs its JavaScript loop.
@@ -39,7 +39,7 @@ export interface KernelDraw {
   /** float32 values: level weights, program strength k, constant c, lerp α; sMax as given. */
   wA: number;
   wB: number;
-  mode: 0 | 1 | 2 | 3;
+  mode: 0 | 1 | 2 | 3 | 4;
   k: number;
   c: number;
   a: number;

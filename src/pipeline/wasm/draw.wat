@@ -1,5 +1,5 @@
 ;; heightbench textured height draw kernel (natural stamps), float32 field, WebAssembly.
-;; One call draws one instance exactly as drawAsset in src/pipeline/draw.ts does for the modes add, max, min and lerp:
+;; One call draws one instance exactly as drawAsset in src/pipeline/draw.ts does (modes add, max, min, lerp, location):
 ;; per destination pixel of the bounding rows/columns, pixel centre → inverse transform → local UV (float64, same
 ;; operation order) → trilinear sample of two stored mip levels (bilinear per level, float32 steps of sampleTexel's
 ;; exact path) → HeightProgram and Blend in float32. Every operation rounds as the JavaScript emulation does, so the
@@ -13,6 +13,22 @@
     (select (i32.const 0)
       (select (local.get $m) (local.get $v) (i32.gt_s (local.get $v) (local.get $m)))
       (i32.lt_s (local.get $v) (i32.const 0))))
+
+;; Border fade of location textures (assets.ts window1): e = min(t, 1 − t)/0.15; 1 for e ≥ 1, 0 for e ≤ 0, else e²(3 − 2e).
+  (func $window1 (param $t f64) (result f64)
+    (local $e f64)
+    (local.set $e (f64.div (f64.min (local.get $t) (f64.sub (f64.const 1) (local.get $t))) (f64.const 0.15)))
+    (if (f64.ge (local.get $e) (f64.const 1)) (then (return (f64.const 1))))
+    (if (f64.le (local.get $e) (f64.const 0)) (then (return (f64.const 0))))
+    (f64.mul (f64.mul (local.get $e) (local.get $e)) (f64.sub (f64.const 3) (f64.mul (f64.const 2) (local.get $e)))))
+
+  ;; The same for two lanes.
+  (func $window2 (param $t v128) (result v128)
+    (local $e v128) (local $w v128)
+    (local.set $e (f64x2.div (f64x2.min (local.get $t) (f64x2.sub (f64x2.splat (f64.const 1)) (local.get $t))) (f64x2.splat (f64.const 0.15))))
+    (local.set $w (f64x2.mul (f64x2.mul (local.get $e) (local.get $e)) (f64x2.sub (f64x2.splat (f64.const 3)) (f64x2.mul (f64x2.splat (f64.const 2)) (local.get $e)))))
+    (local.set $w (v128.bitselect (f64x2.splat (f64.const 1)) (local.get $w) (f64x2.ge (local.get $e) (f64x2.splat (f64.const 1)))))
+    (v128.bitselect (f64x2.splat (f64.const 0)) (local.get $w) (f64x2.le (local.get $e) (f64x2.splat (f64.const 0)))))
 
   ;; Bilinear sample of an n × n float32 level at (u, v): texel x = u·n − 0.5, clamp addressing.
   (func $sample (param $lv i32) (param $n i32) (param $u f64) (param $v f64) (result f32)
@@ -193,9 +209,17 @@
                 (then (local.set $O (f32x4.max (local.get $H) (f32x4.add (local.get $C) (f32x4.mul (local.get $K) (local.get $S))))) (br $vblend)))
               (if (i32.eq (local.get $mode) (i32.const 2))
                 (then (local.set $O (f32x4.min (local.get $H) (f32x4.add (local.get $C) (f32x4.mul (local.get $K) (local.get $S))))) (br $vblend)))
+              (if (i32.eq (local.get $mode) (i32.const 3))
+                (then (local.set $O (f32x4.add (local.get $H)
+                  (f32x4.mul (f32x4.mul (local.get $AL) (f32x4.div (local.get $S) (local.get $SMAX)))
+                    (f32x4.sub (f32x4.add (local.get $C) (f32x4.mul (local.get $K) (local.get $S))) (local.get $H))))) (br $vblend)))
+              ;; location: h + window(u, v)·(c + s − h), the window in float64 then rounded
               (local.set $O (f32x4.add (local.get $H)
-                (f32x4.mul (f32x4.mul (local.get $AL) (f32x4.div (local.get $S) (local.get $SMAX)))
-                  (f32x4.sub (f32x4.add (local.get $C) (f32x4.mul (local.get $K) (local.get $S))) (local.get $H))))))
+                (f32x4.mul
+                  (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23
+                    (f32x4.demote_f64x2_zero (f64x2.mul (call $window2 (local.get $ua)) (call $window2 (local.get $va))))
+                    (f32x4.demote_f64x2_zero (f64x2.mul (call $window2 (local.get $ub)) (call $window2 (local.get $vb)))))
+                  (f32x4.sub (f32x4.add (local.get $C) (local.get $S)) (local.get $H))))))
             ;; outside lanes keep their height
             (v128.store (local.get $q) (v128.bitselect (local.get $O) (local.get $H) (local.get $in)))
             (local.set $pixels (i32.add (local.get $pixels) (i32.popcnt (i32x4.bitmask (local.get $in)))))))
@@ -226,9 +250,14 @@
               (if (i32.eq (local.get $mode) (i32.const 2))
                 (then (local.set $out (f32.min (local.get $h) (f32.add (local.get $c) (f32.mul (local.get $k) (local.get $s))))) (br $blend)))
               ;; lerp: h + a·(s/sMax)·(c + k·s − h)
+              (if (i32.eq (local.get $mode) (i32.const 3))
+                (then (local.set $out (f32.add (local.get $h)
+                  (f32.mul (f32.mul (local.get $al) (f32.div (local.get $s) (local.get $smax)))
+                    (f32.sub (f32.add (local.get $c) (f32.mul (local.get $k) (local.get $s))) (local.get $h))))) (br $blend)))
+              ;; location: h + window(u, v)·(c + s − h)
               (local.set $out (f32.add (local.get $h)
-                (f32.mul (f32.mul (local.get $al) (f32.div (local.get $s) (local.get $smax)))
-                  (f32.sub (f32.add (local.get $c) (f32.mul (local.get $k) (local.get $s))) (local.get $h))))))
+                (f32.mul (f32.demote_f64 (f64.mul (call $window1 (local.get $u)) (call $window1 (local.get $v))))
+                  (f32.sub (f32.add (local.get $c) (local.get $s)) (local.get $h))))))
             (f32.store (local.get $q) (local.get $out))
             (local.set $pixels (i32.add (local.get $pixels) (i32.const 1)))))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
