@@ -96,22 +96,29 @@ describe('bell accumulation (seed 002)', () => {
     expect(coarseAbs).toBeGreaterThan(1e-5); // a loose tolerance is visible
   });
   it('the SIMD kernel and the JavaScript loop give the same bits (exact and with tolerance, odd sizes)', () => {
-    const run = (noWasm: boolean, size: number, nb: number, tol: number) => {
+    const run = (noWasm: boolean, size: number, nb: number, tol: number, start = 0.25, p2 = 30) => {
       const prev = process.env.HEIGHTBENCH_NO_WASM;
       process.env.HEIGHTBENCH_NO_WASM = noWasm ? '1' : '0';
       try {
-        const out = new Float64Array(size * size).fill(0.25); // accumulates onto what is there
-        return accumulateFast({ seed: 7, nb, p1: 0.5, p2: 30, p3: 3, size }, out, tol);
+        const out = new Float64Array(size * size).fill(start); // accumulates onto what is there
+        return accumulateFast({ seed: 7, nb, p1: 0.5, p2, p3: 3, size }, out, tol);
       } finally {
         if (prev === undefined) delete process.env.HEIGHTBENCH_NO_WASM;
         else process.env.HEIGHTBENCH_NO_WASM = prev;
       }
     };
-    for (const [size, nb, tol] of [[97, 13, 0], [128, 40, 0], [97, 13, 1e-9], [64, 100, 1e-12]] as const) {
+    // 97: odd (range kernel); 98: dense kernel with a 2-column tail; 128: dense; tolerances: range kernel.
+    for (const [size, nb, tol] of [[97, 13, 0], [98, 13, 0], [128, 40, 0], [97, 13, 1e-9], [64, 100, 1e-12]] as const) {
       const js = run(true, size, nb, tol);
       const simd = run(false, size, nb, tol);
       expect(Buffer.from(simd.buffer).equals(Buffer.from(js.buffer))).toBe(true);
     }
+    // A field holding −0 keeps −0 where every product is skipped: the dense kernel must not serve it.
+    // (p2 = 5000: the bells underflow to 0 half a unit away, so pixels far from all three keep their −0.)
+    const negJs = run(true, 64, 3, 0, -0, 5000);
+    const negSimd = run(false, 64, 3, 0, -0, 5000);
+    expect(negJs.some((v) => Object.is(v, -0))).toBe(true);
+    expect(Buffer.from(negSimd.buffer).equals(Buffer.from(negJs.buffer))).toBe(true);
   });
   it('the tolerance ranges found by bisection keep exactly the products a linear scan keeps', () => {
     // Reference: per row j and generator k, keep columns where fx_k·fy_k(j) ≥ tol by scanning inward from both ends.

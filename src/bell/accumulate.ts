@@ -19,7 +19,7 @@
  */
 import { minstdRand0 } from '../core/minstd.js';
 import { requireFinite, requireInteger } from '../errors.js';
-import { instantiateWasm, newWasmMemory, wasmDisabled } from '../core/wasm.js';
+import { instantiateWasm, newWasmMemory, wasmDisabled, type WasmMemory } from '../core/wasm.js';
 import { BELL_WASM_BASE64 } from './wasm/bell-wasm.js';
 
 export interface BellParams {
@@ -83,13 +83,29 @@ export function accumulateNaive(p: BellParams, out: Float64Array = new Float64Ar
 
 interface BellKernel {
   accumulate(out: number, fx: number, fy: number, rng: number, n: number, m: number): void;
+  dense(out: number, fx: number, fxp: number, fyp: number, n: number, m: number): void;
+  hasNegativeZero(p: number, count: number): number;
+}
+
+/** The last kernel instance and its memory, reused while large enough (pages stay committed between calls). */
+let cached: { kernel: BellKernel; memory: WasmMemory; bytes: number } | null = null;
+
+function bellKernel(bytes: number): { kernel: BellKernel; memory: WasmMemory } | null {
+  if (wasmDisabled()) return null;
+  if (cached && cached.bytes >= bytes) return cached;
+  const memory = newWasmMemory(bytes);
+  const kernel = memory ? instantiateWasm<BellKernel>(BELL_WASM_BASE64, { env: { memory } }) : null;
+  if (!memory || !kernel) return null;
+  cached = { kernel, memory, bytes };
+  return cached;
 }
 
 /**
  * Separable path. `tolerance` 0 (default) skips only exact-zero products. The products are listed as one column
- * range [a0, a1) per output row and generator; the accumulation over them runs on the WebAssembly SIMD kernel
- * (bell.wat) where available, otherwise in the JavaScript loop below — same products, same order, bit-identical
- * (tested).
+ * range [a0, a1) per output row and generator; the accumulation over them runs on the WebAssembly SIMD kernels
+ * (bell.wat) where available — the exact path on the dense kernel (sums in registers, two rows × eight columns),
+ * the tolerance path on the range kernel — otherwise in the JavaScript loop below: same products, same order,
+ * bit-identical (tested).
  */
 export function accumulateFast(p: BellParams, out: Float64Array = new Float64Array(p.size * p.size), tolerance = 0): Float64Array {
   validateBellParams(p);
@@ -99,14 +115,17 @@ export function accumulateFast(p: BellParams, out: Float64Array = new Float64Arr
   const m = p.nb;
   const delta = 1 / n;
   const gens = bellGenerators(p.seed, m);
-  // Layout (bytes): out n²·8 | fx m·n·8 | fy m·n·8 | ranges n·m·2·4 — in kernel memory, or plain arrays.
+  // Layout (bytes): out n²·8 | fx m·n·8 | fy m·n·8 | ranges n·m·2·4 | fx per 8-column block | fy per row — in
+  // kernel memory, or plain arrays.
   const outAt = 0;
   const fxAt = n * n * 8;
   const fyAt = fxAt + m * n * 8;
   const rngAt = fyAt + m * n * 8;
-  const memory = wasmDisabled() ? null : newWasmMemory(rngAt + n * m * 8);
-  const kernel = memory ? instantiateWasm<BellKernel>(BELL_WASM_BASE64, { env: { memory } }) : null;
-  const buf = kernel && memory ? memory.buffer : null;
+  const fxpAt = rngAt + n * m * 8;
+  const fypAt = fxpAt + m * n * 8;
+  const k = bellKernel(fypAt + m * n * 8);
+  const kernel = k?.kernel ?? null;
+  const buf = k ? k.memory.buffer : null;
   // Factor arrays, generator-major: fx_k[i] = exp(−f1·x_i²)/f2 (x_i by repeated addition, as the seed), fy_k[j] = exp(−f1·y_j²).
   const fx = buf ? new Float64Array(buf, fxAt, m * n) : new Float64Array(m * n);
   const fy = buf ? new Float64Array(buf, fyAt, m * n) : new Float64Array(m * n);
@@ -137,6 +156,21 @@ export function accumulateFast(p: BellParams, out: Float64Array = new Float64Arr
     hi[k] = last + 1;
     peak[k] = Math.min(Math.max(top, first), Math.max(first, last));
     for (let j = 0, y = -yg; j < n; j++, y += delta) fy[base + j] = Math.exp(-f1 * (y * y));
+  }
+  // Exact path on the kernel: the dense variant adds every product (skipped ones are exactly 0; see bell.wat).
+  const acc = buf ? new Float64Array(buf, outAt, n * n) : null;
+  if (acc) acc.set(out);
+  if (kernel && acc && tolerance === 0 && n % 2 === 0 && !kernel.hasNegativeZero(outAt, n * n)) {
+    const fxp = new Float64Array(buf!, fxpAt, m * n);
+    const fyp = new Float64Array(buf!, fypAt, m * n);
+    const blocks = n >> 3;
+    for (let b = 0, o = 0; b < blocks; b++) {
+      for (let q = 0; q < m; q++) for (let c = 0; c < 8; c++) fxp[o++] = fx[q * n + b * 8 + c];
+    }
+    for (let j = 0, o = 0; j < n; j++) for (let q = 0; q < m; q++) fyp[o++] = fy[q * n + j];
+    kernel.dense(outAt, fxAt, fxpAt, fypAt, n, m);
+    out.set(acc);
+    return out;
   }
   for (let j = 0, r = 0; j < n; j++) {
     for (let k = 0; k < m; k++, r += 2) {
@@ -175,9 +209,7 @@ export function accumulateFast(p: BellParams, out: Float64Array = new Float64Arr
       rng[r + 1] = a1;
     }
   }
-  if (kernel && buf) {
-    const acc = new Float64Array(buf, outAt, n * n);
-    acc.set(out);
+  if (kernel && acc) {
     kernel.accumulate(outAt, fxAt, fyAt, rngAt, n, m);
     out.set(acc);
     return out;
