@@ -16,6 +16,13 @@ const tFast = timeMedian(() => {
   accumulateFast(p1024, out);
 }, 3, 1);
 const dev = maxRelativeDeviation(out, naive);
+// The same fast path with the WebAssembly kernels turned off (its JavaScript loop; same bits).
+process.env.HEIGHTBENCH_NO_WASM = '1';
+const tFastJs = timeMedian(() => {
+  out.fill(0);
+  accumulateFast(p1024, out);
+}, 3, 1);
+delete process.env.HEIGHTBENCH_NO_WASM;
 const tTol = timeMedian(() => {
   out.fill(0);
   accumulateFast(p1024, out, 1e-12);
@@ -36,6 +43,7 @@ const t4096tol = timeMedian(() => {
 
 const rows: BenchRow[] = [
   { name: 'bell 1024², 100 generators, fast (exact, tolerance 0)', ms: tFast, peer: { name: 'naive (seed loops)', ms: tNaive }, target: 'peer/ours ≥ 100×', note: `max relative deviation ${dev.toExponential(2)}` },
+  { name: 'bell 1024², 100 generators, fast, JavaScript loop (HEIGHTBENCH_NO_WASM=1)', ms: tFastJs, peer: { name: 'naive (seed loops)', ms: tNaive } },
   { name: 'bell 1024², 100 generators, fast with tolerance 1e-12', ms: tTol, peer: { name: 'naive (seed loops)', ms: tNaive }, target: 'peer/ours ≥ 100×', note: `max |Δ| ${maxAbsTol.toExponential(2)} (bound 1e-10)` },
   { name: 'bell 4096², 200 generators, fast (exact)', ms: t4096, target: '≤ 2000 ms' },
   { name: 'bell 4096², 200 generators, fast with tolerance 1e-12', ms: t4096tol, target: '≤ 2000 ms' },
