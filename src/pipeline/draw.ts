@@ -4,6 +4,8 @@
  * For every destination pixel whose centre maps inside the asset's square: inverse transform → local metres →
  * UV → trilinear sample of the stored mip chain at the instance's LOD → `apply(current, sample, u, v)`.
  * [R] Pixels whose centre maps outside the asset's square are not written (the asset's footprint is its coverage).
+ * [R] On arena fields (f32 runs) the draw and the envelope query run on wasm/draw.wat with the same steps, bit for
+ *     bit; the loops below serve f64 runs and plain arrays.
  */
 import { borderWindow, type HeightAsset } from './assets.js';
 import { footprintLod, mipWeights, sampleLevelF32 } from './mips.js';

@@ -17,6 +17,8 @@
  *     + fround(λ2h2)) is added with one more fround; f64 mode evaluates the same expression unrounded.
  *     With rows as screen y, positive-area triangles are clockwise on screen, and an edge a→b is top or left when
  *     b.y < a.y, or b.y = a.y and b.x > a.x.
+ * [R] f32 targets made by newRasterField (arena fields) hand each covered span to the SIMD span kernel
+ *     (wasm/raster.wat), which evaluates spanF32's expression bit for bit; other targets use the loops below.
  */
 import type { Field, Precision } from './precision.js';
 import type { TriangleList } from './fans.js';
