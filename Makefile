@@ -29,6 +29,7 @@ NODE_STAMP := node_modules/.install-stamp
 VENV_STAMP := .venv/.install-stamp
 DIST_STAMP := dist/.build-stamp
 PEERS_STAMP := .cache/peers-stamp
+BENCH_PEERS_STAMP := .cache/bench-peers-stamp
 SRC := $(shell find src -name '*.ts' 2>/dev/null)
 
 .PHONY: setup test reproduce typecheck build bench clean peers
@@ -67,7 +68,12 @@ test: setup typecheck
 reproduce: setup
 	node scripts/reproduce.mjs
 
-bench: setup
+# The benchmark's numpy/OpenCV peer (Debian python3-numpy, python3-opencv), installed only when missing.
+$(BENCH_PEERS_STAMP): scripts/ensure-debian-peers.sh
+	bash scripts/ensure-debian-peers.sh --bench
+	@mkdir -p $(dir $@) && touch $@
+
+bench: setup $(BENCH_PEERS_STAMP)
 	npm run --silent bench
 
 clean:

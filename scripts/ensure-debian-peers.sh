@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian packages whose tools the tests use as external peers, only when a tool is missing:
 #   imagemagick (/usr/bin/convert, /usr/bin/compare), netpbm (/usr/bin/pnmtopng), optipng (/usr/bin/optipng).
+# With --bench, also the benchmark's numpy/OpenCV smoothing peer: python3-numpy and python3-opencv for /usr/bin/python3.
 set -euo pipefail
 declare -A need=([/usr/bin/convert]=imagemagick [/usr/bin/compare]=imagemagick [/usr/bin/pnmtopng]=netpbm [/usr/bin/optipng]=optipng)
 missing=()
 for tool in "${!need[@]}"; do
   [ -x "$tool" ] || missing+=("${need[$tool]}")
 done
+if [ "${1:-}" = "--bench" ]; then
+  /usr/bin/python3 -c 'import numpy' 2>/dev/null || missing+=(python3-numpy)
+  /usr/bin/python3 -c 'import cv2' 2>/dev/null || missing+=(python3-opencv)
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 pkgs=$(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')
 echo "installing Debian packages for test peers: $pkgs"

@@ -61,8 +61,10 @@ const median3 = (arg: string) => {
 const base = median3('--base');
 let peer: { ms: number } | null = null;
 let peerDiff = Number.NaN;
+let peerMissing = '/usr/bin/python3 is missing';
 if (existsSync('/usr/bin/python3')) {
   const p = spawnSync('/usr/bin/python3', ['bench/peers/smoothing_chain.py', join(BENCH_DIR, 'raster4096.r32'), '4096', join(BENCH_DIR, 'base4096-cv.r32')], { encoding: 'utf8', env: { ...process.env, OMP_NUM_THREADS: '1' } });
+  peerMissing = (p.stderr ?? '').trim().split('\n').pop() ?? `exit ${p.status}`;
   if (p.status === 0) {
     peer = JSON.parse(p.stdout.trim());
     const ours = new Float32Array(readFileSync(join(BENCH_DIR, 'base4096.r32')).buffer.slice(0));
@@ -78,7 +80,9 @@ rows.push({
   target: '≤ 400 ms, peak RSS ≤ 500 MB',
   note: `raster ${base.timings.raster.toFixed(0)} ms, smoothing ${smoothingMs.toFixed(0)} ms; peak RSS ${base.rssMB.toFixed(0)} MB; ${base.spread}`,
 });
-if (peer) {
+if (!peer) {
+  rows.push({ name: 'smoothing chain alone (heightbench, f32 rounding at every step)', ms: smoothingMs, note: `numpy/OpenCV peer unavailable (${peerMissing}); make bench installs python3-numpy and python3-opencv` });
+} else {
   rows.push({
     name: 'smoothing chain alone (heightbench, f32 rounding at every step)',
     ms: smoothingMs,
