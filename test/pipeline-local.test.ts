@@ -272,6 +272,21 @@ describe('the whole run (teaching-512)', () => {
     const again = runPipeline(req, { precision: 'f32' });
     expect(bytes(again.codes).equals(bytes(r.codes))).toBe(true);
   });
+  it('gives the same bytes at every stage with the WebAssembly kernels off (HEIGHTBENCH_NO_WASM=1)', () => {
+    const prev = process.env.HEIGHTBENCH_NO_WASM;
+    process.env.HEIGHTBENCH_NO_WASM = '1';
+    let js: ReturnType<typeof runPipeline>;
+    try {
+      js = runPipeline(req, { precision: 'f32', keep });
+    } finally {
+      if (prev === undefined) delete process.env.HEIGHTBENCH_NO_WASM;
+      else process.env.HEIGHTBENCH_NO_WASM = prev;
+    }
+    expect(arenaOf(js.fields.get('pre-encode') as Float32Array)).toBeNull(); // the JavaScript paths really ran
+    expect(arenaOf(r.fields.get('pre-encode') as Float32Array)).not.toBeNull();
+    for (const stage of [...keep, 'pre-encode']) expect(bytes(js.fields.get(stage)!).equals(bytes(r.fields.get(stage)!)), stage).toBe(true);
+    expect(bytes(js.codes).equals(bytes(r.codes))).toBe(true);
+  });
 });
 
 describe('heightbench run (all stages)', () => {
