@@ -7,7 +7,7 @@ import wabtInit from 'wabt';
 const MODULES = [
   { wat: 'src/pipeline/wasm/smoothing.wat', out: 'src/pipeline/wasm/smoothing-wasm.ts', name: 'SMOOTHING_WASM_BASE64' },
   { wat: 'src/pipeline/wasm/raster.wat', out: 'src/pipeline/wasm/raster-wasm.ts', name: 'RASTER_WASM_BASE64' },
-  { wat: 'src/pipeline/wasm/encode.wat', out: 'src/pipeline/wasm/encode-wasm.ts', name: 'ENCODE_WASM_BASE64' },
+  { wat: 'src/core/wasm/encode.wat', out: 'src/core/wasm/encode-wasm.ts', name: 'ENCODE_WASM_BASE64' },
   { wat: 'src/pipeline/wasm/draw.wat', out: 'src/pipeline/wasm/draw-wasm.ts', name: 'DRAW_WASM_BASE64' },
   { wat: 'src/bell/wasm/bell.wat', out: 'src/bell/wasm/bell-wasm.ts', name: 'BELL_WASM_BASE64' },
 ];

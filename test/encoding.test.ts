@@ -116,6 +116,30 @@ describe('field encoding counts what the range clamped', () => {
   });
 });
 
+describe('SIMD encoding of typed fields (encode.wat, in chunks)', () => {
+  it('equals encodeHeightR16 per element for float32 and float64 fields over several chunks with a tail', () => {
+    const n = (1 << 18) * 2 + (1 << 16) + 5; // more than two chunks, length not a multiple of 8
+    const rnd = testRandom(17);
+    const f64 = Float64Array.from({ length: n }, (_, k) => (k % 9973 === 0 ? NaN : k % 7919 === 0 ? -0 : rnd() * 1300 - 650));
+    for (const field of [f64, Float32Array.from(f64)]) {
+      const out = new Uint16Array(n);
+      const counts = encodeFieldR16(field, out);
+      let low = 0;
+      let high = 0;
+      let nan = 0;
+      for (let k = 0; k < n; k++) {
+        const h = field[k];
+        if (Number.isNaN(h)) nan++;
+        else if (heightToUnorm(h) < 0) low++;
+        else if (heightToUnorm(h) > 1) high++;
+        if (out[k] !== encodeHeightR16(h)) throw new Error(`sample ${k}: ${h} encodes as ${out[k]}, expected ${encodeHeightR16(h)}`);
+      }
+      expect(counts).toEqual({ clampedLow: low, clampedHigh: high, nan });
+      expect(nan).toBeGreaterThan(0);
+    }
+  });
+});
+
 describe('SIMD encoding of arena fields (encode.wat)', () => {
   it('gives the codes and counts of encodeFieldR16, including NaN, ±∞, clamping and exact half-way products', () => {
     const n = 64;

@@ -6,7 +6,7 @@
  */
 import { RASTER_WASM_BASE64 } from './raster-wasm.js';
 import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
-import { ENCODE_WASM_BASE64 } from './encode-wasm.js';
+import { ENCODE_WASM_BASE64 } from '../../core/wasm/encode-wasm.js';
 import { DRAW_WASM_BASE64 } from './draw-wasm.js';
 import { instantiateWasm, newWasmMemory, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
 
