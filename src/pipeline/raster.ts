@@ -22,7 +22,7 @@
  */
 import type { Field, Precision } from './precision.js';
 import type { TriangleList } from './fans.js';
-import { spanQueueOf } from './wasm/raster-kernel.js';
+import { spanQueueOf, type SpanQueue } from './wasm/raster-kernel.js';
 
 export const SUBPIXEL = 256;
 
@@ -98,6 +98,51 @@ function spanF64(target: Float64Array, row: number, lo: number, hi: number, e0: 
   }
 }
 
+/** Per-triangle setup record (float64): three edges (ax, ay, bx, by), steps s_k, strict flags, heights, 1/area, bounds. */
+const TRI = 26;
+/** [R] Rows per band: triangles are drawn band by band (in draw order within each band), so the rows being written
+ *  (32 × 16 KiB at 4096²) stay in cache; every pixel lies in one band, so its ADDs keep the draw order. */
+const BAND_SHIFT = 5;
+const BAND = 1 << BAND_SHIFT;
+
+/** Spans of rows ja..jb of the triangle recorded at `r`; returns the pixels covered. */
+function rasterRows(rec: Float64Array, r: number, ja: number, jb: number, n: number, target: Field, f32: boolean, queue: SpanQueue | null, coverage: Uint16Array | undefined): number {
+  const ax0 = rec[r], ay0 = rec[r + 1], bx0 = rec[r + 2];
+  const ax1 = rec[r + 4], ay1 = rec[r + 5], bx1 = rec[r + 6];
+  const ax2 = rec[r + 8], ay2 = rec[r + 9], bx2 = rec[r + 10];
+  const s0 = rec[r + 12], s1 = rec[r + 13], s2 = rec[r + 14];
+  const st0 = rec[r + 15] === 1, st1 = rec[r + 16] === 1, st2 = rec[r + 17] === 1;
+  const h0 = rec[r + 18], h1 = rec[r + 19], h2 = rec[r + 20];
+  const invArea = rec[r + 21];
+  const i0b = rec[r + 24], i1b = rec[r + 25];
+  let pixels = 0;
+  for (let j = ja; j <= jb; j++) {
+    const py = j * SUBPIXEL + 128;
+    const c0 = (bx0 - ax0) * (py - ay0) + (s0 / SUBPIXEL) * (128 - ax0);
+    const c1 = (bx1 - ax1) * (py - ay1) + (s1 / SUBPIXEL) * (128 - ax1);
+    const c2 = (bx2 - ax2) * (py - ay2) + (s2 / SUBPIXEL) * (128 - ax2);
+    let lo = i0b;
+    let hi = i1b;
+    if (s0 > 0) lo = Math.max(lo, firstInside(c0, s0, st0));
+    else if (s0 < 0) hi = Math.min(hi, lastInside(c0, s0, st0));
+    else if (!passes(c0, 0, 0, st0)) continue;
+    if (s1 > 0) lo = Math.max(lo, firstInside(c1, s1, st1));
+    else if (s1 < 0) hi = Math.min(hi, lastInside(c1, s1, st1));
+    else if (!passes(c1, 0, 0, st1)) continue;
+    if (s2 > 0) lo = Math.max(lo, firstInside(c2, s2, st2));
+    else if (s2 < 0) hi = Math.min(hi, lastInside(c2, s2, st2));
+    else if (!passes(c2, 0, 0, st2)) continue;
+    if (hi < lo) continue;
+    const row = j * n;
+    if (queue) queue.push(row + lo, hi - lo + 1, c0 + s0 * lo, s0, c1 + s1 * lo, s1, c2 + s2 * lo, s2, invArea, h0, h1, h2);
+    else if (f32) spanF32(target as Float32Array, row, lo, hi, c0, c1, c2, s0, s1, s2, invArea, h0, h1, h2);
+    else spanF64(target as Float64Array, row, lo, hi, c0, c1, c2, s0, s1, s2, invArea, h0, h1, h2);
+    if (coverage) for (let i = lo; i <= hi; i++) coverage[row + i]++;
+    pixels += hi - lo + 1;
+  }
+  return pixels;
+}
+
 /**
  * Rasterizes `tris` into `target` (n × n, row-major) with ADD blending, in list order.
  * `coverage`, when given, counts the triangles that covered each pixel (invariant checks).
@@ -111,10 +156,9 @@ export function rasterizeTriangles(tris: TriangleList, g: RasterGrid, target: Fi
   const Y = [0, 0, 0];
   const Hh = [0, 0, 0];
   let degenerate = 0;
-  let pixels = 0;
   const d = tris.xyh;
-  // f32 targets made by newRasterField hand their spans to the SIMD kernel (same arithmetic, see raster-kernel.ts).
-  const queue = f32 && !coverage ? spanQueueOf(target as Float32Array) : null;
+  const rec = new Float64Array(tris.count * TRI);
+  let live = 0;
   for (let t = 0; t < tris.count; t++) {
     const o = t * 9;
     for (let v = 0; v < 3; v++) {
@@ -134,53 +178,45 @@ export function rasterizeTriangles(tris: TriangleList, g: RasterGrid, target: Fi
       [Hh[1], Hh[2]] = [Hh[2], Hh[1]];
       area = -area;
     }
-    const h0 = Hh[0];
-    const h1 = Hh[1];
-    const h2 = Hh[2];
     // Edge k is opposite vertex k: e0 = v1→v2, e1 = v2→v0, e2 = v0→v1; w_k(P) = (Xb − Xa)(Py − Ya) − (Yb − Ya)(Px − Xa).
     // Along a row (Px = i·256 + 128): w_k(i) = c_k + s_k·i with s_k = −(Yb − Ya)·256.
-    const ax0 = X[1], ay0 = Y[1], bx0 = X[2], by0 = Y[2];
-    const ax1 = X[2], ay1 = Y[2], bx1 = X[0], by1 = Y[0];
-    const ax2 = X[0], ay2 = Y[0], bx2 = X[1], by2 = Y[1];
-    const st0 = !ownsEdge(bx0 - ax0, by0 - ay0);
-    const st1 = !ownsEdge(bx1 - ax1, by1 - ay1);
-    const st2 = !ownsEdge(bx2 - ax2, by2 - ay2);
-    const s0 = -(by0 - ay0) * SUBPIXEL;
-    const s1 = -(by1 - ay1) * SUBPIXEL;
-    const s2 = -(by2 - ay2) * SUBPIXEL;
-    const yLo = Math.min(Y[0], Y[1], Y[2]);
-    const yHi = Math.max(Y[0], Y[1], Y[2]);
-    const xLo = Math.min(X[0], X[1], X[2]);
-    const xHi = Math.max(X[0], X[1], X[2]);
+    const r = live * TRI;
+    for (let k = 0; k < 3; k++) {
+      const a = (k + 1) % 3;
+      const b = (k + 2) % 3;
+      rec[r + 4 * k] = X[a];
+      rec[r + 4 * k + 1] = Y[a];
+      rec[r + 4 * k + 2] = X[b];
+      rec[r + 4 * k + 3] = Y[b];
+      rec[r + 12 + k] = -(Y[b] - Y[a]) * SUBPIXEL;
+      rec[r + 15 + k] = ownsEdge(X[b] - X[a], Y[b] - Y[a]) ? 0 : 1;
+      rec[r + 18 + k] = Hh[k];
+    }
+    rec[r + 21] = 1 / area;
     // Pixel rows/columns whose centres (k·256 + 128) can fall inside the bounding box.
-    const j0 = Math.max(0, Math.ceil((yLo - 128) / SUBPIXEL));
-    const j1 = Math.min(n - 1, Math.floor((yHi - 128) / SUBPIXEL));
-    const i0b = Math.max(0, Math.ceil((xLo - 128) / SUBPIXEL));
-    const i1b = Math.min(n - 1, Math.floor((xHi - 128) / SUBPIXEL));
-    const invArea = 1 / area;
-    for (let j = j0; j <= j1; j++) {
-      const py = j * SUBPIXEL + 128;
-      const c0 = (bx0 - ax0) * (py - ay0) + (s0 / SUBPIXEL) * (128 - ax0);
-      const c1 = (bx1 - ax1) * (py - ay1) + (s1 / SUBPIXEL) * (128 - ax1);
-      const c2 = (bx2 - ax2) * (py - ay2) + (s2 / SUBPIXEL) * (128 - ax2);
-      let lo = i0b;
-      let hi = i1b;
-      if (s0 > 0) lo = Math.max(lo, firstInside(c0, s0, st0));
-      else if (s0 < 0) hi = Math.min(hi, lastInside(c0, s0, st0));
-      else if (!passes(c0, 0, 0, st0)) continue;
-      if (s1 > 0) lo = Math.max(lo, firstInside(c1, s1, st1));
-      else if (s1 < 0) hi = Math.min(hi, lastInside(c1, s1, st1));
-      else if (!passes(c1, 0, 0, st1)) continue;
-      if (s2 > 0) lo = Math.max(lo, firstInside(c2, s2, st2));
-      else if (s2 < 0) hi = Math.min(hi, lastInside(c2, s2, st2));
-      else if (!passes(c2, 0, 0, st2)) continue;
-      if (hi < lo) continue;
-      const row = j * n;
-      if (queue) queue.push(row + lo, hi - lo + 1, c0 + s0 * lo, s0, c1 + s1 * lo, s1, c2 + s2 * lo, s2, invArea, h0, h1, h2);
-      else if (f32) spanF32(target as Float32Array, row, lo, hi, c0, c1, c2, s0, s1, s2, invArea, h0, h1, h2);
-      else spanF64(target as Float64Array, row, lo, hi, c0, c1, c2, s0, s1, s2, invArea, h0, h1, h2);
-      if (coverage) for (let i = lo; i <= hi; i++) coverage[row + i]++;
-      pixels += hi - lo + 1;
+    rec[r + 22] = Math.max(0, Math.ceil((Math.min(Y[0], Y[1], Y[2]) - 128) / SUBPIXEL));
+    rec[r + 23] = Math.min(n - 1, Math.floor((Math.max(Y[0], Y[1], Y[2]) - 128) / SUBPIXEL));
+    rec[r + 24] = Math.max(0, Math.ceil((Math.min(X[0], X[1], X[2]) - 128) / SUBPIXEL));
+    rec[r + 25] = Math.min(n - 1, Math.floor((Math.max(X[0], X[1], X[2]) - 128) / SUBPIXEL));
+    if (rec[r + 22] <= rec[r + 23]) live++; // triangles with no pixel row inside the grid are dropped here
+  }
+  // Bin the triangles by band (counting sort keeps draw order inside every band).
+  const bands = Math.ceil(n / BAND);
+  const start = new Int32Array(bands + 1);
+  for (let t = 0; t < live; t++) for (let b = rec[t * TRI + 22] >> BAND_SHIFT; b <= rec[t * TRI + 23] >> BAND_SHIFT; b++) start[b + 1]++;
+  for (let b = 0; b < bands; b++) start[b + 1] += start[b];
+  const fill = start.slice(0, bands);
+  const binned = new Int32Array(start[bands]);
+  for (let t = 0; t < live; t++) for (let b = rec[t * TRI + 22] >> BAND_SHIFT; b <= rec[t * TRI + 23] >> BAND_SHIFT; b++) binned[fill[b]++] = t;
+  // f32 targets made by newRasterField hand their spans to the SIMD kernel (same arithmetic, see raster-kernel.ts).
+  const queue = f32 && !coverage ? spanQueueOf(target as Float32Array) : null;
+  let pixels = 0;
+  for (let b = 0; b < bands; b++) {
+    const top = b * BAND;
+    const bottom = Math.min(top + BAND, n) - 1;
+    for (let q = start[b]; q < start[b + 1]; q++) {
+      const r = binned[q] * TRI;
+      pixels += rasterRows(rec, r, Math.max(rec[r + 22], top), Math.min(rec[r + 23], bottom), n, target, f32, queue, coverage);
     }
   }
   queue?.flush();
