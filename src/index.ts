@@ -77,6 +77,7 @@ export {
   accumulateFast,
   accumulateNaive,
   bellGenerators,
+  bellHelperReady,
   bellGrid,
   maxRelativeDeviation,
   BELL_DEFAULTS,

@@ -13,6 +13,7 @@ import {
   shadeLightness,
 } from '../src/index.js';
 import { cli, tempDir } from './helpers.js';
+import { helperCalls } from '../src/bell/helper.js';
 
 describe('minstd_rand0 = std::minstd_rand0', () => {
   it('gives the C++ standard check value: the 10000th draw from the default seed is 1043618065', () => {
@@ -119,6 +120,28 @@ describe('bell accumulation (seed 002)', () => {
     const negSimd = run(false, 64, 3, 0, -0, 5000);
     expect(negJs.some((v) => Object.is(v, -0))).toBe(true);
     expect(Buffer.from(negSimd.buffer).equals(Buffer.from(negJs.buffer))).toBe(true);
+  });
+  it('rows split with the helper thread give the same bits as one thread (exact and tolerance paths)', async () => {
+    const p = { seed: 11, nb: 24, p1: 0.5, p2: 30, p3: 3, size: 256 };
+    const one = (tol: number) => {
+      process.env.HEIGHTBENCH_NO_THREADS = '1';
+      try {
+        return accumulateFast(p, undefined, tol);
+      } finally {
+        delete process.env.HEIGHTBENCH_NO_THREADS;
+      }
+    };
+    accumulateFast(p); // starts the helper
+    const before = helperCalls();
+    for (let t = 0; t < 100 && helperCalls() === before; t++) {
+      await new Promise((r) => setTimeout(r, 20));
+      accumulateFast(p);
+    }
+    expect(helperCalls()).toBeGreaterThan(before); // the helper really ran rows
+    for (const tol of [0, 1e-9]) {
+      const a = accumulateFast(p, undefined, tol);
+      expect(Buffer.from(a.buffer).equals(Buffer.from(one(tol).buffer))).toBe(true);
+    }
   });
   it('the tolerance ranges found by bisection keep exactly the products a linear scan keeps', () => {
     // Reference: per row j and generator k, keep columns where fx_k·fy_k(j) ≥ tol by scanning inward from both ends.

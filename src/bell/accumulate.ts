@@ -19,7 +19,8 @@
  */
 import { minstdRand0 } from '../core/minstd.js';
 import { requireFinite, requireInteger } from '../errors.js';
-import { instantiateWasm, newWasmMemory, wasmDisabled, type WasmMemory } from '../core/wasm.js';
+import { compiledWasm, ensureMemory, instantiateWasm, newSharedWasmMemory, wasmDisabled, type WasmMemory } from '../core/wasm.js';
+import { readyHelper, startOnHelper, threadsWanted, waitHelper } from './helper.js';
 import { BELL_WASM_BASE64 } from './wasm/bell-wasm.js';
 
 export interface BellParams {
@@ -82,22 +83,57 @@ export function accumulateNaive(p: BellParams, out: Float64Array = new Float64Ar
 }
 
 interface BellKernel {
-  accumulate(out: number, fx: number, fy: number, rng: number, n: number, m: number): void;
-  dense(out: number, fx: number, fxp: number, fyp: number, n: number, m: number): void;
+  accumulate(out: number, fx: number, fy: number, rng: number, n: number, m: number, j0: number, j1: number): void;
+  dense(out: number, fx: number, fxp: number, fyp: number, n: number, m: number, j0: number, j1: number): void;
   hasNegativeZero(p: number, count: number): number;
 }
 
-/** The last kernel instance and its memory, reused while large enough (pages stay committed between calls). */
-let cached: { kernel: BellKernel; memory: WasmMemory; bytes: number } | null = null;
+/** The kernels and their shared memory, made once and grown as needed (pages stay committed between calls). */
+let cached: { kernel: BellKernel; memory: WasmMemory } | null = null;
 
 function bellKernel(bytes: number): { kernel: BellKernel; memory: WasmMemory } | null {
   if (wasmDisabled()) return null;
-  if (cached && cached.bytes >= bytes) return cached;
-  const memory = newWasmMemory(bytes);
-  const kernel = memory ? instantiateWasm<BellKernel>(BELL_WASM_BASE64, { env: { memory } }) : null;
-  if (!memory || !kernel) return null;
-  cached = { kernel, memory, bytes };
+  if (!cached) {
+    const memory = newSharedWasmMemory(bytes);
+    const kernel = memory ? instantiateWasm<BellKernel>(BELL_WASM_BASE64, { env: { memory } }) : null;
+    if (!memory || !kernel) return null;
+    cached = { kernel, memory };
+  }
+  ensureMemory(cached.memory, bytes);
   return cached;
+}
+
+/** [R] Fields from 256² up split their rows with the helper thread (below that, the hand-off costs more than it saves). */
+const THREADS_FROM = 256;
+
+/**
+ * Starts the bell helper thread (if threads are wanted and WebAssembly SIMD is available) and resolves once it can
+ * take rows — true — or after `timeoutMs` — false. Without it the helper starts on the first large call and serves
+ * from a later one; long-running callers and the benchmark call this first to measure the steady state.
+ */
+export async function bellHelperReady(timeoutMs = 5000): Promise<boolean> {
+  const k = bellKernel(65536);
+  const mod = compiledWasm(BELL_WASM_BASE64);
+  if (!k || !mod) return false;
+  const deadline = Date.now() + timeoutMs;
+  while (!readyHelper(mod, k.memory)) {
+    if (!threadsWanted() || Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return true;
+}
+
+/** Runs a row kernel over rows [0, n): the helper, when ready, takes rows [split, n) while this thread runs [0, split). */
+function runRows(memory: WasmMemory, n: number, split: number, run: (j0: number, j1: number) => void, fn: string, args: number[]): void {
+  const mod = compiledWasm(BELL_WASM_BASE64);
+  const h = n >= THREADS_FROM && mod ? readyHelper(mod, memory) : null;
+  if (!h) {
+    run(0, n);
+    return;
+  }
+  startOnHelper(h, fn, [...args, split, n]);
+  run(0, split);
+  waitHelper(h);
 }
 
 /**
@@ -168,7 +204,8 @@ export function accumulateFast(p: BellParams, out: Float64Array = new Float64Arr
       for (let q = 0; q < m; q++) for (let c = 0; c < 8; c++) fxp[o++] = fx[q * n + b * 8 + c];
     }
     for (let j = 0, o = 0; j < n; j++) for (let q = 0; q < m; q++) fyp[o++] = fy[q * n + j];
-    kernel.dense(outAt, fxAt, fxpAt, fypAt, n, m);
+    const args = [outAt, fxAt, fxpAt, fypAt, n, m];
+    runRows(k!.memory, n, (n >> 2) << 1, (j0, j1) => kernel.dense(outAt, fxAt, fxpAt, fypAt, n, m, j0, j1), 'dense', args);
     out.set(acc);
     return out;
   }
@@ -210,7 +247,8 @@ export function accumulateFast(p: BellParams, out: Float64Array = new Float64Arr
     }
   }
   if (kernel && acc) {
-    kernel.accumulate(outAt, fxAt, fyAt, rngAt, n, m);
+    const args = [outAt, fxAt, fyAt, rngAt, n, m];
+    runRows(k!.memory, n, n >> 1, (j0, j1) => kernel.accumulate(outAt, fxAt, fyAt, rngAt, n, m, j0, j1), 'accumulate', args);
     out.set(acc);
     return out;
   }

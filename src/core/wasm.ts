@@ -7,14 +7,14 @@
 import v8 from 'node:v8';
 
 export interface WasmMemory {
-  buffer: ArrayBuffer;
+  buffer: ArrayBuffer | SharedArrayBuffer;
   grow(pages: number): number;
 }
 
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports?: object) => { exports: unknown };
-  Memory: new (desc: { initial: number }) => WasmMemory;
+  Memory: new (desc: { initial: number; maximum?: number; shared?: boolean }) => WasmMemory;
 }
 
 const WA = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
@@ -24,8 +24,8 @@ export function wasmDisabled(): boolean {
   return process.env.HEIGHTBENCH_NO_WASM === '1';
 }
 
-/** A new instance of the module whose bytes are `base64` (compiled once), or null where SIMD is unavailable. */
-export function instantiateWasm<T>(base64: string, imports?: object): T | null {
+/** The compiled module whose bytes are `base64` (compiled once), or null where SIMD is unavailable. */
+export function compiledWasm(base64: string): object | null {
   if (!WA) return null;
   let mod = compiled.get(base64);
   if (mod === undefined) {
@@ -42,12 +42,23 @@ export function instantiateWasm<T>(base64: string, imports?: object): T | null {
     }
     compiled.set(base64, mod);
   }
-  return mod ? (new WA.Instance(mod, imports).exports as T) : null;
+  return mod;
+}
+
+/** A new instance of the module whose bytes are `base64`, or null where SIMD is unavailable. */
+export function instantiateWasm<T>(base64: string, imports?: object): T | null {
+  const mod = compiledWasm(base64);
+  return mod && WA ? (new WA.Instance(mod, imports).exports as T) : null;
 }
 
 /** A zeroed memory of at least `bytes` bytes (pages are committed by the OS only when first touched). */
 export function newWasmMemory(bytes: number): WasmMemory | null {
   return WA ? new WA.Memory({ initial: Math.max(1, Math.ceil(bytes / 65536)) }) : null;
+}
+
+/** A zeroed memory that worker threads can share (it grows up to 4 GiB; views of its buffer never detach). */
+export function newSharedWasmMemory(bytes: number): WasmMemory | null {
+  return WA ? new WA.Memory({ initial: Math.max(1, Math.ceil(bytes / 65536)), maximum: 65536, shared: true }) : null;
 }
 
 /** Grows `memory` so that it holds at least `bytes` bytes. */

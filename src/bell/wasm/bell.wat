@@ -2,17 +2,20 @@
 ;; For every output row j and generator k in order: row[i] += fx_k[i] · fy_k[j] over the column range [a0, a1) given
 ;; for (j, k) — the same products, added in the same order, as the JavaScript loop of src/bell/accumulate.ts (every
 ;; f64 multiply and add rounds exactly as JavaScript's), so the field is bit-identical to it.
+;; Each kernel runs over output rows [j0, j1), so two threads can share one field (the memory is shared); a pixel's
+;; sum is formed by one thread in generator order either way.
 ;; Pointers are byte offsets: out (n × n f64, row-major), fx and fy (m × n f64, generator-major), ranges (n × m × 2
 ;; i32: a0, a1 per row j and generator k).
 (module
-  (import "env" "memory" (memory 1))
+  (import "env" "memory" (memory 1 65536 shared))
 
-  (func (export "accumulate") (param $out i32) (param $fx i32) (param $fy i32) (param $rng i32) (param $n i32) (param $m i32)
+  (func (export "accumulate") (param $out i32) (param $fx i32) (param $fy i32) (param $rng i32) (param $n i32) (param $m i32) (param $j0 i32) (param $j1 i32)
     (local $j i32) (local $k i32) (local $row i32) (local $r i32) (local $a0 i32) (local $a1 i32)
     (local $i i32) (local $p i32) (local $x i32) (local $b f64) (local $bv v128)
-    (local.set $r (local.get $rng))
+    (local.set $j (local.get $j0))
+    (local.set $r (i32.add (local.get $rng) (i32.shl (i32.mul (local.get $j0) (local.get $m)) (i32.const 3))))
     (block $rows_done (loop $rows
-      (br_if $rows_done (i32.ge_u (local.get $j) (local.get $n)))
+      (br_if $rows_done (i32.ge_u (local.get $j) (local.get $j1)))
       (local.set $row (i32.add (local.get $out) (i32.shl (i32.mul (local.get $j) (local.get $n)) (i32.const 3))))
       (local.set $k (i32.const 0))
       (block $gens_done (loop $gens
@@ -50,16 +53,17 @@
   ;; with the sums held in registers. A product the ranges would skip is exactly zero there (fx or fy underflowed to
   ;; 0), and adding +0 leaves any sum but −0 unchanged, so the caller uses it when the field holds no −0 (checked).
   ;; fxp: fx packed per eight-column block ([block][k][8] f64); fyp: fy per row ([j][k] f64); fx as above for the
-  ;; columns past the last whole block. n must be even.
-  (func (export "dense") (param $out i32) (param $fx i32) (param $fxp i32) (param $fyp i32) (param $n i32) (param $m i32)
+  ;; columns past the last whole block. n and j0 must be even.
+  (func (export "dense") (param $out i32) (param $fx i32) (param $fxp i32) (param $fyp i32) (param $n i32) (param $m i32) (param $j0 i32) (param $j1 i32)
     (local $j i32) (local $b i32) (local $blocks i32) (local $k i32) (local $p0 i32) (local $p1 i32)
     (local $xp i32) (local $y0 i32) (local $y1 i32) (local $stride i32) (local $i i32) (local $q i32) (local $s0 f64) (local $s1 f64)
     (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128) (local $a4 v128) (local $a5 v128) (local $a6 v128) (local $a7 v128)
     (local $x0 v128) (local $x1 v128) (local $x2 v128) (local $x3 v128) (local $b0 v128) (local $b1 v128)
     (local.set $blocks (i32.shr_u (local.get $n) (i32.const 3)))
     (local.set $stride (i32.shl (local.get $n) (i32.const 3)))
+    (local.set $j (local.get $j0))
     (block $rows_done (loop $rows
-      (br_if $rows_done (i32.ge_u (local.get $j) (local.get $n)))
+      (br_if $rows_done (i32.ge_u (local.get $j) (local.get $j1)))
       (local.set $b (i32.const 0))
       (block $blocks_done (loop $blk
         (br_if $blocks_done (i32.ge_u (local.get $b) (local.get $blocks)))
