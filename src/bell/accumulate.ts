@@ -162,10 +162,16 @@ export function accumulateFast(p: BellParams, out: Float64Array = new Float64Arr
   const k = bellKernel(fypAt + m * n * 8);
   const kernel = k?.kernel ?? null;
   const buf = k ? k.memory.buffer : null;
-  // Factor arrays, generator-major: fx_k[i] = exp(−f1·x_i²)/f2 (x_i by repeated addition, as the seed), fy_k[j] = exp(−f1·y_j²).
+  // Exact path on the kernel: the dense variant adds every product (skipped ones are exactly 0; see bell.wat).
+  const acc = buf ? new Float64Array(buf, outAt, n * n) : null;
+  if (acc) acc.set(out);
+  const dense = kernel !== null && acc !== null && tolerance === 0 && n % 2 === 0 && !kernel.hasNegativeZero(outAt, n * n);
+  // Factor arrays, generator-major: fx_k[i] = exp(−f1·x_i²)/f2 (x_i by repeated addition, as the seed), fy_k[j] =
+  // exp(−f1·y_j²). The dense kernel reads them packed instead: fx per 8-column block, fy per row (written here).
   const fx = buf ? new Float64Array(buf, fxAt, m * n) : new Float64Array(m * n);
   const fy = buf ? new Float64Array(buf, fyAt, m * n) : new Float64Array(m * n);
-  const rng = buf ? new Int32Array(buf, rngAt, n * m * 2) : new Int32Array(n * m * 2);
+  const fxp = dense ? new Float64Array(buf!, fxpAt, m * n) : fx;
+  const fyp = dense ? new Float64Array(buf!, fypAt, m * n) : fy;
   // Support of fx_k (where it is ≥ the threshold that can matter): [lo, hi) per generator, and its peak column.
   const lo = new Int32Array(m);
   const hi = new Int32Array(m);
@@ -182,6 +188,7 @@ export function accumulateFast(p: BellParams, out: Float64Array = new Float64Arr
     for (let i = 0, x = -xg; i < n; i++, x += delta) {
       const v = Math.exp(-f1 * (x * x)) / f2;
       fx[base + i] = v;
+      if (dense) fxp[(((i >> 3) * m + k) << 3) + (i & 7)] = v;
       if (v > fx[base + top]) top = i;
       if (v > tolerance || (tolerance === 0 && v !== 0)) {
         if (first === n) first = i;
@@ -191,24 +198,16 @@ export function accumulateFast(p: BellParams, out: Float64Array = new Float64Arr
     lo[k] = first;
     hi[k] = last + 1;
     peak[k] = Math.min(Math.max(top, first), Math.max(first, last));
-    for (let j = 0, y = -yg; j < n; j++, y += delta) fy[base + j] = Math.exp(-f1 * (y * y));
+    if (dense) for (let j = 0, y = -yg; j < n; j++, y += delta) fyp[j * m + k] = Math.exp(-f1 * (y * y));
+    else for (let j = 0, y = -yg; j < n; j++, y += delta) fy[base + j] = Math.exp(-f1 * (y * y));
   }
-  // Exact path on the kernel: the dense variant adds every product (skipped ones are exactly 0; see bell.wat).
-  const acc = buf ? new Float64Array(buf, outAt, n * n) : null;
-  if (acc) acc.set(out);
-  if (kernel && acc && tolerance === 0 && n % 2 === 0 && !kernel.hasNegativeZero(outAt, n * n)) {
-    const fxp = new Float64Array(buf!, fxpAt, m * n);
-    const fyp = new Float64Array(buf!, fypAt, m * n);
-    const blocks = n >> 3;
-    for (let b = 0, o = 0; b < blocks; b++) {
-      for (let q = 0; q < m; q++) for (let c = 0; c < 8; c++) fxp[o++] = fx[q * n + b * 8 + c];
-    }
-    for (let j = 0, o = 0; j < n; j++) for (let q = 0; q < m; q++) fyp[o++] = fy[q * n + j];
+  if (dense) {
     const args = [outAt, fxAt, fxpAt, fypAt, n, m];
-    runRows(k!.memory, n, (n >> 2) << 1, (j0, j1) => kernel.dense(outAt, fxAt, fxpAt, fypAt, n, m, j0, j1), 'dense', args);
-    out.set(acc);
+    runRows(k!.memory, n, (n >> 2) << 1, (j0, j1) => kernel!.dense(outAt, fxAt, fxpAt, fypAt, n, m, j0, j1), 'dense', args);
+    out.set(acc!);
     return out;
   }
+  const rng = buf ? new Int32Array(buf, rngAt, n * m * 2) : new Int32Array(n * m * 2);
   for (let j = 0, r = 0; j < n; j++) {
     for (let k = 0; k < m; k++, r += 2) {
       const b = fy[k * n + j];
