@@ -3,12 +3,14 @@
 // linking each run's report, and links to the executed notebooks under reports/notebooks/.
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import YAML from 'yaml';
 
 const root = 'reports';
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;');
-const runs = readdirSync(root, { withFileTypes: true })
-  .filter((d) => d.isDirectory() && existsSync(join(root, d.name, 'stages.json')))
-  .map((d) => d.name)
+// The runs of params.yaml only: other report folders (a bless's difference report, reports/bless-RUN) are not part of
+// the reproduce, and listing them made the index depend on what a working tree happened to hold.
+const runs = Object.keys(YAML.parse(readFileSync('params.yaml', 'utf8')).runs ?? {})
+  .filter((name) => existsSync(join(root, name, 'stages.json')))
   .sort();
 const rows = runs.map((name) => {
   const m = JSON.parse(readFileSync(join(root, name, 'metrics.json'), 'utf8'));
