@@ -108,10 +108,11 @@ describe('base stage of teaching-512', () => {
     let lo = Infinity;
     let hi = -Infinity;
     let added = 0;
-    for (let k = 0; k < b.raster.length; k++) {
-      lo = Math.min(lo, b.raster[k]);
-      hi = Math.max(hi, b.raster[k]);
-      if (b.raster[k] !== (b.rasterLayer0 as Float32Array)[k]) added++;
+    const raster = b.raster!;
+    for (let k = 0; k < raster.length; k++) {
+      lo = Math.min(lo, raster[k]);
+      hi = Math.max(hi, raster[k]);
+      if (raster[k] !== (b.rasterLayer0 as Float32Array)[k]) added++;
     }
     expect(added).toBe(b.stats.layer100.pixels);
     for (const v of b.base) {

@@ -23,7 +23,8 @@ if (mode === '--base') {
   const t0 = performance.now();
   const b = buildBase(plan, 4096, 'f32');
   const ms = performance.now() - t0;
-  writeFileSync(join(BENCH_DIR, 'raster4096.r32'), new Uint8Array(b.raster.buffer, b.raster.byteOffset, b.raster.byteLength));
+  const raster = b.raster!; // buildBase keeps the raster by default
+  writeFileSync(join(BENCH_DIR, 'raster4096.r32'), new Uint8Array(raster.buffer, raster.byteOffset, raster.byteLength));
   writeFileSync(join(BENCH_DIR, 'base4096.r32'), new Uint8Array(b.base.buffer, b.base.byteOffset, b.base.byteLength));
   process.stdout.write(`${JSON.stringify({ ms, rssMB: rss(), timings: b.stats.timings })}\n`);
   process.exit(0);

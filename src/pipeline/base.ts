@@ -17,7 +17,8 @@ import type { Plan } from './plan.js';
 
 export interface BaseStage {
   rasterLayer0: Field | null;
-  raster: Field;
+  /** Both layers before smoothing; null when the caller did not ask to keep it (keepRaster: false). */
+  raster: Field | null;
   base: Field;
   stats: { layer0: RasterStats; layer100: RasterStats; reliefCells: number; pinnedCorners: number; overwrittenCentres: number; timings: Record<string, number> };
 }
@@ -66,10 +67,12 @@ export function layer100Fans(plan: Plan): { fans: TriangleList; cells: number } 
   return { fans: buildFans(input, relief), cells };
 }
 
-export function buildBase(plan: Plan, n: number, precision: Precision, opts: { keepLayer0?: boolean; ablation?: SmoothingAblation } = {}): BaseStage {
+export function buildBase(plan: Plan, n: number, precision: Precision, opts: { keepLayer0?: boolean; keepRaster?: boolean; ablation?: SmoothingAblation } = {}): BaseStage {
+  const keepRaster = opts.keepRaster ?? true;
   const grid = { xmin: plan.request.domain.xmin, ymin: plan.request.domain.ymin, size: plan.request.domain.size, n };
   let t0 = performance.now();
-  const raster = precision === 'f32' ? newRasterField(n) : newField(precision, n * n);
+  // Without keepRaster, the arena composes the base over the raster (one 64 MiB field less at 4096²).
+  const raster = precision === 'f32' ? newRasterField(n, { baseOverRaster: !keepRaster }) : newField(precision, n * n);
   const l0 = layer0Fans(plan);
   const s0 = rasterizeTriangles(l0.fans, grid, raster, precision);
   const rasterLayer0 = opts.keepLayer0 ? raster.slice() : null;
@@ -84,7 +87,7 @@ export function buildBase(plan: Plan, n: number, precision: Precision, opts: { k
   for (const ids of plan.regions.cell_corners) if (ids.some((c) => l0.input.corner_flag[c])) overwritten++;
   return {
     rasterLayer0,
-    raster,
+    raster: keepRaster ? raster : null,
     base,
     stats: { layer0: s0, layer100: s100, reliefCells: l100.cells, pinnedCorners: l0.input.corner_flag.reduce((a, b) => a + b, 0), overwrittenCentres: overwritten, timings },
   };

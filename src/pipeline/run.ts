@@ -83,10 +83,13 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
   const world = plan.world;
   const P = plan.recipe.params;
   const assets = time('assets', () => ensureAssets(world, opts.assetsDir));
-  const base = time('base', () => buildBase(plan, n, opts.precision, { keepLayer0: keep.has('raster-layer0'), ablation: opts.ablation }));
+  const eligible = req.sceneTypes.some((s) => P.outer.drawEligibleSceneTypes.includes(s));
+  // The raster outlives the base stage only as a kept stage or as the eligible outer draw's input.
+  const keepRaster = keep.has('raster') || eligible;
+  const base = time('base', () => buildBase(plan, n, opts.precision, { keepLayer0: keep.has('raster-layer0'), keepRaster, ablation: opts.ablation }));
   Object.assign(timings, Object.fromEntries(Object.entries(base.stats.timings).map(([k, v]) => [`base.${k}`, v])));
   if (base.rasterLayer0) fields.set('raster-layer0', base.rasterLayer0);
-  if (keep.has('raster')) fields.set('raster', base.raster);
+  if (keep.has('raster')) fields.set('raster', base.raster!);
   if (keep.has('base')) fields.set('base', base.base.slice());
   const g = { xmin: req.domain.xmin, ymin: req.domain.ymin, size: req.domain.size, n };
   const field = base.base; // transformed in place from here on
@@ -104,10 +107,9 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
   const loc = time('locations', () => drawLocations(field, g, inst, support, world, assets, opts.precision));
   if (keep.has('after-locations')) fields.set('after-locations', field.slice());
 
-  const eligible = req.sceneTypes.some((s) => P.outer.drawEligibleSceneTypes.includes(s));
   // [R] An eligible outer draw renders the base relief without local stages; an ineligible one leaves the target's
   //     initial value.
-  const outerInput: Field | number = eligible ? base.raster : P.outer.outerInitialHeight;
+  const outerInput: Field | number = eligible ? base.raster! : P.outer.outerInitialHeight;
   const outer = time('outer', () => applyOuterBlend(field, g, req.outerBlend, outerInput, opts.precision));
   fields.set('pre-encode', field);
 

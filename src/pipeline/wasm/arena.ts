@@ -77,9 +77,10 @@ const arenas = new WeakMap<Float32Array, Arena>();
 
 /**
  * A new arena for an n × n float32 field, or null when WebAssembly SIMD is unavailable or disabled
- * (HEIGHTBENCH_NO_WASM=1). The raster view (zeroed) is registered, so arenaOf(raster) finds the arena again.
+ * (HEIGHTBENCH_NO_WASM=1). The raster view (zeroed) is registered, so arenaOf(raster) finds the arena again. With
+ * `baseOverRaster` the smoothed base overwrites the raster (the raster view then holds the base).
  */
-export function createArena(n: number): { arena: Arena; raster: Float32Array } | null {
+export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}): { arena: Arena; raster: Float32Array } | null {
   if (wasmDisabled()) return null;
   let top = 0;
   const alloc = (bytes: number) => {
@@ -106,7 +107,9 @@ export function createArena(n: number): { arena: Arena; raster: Float32Array } |
     const x2 = scratchX; // (n/4)·n floats = m1²
     const x3 = scratchY; // (n/8)·n floats = m1²/2
     const up = [0, 1].map(() => ({ i0: alloc(n * 4), i1: alloc(n * 4), f: alloc(n * 4), g: alloc(n * 4) }));
-    layout = { tp, levels, x2, x3, up, out: alloc(n * n * 4) };
+    // [R] baseOverRaster: the base is composed over the raster, which nothing reads after the first halving — for
+    //     runs that keep no raster (64 MiB less to page in).
+    layout = { tp, levels, x2, x3, up, out: opts.baseOverRaster ? rasterAt : alloc(n * n * 4) };
     codesAt = alloc(n * n * 2);
     countsAt = alloc(16);
   }

@@ -18,8 +18,8 @@ const queues = new WeakMap<Arena, SpanQueue>();
  * A zeroed float32 field of n × n samples: the raster view of a new arena where the SIMD kernels are available
  * (so rasterization and smoothing run in place), otherwise a plain Float32Array.
  */
-export function newRasterField(n: number): Float32Array {
-  return createArena(n)?.raster ?? new Float32Array(n * n);
+export function newRasterField(n: number, opts: { baseOverRaster?: boolean } = {}): Float32Array {
+  return createArena(n, opts)?.raster ?? new Float32Array(n * n);
 }
 
 /** The span queue of an arena raster field, or null for any other array. */
