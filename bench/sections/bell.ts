@@ -14,28 +14,24 @@ const tNaive = timeMedian(() => {
 }, 1, 0);
 // The fast path splits its rows with a helper thread once that thread is up (steady state; see src/bell/helper.ts).
 const helper = await bellHelperReady();
-const tFast = timeMedian(() => {
-  out.fill(0);
-  accumulateFast(p1024, out);
-}, 7, 2);
+/** Median of 7 fast-path runs at 1024² (after 2 warm-ups), with `env` set for the duration. */
+const timeFast = (tolerance: number, env: Record<string, string> = {}) => {
+  Object.assign(process.env, env);
+  try {
+    return timeMedian(() => {
+      out.fill(0);
+      accumulateFast(p1024, out, tolerance);
+    }, 7, 2);
+  } finally {
+    for (const k of Object.keys(env)) delete process.env[k];
+  }
+};
+const tFast = timeFast(0);
 const dev = maxRelativeDeviation(out, naive);
-// One thread only (HEIGHTBENCH_NO_THREADS=1), and the JavaScript loop (HEIGHTBENCH_NO_WASM=1); same bits.
-process.env.HEIGHTBENCH_NO_THREADS = '1';
-const tFastOne = timeMedian(() => {
-  out.fill(0);
-  accumulateFast(p1024, out);
-}, 7, 2);
-delete process.env.HEIGHTBENCH_NO_THREADS;
-process.env.HEIGHTBENCH_NO_WASM = '1';
-const tFastJs = timeMedian(() => {
-  out.fill(0);
-  accumulateFast(p1024, out);
-}, 7, 2);
-delete process.env.HEIGHTBENCH_NO_WASM;
-const tTol = timeMedian(() => {
-  out.fill(0);
-  accumulateFast(p1024, out, 1e-12);
-}, 7, 2);
+// One thread only, and the JavaScript loop; same bits.
+const tFastOne = timeFast(0, { HEIGHTBENCH_NO_THREADS: '1' });
+const tFastJs = timeFast(0, { HEIGHTBENCH_NO_WASM: '1' });
+const tTol = timeFast(1e-12);
 let maxAbsTol = 0;
 for (let k = 0; k < out.length; k++) maxAbsTol = Math.max(maxAbsTol, Math.abs(out[k] - naive[k]));
 

@@ -1,8 +1,10 @@
 /**
- * Arenas: one WebAssembly memory per float32 base field, shared by the raster span kernel (raster.wat) and the
- * smoothing kernels (smoothing.wat). The raster is rasterized, smoothed and composed in place — nothing is copied in
- * or out, and each 64 MiB buffer is paged in once. Every buffer's place is fixed when the arena is made and the
- * memory never grows afterwards, so the Float32Array views handed out stay valid for as long as they are referenced.
+ * Arenas: one WebAssembly memory per float32 base field, shared by the raster span kernel (raster.wat), the
+ * smoothing kernels (smoothing.wat), the draw and envelope kernels (draw.wat) and the encode kernel (encode.wat). The
+ * raster is rasterized, smoothed and composed in place, later stages transform the base in place and the codes are
+ * written beside it — nothing is copied in or out, and each 64 MiB buffer is paged in once. Every buffer's place is
+ * fixed when the arena is made and the memory never grows afterwards, so the views handed out stay valid for as long
+ * as they are referenced.
  */
 import { RASTER_WASM_BASE64 } from './raster-wasm.js';
 import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
