@@ -3,7 +3,7 @@
  *  [--path naive|fast] [--shaded FILE.png]` — the seed notebook's generator; R32 (or PNG16 with --range) plus sidecar.
  */
 import { Option, type Command } from 'commander';
-import { accumulateBells, BELL_DEFAULTS, BELL_INDEX_MAPPING, bellGrid, type BellPath } from '../bell/accumulate.js';
+import { accumulateBells, BELL_DEFAULTS, BELL_INDEX_MAPPING, bellGrid, type BellParams, type BellPath } from '../bell/accumulate.js';
 import { SEA_LEVEL_DEFAULT, SHADING_DEFAULTS, shadedPng } from '../bell/shading.js';
 import { floatHeightfield } from '../core/heightfield.js';
 import { writeFileAtomic } from '../io/atomic.js';
@@ -12,13 +12,8 @@ import { MismatchError } from '../errors.js';
 import { parseNumber, parsePositiveInt, parseRange } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 
-interface BellCliOptions {
-  seed: number;
-  nb: number;
-  p1: number;
-  p2: number;
-  p3: number;
-  size: number;
+/** The generator's parameters, plus what the command adds around them. */
+interface BellCliOptions extends BellParams {
   seaLevel: number;
   path: BellPath;
   shaded?: string;

@@ -6,7 +6,6 @@
  * (texel-space x = u·N − 0.5, clamp addressing). LOD 2.25 blends levels 2 and 3 at 0.75 and 0.25.
  */
 import type { HeightAsset } from './assets.js';
-import { sampleTexel } from '../core/sampling.js';
 
 export interface MipWeights {
   lower: number;
@@ -27,12 +26,6 @@ export function mipWeights(lod: number, levelCount = Infinity): MipWeights {
 /** LOD of an asset drawn with `metresPerPixel` destination pixels when its level 0 spans `worldExtent` metres. */
 export function footprintLod(asset: HeightAsset, worldExtent: number, metresPerPixel: number): number {
   return Math.log2(Math.max((asset.size / worldExtent) * metresPerPixel, 1e-12));
-}
-
-/** Bilinear sample of one stored level at (u, v): texel-space x = u·n − 0.5 (core/sampling.ts). */
-export function sampleLevel(asset: HeightAsset, level: number, u: number, v: number, R: (x: number) => number): number {
-  const n = asset.sizes[level];
-  return sampleTexel(asset.levels[level], n, n, u * n - 0.5, v * n - 0.5, R);
 }
 
 /**

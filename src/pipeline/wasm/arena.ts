@@ -67,7 +67,7 @@ export interface Arena {
 }
 
 /** [R] Room for draw assets (all mip levels, float32) per arena; pages are committed only as assets are copied. */
-export const ARENA_ASSET_BYTES = 48 << 20;
+const ARENA_ASSET_BYTES = 48 << 20;
 
 /** Spans queued before one raster kernel call; one record = 12 float64 (see raster.wat). */
 export const SPAN_QUEUE = 4096;
