@@ -1,9 +1,10 @@
 /** The subcommand groups beyond info/convert, in the order `--help` lists them. */
 import { installBell } from './bell.js';
 import { installCompare } from './compare.js';
+import { installDiagnose } from './diagnose.js';
 import { installRun } from './run.js';
 import { installPipelineCommands } from './pipeline-commands.js';
 import { installTerrainCommands } from './terrain-commands.js';
 import type { CommandInstaller } from './io.js';
 
-export const COMMAND_GROUPS: CommandInstaller[] = [installRun, installPipelineCommands, installCompare, installBell, installTerrainCommands];
+export const COMMAND_GROUPS: CommandInstaller[] = [installRun, installPipelineCommands, installCompare, installDiagnose, installBell, installTerrainCommands];
