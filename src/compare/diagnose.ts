@@ -17,8 +17,9 @@
  *  - blur@s    B_s(R) − R, s ∈ {1, 2, 4, 8} texels; B_s = one separable [¼ ½ ¼] pass with taps at −s, 0, +s in x
  *              then y. Coefficient c: generated ≈ reference + c·(B_s R − R), i.e. c passes of that blur (c < 0:
  *              sharper). The difference B_s R − R is a discrete Laplacian at scale s (≈ s²/4 ∇²R on smooth ground).
- *  - edgeBand  1 within k texels of the border (default k = 4), else 0: a difference confined to the border, as
- *              addressing modes (clamp, wrap, zero) produce.
+ *  - edgeBand  1 within k texels of the border (default k = 4), else 0, minus the band's pixel fraction (centred, so
+ *              orthogonal to the bias). Coefficient e: Δ is e metres higher in the band than elsewhere — a difference
+ *              confined to the border, as addressing modes (clamp, wrap, zero) produce.
  * Direct checks [R]: Δ' = T(generated) − reference for T = row flip, column flip, 180° rotation, transposition (square
  * grids only); the share a check explains is 1 − Σ Δ'² / Σ Δ².
  *
@@ -198,6 +199,9 @@ export function diagnose(generated: Heightfield, reference: Heightfield, opts: D
   const interiorPixels = (iHi - iLo) * (jHi - jLo);
   const interiorLattice = latticeCount(iLo, iHi) * latticeCount(jLo, jHi);
   const interiorWeight = interiorLattice > 0 ? interiorPixels / interiorLattice : 0;
+  // The edge-band signature is centred (indicator − the band's pixel fraction) so that it is orthogonal to the bias:
+  // a uniform offset is then never credited to the border.
+  const bandFraction = (W * H - interiorPixels) / (W * H);
 
   // The gain's pivot: mean of R over the fit pixels, with the same weights (so gain and bias are orthogonal).
   const referenceMean = weightedMean(R, W, H, { iLo, iHi, jLo, jHi, stride, interiorWeight, firstOnLattice });
@@ -235,7 +239,7 @@ export function diagnose(generated: Heightfield, reference: Heightfield, opts: D
     x[5] = blur(i, j, 2, r);
     x[6] = blur(i, j, 4, r);
     x[7] = blur(i, j, 8, r);
-    x[8] = inBand && band > 0 ? 1 : 0;
+    x[8] = band > 0 ? (inBand ? 1 : 0) - bandFraction : 0;
     const yr = G[(H - 1 - j) * W + i] - r;
     const yc = G[k - i + (W - 1 - i)] - r;
     const yo = G[(H - 1 - j) * W + (W - 1 - i)] - r;
@@ -422,7 +426,7 @@ export function diagnose(generated: Heightfield, reference: Heightfield, opts: D
   const top = findings[0];
   const explained = r2 >= threshold || (top !== undefined && top.share >= threshold);
   const summary = explained
-    ? top.sentence
+    ? `${top.sentence}${findings.length > 1 || r2 > top.share + 0.05 ? ` (all signatures together explain ${pct(r2)})` : ''}`
     : `nothing in the signature set explains the difference: the best combination explains ${pct(r2)} of it (threshold ${pct(threshold)}), residual RMS ${fmtM(Math.sqrt(residualSS / n))}.`;
   return {
     ...base,
@@ -447,7 +451,7 @@ const SIGNATURES: Record<TermName, string> = {
   blur2: 'B₂H − H: one separable [¼ ½ ¼] pass at step 2 texels, minus H',
   blur4: 'B₄H − H: one separable [¼ ½ ¼] pass at step 4 texels, minus H',
   blur8: 'B₈H − H: one separable [¼ ½ ¼] pass at step 8 texels, minus H',
-  edgeBand: '1 within the edge band (k texels of the border), else 0',
+  edgeBand: '1 within the edge band (k texels of the border), else 0; minus the band fraction',
 };
 const UNITS: Record<TermName, DiagnosisTerm['unit']> = {
   bias: 'm',
@@ -677,7 +681,7 @@ function buildFindings(
         sentence = `generated has a gain of ×${(1 + v).toFixed(4)} about the reference mean ${mean.toFixed(2)} m (relief ${v >= 0 ? 'exaggerated' : 'flattened'}); ${explains(t.share)}.`;
         break;
       case 'edgeBand':
-        sentence = `generated differs by ${signed(v, 4)} m on average within ${edge.width} texels of the border (an addressing or border-rule difference); ${explains(t.share)}.`;
+        sentence = `generated differs by ${signed(v, 4)} m more within ${edge.width} texels of the border than elsewhere (an addressing or border-rule difference); ${explains(t.share)}.`;
         break;
       default: {
         const s = Number(t.name.slice(4));
