@@ -642,6 +642,17 @@ function fmtM(v: number): string {
   return `${v.toFixed(3)} m`;
 }
 
+/** 1 + g with enough digits to show g (×1.0100, or ×(1 − 1.02e-5) for tiny gains). */
+function factor(g: number): string {
+  if (Math.abs(g) >= 1e-3) return (1 + g).toFixed(4);
+  return `(1 ${g >= 0 ? '+' : '−'} ${Math.abs(g).toExponential(2)})`;
+}
+
+/** A count of passes: two decimals, or three significant digits below 0.01. */
+function small(v: number): string {
+  return Math.abs(v) >= 0.01 || v === 0 ? v.toFixed(2) : v.toPrecision(3);
+}
+
 function signed(v: number, digits: number): string {
   return `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(digits)}`;
 }
@@ -659,8 +670,17 @@ function buildFindings(
   const out: Finding[] = [];
   const explains = (s: number) => `this explains ${pct(s)} of the difference`;
   const yWorld = grid.rowDirection === 'row0-at-ymin' ? 1 : -1;
+  // A gain about 0 m (generated ≈ (1 + g)·reference) fits as gain about the mean plus a bias of g·mean: when the bias
+  // is that within 10 %, the two are one finding (the shares add).
+  const gainTerm = terms.find((t) => t.name === 'gain');
+  const biasTerm = terms.find((t) => t.name === 'bias');
+  const g0 = gainTerm?.coefficient ?? null;
+  const b0 = biasTerm?.coefficient ?? null;
+  const gainAboutZero = g0 !== null && b0 !== null && b0 !== 0 && Math.abs(b0 - g0 * mean) <= 0.1 * Math.abs(b0);
   for (const t of terms) {
-    if (t.coefficient === null || t.share < MIN_FINDING_SHARE) continue;
+    if (gainAboutZero && t.name === 'bias') continue;
+    const termShare = gainAboutZero && t.name === 'gain' ? t.share + (biasTerm?.share ?? 0) : t.share;
+    if (t.coefficient === null || termShare < MIN_FINDING_SHARE) continue;
     const v = t.coefficient;
     let sentence: string;
     let value = v;
@@ -678,7 +698,9 @@ function buildFindings(
       case 'gain':
         value = 1 + v;
         unit = 'factor';
-        sentence = `generated has a gain of ×${(1 + v).toFixed(4)} about the reference mean ${mean.toFixed(2)} m (relief ${v >= 0 ? 'exaggerated' : 'flattened'}); ${explains(t.share)}.`;
+        sentence = gainAboutZero
+          ? `generated is the reference scaled by ×${factor(v)} about 0 m (fitted as that gain about the mean ${mean.toFixed(2)} m plus the matching bias); ${explains(termShare)}.`
+          : `generated has a gain of ×${factor(v)} about the reference mean ${mean.toFixed(2)} m (relief ${v >= 0 ? 'exaggerated' : 'flattened'}); ${explains(t.share)}.`;
         break;
       case 'edgeBand':
         sentence = `generated differs by ${signed(v, 4)} m more within ${edge.width} texels of the border than elsewhere (an addressing or border-rule difference); ${explains(t.share)}.`;
@@ -687,11 +709,11 @@ function buildFindings(
         const s = Number(t.name.slice(4));
         sentence =
           v >= 0
-            ? `generated is smoother than the reference at the ${s}-texel scale, like ${v.toFixed(2)} extra pass${Math.abs(v - 1) < 0.005 ? '' : 'es'} of a [¼ ½ ¼] filter with taps ${s} texel${s > 1 ? 's' : ''} apart in x and y; ${explains(t.share)}.`
-            : `generated is sharper than the reference at the ${s}-texel scale, like ${Math.abs(v).toFixed(2)} pass${Math.abs(v + 1) < 0.005 ? '' : 'es'} of a [¼ ½ ¼] filter (taps ${s} texel${s > 1 ? 's' : ''} apart) removed; ${explains(t.share)}.`;
+            ? `generated is smoother than the reference at the ${s}-texel scale, like ${small(v)} extra pass${Math.abs(v - 1) < 0.005 ? '' : 'es'} of a [¼ ½ ¼] filter with taps ${s} texel${s > 1 ? 's' : ''} apart in x and y; ${explains(t.share)}.`
+            : `generated is sharper than the reference at the ${s}-texel scale, like ${small(Math.abs(v))} pass${Math.abs(v + 1) < 0.005 ? '' : 'es'} of a [¼ ½ ¼] filter (taps ${s} texel${s > 1 ? 's' : ''} apart) removed; ${explains(t.share)}.`;
       }
     }
-    out.push({ kind: t.name, value, unit, share: t.share, sentence });
+    out.push({ kind: t.name, value, unit, share: termShare, sentence });
   }
   const CHECK_TEXT: Record<CheckName, string> = {
     rowFlip: 'generated is the reference with its rows in reverse order (flipped row direction)',
