@@ -1,4 +1,5 @@
 /** The subcommand groups beyond info/convert, in the order `--help` lists them. */
+import { installAtlas } from './atlas.js';
 import { installBell } from './bell.js';
 import { installCompare } from './compare.js';
 import { installDiagnose } from './diagnose.js';
@@ -7,4 +8,4 @@ import { installPipelineCommands } from './pipeline-commands.js';
 import { installTerrainCommands } from './terrain-commands.js';
 import type { CommandInstaller } from './io.js';
 
-export const COMMAND_GROUPS: CommandInstaller[] = [installRun, installPipelineCommands, installCompare, installDiagnose, installBell, installTerrainCommands];
+export const COMMAND_GROUPS: CommandInstaller[] = [installRun, installPipelineCommands, installCompare, installDiagnose, installAtlas, installBell, installTerrainCommands];

@@ -57,6 +57,8 @@ export interface DiagnosisBrief {
   explainedShare: number;
   top: Finding | null;
   summary: string;
+  /** Every term's coefficient (null when left out). */
+  coefficients: Partial<Record<TermName, number | null>>;
 }
 
 export interface AtlasEntry {
@@ -114,7 +116,14 @@ function asF32(f: Field): Float32Array {
 }
 
 function brief(stage: string, d: Diagnosis): DiagnosisBrief {
-  return { stage, verdict: d.verdict, explainedShare: d.explainedShare, top: d.findings[0] ?? null, summary: d.summary };
+  return {
+    stage,
+    verdict: d.verdict,
+    explainedShare: d.explainedShare,
+    top: d.findings[0] ?? null,
+    summary: d.summary,
+    coefficients: Object.fromEntries(d.terms.map((t) => [t.name, t.coefficient])),
+  };
 }
 
 export function buildAtlas(req: PipelineRequest, opts: AtlasOptions = {}): Atlas {
