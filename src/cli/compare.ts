@@ -5,6 +5,7 @@
 import { Option, type Command } from 'commander';
 import { compareHeightfields, DEFAULT_STRADDLE_EPSILON_CODES } from '../compare/compare.js';
 import { evaluateGates } from '../compare/gates.js';
+import { diagnose, diagnosisText } from '../compare/diagnose.js';
 import { resultJson, summaryMarkdown, writeComparisonReport } from '../compare/report.js';
 import { DEFAULT_MASKS } from '../compare/regions.js';
 import { floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
@@ -41,6 +42,7 @@ export interface CompareCliOptions extends ReadSettings {
   maxRmsMm?: number;
   title?: string;
   sharedPlotly?: string;
+  diagnose?: boolean;
 }
 
 export function compareCommand(generated: string, reference: string, o: CompareCliOptions, io: CliIO): number {
@@ -76,8 +78,9 @@ export function compareCommand(generated: string, reference: string, o: CompareC
   const gates = evaluateGates(result, { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm });
   const meta = { generated, reference, gates, title: o.title, sharedPlotly: o.sharedPlotly };
   if (o.report) writeComparisonReport(o.report, result, gen, ref, meta);
-  if (o.json) io.out(`${JSON.stringify({ ...resultJson(result), gates }, null, 2)}\n`);
-  else io.out(summaryMarkdown(result, meta));
+  const diagnosis = o.diagnose ? diagnose(gen, ref, { generatedFloat }) : undefined;
+  if (o.json) io.out(`${JSON.stringify({ ...resultJson(result), gates, ...(diagnosis ? { diagnosis } : {}) }, null, 2)}\n`);
+  else io.out(summaryMarkdown(result, meta) + (diagnosis ? `\n## Diagnosis\n\n${diagnosisText(diagnosis)}` : ''));
   const failed = gates.filter((g) => !g.passed);
   if (failed.length) {
     io.err(`heightbench: gate failed: ${failed.map((g) => `${g.name} ${g.limit}, measured ${g.value}`).join('; ')}\n`);
@@ -105,6 +108,7 @@ export const installCompare: CommandInstaller = (program: Command, io: CliIO) =>
     .option('--min-exact <pct>', 'gate: minimum exact-code percentage', parseNumber)
     .option('--max-code <n>', 'gate: maximum |Δq|', parseNumber)
     .option('--max-rms-mm <x>', 'gate: maximum RMS in mm', parseNumber)
+    .option('--diagnose', 'also explain the difference (shift, gain, blur, bias, edge band, flips; see `heightbench diagnose`)')
     .option('--title <text>', 'report title')
     .option('--shared-plotly <file>', 'link this plotly.min.js instead of copying one into the report')
     .option('--size <WxH>', 'size of raw inputs without sidecar', parseSize)

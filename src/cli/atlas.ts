@@ -1,0 +1,56 @@
+/**
+ * `heightbench atlas REQUEST [--size N] --out DIR [--precision f32|f64] [--json]` — runs every ablation in
+ * src/compare/atlas.ts ABLATIONS against the correct run of REQUEST and writes DIR/index.html, DIR/atlas.json and the
+ * difference maps (src/compare/atlas-report.ts). Exit 0, 2 on bad input.
+ */
+import { Option, type Command } from 'commander';
+import { buildAtlas } from '../compare/atlas.js';
+import { atlasJson, checkAtlasOut, writeAtlas } from '../compare/atlas-report.js';
+import { loadRequest } from '../pipeline/request.js';
+import type { Precision } from '../pipeline/precision.js';
+import { parsePositiveInt } from './args.js';
+import { CliExit, type CliIO, type CommandInstaller } from './io.js';
+
+export interface AtlasCliOptions {
+  size?: number;
+  out: string;
+  precision: Precision;
+  json?: boolean;
+}
+
+export function atlasCommand(request: string, o: AtlasCliOptions, io: CliIO): number {
+  const req = loadRequest(request, o.size);
+  checkAtlasOut(o.out);
+  const t0 = performance.now();
+  const atlas = buildAtlas(req, { precision: o.precision, onRun: (name, ms) => io.err(`atlas: ${name} ${Math.round(ms)} ms\n`) });
+  writeAtlas(o.out, atlas);
+  const totalMs = performance.now() - t0;
+  if (o.json) {
+    io.out(`${JSON.stringify({ ...atlasJson(atlas), out: o.out, totalMs }, null, 2)}\n`);
+    return 0;
+  }
+  const lines = [`ablation atlas ${req.id} at ${req.size}² (${o.precision}): ${atlas.entries.length} ablations in ${(totalMs / 1000).toFixed(1)} s → ${o.out}/index.html`];
+  for (const e of atlas.entries) {
+    const d = e.diagnosisAtFirstStage ?? e.diagnosis;
+    lines.push(
+      `  ${e.name}: exact ${e.final.exactPercent.toFixed(4)} %, RMS ${e.final.rmsMm.toPrecision(4)} mm (codes), float RMS ${e.final.floatRmsMm.toPrecision(4)} mm, max |Δq| ${e.final.maxAbsCode}; diverges at ${e.firstDivergentStage ?? 'no stage'}`,
+      `    diagnose [${d.stage}]: ${d.summary}`,
+    );
+  }
+  io.out(`${lines.join('\n')}\n`);
+  return 0;
+}
+
+export const installAtlas: CommandInstaller = (program: Command, io: CliIO) => {
+  program
+    .command('atlas')
+    .description('run every switchable convention broken on purpose against the correct run; maps, metrics and diagnoses in DIR')
+    .argument('<request>', 'request id (config/requests/<id>.json) or a request file')
+    .option('--size <n>', 'output size (default: the request\'s)', parsePositiveInt)
+    .requiredOption('--out <dir>', 'output folder (index.html, atlas.json, maps/)')
+    .addOption(new Option('--precision <p>', 'precision of the correct run and of the ablations').choices(['f32', 'f64']).default('f32'))
+    .option('--json', 'print atlas.json to stdout as well')
+    .action((request: string, opts: AtlasCliOptions) => {
+      throw new CliExit(atlasCommand(request, opts, io));
+    });
+};

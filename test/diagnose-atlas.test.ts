@@ -1,0 +1,123 @@
+/**
+ * `heightbench atlas`: the ablations that exist today (renormalised weights, integer taps, 8-bit sub-texel weights,
+ * float64 arithmetic), each run against the correct run of tundra-r19 at 128². The expected signatures come from the
+ * article's numbers, not from the code under test:
+ *  - renormalised weights: the five weights sum to 1.000002, so every 1-D pass scales by s = 1/1.000002; level N/2 has
+ *    passed 2 such passes, N/4 4, N/8 6, and the base blends N/4 and N/8, so the base is scaled by a factor in
+ *    [s⁶, s⁴] about 0 m — a gain;
+ *  - integer taps: rounding the offsets (−4.30908, −2.37532, −0.5, 1.37532, 3.30908) moves the kernel's weighted mean
+ *    offset from Σw·o = −0.500001 to Σw·round(o) = −0.299066 texel, +0.200935 texel of each level per pass. Along either
+ *    axis level N/2 moves by 0.2·2 = 0.40, N/4 by 0.40 + 0.2·4 = 1.20, N/8 by 1.20 + 0.2·8 = 2.81 texels of N, and
+ *    the base, half N/4 and half N/8, must show a shift between 1.20 and 2.81 texels in x and in y.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ABLATIONS, buildAtlas, type AtlasEntry } from '../src/compare/atlas.js';
+import { scaleColour } from '../src/compare/atlas-report.js';
+import { SMOOTHING_TAPS } from '../src/pipeline/smoothing.js';
+import { loadRequest } from '../src/pipeline/request.js';
+import { cli, tempDir } from './helpers.js';
+
+const ARTICLE_WEIGHTS = [0.055028, 0.244038, 0.40187, 0.244038, 0.055028];
+const ARTICLE_OFFSETS = [-4.30908, -2.37532, -0.5, 1.37532, 3.30908];
+
+describe('heightbench atlas tundra-r19 --size 128', () => {
+  const d = tempDir('hb-atlas-');
+  const out = join(d, 'atlas');
+  let json: { entries: AtlasEntry[]; scaleM: number; size: number; request: string };
+  let stdout = '';
+  beforeAll(async () => {
+    const r = await cli('atlas', 'tundra-r19', '--size', '128', '--out', out, '--json');
+    expect(r.code).toBe(0);
+    stdout = r.out;
+    json = JSON.parse(readFileSync(join(out, 'atlas.json'), 'utf8'));
+  }, 120_000);
+
+  const entry = (name: string) => json.entries.find((e) => e.name === name)!;
+
+  it('writes index.html, atlas.json and one map per ablation; the table is sorted by effect', () => {
+    expect(JSON.parse(stdout).entries.length).toBe(ABLATIONS.length);
+    expect(json.entries.map((e) => e.name).sort()).toEqual(ABLATIONS.map((a) => a.name).sort());
+    for (const e of json.entries) expect(existsSync(join(out, 'maps', `${e.name}.png`))).toBe(true);
+    const html = readFileSync(join(out, 'index.html'), 'utf8');
+    for (const a of ABLATIONS) expect(html).toContain(`maps/${a.name}.png`);
+    const rms = json.entries.map((e) => e.final.floatRmsMm);
+    expect([...rms].sort((a, b) => b - a)).toEqual(rms);
+    expect(json.scaleM).toBe(Math.max(...json.entries.map((e) => e.map.maxAbsM)));
+  });
+
+  it('the smoothing ablations leave the raster exactly as it was and diverge first at the base stage', () => {
+    for (const name of ['renormalized-weights', 'integer-taps', 'subtexel-8bit']) {
+      const e = entry(name);
+      expect(e.stages.find((s) => s.stage === 'raster')!.rmsMm).toBe(0);
+      expect(e.firstDivergentStage).toBe('base');
+    }
+  });
+
+  it('renormalised weights: diagnose names a gain about 0 m first, with the factor the weight sum 1.000002 predicts', () => {
+    const sum = ARTICLE_WEIGHTS.reduce((a, b) => a + b, 0);
+    expect(sum).toBeCloseTo(1.000002, 9);
+    const s = 1 / sum;
+    const e = entry('renormalized-weights');
+    const top = e.diagnosisAtFirstStage!.top!;
+    expect(e.diagnosisAtFirstStage!.stage).toBe('base');
+    expect(top.kind).toBe('gain');
+    expect(top.value).toBeGreaterThanOrEqual(s ** 6);
+    expect(top.value).toBeLessThanOrEqual(s ** 4);
+    expect(top.sentence).toContain('about 0 m');
+    expect(e.namedFirst).toBe(true);
+  });
+
+  it('integer taps: diagnose names a shift first, between the N/4 and N/8 levels\' shifts along both axes', () => {
+    expect(Array.from(SMOOTHING_TAPS.offsets)).toEqual(ARTICLE_OFFSETS);
+    const perPass = ARTICLE_WEIGHTS.reduce((a, w, t) => a + w * (Math.round(ARTICLE_OFFSETS[t]) - ARTICLE_OFFSETS[t]), 0);
+    expect(perPass).toBeCloseTo(0.200935, 6);
+    const n4 = perPass * 2 + perPass * 4;
+    const n8 = n4 + perPass * 8;
+    const e = entry('integer-taps');
+    const c = e.diagnosisAtFirstStage!.coefficients;
+    expect(['shiftX', 'shiftY']).toContain(e.diagnosisAtFirstStage!.top!.kind);
+    for (const k of ['shiftX', 'shiftY'] as const) {
+      expect(c[k]).toBeGreaterThanOrEqual(n4);
+      expect(c[k]).toBeLessThanOrEqual(n8);
+    }
+    expect(e.namedFirst).toBe(true);
+  });
+
+  it('float64 arithmetic diverges at no stage beyond rounding, and diagnose finds no signature in it', () => {
+    const e = entry('f64-arithmetic');
+    expect(e.firstDivergentStage).toBeNull();
+    expect(e.final.maxAbsCode).toBeLessThanOrEqual(1);
+    expect(e.diagnosis.verdict).toBe('unexplained');
+  });
+
+  it('the shared scale: zero is white, positive red, negative blue', () => {
+    expect(scaleColour(0, 1)).toEqual([255, 255, 255]);
+    expect(scaleColour(1, 1)).toEqual([255, 0, 0]);
+    expect(scaleColour(-1, 1)).toEqual([0, 0, 255]);
+    // Signed-log: 1 mm on a 1 m scale is half-way in colour (three decades of six above the 1 µm floor).
+    const [, g] = scaleColour(1e-3, 1);
+    expect(Math.abs(g - 128)).toBeLessThanOrEqual(2);
+  });
+
+  it('refuses an --out folder that holds something other than an atlas, before running anything', async () => {
+    const busy = join(d, 'busy');
+    mkdirSync(busy);
+    writeFileSync(join(busy, 'keep.txt'), 'x');
+    const r = await cli('atlas', 'tundra-r19', '--size', '128', '--out', busy);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/no atlas\.json; refusing/);
+  });
+});
+
+describe('ablations are data', () => {
+  it('a list with one entry runs just that one; a duplicate name is refused', () => {
+    const req = loadRequest('tundra-r19', 64);
+    const a = buildAtlas(req, { ablations: [{ name: 'only-renorm', label: 'renormalised', option: { ablation: { renormalize: true } }, expect: ['gain'] }] });
+    expect(a.entries.map((e) => e.name)).toEqual(['only-renorm']);
+    expect(a.entries[0].firstDivergentStage).toBe('base');
+    const dup = { name: 'x', label: 'x', option: {}, expect: null };
+    expect(() => buildAtlas(req, { ablations: [dup, dup] })).toThrow(/appears twice/);
+  });
+});
