@@ -1,6 +1,6 @@
 /**
  * `heightbench compare GENERATED REFERENCE [options]` — metrics, masks, radial profile, block map, reports, gates.
- * Exit 0 when every gate passes, 1 when a gate fails, 2 on bad input or usage.
+ * Exit 0 when every gate passes, 3 when a gate fails (EXIT_GATE), 2 on bad input or usage, 1 on an internal failure.
  */
 import { Option, type Command } from 'commander';
 import { compareHeightfields, DEFAULT_STRADDLE_EPSILON_CODES } from '../compare/compare.js';
@@ -10,7 +10,7 @@ import { DEFAULT_MASKS } from '../compare/regions.js';
 import { floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
 import { gridDifference } from '../core/grid.js';
 import { resampleField } from '../core/resample.js';
-import { MismatchError } from '../errors.js';
+import { EXIT_GATE, MismatchError } from '../errors.js';
 import { readHeightfieldFile, type ReadSettings } from '../io/heightfield-file.js';
 import { parseEndian, parseNumber, parsePositiveInt, parseRange, parseSize } from './args.js';
 import type { CliIO, CommandInstaller } from './io.js';
@@ -81,7 +81,7 @@ export function compareCommand(generated: string, reference: string, o: CompareC
   const failed = gates.filter((g) => !g.passed);
   if (failed.length) {
     io.err(`heightbench: gate failed: ${failed.map((g) => `${g.name} ${g.limit}, measured ${g.value}`).join('; ')}\n`);
-    return 1;
+    return EXIT_GATE;
   }
   return 0;
 }

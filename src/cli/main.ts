@@ -1,9 +1,10 @@
 /**
- * The `heightbench` command line. Exit codes: 0 success, 2 bad input or usage (one-line reason on stderr),
- * 1 internal failure. `runCli` is the whole program, callable in-process by tests.
+ * The `heightbench` command line. Exit codes (src/errors.ts): 0 success; 2 the user's input, usage or environment
+ * (one-line reason on stderr, file-system failures name the path and the cause); 3 a gate failed; 1 internal failure
+ * (a bug, printed with its stack). `runCli` is the whole program, callable in-process by tests.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { isInputError } from '../errors.js';
+import { EXIT_INPUT, EXIT_INTERNAL, inputErrorMessage, isInputError } from '../errors.js';
 import { PRODUCER_VERSION } from '../version.js';
 import { parseEndian, parseExtent, parseGridConvention, parseRange, parseSize } from './args.js';
 import { convertCommand } from './convert.js';
@@ -65,13 +66,13 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO): Pr
     if (e instanceof CommanderError) {
       // Help and version requests end with code 0; every other commander error is a usage error.
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
-      return 2;
+      return EXIT_INPUT;
     }
     if (isInputError(e)) {
-      io.err(`heightbench: ${oneLine(e.message)}\n`);
-      return 2;
+      io.err(`heightbench: ${oneLine(inputErrorMessage(e))}\n`);
+      return EXIT_INPUT;
     }
     io.err(`heightbench: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    return 1;
+    return EXIT_INTERNAL;
   }
 }

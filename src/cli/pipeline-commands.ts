@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
-import { FormatError } from '../errors.js';
+import { EXIT_GATE, FormatError } from '../errors.js';
 import { PRODUCER_VERSION } from '../version.js';
 import { buildAssets } from '../pipeline/assets.js';
 import { loadWorld } from '../pipeline/plan.js';
@@ -61,11 +61,11 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
     .option('--min-exact <pct>', 'gate: minimum exact-code percentage', parseNumber)
     .option('--max-code <n>', 'gate: maximum |Δq|', parseNumber)
     .option('--max-rms-mm <x>', 'gate: maximum RMS in mm', parseNumber)
-    .option('--strict', 'exit 1 when a gate fails (default: report it in metrics.json and exit 0)')
+    .option('--strict', 'exit 3 when a gate fails (default: report it in metrics.json and exit 0)')
     .action((g: string, r: string, o: GateOptions & { report?: string; title?: string; sharedPlotly?: string; strict?: boolean }) => {
       const c = checkRun(g, r, { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm }, o.report, o.title, o.sharedPlotly);
       printCheck(io, o.title ?? g, c);
-      throw new CliExit(o.strict && !c.passed ? 1 : 0);
+      throw new CliExit(o.strict && !c.passed ? EXIT_GATE : 0);
     });
 
   program

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { FormatError } from '../errors.js';
+import { FormatError, InputRangeError } from '../errors.js';
 import { checkArray, checkLiteral, checkNumber, checkObject, checkString, parseJson } from '../io/json-check.js';
 import type { GridDescription, HeightRange } from '../core/grid.js';
 
@@ -83,7 +83,7 @@ export function loadRequest(idOrPath: string, size?: number): PipelineRequest {
   }
   const r = parseRequest(parseJson(readFileSync(path, 'utf8'), path), path.split('/').pop() ?? path);
   if (size !== undefined) {
-    if (!Number.isInteger(size) || size < 16 || size > 16384) throw new RangeError(`--size: expected an integer in [16, 16384], got ${size}`);
+    if (!Number.isInteger(size) || size < 16 || size > 16384) throw new InputRangeError(`--size: expected an integer in [16, 16384], got ${size}`);
     return { ...r, size };
   }
   return r;
