@@ -9,7 +9,6 @@
  *    the extent defaults to heightbench's domain (2048 m centred on the origin), texel-centre, row 0 at ymin;
  *    the range defaults to −500 … 500 m; byte order to little-endian.
  */
-import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { FormatError, MismatchError } from '../errors.js';
 import {
@@ -24,7 +23,9 @@ import {
 import { codeHeightfield, encodeHeightfield, floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
 import type { EncodeCounts } from '../core/encoding.js';
 import { writeFileAtomic } from './atomic.js';
-import { decodePng16, encodePng16, readPngHeader } from './png16.js';
+import { checkHeightfieldPngHeader, DEFAULT_PNG_PIXEL_LIMIT, decodePng16, encodePng16, pngImageDataBytes, readPngHeader } from './png16.js';
+import { readInputFile, readInputHead } from './read-input.js';
+import { checkFieldSize, MAX_FIELD_PIXELS } from './limits.js';
 import { decodeR16, encodeR16, inferSquareR16Side, checkR16Size } from './r16.js';
 import { countNonFinite, decodeR32, encodeR32, inferSquareR32Side, checkR32Size } from './r32.js';
 import {
@@ -71,15 +72,26 @@ export interface LoadedHeightfield {
   notes: string[];
 }
 
-function readBytes(path: string): Uint8Array {
-  try {
-    return readFileSync(path);
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    if (err.code === 'ENOENT') throw new FormatError(`${path}: no such file`);
-    if (err.code === 'EISDIR') throw new FormatError(`${path}: is a folder, expected a file`);
-    throw new FormatError(`${path}: cannot read (${err.code ?? err.message})`);
+/**
+ * Reads the payload with its size bounded before reading: a PNG by what its IHDR allows (checked first), a raw file
+ * by its sidecar, its --size, or the sample limit.
+ */
+function readPayload(path: string, container: Container, sidecar: Sidecar | null, s: ReadSettings): Uint8Array {
+  const pixelLimit = s.pixelLimit ?? (container === 'png16' ? DEFAULT_PNG_PIXEL_LIMIT : MAX_FIELD_PIXELS);
+  if (container === 'png16') {
+    const header = readPngHeader(readInputHead(path, 33).head);
+    checkHeightfieldPngHeader(header, pixelLimit);
+    // Filtered image data, plus 1/8 for deflate's worst case and chunk framing, plus 16 MiB of ancillary chunks.
+    const data = pngImageDataBytes(header);
+    return readInputFile(path, data + Math.ceil(data / 8) + (16 << 20), `a ${header.width}×${header.height} 16-bit grey PNG never needs more`);
   }
+  const bps = container === 'r16' ? 2 : 4;
+  if (sidecar) return readInputFile(path, sidecar.payload.bytes, "the sidecar's payload.bytes");
+  if (s.size) {
+    checkFieldSize(`${path}: --size`, s.size.width, s.size.height, pixelLimit);
+    return readInputFile(path, s.size.width * s.size.height * bps, `--size ${s.size.width}x${s.size.height} of ${bps}-byte samples`);
+  }
+  return readInputFile(path, pixelLimit * bps, `the limit of ${pixelLimit} samples of ${bps} bytes`);
 }
 
 function defaultGrid(width: number, height: number, s: ReadSettings): GridDescription {
@@ -95,8 +107,8 @@ function defaultGrid(width: number, height: number, s: ReadSettings): GridDescri
 
 export function readHeightfieldFile(path: string, settings: ReadSettings = {}): LoadedHeightfield {
   const container = containerForPath(path);
-  const bytes = readBytes(path);
   const sidecar = readSidecarFor(path);
+  const bytes = readPayload(path, container, sidecar, settings);
   const notes: string[] = [];
   if (sidecar) {
     if (sidecar.container !== container) {
