@@ -9,8 +9,9 @@
  *    the extent defaults to heightbench's domain (2048 m centred on the origin), texel-centre, row 0 at ymin;
  *    the range defaults to −500 … 500 m; byte order to little-endian.
  */
-import { extname } from 'node:path';
-import { FormatError, MismatchError } from '../errors.js';
+import { existsSync } from 'node:fs';
+import { basename, extname } from 'node:path';
+import { FormatError, LimitError, MismatchError } from '../errors.js';
 import {
   DEFAULT_RANGE,
   DOMAIN_SIZE,
@@ -22,7 +23,7 @@ import {
 } from '../core/grid.js';
 import { codeHeightfield, encodeHeightfield, floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
 import type { EncodeCounts } from '../core/encoding.js';
-import { writeFileAtomic } from './atomic.js';
+import { pendingPathFor, writeFilePairAtomic } from './atomic.js';
 import { checkHeightfieldPngHeader, DEFAULT_PNG_PIXEL_LIMIT, decodePng16, encodePng16, pngImageDataBytes, readPngHeader } from './png16.js';
 import { readInputFile, readInputHead } from './read-input.js';
 import { checkFieldSize, MAX_FIELD_PIXELS } from './limits.js';
@@ -33,8 +34,8 @@ import {
   readSidecarFor,
   sidecarPathFor,
   unorm16Encoding,
+  sidecarText,
   verifyPayload,
-  writeSidecar,
   type Container,
   type Endian,
   type Sidecar,
@@ -94,6 +95,28 @@ function readPayload(path: string, container: Container, sidecar: Sidecar | null
   return readInputFile(path, pixelLimit * bps, `the limit of ${pixelLimit} samples of ${bps} bytes`);
 }
 
+/**
+ * The payload a sidecar commits to: the file under its real name when its hash matches, else the pending file an
+ * interrupted pair write left (src/io/atomic.ts), else a refusal naming the reason.
+ */
+function readCommittedPayload(path: string, container: Container, sidecar: Sidecar, s: ReadSettings, notes: string[]): Uint8Array {
+  let first: unknown;
+  try {
+    const bytes = readPayload(path, container, sidecar, s);
+    verifyPayload(sidecar, bytes, path);
+    return bytes;
+  } catch (e) {
+    if (!(e instanceof FormatError || e instanceof LimitError)) throw e;
+    first = e;
+  }
+  const pending = pendingPathFor(path, sidecar.payload.sha256);
+  if (!existsSync(pending)) throw first;
+  const bytes = readPayload(pending, container, sidecar, s);
+  verifyPayload(sidecar, bytes, pending);
+  notes.push(`payload read from ${basename(pending)}: a write of this pair was interrupted after its sidecar was committed; the next write of ${basename(path)} moves it in`);
+  return bytes;
+}
+
 function defaultGrid(width: number, height: number, s: ReadSettings): GridDescription {
   const e = s.extent ?? { xmin: DOMAIN_XMIN, ymin: DOMAIN_XMIN, sizeX: DOMAIN_SIZE, sizeY: DOMAIN_SIZE };
   return {
@@ -108,17 +131,17 @@ function defaultGrid(width: number, height: number, s: ReadSettings): GridDescri
 export function readHeightfieldFile(path: string, settings: ReadSettings = {}): LoadedHeightfield {
   const container = containerForPath(path);
   const sidecar = readSidecarFor(path);
-  const bytes = readPayload(path, container, sidecar, settings);
   const notes: string[] = [];
+  let bytes: Uint8Array;
   if (sidecar) {
     if (sidecar.container !== container) {
       throw new MismatchError(`${path}: sidecar describes a ${sidecar.container} payload, the extension says ${container}`);
     }
-    verifyPayload(sidecar, bytes, path);
+    bytes = readCommittedPayload(path, container, sidecar, settings, notes);
     if (settings.endian && settings.endian !== sidecar.endian && container !== 'png16') {
       throw new MismatchError(`${path}: --endian ${settings.endian} contradicts the sidecar's ${sidecar.endian}`);
     }
-  }
+  } else bytes = readPayload(path, container, null, settings);
 
   if (container === 'png16') {
     const header = readPngHeader(bytes);
@@ -227,8 +250,13 @@ export function writeHeightfieldFile(path: string, field: Heightfield, s: WriteS
     sidecarFields = { container, endian, grid: codes.grid, encoding: unorm16Encoding(codes.range) };
   }
   const sidecar = makeSidecar(path, payload, { ...sidecarFields, stage: s.stage, request: s.request, notes: s.notes });
-  writeFileAtomic(path, payload);
-  writeSidecar(path, sidecar);
+  writeFilePairAtomic(path, payload, sidecar.payload.sha256, sidecarPathFor(path), sidecarText(sidecar), () => {
+    try {
+      return readSidecarFor(path)?.payload.sha256 ?? null;
+    } catch {
+      return null;
+    }
+  });
   return { path, sidecar, encodeCounts };
 }
 

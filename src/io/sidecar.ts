@@ -6,7 +6,7 @@
  * Versioned: the version is checked before anything else and a mismatch is refused with both values.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { FormatError } from '../errors.js';
 import {
@@ -19,6 +19,7 @@ import {
 } from '../core/grid.js';
 import { PRODUCER_NAME, PRODUCER_VERSION } from '../version.js';
 import { writeFileAtomic } from './atomic.js';
+import { readInputText } from './read-input.js';
 import {
   checkLiteral,
   checkNullableString,
@@ -160,17 +161,17 @@ export function parseSidecar(v: unknown, where = 'sidecar'): Sidecar {
 export function readSidecarFor(file: string): Sidecar | null {
   const path = sidecarPathFor(file);
   if (!existsSync(path)) return null;
-  return parseSidecar(parseJson(readFileSync(path, 'utf8'), path), basename(path));
+  return parseSidecar(parseJson(readInputText(path, 1 << 20), path), basename(path));
 }
 
 /** Refuses a payload whose bytes do not match its sidecar's count and hash. */
 export function verifyPayload(sidecar: Sidecar, payload: Uint8Array, file: string): void {
   if (payload.length !== sidecar.payload.bytes) {
-    throw new FormatError(`${file}: sidecar says ${sidecar.payload.bytes} bytes, the file has ${payload.length}`);
+    throw new FormatError(`${file}: sidecar says ${sidecar.payload.bytes} bytes, the file has ${payload.length} (the file changed after its sidecar was written)`);
   }
   const sha = sha256Hex(payload);
   if (sha !== sidecar.payload.sha256) {
-    throw new FormatError(`${file}: SHA-256 ${sha} does not match the sidecar's ${sidecar.payload.sha256}`);
+    throw new FormatError(`${file}: SHA-256 ${sha} does not match the sidecar's ${sidecar.payload.sha256} (the file changed after its sidecar was written)`);
   }
 }
 
