@@ -19,6 +19,7 @@ export function parseRange(v: string): { min: number; max: number } {
     throw new InvalidArgumentError(`expected MIN,MAX in metres (e.g. -500,500), got ${JSON.stringify(v)}`);
   }
   if (!(nums[1] > nums[0])) throw new InvalidArgumentError(`expected MAX > MIN, got ${JSON.stringify(v)}`);
+  if (!Number.isFinite(nums[1] - nums[0])) throw new InvalidArgumentError(`the span MAX − MIN overflows a double, got ${JSON.stringify(v)}`);
   return { min: nums[0], max: nums[1] };
 }
 

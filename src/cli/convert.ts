@@ -12,7 +12,8 @@ import { floatHeightfield, heightsOf, type Heightfield } from '../core/heightfie
 import { resampleField } from '../core/resample.js';
 import type { GridDescription, HeightRange, RowDirection, SampleConvention } from '../core/grid.js';
 import { readHeightfieldFile, writeHeightfieldFile } from '../io/heightfield-file.js';
-import type { Endian } from '../io/sidecar.js';
+import { sidecarPathFor, type Endian } from '../io/sidecar.js';
+import { existsSync } from 'node:fs';
 import type { CliIO } from './io.js';
 
 export interface ConvertOptions {
@@ -45,10 +46,12 @@ export function outputGrid(input: GridDescription, opts: ConvertOptions): GridDe
 }
 
 export function convertCommand(input: string, output: string, opts: ConvertOptions, io: CliIO): number {
+  // --range describes an input without sidecar and the output's encoding: beside a sidecar it only sets the output.
+  const hasSidecar = existsSync(sidecarPathFor(input));
   const loaded = readHeightfieldFile(input, {
     size: opts.size,
     endian: opts.endian,
-    range: opts.range,
+    range: hasSidecar ? undefined : opts.range,
     extent: opts.extent,
     rowDirection: opts.rowDirection,
   });

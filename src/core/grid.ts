@@ -77,6 +77,9 @@ export function validateRange(range: HeightRange, what = 'height range'): Height
   if (!(range.max > range.min)) {
     throw new InputRangeError(`${what}: expected max > min, got min ${range.min}, max ${range.max}`);
   }
+  if (!Number.isFinite(range.max - range.min)) {
+    throw new InputRangeError(`${what}: the span max − min overflows a double (min ${range.min}, max ${range.max})`);
+  }
   return range;
 }
 

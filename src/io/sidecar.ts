@@ -132,6 +132,14 @@ export function parseSidecar(v: unknown, where = 'sidecar'): Sidecar {
     if (!(range.max > range.min)) {
       throw new FormatError(`${where}.encoding.range: expected max > min, found min ${range.min}, max ${range.max}`);
     }
+    const span = range.max - range.min;
+    if (!Number.isFinite(span)) throw new FormatError(`${where}.encoding.range: span max − min overflows (min ${range.min}, max ${range.max})`);
+    const derived = metresPerCode(range);
+    // The stored step must be the one its range gives (a reader using either must get the same heights).
+    const mpc = checkNumber(`${where}.encoding.metresPerCode`, e.metresPerCode, { min: Number.MIN_VALUE });
+    if (Math.abs(mpc - derived) > 1e-12 * derived) {
+      throw new FormatError(`${where}.encoding.metresPerCode: ${mpc} contradicts its range ${range.min},${range.max}, which gives ${derived}`);
+    }
     encoding = unorm16Encoding(range);
   } else {
     encoding = { kind: 'float32', unit: checkLiteral(`${where}.encoding.unit`, e.unit, 'm') };
