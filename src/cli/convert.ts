@@ -14,6 +14,7 @@ import type { GridDescription, HeightRange, RowDirection, SampleConvention } fro
 import { readHeightfieldFile, writeHeightfieldFile } from '../io/heightfield-file.js';
 import { sidecarPathFor, type Endian } from '../io/sidecar.js';
 import { existsSync } from 'node:fs';
+import { checkFieldSize, checkMemoryEstimate } from '../io/limits.js';
 import type { CliIO } from './io.js';
 
 export interface ConvertOptions {
@@ -57,6 +58,9 @@ export function convertCommand(input: string, output: string, opts: ConvertOptio
   });
   let field: Heightfield = loaded.field;
   const dstGrid = outputGrid(field.grid, opts);
+  checkFieldSize('convert output (--resample/--grid)', dstGrid.columns, dstGrid.rows);
+  // Input field, the float resampled field, the encoded codes and the serialized payload.
+  checkMemoryEstimate(`convert to ${dstGrid.columns}x${dstGrid.rows}`, field.grid.columns * field.grid.rows * 4 + dstGrid.columns * dstGrid.rows * (4 + 2 + 4));
   const resampled = dstGrid.columns !== field.grid.columns || dstGrid.rows !== field.grid.rows || dstGrid.convention !== field.grid.convention;
   if (resampled) {
     const out = new Float32Array(dstGrid.columns * dstGrid.rows);

@@ -6,7 +6,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT_INPUT, EXIT_INTERNAL, inputErrorMessage, isInputError } from '../errors.js';
 import { PRODUCER_VERSION } from '../version.js';
-import { parseEndian, parseExtent, parseGridConvention, parseRange, parseSize } from './args.js';
+import { parseEndian, parseExtent, parseGridConvention, parsePath, parseRange, parseSize } from './args.js';
 import { convertCommand } from './convert.js';
 import { infoCommand } from './info.js';
 import { CliExit, processIO, type CliIO } from './io.js';
@@ -22,7 +22,7 @@ function buildProgram(io: CliIO): Command {
   program
     .command('info')
     .description('describe a heightfield file (.r16, .png, .r32) and its sidecar')
-    .argument('<file>')
+    .argument('<file>', 'heightfield file', parsePath)
     .option('--json', 'print JSON')
     .option('--size <WxH>', 'size of a raw file without sidecar', parseSize)
     .addOption(new Option('--endian <le|be>', 'byte order of a raw .r16 without sidecar').argParser(parseEndian))
@@ -34,8 +34,8 @@ function buildProgram(io: CliIO): Command {
   program
     .command('convert')
     .description('convert between .r16, .png (16-bit grey) and .r32, optionally resampling through world coordinates')
-    .argument('<in>')
-    .argument('<out>')
+    .argument('<in>', 'input heightfield file', parsePath)
+    .argument('<out>', 'output heightfield file', parsePath)
     .option('--size <WxH>', 'size of a raw input without sidecar, and of a raw output', parseSize)
     .addOption(new Option('--endian <le|be>', 'byte order of a raw input without sidecar, and of a raw .r16 output').argParser(parseEndian))
     .option('--range <MIN,MAX>', 'height range of a 16-bit input without sidecar, and of the output encoding', parseRange)

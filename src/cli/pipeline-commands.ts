@@ -23,7 +23,7 @@ import { writeFileAtomic } from '../io/atomic.js';
 import { rmTreeStep } from '../io/fs-ops.js';
 import { folderForReading, makeStage, recoverFolder, removeStale, swapFolderIn, type SwapNames } from '../io/folder-swap.js';
 import { readInputText } from '../io/read-input.js';
-import { parseNumber } from './args.js';
+import { parseNumber, parsePath } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { runCommand } from './run.js';
 
@@ -69,7 +69,7 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
   program
     .command('assets')
     .description('build the static height assets (KTX2 with mip chains) of a world into DIR')
-    .argument('<dir>')
+    .argument('<dir>', 'output folder', parsePath)
     .option('--world <name>', 'world name', 'tundra')
     .action((dir: string, o: { world: string }) => {
       const world = loadWorld(o.world);
@@ -81,9 +81,9 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
   program
     .command('check')
     .description('compare a run folder with its reference folder: final codes, attribution, every stage dump; gates')
-    .argument('<generated-dir>')
-    .argument('<reference-dir>')
-    .option('--report <dir>', 'write the report (index.html, summary.md, metrics.json, stages.json, pictures)')
+    .argument('<generated-dir>', 'run folder', parsePath)
+    .argument('<reference-dir>', 'reference folder', parsePath)
+    .option('--report <dir>', 'write the report (index.html, summary.md, metrics.json, stages.json, pictures)', parsePath)
     .option('--title <text>', 'report title')
     .option('--shared-plotly <file>', 'link this plotly.min.js instead of copying one')
     .option('--min-exact <pct>', 'gate: minimum exact-code percentage', parseNumber)

@@ -21,7 +21,7 @@ import { UsageError } from '../errors.js';
 import { checkMemoryEstimate } from '../io/limits.js';
 import { rmTreeStep } from '../io/fs-ops.js';
 import { defaultSwapNames, makeStage, removeStale, swapFolderIn } from '../io/folder-swap.js';
-import { parseNumber, parsePositiveInt } from './args.js';
+import { parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 
 export const PLAN_STAGES = ['layout', 'regions', 'sources', 'corners'] as const;
@@ -221,12 +221,12 @@ export const installRun: CommandInstaller = (program: Command, io: CliIO) => {
     .description('regenerate a fixed request stage by stage and write the stage outputs')
     .argument('<request>', 'request id (config/requests/<id>.json) or a request file')
     .option('--stages <list>', `comma-separated stages (default: all): ${ALL_STAGES.join(', ')}`, parseStages)
-    .requiredOption('--out <dir>', 'output folder')
+    .requiredOption('--out <dir>', 'output folder (a run replaces it whole)', parsePath)
     .option('--size <n>', 'output size (the same world at another resolution)', parsePositiveInt)
     .addOption(new Option('--precision <p>', 'f32 (GPU rounding) or f64 (reference)').choices(['f32', 'f64']).default('f32'))
     .option('--json', 'print counts as JSON')
-    .option('--store <file>', 'also keep the run as base + one sparse delta layer per local stage (versioned binary store)')
-    .option('--dump-window <m>', 'crop stage dumps (not pre-encode, not final) to the central window, metres', parseNumber)
+    .option('--store <file>', 'also keep the run as base + one sparse delta layer per local stage (versioned binary store)', parsePath)
+    .option('--dump-window <m>', 'crop stage dumps (not pre-encode, not final) to the central window, metres', parsePositiveNumber)
     .action((request: string, opts: RunCliOptions) => {
       throw new CliExit(runCommand(request, opts, io));
     });
