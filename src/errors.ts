@@ -1,28 +1,115 @@
 /**
- * Error types shared by the library and the CLI.
+ * Error types shared by the library and the CLI, and the exit codes they map to.
  *
- * Public functions throw RangeError / TypeError for bad arguments (expected vs actual in the message).
- * Files that cannot be read as what they claim to be throw FormatError. The CLI maps all three to exit code 2
- * ("bad input"); anything else is an internal failure (exit code 1).
+ * Exit codes (README "Exit status"):
+ *   0 success · 1 internal failure (a bug: printed with its stack) · 2 the user's input or environment (one line)
+ *   · 3 a gate failed (compare, check --strict).
+ *
+ * Only errors thrown on purpose count as input errors: the `InputError` family (FormatError, MismatchError,
+ * UsageError, LimitError, FileSystemError) and the branded `InputRangeError` / `InputTypeError` that public functions
+ * throw for bad arguments (they stay `instanceof RangeError` / `TypeError` for library callers). A plain TypeError or
+ * RangeError — "Cannot read properties of undefined", "Invalid array length" — comes from inside heightbench and is a
+ * bug (exit 1), never disguised as bad input. Node file-system failures (ENOSPC, EACCES, ENOTDIR, …) are the user's
+ * environment: exit 2, one line naming the path and the cause.
  */
-export class FormatError extends Error {
-  override readonly name = 'FormatError';
+
+export const EXIT_OK = 0;
+export const EXIT_INTERNAL = 1;
+export const EXIT_INPUT = 2;
+export const EXIT_GATE = 3;
+
+/** Base of every error caused by the caller's input or environment (exit 2). */
+export class InputError extends Error {
+  override readonly name: string = 'InputError';
   constructor(message: string) {
     super(message);
   }
+}
+
+/** A file that cannot be read as what it claims to be. */
+export class FormatError extends InputError {
+  override readonly name: string = 'FormatError';
 }
 
 /** A request that does not fit the grid or settings it was made against (mismatched sizes, ranges, conventions). */
-export class MismatchError extends Error {
-  override readonly name = 'MismatchError';
-  constructor(message: string) {
-    super(message);
-  }
+export class MismatchError extends InputError {
+  override readonly name: string = 'MismatchError';
 }
 
-/** True for errors caused by the caller's input rather than by a bug in heightbench. */
+/** A command-line value or combination that is not allowed (empty path, bad number). */
+export class UsageError extends InputError {
+  override readonly name: string = 'UsageError';
+}
+
+/** A size, count or step over a documented limit, refused before any work starts. */
+export class LimitError extends InputError {
+  override readonly name: string = 'LimitError';
+}
+
+/** A file-system failure in the user's environment, with the path and the cause. */
+export class FileSystemError extends InputError {
+  override readonly name: string = 'FileSystemError';
+}
+
+/** A RangeError thrown deliberately for a bad argument (a validation, not a bug). */
+export class InputRangeError extends RangeError {
+  override readonly name: string = 'RangeError';
+  readonly deliberate = true;
+}
+
+/** A TypeError thrown deliberately for an argument of the wrong type (a validation, not a bug). */
+export class InputTypeError extends TypeError {
+  override readonly name: string = 'TypeError';
+  readonly deliberate = true;
+}
+
+const FS_CAUSES: Record<string, string> = {
+  ENOENT: 'no such file or folder',
+  ENOTDIR: 'a part of the path is a file, not a folder',
+  EISDIR: 'is a folder, expected a file',
+  EEXIST: 'already exists',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  ENOTEMPTY: 'folder is not empty',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files in the system',
+  ENAMETOOLONG: 'file name too long',
+  ELOOP: 'too many symbolic links',
+  EXDEV: 'cross-device rename',
+  EBUSY: 'resource busy',
+  EIO: 'input/output error',
+  EFBIG: 'file too large',
+  ENXIO: 'no such device',
+  ETXTBSY: 'text file busy',
+  EINVAL: 'invalid argument',
+};
+
+/** True for a Node file-system error (an errno code from a syscall). */
+export function isFileSystemErrno(e: unknown): e is NodeJS.ErrnoException {
+  if (!(e instanceof Error)) return false;
+  const err = e as NodeJS.ErrnoException;
+  return typeof err.code === 'string' && typeof err.syscall === 'string' && err.code in FS_CAUSES;
+}
+
+/** One line naming the path and the cause of a file-system error. */
+export function fileSystemMessage(e: NodeJS.ErrnoException): string {
+  const cause = FS_CAUSES[e.code ?? ''] ?? e.message;
+  const dest = (e as { dest?: string }).dest;
+  const where = e.path ? (dest ? `${e.path} → ${dest}` : e.path) : '(no path)';
+  return `${where}: ${cause} (${e.code}, ${e.syscall})`;
+}
+
+/** True for errors caused by the caller's input or environment rather than by a bug in heightbench. */
 export function isInputError(e: unknown): e is Error {
-  return e instanceof FormatError || e instanceof MismatchError || e instanceof RangeError || e instanceof TypeError;
+  return e instanceof InputError || e instanceof InputRangeError || e instanceof InputTypeError || isFileSystemErrno(e);
+}
+
+/** The one-line message of an input error (file-system errors get path and cause). */
+export function inputErrorMessage(e: Error): string {
+  return isFileSystemErrno(e) ? fileSystemMessage(e) : e.message;
 }
 
 /** Formats a value for an error message: numbers keep full precision, strings are quoted. */
@@ -39,16 +126,16 @@ export function show(value: unknown): string {
 
 export function requireInteger(name: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value)) {
-    throw new TypeError(`${name}: expected an integer in [${min}, ${max}], got ${show(value)}`);
+    throw new InputTypeError(`${name}: expected an integer in [${min}, ${max}], got ${show(value)}`);
   }
   if (value < min || value > max) {
-    throw new RangeError(`${name}: expected an integer in [${min}, ${max}], got ${value}`);
+    throw new InputRangeError(`${name}: expected an integer in [${min}, ${max}], got ${value}`);
   }
   return value;
 }
 
 export function requireFinite(name: string, value: unknown): number {
-  if (typeof value !== 'number') throw new TypeError(`${name}: expected a finite number, got ${show(value)}`);
-  if (!Number.isFinite(value)) throw new RangeError(`${name}: expected a finite number, got ${show(value)}`);
+  if (typeof value !== 'number') throw new InputTypeError(`${name}: expected a finite number, got ${show(value)}`);
+  if (!Number.isFinite(value)) throw new InputRangeError(`${name}: expected a finite number, got ${show(value)}`);
   return value;
 }

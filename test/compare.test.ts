@@ -238,10 +238,10 @@ describe('heightbench compare', () => {
     expect(j.histogram).toEqual({ '-1': 1, '0': 4094, '1': 1 });
     expect(j.masks.innerDisk.definition).toEqual({ kind: 'disk', radius: 400 });
   });
-  it('gates: exit 1 when one fails, 0 when all pass', async () => {
+  it('gates: exit 3 when one fails (distinct from 1, an internal failure), 0 when all pass', async () => {
     expect((await cli('compare', genPath, refPath, '--min-exact', '99.9', '--max-code', '1')).code).toBe(0);
     const r = await cli('compare', genPath, refPath, '--min-exact', '99.99');
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(r.err).toMatch(/gate failed: exact codes % ≥ 99.99, measured 99.95/);
   });
   it('refuses mismatched grids with exit 2, and --resample compares in metres', async () => {

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encode } from 'fast-png';
+import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
   codeHeightfield,
@@ -121,6 +122,8 @@ describe('PNG16', () => {
     const dv = new DataView(png.buffer);
     dv.setUint32(16, 200000); // width
     dv.setUint32(20, 200000); // height: 4e10 pixels would be 80 GB
+    expect(() => decodePng16(png)).toThrow('PNG: corrupt: CRC mismatch in chunk "IHDR" at byte 8');
+    dv.setUint32(29, crc32(png.subarray(12, 29))); // an honest hostile file: the IHDR's CRC matches its lie
     expect(() => decodePng16(png)).toThrow('PNG: IHDR announces 200000×200000 = 40000000000 pixels, over the limit of 268435456');
     expect(() => decodePng16(encodePng16(new Uint16Array(16), 4, 4), { pixelLimit: 15 })).toThrow(/4×4 = 16 pixels, over the limit of 15/);
   });

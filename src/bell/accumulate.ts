@@ -18,7 +18,7 @@
  *   below `tolerance` (absolute, in H units): the result then differs by at most generators × tolerance.
  */
 import { minstdRand0 } from '../core/minstd.js';
-import { requireFinite, requireInteger } from '../errors.js';
+import { requireFinite, requireInteger, InputRangeError } from '../errors.js';
 import { compiledWasm, ensureMemory, instantiateWasm, newSharedWasmMemory, wasmDisabled, type WasmMemory } from '../core/wasm.js';
 import { readyHelper, startOnHelper, threadsWanted, waitHelper } from './helper.js';
 import { BELL_WASM_BASE64 } from './wasm/bell-wasm.js';
@@ -43,8 +43,8 @@ export function validateBellParams(p: BellParams): BellParams {
   requireInteger('bell nb', p.nb, 1, 100000);
   requireInteger('bell size', p.size, 1, 16384);
   for (const k of ['p1', 'p2', 'p3'] as const) requireFinite(`bell ${k}`, p[k]);
-  if (!(p.p3 > 0)) throw new RangeError(`bell p3: expected > 0 (it divides every bell), got ${p.p3}`);
-  if (!(p.p1 >= 0)) throw new RangeError(`bell p1: expected ≥ 0, got ${p.p1}`);
+  if (!(p.p3 > 0)) throw new InputRangeError(`bell p3: expected > 0 (it divides every bell), got ${p.p3}`);
+  if (!(p.p1 >= 0)) throw new InputRangeError(`bell p1: expected ≥ 0, got ${p.p1}`);
   return p;
 }
 
@@ -145,7 +145,7 @@ function runRows(memory: WasmMemory, n: number, split: number, run: (j0: number,
  */
 export function accumulateFast(p: BellParams, out: Float64Array = new Float64Array(p.size * p.size), tolerance = 0): Float64Array {
   validateBellParams(p);
-  if (!(tolerance >= 0)) throw new RangeError(`bell tolerance: expected ≥ 0, got ${tolerance}`);
+  if (!(tolerance >= 0)) throw new InputRangeError(`bell tolerance: expected ≥ 0, got ${tolerance}`);
   if (out.length !== p.size * p.size) throw new RangeError(`bell output: expected ${p.size * p.size} samples, got ${out.length}`);
   const n = p.size;
   const m = p.nb;

@@ -12,13 +12,22 @@ export function parseSize(v: string): { width: number; height: number } {
   return { width, height };
 }
 
+/** Plain decimal numbers only: no hexadecimal, octal or binary prefixes, no "Infinity", no empty string. */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+function decimal(p: string): number {
+  const t = p.trim();
+  return DECIMAL.test(t) ? Number(t) : NaN;
+}
+
 export function parseRange(v: string): { min: number; max: number } {
   const parts = v.split(',');
-  const nums = parts.map((p) => Number(p.trim()));
+  const nums = parts.map(decimal);
   if (parts.length !== 2 || nums.some((x) => !Number.isFinite(x)) || parts.some((p) => p.trim() === '')) {
     throw new InvalidArgumentError(`expected MIN,MAX in metres (e.g. -500,500), got ${JSON.stringify(v)}`);
   }
   if (!(nums[1] > nums[0])) throw new InvalidArgumentError(`expected MAX > MIN, got ${JSON.stringify(v)}`);
+  if (!Number.isFinite(nums[1] - nums[0])) throw new InvalidArgumentError(`the span MAX − MIN overflows a double, got ${JSON.stringify(v)}`);
   return { min: nums[0], max: nums[1] };
 }
 
@@ -34,7 +43,7 @@ export function parseGridConvention(v: string): 'texel-centre' | 'vertex' {
 }
 
 export function parseExtent(v: string): { xmin: number; ymin: number; sizeX: number; sizeY: number } {
-  const nums = v.split(',').map((p) => Number(p.trim()));
+  const nums = v.split(',').map(decimal);
   if ((nums.length !== 3 && nums.length !== 4) || nums.some((x) => !Number.isFinite(x))) {
     throw new InvalidArgumentError(`expected XMIN,YMIN,SIZE or XMIN,YMIN,SIZEX,SIZEY in metres, got ${JSON.stringify(v)}`);
   }
@@ -44,14 +53,37 @@ export function parseExtent(v: string): { xmin: number; ymin: number; sizeX: num
   return { xmin, ymin, sizeX, sizeY };
 }
 
+/** A positive decimal integer ("0x200", "1e3", "5.0" and "" are refused, not converted). */
 export function parsePositiveInt(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`expected a positive integer, got ${JSON.stringify(v)}`);
+  const t = v.trim();
+  const n = /^\d+$/.test(t) ? Number(t) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`expected a positive decimal integer, got ${JSON.stringify(v)}`);
   return n;
 }
 
+/** A finite decimal number. */
 export function parseNumber(v: string): number {
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError(`expected a number, got ${JSON.stringify(v)}`);
+  const n = decimal(v);
+  if (!Number.isFinite(n)) throw new InvalidArgumentError(`expected a finite decimal number, got ${JSON.stringify(v)}`);
   return n;
+}
+
+/** A finite decimal number > 0. */
+export function parsePositiveNumber(v: string): number {
+  const n = parseNumber(v);
+  if (!(n > 0)) throw new InvalidArgumentError(`expected a number > 0, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+/** A finite decimal number ≥ 0. */
+export function parseNonNegativeNumber(v: string): number {
+  const n = parseNumber(v);
+  if (!(n >= 0)) throw new InvalidArgumentError(`expected a number ≥ 0, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+/** A file or folder path: the empty string is refused (it would mean the current folder). */
+export function parsePath(v: string): string {
+  if (v.trim() === '') throw new InvalidArgumentError(`expected a path, got an empty string ${JSON.stringify(v)}`);
+  return v;
 }

@@ -1,6 +1,6 @@
 /**
  * `heightbench compare GENERATED REFERENCE [options]` — metrics, masks, radial profile, block map, reports, gates.
- * Exit 0 when every gate passes, 1 when a gate fails, 2 on bad input or usage.
+ * Exit 0 when every gate passes, 3 when a gate fails (EXIT_GATE), 2 on bad input or usage, 1 on an internal failure.
  */
 import { Option, type Command } from 'commander';
 import { compareHeightfields, DEFAULT_STRADDLE_EPSILON_CODES } from '../compare/compare.js';
@@ -11,16 +11,19 @@ import { DEFAULT_MASKS } from '../compare/regions.js';
 import { floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
 import { gridDifference } from '../core/grid.js';
 import { resampleField } from '../core/resample.js';
-import { MismatchError } from '../errors.js';
+import { EXIT_GATE, LimitError, MismatchError } from '../errors.js';
 import { readHeightfieldFile, type ReadSettings } from '../io/heightfield-file.js';
-import { parseEndian, parseNumber, parsePositiveInt, parseRange, parseSize } from './args.js';
+import { parseEndian, parseNonNegativeNumber, parseNumber, parsePath, parsePositiveInt, parsePositiveNumber, parseRange, parseSize } from './args.js';
 import type { CliIO, CommandInstaller } from './io.js';
 import { CliExit } from './io.js';
 import { InvalidArgumentError } from 'commander';
 
+/** [R] Most rings a radial profile may have (one accumulator each), checked against the grid before work. */
+export const MAX_RADIAL_RINGS = 100_000;
+
 function parsePair(v: string): [number, number] {
-  const p = v.split(',').map((x) => Number(x.trim()));
-  if (p.length !== 2 || p.some((x) => !Number.isFinite(x)) || !(p[1] > p[0])) {
+  const p = v.split(',').map((x) => (/^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(x) ? Number(x) : NaN));
+  if (p.length !== 2 || p.some((x) => !Number.isFinite(x)) || !(p[0] >= 0) || !(p[1] > p[0])) {
     throw new InvalidArgumentError(`expected R0,R1 in metres with R1 > R0, got ${JSON.stringify(v)}`);
   }
   return [p[0], p[1]];
@@ -49,6 +52,12 @@ export function compareCommand(generated: string, reference: string, o: CompareC
   const settings: ReadSettings = { size: o.size, endian: o.endian, range: o.range };
   const ref = readHeightfieldFile(reference, settings).field;
   let gen: Heightfield = readHeightfieldFile(generated, settings).field;
+  // Limits before work: the radial profile's ring count follows from the reference grid's half-diagonal and the step.
+  const step = o.radialStep ?? DEFAULT_MASKS.radialStep;
+  const reach = Math.hypot(ref.grid.sizeX, ref.grid.sizeY) / 2;
+  if (reach / step > MAX_RADIAL_RINGS) {
+    throw new LimitError(`--radial-step ${step}: ${Math.ceil(reach / step)} rings over a ${ref.grid.sizeX}×${ref.grid.sizeY} m grid, over the limit of ${MAX_RADIAL_RINGS} (use a step ≥ ${reach / MAX_RADIAL_RINGS} m)`);
+  }
   if (o.resample && gridDifference(gen.grid, ref.grid)) {
     const out = new Float32Array(ref.grid.columns * ref.grid.rows);
     gen = floatHeightfield(ref.grid, resampleField(heightsOf(gen), gen.grid, ref.grid, out));
@@ -84,7 +93,7 @@ export function compareCommand(generated: string, reference: string, o: CompareC
   const failed = gates.filter((g) => !g.passed);
   if (failed.length) {
     io.err(`heightbench: gate failed: ${failed.map((g) => `${g.name} ${g.limit}, measured ${g.value}`).join('; ')}\n`);
-    return 1;
+    return EXIT_GATE;
   }
   return 0;
 }
@@ -93,24 +102,24 @@ export const installCompare: CommandInstaller = (program: Command, io: CliIO) =>
   program
     .command('compare')
     .description('compare a generated heightfield with a reference: exact codes, ±1 histogram, RMS mm, masks, radial profile, block map')
-    .argument('<generated>')
-    .argument('<reference>')
+    .argument('<generated>', 'generated heightfield file', parsePath)
+    .argument('<reference>', 'reference heightfield file', parsePath)
     .option('--json', 'print the metrics as JSON')
-    .option('--report <dir>', 'write index.html, summary.md, metrics.json and pictures into DIR')
+    .option('--report <dir>', 'write index.html, summary.md, metrics.json and pictures into DIR', parsePath)
     .option('--block <n>', 'block size of the difference map, pixels (default 4)', parsePositiveInt)
-    .option('--inner-radius <m>', 'inner disk radius, metres (default 400)', parseNumber)
-    .option('--window <m>', 'central square window side, metres (default 1024)', parseNumber)
+    .option('--inner-radius <m>', 'inner disk radius, metres (default 400)', parseNonNegativeNumber)
+    .option('--window <m>', 'central square window side, metres (default 1024)', parseNonNegativeNumber)
     .option('--ring <r0,r1>', 'outer blend ring, metres (default 620,680)', parsePair)
-    .option('--radial-step <m>', 'radial profile ring width, metres (default 10)', parseNumber)
-    .option('--generated-float <file>', "the generated side's pre-encode float field (.r32), for residual attribution")
-    .option('--straddle-eps <codes>', `straddle tolerance in codes (default ${DEFAULT_STRADDLE_EPSILON_CODES})`, parseNumber)
+    .option('--radial-step <m>', `radial profile ring width, metres (default 10; at most ${MAX_RADIAL_RINGS} rings)`, parsePositiveNumber)
+    .option('--generated-float <file>', "the generated side's pre-encode float field (.r32), for residual attribution", parsePath)
+    .option('--straddle-eps <codes>', `straddle tolerance in codes (default ${DEFAULT_STRADDLE_EPSILON_CODES})`, parseNonNegativeNumber)
     .option('--resample', 'resample the generated field onto the reference grid (through world coordinates) instead of refusing')
     .option('--min-exact <pct>', 'gate: minimum exact-code percentage', parseNumber)
     .option('--max-code <n>', 'gate: maximum |Δq|', parseNumber)
     .option('--max-rms-mm <x>', 'gate: maximum RMS in mm', parseNumber)
     .option('--diagnose', 'also explain the difference (shift, gain, blur, bias, edge band, flips; see `heightbench diagnose`)')
     .option('--title <text>', 'report title')
-    .option('--shared-plotly <file>', 'link this plotly.min.js instead of copying one into the report')
+    .option('--shared-plotly <file>', 'link this plotly.min.js instead of copying one into the report', parsePath)
     .option('--size <WxH>', 'size of raw inputs without sidecar', parseSize)
     .addOption(new Option('--endian <le|be>', 'byte order of raw inputs without sidecar').argParser(parseEndian))
     .option('--range <MIN,MAX>', 'height range of 16-bit inputs without sidecar', parseRange)

@@ -12,7 +12,9 @@ import { floatHeightfield, heightsOf, type Heightfield } from '../core/heightfie
 import { resampleField } from '../core/resample.js';
 import type { GridDescription, HeightRange, RowDirection, SampleConvention } from '../core/grid.js';
 import { readHeightfieldFile, writeHeightfieldFile } from '../io/heightfield-file.js';
-import type { Endian } from '../io/sidecar.js';
+import { sidecarPathFor, type Endian } from '../io/sidecar.js';
+import { existsSync } from 'node:fs';
+import { checkFieldSize, checkMemoryEstimate } from '../io/limits.js';
 import type { CliIO } from './io.js';
 
 export interface ConvertOptions {
@@ -45,15 +47,20 @@ export function outputGrid(input: GridDescription, opts: ConvertOptions): GridDe
 }
 
 export function convertCommand(input: string, output: string, opts: ConvertOptions, io: CliIO): number {
+  // --range describes an input without sidecar and the output's encoding: beside a sidecar it only sets the output.
+  const hasSidecar = existsSync(sidecarPathFor(input));
   const loaded = readHeightfieldFile(input, {
     size: opts.size,
     endian: opts.endian,
-    range: opts.range,
+    range: hasSidecar ? undefined : opts.range,
     extent: opts.extent,
     rowDirection: opts.rowDirection,
   });
   let field: Heightfield = loaded.field;
   const dstGrid = outputGrid(field.grid, opts);
+  checkFieldSize('convert output (--resample/--grid)', dstGrid.columns, dstGrid.rows);
+  // Input field, the float resampled field, the encoded codes and the serialized payload.
+  checkMemoryEstimate(`convert to ${dstGrid.columns}x${dstGrid.rows}`, field.grid.columns * field.grid.rows * 4 + dstGrid.columns * dstGrid.rows * (4 + 2 + 4));
   const resampled = dstGrid.columns !== field.grid.columns || dstGrid.rows !== field.grid.rows || dstGrid.convention !== field.grid.convention;
   if (resampled) {
     const out = new Float32Array(dstGrid.columns * dstGrid.rows);

@@ -1,11 +1,12 @@
 /**
- * The `heightbench` command line. Exit codes: 0 success, 2 bad input or usage (one-line reason on stderr),
- * 1 internal failure. `runCli` is the whole program, callable in-process by tests.
+ * The `heightbench` command line. Exit codes (src/errors.ts): 0 success; 2 the user's input, usage or environment
+ * (one-line reason on stderr, file-system failures name the path and the cause); 3 a gate failed; 1 internal failure
+ * (a bug, printed with its stack). `runCli` is the whole program, callable in-process by tests.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { isInputError } from '../errors.js';
+import { EXIT_INPUT, EXIT_INTERNAL, inputErrorMessage, isInputError } from '../errors.js';
 import { PRODUCER_VERSION } from '../version.js';
-import { parseEndian, parseExtent, parseGridConvention, parseRange, parseSize } from './args.js';
+import { parseEndian, parseExtent, parseGridConvention, parsePath, parseRange, parseSize } from './args.js';
 import { convertCommand } from './convert.js';
 import { infoCommand } from './info.js';
 import { CliExit, processIO, type CliIO } from './io.js';
@@ -21,7 +22,7 @@ function buildProgram(io: CliIO): Command {
   program
     .command('info')
     .description('describe a heightfield file (.r16, .png, .r32) and its sidecar')
-    .argument('<file>')
+    .argument('<file>', 'heightfield file', parsePath)
     .option('--json', 'print JSON')
     .option('--size <WxH>', 'size of a raw file without sidecar', parseSize)
     .addOption(new Option('--endian <le|be>', 'byte order of a raw .r16 without sidecar').argParser(parseEndian))
@@ -33,8 +34,8 @@ function buildProgram(io: CliIO): Command {
   program
     .command('convert')
     .description('convert between .r16, .png (16-bit grey) and .r32, optionally resampling through world coordinates')
-    .argument('<in>')
-    .argument('<out>')
+    .argument('<in>', 'input heightfield file', parsePath)
+    .argument('<out>', 'output heightfield file', parsePath)
     .option('--size <WxH>', 'size of a raw input without sidecar, and of a raw output', parseSize)
     .addOption(new Option('--endian <le|be>', 'byte order of a raw input without sidecar, and of a raw .r16 output').argParser(parseEndian))
     .option('--range <MIN,MAX>', 'height range of a 16-bit input without sidecar, and of the output encoding', parseRange)
@@ -65,13 +66,13 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO): Pr
     if (e instanceof CommanderError) {
       // Help and version requests end with code 0; every other commander error is a usage error.
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
-      return 2;
+      return EXIT_INPUT;
     }
     if (isInputError(e)) {
-      io.err(`heightbench: ${oneLine(e.message)}\n`);
-      return 2;
+      io.err(`heightbench: ${oneLine(inputErrorMessage(e))}\n`);
+      return EXIT_INPUT;
     }
     io.err(`heightbench: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    return 1;
+    return EXIT_INTERNAL;
   }
 }

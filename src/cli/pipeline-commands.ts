@@ -1,15 +1,18 @@
 /**
  * `heightbench assets DIR`, `heightbench check GEN_DIR REF_DIR`, `heightbench bless REQUEST`.
- * bless is the only command that changes references: it regenerates them (f64 path) into a temporary folder, prints
- * the difference report against the current references, then replaces them, records the blessing in
- * references/bless/<run>.json and updates dvc.lock through `dvc commit`.
+ * bless is the only command that changes references: it regenerates them (f64 path) into a staged folder
+ * `references/.bless-<run>.stage-*`, prints the difference report against the current references, then (with --yes)
+ * swaps the staged folder in (src/io/folder-swap.ts: the old folder is kept as `references/.<run>.previous` until
+ * the new one is in place), records the blessing in references/bless/<run>.json and updates dvc.lock through
+ * `dvc commit`. Each bless first restores or removes a kept old folder and removes stale staged folders (of a bless
+ * killed before it finished, including the older `.bless-<run>-XXXXXX` names).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
-import { FormatError } from '../errors.js';
+import { EXIT_GATE, FormatError } from '../errors.js';
 import { PRODUCER_VERSION } from '../version.js';
 import { buildAssets } from '../pipeline/assets.js';
 import { loadWorld } from '../pipeline/plan.js';
@@ -17,7 +20,10 @@ import { loadRequest, projectRoot } from '../pipeline/request.js';
 import { worldHash } from '../pipeline/run.js';
 import { checkRun } from '../compare/check.js';
 import { writeFileAtomic } from '../io/atomic.js';
-import { parseNumber } from './args.js';
+import { rmTreeStep } from '../io/fs-ops.js';
+import { folderForReading, makeStage, recoverFolder, removeStale, swapFolderIn, type SwapNames } from '../io/folder-swap.js';
+import { readInputText } from '../io/read-input.js';
+import { parseNumber, parsePath } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { runCommand } from './run.js';
 
@@ -25,6 +31,28 @@ export interface GateOptions {
   minExact?: number;
   maxCode?: number;
   maxRmsMm?: number;
+}
+
+/** Staged and kept-old folder names of a run's references (the kept old name is the one readers fall back to). */
+export function blessSwapNames(name: string): SwapNames {
+  return { stagePrefix: `.bless-${name}.stage-`, previous: `.${name}.previous` };
+}
+
+/** Restores or removes a kept old references folder; removes stale staged folders. Returns what was removed. */
+export function cleanBlessLeftovers(referencesDir: string, name: string): string[] {
+  const target = join(referencesDir, name);
+  const names = blessSwapNames(name);
+  recoverFolder(target, names);
+  const removed = removeStale(target, names);
+  // Staged folders of earlier heightbench versions: mkdtemp names `.bless-<run>-XXXXXX`.
+  const legacy = new RegExp(`^\\.bless-${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-[A-Za-z0-9]{6}$`);
+  for (const e of readdirSync(referencesDir)) {
+    if (legacy.test(e)) {
+      rmTreeStep(join(referencesDir, e));
+      removed.push(join(referencesDir, e));
+    }
+  }
+  return removed;
 }
 
 function printCheck(io: CliIO, name: string, c: ReturnType<typeof checkRun>): void {
@@ -41,7 +69,7 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
   program
     .command('assets')
     .description('build the static height assets (KTX2 with mip chains) of a world into DIR')
-    .argument('<dir>')
+    .argument('<dir>', 'output folder', parsePath)
     .option('--world <name>', 'world name', 'tundra')
     .action((dir: string, o: { world: string }) => {
       const world = loadWorld(o.world);
@@ -53,19 +81,20 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
   program
     .command('check')
     .description('compare a run folder with its reference folder: final codes, attribution, every stage dump; gates')
-    .argument('<generated-dir>')
-    .argument('<reference-dir>')
-    .option('--report <dir>', 'write the report (index.html, summary.md, metrics.json, stages.json, pictures)')
+    .argument('<generated-dir>', 'run folder', parsePath)
+    .argument('<reference-dir>', 'reference folder', parsePath)
+    .option('--report <dir>', 'write the report (index.html, summary.md, metrics.json, stages.json, pictures)', parsePath)
     .option('--title <text>', 'report title')
     .option('--shared-plotly <file>', 'link this plotly.min.js instead of copying one')
     .option('--min-exact <pct>', 'gate: minimum exact-code percentage', parseNumber)
     .option('--max-code <n>', 'gate: maximum |Δq|', parseNumber)
     .option('--max-rms-mm <x>', 'gate: maximum RMS in mm', parseNumber)
-    .option('--strict', 'exit 1 when a gate fails (default: report it in metrics.json and exit 0)')
+    .option('--strict', 'exit 3 when a gate fails (default: report it in metrics.json and exit 0)')
     .action((g: string, r: string, o: GateOptions & { report?: string; title?: string; sharedPlotly?: string; strict?: boolean }) => {
-      const c = checkRun(g, r, { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm }, o.report, o.title, o.sharedPlotly);
+      // A reference folder between the two renames of a swap is read from its kept old copy (read-only).
+      const c = checkRun(folderForReading(g), folderForReading(r), { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm }, o.report, o.title, o.sharedPlotly);
       printCheck(io, o.title ?? g, c);
-      throw new CliExit(o.strict && !c.passed ? 1 : 0);
+      throw new CliExit(o.strict && !c.passed ? EXIT_GATE : 0);
     });
 
   program
@@ -75,17 +104,21 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
     .option('--yes', 'replace the references (without it, only the difference is shown)')
     .action((name: string, o: { yes?: boolean }) => {
       const root = projectRoot();
-      const params = parseYaml(readFileSync(join(root, 'params.yaml'), 'utf8')) as { dumpWindow?: number; runs?: Record<string, { request: string; size: number }> };
+      const params = parseYaml(readInputText(join(root, 'params.yaml'))) as { dumpWindow?: number; runs?: Record<string, { request: string; size: number }> };
       const run = params.runs?.[name];
       if (!run) throw new FormatError(`bless: no run ${JSON.stringify(name)} in params.yaml; runs: ${Object.keys(params.runs ?? {}).join(', ')}`);
       const req = loadRequest(run.request, run.size);
-      const target = join(root, 'references', name);
-      const tmp = mkdtempSync(join(root, 'references', `.bless-${name}-`));
+      const refs = join(root, 'references');
+      const target = join(refs, name);
+      const names = blessSwapNames(name);
+      const removed = cleanBlessLeftovers(refs, name);
+      if (removed.length) io.out(`removed ${removed.length} stale staging folder(s) of an unfinished bless: ${removed.map((p) => p.slice(root.length + 1)).join(', ')}\n`);
+      const tmp = makeStage(target, names);
       try {
         // Exactly the DVC reference stage's command (`run … --precision f64 --dump-window W`), so what bless writes is
         // what `dvc repro` regenerates and dvc.lock stays consistent.
         const quiet: CliIO = { out: () => undefined, err: (t) => io.err(t) };
-        runCommand(run.request, { out: tmp, size: run.size, precision: 'f64', dumpWindow: params.dumpWindow }, quiet);
+        runCommand(run.request, { out: tmp, size: run.size, precision: 'f64', dumpWindow: params.dumpWindow, inPlace: true }, quiet);
         if (existsSync(join(target, 'final.r16'))) {
           const c = checkRun(tmp, target, {}, join(root, 'reports', `bless-${name}`), `bless ${name}: new vs current references`);
           printCheck(io, `new vs current ${name}`, c);
@@ -95,11 +128,10 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
           io.out('nothing replaced; run again with --yes to bless\n');
           throw new CliExit(0);
         }
-        rmSync(target, { recursive: true, force: true });
-        renameSync(tmp, target);
+        swapFolderIn(tmp, target, names);
         // One record per run: blessing one run leaves every other reference stage untouched.
         const record = { request: req.id, size: req.size, precision: 'f64', dumpWindow: params.dumpWindow ?? null, producer: PRODUCER_VERSION };
-        writeFileAtomic(join(root, 'references', 'bless', `${name}.json`), `${JSON.stringify(record, null, 2)}\n`);
+        writeFileAtomic(join(refs, 'bless', `${name}.json`), `${JSON.stringify(record, null, 2)}\n`);
         const dvc = join(root, '.venv', 'bin', 'dvc');
         if (existsSync(dvc)) {
           const r = spawnSync(dvc, ['commit', '--force', `reference@${name}`], { cwd: root, encoding: 'utf8' });
@@ -107,7 +139,13 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
         }
         io.out(`blessed references/${name}\n`);
       } finally {
-        rmSync(tmp, { recursive: true, force: true });
+        if (existsSync(tmp)) {
+          try {
+            rmTreeStep(tmp);
+          } catch {
+            /* a crash: the next bless removes it */
+          }
+        }
       }
       throw new CliExit(0);
     });

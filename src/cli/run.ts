@@ -15,8 +15,13 @@ import { LayerStack } from '../terrain/layers.js';
 import { deltaLayer, writeStore } from '../terrain/store.js';
 import { writeHeightfieldFile } from '../io/heightfield-file.js';
 import { writeFileAtomic } from '../io/atomic.js';
-import { join } from 'node:path';
-import { parseNumber, parsePositiveInt } from './args.js';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { UsageError } from '../errors.js';
+import { checkMemoryEstimate } from '../io/limits.js';
+import { rmTreeStep } from '../io/fs-ops.js';
+import { defaultSwapNames, makeStage, removeStale, swapFolderIn } from '../io/folder-swap.js';
+import { parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 
 export const PLAN_STAGES = ['layout', 'regions', 'sources', 'corners'] as const;
@@ -36,6 +41,35 @@ export interface RunCliOptions {
   size?: number;
   precision: 'f32' | 'f64';
   json?: boolean;
+  /** Internal (bless): `out` is already a fresh staged folder; write into it directly. */
+  inPlace?: boolean;
+}
+
+/** Every name a run writes into its folder (a folder holding anything else is not replaced). */
+export function runOutputNames(): Set<string> {
+  const names = new Set<string>(['manifest.json', 'timings.json']);
+  for (const s of PLAN_STAGES) names.add(`${s}.json`);
+  for (const s of FIELD_STAGES) {
+    if (s === 'final') continue;
+    names.add(`${s}.r32`).add(`${s}.r32.json`);
+  }
+  for (const f of ['final.r16', 'final.png']) names.add(f).add(`${f}.json`);
+  return names;
+}
+
+/**
+ * [R] A run owns its --out folder: the run is written into a staged sibling folder and swapped in whole
+ * (src/io/folder-swap.ts), so a killed run leaves the earlier run complete and never a mix of sizes. An existing
+ * folder is replaced only when everything in it is a name a run writes; anything else is refused before work.
+ */
+export function checkRunFolder(out: string): void {
+  if (!existsSync(out)) return;
+  if (!statSync(out).isDirectory()) throw new UsageError(`--out ${out}: is a file, expected a folder`);
+  const known = runOutputNames();
+  const foreign = readdirSync(out).filter((e) => !known.has(e) && !/^\..*\.(pending-[0-9a-f]{16}|tmp-.*)$/.test(e));
+  if (foreign.length) {
+    throw new UsageError(`--out ${out}: holds ${foreign.length} entr${foreign.length === 1 ? 'y' : 'ies'} a run does not write (${foreign.slice(0, 3).map((e) => JSON.stringify(e)).join(', ')}${foreign.length > 3 ? ', …' : ''}); a run replaces its whole folder: give a new or empty folder`);
+  }
 }
 
 /** Writes the kept field stages (R32 + sidecar), the final map (R16 and PNG16 + sidecars) and the manifest. */
@@ -87,17 +121,53 @@ export function writeRunStore(path: string, req: ReturnType<typeof loadRequest>,
 }
 
 export function runCommand(request: string, o: RunCliOptions, io: CliIO): number {
+  if (o.out === '') throw new UsageError('--out: expected a folder, got an empty path ""');
   const req = loadRequest(request, o.size);
+  const target = resolve(o.out);
+  if (!o.inPlace) {
+    checkRunFolder(target);
+    removeStale(target);
+  }
+  const stage = o.inPlace ? target : makeStage(target);
+  try {
+    return runInto(stage, target, req, o, io);
+  } finally {
+    if (!o.inPlace && existsSync(stage)) {
+      try {
+        rmTreeStep(stage);
+      } catch {
+        /* a crash: the next run into this folder removes it */
+      }
+    }
+  }
+}
+
+/**
+ * [R] Memory a run needs, estimated before it starts: every kept field stage, plus five working fields (raster,
+ * smoothing levels, the field being composed), in the precision's sample size, plus the encoded outputs (codes and
+ * one serialized payload). Conservative: measured peaks are lower (README "Limits").
+ */
+export function runMemoryEstimate(size: number, precision: 'f32' | 'f64', keep: readonly string[]): number {
+  const n = size * size;
+  const bps = precision === 'f64' ? 8 : 4;
+  const kept = keep.filter((s) => (FIELD_STAGES as readonly string[]).includes(s)).length;
+  return (kept + 5) * n * bps + n * 2 + n * 4;
+}
+
+function runInto(stage: string, target: string, req: ReturnType<typeof loadRequest>, o: RunCliOptions, io: CliIO): number {
   const stages = o.stages ?? [...ALL_STAGES];
   const t0 = process.hrtime.bigint();
   const wantsFields = o.store !== undefined || stages.some((s) => !(PLAN_STAGES as readonly string[]).includes(s));
   const keep = o.store ? [...new Set([...stages, 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode'])] : stages;
+  if (wantsFields) checkMemoryEstimate(`run ${req.id} at ${req.size}² (${o.precision}, ${keep.length} stages kept)`, runMemoryEstimate(req.size, o.precision, keep));
   const result = wantsFields ? runPipeline(req, { precision: o.precision, keep }) : null;
   const plan = result ? result.plan : buildPlan(req);
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  const written: string[] = [];
-  for (const s of PLAN_STAGES) if (stages.includes(s)) written.push(writeStageJson(o.out, plan, s));
-  if (result) written.push(...writeFieldOutputs(o.out, req, result, stages, o.dumpWindow));
+  const staged: string[] = [];
+  for (const s of PLAN_STAGES) if (stages.includes(s)) staged.push(writeStageJson(stage, plan, s));
+  if (result) staged.push(...writeFieldOutputs(stage, req, result, stages, o.dumpWindow));
+  if (stage !== target) swapFolderIn(stage, target, defaultSwapNames(target));
+  const written = staged.map((p) => join(o.out, basename(p)));
   if (o.store) {
     if (!result) throw new InvalidArgumentError('--store needs the field stages (leave --stages out, or include base and the later stages)');
     const s = writeRunStore(o.store, req, result);
@@ -151,12 +221,12 @@ export const installRun: CommandInstaller = (program: Command, io: CliIO) => {
     .description('regenerate a fixed request stage by stage and write the stage outputs')
     .argument('<request>', 'request id (config/requests/<id>.json) or a request file')
     .option('--stages <list>', `comma-separated stages (default: all): ${ALL_STAGES.join(', ')}`, parseStages)
-    .requiredOption('--out <dir>', 'output folder')
+    .requiredOption('--out <dir>', 'output folder (a run replaces it whole)', parsePath)
     .option('--size <n>', 'output size (the same world at another resolution)', parsePositiveInt)
     .addOption(new Option('--precision <p>', 'f32 (GPU rounding) or f64 (reference)').choices(['f32', 'f64']).default('f32'))
     .option('--json', 'print counts as JSON')
-    .option('--store <file>', 'also keep the run as base + one sparse delta layer per local stage (versioned binary store)')
-    .option('--dump-window <m>', 'crop stage dumps (not pre-encode, not final) to the central window, metres', parseNumber)
+    .option('--store <file>', 'also keep the run as base + one sparse delta layer per local stage (versioned binary store)', parsePath)
+    .option('--dump-window <m>', 'crop stage dumps (not pre-encode, not final) to the central window, metres', parsePositiveNumber)
     .action((request: string, opts: RunCliOptions) => {
       throw new CliExit(runCommand(request, opts, io));
     });

@@ -2,15 +2,15 @@
 import { Option, type Command } from 'commander';
 import { exportTiles } from '../terrain/export.js';
 import { describeTerrain, TILE_PRESETS } from '../terrain/description.js';
-import { parseNumber, parsePositiveInt, parseRange } from './args.js';
+import { parseNumber, parsePath, parsePositiveInt, parseRange } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 
 export const installTerrainCommands: CommandInstaller = (program: Command, io: CliIO) => {
   program
     .command('tiles')
     .description(`cut a delivered map into engine tiles with shared boundaries (presets: ${Object.keys(TILE_PRESETS).join(', ')})`)
-    .argument('<map>')
-    .argument('<outdir>')
+    .argument('<map>', 'delivered map (heightfield file)', parsePath)
+    .argument('<outdir>', 'output folder', parsePath)
     .option('--tile-samples <n>', 'samples per tile (2ⁿ for collision tiles, 2ⁿ + 1 for LOD tiles)', parsePositiveInt)
     .option('--preset <name>', 'engine preset')
     .addOption(new Option('--format <f>', 'tile file format').choices(['r16', 'png']).default('r16'))

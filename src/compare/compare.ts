@@ -10,7 +10,7 @@
  *     metrics come from encoding float sides through the shared range with the UNORM16 rule. Non-finite values
  *     (NaN, ±Inf) are excluded from every metric and counted on their own.
  */
-import { MismatchError } from '../errors.js';
+import { MismatchError, InputRangeError } from '../errors.js';
 import { columnWorldX, gridDifference, metresPerCode, rowWorldY, type GridDescription, type HeightRange } from '../core/grid.js';
 import { decodeTable, encodeFieldR16, heightToUnorm } from '../core/encoding.js';
 import type { Heightfield } from '../core/heightfield.js';
@@ -166,7 +166,7 @@ export function compareHeightfields(gen: Heightfield, ref: Heightfield, opts: Co
   const mpc = metresPerCode(range);
   const settings: MaskSettings = { ...DEFAULT_MASKS, ...opts.masks };
   const B = opts.block ?? 4;
-  if (!Number.isInteger(B) || B < 1) throw new RangeError(`block size: expected an integer ≥ 1, got ${B}`);
+  if (!Number.isInteger(B) || B < 1) throw new InputRangeError(`block size: expected an integer ≥ 1, got ${B}`);
   const G = sideOf(gen, range);
   const R = sideOf(ref, range);
   const withFloat = G.heights !== null || R.heights !== null;
@@ -214,7 +214,7 @@ export function compareHeightfields(gen: Heightfield, ref: Heightfield, opts: Co
 
   // Attribution of differing pixels (needs the generated side's pre-encode floats).
   const gf = opts.generatedFloat ?? null;
-  if (gf && gf.length !== W * H) throw new RangeError(`generated float field: ${gf.length} samples, expected ${W}×${H} = ${W * H}`);
+  if (gf && gf.length !== W * H) throw new InputRangeError(`generated float field: ${gf.length} samples, expected ${W}×${H} = ${W * H}`);
   const eps = opts.straddleEpsilonCodes ?? DEFAULT_STRADDLE_EPSILON_CODES;
   const attribution: Attribution | undefined = gf
     ? { epsilonCodes: eps, epsilonMm: eps * mpc * 1000, differing: 0, straddle: 0, deviation: 0, inconsistent: 0 }

@@ -10,7 +10,7 @@
  * [R] heightbench's default row direction is 'row0-at-ymin': row j advances towards +Y, the same formula as X.
  *     'row0-at-ymax' (north-up images, as GIS tools store them) is supported and always stated in the sidecar.
  */
-import { requireFinite, requireInteger, show } from '../errors.js';
+import { requireFinite, requireInteger, show, InputRangeError } from '../errors.js';
 
 export type SampleConvention = 'texel-centre' | 'vertex';
 export type RowDirection = 'row0-at-ymin' | 'row0-at-ymax';
@@ -75,7 +75,10 @@ export function validateRange(range: HeightRange, what = 'height range'): Height
   requireFinite(`${what} min`, range.min);
   requireFinite(`${what} max`, range.max);
   if (!(range.max > range.min)) {
-    throw new RangeError(`${what}: expected max > min, got min ${range.min}, max ${range.max}`);
+    throw new InputRangeError(`${what}: expected max > min, got min ${range.min}, max ${range.max}`);
+  }
+  if (!Number.isFinite(range.max - range.min)) {
+    throw new InputRangeError(`${what}: the span max − min overflows a double (min ${range.min}, max ${range.max})`);
   }
   return range;
 }
@@ -86,13 +89,13 @@ export function validateGrid(g: GridDescription, what = 'grid'): GridDescription
   requireFinite(`${what}.ymin`, g.ymin);
   requireFinite(`${what}.sizeX`, g.sizeX);
   requireFinite(`${what}.sizeY`, g.sizeY);
-  if (!(g.sizeX > 0)) throw new RangeError(`${what}.sizeX: expected > 0 m, got ${g.sizeX}`);
-  if (!(g.sizeY > 0)) throw new RangeError(`${what}.sizeY: expected > 0 m, got ${g.sizeY}`);
+  if (!(g.sizeX > 0)) throw new InputRangeError(`${what}.sizeX: expected > 0 m, got ${g.sizeX}`);
+  if (!(g.sizeY > 0)) throw new InputRangeError(`${what}.sizeY: expected > 0 m, got ${g.sizeY}`);
   if (!SAMPLE_CONVENTIONS.includes(g.convention)) {
-    throw new RangeError(`${what}.convention: expected one of ${SAMPLE_CONVENTIONS.join(', ')}, got ${show(g.convention)}`);
+    throw new InputRangeError(`${what}.convention: expected one of ${SAMPLE_CONVENTIONS.join(', ')}, got ${show(g.convention)}`);
   }
   if (!ROW_DIRECTIONS.includes(g.rowDirection)) {
-    throw new RangeError(`${what}.rowDirection: expected one of ${ROW_DIRECTIONS.join(', ')}, got ${show(g.rowDirection)}`);
+    throw new InputRangeError(`${what}.rowDirection: expected one of ${ROW_DIRECTIONS.join(', ')}, got ${show(g.rowDirection)}`);
   }
   const minCount = g.convention === 'vertex' ? 2 : 1;
   requireInteger(`${what}.columns`, g.columns, minCount, 1 << 20);

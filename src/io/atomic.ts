@@ -1,14 +1,35 @@
 /**
- * Atomic file writes: write a temporary file in the destination's folder, flush it, then rename it over the real
- * name. An interrupted write leaves, at worst, a hidden temporary file — never a partial file under the real name.
+ * Atomic writes of one file, and of a heightfield file with its sidecar as a pair.
+ *
+ * One file: written to a hidden temporary name in the destination's folder, flushed, then renamed over the real name.
+ * An interrupted write leaves, at worst, a hidden temporary file — never a partial file under the real name.
+ *
+ * A pair (README "Atomicity"): the sidecar is the commit record, and it names the payload's SHA-256.
+ *   1. the payload is written and flushed under `.<name>.pending-<first 16 hex of its SHA-256>` (no reader opens it
+ *      by that name unless a sidecar names that hash);
+ *   2. the sidecar is written and flushed under a temporary name;
+ *   3. the sidecar is renamed to `<name>.json` — the commit point;
+ *   4. the pending payload is renamed to `<name>`; the folder is flushed.
+ * A reader takes `<name>.json`, then `<name>`; when `<name>` is missing or its hash is not the sidecar's, it reads
+ * the pending file the sidecar's hash names (hash-checked), else refuses with the reason. So at every instant a reader
+ * sees the old pair or the new pair, never a payload without its sidecar nor a payload with another's sidecar.
+ * The next write to the same name first finishes a committed pending payload (step 4), then removes leftovers.
+ * One writer at a time per name is assumed (heightbench never runs two on the same file).
  */
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync, mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { fsyncDirStep, mkdirStep, renameStep, unlinkStep, writeNewFileDurable } from './fs-ops.js';
 
 /** The temporary name used while `path` is being written (same folder, so the rename stays on one filesystem). */
 export function temporaryPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+}
+
+/** Where a pair's payload waits between its sidecar's commit and its final rename. */
+export function pendingPathFor(path: string, sha256: string): string {
+  return join(dirname(path), `.${basename(path)}.pending-${sha256.slice(0, 16)}`);
 }
 
 /** Test hook: called after the temporary file is complete and before the rename. */
@@ -16,27 +37,91 @@ export interface AtomicWriteHooks {
   beforeRename?: (temporaryPath: string) => void;
 }
 
+function bestEffortUnlink(path: string): void {
+  try {
+    unlinkStep(path);
+  } catch {
+    /* a crash or a second failure: the next write of this name removes it */
+  }
+}
+
 export function writeFileAtomic(path: string, data: Uint8Array | string, hooks: AtomicWriteHooks = {}): void {
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirStep(dirname(path));
   const tmp = temporaryPathFor(path);
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-  let fd = -1;
   try {
-    fd = openSync(tmp, 'wx', 0o644);
-    let off = 0;
-    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = -1;
+    writeNewFileDurable(tmp, bytes);
     hooks.beforeRename?.(tmp);
-    renameSync(tmp, path);
+    renameStep(tmp, path);
   } catch (e) {
-    if (fd >= 0) closeSync(fd);
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* already gone */
-    }
+    bestEffortUnlink(tmp);
     throw e;
   }
+}
+
+function sha256Of(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * Finishes or clears an earlier interrupted pair write of `dataPath`: a pending payload that the committed sidecar
+ * names is moved in (when the payload under the real name is not already it); every other leftover of this name
+ * (pending payloads, temporary files) is removed.
+ */
+export function recoverPair(dataPath: string, committedSha: string | null): void {
+  const dir = dirname(dataPath);
+  const base = basename(dataPath);
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return;
+  }
+  const prefixes = [`.${base}.pending-`, `.${base}.tmp-`, `.${base}.json.tmp-`];
+  const leftovers = entries.filter((e) => prefixes.some((p) => e.startsWith(p)));
+  if (leftovers.length === 0) return;
+  const committed = committedSha ? basename(pendingPathFor(dataPath, committedSha)) : null;
+  for (const e of leftovers) {
+    const p = join(dir, e);
+    if (e === committed) {
+      const current = existsSync(dataPath) ? sha256Of(readFileSync(dataPath)) : null;
+      if (current !== committedSha && sha256Of(readFileSync(p)) === committedSha) {
+        renameStep(p, dataPath);
+        continue;
+      }
+    }
+    unlinkStep(p);
+  }
+}
+
+/**
+ * Writes a payload and its sidecar so that a reader sees the old pair or the new pair, never a mix (see the header).
+ * `committedSha` reads the SHA-256 named by the sidecar currently at `sidecarPath` (null when none or unreadable).
+ */
+export function writeFilePairAtomic(
+  dataPath: string,
+  payload: Uint8Array,
+  payloadSha256: string,
+  sidecarPath: string,
+  sidecarText: string,
+  committedSha: () => string | null,
+): void {
+  const dir = dirname(dataPath);
+  mkdirStep(dir);
+  recoverPair(dataPath, committedSha());
+  const pending = pendingPathFor(dataPath, payloadSha256);
+  const tmpSidecar = temporaryPathFor(sidecarPath);
+  try {
+    writeNewFileDurable(pending, payload);
+    writeNewFileDurable(tmpSidecar, Buffer.from(sidecarText, 'utf8'));
+    renameStep(tmpSidecar, sidecarPath); // commit point
+  } catch (e) {
+    bestEffortUnlink(tmpSidecar);
+    bestEffortUnlink(pending);
+    throw e;
+  }
+  // Committed: from here a failure leaves the new pair readable through its pending payload, and the next write
+  // of this name moves it in.
+  renameStep(pending, dataPath);
+  fsyncDirStep(dir);
 }

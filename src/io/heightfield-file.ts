@@ -9,9 +9,9 @@
  *    the extent defaults to heightbench's domain (2048 m centred on the origin), texel-centre, row 0 at ymin;
  *    the range defaults to −500 … 500 m; byte order to little-endian.
  */
-import { readFileSync } from 'node:fs';
-import { extname } from 'node:path';
-import { FormatError, MismatchError } from '../errors.js';
+import { existsSync } from 'node:fs';
+import { basename, extname } from 'node:path';
+import { FormatError, LimitError, MismatchError } from '../errors.js';
 import {
   DEFAULT_RANGE,
   DOMAIN_SIZE,
@@ -23,8 +23,10 @@ import {
 } from '../core/grid.js';
 import { codeHeightfield, encodeHeightfield, floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
 import type { EncodeCounts } from '../core/encoding.js';
-import { writeFileAtomic } from './atomic.js';
-import { decodePng16, encodePng16, readPngHeader } from './png16.js';
+import { pendingPathFor, writeFilePairAtomic } from './atomic.js';
+import { checkHeightfieldPngHeader, DEFAULT_PNG_PIXEL_LIMIT, decodePng16, encodePng16, pngImageDataBytes, readPngHeader } from './png16.js';
+import { readInputFile, readInputHead } from './read-input.js';
+import { checkFieldSize, MAX_FIELD_PIXELS } from './limits.js';
 import { decodeR16, encodeR16, inferSquareR16Side, checkR16Size } from './r16.js';
 import { countNonFinite, decodeR32, encodeR32, inferSquareR32Side, checkR32Size } from './r32.js';
 import {
@@ -32,8 +34,8 @@ import {
   readSidecarFor,
   sidecarPathFor,
   unorm16Encoding,
+  sidecarText,
   verifyPayload,
-  writeSidecar,
   type Container,
   type Endian,
   type Sidecar,
@@ -71,15 +73,85 @@ export interface LoadedHeightfield {
   notes: string[];
 }
 
-function readBytes(path: string): Uint8Array {
-  try {
-    return readFileSync(path);
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    if (err.code === 'ENOENT') throw new FormatError(`${path}: no such file`);
-    if (err.code === 'EISDIR') throw new FormatError(`${path}: is a folder, expected a file`);
-    throw new FormatError(`${path}: cannot read (${err.code ?? err.message})`);
+/**
+ * Reads the payload with its size bounded before reading: a PNG by what its IHDR allows (checked first), a raw file
+ * by its sidecar, its --size, or the sample limit.
+ */
+function readPayload(path: string, container: Container, sidecar: Sidecar | null, s: ReadSettings): Uint8Array {
+  const pixelLimit = s.pixelLimit ?? (container === 'png16' ? DEFAULT_PNG_PIXEL_LIMIT : MAX_FIELD_PIXELS);
+  if (container === 'png16') {
+    const header = readPngHeader(readInputHead(path, 33).head);
+    checkHeightfieldPngHeader(header, pixelLimit);
+    // Filtered image data, plus 1/8 for deflate's worst case and chunk framing, plus 16 MiB of ancillary chunks.
+    const data = pngImageDataBytes(header);
+    return readInputFile(path, data + Math.ceil(data / 8) + (16 << 20), `a ${header.width}×${header.height} 16-bit grey PNG never needs more`);
   }
+  const bps = container === 'r16' ? 2 : 4;
+  if (sidecar) return readInputFile(path, sidecar.payload.bytes, "the sidecar's payload.bytes");
+  if (s.size) {
+    checkFieldSize(`${path}: --size`, s.size.width, s.size.height, pixelLimit);
+    return readInputFile(path, s.size.width * s.size.height * bps, `--size ${s.size.width}x${s.size.height} of ${bps}-byte samples`);
+  }
+  return readInputFile(path, pixelLimit * bps, `the limit of ${pixelLimit} samples of ${bps} bytes`);
+}
+
+function extentText(e: { xmin: number; ymin: number; sizeX: number; sizeY: number }): string {
+  return `${e.xmin},${e.ymin},${e.sizeX},${e.sizeY}`;
+}
+
+/**
+ * A sidecar is authoritative: every setting given beside it must agree with it, else the read is refused naming both
+ * values (a setting that contradicts the file is never silently dropped). The sidecar must also name this file.
+ */
+export function checkSettingsAgainstSidecar(path: string, container: Container, sc: Sidecar, s: ReadSettings): void {
+  if (sc.file !== basename(path)) {
+    throw new MismatchError(`${path}: the sidecar describes file ${JSON.stringify(sc.file)}, not ${JSON.stringify(basename(path))} (a pair renamed one file at a time?)`);
+  }
+  if (container === 'png16' && sc.endian !== 'be') throw new MismatchError(`${path}: sidecar says endian ${sc.endian}, a PNG is big-endian`);
+  if (container === 'r32' && sc.endian !== 'le') throw new MismatchError(`${path}: sidecar says endian ${sc.endian}, R32 is little-endian only`);
+  if (container === 'r32' && sc.encoding.kind !== 'float32') throw new MismatchError(`${path}: sidecar says ${sc.encoding.kind} samples, an R32 holds float32`);
+  if (container !== 'r32' && sc.encoding.kind !== 'unorm16') throw new MismatchError(`${path}: sidecar says ${sc.encoding.kind} samples, a 16-bit container holds unorm16`);
+  const g = sc.grid;
+  if (s.endian && s.endian !== sc.endian && container !== 'png16') {
+    throw new MismatchError(`${path}: --endian ${s.endian} contradicts the sidecar's ${sc.endian}`);
+  }
+  if (s.size && (s.size.width !== g.columns || s.size.height !== g.rows)) {
+    throw new MismatchError(`${path}: --size ${s.size.width}x${s.size.height} contradicts the sidecar's ${g.columns}x${g.rows}`);
+  }
+  if (s.range && sc.encoding.kind === 'unorm16' && (s.range.min !== sc.encoding.range.min || s.range.max !== sc.encoding.range.max)) {
+    throw new MismatchError(`${path}: --range ${s.range.min},${s.range.max} contradicts the sidecar's ${sc.encoding.range.min},${sc.encoding.range.max}`);
+  }
+  if (s.extent && extentText(s.extent) !== extentText(g)) {
+    throw new MismatchError(`${path}: --extent ${extentText(s.extent)} contradicts the sidecar's ${extentText(g)} (xmin,ymin,sizeX,sizeY)`);
+  }
+  if (s.rowDirection && s.rowDirection !== g.rowDirection) {
+    throw new MismatchError(`${path}: --row-direction ${s.rowDirection} contradicts the sidecar's ${g.rowDirection}`);
+  }
+  if (s.convention && s.convention !== g.convention) {
+    throw new MismatchError(`${path}: sample convention ${s.convention} contradicts the sidecar's ${g.convention}`);
+  }
+}
+
+/**
+ * The payload a sidecar commits to: the file under its real name when its hash matches, else the pending file an
+ * interrupted pair write left (src/io/atomic.ts), else a refusal naming the reason.
+ */
+function readCommittedPayload(path: string, container: Container, sidecar: Sidecar, s: ReadSettings, notes: string[]): Uint8Array {
+  let first: unknown;
+  try {
+    const bytes = readPayload(path, container, sidecar, s);
+    verifyPayload(sidecar, bytes, path);
+    return bytes;
+  } catch (e) {
+    if (!(e instanceof FormatError || e instanceof LimitError)) throw e;
+    first = e;
+  }
+  const pending = pendingPathFor(path, sidecar.payload.sha256);
+  if (!existsSync(pending)) throw first;
+  const bytes = readPayload(pending, container, sidecar, s);
+  verifyPayload(sidecar, bytes, pending);
+  notes.push(`payload read from ${basename(pending)}: a write of this pair was interrupted after its sidecar was committed; the next write of ${basename(path)} moves it in`);
+  return bytes;
 }
 
 function defaultGrid(width: number, height: number, s: ReadSettings): GridDescription {
@@ -95,18 +167,16 @@ function defaultGrid(width: number, height: number, s: ReadSettings): GridDescri
 
 export function readHeightfieldFile(path: string, settings: ReadSettings = {}): LoadedHeightfield {
   const container = containerForPath(path);
-  const bytes = readBytes(path);
   const sidecar = readSidecarFor(path);
   const notes: string[] = [];
+  let bytes: Uint8Array;
   if (sidecar) {
     if (sidecar.container !== container) {
       throw new MismatchError(`${path}: sidecar describes a ${sidecar.container} payload, the extension says ${container}`);
     }
-    verifyPayload(sidecar, bytes, path);
-    if (settings.endian && settings.endian !== sidecar.endian && container !== 'png16') {
-      throw new MismatchError(`${path}: --endian ${settings.endian} contradicts the sidecar's ${sidecar.endian}`);
-    }
-  }
+    checkSettingsAgainstSidecar(path, container, sidecar, settings);
+    bytes = readCommittedPayload(path, container, sidecar, settings, notes);
+  } else bytes = readPayload(path, container, null, settings);
 
   if (container === 'png16') {
     const header = readPngHeader(bytes);
@@ -128,9 +198,6 @@ export function readHeightfieldFile(path: string, settings: ReadSettings = {}): 
   if (sidecar) {
     width = sidecar.grid.columns;
     height = sidecar.grid.rows;
-    if (settings.size && (settings.size.width !== width || settings.size.height !== height)) {
-      throw new MismatchError(`${path}: --size ${settings.size.width}x${settings.size.height} contradicts the sidecar's ${width}x${height}`);
-    }
   } else if (settings.size) {
     ({ width, height } = settings.size);
   } else {
@@ -215,8 +282,13 @@ export function writeHeightfieldFile(path: string, field: Heightfield, s: WriteS
     sidecarFields = { container, endian, grid: codes.grid, encoding: unorm16Encoding(codes.range) };
   }
   const sidecar = makeSidecar(path, payload, { ...sidecarFields, stage: s.stage, request: s.request, notes: s.notes });
-  writeFileAtomic(path, payload);
-  writeSidecar(path, sidecar);
+  writeFilePairAtomic(path, payload, sidecar.payload.sha256, sidecarPathFor(path), sidecarText(sidecar), () => {
+    try {
+      return readSidecarFor(path)?.payload.sha256 ?? null;
+    } catch {
+      return null;
+    }
+  });
   return { path, sidecar, encodeCounts };
 }
 

@@ -1,20 +1,33 @@
 /**
- * PNG16: 16-bit greyscale PNG, through fast-png.
+ * PNG16: 16-bit greyscale PNG. Decoded by heightbench itself, written through fast-png.
  *
  * Seed rules (004, "TerrainHeightmapPng"):
  *  - sixteen bits only: an 8-bit PNG is refused, not widened;
  *  - greyscale only: colour, palette and alpha are refused, not averaged;
  *  - every filter type and Adam7 interlacing decode (files come from other tools); one filter is encoded;
  *  - the PNG's own size overrides any size setting.
- * [R] The header is read and checked before any pixel buffer exists, so an IHDR announcing more pixels than the
- *     configured limit (default 2^28, a 16384² map) is refused before allocation. The chunk layout is walked first so
- *     a truncated file is refused with the reason rather than decoded to zeros.
+ * [R] Hostile files are refused before work, with the reason:
+ *  - from the IHDR alone: colour type, bit depth, each side ≤ 2^20 and width × height ≤ the pixel limit (default
+ *    2^28, a 16384² map) — before a byte is inflated or a pixel buffer exists;
+ *  - every chunk: its length fits the file, its CRC-32 matches; IHDR exactly once and first; PLTE never (greyscale);
+ *    an unknown critical chunk refused; IDAT chunks consecutive; IEND empty and last, nothing after it;
+ *  - the zlib stream is inflated with a hard output cap equal to what the IHDR allows — rows × (1 + row bytes), summed
+ *    over the seven Adam7 passes when interlaced — so a decompression bomb stops at the first byte past the cap
+ *    (node:zlib's maxOutputLength, checked as each 16 KiB output chunk is produced); zlib verifies the Adler-32;
+ *    too little data, too much data and bytes after the end of the zlib stream are refused; an unknown filter type is
+ *    refused with its row.
+ * [R] Why not fast-png's decoder: it inflates with pako without an output cap, pads short image data with zeros and
+ *     does not verify the Adler-32 (77 mutated files decoded to wrong values), and its unfilter/Adam7 helpers are not
+ *     exported. Unfiltering one 16-bit grey channel is short, so the whole decode lives here; fast-png keeps encoding.
  */
-import { decode, encode } from 'fast-png';
-import { FormatError } from '../errors.js';
+import { encode } from 'fast-png';
+import { crc32, inflateSync } from 'node:zlib';
+import { FormatError, LimitError } from '../errors.js';
 
 export const PNG_SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
 export const DEFAULT_PNG_PIXEL_LIMIT = 1 << 28;
+/** Largest width or height of any heightfield (the sidecar's limit too). */
+export const MAX_PNG_SIDE = 1 << 20;
 
 const COLOUR_TYPE_NAMES: Record<number, string> = {
   0: 'greyscale',
@@ -58,6 +71,9 @@ export function readPngHeader(bytes: Uint8Array): PngHeader {
   const interlace = bytes[28];
   if (width === 0 || height === 0) throw new FormatError(`PNG: IHDR size ${width}×${height}, expected both ≥ 1`);
   if (interlace !== 0 && interlace !== 1) throw new FormatError(`PNG: interlace method ${interlace}, expected 0 or 1`);
+  if (bytes[26] !== 0) throw new FormatError(`PNG: compression method ${bytes[26]}, expected 0 (deflate)`);
+  if (bytes[27] !== 0) throw new FormatError(`PNG: filter method ${bytes[27]}, expected 0`);
+  if (!chunkCrcOk(bytes, 8, 13)) throw new FormatError('PNG: corrupt: CRC mismatch in chunk "IHDR" at byte 8');
   return { width, height, bitDepth, colourType, interlace: interlace as 0 | 1 };
 }
 
@@ -70,32 +86,176 @@ export function checkHeightfieldPngHeader(h: PngHeader, pixelLimit = DEFAULT_PNG
   if (h.bitDepth !== 16) {
     throw new FormatError(`PNG: bit depth ${h.bitDepth}, expected 16: a heightfield of fewer bits is refused, not widened`);
   }
+  if (h.width > MAX_PNG_SIDE || h.height > MAX_PNG_SIDE) {
+    throw new LimitError(`PNG: IHDR announces ${h.width}×${h.height}, a side over the limit of ${MAX_PNG_SIDE}`);
+  }
   const pixels = h.width * h.height;
   if (pixels > pixelLimit) {
-    throw new FormatError(`PNG: IHDR announces ${h.width}×${h.height} = ${pixels} pixels, over the limit of ${pixelLimit}`);
+    throw new LimitError(`PNG: IHDR announces ${h.width}×${h.height} = ${pixels} pixels, over the limit of ${pixelLimit}`);
   }
 }
 
-/** Walks the chunk list: every chunk must fit in the file, IDAT must occur, IEND must close it. */
-export function checkPngChunks(bytes: Uint8Array): void {
+/** Bytes of filtered image data the IHDR allows for a 16-bit greyscale image: rows × (1 + row bytes), per pass. */
+export function pngImageDataBytes(h: Pick<PngHeader, 'width' | 'height' | 'interlace'>): number {
+  let total = 0;
+  for (const p of passesOf(h)) total += p.rows * (1 + 2 * p.columns);
+  return total;
+}
+
+const ADAM7 = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+] as const;
+
+interface Pass {
+  x0: number;
+  y0: number;
+  dx: number;
+  dy: number;
+  columns: number;
+  rows: number;
+}
+
+function passesOf(h: Pick<PngHeader, 'width' | 'height' | 'interlace'>): Pass[] {
+  if (h.interlace === 0) return [{ x0: 0, y0: 0, dx: 1, dy: 1, columns: h.width, rows: h.height }];
+  const out: Pass[] = [];
+  for (const [x0, y0, dx, dy] of ADAM7) {
+    const columns = h.width > x0 ? Math.ceil((h.width - x0) / dx) : 0;
+    const rows = h.height > y0 ? Math.ceil((h.height - y0) / dy) : 0;
+    // A pass with no columns or no rows has no bytes at all, not even filter bytes (PNG spec, Adam7).
+    if (columns > 0 && rows > 0) out.push({ x0, y0, dx, dy, columns, rows });
+  }
+  return out;
+}
+
+const KNOWN_CRITICAL = new Set(['IHDR', 'PLTE', 'IDAT', 'IEND']);
+
+function chunkCrcOk(bytes: Uint8Array, off: number, len: number): boolean {
+  return crc32(bytes.subarray(off + 4, off + 8 + len)) === u32(bytes, off + 8 + len);
+}
+
+/**
+ * Walks the chunk list and returns the concatenated IDAT data. Every chunk must fit the file and carry a matching
+ * CRC-32; IHDR once and first; no PLTE (greyscale); no unknown critical chunk; consecutive IDATs; an empty IEND last.
+ */
+export function checkPngChunks(bytes: Uint8Array, header?: PngHeader): Uint8Array {
+  const colourType = header?.colourType ?? bytes[25];
   let off = 8;
-  let sawIdat = false;
+  let index = 0;
+  const idat: Uint8Array[] = [];
+  let idatEnded = false;
   while (off < bytes.length) {
     if (off + 12 > bytes.length) throw new FormatError(`PNG: truncated: chunk header at byte ${off} runs past the end (${bytes.length} bytes)`);
     const len = u32(bytes, off);
     const type = String.fromCharCode(bytes[off + 4], bytes[off + 5], bytes[off + 6], bytes[off + 7]);
+    if (!/^[A-Za-z]{4}$/.test(type)) throw new FormatError(`PNG: chunk at byte ${off} has an invalid type ${JSON.stringify(type)} (four ASCII letters expected)`);
+    if (len > 0x7fffffff) throw new FormatError(`PNG: chunk ${JSON.stringify(type)} at byte ${off} declares ${len} bytes, over the PNG maximum of 2^31 − 1`);
     const end = off + 12 + len;
     if (end > bytes.length) {
       throw new FormatError(`PNG: truncated: chunk ${JSON.stringify(type)} at byte ${off} needs ${len} data bytes, the file ends ${end - bytes.length} bytes short`);
     }
-    if (type === 'IDAT') sawIdat = true;
+    if (!chunkCrcOk(bytes, off, len)) {
+      throw new FormatError(`PNG: corrupt: CRC mismatch in chunk ${JSON.stringify(type)} at byte ${off} (stored ${u32(bytes, off + 8 + len).toString(16).padStart(8, '0')}, computed ${crc32(bytes.subarray(off + 4, off + 8 + len)).toString(16).padStart(8, '0')})`);
+    }
+    const critical = (bytes[off + 4] & 0x20) === 0;
+    if (type === 'IHDR' && index > 0) throw new FormatError(`PNG: a second IHDR chunk at byte ${off}`);
+    if (type === 'PLTE' && (colourType === 0 || colourType === 4)) throw new FormatError(`PNG: PLTE chunk at byte ${off} in a greyscale file (a palette is not allowed there)`);
+    if (critical && !KNOWN_CRITICAL.has(type)) throw new FormatError(`PNG: unknown critical chunk ${JSON.stringify(type)} at byte ${off}: it cannot be skipped safely`);
+    if (type === 'IDAT') {
+      if (idatEnded) throw new FormatError(`PNG: IDAT chunk at byte ${off} after another chunk ended the image data (IDAT chunks must be consecutive)`);
+      idat.push(bytes.subarray(off + 8, off + 8 + len));
+    } else if (idat.length > 0) idatEnded = true;
     if (type === 'IEND') {
-      if (!sawIdat) throw new FormatError('PNG: no IDAT chunk before IEND');
-      return;
+      if (idat.length === 0) throw new FormatError('PNG: no IDAT chunk before IEND');
+      if (len !== 0) throw new FormatError(`PNG: IEND chunk at byte ${off} carries ${len} data bytes, expected 0`);
+      if (end !== bytes.length) throw new FormatError(`PNG: ${bytes.length - end} bytes after IEND (byte ${end} onwards)`);
+      return idat.length === 1 ? idat[0] : Buffer.concat(idat);
     }
     off = end;
+    index++;
   }
   throw new FormatError(`PNG: truncated: no IEND chunk in ${bytes.length} bytes`);
+}
+
+/** Inflates the zlib stream with a hard cap of `expected` bytes; refuses too much, too little, trailing bytes, bad Adler-32. */
+export function inflateImageData(zdata: Uint8Array, expected: number, what: string): Uint8Array {
+  let res: { buffer: Buffer; engine: { bytesWritten: number } };
+  try {
+    res = inflateSync(zdata, { maxOutputLength: expected, info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new FormatError(`PNG: image data inflates past the ${expected} bytes ${what} allows; stopped there (a decompression bomb or a corrupt stream)`);
+    }
+    if (err.code === 'Z_DATA_ERROR' && /incorrect data check/.test(err.message)) {
+      throw new FormatError('PNG: corrupt: zlib Adler-32 checksum of the image data does not match');
+    }
+    if (err.code === 'Z_BUF_ERROR') throw new FormatError('PNG: truncated: the zlib stream of the image data ends early (no end-of-stream marker)');
+    throw new FormatError(`PNG: corrupt: zlib stream of the image data: ${err.message}`);
+  }
+  if (res.buffer.length !== expected) {
+    throw new FormatError(`PNG: image data inflates to ${res.buffer.length} bytes, ${what} needs ${expected}`);
+  }
+  if (res.engine.bytesWritten < zdata.length) {
+    throw new FormatError(`PNG: ${zdata.length - res.engine.bytesWritten} bytes after the end of the zlib stream in IDAT`);
+  }
+  return res.buffer;
+}
+
+/** Reverses the five PNG filters (bytes per pixel 2) and places each pass's samples; codes are big-endian pairs. */
+function unfilterInto(raw: Uint8Array, h: PngHeader, code_px: Uint16Array): void {
+  let off = 0;
+  const maxRow = 2 * h.width;
+  let prev = new Uint8Array(maxRow);
+  let cur = new Uint8Array(maxRow);
+  for (const p of passesOf(h)) {
+    const n = 2 * p.columns;
+    prev.fill(0, 0, n);
+    for (let r = 0; r < p.rows; r++) {
+      const f = raw[off];
+      const src = off + 1;
+      switch (f) {
+        case 0:
+          for (let i = 0; i < n; i++) cur[i] = raw[src + i];
+          break;
+        case 1:
+          for (let i = 0; i < n; i++) cur[i] = (raw[src + i] + (i >= 2 ? cur[i - 2] : 0)) & 0xff;
+          break;
+        case 2:
+          for (let i = 0; i < n; i++) cur[i] = (raw[src + i] + prev[i]) & 0xff;
+          break;
+        case 3:
+          for (let i = 0; i < n; i++) cur[i] = (raw[src + i] + (((i >= 2 ? cur[i - 2] : 0) + prev[i]) >>> 1)) & 0xff;
+          break;
+        case 4:
+          for (let i = 0; i < n; i++) {
+            const a = i >= 2 ? cur[i - 2] : 0;
+            const b = prev[i];
+            const c = i >= 2 ? prev[i - 2] : 0;
+            const pa = Math.abs(b - c);
+            const pb = Math.abs(a - c);
+            const pc = Math.abs(a + b - 2 * c);
+            const pred = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+            cur[i] = (raw[src + i] + pred) & 0xff;
+          }
+          break;
+        default:
+          throw new FormatError(`PNG: corrupt: unknown filter type ${f} at row ${r}${h.interlace ? ` of an Adam7 pass` : ''} (0…4 expected)`);
+      }
+      const y = p.y0 + r * p.dy;
+      let k = y * h.width + p.x0;
+      for (let i = 0; i < n; i += 2, k += p.dx) code_px[k] = (cur[i] << 8) | cur[i + 1];
+      off += 1 + n;
+      const t = prev;
+      prev = cur;
+      cur = t;
+    }
+  }
 }
 
 export interface DecodedPng16 {
@@ -108,21 +268,12 @@ export interface DecodedPng16 {
 export function decodePng16(bytes: Uint8Array, opts: { pixelLimit?: number } = {}): DecodedPng16 {
   const header = readPngHeader(bytes);
   checkHeightfieldPngHeader(header, opts.pixelLimit ?? DEFAULT_PNG_PIXEL_LIMIT);
-  checkPngChunks(bytes);
-  let png;
-  try {
-    png = decode(bytes, { checkCrc: true });
-  } catch (e) {
-    throw new FormatError(`PNG: corrupt: ${(e as Error).message}`);
-  }
-  const n = header.width * header.height;
-  if (png.width !== header.width || png.height !== header.height || png.channels !== 1 || png.depth !== 16) {
-    throw new FormatError(`PNG: decoder returned ${png.width}×${png.height}, ${png.channels} channel(s) of ${png.depth} bits; expected ${header.width}×${header.height}, 1 of 16`);
-  }
-  if (!(png.data instanceof Uint16Array) || png.data.length !== n) {
-    throw new FormatError(`PNG: corrupt: decoded ${png.data.length} samples, expected ${n}`);
-  }
-  return { width: header.width, height: header.height, codes: png.data, interlaced: header.interlace === 1 };
+  const zdata = checkPngChunks(bytes, header);
+  const expected = pngImageDataBytes(header);
+  const raw = inflateImageData(zdata, expected, `a ${header.width}×${header.height} ${header.interlace ? 'Adam7-interlaced' : 'non-interlaced'} 16-bit grey IHDR`);
+  const codes = new Uint16Array(header.width * header.height);
+  unfilterInto(raw, header, codes);
+  return { width: header.width, height: header.height, codes, interlaced: header.interlace === 1 };
 }
 
 export function encodePng16(code_px: Uint16Array, width: number, height: number, opts: { interlace?: boolean } = {}): Uint8Array {

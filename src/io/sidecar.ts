@@ -6,7 +6,7 @@
  * Versioned: the version is checked before anything else and a mismatch is refused with both values.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { FormatError } from '../errors.js';
 import {
@@ -19,6 +19,7 @@ import {
 } from '../core/grid.js';
 import { PRODUCER_NAME, PRODUCER_VERSION } from '../version.js';
 import { writeFileAtomic } from './atomic.js';
+import { readInputText } from './read-input.js';
 import {
   checkLiteral,
   checkNullableString,
@@ -131,6 +132,14 @@ export function parseSidecar(v: unknown, where = 'sidecar'): Sidecar {
     if (!(range.max > range.min)) {
       throw new FormatError(`${where}.encoding.range: expected max > min, found min ${range.min}, max ${range.max}`);
     }
+    const span = range.max - range.min;
+    if (!Number.isFinite(span)) throw new FormatError(`${where}.encoding.range: span max − min overflows (min ${range.min}, max ${range.max})`);
+    const derived = metresPerCode(range);
+    // The stored step must be the one its range gives (a reader using either must get the same heights).
+    const mpc = checkNumber(`${where}.encoding.metresPerCode`, e.metresPerCode, { min: Number.MIN_VALUE });
+    if (Math.abs(mpc - derived) > 1e-12 * derived) {
+      throw new FormatError(`${where}.encoding.metresPerCode: ${mpc} contradicts its range ${range.min},${range.max}, which gives ${derived}`);
+    }
     encoding = unorm16Encoding(range);
   } else {
     encoding = { kind: 'float32', unit: checkLiteral(`${where}.encoding.unit`, e.unit, 'm') };
@@ -160,17 +169,17 @@ export function parseSidecar(v: unknown, where = 'sidecar'): Sidecar {
 export function readSidecarFor(file: string): Sidecar | null {
   const path = sidecarPathFor(file);
   if (!existsSync(path)) return null;
-  return parseSidecar(parseJson(readFileSync(path, 'utf8'), path), basename(path));
+  return parseSidecar(parseJson(readInputText(path, 1 << 20), path), basename(path));
 }
 
 /** Refuses a payload whose bytes do not match its sidecar's count and hash. */
 export function verifyPayload(sidecar: Sidecar, payload: Uint8Array, file: string): void {
   if (payload.length !== sidecar.payload.bytes) {
-    throw new FormatError(`${file}: sidecar says ${sidecar.payload.bytes} bytes, the file has ${payload.length}`);
+    throw new FormatError(`${file}: sidecar says ${sidecar.payload.bytes} bytes, the file has ${payload.length} (the file changed after its sidecar was written)`);
   }
   const sha = sha256Hex(payload);
   if (sha !== sidecar.payload.sha256) {
-    throw new FormatError(`${file}: SHA-256 ${sha} does not match the sidecar's ${sidecar.payload.sha256}`);
+    throw new FormatError(`${file}: SHA-256 ${sha} does not match the sidecar's ${sidecar.payload.sha256} (the file changed after its sidecar was written)`);
   }
 }
 

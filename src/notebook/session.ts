@@ -9,6 +9,7 @@ import { cropCentre } from '../core/crop.js';
 import { loadRequest, requestGrid, type PipelineRequest } from '../pipeline/request.js';
 import { FIELD_STAGES, runPipeline, type RunResult } from '../pipeline/run.js';
 import { difference, heatmapTrace, missionMarkers, plotlyFigure, rangeOf, referenceStage, stageAgainstReference, symmetricLimit, type Trace } from './figures.js';
+import { InputRangeError } from '../errors.js';
 
 export interface StageSession {
   req: PipelineRequest;
@@ -48,7 +49,7 @@ export function stageSession(o: StageSessionOptions = {}): StageSession {
   const markers = missionMarkers(run.plan);
   const field = (s: string) => {
     const f = run.fields.get(s);
-    if (!f) throw new RangeError(`stage ${s} was not kept; stages: ${[...run.fields.keys()].join(', ')}`);
+    if (!f) throw new InputRangeError(`stage ${s} was not kept; stages: ${[...run.fields.keys()].join(', ')}`);
     return f as Float32Array;
   };
   const figure = (id: string, traces: readonly Trace[], layout: Record<string, unknown> = {}, height = 420) => plotlyFigure(id, traces, layout, height);

@@ -23,6 +23,7 @@ import type { PrngStream } from './prng.js';
 import { weightedPick } from './recipe.js';
 import type { LocationResource, SupportShape, WorldConfig } from './world.js';
 import type { PipelineRequest } from './request.js';
+import { InputRangeError } from '../errors.js';
 
 /** Category admission: an empty allow-list passes; otherwise it must share at least one id with the request. */
 export function categoryAllows(allowList: readonly number[], requested: readonly number[]): boolean {
@@ -133,7 +134,7 @@ export function buildLayout(world: WorldConfig, req: PipelineRequest, stream: Pr
       if (chosen) break;
       relaxed = true;
     }
-    if (!chosen) throw new RangeError(`layout: no position for ${res[ri].id} (${stage}) after ${2 * P.maxAttempts} attempts`);
+    if (!chosen) throw new InputRangeError(`layout: no position for ${res[ri].id} (${stage}) after ${2 * P.maxAttempts} attempts`);
     if (relaxed) relaxedCount++;
     const heading = 2 * Math.PI * stream.uniform();
     const [x, y] = chosen;
@@ -167,7 +168,7 @@ export function buildLayout(world: WorldConfig, req: PipelineRequest, stream: Pr
         const cands = associated.map(({ r }) => ({ weight: r.weight, eligible: categoryAllows(r.categories, req.locationCategories) && sceneOk(r) }));
         const pool = cands.filter((c) => c.eligible && c.weight > 0).length;
         const k = weightedPick(stream, cands);
-        if (k < 0) throw new RangeError(`layout: mission tag ${tag} has no eligible candidate (${associated.length} associated)`);
+        if (k < 0) throw new InputRangeError(`layout: mission tag ${tag} has no eligible candidate (${associated.length} associated)`);
         const ri = associated[k].i;
         narrowing.push({ tag, initial: associated.length, pool, picked: res[ri].id });
         place(ri, 'mission', [tag], ringProposal(st.ring ?? [100, 500]));
@@ -179,7 +180,7 @@ export function buildLayout(world: WorldConfig, req: PipelineRequest, stream: Pr
       for (let n = 0; n < (st.count ?? 0); n++) {
         const parent = parents[stream.below(parents.length)];
         const k = weightedPick(stream, cands);
-        if (k < 0) throw new RangeError(`layout: stage ${st.name} has no eligible resource`);
+        if (k < 0) throw new InputRangeError(`layout: stage ${st.name} has no eligible resource`);
         const [d0, d1] = st.distance ?? [40, 90];
         const q = instances[parent];
         place(pool[k].i, st.name, [], () => {

@@ -12,6 +12,7 @@ import type { Field, Precision } from './precision.js';
 import type { SupportTarget } from './support.js';
 import { chain, rotation, translation } from './transforms.js';
 import type { WorldConfig } from './world.js';
+import { InputRangeError } from '../errors.js';
 
 export function drawLocations(field: Field, g: DrawGrid, instances: readonly LocationInstance[], targets: readonly SupportTarget[], world: WorldConfig, assets: Map<string, HeightAsset>, precision: Precision): { draws: number; pixels: number; textures: number } {
   const R = precision === 'f32' ? Math.fround : (x: number) => x;
@@ -20,7 +21,7 @@ export function drawLocations(field: Field, g: DrawGrid, instances: readonly Loc
   instances.forEach((q, idx) => {
     const key = world.resources[q.resource].texture;
     const asset = assets.get(key);
-    if (!asset) throw new RangeError(`location texture ${key} is missing from the asset folder`);
+    if (!asset) throw new InputRangeError(`location texture ${key} is missing from the asset folder`);
     used.add(key);
     const T = R(targets[idx].target);
     const m = chain(rotation(q.heading), translation(q.x, q.y));

@@ -19,6 +19,7 @@ import { bellGenerators } from '../bell/accumulate.js';
 import type { PrngStream } from './prng.js';
 import type { RecipeParams } from './world.js';
 import type { Point, SourceRegionView } from './sources.js';
+import { InputRangeError } from '../errors.js';
 
 export interface Domain {
   xmin: number;
@@ -112,6 +113,10 @@ export function buildRegions(p: RecipeParams['regions'], domain: Domain, stream:
   }
   const site_xy = Float64Array.from(sites);
   const n = site_xy.length / 2;
+  if (n < 3) {
+    // Validation, not a bug: too small a domain for the world's site spacing leaves no region map to build.
+    throw new InputRangeError(`regions: request domain.size ${size} m holds only ${n} region site(s) ${p.minSpacing} m apart; at least 3 are needed (use a larger domain)`);
+  }
   const delaunay = new Delaunay(site_xy);
   const voronoi = delaunay.voronoi([xmin, ymin, xmin + size, ymin + size]);
 

@@ -3,9 +3,10 @@
  * A request names its world, seed, scene-type filter, recipe entry, mission tags (order and duplicates kept),
  * location categories, domain, output size, outer blend band and encoding range.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { readInputText } from '../io/read-input.js';
 import { dirname, join, resolve } from 'node:path';
-import { FormatError } from '../errors.js';
+import { FormatError, InputRangeError } from '../errors.js';
 import { checkArray, checkLiteral, checkNumber, checkObject, checkString, parseJson } from '../io/json-check.js';
 import type { GridDescription, HeightRange } from '../core/grid.js';
 
@@ -81,9 +82,9 @@ export function loadRequest(idOrPath: string, size?: number): PipelineRequest {
     const known = idOrPath.endsWith('.json') ? '' : `; known requests: ${listRequests().join(', ')}`;
     throw new FormatError(`request ${JSON.stringify(idOrPath)}: no such request file (${path})${known}`);
   }
-  const r = parseRequest(parseJson(readFileSync(path, 'utf8'), path), path.split('/').pop() ?? path);
+  const r = parseRequest(parseJson(readInputText(path), path), path.split('/').pop() ?? path);
   if (size !== undefined) {
-    if (!Number.isInteger(size) || size < 16 || size > 16384) throw new RangeError(`--size: expected an integer in [16, 16384], got ${size}`);
+    if (!Number.isInteger(size) || size < 16 || size > 16384) throw new InputRangeError(`--size: expected an integer in [16, 16384], got ${size}`);
     return { ...r, size };
   }
   return r;

@@ -19,6 +19,7 @@
 import { quantizeFraction8, type SubTexelMode } from '../core/sampling.js';
 import { newField, type Field, type Precision } from './precision.js';
 import { wasmAvailable, wasmSmoothingChain } from './wasm/kernels.js';
+import { InputRangeError } from '../errors.js';
 
 export const SMOOTHING_TAPS = Object.freeze({
   offsets: Object.freeze([-4.30908, -2.37532, -0.5, 1.37532, 3.30908]),
@@ -229,7 +230,7 @@ export interface SmoothingResult {
  * field — in f32 with the SIMD kernels, a view of the raster's arena (see wasm/arena.ts).
  */
 export function smoothingChain(raster: Field, n: number, precision: Precision, out?: Field, ab: SmoothingAblation = {}): SmoothingResult {
-  if (n % 8 !== 0) throw new RangeError(`smoothing: the raster size must be divisible by 8 (three halvings), got ${n}`);
+  if (n % 8 !== 0) throw new InputRangeError(`smoothing: the raster size must be divisible by 8 (three halvings), got ${n}`);
   const R = precision === 'f32' ? Math.fround : (x: number) => x;
   const tp = taps(R, ab);
   const timings: Record<string, number> = {};

@@ -17,6 +17,7 @@
  *     The candidate cells are those of the location's own parent region and the parents adjacent to it.
  */
 import type { PrngStream } from './prng.js';
+import { InputRangeError } from '../errors.js';
 
 export type Point = readonly [number, number];
 
@@ -148,7 +149,7 @@ export function computeSources(view: SourceRegionView, locations: readonly Locat
       return;
     }
     const pool = view.cellsOfParent(own);
-    if (pool.length === 0) throw new RangeError(`source of location #${index}: its parent region ${own} owns no cells (empty parent set)`);
+    if (pool.length === 0) throw new InputRangeError(`source of location #${index}: its parent region ${own} owns no cells (empty parent set)`);
     const pick = pool[stream.below(pool.length)]; // the fallback consumes a draw, continuing the request's stream
     const r = nearestCentreThenEdge(view, [pick], p);
     out.push({ ...base, referenceCell: r.cell, referenceList: 'fallback', edgeDistance: r.distance, branch: 'fallback', height: sourceHeight(r.distance, shape) * HEIGHT_SCALE });

@@ -27,6 +27,7 @@ import { weightedPick } from './recipe.js';
 import type { RegionMap } from './regions.js';
 import { chain, rotation, scaling, translation, type Affine } from './transforms.js';
 import type { StampInfoDef, WorldConfig } from './world.js';
+import { InputRangeError } from '../errors.js';
 
 export interface StampInstance {
   id: number;
@@ -148,7 +149,7 @@ export function drawStamps(field: Field, g: DrawGrid, sel: StampSelection, world
   for (const inst of sel.instances) {
     const info = infos.get(inst.info)!;
     const asset = assets.get(inst.key);
-    if (!asset) throw new RangeError(`stamp asset ${inst.key} is missing from the asset folder`);
+    if (!asset) throw new InputRangeError(`stamp asset ${inst.key} is missing from the asset folder`);
     const m = stampMatrix(inst, info);
     const q = footprintQuery(field, g, asset, m);
     const k = info.program.strength;

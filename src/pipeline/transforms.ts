@@ -5,6 +5,8 @@
  * (the SVG/Canvas layout). compose(m2, m1) applies m1 first, then m2. Composition does not commute:
  * rotating (10, 0) by 90° then moving by (100, 50) gives (100, 60); moving first gives (−50, 110).
  */
+import { InputRangeError } from '../errors.js';
+
 export type Affine = readonly [number, number, number, number, number, number];
 
 export const IDENTITY: Affine = [1, 0, 0, 1, 0, 0];
@@ -42,7 +44,7 @@ export function chain(...steps: Affine[]): Affine {
 
 export function invert(m: Affine): Affine {
   const det = m[0] * m[3] - m[1] * m[2];
-  if (det === 0) throw new RangeError('invert: singular transform (determinant 0)');
+  if (det === 0) throw new InputRangeError('invert: singular transform (determinant 0)');
   const a = m[3] / det;
   const b = -m[1] / det;
   const c = -m[2] / det;

@@ -2,8 +2,8 @@
  * World configuration (data, never code): loaded from config/worlds/<name>.json and checked field by field.
  * Every refusal names the JSON path and the bad value (see io/json-check.ts).
  */
-import { readFileSync } from 'node:fs';
-import { FormatError } from '../errors.js';
+import { readInputText } from '../io/read-input.js';
+import { FormatError, InputError } from '../errors.js';
 import {
   checkArray,
   checkBoolean,
@@ -333,8 +333,9 @@ export function parseWorld(v: unknown, where = 'world'): WorldConfig {
     const p = `${where}.stamps.zoneItems[${i}]`;
     const z = checkObject(p, zv);
     const cr = pair(z, p, 'countRange');
-    if (!(Number.isInteger(cr[0]) && Number.isInteger(cr[1]) && cr[0] >= 0 && cr[1] >= cr[0])) {
-      throw new FormatError(`${p}.countRange: expected integers 0 ≤ a ≤ b, found ${JSON.stringify(cr)}`);
+    // [R] At most 1000 stamps per zone item (tundra uses ≤ 4): a range of a million kept a run busy past 60 s (issue 19).
+    if (!(Number.isInteger(cr[0]) && Number.isInteger(cr[1]) && cr[0] >= 0 && cr[1] >= cr[0] && cr[1] <= 1000)) {
+      throw new FormatError(`${p}.countRange: expected integers 0 ≤ a ≤ b ≤ 1000, found ${JSON.stringify(cr)}`);
     }
     return {
       id: checkString(`${p}.id`, z.id),
@@ -371,8 +372,9 @@ export function parseWorld(v: unknown, where = 'world'): WorldConfig {
 export function loadWorldFile(path: string): WorldConfig {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
-  } catch {
+    text = readInputText(path);
+  } catch (e) {
+    if (e instanceof InputError) throw e;
     throw new FormatError(`${path}: cannot read the world configuration`);
   }
   return parseWorld(parseJson(text, path), path.split('/').pop() ?? path);

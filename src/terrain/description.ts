@@ -12,6 +12,7 @@
  * The height range is authored: metres per step = (max − min)/65535 (40 m → 0.6 mm, 1000 m → 15.3 mm, same bytes).
  */
 import type { HeightRange } from '../core/grid.js';
+import { InputRangeError } from '../errors.js';
 
 export type TileKind = 'collision' | 'lod';
 
@@ -47,30 +48,30 @@ const isPow2 = (n: number) => Number.isInteger(n) && n > 0 && (n & (n - 1)) === 
 /** Refuses a description an engine would reject, naming the rule; returns the derived numbers otherwise. */
 export function describeTerrain(d: TerrainDescription): DerivedNumbers {
   const S = d.tileSamples;
-  if (!Number.isInteger(S) || S < 2) throw new RangeError(`tile samples: expected an integer ≥ 2, got ${S}`);
+  if (!Number.isInteger(S) || S < 2) throw new InputRangeError(`tile samples: expected an integer ≥ 2, got ${S}`);
   if (d.kind === 'collision' && !isPow2(S)) {
     const hint = isPow2(S - 1) ? ` (${S} samples are ${S - 1} quads: the power of two is the sample count, not the quad count — use ${S - 1} samples)` : '';
-    throw new RangeError(`collision tile of ${S} samples: the sample count must be a power of two${hint}`);
+    throw new InputRangeError(`collision tile of ${S} samples: the sample count must be a power of two${hint}`);
   }
   if (d.kind === 'lod' && !isPow2(S - 1)) {
-    throw new RangeError(`LOD tile of ${S} samples: expected 2ⁿ + 1 samples so that each mip keeps its boundary sample (e.g. 129 → 65 → 33)`);
+    throw new InputRangeError(`LOD tile of ${S} samples: expected 2ⁿ + 1 samples so that each mip keeps its boundary sample (e.g. 129 → 65 → 33)`);
   }
   for (const [k, v] of [['tilesX', d.tilesX], ['tilesY', d.tilesY]] as const) {
-    if (!Number.isInteger(v) || v < 1) throw new RangeError(`${k}: expected an integer ≥ 1, got ${v}`);
+    if (!Number.isInteger(v) || v < 1) throw new InputRangeError(`${k}: expected an integer ≥ 1, got ${v}`);
   }
-  if (!(d.metresPerQuad > 0)) throw new RangeError(`metres per quad: expected > 0, got ${d.metresPerQuad}`);
-  if (!(d.range.max > d.range.min)) throw new RangeError(`height range: expected max > min, got ${d.range.min}…${d.range.max}`);
+  if (!(d.metresPerQuad > 0)) throw new InputRangeError(`metres per quad: expected > 0, got ${d.metresPerQuad}`);
+  if (!(d.range.max > d.range.min)) throw new InputRangeError(`height range: expected max > min, got ${d.range.min}…${d.range.max}`);
   let blockSize: number | null = null;
   let blocks: number | null = null;
   if (d.kind === 'collision') {
     blockSize = d.blockSize ?? Math.min(8, S / 2);
     if (blockSize > S / 2) {
-      throw new RangeError(`collision tile of ${S} samples with blocks of ${blockSize}: fewer than two collision blocks per axis (an engine returns no shape, silently); use blocks of at most ${S / 2}`);
+      throw new InputRangeError(`collision tile of ${S} samples with blocks of ${blockSize}: fewer than two collision blocks per axis (an engine returns no shape, silently); use blocks of at most ${S / 2}`);
     }
-    if (S % blockSize !== 0) throw new RangeError(`collision block size ${blockSize}: the tile's ${S} samples must be a multiple of it`);
+    if (S % blockSize !== 0) throw new InputRangeError(`collision block size ${blockSize}: the tile's ${S} samples must be a multiple of it`);
     blocks = S / blockSize;
-    if (blocks < 2) throw new RangeError(`collision tile of ${S} samples with blocks of ${blockSize}: fewer than two blocks per axis (an engine returns no shape)`);
-    if (!isPow2(blocks)) throw new RangeError(`collision tile: ${blocks} blocks per axis, expected a power of two`);
+    if (blocks < 2) throw new InputRangeError(`collision tile of ${S} samples with blocks of ${blockSize}: fewer than two blocks per axis (an engine returns no shape)`);
+    if (!isPow2(blocks)) throw new InputRangeError(`collision tile: ${blocks} blocks per axis, expected a power of two`);
   }
   const q = S - 1;
   const samplesX = d.tilesX * q + 1;

@@ -11,6 +11,7 @@
  *     built by `deltaLayer` from two float32 fields therefore reproduces the second field bit for bit.
  */
 import type { HeightRange } from '../core/grid.js';
+import { InputRangeError } from '../errors.js';
 
 export const CHUNK = 64;
 
@@ -60,7 +61,7 @@ export class LayerStack {
   lastResolved = 0;
 
   constructor(readonly width: number, readonly height: number, readonly base: Float32Array, readonly range: HeightRange, readonly cacheTile = CHUNK) {
-    if (base.length !== width * height) throw new RangeError(`layer stack: base has ${base.length} samples, expected ${width}×${height}`);
+    if (base.length !== width * height) throw new InputRangeError(`layer stack: base has ${base.length} samples, expected ${width}×${height}`);
     this.cache = new Float32Array(width * height);
     this.tilesX = Math.ceil(width / cacheTile);
     this.tilesY = Math.ceil(height / cacheTile);
@@ -130,10 +131,10 @@ export class LayerStack {
 
   /** Adds layer `index`'s deltas × alpha into the layer below (scaled by that layer's alpha) and drops it. */
   collapse(index: number): void {
-    if (index < 1 || index >= this.layers.length) throw new RangeError(`collapse: layer ${index} has no layer below it (layers 0…${this.layers.length - 1})`);
+    if (index < 1 || index >= this.layers.length) throw new InputRangeError(`collapse: layer ${index} has no layer below it (layers 0…${this.layers.length - 1})`);
     const upper = this.layers[index];
     const lower = this.layers[index - 1];
-    if (lower.alpha === 0) throw new RangeError(`collapse: the layer below (${lower.name}) has alpha 0; its deltas cannot carry the upper layer`);
+    if (lower.alpha === 0) throw new InputRangeError(`collapse: the layer below (${lower.name}) has alpha 0; its deltas cannot carry the upper layer`);
     const scale = upper.visible ? upper.alpha / lower.alpha : 0;
     for (const [key, c] of upper.chunks) {
       const cx = key % upper.chunksX;

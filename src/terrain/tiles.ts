@@ -2,6 +2,8 @@
  * One grid, tile windows sharing boundary samples (seed 004): a boundary sample has one home — the grid — and every
  * tile that touches it reads the same value. Tile (tx, ty) of S samples covers grid samples [tx·(S − 1), tx·(S − 1) + S).
  */
+import { InputRangeError } from '../errors.js';
+
 export interface TileWindow {
   tx: number;
   ty: number;
@@ -31,7 +33,7 @@ export function readTile<T extends Float32Array | Float64Array | Uint16Array>(gr
  * samples take the maximum along the boundary only, so two tiles reducing their own copy of a shared row agree.
  */
 export function maxReduce(src: Float32Array, n: number): { data: Float32Array; size: number } {
-  if ((n - 1) % 2 !== 0 || n < 3) throw new RangeError(`maxReduce: expected 2ⁿ + 1 samples (≥ 3), got ${n}`);
+  if ((n - 1) % 2 !== 0 || n < 3) throw new InputRangeError(`maxReduce: expected 2ⁿ + 1 samples (≥ 3), got ${n}`);
   const m = (n - 1) / 2 + 1;
   const out = new Float32Array(m * m);
   const at = (i: number, j: number) => src[Math.min(n - 1, Math.max(0, j)) * n + Math.min(n - 1, Math.max(0, i))];

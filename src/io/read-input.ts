@@ -1,0 +1,95 @@
+/**
+ * Reading an input file with its size bounded before any byte is read.
+ *
+ * [R] Only regular files are read. The file is opened non-blocking (a FIFO opened for reading would otherwise wait
+ *     for a writer forever) and its type is taken from fstat of the open descriptor, so a symbolic link to /dev/zero,
+ *     a FIFO, a socket or a folder is refused by what it is, before a byte is read. The size from the same fstat is
+ *     checked against the caller's limit, then exactly that many bytes are read; a file that changes size while it is
+ *     read is refused.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { FileSystemError, FormatError, LimitError, isFileSystemErrno, fileSystemMessage } from '../errors.js';
+
+/** Upper bound on a JSON document (sidecar, request, world, params) [R]. */
+export const MAX_JSON_BYTES = 16 * 1024 * 1024;
+
+function kindOf(st: Stats): string {
+  if (st.isDirectory()) return 'a folder';
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+function openRegular(path: string): { fd: number; size: number } {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'ENOENT') throw new FormatError(`${path}: no such file`);
+    if (err.code === 'EISDIR') throw new FormatError(`${path}: is a folder, expected a file`);
+    if (isFileSystemErrno(err)) throw new FileSystemError(fileSystemMessage(err));
+    throw e;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new FormatError(`${path}: is ${kindOf(st)}, expected a regular file`);
+    return { fd, size: st.size };
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  }
+}
+
+/** The size and first `n` bytes of a regular file (fewer when the file is shorter). */
+export function readInputHead(path: string, n: number): { size: number; head: Uint8Array } {
+  const { fd, size } = openRegular(path);
+  try {
+    const head = new Uint8Array(Math.min(n, size));
+    let off = 0;
+    while (off < head.length) {
+      const got = readSync(fd, head, off, head.length - off, off);
+      if (got === 0) break;
+      off += got;
+    }
+    return { size, head: head.subarray(0, off) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Reads a whole regular file of at most `maxBytes` bytes. `limitReason` explains the limit in the refusal
+ * (e.g. "a 4096×4096 R16 is 33554432 bytes").
+ */
+export function readInputFile(path: string, maxBytes: number, limitReason = 'the limit for this kind of file'): Buffer {
+  const { fd, size } = openRegular(path);
+  try {
+    if (size > maxBytes) {
+      throw new LimitError(`${path}: ${size} bytes, over ${maxBytes} bytes (${limitReason}); refused before reading`);
+    }
+    const buf = Buffer.allocUnsafe(size);
+    let off = 0;
+    while (off < size) {
+      const got = readSync(fd, buf, off, size - off, off);
+      if (got === 0) break;
+      off += got;
+    }
+    if (off !== size) throw new FormatError(`${path}: the file shrank while it was read (${off} of ${size} bytes)`);
+    const extra = readSync(fd, Buffer.alloc(1), 0, 1, size);
+    if (extra !== 0) throw new FormatError(`${path}: the file grew while it was read (more than ${size} bytes)`);
+    return buf;
+  } catch (e) {
+    if (!(e instanceof FormatError || e instanceof LimitError) && isFileSystemErrno(e)) throw new FileSystemError(fileSystemMessage(e));
+    throw e;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads a UTF-8 text file (JSON, YAML) of at most MAX_JSON_BYTES. */
+export function readInputText(path: string, maxBytes = MAX_JSON_BYTES): string {
+  return readInputFile(path, maxBytes, 'a JSON or YAML document').toString('utf8');
+}
