@@ -11,6 +11,7 @@
  * [R] An ablation is an entry in ABLATIONS; adding one needs no code here. The pipeline itself is read-only to the
  *     atlas: it calls runPipeline with each entry's options merged over the correct run's.
  */
+import { InputRangeError } from '../errors.js';
 import { compareHeightfields, type ComparisonResult, type RegionMetrics } from './compare.js';
 import { diagnose, type Diagnosis, type Finding, type TermName, type CheckName } from './diagnose.js';
 import { codeHeightfield, floatHeightfield, type FloatHeightfield } from '../core/heightfield.js';
@@ -131,8 +132,8 @@ export function buildAtlas(req: PipelineRequest, opts: AtlasOptions = {}): Atlas
   const ablations = opts.ablations ?? ABLATIONS;
   const names = new Set<string>();
   for (const a of ablations) {
-    if (!/^[a-z0-9][a-z0-9-]*$/.test(a.name)) throw new RangeError(`ablation name: expected lower-case letters, digits and '-', got ${JSON.stringify(a.name)}`);
-    if (names.has(a.name)) throw new RangeError(`ablation name ${JSON.stringify(a.name)} appears twice`);
+    if (!/^[a-z0-9][a-z0-9-]*$/.test(a.name)) throw new InputRangeError(`ablation name: expected lower-case letters, digits and '-', got ${JSON.stringify(a.name)}`);
+    if (names.has(a.name)) throw new InputRangeError(`ablation name ${JSON.stringify(a.name)} appears twice`);
     names.add(a.name);
   }
   const n = req.size;

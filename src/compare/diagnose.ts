@@ -36,7 +36,7 @@
  * height fields in metres (4 bytes per pixel each) it allocates only O(signatures²).
  * Non-finite pixels (Δ or any signature tap) are left out and counted.
  */
-import { MismatchError } from '../errors.js';
+import { InputRangeError, MismatchError } from '../errors.js';
 import { sampleSpacing, type GridDescription } from '../core/grid.js';
 import { heightsOf, type Heightfield } from '../core/heightfield.js';
 import { checkComparable } from './compare.js';
@@ -162,11 +162,11 @@ class VectorSum {
 
 function checkOptions(o: DiagnoseOptions): { band: number; maxFit: number; threshold: number } {
   const band = o.edgeBand ?? DEFAULT_EDGE_BAND;
-  if (!Number.isInteger(band) || band < 0) throw new RangeError(`edge band: expected an integer ≥ 0 texels, got ${band}`);
+  if (!Number.isInteger(band) || band < 0) throw new InputRangeError(`edge band: expected an integer ≥ 0 texels, got ${band}`);
   const maxFit = o.maxFitPixels ?? DEFAULT_MAX_FIT_PIXELS;
-  if (!Number.isInteger(maxFit) || maxFit < 1) throw new RangeError(`maxFitPixels: expected an integer ≥ 1, got ${maxFit}`);
+  if (!Number.isInteger(maxFit) || maxFit < 1) throw new InputRangeError(`maxFitPixels: expected an integer ≥ 1, got ${maxFit}`);
   const threshold = o.explainedThreshold ?? DEFAULT_EXPLAINED_THRESHOLD;
-  if (!(threshold > 0 && threshold <= 1)) throw new RangeError(`explained threshold: expected a number in (0, 1], got ${threshold}`);
+  if (!(threshold > 0 && threshold <= 1)) throw new InputRangeError(`explained threshold: expected a number in (0, 1], got ${threshold}`);
   return { band, maxFit, threshold };
 }
 
@@ -178,7 +178,7 @@ export function diagnose(generated: Heightfield, reference: Heightfield, opts: D
   const H = grid.rows;
   if (W < 3 || H < 3) throw new MismatchError(`diagnose needs at least 3×3 samples for its derivative signatures, got ${W}×${H}`);
   const gf = opts.generatedFloat ?? null;
-  if (gf && gf.length !== W * H) throw new RangeError(`generated float field: ${gf.length} samples, expected ${W}×${H} = ${W * H}`);
+  if (gf && gf.length !== W * H) throw new InputRangeError(`generated float field: ${gf.length} samples, expected ${W}×${H} = ${W * H}`);
   const G = gf ?? heightsOf(generated);
   const R = heightsOf(reference);
 
