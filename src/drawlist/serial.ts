@@ -327,7 +327,11 @@ export function drawListFromJson(v: unknown, where = 'drawlist'): DrawList {
   const en = checkObject(`${where}.encoding`, o.encoding);
   checkKeys(`${where}.encoding`, en, ['min', 'max', 'rule']);
   const inner = checkNumber(`${where}.outer.inner`, ou.inner, { min: 0 });
+  const outerR = num(`${where}.outer.outer`, ou.outer);
+  if (!(outerR > inner)) throw new FormatError(`${where}.outer.outer: expected a radius above inner (${inner}), found ${outerR}`);
   const emin = num(`${where}.encoding.min`, en.min);
+  const emax = num(`${where}.encoding.max`, en.max);
+  if (!(emax > emin)) throw new FormatError(`${where}.encoding.max: expected a height above min (${emin}), found ${emax}`);
   const dl: DrawList = {
     format: DRAWLIST_FORMAT,
     version: DRAWLIST_VERSION,
@@ -368,13 +372,13 @@ export function drawListFromJson(v: unknown, where = 'drawlist'): DrawList {
     outer: {
       centre: numbers(`${where}.outer.centre`, ou.centre, 2) as [number, number],
       inner,
-      outer: checkNumber(`${where}.outer.outer`, ou.outer, { min: inner + Number.EPSILON }),
+      outer: outerR,
       input:
         checkOneOf(`${where}.outer.input.kind`, oi.kind, ['constant', 'raster'] as const) === 'constant'
           ? (checkKeys(`${where}.outer.input`, oi, ['kind', 'height']), { kind: 'constant', height: num(`${where}.outer.input.height`, oi.height) })
           : (checkKeys(`${where}.outer.input`, oi, ['kind']), { kind: 'raster' }),
     },
-    encoding: { min: emin, max: checkNumber(`${where}.encoding.max`, en.max, { min: emin + Number.EPSILON }), rule: checkLiteral(`${where}.encoding.rule`, en.rule, 'd3d-unorm16') },
+    encoding: { min: emin, max: emax, rule: checkLiteral(`${where}.encoding.rule`, en.rule, 'd3d-unorm16') },
     assets: checkArray(`${where}.assets`, o.assets).map((a, i) => parseAsset(`${where}.assets[${i}]`, a)),
   };
   // Cross references.
