@@ -186,7 +186,7 @@ describe('what the draw list records (invariants, independent of the emitter)', 
 });
 
 describe('the draw list holds what the stage functions draw (consistency with the pre-draw-list path)', () => {
-  it('stage by stage (f64, and f32 with the stage functions on plain arrays against the executor's kernels), the stage functions and the executor give the same fields', () => {
+  it('stage by stage (f64, and f32 with the stage functions on plain arrays against the executor’s kernels), the stage functions and the executor give the same fields', () => {
     const req = loadRequest('teaching-512', 128);
     for (const precision of ['f64', 'f32'] as const) {
       // The stage functions, called as runPipeline called them before the draw list.
