@@ -18,6 +18,7 @@ import { writeFileAtomic } from '../io/atomic.js';
 import { join } from 'node:path';
 import { parseNumber, parsePositiveInt } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
+import { addGpuRunOptions, gpuRunCommand, type GpuRunCliOptions } from './gpu-run.js';
 
 export const PLAN_STAGES = ['layout', 'regions', 'sources', 'corners'] as const;
 export const ALL_STAGES: readonly string[] = [...PLAN_STAGES, ...FIELD_STAGES];
@@ -146,7 +147,7 @@ export function runCommand(request: string, o: RunCliOptions, io: CliIO): number
 }
 
 export const installRun: CommandInstaller = (program: Command, io: CliIO) => {
-  program
+  const cmd = program
     .command('run')
     .description('regenerate a fixed request stage by stage and write the stage outputs')
     .argument('<request>', 'request id (config/requests/<id>.json) or a request file')
@@ -156,8 +157,16 @@ export const installRun: CommandInstaller = (program: Command, io: CliIO) => {
     .addOption(new Option('--precision <p>', 'f32 (GPU rounding) or f64 (reference)').choices(['f32', 'f64']).default('f32'))
     .option('--json', 'print counts as JSON')
     .option('--store <file>', 'also keep the run as base + one sparse delta layer per local stage (versioned binary store)')
-    .option('--dump-window <m>', 'crop stage dumps (not pre-encode, not final) to the central window, metres', parseNumber)
-    .action((request: string, opts: RunCliOptions) => {
-      throw new CliExit(runCommand(request, opts, io));
-    });
+    .option('--dump-window <m>', 'crop stage dumps (not pre-encode, not final) to the central window, metres', parseNumber);
+  addGpuRunOptions(cmd).action(async (request: string, opts: RunCliOptions & GpuRunCliOptions & { backend: 'cpu' | 'webgpu' }, command: Command) => {
+    if (opts.backend === 'webgpu') {
+      if (command.getOptionValueSource('precision') === 'cli' && opts.precision !== 'f32') throw new RangeError(`--precision ${opts.precision}: the webgpu backend computes in the GPU's float32; leave --precision out`);
+      if (opts.store) throw new RangeError('--store: not available with --backend webgpu (write the stage files, then build a store from a CPU run)');
+      throw new CliExit(await gpuRunCommand(request, opts, io, PLAN_STAGES, FIELD_STAGES));
+    }
+    for (const k of ['gpuHost', 'encodeRule', 'lod'] as const) {
+      if (opts[k] !== undefined) throw new RangeError(`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: only with --backend webgpu`);
+    }
+    throw new CliExit(runCommand(request, opts, io));
+  });
 };

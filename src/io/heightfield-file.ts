@@ -36,6 +36,7 @@ import {
   writeSidecar,
   type Container,
   type Endian,
+  type GpuAdapterInfo,
   type Sidecar,
 } from './sidecar.js';
 
@@ -172,6 +173,8 @@ export interface WriteSettings {
   stage?: string | null;
   request?: string | null;
   notes?: Record<string, unknown>;
+  /** GPU output: the adapter that produced the field (sidecar producer.adapter). */
+  adapter?: GpuAdapterInfo;
 }
 
 export interface WrittenHeightfield {
@@ -214,7 +217,7 @@ export function writeHeightfieldFile(path: string, field: Heightfield, s: WriteS
         : encodeR16(codes.code_px, endian);
     sidecarFields = { container, endian, grid: codes.grid, encoding: unorm16Encoding(codes.range) };
   }
-  const sidecar = makeSidecar(path, payload, { ...sidecarFields, stage: s.stage, request: s.request, notes: s.notes });
+  const sidecar = makeSidecar(path, payload, { ...sidecarFields, stage: s.stage, request: s.request, notes: s.notes, adapter: s.adapter });
   writeFileAtomic(path, payload);
   writeSidecar(path, sidecar);
   return { path, sidecar, encodeCounts };
