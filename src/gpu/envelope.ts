@@ -14,7 +14,7 @@
  * Pixel-centre world position (x, y) = (xmin + (i + 0.5)·px, ymin + (j + 0.5)·px) in float32; distances use the
  *   GPU's sqrt, cos and sin (float32, the driver's precision) [G].
  */
-import { cachedPipeline, shaderModule, type GpuContext, type GpuGrid } from './context.js';
+import { cachedPipeline, readBuffer, shaderModule, type GpuContext, type GpuGrid } from './context.js';
 
 export const ENVELOPE_WGSL = /* wgsl */ `
 struct Query {
@@ -176,4 +176,9 @@ export function envelopeRunner(ctx: GpuContext, grid: GpuGrid, qs: readonly Enve
       for (const b of [queries, result, gridBuf, ...firsts]) b.destroy();
     },
   };
+}
+
+/** Reads the first `count` results back: 4 floats per query (min, max, centre, count). */
+export async function readEnvelopes(ctx: GpuContext, runner: EnvelopeRunner, count: number): Promise<Float32Array> {
+  return new Float32Array(await readBuffer(ctx, runner.result, Math.max(1, count) * 16));
 }
