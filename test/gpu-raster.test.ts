@@ -85,3 +85,23 @@ describe('GPU raster (Dawn on SwiftShader)', () => {
     t.destroy();
   });
 });
+
+describe('GPU raster snapping (measured, not assumed)', () => {
+  it('SwiftShader snaps vertices to 1/16 pixel (4 fraction bits), and edges move accordingly', async () => {
+    const { measureSubpixelBits } = await import('../src/gpu/raster.js');
+    const bits = await measureSubpixelBits(ctx);
+    expect(bits).toBe(4);
+    // Consistency: a left edge 0.75·2^−(B+1) right of a centre snaps onto it (covered); 1.5·2^−(B+1) does not.
+    const covered = async (dx: number) => {
+      const t = fieldTexture(ctx, 8, 8, 'snap');
+      const x = 2.5 + dx;
+      await rasterTriangles(ctx, { xmin: 0, ymin: 0, size: 8, n: 8 }, [x, 0, 1, 8, 0, 1, x, 8, 1, 8, 0, 1, 8, 8, 1, x, 8, 1], t);
+      const v = (await readField(ctx, t))[3 * 8 + 2];
+      t.destroy();
+      return v === 1;
+    };
+    const half = 2 ** -(bits + 1);
+    expect(await covered(0.75 * half)).toBe(true);
+    expect(await covered(1.5 * half)).toBe(false);
+  });
+});

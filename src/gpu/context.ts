@@ -31,6 +31,8 @@ export interface AdapterRecord {
   /** Which host drove it: 'dawn-node' or 'chromium-playwright' (or 'browser' for the static page). */
   host: string;
   features: string[];
+  /** Measured vertex snapping of the rasterizer, fraction bits (raster.ts measureSubpixelBits), when measured. */
+  subpixelBits?: number;
 }
 
 /** The device could not be obtained or lacks a required feature: the user's environment, not a bug (exit 2). */

@@ -23,7 +23,7 @@ import type { DecodedAsset } from './assets.js';
 import { encodeField, type EncodeRule } from './encode.js';
 import { envelopeRunner, pixelOf, pixelSpan, type EnvelopeQuery } from './envelope.js';
 import { encodeOuterBlend } from './outer.js';
-import { encodeRaster } from './raster.js';
+import { encodeRaster, measureSubpixelBits } from './raster.js';
 import { encodeSmoothingChain, GPU_TAPS } from './smoothing.js';
 import { encodeSupport, type GpuSupportLocation } from './support.js';
 
@@ -215,6 +215,7 @@ export async function executeDrawList(ctx: GpuContext, dl: DrawList, assets: Rea
     const codes = await encodeField(ctx, old, { min: dl.encoding.min, max: dl.encoding.max }, opts.encodeRule ?? 'd3d');
     timings.final = performance.now() - t0;
     say(`gpu final: ${timings.final.toFixed(0)} ms`);
+    ctx.adapter.subpixelBits ??= await measureSubpixelBits(ctx);
     return {
       fields,
       codes,

@@ -6,14 +6,15 @@
  *   the target texture (n × n r32float) and whether to clear it to 0 first.
  * Outputs: the target with every covered pixel's interpolated height added, primitive by primitive.
  * Who decides what [G]: the hardware rasterizer applies the pixel centres, vertex snapping (the device's sub-pixel
- *   precision) and the fill rule; the interpolator forms λ0·h0 + λ1·h1 + λ2·h2; the blend unit adds in primitive
+ *   precision: measured by measureSubpixelBits and recorded with the adapter — SwiftShader snaps to 1/16 pixel, not
+ *   the 1/256 of Direct3D's 16.8 rule the draw list names) and the fill rule; the interpolator forms λ0·h0 + λ1·h1 + λ2·h2; the blend unit adds in primitive
  *   order (rasterization order, guaranteed by WebGPU/Vulkan for one draw). This file only maps world to clip space.
  * Projection [R]: clip = (2·(x − xmin)/size − 1, 1 − 2·(y − ymin)/size, 0, 1), computed in float64 on the host and
  *   rounded once to float32. NDC y = +1 (framebuffer row 0, the top) is world ymin, so framebuffer row j holds world
  *   rows advancing to +Y: texture row 0 = ymin = heightbench's row0-at-ymin, with no flip on read-back. The flip
  *   mirrors the triangles' screen winding, so culling is off (the fill rule does not depend on winding).
  */
-import { cachedPipeline, checkGrid, shaderModule, type GpuContext, type GpuGrid } from './context.js';
+import { cachedPipeline, checkGrid, readField, shaderModule, type GpuContext, type GpuGrid } from './context.js';
 
 export const RASTER_WGSL = /* wgsl */ `
 struct VOut {
@@ -101,4 +102,34 @@ export async function rasterTriangles(ctx: GpuContext, grid: GpuGrid, xyh: Array
   ctx.device.queue.submit([enc.finish()]);
   await ctx.device.queue.onSubmittedWorkDone();
   vb?.destroy();
+}
+
+/**
+ * Measures the device's vertex snapping (the draw list asks for 8 fraction bits; WebGPU does not expose the
+ * device's sub-pixel precision). One draw: in row j a left edge (owned by the fill rule) sits (j + 1)/1024 pixel to
+ * the right of pixel centre x = 2.5. Snapping to 2^−B pixel with round to nearest moves it onto the centre — which
+ * is then covered — while the offset is ≤ 2^−(B+1); the first uncovered row gives B. SwiftShader: B = 4.
+ */
+export async function measureSubpixelBits(ctx: GpuContext): Promise<number> {
+  const rows = 128;
+  const grid = { xmin: 0, ymin: 0, size: rows, n: rows };
+  const xyh: number[] = [];
+  for (let j = 0; j < rows; j++) {
+    const x = 2.5 + (j + 1) / 1024;
+    xyh.push(x, j, 1, rows, j, 1, x, j + 1, 1, rows, j, 1, rows, j + 1, 1, x, j + 1, 1);
+  }
+  const t = ctx.device.createTexture({ size: { width: rows, height: rows }, format: 'r32float', usage: 0x10 | 0x1 | 0x4 });
+  await rasterTriangles(ctx, grid, xyh, t);
+  const f = await readField(ctx, t);
+  t.destroy();
+  let first = rows;
+  for (let j = 0; j < rows; j++) {
+    if (f[j * rows + 2] !== 1) {
+      first = j;
+      break;
+    }
+  }
+  if (first === 0) return 10; // even 1/1024 pixel moves the edge: at least 10 bits (finer than this probe resolves)
+  // Covered up to offset first/1024 ≈ 2^−(B+1).
+  return Math.round(-Math.log2(first / 1024)) - 1;
 }
