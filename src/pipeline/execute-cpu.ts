@@ -118,11 +118,14 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
   const keep = new Set(opts.keep ?? []);
   const fields = new Map<string, Field>();
   const timings: Record<string, number> = {};
-  const stage = <T>(name: string, f: () => T): T => {
+  // Timing keys are the ones runPipeline's manifest always used (base, base.raster, base.smoothing, support,
+  // support.apply, stamps.draw, locations, outer, encode); onStage hears the stage names.
+  const stage = <T>(name: string, key: string, f: () => T): T => {
     const t0 = performance.now();
     const r = f();
-    timings[name] = performance.now() - t0;
-    opts.onStage?.(name, timings[name]);
+    const ms = performance.now() - t0;
+    timings[key] = (timings[key] ?? 0) + ms;
+    opts.onStage?.(name, ms);
     return r;
   };
 
@@ -131,17 +134,18 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
   const keepRaster = keep.has('raster') || rasterInput;
   // Without keepRaster, the arena composes the base over the raster (one 64 MiB field less at 4096²).
   const raster = precision === 'f32' ? newRasterField(n, { baseOverRaster: !keepRaster }) : newField(precision, n * n);
-  const layer0 = stage('raster-layer0', () => rasterizeTriangles(triangles(dl.raster.layers[0]), g, raster, precision));
+  const layer0 = stage('raster-layer0', 'base.raster', () => rasterizeTriangles(triangles(dl.raster.layers[0]), g, raster, precision));
   if (keep.has('raster-layer0')) fields.set('raster-layer0', raster.slice());
-  const layer100 = stage('raster', () => rasterizeTriangles(triangles(dl.raster.layers[1]), g, raster, precision));
-  const smoothed = stage('base', () => smoothingChain(raster, n, precision, undefined, opts.ablation));
+  const layer100 = stage('raster', 'base.raster', () => rasterizeTriangles(triangles(dl.raster.layers[1]), g, raster, precision));
+  const smoothed = stage('base', 'base.smoothing', () => smoothingChain(raster, n, precision, undefined, opts.ablation));
   for (const [k, v] of Object.entries(smoothed.timings)) timings[`base.${k}`] = v;
+  timings.base = timings['base.raster'] + timings['base.smoothing'];
   if (keep.has('raster')) fields.set('raster', raster);
   const field = smoothed.base; // transformed in place from here on
   if (keep.has('base')) fields.set('base', field.slice());
 
   // Support: every target from the base field first, then every shape in order.
-  const support = stage('support.targets', (): SupportTarget[] => {
+  const support = stage('support.targets', 'support', (): SupportTarget[] => {
     const locs = dl.support.locations;
     const env = locs.map((l) => domainEnvelope(field, g, l.shapes));
     const refs = env.map((e) => (e.hmin + e.hmax) / 2);
@@ -157,7 +161,7 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
       return { location: idx, hmin: env[idx].hmin, hmax: env[idx].hmax, reference: refs[idx], weighted, target, children: l.children.map((c) => c.location), floorApplied, shapes };
     });
   });
-  const supportWrites = stage('after-support', () => applySupport(field, g, dl.support.locations.map((l) => ({ supports: l.shapes })), support, precision));
+  const supportWrites = stage('after-support', 'support.apply', () => applySupport(field, g, dl.support.locations.map((l) => ({ supports: l.shapes })), support, precision));
   if (keep.has('after-support')) fields.set('after-support', field.slice());
 
   // Natural stamps, in order; existing-terrain operands from the field as it stands before each draw.
@@ -165,7 +169,7 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
     const v = c.query === 'footprint-min' ? q.hmin : c.query === 'footprint-max' ? q.hmax : q.centre;
     return c.plus === undefined ? v : R(R(v) + R(c.plus));
   };
-  const stamps = stage('after-stamps', () => {
+  const stamps = stage('after-stamps', 'stamps.draw', () => {
     let pixels = 0;
     let lodLo = Infinity;
     let lodHi = -Infinity;
@@ -189,7 +193,7 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
   if (keep.has('after-stamps')) fields.set('after-stamps', field.slice());
 
   // Location textures, in order, on their locations' support targets.
-  const locations = stage('after-locations', () => {
+  const locations = stage('after-locations', 'locations', () => {
     let pixels = 0;
     const used = new Set<string>();
     for (const d of dl.locations.draws) {
@@ -202,12 +206,12 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
   if (keep.has('after-locations')) fields.set('after-locations', field.slice());
 
   const outerInput: Field | number = dl.outer.input.kind === 'raster' ? raster : dl.outer.input.height;
-  const outer = stage('pre-encode', () => applyOuterBlend(field, g, { inner: dl.outer.inner, outer: dl.outer.outer }, outerInput, precision));
+  const outer = stage('pre-encode', 'outer', () => applyOuterBlend(field, g, { inner: dl.outer.inner, outer: dl.outer.outer }, outerInput, precision));
   fields.set('pre-encode', field);
 
   // A base field in an arena is encoded there by the SIMD kernel (codes returned as a view); otherwise in JavaScript.
   const range = { min: dl.encoding.min, max: dl.encoding.max };
-  const { codes, counts } = stage('final', (): { codes: Uint16Array; counts: EncodeCounts } => {
+  const { codes, counts } = stage('final', 'encode', (): { codes: Uint16Array; counts: EncodeCounts } => {
     const simd = field instanceof Float32Array ? encodeInArena(field, range) : null;
     if (simd) return simd;
     const out = new Uint16Array(n * n);
