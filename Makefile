@@ -29,12 +29,13 @@ NODE_STAMP := node_modules/.install-stamp
 VENV_STAMP := .venv/.install-stamp
 DIST_STAMP := dist/.build-stamp
 PEERS_STAMP := .cache/peers-stamp
+CHROMIUM_STAMP := .cache/chromium-stamp
 BENCH_PEERS_STAMP := .cache/bench-peers-stamp
 SRC := $(shell find src -name '*.ts' 2>/dev/null)
 
 .PHONY: setup test reproduce typecheck build bench clean peers
 
-setup: $(NODE_STAMP) $(VENV_STAMP) $(DIST_STAMP) $(PEERS_STAMP)
+setup: $(NODE_STAMP) $(VENV_STAMP) $(DIST_STAMP) $(PEERS_STAMP) $(CHROMIUM_STAMP)
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -56,6 +57,11 @@ $(PEERS_STAMP): scripts/ensure-debian-peers.sh
 	@mkdir -p $(dir $@) && touch $@
 
 peers: $(PEERS_STAMP)
+
+# Debian chromium for the GPU reference (SwiftShader for Dawn for Node, headless browser host), installed only when missing.
+$(CHROMIUM_STAMP): scripts/ensure-chromium.sh
+	bash scripts/ensure-chromium.sh
+	@mkdir -p $(dir $@) && touch $@
 
 build: $(DIST_STAMP)
 

@@ -104,7 +104,15 @@ export function fileSystemMessage(e: NodeJS.ErrnoException): string {
 
 /** True for errors caused by the caller's input or environment rather than by a bug in heightbench. */
 export function isInputError(e: unknown): e is Error {
-  return e instanceof InputError || e instanceof InputRangeError || e instanceof InputTypeError || isFileSystemErrno(e);
+  return e instanceof InputError || e instanceof InputRangeError || e instanceof InputTypeError || isFileSystemErrno(e) || hasInputExitCode(e);
+}
+
+/**
+ * Modules kept free of imports from the rest of heightbench (src/gpu, the independent reference) mark their input and
+ * environment errors with `exitCode = 2` instead of extending InputError.
+ */
+function hasInputExitCode(e: unknown): boolean {
+  return e instanceof Error && (e as { exitCode?: unknown }).exitCode === EXIT_INPUT;
 }
 
 /** The one-line message of an input error (file-system errors get path and cause). */

@@ -129,3 +129,11 @@ export { writeStore, readStore, deltaLayer, STORE_VERSION } from './terrain/stor
 export { exportTiles } from './terrain/export.js';
 export { stageSession, SQUARE_AXES } from './notebook/session.js';
 export type { StageSession } from './notebook/session.js';
+export { buildDrawList, outerDrawEligible } from './drawlist/emit.js';
+export { serialiseDrawList, parseDrawList, drawListToJson, drawListFromJson } from './drawlist/serial.js';
+export { DRAWLIST_FORMAT, DRAWLIST_VERSION, DRAWLIST_STAGES } from './drawlist/types.js';
+export type { DrawList, AssetDraw, StampProgram, LocationProgram, SupportLocation, SupportShape, TriangleLayer, DrawListAsset } from './drawlist/types.js';
+export { executeDrawListCpu } from './pipeline/execute-cpu.js';
+export type { CpuExecution, CpuExecuteOptions } from './pipeline/execute-cpu.js';
+export { attributeStages, attributeRunFolders, attributionSummary, ATTRIBUTION_STAGES } from './compare/attribution.js';
+export type { StageAttribution } from './compare/attribution.js';

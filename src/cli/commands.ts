@@ -4,8 +4,9 @@ import { installBell } from './bell.js';
 import { installCompare } from './compare.js';
 import { installDiagnose } from './diagnose.js';
 import { installRun } from './run.js';
+import { installDrawList } from './gpu-run.js';
 import { installPipelineCommands } from './pipeline-commands.js';
 import { installTerrainCommands } from './terrain-commands.js';
 import type { CommandInstaller } from './io.js';
 
-export const COMMAND_GROUPS: CommandInstaller[] = [installRun, installPipelineCommands, installCompare, installDiagnose, installAtlas, installBell, installTerrainCommands];
+export const COMMAND_GROUPS: CommandInstaller[] = [installRun, installDrawList, installPipelineCommands, installCompare, installDiagnose, installAtlas, installBell, installTerrainCommands];

@@ -23,6 +23,7 @@ import { rmTreeStep } from '../io/fs-ops.js';
 import { defaultSwapNames, makeStage, removeStale, swapFolderIn } from '../io/folder-swap.js';
 import { parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
+import { addGpuRunOptions, gpuRunCommand, type GpuRunCliOptions } from './gpu-run.js';
 
 export const PLAN_STAGES = ['layout', 'regions', 'sources', 'corners'] as const;
 export const ALL_STAGES: readonly string[] = [...PLAN_STAGES, ...FIELD_STAGES];
@@ -216,7 +217,7 @@ function runInto(stage: string, target: string, req: ReturnType<typeof loadReque
 }
 
 export const installRun: CommandInstaller = (program: Command, io: CliIO) => {
-  program
+  const cmd = program
     .command('run')
     .description('regenerate a fixed request stage by stage and write the stage outputs')
     .argument('<request>', 'request id (config/requests/<id>.json) or a request file')
@@ -226,8 +227,16 @@ export const installRun: CommandInstaller = (program: Command, io: CliIO) => {
     .addOption(new Option('--precision <p>', 'f32 (GPU rounding) or f64 (reference)').choices(['f32', 'f64']).default('f32'))
     .option('--json', 'print counts as JSON')
     .option('--store <file>', 'also keep the run as base + one sparse delta layer per local stage (versioned binary store)', parsePath)
-    .option('--dump-window <m>', 'crop stage dumps (not pre-encode, not final) to the central window, metres', parsePositiveNumber)
-    .action((request: string, opts: RunCliOptions) => {
-      throw new CliExit(runCommand(request, opts, io));
-    });
+    .option('--dump-window <m>', 'crop stage dumps (not pre-encode, not final) to the central window, metres', parsePositiveNumber);
+  addGpuRunOptions(cmd).action(async (request: string, opts: RunCliOptions & GpuRunCliOptions & { backend: 'cpu' | 'webgpu' }, command: Command) => {
+    if (opts.backend === 'webgpu') {
+      if (command.getOptionValueSource('precision') === 'cli' && opts.precision !== 'f32') throw new UsageError(`--precision ${opts.precision}: the webgpu backend computes in the GPU's float32; leave --precision out`);
+      if (opts.store) throw new UsageError('--store: not available with --backend webgpu (write the stage files, then build a store from a CPU run)');
+      throw new CliExit(await gpuRunCommand(request, opts, io, PLAN_STAGES, FIELD_STAGES));
+    }
+    for (const k of ['gpuHost', 'encodeRule', 'lod'] as const) {
+      if (opts[k] !== undefined) throw new UsageError(`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: only with --backend webgpu`);
+    }
+    throw new CliExit(runCommand(request, opts, io));
+  });
 };

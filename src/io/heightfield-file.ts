@@ -38,6 +38,7 @@ import {
   verifyPayload,
   type Container,
   type Endian,
+  type GpuAdapterInfo,
   type Sidecar,
 } from './sidecar.js';
 
@@ -239,6 +240,8 @@ export interface WriteSettings {
   stage?: string | null;
   request?: string | null;
   notes?: Record<string, unknown>;
+  /** GPU output: the adapter that produced the field (sidecar producer.adapter). */
+  adapter?: GpuAdapterInfo;
 }
 
 export interface WrittenHeightfield {
@@ -281,7 +284,7 @@ export function writeHeightfieldFile(path: string, field: Heightfield, s: WriteS
         : encodeR16(codes.code_px, endian);
     sidecarFields = { container, endian, grid: codes.grid, encoding: unorm16Encoding(codes.range) };
   }
-  const sidecar = makeSidecar(path, payload, { ...sidecarFields, stage: s.stage, request: s.request, notes: s.notes });
+  const sidecar = makeSidecar(path, payload, { ...sidecarFields, stage: s.stage, request: s.request, notes: s.notes, adapter: s.adapter });
   writeFilePairAtomic(path, payload, sidecar.payload.sha256, sidecarPathFor(path), sidecarText(sidecar), () => {
     try {
       return readSidecarFor(path)?.payload.sha256 ?? null;

@@ -55,10 +55,19 @@ export interface Sidecar {
   readonly stage: string | null;
   /** Request id, or null. */
   readonly request: string | null;
-  readonly producer: { readonly name: string; readonly version: string };
+  readonly producer: { readonly name: string; readonly version: string; readonly adapter?: GpuAdapterInfo };
   readonly payload: { readonly bytes: number; readonly sha256: string };
   /** Free-form, documented per producer (e.g. the bell generator's index mapping). */
   readonly notes?: Readonly<Record<string, unknown>>;
+}
+
+/** The GPU adapter a field came from (GPU output only): what WebGPU's adapter info reports, and the host that drove it. */
+export interface GpuAdapterInfo {
+  readonly vendor: string;
+  readonly architecture: string;
+  readonly device: string;
+  readonly description: string;
+  readonly host: string;
 }
 
 export function sidecarPathFor(file: string): string {
@@ -77,6 +86,8 @@ export interface SidecarFields {
   stage?: string | null;
   request?: string | null;
   notes?: Record<string, unknown>;
+  /** GPU output: the adapter that produced it (goes into producer.adapter). */
+  adapter?: GpuAdapterInfo;
 }
 
 export function makeSidecar(file: string, payload: Uint8Array, f: SidecarFields): Sidecar {
@@ -90,10 +101,14 @@ export function makeSidecar(file: string, payload: Uint8Array, f: SidecarFields)
     encoding: f.encoding,
     stage: f.stage ?? null,
     request: f.request ?? null,
-    producer: { name: PRODUCER_NAME, version: PRODUCER_VERSION },
+    producer: f.adapter ? { name: PRODUCER_NAME, version: PRODUCER_VERSION, adapter: adapterInfo(f.adapter) } : { name: PRODUCER_NAME, version: PRODUCER_VERSION },
     payload: { bytes: payload.length, sha256: sha256Hex(payload) },
     ...(f.notes ? { notes: f.notes } : {}),
   };
+}
+
+function adapterInfo(a: GpuAdapterInfo): GpuAdapterInfo {
+  return { vendor: a.vendor, architecture: a.architecture, device: a.device, description: a.description, host: a.host };
 }
 
 export function unorm16Encoding(range: HeightRange): HeightEncoding {
@@ -159,10 +174,20 @@ export function parseSidecar(v: unknown, where = 'sidecar'): Sidecar {
     encoding,
     stage: checkNullableString(`${where}.stage`, o.stage),
     request: checkNullableString(`${where}.request`, o.request),
-    producer: { name: checkString(`${where}.producer.name`, p.name), version: checkString(`${where}.producer.version`, p.version) },
+    producer: {
+      name: checkString(`${where}.producer.name`, p.name),
+      version: checkString(`${where}.producer.version`, p.version),
+      ...(p.adapter === undefined ? {} : { adapter: parseAdapter(`${where}.producer.adapter`, p.adapter) }),
+    },
     payload: { bytes: checkNumber(`${where}.payload.bytes`, pl.bytes, { integer: true, min: 0 }), sha256: sha },
     ...(notes ? { notes } : {}),
   };
+}
+
+function parseAdapter(where: string, v: unknown): GpuAdapterInfo {
+  const a = checkObject(where, v);
+  const str = (k: string) => checkString(`${where}.${k}`, a[k]);
+  return { vendor: str('vendor'), architecture: str('architecture'), device: str('device'), description: str('description'), host: str('host') };
 }
 
 /** Reads `<file>.json` if it exists; null when there is none. A present but malformed sidecar is refused. */

@@ -57,13 +57,30 @@ export type DrawProgram =
 const MODE = { add: 0, max: 1, min: 2, lerp: 3, location: 4 } as const;
 
 
+/** Where a draw lands, resolved from its transform once (the draw list stores these). */
+export interface PlacedDraw {
+  /** World → asset-local metres (invert(m)). */
+  inv: Affine;
+  /** World box of the transformed asset square (drawBounds). */
+  bounds: { x0: number; x1: number; y0: number; y1: number };
+  lod: number;
+}
+
+export function placeDraw(asset: HeightAsset, m: Affine, g: DrawGrid): PlacedDraw {
+  return { inv: invert(m), bounds: drawBounds(asset, m), lod: footprintLod(asset, asset.worldSize * scaleOf(m), g.size / g.n) };
+}
+
 export function drawAsset(field: Field, g: DrawGrid, asset: HeightAsset, m: Affine, R: (x: number) => number, program: DrawProgram): { pixels: number; lod: number } {
+  return drawPlaced(field, g, asset, placeDraw(asset, m, g), R, program);
+}
+
+/** drawAsset with the placement already resolved. */
+export function drawPlaced(field: Field, g: DrawGrid, asset: HeightAsset, placed: PlacedDraw, R: (x: number) => number, program: DrawProgram): { pixels: number; lod: number } {
   const px = g.size / g.n;
-  const extent = asset.worldSize * scaleOf(m);
-  const lod = footprintLod(asset, extent, px);
+  const lod = placed.lod;
   const w = mipWeights(lod, asset.levels.length);
-  const inv = invert(m);
-  const b = drawBounds(asset, m);
+  const inv = placed.inv;
+  const b = placed.bounds;
   const [i0, i1] = pixelRange(b.x0, b.x1, g.xmin, px, g.n);
   const [j0, j1] = pixelRange(b.y0, b.y1, g.ymin, px, g.n);
   const W = asset.worldSize;
@@ -125,8 +142,12 @@ export function drawAsset(field: Field, g: DrawGrid, asset: HeightAsset, m: Affi
 
 /** Lower and upper envelope and centre height of the field over a square footprint (existing-terrain query). */
 export function footprintQuery(field: Field, g: DrawGrid, asset: HeightAsset, m: Affine): { hmin: number; hmax: number; centre: number } {
+  return footprintQueryAt(field, g, drawBounds(asset, m), transformPoint(m, [0, 0]));
+}
+
+/** footprintQuery over a resolved box, with the centre sample at world point (cx, cy). */
+export function footprintQueryAt(field: Field, g: DrawGrid, b: { x0: number; x1: number; y0: number; y1: number }, [cx, cy]: readonly [number, number]): { hmin: number; hmax: number; centre: number } {
   const px = g.size / g.n;
-  const b = drawBounds(asset, m);
   const [i0, i1] = pixelRange(b.x0, b.x1, g.xmin, px, g.n);
   const [j0, j1] = pixelRange(b.y0, b.y1, g.ymin, px, g.n);
   let hmin = Infinity;
@@ -142,7 +163,6 @@ export function footprintQuery(field: Field, g: DrawGrid, asset: HeightAsset, m:
       }
     }
   }
-  const [cx, cy] = transformPoint(m, [0, 0]);
   const ci = Math.min(g.n - 1, Math.max(0, Math.floor((cx - g.xmin) / px)));
   const cj = Math.min(g.n - 1, Math.max(0, Math.floor((cy - g.ymin) / px)));
   const centre = field[cj * g.n + ci];

@@ -1,5 +1,6 @@
 /**
- * A whole run: plan (planar stages) → base → support → natural stamps → location textures → outer blend → encode.
+ * A whole run: plan (planar stages) → draw list (src/drawlist/emit.ts) → CPU executor (execute-cpu.ts: base →
+ * support → natural stamps → location textures → outer blend → encode).
  * Stages run in the article's order; each field stage transforms the previous field in place, and a copy is kept
  * only for the stages the caller asks to keep, so every intermediate can be written by content name. The manifest
  * records counts, per-stage time and the PRNG draws consumed per stage.
@@ -8,16 +9,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { buildPlan, type Plan } from './plan.js';
-import { buildBase } from './base.js';
 import { assetWorldHash, buildAssets, loadAssets, type HeightAsset } from './assets.js';
-import { applySupport, computeSupportTargets, type SupportTarget } from './support.js';
-import { drawStamps, selectStamps, type StampSelection } from './stamps.js';
-import { drawLocations } from './locations.js';
-import { applyOuterBlend } from './outer.js';
-import { cellAt } from './regions.js';
+import type { SupportTarget } from './support.js';
+import { selectStamps, type StampSelection } from './stamps.js';
 import { projectRoot, type PipelineRequest } from './request.js';
-import { encodeFieldR16, type EncodeCounts } from '../core/encoding.js';
-import { encodeInArena } from './wasm/encode-kernel.js';
+import { executeDrawListCpu } from './execute-cpu.js';
+import { buildDrawList } from '../drawlist/emit.js';
+import type { DrawList } from '../drawlist/types.js';
 import type { Field, Precision } from './precision.js';
 import type { SmoothingAblation } from './smoothing.js';
 import type { WorldConfig } from './world.js';
@@ -31,10 +29,14 @@ export interface RunOptions {
   ablation?: SmoothingAblation;
   /** Asset folder (default <root>/assets, built when missing or stale). */
   assetsDir?: string;
+  /** Called after each field stage with its name and wall time (progress on stderr). */
+  onStage?: (stage: string, ms: number) => void;
 }
 
 export interface RunResult {
   plan: Plan;
+  /** What the run drew (src/drawlist/types.ts). */
+  drawList: DrawList;
   size: number;
   precision: Precision;
   fields: Map<string, Field>;
@@ -70,9 +72,7 @@ export function ensureAssets(world: WorldConfig, dir = join(projectRoot(), 'asse
 
 export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
   const n = req.size;
-  const keep = new Set(opts.keep ?? []);
   const timings: Record<string, number> = {};
-  const fields = new Map<string, Field>();
   const time = <T>(name: string, f: () => T): T => {
     const t0 = performance.now();
     const r = f();
@@ -81,46 +81,17 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
   };
   const plan = time('plan', () => buildPlan(req));
   const world = plan.world;
-  const P = plan.recipe.params;
-  const assets = time('assets', () => ensureAssets(world, opts.assetsDir));
-  const eligible = req.sceneTypes.some((s) => P.outer.drawEligibleSceneTypes.includes(s));
-  // The raster outlives the base stage only as a kept stage or as the eligible outer draw's input.
-  const keepRaster = keep.has('raster') || eligible;
-  const base = time('base', () => buildBase(plan, n, opts.precision, { keepLayer0: keep.has('raster-layer0'), keepRaster, ablation: opts.ablation }));
-  Object.assign(timings, Object.fromEntries(Object.entries(base.stats.timings).map(([k, v]) => [`base.${k}`, v])));
-  if (base.rasterLayer0) fields.set('raster-layer0', base.rasterLayer0);
-  if (keep.has('raster')) fields.set('raster', base.raster!);
-  if (keep.has('base')) fields.set('base', base.base.slice());
-  const g = { xmin: req.domain.xmin, ymin: req.domain.ymin, size: req.domain.size, n };
-  const field = base.base; // transformed in place from here on
-
-  const inst = plan.layout.instances;
-  const groupOf = (x: number, y: number) => plan.regions.parent_group[plan.regions.cell_parent[cellAt(plan.regions, x, y)]];
-  const support = time('support', () => computeSupportTargets(field, g, inst, world, P.support, groupOf));
-  const supportWrites = time('support.apply', () => applySupport(field, g, inst, support, opts.precision));
-  if (keep.has('after-support')) fields.set('after-support', field.slice());
-
+  const assetsDir = opts.assetsDir ?? join(projectRoot(), 'assets');
+  const assets = time('assets', () => ensureAssets(world, assetsDir));
+  // The run = plan → draw list → executor: the list says what is drawn, executeDrawListCpu how (issue 16).
   const stamps = time('stamps.select', () => selectStamps(plan.regions, world, plan.stream));
-  const stampDraw = time('stamps.draw', () => drawStamps(field, g, stamps, world, assets, opts.precision));
-  if (keep.has('after-stamps')) fields.set('after-stamps', field.slice());
-
-  const loc = time('locations', () => drawLocations(field, g, inst, support, world, assets, opts.precision));
-  if (keep.has('after-locations')) fields.set('after-locations', field.slice());
-
-  // [R] An eligible outer draw renders the base relief without local stages; an ineligible one leaves the target's
-  //     initial value.
-  const outerInput: Field | number = eligible ? base.raster! : P.outer.outerInitialHeight;
-  const outer = time('outer', () => applyOuterBlend(field, g, req.outerBlend, outerInput, opts.precision));
-  fields.set('pre-encode', field);
-
-  // A base field in an arena is encoded there by the SIMD kernel (codes returned as a view); otherwise in JavaScript.
-  const { codes, counts: enc } = time('encode', (): { codes: Uint16Array; counts: EncodeCounts } => {
-    const simd = field instanceof Float32Array ? encodeInArena(field, req.encoding) : null;
-    if (simd) return simd;
-    const out = new Uint16Array(n * n);
-    return { codes: out, counts: encodeFieldR16(field, out, req.encoding) };
-  });
-
+  const drawList = time('drawlist', () => buildDrawList(plan, { size: n, stamps, assets, assetsDir }));
+  const exec = executeDrawListCpu(drawList, { precision: opts.precision, keep: opts.keep, ablation: opts.ablation, assets, onStage: opts.onStage });
+  Object.assign(timings, exec.timingsMs);
+  const { fields, codes, support } = exec;
+  const { layer0, layer100, supportWrites, encode: enc } = exec.stats;
+  const inst = plan.layout.instances;
+  const eligible = drawList.outer.input.kind === 'raster';
   const shapes = inst.flatMap((q) => q.supports);
   const manifest: RunManifest = {
     request: req.id,
@@ -141,21 +112,21 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
       stampKeys: Object.keys(stamps.drawsPerKey).length,
       stampDropped: stamps.dropped,
       stampDrawsPerKey: stamps.drawsPerKey,
-      stampPixels: stampDraw.pixels,
-      stampLodRange: stampDraw.lodRange,
-      locationTextureDraws: loc.draws,
-      locationTextures: loc.textures,
+      stampPixels: exec.stats.stampPixels,
+      stampLodRange: exec.stats.stampLodRange,
+      locationTextureDraws: exec.stats.locationDraws,
+      locationTextures: exec.stats.locationTextures,
       outerDrawEligible: eligible,
-      outerBlendedPixels: outer.blendedPixels,
-      outerOnlyPixels: outer.fullyOuter,
+      outerBlendedPixels: exec.stats.outerBlendedPixels,
+      outerOnlyPixels: exec.stats.outerOnlyPixels,
       clampedLow: enc.clampedLow,
       clampedHigh: enc.clampedHigh,
       nan: enc.nan,
-      layer0Triangles: base.stats.layer0.triangles,
-      layer100Triangles: base.stats.layer100.triangles,
+      layer0Triangles: layer0.triangles,
+      layer100Triangles: layer100.triangles,
     },
     timingsMs: timings,
     drawsByStage: { ...plan.stream.drawsByStage },
   };
-  return { plan, size: n, precision: opts.precision, fields, codes, support, stamps, manifest };
+  return { plan, drawList, size: n, precision: opts.precision, fields, codes, support, stamps, manifest };
 }

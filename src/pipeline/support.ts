@@ -61,7 +61,7 @@ export function shapeDistance(s: WorldSupport, x: number, y: number): number {
   return outside + Math.min(Math.max(qx, qy), 0);
 }
 
-function shapeRadius(s: WorldSupport): number {
+export function shapeRadius(s: WorldSupport): number {
   return s.kind === 'circle' ? s.radius : Math.hypot(s.halfSize[0], s.halfSize[1]);
 }
 
@@ -86,7 +86,7 @@ export interface SupportParams {
   regionFloor: Record<string, number>;
 }
 
-function domainEnvelope(field: Field, g: DrawGrid, shapes: readonly WorldSupport[]): { hmin: number; hmax: number } {
+export function domainEnvelope(field: Field, g: DrawGrid, shapes: readonly WorldSupport[]): { hmin: number; hmax: number } {
   const px = g.size / g.n;
   let hmin = Infinity;
   let hmax = -Infinity;
@@ -135,7 +135,7 @@ export function computeSupportTargets(base: Field, g: DrawGrid, instances: reado
 }
 
 /** Applies every shape in draw order to `field` (in place). Returns the number of pixel writes. */
-export function applySupport(field: Field, g: DrawGrid, instances: readonly LocationInstance[], targets: readonly SupportTarget[], precision: Precision): number {
+export function applySupport(field: Field, g: DrawGrid, instances: readonly Pick<LocationInstance, 'supports'>[], targets: readonly Pick<SupportTarget, 'target' | 'shapes'>[], precision: Precision): number {
   const R = precision === 'f32' ? Math.fround : (x: number) => x;
   const px = g.size / g.n;
   let writes = 0;

@@ -1,0 +1,206 @@
+/**
+ * Emits a run's draw list from the planner's outputs (issue 16, item 1).
+ *
+ * Inputs: the plan (buildPlan: recipe, regions, layout, sources, corners), the output size, the natural stamp
+ * selection (selectStamps, which consumes the plan's random stream — made once per plan), the loaded assets and the
+ * asset folder's index.
+ * Outputs: a DrawList (types.ts): layer 0 and layer 100 fans (base.ts: layer0Fans, layer100Fans), the smoothing
+ * chain's constants (smoothing.ts), every location's support query (the static half of support.ts:
+ * computeSupportTargets — shapes, participating children, offsets, region floors, strengths), every stamp and
+ * location draw with its composed transform, inverse, bounds, centre, level of detail and program (stamps.ts,
+ * locations.ts, draw.ts), the outer band and input (run.ts), the encoding range and the asset table.
+ * What depends on the field being drawn (envelopes, references, targets, extents, footprint operands) is described,
+ * not evaluated: each executor evaluates it on its own field.
+ * [R] Every plain number is canonicalised (−0 → 0) so that serialise → parse gives back exactly this object.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FormatError, InputRangeError } from '../errors.js';
+import { PRODUCER_NAME, PRODUCER_VERSION } from '../version.js';
+import type { AssetIndexEntry, HeightAsset } from '../pipeline/assets.js';
+import { layer0Fans, layer100Fans } from '../pipeline/base.js';
+import { placeDraw, type DrawGrid } from '../pipeline/draw.js';
+import type { Plan } from '../pipeline/plan.js';
+import { cellAt } from '../pipeline/regions.js';
+import { SMOOTHING_RULE, SMOOTHING_TAPS } from '../pipeline/smoothing.js';
+import { stampMatrix, type StampSelection } from '../pipeline/stamps.js';
+import { shapeRadius } from '../pipeline/support.js';
+import { chain, rotation, transformPoint, translation, type Affine } from '../pipeline/transforms.js';
+import type { TriangleList } from '../pipeline/fans.js';
+import {
+  DRAWLIST_FORMAT,
+  DRAWLIST_STAGES,
+  DRAWLIST_VERSION,
+  type Affine6,
+  type AssetDraw,
+  type DrawList,
+  type DrawListAsset,
+  type LocationProgram,
+  type StampProgram,
+  type SupportLocation,
+  type TriangleLayer,
+} from './types.js';
+
+export interface DrawListOptions {
+  /** Output size N (pixels per axis); default the request's. */
+  size?: number;
+  /** The natural stamp selection of this plan (selectStamps(plan.regions, plan.world, plan.stream)). */
+  stamps: StampSelection;
+  /** Loaded assets (ensureAssets / loadAssets), keyed by id. */
+  assets: ReadonlyMap<string, HeightAsset>;
+  /** The asset folder the assets were loaded from (its index.json gives files and SHA-256). */
+  assetsDir: string;
+  /** Embed every used asset's KTX2 bytes (a self-contained list, e.g. for the browser page). */
+  embedAssets?: boolean;
+}
+
+/** Whether the request's outer draw is eligible (run.ts's rule): some scene type is in the recipe's list. */
+export function outerDrawEligible(plan: Plan): boolean {
+  return plan.request.sceneTypes.some((s) => plan.recipe.params.outer.drawEligibleSceneTypes.includes(s));
+}
+
+const zero = (x: number) => (x === 0 ? 0 : x);
+const affine6 = (m: Affine): Affine6 => [zero(m[0]), zero(m[1]), zero(m[2]), zero(m[3]), zero(m[4]), zero(m[5])];
+
+function layerOf(layer: 0 | 100, t: TriangleList): TriangleLayer {
+  return { layer, count: t.count, xyh: t.xyh.slice(), cell: t.polygon.slice() };
+}
+
+function readIndex(dir: string): Map<string, AssetIndexEntry> {
+  const p = join(dir, 'index.json');
+  if (!existsSync(p)) throw new FormatError(`${dir}: no asset index (run \`heightbench assets ${dir}\`)`);
+  const idx = JSON.parse(readFileSync(p, 'utf8')) as { assets: AssetIndexEntry[] };
+  return new Map(idx.assets.map((e) => [e.key, e]));
+}
+
+export function buildDrawList(plan: Plan, opts: DrawListOptions): DrawList {
+  const req = plan.request;
+  const world = plan.world;
+  const P = plan.recipe.params;
+  const n = opts.size ?? req.size;
+  const g: DrawGrid = { xmin: req.domain.xmin, ymin: req.domain.ymin, size: req.domain.size, n };
+  const used = new Map<string, HeightAsset>();
+  const assetOf = (key: string, what: string): HeightAsset => {
+    const a = opts.assets.get(key);
+    if (!a) throw new InputRangeError(`${what} asset ${key} is missing from the asset folder ${opts.assetsDir}`);
+    used.set(key, a);
+    return a;
+  };
+  const placed = (asset: HeightAsset, m: Affine) => {
+    const p = placeDraw(asset, m, g);
+    const c = transformPoint(m, [0, 0]);
+    return {
+      localToWorld: affine6(m),
+      worldToLocal: affine6(p.inv),
+      bounds: [zero(p.bounds.x0), zero(p.bounds.x1), zero(p.bounds.y0), zero(p.bounds.y1)] as [number, number, number, number],
+      centre: [zero(c[0]), zero(c[1])] as [number, number],
+      lod: zero(p.lod),
+    };
+  };
+
+  // Support: the static half of computeSupportTargets (same filters, same order).
+  const inst = plan.layout.instances;
+  const groupNames = ['zero', 'first', 'second', 'upland'];
+  const groupOf = (x: number, y: number) => plan.regions.parent_group[plan.regions.cell_parent[cellAt(plan.regions, x, y)]];
+  const supportLocations: SupportLocation[] = inst.map((q, idx) => {
+    const res = world.resources[q.resource];
+    const children = inst.filter((c) => c.parent === q.id && Math.hypot(c.x - q.x, c.y - q.y) <= 150 && world.resources[c.resource].parentWeight > 0);
+    const floor = P.support.regionFloor[groupNames[groupOf(q.x, q.y)] ?? 'upland'];
+    return {
+      location: idx,
+      resource: q.resourceId,
+      stage: q.stage,
+      x: zero(q.x),
+      y: zero(q.y),
+      shapes: q.supports.map((s) => ({
+        kind: s.kind,
+        x: zero(s.x),
+        y: zero(s.y),
+        radius: zero(s.radius),
+        halfSize: [zero(s.halfSize[0]), zero(s.halfSize[1])] as [number, number],
+        angle: zero(s.angle),
+        boundRadius: zero(shapeRadius(s)),
+        transitionWidth: zero(s.transitionWidth),
+        strength: zero(Math.min(1, s.strength * res.wrapperStrength * P.support.strength)),
+      })),
+      children: children.map((c) => ({ location: c.id, weight: world.resources[c.resource].parentWeight })),
+      offset: zero(P.support.stageOffsets[q.stage] ?? 0),
+      floor: floor === undefined || !Number.isFinite(floor) ? null : zero(floor),
+    };
+  });
+
+  // Natural stamps: drawStamps's programs, with the existing-terrain operands described.
+  const infos = new Map(world.stamps.infos.map((i) => [i.id, i]));
+  const kinds = new Map(world.stamps.keys.map((k) => [k.key, k.kind]));
+  const stampDraws: AssetDraw<StampProgram>[] = opts.stamps.instances.map((s) => {
+    const info = infos.get(s.info);
+    if (!info) throw new InputRangeError(`stamp instance ${s.id}: StampInfo ${s.info} is not in world ${world.name}`);
+    const asset = assetOf(s.key, 'stamp');
+    const k = zero(info.program.strength);
+    let program: StampProgram;
+    switch (info.blend) {
+      case 'add':
+        program = { mode: 'add', blend: 'add', k };
+        break;
+      case 'max':
+        program = { mode: 'max', blend: 'max', k, c: { query: 'footprint-min', plus: zero(info.program.bias) } };
+        break;
+      case 'min':
+        program = { mode: 'min', blend: 'min', k, c: { query: 'footprint-max' } };
+        break;
+      case 'lerp':
+        program = { mode: 'lerp', blend: 'read-modify-write', k, a: zero(info.program.lerpAlpha), sMax: kinds.get(s.key) === 'depression' ? -4 : 6, c: { query: 'footprint-centre' } };
+        break;
+    }
+    return { asset: s.key, ...placed(asset, stampMatrix(s, info)), program, source: { kind: 'stamp', instance: s.id, info: s.info } };
+  });
+
+  // Location textures: drawLocations's placement (rotate by the heading, translate) and program.
+  const locationDraws: AssetDraw<LocationProgram>[] = inst.map((q, idx) => {
+    const key = world.resources[q.resource].texture;
+    const asset = assetOf(key, 'location texture');
+    const m = chain(rotation(q.heading), translation(q.x, q.y));
+    return { asset: key, ...placed(asset, m), program: { mode: 'location', blend: 'read-modify-write', supportTarget: idx, window: 'border-0.15' }, source: { kind: 'location', instance: q.id, resource: q.resourceId } };
+  });
+
+  // Asset table, sorted by id.
+  const index = readIndex(opts.assetsDir);
+  const assets: DrawListAsset[] = [...used.keys()].sort().map((id) => {
+    const a = used.get(id)!;
+    const e = index.get(id);
+    if (!e) throw new FormatError(`${join(opts.assetsDir, 'index.json')}: asset ${id} is not listed`);
+    const entry: DrawListAsset = { id, kind: e.kind, file: e.file, sha256: e.sha256, size: a.size, levelSizes: [...a.sizes], worldSize: zero(a.worldSize), decode: { metresPerCode: a.decode.metresPerCode, offsetMetres: zero(a.decode.offsetMetres) } };
+    if (opts.embedAssets) entry.embedded = new Uint8Array(readFileSync(join(opts.assetsDir, e.file)));
+    return entry;
+  });
+
+  return {
+    format: DRAWLIST_FORMAT,
+    version: DRAWLIST_VERSION,
+    producer: { name: PRODUCER_NAME, version: PRODUCER_VERSION },
+    request: { id: req.id, world: world.name, seed: req.seed },
+    grid: { xmin: zero(g.xmin), ymin: zero(g.ymin), size: g.size, n, convention: 'texel-centre', rowDirection: 'row0-at-ymin' },
+    stages: [...DRAWLIST_STAGES],
+    raster: { subpixelBits: 8, fillRule: 'top-left', blend: 'add', layers: [layerOf(0, layer0Fans(plan).fans), layerOf(100, layer100Fans(plan).fans)] },
+    smoothing: {
+      offsets: [...SMOOTHING_TAPS.offsets],
+      weights: [...SMOOTHING_TAPS.weights],
+      levels: SMOOTHING_RULE.levels,
+      filterFullResolution: SMOOTHING_RULE.filterFullResolution,
+      order: SMOOTHING_RULE.order,
+      combine: '(h2 - h3) * 0.5 + h3',
+      sampler: 'linear-clamp',
+    },
+    support: { a: P.support.a, b: P.support.b, reference: 'mid-envelope', locations: supportLocations },
+    stamps: { draws: stampDraws },
+    locations: { draws: locationDraws },
+    outer: {
+      centre: [zero(g.xmin + g.size / 2), zero(g.ymin + g.size / 2)],
+      inner: req.outerBlend.inner,
+      outer: req.outerBlend.outer,
+      input: outerDrawEligible(plan) ? { kind: 'raster' } : { kind: 'constant', height: zero(P.outer.outerInitialHeight) },
+    },
+    encoding: { min: zero(req.encoding.min), max: zero(req.encoding.max), rule: 'd3d-unorm16' },
+    assets,
+  };
+}
