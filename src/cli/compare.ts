@@ -41,6 +41,7 @@ export interface CompareCliOptions extends ReadSettings {
   maxRmsMm?: number;
   title?: string;
   sharedPlotly?: string;
+  selfContained?: boolean;
 }
 
 export function compareCommand(generated: string, reference: string, o: CompareCliOptions, io: CliIO): number {
@@ -74,7 +75,7 @@ export function compareCommand(generated: string, reference: string, o: CompareC
     straddleEpsilonCodes: o.straddleEps ?? DEFAULT_STRADDLE_EPSILON_CODES,
   });
   const gates = evaluateGates(result, { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm });
-  const meta = { generated, reference, gates, title: o.title, sharedPlotly: o.sharedPlotly };
+  const meta = { generated, reference, gates, title: o.title, sharedPlotly: o.sharedPlotly, selfContained: o.selfContained };
   if (o.report) writeComparisonReport(o.report, result, gen, ref, meta);
   if (o.json) io.out(`${JSON.stringify({ ...resultJson(result), gates }, null, 2)}\n`);
   else io.out(summaryMarkdown(result, meta));
@@ -107,6 +108,7 @@ export const installCompare: CommandInstaller = (program: Command, io: CliIO) =>
     .option('--max-rms-mm <x>', 'gate: maximum RMS in mm', parseNumber)
     .option('--title <text>', 'report title')
     .option('--shared-plotly <file>', 'link this plotly.min.js instead of copying one into the report')
+    .option('--self-contained', 'inline Plotly into the report page (one file to send)')
     .option('--size <WxH>', 'size of raw inputs without sidecar', parseSize)
     .addOption(new Option('--endian <le|be>', 'byte order of raw inputs without sidecar').argParser(parseEndian))
     .option('--range <MIN,MAX>', 'height range of 16-bit inputs without sidecar', parseRange)
