@@ -15,7 +15,7 @@ import { drawStamps, selectStamps, type StampSelection } from './stamps.js';
 import { drawLocations } from './locations.js';
 import { applyOuterBlend } from './outer.js';
 import { cellAt } from './regions.js';
-import { projectRoot, type PipelineRequest } from './request.js';
+import { configDir, projectRoot, type PipelineRequest } from './request.js';
 import { encodeFieldR16, type EncodeCounts } from '../core/encoding.js';
 import { encodeInArena } from './wasm/encode-kernel.js';
 import type { Field, Precision } from './precision.js';
@@ -31,6 +31,8 @@ export interface RunOptions {
   ablation?: SmoothingAblation;
   /** Asset folder (default <root>/assets, built when missing or stale). */
   assetsDir?: string;
+  /** Called as each timed step ends, with its wall-clock time (progress display; never changes the result). */
+  onStep?: (name: string, ms: number) => void;
 }
 
 export interface RunResult {
@@ -57,7 +59,7 @@ export interface RunManifest {
 
 /** SHA-256 of the world configuration file, stored in the asset index so stale assets are rebuilt. */
 export function worldHash(world: WorldConfig): string {
-  const path = join(projectRoot(), 'config', 'worlds', `${world.name}.json`);
+  const path = join(configDir(), 'worlds', `${world.name}.json`);
   return createHash('sha256').update(existsSync(path) ? readFileSync(path) : JSON.stringify(world)).digest('hex');
 }
 
@@ -77,6 +79,7 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
     const t0 = performance.now();
     const r = f();
     timings[name] = performance.now() - t0;
+    opts.onStep?.(name, timings[name]);
     return r;
   };
   const plan = time('plan', () => buildPlan(req));
