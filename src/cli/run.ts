@@ -18,6 +18,7 @@ import { writeFileAtomic } from '../io/atomic.js';
 import { join } from 'node:path';
 import { parseNumber, parsePositiveInt } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
+import { progressReporter } from './progress.js';
 
 export const PLAN_STAGES = ['layout', 'regions', 'sources', 'corners'] as const;
 export const ALL_STAGES: readonly string[] = [...PLAN_STAGES, ...FIELD_STAGES];
@@ -36,6 +37,8 @@ export interface RunCliOptions {
   size?: number;
   precision: 'f32' | 'f64';
   json?: boolean;
+  /** No progress lines on stderr (they are shown only on a terminal anyway; see progress.ts). */
+  quiet?: boolean;
 }
 
 /** Writes the kept field stages (R32 + sidecar), the final map (R16 and PNG16 + sidecars) and the manifest. */
@@ -92,12 +95,14 @@ export function runCommand(request: string, o: RunCliOptions, io: CliIO): number
   const t0 = process.hrtime.bigint();
   const wantsFields = o.store !== undefined || stages.some((s) => !(PLAN_STAGES as readonly string[]).includes(s));
   const keep = o.store ? [...new Set([...stages, 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode'])] : stages;
-  const result = wantsFields ? runPipeline(req, { precision: o.precision, keep }) : null;
+  const progress = progressReporter({ label: `run ${req.id} ${req.size}² ${o.precision}`, quiet: o.quiet });
+  const result = wantsFields ? runPipeline(req, { precision: o.precision, keep, onStep: (name, stepMs) => progress.step(name, stepMs) }) : null;
   const plan = result ? result.plan : buildPlan(req);
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const written: string[] = [];
   for (const s of PLAN_STAGES) if (stages.includes(s)) written.push(writeStageJson(o.out, plan, s));
-  if (result) written.push(...writeFieldOutputs(o.out, req, result, stages, o.dumpWindow));
+  if (result) written.push(...progress.time('write outputs', () => writeFieldOutputs(o.out, req, result, stages, o.dumpWindow)));
+  progress.done(`${written.length} file(s) in ${o.out}`);
   if (o.store) {
     if (!result) throw new InvalidArgumentError('--store needs the field stages (leave --stages out, or include base and the later stages)');
     const s = writeRunStore(o.store, req, result);
@@ -155,6 +160,7 @@ export const installRun: CommandInstaller = (program: Command, io: CliIO) => {
     .option('--size <n>', 'output size (the same world at another resolution)', parsePositiveInt)
     .addOption(new Option('--precision <p>', 'f32 (GPU rounding) or f64 (reference)').choices(['f32', 'f64']).default('f32'))
     .option('--json', 'print counts as JSON')
+    .option('--quiet', 'no stage-by-stage progress on stderr (shown only on a terminal)')
     .option('--store <file>', 'also keep the run as base + one sparse delta layer per local stage (versioned binary store)')
     .option('--dump-window <m>', 'crop stage dumps (not pre-encode, not final) to the central window, metres', parseNumber)
     .action((request: string, opts: RunCliOptions) => {
