@@ -278,7 +278,7 @@ function escapeHtml(s: string): string {
 }
 
 /** Minimal Markdown-table-to-HTML for the summary (tables, headings, paragraphs). */
-function markdownToHtml(md: string): string {
+export function markdownToHtml(md: string): string {
   const out: string[] = [];
   const lines = md.split('\n');
   for (let k = 0; k < lines.length; k++) {
