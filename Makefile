@@ -29,12 +29,13 @@ NODE_STAMP := node_modules/.install-stamp
 VENV_STAMP := .venv/.install-stamp
 DIST_STAMP := dist/.build-stamp
 PEERS_STAMP := .cache/peers-stamp
+CHROMIUM_STAMP := .cache/chromium-stamp
 BENCH_PEERS_STAMP := .cache/bench-peers-stamp
 SRC := $(shell find src -name '*.ts' 2>/dev/null)
 
-.PHONY: setup test reproduce typecheck build bench clean peers
+.PHONY: setup test reproduce typecheck build bench clean peers regress
 
-setup: $(NODE_STAMP) $(VENV_STAMP) $(DIST_STAMP) $(PEERS_STAMP)
+setup: $(NODE_STAMP) $(VENV_STAMP) $(DIST_STAMP) $(PEERS_STAMP) $(CHROMIUM_STAMP)
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -57,6 +58,11 @@ $(PEERS_STAMP): scripts/ensure-debian-peers.sh
 
 peers: $(PEERS_STAMP)
 
+# Debian's chromium for the browser checks of make test, installed only when missing.
+$(CHROMIUM_STAMP): scripts/ensure-chromium.sh
+	bash scripts/ensure-chromium.sh
+	@mkdir -p $(dir $@) && touch $@
+
 build: $(DIST_STAMP)
 
 typecheck: $(NODE_STAMP)
@@ -67,6 +73,11 @@ test: setup typecheck
 
 reproduce: setup
 	node scripts/reproduce.mjs
+
+# This tree's reports against a base revision's (BASE=main for a pull request): Markdown here, HTML in reports/regress/.
+BASE ?= HEAD
+regress: setup
+	node bin/heightbench.mjs regress --base $(BASE)
 
 # The benchmark's numpy/OpenCV peer (Debian python3-numpy, python3-opencv), installed only when missing.
 $(BENCH_PEERS_STAMP): scripts/ensure-debian-peers.sh
