@@ -277,13 +277,16 @@ function escapeHtml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/** Minimal Markdown-table-to-HTML for the summary (tables, headings, paragraphs). */
+/** Minimal Markdown-to-HTML for summaries: tables, # and ## headings, list items, paragraphs, `code` and **bold**. */
 export function markdownToHtml(md: string): string {
   const out: string[] = [];
   const lines = md.split('\n');
   for (let k = 0; k < lines.length; k++) {
     const l = lines[k];
+    const inline = (t: string) => escapeHtml(t).replace(/`([^`]*)`/g, '<code>$1</code>').replace(/\*\*(.*?)\*\*/g, '<b>$1</b>');
     if (l.startsWith('# ')) out.push(`<h1>${escapeHtml(l.slice(2))}</h1>`);
+    else if (l.startsWith('## ')) out.push(`<h2>${escapeHtml(l.slice(3))}</h2>`);
+    else if (l.startsWith('- ')) out.push(`<li>${inline(l.slice(2))}</li>`);
     else if (l.startsWith('|') && lines[k + 1]?.startsWith('|---')) {
       const cells = (s: string) => s.slice(1, -1).split(/(?<!\\)\|/).map((c) => escapeHtml(c.trim().replace(/\\\|/g, '|')));
       out.push('<table><tr>' + cells(l).map((c) => `<th>${c}</th>`).join('') + '</tr>');
@@ -294,7 +297,7 @@ export function markdownToHtml(md: string): string {
       }
       out.push('</table>');
       k--;
-    } else if (l.trim()) out.push(`<p>${escapeHtml(l).replace(/`([^`]*)`/g, '<code>$1</code>')}</p>`);
+    } else if (l.trim()) out.push(`<p>${inline(l)}</p>`);
   }
   return out.join('\n');
 }
