@@ -33,7 +33,7 @@ CHROMIUM_STAMP := .cache/chromium-stamp
 BENCH_PEERS_STAMP := .cache/bench-peers-stamp
 SRC := $(shell find src -name '*.ts' 2>/dev/null)
 
-.PHONY: setup test reproduce typecheck build bench clean peers
+.PHONY: setup test reproduce typecheck build bench clean peers regress
 
 setup: $(NODE_STAMP) $(VENV_STAMP) $(DIST_STAMP) $(PEERS_STAMP) $(CHROMIUM_STAMP)
 
@@ -58,7 +58,7 @@ $(PEERS_STAMP): scripts/ensure-debian-peers.sh
 
 peers: $(PEERS_STAMP)
 
-# Debian chromium for the GPU reference (SwiftShader for Dawn for Node, headless browser host), installed only when missing.
+# Debian chromium (SwiftShader for the GPU reference's Dawn host, the headless browser host, and make test's browser checks), installed only when missing.
 $(CHROMIUM_STAMP): scripts/ensure-chromium.sh
 	bash scripts/ensure-chromium.sh
 	@mkdir -p $(dir $@) && touch $@
@@ -73,6 +73,11 @@ test: setup typecheck
 
 reproduce: setup
 	node scripts/reproduce.mjs
+
+# This tree's reports against a base revision's (BASE=main for a pull request): Markdown here, HTML in reports/regress/.
+BASE ?= HEAD
+regress: setup
+	node bin/heightbench.mjs regress --base $(BASE)
 
 # The benchmark's numpy/OpenCV peer (Debian python3-numpy, python3-opencv), installed only when missing.
 $(BENCH_PEERS_STAMP): scripts/ensure-debian-peers.sh

@@ -19,10 +19,10 @@ const xs = Array.from({ length: grid.columns }, (_, i) => grid.xmin + (i + 0.5) 
 session.show('f07b-profile', [
   { x: xs, y: Array.from(loc.subarray(row * grid.columns, (row + 1) * grid.columns)), name: 'after locations' },
   { x: xs, y: Array.from(pre.subarray(row * grid.columns, (row + 1) * grid.columns)), name: 'after the outer blend' },
-], { title: { text: 'Profile along y ≈ 0: the band 620–680 m on both sides' }, xaxis: { title: { text: 'x (m)' } } }, 380);
+], { title: { text: 'Height along the row nearest y = 0, before and after the outer blend (band 620–680 m on both sides)' }, xaxis: { title: { text: 'x (m)' } }, yaxis: { title: { text: 'height (m)' } } }, 380);
 // %%
 const full = { xaxis: { title: { text: 'x (m)' } }, yaxis: { title: { text: 'y (m)' }, scaleanchor: 'x' } };
-session.show('f07b-map', [hb.heatmapTrace(pre, grid, 2048)], { title: { text: 'Pre-encode field, whole domain: the circular band inside the hb.SQUARE_AXES' }, ...full }, 560);
+session.show('f07b-map', [hb.heatmapTrace(pre, grid, 2048)], { title: { text: 'Pre-encode height (m), whole domain: the circular blend band 620–680 m from the centre' }, ...full }, 560);
 // %% [markdown]
 // ## Quantization error, and why it can exceed half a code
 // **[D]** One code is 1000/65535 m ≈ 15.259 mm, so rounding alone errs by at most half a code, 7.629 mm. **[D]** But the

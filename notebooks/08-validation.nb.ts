@@ -14,12 +14,12 @@ const gen = hb.codeHeightfield(grid, run.codes, req.encoding);
 const cmp = hb.compareHeightfields(gen, ref, { generatedFloat: session.field('pre-encode') });
 tslab.display.markdown(hb.summaryMarkdown(cmp, { generated: 'f32 pipeline', reference: 'references/tundra-r19-1024/final.r16' }));
 const B = cmp.blocks;
-session.show('f08-blocks', [{ type: 'heatmap', z: Array.from({ length: B.rows }, (_, j) => Array.from(B.maxAbsCode.subarray(j * B.columns, (j + 1) * B.columns))), zmin: -1, zmax: 1, colorscale: 'RdBu', reversescale: true }],
-  { title: { text: 'Block maximum |Δq| over 4×4 pixels (symmetric scale)' }, yaxis: { scaleanchor: 'x' } }, 520);
-session.show('f08-radial', [{ x: cmp.radial.rings.map((r) => (r.r0 + r.r1) / 2), y: cmp.radial.rings.map((r) => r.rmsMm), name: 'RMS (mm)' }],
-  { title: { text: 'Radial profile (10 m rings)' }, xaxis: { title: { text: 'radius (m)' } } }, 340);
+session.show('f08-blocks', [hb.blockMapTrace(cmp, gen, ref)],
+  hb.mapLayout(`Signed Δq = generated − reference: largest magnitude per ${B.size}×${B.size}-pixel block (codes)`, grid), 560);
+const radial = hb.radialFigure(cmp);
+session.show('f08-radial', radial.traces, radial.layout, 480);
 // %% [markdown]
-// ## 3D side by side: disk of radius 625 m, same camera, colour scale and 1:1 vertical scale (display-downsampled)
+// ## 3D side by side: disk of radius 625 m, same camera and colour scale, vertical exaggeration stated (display-downsampled)
 // %%
 const R = 625; const n = 101; const step = (2 * R) / (n - 1);
 const xs = Array.from({ length: n }, (_, i) => -R + i * step);
@@ -27,6 +27,9 @@ const surf = (f: hb.Heightfield) => xs.map((y) => xs.map((x) => (x * x + y * y <
 const zg = surf(gen); const zr = surf(ref);
 const zr2 = hb.rangeOf([...zg.flat(), ...zr.flat()].filter((v): v is number => v !== null));
 const zmin = zr2.min; const zmax = zr2.max;
-const scene = { aspectmode: 'manual', aspectratio: { x: 1, y: 1, z: (zmax - zmin) / (2 * R) }, camera: { eye: { x: 1.2, y: -1.2, z: 0.7 } } };
-session.show('f08-3d-gen', [{ type: 'surface', z: zg, x: xs, y: xs, cmin: zmin, cmax: zmax, colorscale: 'Earth', showscale: false }], { title: { text: 'generated' }, scene }, 480);
-session.show('f08-3d-ref', [{ type: 'surface', z: zr, x: xs, y: xs, cmin: zmin, cmax: zmax, colorscale: 'Earth', showscale: false }], { title: { text: 'reference' }, scene }, 480);
+const ex = hb.verticalExaggeration(zmax - zmin, 2 * R);
+const scene = { aspectmode: 'manual', aspectratio: { x: 1, y: 1, z: (ex * (zmax - zmin)) / (2 * R) }, camera: { eye: { x: 1.2, y: -1.2, z: 0.6 }, center: { x: 0, y: 0, z: -0.1 } },
+  xaxis: { title: { text: 'x (m)' }, nticks: 5 }, yaxis: { title: { text: 'y (m)' }, nticks: 5 }, zaxis: { title: { text: 'z (m)' }, nticks: 4 } };
+const surface = (z: (number | null)[][]) => ({ type: 'surface', z, x: xs, y: xs, cmin: zmin, cmax: zmax, colorscale: hb.plotlyColorscale(hb.TERRAIN_STOPS), colorbar: { title: { text: 'height (m)' }, len: 0.7 } });
+session.show('f08-3d-gen', [surface(zg)], { title: { text: `Generated: height (m), vertical ×${ex}` }, scene, margin: { t: 40, l: 0, r: 0, b: 0 } }, 480);
+session.show('f08-3d-ref', [surface(zr)], { title: { text: `Reference: height (m), vertical ×${ex}` }, scene, margin: { t: 40, l: 0, r: 0, b: 0 } }, 480);

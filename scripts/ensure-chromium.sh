@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs Debian's chromium when it is missing: the GPU reference's two hosts need it (issue 16).
+# Installs Debian's chromium when it is missing: the GPU reference's two hosts and make test's
+# browser checks (scripts/browser-check.mjs) need it.
 #  - Dawn for Node (npm webgpu) uses SwiftShader's Vulkan driver and loader from /usr/lib/chromium;
 #  - the browser host runs /usr/bin/chromium headless through playwright-core (no browser download).
 set -euo pipefail

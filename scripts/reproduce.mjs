@@ -1,12 +1,17 @@
 #!/usr/bin/env node
 // The main job: `dvc repro` (assets → generate and reference per run → compare → report), then a summary per run
-// and a non-zero exit when a gate fails. Usage: reproduce.mjs [dvc stage targets…]
-import { spawnSync } from 'node:child_process';
+// and a non-zero exit when a gate fails. Usage: reproduce.mjs [--quiet] [dvc stage targets…]
+// On a terminal each DVC stage's time is printed as it ends (src/cli/progress.ts; quiet in logs or with --quiet), and
+// the stage commands (heightbench run) print their own steps.
+import { spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { progressReporter } from '../dist/cli/progress.js';
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 
-const targets = process.argv.slice(2);
+const quiet = process.argv.includes('--quiet');
+const targets = process.argv.slice(2).filter((a) => a !== '--quiet');
 const dvc = join('.venv', 'bin', 'dvc');
 // The lock as it was before the repro: regenerated outputs must match what it recorded (check-determinism.mjs).
 const lockBefore = join('.cache', 'dvc.lock.before');
@@ -15,7 +20,7 @@ if (existsSync('dvc.lock')) {
   copyFileSync('dvc.lock', lockBefore);
 }
 console.log(`reproduce: dvc repro ${targets.join(' ') || '(all stages)'}`);
-const r = spawnSync(dvc, ['repro', ...targets], { stdio: 'inherit' });
+const r = await repro(targets);
 if (r.status !== 0) {
   console.error(`reproduce: dvc repro failed (exit ${r.status})`);
   process.exit(r.status ?? 1);
@@ -47,3 +52,32 @@ if (targets.length === 0 && existsSync(lockBefore)) {
 }
 console.log(failed ? `reproduce: ${failed} check(s) failed` : 'reproduce: all gates pass; references match dvc.lock; reports/index.html');
 process.exit(failed ? 1 : 0);
+
+/** dvc repro, its output passed through; on a terminal, one progress line with the time of each stage as it ends. */
+function repro(args) {
+  const progress = progressReporter({ label: 'reproduce', quiet, sink: process.stderr });
+  if (!progress.enabled) return Promise.resolve(spawnSync(dvc, ['repro', ...args], { stdio: 'inherit' }));
+  return new Promise((done) => {
+    const child = spawn(dvc, ['repro', ...args], { stdio: ['inherit', 'pipe', 'inherit'] });
+    let stage = null;
+    let t = performance.now();
+    const finish = () => {
+      if (stage) progress.step(stage, performance.now() - t);
+      stage = null;
+    };
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      process.stdout.write(`${line}\n`);
+      const m = /^Running stage '([^']+)'/.exec(line);
+      if (m || /^(Updating lock file|Use `dvc push`)/.test(line)) finish();
+      if (m) {
+        stage = m[1];
+        t = performance.now();
+      }
+    });
+    child.on('close', (status) => {
+      finish();
+      progress.done();
+      done({ status });
+    });
+  });
+}

@@ -35,7 +35,8 @@ if (!process.argv.includes('--no-reproduce') && existsSync('dvc.yaml')) {
 const extra = `${results}/notebooks.json`;
 if (existsSync('scripts/run-notebooks.mjs')) {
   rmSync(extra, { force: true });
-  const nb = spawnSync(process.execPath, ['scripts/run-notebooks.mjs', '--results', extra], { stdio: 'inherit' });
+  // Exported to reports/notebooks/ as well, so the browser check below opens what a reader opens.
+  const nb = spawnSync(process.execPath, ['scripts/run-notebooks.mjs', '--results', extra, '--export', 'reports/notebooks'], { stdio: 'inherit' });
   if (existsSync(extra)) {
     const j = JSON.parse(readFileSync(extra, 'utf8'));
     passed += j.passed;
@@ -43,6 +44,19 @@ if (existsSync('scripts/run-notebooks.mjs')) {
   } else if (nb.status !== 0) {
     failed++;
   }
+}
+// Every generated page in Debian's chromium, offline: reports, the reports index, notebook exports, DVC plots.
+if (!process.argv.includes('--no-browser') && existsSync('scripts/browser-check.mjs')) {
+  const idx = spawnSync(process.execPath, ['scripts/report-index.mjs'], { stdio: 'inherit' });
+  report('reports/index.html written', idx.status === 0);
+  const browser = `${results}/browser.json`;
+  rmSync(browser, { force: true });
+  const b = spawnSync(process.execPath, ['scripts/browser-check.mjs', '--results', browser], { stdio: 'inherit' });
+  if (existsSync(browser)) {
+    const j = JSON.parse(readFileSync(browser, 'utf8'));
+    passed += j.passed;
+    failed += j.failed;
+  } else report('browser check ran', b.status === 0);
 }
 function report(name, ok) {
   console.log(`${ok ? '✓' : '✗'} ${name}`);

@@ -5,8 +5,9 @@ import { installCompare } from './compare.js';
 import { installDiagnose } from './diagnose.js';
 import { installRun } from './run.js';
 import { installDrawList } from './gpu-run.js';
+import { installRegress } from './regress.js';
 import { installPipelineCommands } from './pipeline-commands.js';
 import { installTerrainCommands } from './terrain-commands.js';
 import type { CommandInstaller } from './io.js';
 
-export const COMMAND_GROUPS: CommandInstaller[] = [installRun, installDrawList, installPipelineCommands, installCompare, installDiagnose, installAtlas, installBell, installTerrainCommands];
+export const COMMAND_GROUPS: CommandInstaller[] = [installRun, installDrawList, installPipelineCommands, installCompare, installDiagnose, installAtlas, installBell, installTerrainCommands, installRegress];

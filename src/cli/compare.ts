@@ -46,6 +46,7 @@ export interface CompareCliOptions extends ReadSettings {
   title?: string;
   sharedPlotly?: string;
   diagnose?: boolean;
+  selfContained?: boolean;
 }
 
 export function compareCommand(generated: string, reference: string, o: CompareCliOptions, io: CliIO): number {
@@ -85,7 +86,7 @@ export function compareCommand(generated: string, reference: string, o: CompareC
     straddleEpsilonCodes: o.straddleEps ?? DEFAULT_STRADDLE_EPSILON_CODES,
   });
   const gates = evaluateGates(result, { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm });
-  const meta = { generated, reference, gates, title: o.title, sharedPlotly: o.sharedPlotly };
+  const meta = { generated, reference, gates, title: o.title, sharedPlotly: o.sharedPlotly, selfContained: o.selfContained };
   if (o.report) writeComparisonReport(o.report, result, gen, ref, meta);
   const diagnosis = o.diagnose ? diagnose(gen, ref, { generatedFloat }) : undefined;
   if (o.json) io.out(`${JSON.stringify({ ...resultJson(result), gates, ...(diagnosis ? { diagnosis } : {}) }, null, 2)}\n`);
@@ -120,6 +121,7 @@ export const installCompare: CommandInstaller = (program: Command, io: CliIO) =>
     .option('--diagnose', 'also explain the difference (shift, gain, blur, bias, edge band, flips; see `heightbench diagnose`)')
     .option('--title <text>', 'report title')
     .option('--shared-plotly <file>', 'link this plotly.min.js instead of copying one into the report', parsePath)
+    .option('--self-contained', 'inline Plotly into the report page (one file to send)')
     .option('--size <WxH>', 'size of raw inputs without sidecar', parseSize)
     .addOption(new Option('--endian <le|be>', 'byte order of raw inputs without sidecar').argParser(parseEndian))
     .option('--range <MIN,MAX>', 'height range of 16-bit inputs without sidecar', parseRange)

@@ -11,13 +11,16 @@ import { convertCommand } from './convert.js';
 import { infoCommand } from './info.js';
 import { CliExit, processIO, type CliIO } from './io.js';
 import { COMMAND_GROUPS } from './commands.js';
+import { setConfigDir } from '../pipeline/request.js';
 
 function buildProgram(io: CliIO): Command {
   const program = new Command('heightbench')
     .description('Procedural terrain heightmap workbench: pipeline stages, comparison, interchange formats.')
     .version(PRODUCER_VERSION)
     .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (s, write) => write(s) });
+    .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (s, write) => write(s) })
+    .option('--config <dir>', "folder holding the worlds/ and requests/ (default: $HEIGHTBENCH_ROOT/config, else the nearest config/ above the working directory, else the installed package's)")
+    .hook('preAction', (root) => setConfigDir((root.opts() as { config?: string }).config ?? null));
 
   program
     .command('info')

@@ -24,6 +24,7 @@ import { defaultSwapNames, makeStage, removeStale, swapFolderIn } from '../io/fo
 import { parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { addGpuRunOptions, gpuRunCommand, type GpuRunCliOptions } from './gpu-run.js';
+import { progressReporter } from './progress.js';
 
 export const PLAN_STAGES = ['layout', 'regions', 'sources', 'corners'] as const;
 export const ALL_STAGES: readonly string[] = [...PLAN_STAGES, ...FIELD_STAGES];
@@ -44,6 +45,8 @@ export interface RunCliOptions {
   json?: boolean;
   /** Internal (bless): `out` is already a fresh staged folder; write into it directly. */
   inPlace?: boolean;
+  /** No progress lines on stderr (they are shown only on a terminal anyway; see progress.ts). */
+  quiet?: boolean;
 }
 
 /** Every name a run writes into its folder (a folder holding anything else is not replaced). */
@@ -161,14 +164,16 @@ function runInto(stage: string, target: string, req: ReturnType<typeof loadReque
   const wantsFields = o.store !== undefined || stages.some((s) => !(PLAN_STAGES as readonly string[]).includes(s));
   const keep = o.store ? [...new Set([...stages, 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode'])] : stages;
   if (wantsFields) checkMemoryEstimate(`run ${req.id} at ${req.size}² (${o.precision}, ${keep.length} stages kept)`, runMemoryEstimate(req.size, o.precision, keep));
-  const result = wantsFields ? runPipeline(req, { precision: o.precision, keep }) : null;
+  const progress = progressReporter({ label: `run ${req.id} ${req.size}² ${o.precision}`, quiet: o.quiet });
+  const result = wantsFields ? runPipeline(req, { precision: o.precision, keep, onStep: (name, stepMs) => progress.step(name, stepMs) }) : null;
   const plan = result ? result.plan : buildPlan(req);
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const staged: string[] = [];
   for (const s of PLAN_STAGES) if (stages.includes(s)) staged.push(writeStageJson(stage, plan, s));
-  if (result) staged.push(...writeFieldOutputs(stage, req, result, stages, o.dumpWindow));
+  if (result) staged.push(...progress.time('write outputs', () => writeFieldOutputs(stage, req, result, stages, o.dumpWindow)));
   if (stage !== target) swapFolderIn(stage, target, defaultSwapNames(target));
   const written = staged.map((p) => join(o.out, basename(p)));
+  progress.done(`${written.length} file(s) in ${o.out}`);
   if (o.store) {
     if (!result) throw new InvalidArgumentError('--store needs the field stages (leave --stages out, or include base and the later stages)');
     const s = writeRunStore(o.store, req, result);
@@ -226,6 +231,7 @@ export const installRun: CommandInstaller = (program: Command, io: CliIO) => {
     .option('--size <n>', 'output size (the same world at another resolution)', parsePositiveInt)
     .addOption(new Option('--precision <p>', 'f32 (GPU rounding) or f64 (reference)').choices(['f32', 'f64']).default('f32'))
     .option('--json', 'print counts as JSON')
+    .option('--quiet', 'no stage-by-stage progress on stderr (shown only on a terminal)')
     .option('--store <file>', 'also keep the run as base + one sparse delta layer per local stage (versioned binary store)', parsePath)
     .option('--dump-window <m>', 'crop stage dumps (not pre-encode, not final) to the central window, metres', parsePositiveNumber);
   addGpuRunOptions(cmd).action(async (request: string, opts: RunCliOptions & GpuRunCliOptions & { backend: 'cpu' | 'webgpu' }, command: Command) => {

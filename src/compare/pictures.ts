@@ -6,32 +6,70 @@ import { encode } from 'fast-png';
 
 export type Rgb = [number, number, number];
 
-/** Diverging blue–white–red scale for t ∈ [−1, 1] (symmetric about zero). */
-export function diverging(t: number): Rgb {
-  const c = Math.max(-1, Math.min(1, t));
-  if (c >= 0) return [255, Math.round(255 * (1 - c)), Math.round(255 * (1 - c))];
-  return [Math.round(255 * (1 + c)), Math.round(255 * (1 + c)), 255];
-}
+/** A colour scale as stops (t ∈ [0, 1] ↦ RGB), interpolated linearly in RGB between stops. */
+export type ColourStops = readonly (readonly [number, Rgb])[];
 
-/** A terrain-like sequential scale for t ∈ [0, 1]: deep green → tan → brown → white. */
-const TERRAIN: [number, Rgb][] = [
+/**
+ * [R] Diverging scale for signed differences, blue (negative) – near-white (zero) – red (positive), after ColorBrewer's
+ * RdBu. The PNG pictures and the HTML figures (through `plotlyColorscale`) use these same stops, so a colour means the
+ * same value in both.
+ */
+export const DIVERGING_STOPS: ColourStops = [
+  [0, [33, 102, 172]],
+  [0.25, [103, 169, 207]],
+  [0.5, [247, 247, 247]],
+  [0.75, [239, 138, 98]],
+  [1, [178, 24, 43]],
+];
+
+/** Sequential scale for magnitudes (|Δ| ≥ 0): near-white at zero to dark red at the maximum. */
+export const MAGNITUDE_STOPS: ColourStops = [
+  [0, [247, 247, 247]],
+  [0.5, [239, 138, 98]],
+  [1, [178, 24, 43]],
+];
+
+/** A terrain-like sequential scale for heights: deep green → tan → brown → white. */
+export const TERRAIN_STOPS: ColourStops = [
   [0, [38, 87, 61]],
   [0.35, [120, 160, 90]],
   [0.6, [196, 176, 120]],
   [0.85, [140, 105, 80]],
   [1, [250, 250, 250]],
 ];
-export function terrain(t: number): Rgb {
+
+/** The colour of t ∈ [0, 1] (clamped) on a stop scale. */
+export function colourAt(stops: ColourStops, t: number): Rgb {
   const c = Math.max(0, Math.min(1, t));
-  for (let s = 1; s < TERRAIN.length; s++) {
-    const [t1, c1] = TERRAIN[s];
-    const [t0, c0] = TERRAIN[s - 1];
+  for (let s = 1; s < stops.length; s++) {
+    const [t1, c1] = stops[s];
+    const [t0, c0] = stops[s - 1];
     if (c <= t1) {
       const f = (c - t0) / (t1 - t0);
       return [0, 1, 2].map((k) => Math.round(c0[k] + (c1[k] - c0[k]) * f)) as Rgb;
     }
   }
-  return TERRAIN[TERRAIN.length - 1][1];
+  return [...stops[stops.length - 1][1]] as Rgb;
+}
+
+/** The same stops as a Plotly colorscale (`[[t, 'rgb(r,g,b)'], …]`). */
+export function plotlyColorscale(stops: ColourStops): [number, string][] {
+  return stops.map(([t, [r, g, b]]) => [t, `rgb(${r},${g},${b})`]);
+}
+
+/** Diverging scale for t ∈ [−1, 1] (symmetric about zero): −1 blue, 0 near-white, +1 red. */
+export function diverging(t: number): Rgb {
+  return colourAt(DIVERGING_STOPS, (Math.max(-1, Math.min(1, t)) + 1) / 2);
+}
+
+/** Magnitude scale for t ∈ [0, 1]. */
+export function magnitude(t: number): Rgb {
+  return colourAt(MAGNITUDE_STOPS, t);
+}
+
+/** Terrain scale for t ∈ [0, 1]. */
+export function terrain(t: number): Rgb {
+  return colourAt(TERRAIN_STOPS, t);
 }
 
 /** Box-mean downsampling by an integer factor (display only). NaN samples are skipped. */

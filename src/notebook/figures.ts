@@ -3,14 +3,21 @@
  * display-downsampled windows of a field, markers for the mission locations. Display only — no formula lives here.
  * [R] Every figure loads Plotly from ../plotly.min.js when it is not loaded yet (the exported notebooks live in
  *     reports/notebooks/, next to the shared reports/plotly.min.js), and has a fixed id, so re-executing a notebook
- *     gives identical output.
+ *     gives identical output. A page whose Plotly does not load says so in place of each figure.
+ * [R] Maps with a square aspect (yaxis.scaleanchor) keep their axes fitted to the data (constrain: 'domain': the
+ *     plotting area shrinks instead of the range being padded). Colours come from the reports' scales
+ *     (compare/pictures.ts): heights on the terrain scale, signed differences ('RdBu') on the diverging scale with white
+ *     at zero, so a notebook and a report mean the same thing by a colour.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cropCentre } from '../core/crop.js';
 import { columnWorldX, rowWorldY, type GridDescription } from '../core/grid.js';
 import { floatHeightfield } from '../core/heightfield.js';
-import { compareHeightfields } from '../compare/compare.js';
+import { compareHeightfields, type ComparisonResult } from '../compare/compare.js';
+import { DIVERGING_STOPS, MAGNITUDE_STOPS, TERRAIN_STOPS, plotlyColorscale } from '../compare/pictures.js';
+import { signedBlockDq } from '../compare/report.js';
+import type { Heightfield } from '../core/heightfield.js';
 import { readHeightfieldFile } from '../io/heightfield-file.js';
 import { projectRoot } from '../pipeline/request.js';
 import type { Plan } from '../pipeline/plan.js';
@@ -19,13 +26,29 @@ export type Trace = Record<string, unknown>;
 
 const round = (x: number, d = 3) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : null);
 
-/** An inline Plotly figure as an HTML fragment. */
+/** Layout with square maps fitted to their data: every axis that takes part in a scaleanchor gets constrain: 'domain'. */
+function fitSquareAxes(layout: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...layout };
+  for (const [k, v] of Object.entries(layout)) {
+    if (!/^[xy]axis\d*$/.test(k) || typeof v !== 'object' || v === null) continue;
+    const anchor = (v as { scaleanchor?: string }).scaleanchor;
+    if (!anchor) continue;
+    const other = `${anchor[0]}axis${anchor.slice(1)}`;
+    out[k] = { constrain: 'domain', ...(v as object) };
+    out[other] = { constrain: 'domain', ...((layout[other] as object | undefined) ?? {}) };
+  }
+  return out;
+}
+
+/** An inline Plotly figure as an HTML fragment; where Plotly cannot be loaded it shows a message instead. */
 export function plotlyFigure(id: string, traces: readonly Trace[], layout: Record<string, unknown> = {}, height = 420): string {
   const data = JSON.stringify(traces);
-  const lay = JSON.stringify({ margin: { t: 36, l: 50, r: 20, b: 40 }, ...layout });
+  const lay = JSON.stringify(fitSquareAxes({ margin: { t: 40, l: 60, r: 20, b: 50 }, ...layout }));
+  const missing = 'Plotly did not load (this page expects it at ../plotly.min.js, next to the reports folder), so this figure cannot be drawn. Open the notebook export inside reports/notebooks/.';
   return `<div id="${id}" style="height:${height}px"></div>
 <script>if (!window.Plotly) document.write('<script src="../plotly.min.js"><\\/script>');</script>
-<script>Plotly.newPlot(${JSON.stringify(id)}, ${data}, ${lay}, {displaylogo: false, responsive: true});</script>`;
+<script>if (window.Plotly) Plotly.newPlot(${JSON.stringify(id)}, ${data}, ${lay}, {displaylogo: false, responsive: true});
+else { const e = document.getElementById(${JSON.stringify(id)}); e.style.height = 'auto'; e.className = 'plotly-missing'; e.style.border = '2px solid #b2182b'; e.style.padding = '0.5em'; e.textContent = ${JSON.stringify(missing)}; }</script>`;
 }
 
 /** A window of a field as heatmap data (rows of world Y upwards), box-mean downsampled to at most `maxPixels` a side. */
@@ -59,7 +82,61 @@ export function heatmapData(field: ArrayLike<number>, grid: GridDescription, win
 
 export function heatmapTrace(field: ArrayLike<number>, grid: GridDescription, window: number, opts: { zmin?: number; zmax?: number; colorscale?: string; title?: string; maxPixels?: number } = {}): Trace {
   const d = heatmapData(field, grid, window, opts.maxPixels);
-  return { type: 'heatmap', z: d.z, x: d.x, y: d.y, zmin: opts.zmin, zmax: opts.zmax, colorscale: opts.colorscale ?? 'Earth', colorbar: { title: { text: opts.title ?? 'm' } } };
+  return { type: 'heatmap', z: d.z, x: d.x, y: d.y, zmin: opts.zmin, zmax: opts.zmax, colorscale: colourScale(opts.colorscale), colorbar: { title: { text: opts.title ?? 'height (m)' } } };
+}
+
+/** The reports' scales for the names the notebooks use: heights (default) on terrain, 'RdBu' on the diverging scale. */
+function colourScale(name: string | undefined): unknown {
+  if (name === undefined || name === 'Earth' || name === 'terrain') return plotlyColorscale(TERRAIN_STOPS);
+  if (name === 'RdBu' || name === 'diverging') return plotlyColorscale(DIVERGING_STOPS);
+  return name;
+}
+
+/** A square map layout in world metres, fitted to the grid's extent, with a title. */
+export function mapLayout(title: string, grid: GridDescription): Record<string, unknown> {
+  return {
+    title: { text: title },
+    xaxis: { title: { text: 'x (m)' }, range: [grid.xmin, grid.xmin + grid.sizeX], constrain: 'domain' },
+    yaxis: { title: { text: 'y (m)' }, range: [grid.ymin, grid.ymin + grid.sizeY], scaleanchor: 'x', constrain: 'domain' },
+  };
+}
+
+/**
+ * The comparison's block map as a heatmap in world metres: per block the signed Δq = generated − reference of largest
+ * magnitude on the diverging scale (both sides codes), else the block's |Δq| on the magnitude scale.
+ */
+export function blockMapTrace(cmp: ComparisonResult, gen: Heightfield, ref: Heightfield): Trace {
+  const B = cmp.blocks;
+  const g = cmp.grid;
+  const signed = gen.kind === 'codes' && ref.kind === 'codes';
+  const v = signed ? signedBlockDq(gen.code_px, ref.code_px, g.columns, g.rows, B.size).data : Float32Array.from(B.maxAbsCode);
+  const m = Math.max(1, cmp.maxAbsCode);
+  const z = Array.from({ length: B.rows }, (_, j) => Array.from(v.subarray(j * B.columns, (j + 1) * B.columns)));
+  const x = Array.from({ length: B.columns }, (_, i) => round(columnWorldX(g, (i + 0.5) * B.size - 0.5), 2));
+  const y = Array.from({ length: B.rows }, (_, j) => round(rowWorldY(g, (j + 0.5) * B.size - 0.5), 2));
+  return signed
+    ? { type: 'heatmap', z, x, y, zmin: -m, zmax: m, colorscale: plotlyColorscale(DIVERGING_STOPS), colorbar: { title: { text: 'Δq (codes)' }, dtick: 1 } }
+    : { type: 'heatmap', z, x, y, zmin: 0, zmax: m, colorscale: plotlyColorscale(MAGNITUDE_STOPS), colorbar: { title: { text: '|Δq| (codes)' } } };
+}
+
+/** The radial profile as two stacked panels sharing the radius axis: RMS (mm) above, maximum |Δ| (mm) below. */
+export function radialFigure(cmp: ComparisonResult): { traces: Trace[]; layout: Record<string, unknown> } {
+  const r = cmp.radial.rings.map((x) => (x.r0 + x.r1) / 2);
+  return {
+    traces: [
+      { x: r, y: cmp.radial.rings.map((x) => x.rmsMm), name: 'RMS of Δq (mm)', line: { color: '#2166ac' } },
+      { x: r, y: cmp.radial.rings.map((x) => x.maxAbsMm), name: 'max |Δ| (mm)', xaxis: 'x2', yaxis: 'y2', line: { color: '#b2182b', shape: 'hv' } },
+    ],
+    layout: {
+      title: { text: `Radial profile, ${cmp.radial.step} m rings about the domain centre` },
+      grid: { rows: 2, columns: 1, pattern: 'independent', roworder: 'top to bottom' },
+      xaxis: { matches: 'x2', showticklabels: false },
+      yaxis: { title: { text: 'RMS (mm)' }, rangemode: 'tozero' },
+      xaxis2: { title: { text: 'radius from the domain centre (m)' } },
+      yaxis2: { title: { text: 'max |Δ| (mm)' }, rangemode: 'tozero' },
+      legend: { orientation: 'h', y: -0.2 },
+    },
+  };
 }
 
 /** Markers #0–#5 at the mission locations (the article's markers). */

@@ -9,7 +9,7 @@ import { buildLayout, type Layout } from './layout.js';
 import { computeSources, HEIGHT_SCALE, nearestCentreThenEdge, sourceHeight, type SourceRecord } from './sources.js';
 import { computeCorners, type CornerField } from './corners.js';
 import { loadWorldFile, type RecipeParams, type WorldConfig } from './world.js';
-import { projectRoot, type PipelineRequest } from './request.js';
+import { configDir, type PipelineRequest } from './request.js';
 import { join } from 'node:path';
 import { FormatError } from '../errors.js';
 
@@ -34,7 +34,7 @@ export interface Plan {
 }
 
 export function loadWorld(name: string): WorldConfig {
-  return loadWorldFile(join(projectRoot(), 'config', 'worlds', `${name}.json`));
+  return loadWorldFile(join(configDir(), 'worlds', `${name}.json`));
 }
 
 export function selectRecipe(world: WorldConfig, req: PipelineRequest, stream: PrngStream): RecipeChoice {

@@ -6,6 +6,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { readInputText } from '../io/read-input.js';
 import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { FormatError, InputRangeError } from '../errors.js';
 import { checkArray, checkLiteral, checkNumber, checkObject, checkString, parseJson } from '../io/json-check.js';
 import type { GridDescription, HeightRange } from '../core/grid.js';
@@ -24,17 +25,63 @@ export interface PipelineRequest {
   encoding: HeightRange;
 }
 
-/** The project root: HEIGHTBENCH_ROOT, else the nearest folder upwards from the working directory holding config/worlds. */
-export function projectRoot(): string {
-  const env = process.env.HEIGHTBENCH_ROOT;
-  if (env) return resolve(env);
+/**
+ * [R] Where heightbench finds its data. Config (worlds/, requests/): the CLI's `--config DIR`, else
+ * `$HEIGHTBENCH_ROOT/config`, else the nearest `config/` holding `worlds/` above the working directory (a clone), else the
+ * `config/` shipped inside the installed package. The project root (assets/, references/, params.yaml): HEIGHTBENCH_ROOT,
+ * else that nearest folder above the working directory, else the installed package's folder.
+ */
+let configOverride: string | null = null;
+
+/** The installed package's own folder (this file is <pkg>/dist/pipeline/request.js, or <repo>/src/pipeline/request.ts). */
+export function packageRoot(): string {
+  return fileURLToPath(new URL('../../', import.meta.url));
+}
+
+/** Sets (or with null clears) the config folder for this process: the CLI's `--config DIR`. DIR may also be a folder holding config/. */
+export function setConfigDir(dir: string | null): void {
+  if (dir === null) {
+    configOverride = null;
+    return;
+  }
+  const d = resolve(dir);
+  const holds = (p: string) => existsSync(join(p, 'worlds')) || existsSync(join(p, 'requests'));
+  if (holds(d)) configOverride = d;
+  else if (holds(join(d, 'config'))) configOverride = join(d, 'config');
+  else throw new FormatError(`--config ${JSON.stringify(dir)}: expected a folder holding worlds/ and requests/ (or a folder holding config/), found neither in ${d}`);
+}
+
+function nearestProject(): string | null {
   let d = process.cwd();
   for (;;) {
     if (existsSync(join(d, 'config', 'worlds'))) return d;
     const up = dirname(d);
-    if (up === d) throw new FormatError(`cannot find heightbench's config/ folder above ${process.cwd()}; set HEIGHTBENCH_ROOT`);
+    if (up === d) return null;
     d = up;
   }
+}
+
+/** The project root: HEIGHTBENCH_ROOT, else the nearest folder upwards from the working directory holding config/worlds, else the installed package. */
+export function projectRoot(): string {
+  const env = process.env.HEIGHTBENCH_ROOT;
+  if (env) return resolve(env);
+  const near = nearestProject();
+  if (near) return near;
+  const pkg = packageRoot();
+  if (existsSync(join(pkg, 'config', 'worlds'))) return pkg;
+  throw new FormatError(`cannot find heightbench's config/ folder above ${process.cwd()} nor in the package (${pkg}); pass --config DIR or set HEIGHTBENCH_ROOT`);
+}
+
+/** The config folder (worlds/, requests/): --config DIR, else <project root>/config. */
+export function configDir(): string {
+  if (configOverride) return configOverride;
+  const env = process.env.HEIGHTBENCH_ROOT;
+  if (env) {
+    const c = join(resolve(env), 'config');
+    if (!existsSync(c)) throw new FormatError(`HEIGHTBENCH_ROOT=${JSON.stringify(env)}: no config/ folder in ${resolve(env)}`);
+    return c;
+  }
+  return join(projectRoot(), 'config');
 }
 
 export function parseRequest(v: unknown, where = 'request'): PipelineRequest {
@@ -69,7 +116,7 @@ export function parseRequest(v: unknown, where = 'request'): PipelineRequest {
 }
 
 export function listRequests(): string[] {
-  return readdirSync(join(projectRoot(), 'config', 'requests'))
+  return readdirSync(join(configDir(), 'requests'))
     .filter((f) => f.endsWith('.json'))
     .map((f) => f.slice(0, -5))
     .sort();
@@ -77,7 +124,7 @@ export function listRequests(): string[] {
 
 /** Loads config/requests/<id>.json (or a path to a request file), optionally at another output size. */
 export function loadRequest(idOrPath: string, size?: number): PipelineRequest {
-  const path = idOrPath.endsWith('.json') ? idOrPath : join(projectRoot(), 'config', 'requests', `${idOrPath}.json`);
+  const path = idOrPath.endsWith('.json') ? idOrPath : join(configDir(), 'requests', `${idOrPath}.json`);
   if (!existsSync(path)) {
     const known = idOrPath.endsWith('.json') ? '' : `; known requests: ${listRequests().join(', ')}`;
     throw new FormatError(`request ${JSON.stringify(idOrPath)}: no such request file (${path})${known}`);

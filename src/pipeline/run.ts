@@ -12,7 +12,7 @@ import { buildPlan, type Plan } from './plan.js';
 import { assetWorldHash, buildAssets, loadAssets, type HeightAsset } from './assets.js';
 import type { SupportTarget } from './support.js';
 import { selectStamps, type StampSelection } from './stamps.js';
-import { projectRoot, type PipelineRequest } from './request.js';
+import { configDir, projectRoot, type PipelineRequest } from './request.js';
 import { executeDrawListCpu } from './execute-cpu.js';
 import { buildDrawList } from '../drawlist/emit.js';
 import type { DrawList } from '../drawlist/types.js';
@@ -29,8 +29,8 @@ export interface RunOptions {
   ablation?: SmoothingAblation;
   /** Asset folder (default <root>/assets, built when missing or stale). */
   assetsDir?: string;
-  /** Called after each field stage with its name and wall time (progress on stderr). */
-  onStage?: (stage: string, ms: number) => void;
+  /** Called as each timed step ends, with its wall-clock time (progress display; never changes the result). */
+  onStep?: (name: string, ms: number) => void;
 }
 
 export interface RunResult {
@@ -59,7 +59,7 @@ export interface RunManifest {
 
 /** SHA-256 of the world configuration file, stored in the asset index so stale assets are rebuilt. */
 export function worldHash(world: WorldConfig): string {
-  const path = join(projectRoot(), 'config', 'worlds', `${world.name}.json`);
+  const path = join(configDir(), 'worlds', `${world.name}.json`);
   return createHash('sha256').update(existsSync(path) ? readFileSync(path) : JSON.stringify(world)).digest('hex');
 }
 
@@ -77,6 +77,7 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
     const t0 = performance.now();
     const r = f();
     timings[name] = performance.now() - t0;
+    opts.onStep?.(name, timings[name]);
     return r;
   };
   const plan = time('plan', () => buildPlan(req));
@@ -86,7 +87,7 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
   // The run = plan → draw list → executor: the list says what is drawn, executeDrawListCpu how (issue 16).
   const stamps = time('stamps.select', () => selectStamps(plan.regions, world, plan.stream));
   const drawList = time('drawlist', () => buildDrawList(plan, { size: n, stamps, assets, assetsDir }));
-  const exec = executeDrawListCpu(drawList, { precision: opts.precision, keep: opts.keep, ablation: opts.ablation, assets, onStage: opts.onStage });
+  const exec = executeDrawListCpu(drawList, { precision: opts.precision, keep: opts.keep, ablation: opts.ablation, assets, onStage: opts.onStep });
   Object.assign(timings, exec.timingsMs);
   const { fields, codes, support } = exec;
   const { layer0, layer100, supportWrites, encode: enc } = exec.stats;

@@ -1,0 +1,215 @@
+#!/usr/bin/env node
+// Opens every generated page in Debian's chromium (playwright-core, headless, offline: every request that is not a
+// file is blocked and counted) and checks what a person would see: no console error, no network request, every
+// Plotly figure drawn with a non-zero size, the numbers shown equal to metrics.json, every link resolving. A full-page
+// screenshot of each page goes to reports/screenshots/. Pages: reports/RUN/index.html, reports/index.html,
+// reports/notebooks/*.html, reports/regress/index.html, the DVC plots page (dvc plots diff HEAD → dvc_plots/), and a
+// report copied out of reports/ (it must say that Plotly did not load).
+// Usage: browser-check.mjs [--results FILE]   (FILE gets {"passed": N, "failed": N})
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import YAML from 'yaml';
+
+const root = resolve(import.meta.dirname, '..');
+const reports = join(root, 'reports');
+const shots = join(reports, 'screenshots');
+const arg = (name) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+let passed = 0;
+let failed = 0;
+function check(name, ok, detail = '') {
+  console.log(`${ok ? '✓' : '✗'} ${name}${ok || !detail ? '' : `: ${detail}`}`);
+  if (ok) passed++;
+  else failed++;
+}
+
+/** Parses "1.234", "99.9941", "–" from a table cell. */
+const cellNumber = (s) => Number(String(s).replace(/[^\d.eE+-]/g, ''));
+/** True when `shown` is `value` rounded to the digits shown. */
+function sameAsShown(shown, value) {
+  const s = String(shown).trim();
+  const dec = s.includes('.') ? s.split('.')[1].replace(/[^\d]/g, '').length : 0;
+  const sig = s.replace(/^[-+]?0*\.?0*/, '').replace(/[^\d]/g, '').length;
+  const tol = Math.max(0.5 * 10 ** -dec, sig ? Math.abs(value) * 0.5 * 10 ** (1 - sig) : 0) * 1.0000001;
+  return Math.abs(cellNumber(s) - value) <= tol;
+}
+
+function pages() {
+  const list = [];
+  const runs = Object.keys(YAML.parse(readFileSync(join(root, 'params.yaml'), 'utf8')).runs ?? {});
+  for (const run of runs) {
+    const p = join(reports, run, 'index.html');
+    if (existsSync(p)) list.push({ kind: 'report', name: run, path: p, metrics: join(reports, run, 'metrics.json') });
+  }
+  if (existsSync(join(reports, 'index.html'))) list.push({ kind: 'index', name: 'index', path: join(reports, 'index.html') });
+  const nb = join(reports, 'notebooks');
+  if (existsSync(nb)) for (const f of readdirSync(nb).filter((x) => x.endsWith('.html')).sort()) list.push({ kind: 'notebook', name: `notebook-${f.replace(/\.html$/, '')}`, path: join(nb, f) });
+  if (existsSync(join(reports, 'regress', 'index.html'))) list.push({ kind: 'regress', name: 'regress', path: join(reports, 'regress', 'index.html') });
+  return list;
+}
+
+/** `dvc plots diff HEAD` into dvc_plots/ (the template in .dvc/config loads vega from node_modules). */
+function dvcPlotsPage() {
+  const dvc = join(root, '.venv', 'bin', 'dvc');
+  if (!existsSync(dvc)) return null;
+  const r = spawnSync(dvc, ['plots', 'diff', 'HEAD', '-o', 'dvc_plots'], { cwd: root, encoding: 'utf8', env: { ...process.env, DVC_NO_ANALYTICS: '1' } });
+  check('dvc plots diff HEAD writes dvc_plots/index.html', r.status === 0 && existsSync(join(root, 'dvc_plots', 'index.html')), r.stderr);
+  return r.status === 0 ? { kind: 'dvc-plots', name: 'dvc-plots', path: join(root, 'dvc_plots', 'index.html') } : null;
+}
+
+async function open(browser, path) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, offline: true });
+  const page = await context.newPage();
+  const errors = [];
+  const network = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith('file:') || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+    network.push(url);
+    return route.abort();
+  });
+  await page.goto(pathToFileURL(path).href, { waitUntil: 'load' });
+  return { context, page, errors, network };
+}
+
+/** Waits until every Plotly figure has drawn (or 20 s), then returns each figure's id and size. */
+async function plotlyFigures(page) {
+  const deadline = Date.now() + 20000;
+  for (;;) {
+    const figs = await page.evaluate(() =>
+      [...document.querySelectorAll('.js-plotly-plot')].map((el) => {
+        const r = el.getBoundingClientRect();
+        const svg = el.querySelector('.main-svg');
+        const gl = el.querySelector('canvas');
+        return { id: el.id, w: r.width, h: r.height, drawn: !!el._fullLayout && !!svg && svg.getBoundingClientRect().width > 0, gl: !!gl };
+      }),
+    );
+    if ((figs.length && figs.every((f) => f.drawn)) || Date.now() > deadline) return figs;
+    await page.waitForTimeout(250);
+  }
+}
+
+/** Every link resolves: a file that exists, or an element with the anchor's id. */
+async function brokenLinks(page) {
+  const links = await page.evaluate(() => [...document.querySelectorAll('a[href]')].map((a) => ({ href: a.href, raw: a.getAttribute('href') })));
+  const bad = [];
+  for (const l of links) {
+    if (l.raw === '#') continue; // the top of the page (vega-embed's action menu)
+    if (l.raw.startsWith('#')) {
+      if (!(await page.$(`[id="${l.raw.slice(1)}"], [name="${l.raw.slice(1)}"]`))) bad.push(l.raw);
+    } else if (l.href.startsWith('file:')) {
+      if (!existsSync(fileURLToPath(l.href.split('#')[0]))) bad.push(l.raw);
+    } else bad.push(l.raw); // an offline page links no network address
+  }
+  return { count: links.length, bad };
+}
+
+async function checkPage(browser, p) {
+  const { context, page, errors, network } = await open(browser, p.path);
+  const label = `${p.kind} ${p.name}`;
+  const html = readFileSync(p.path, 'utf8');
+  // Plotly figures: every one the page creates is drawn with a non-zero size.
+  const expected = p.kind === 'report' ? ['diff', 'hgen', 'href', 'hist', 'radial', 'd3gen', 'd3ref'] : [...html.matchAll(/Plotly\.newPlot\("([^"]+)"/g)].map((m) => m[1]);
+  if (expected.length) {
+    const figs = await plotlyFigures(page);
+    const byId = new Map(figs.map((f) => [f.id, f]));
+    const notDrawn = expected.filter((id) => !(byId.get(id)?.drawn && byId.get(id).w > 0 && byId.get(id).h > 0));
+    check(`${label}: ${expected.length} Plotly figures drawn with non-zero size`, notDrawn.length === 0, `not drawn: ${notDrawn.join(', ')}`);
+    check(`${label}: no "Plotly did not load" message`, !(await page.isVisible('#plotly-missing')) && (await page.$$('.plotly-missing')).length === 0);
+  }
+  if (p.kind === 'dvc-plots') {
+    const n = (html.match(/vegaEmbed\(/g) ?? []).length;
+    await page.waitForFunction((k) => document.querySelectorAll('.vega-embed svg, .vega-embed canvas').length >= k, n, { timeout: 20000 }).catch(() => undefined);
+    const drawn = await page.$$eval('.vega-embed svg, .vega-embed canvas', (els) => els.filter((e) => e.getBoundingClientRect().width > 0).length);
+    check(`${label}: ${n} vega plots drawn from node_modules`, n > 0 && drawn >= n, `${drawn} of ${n}`);
+    const imgs = await page.$$eval('img', (els) => els.map((e) => ({ src: e.getAttribute('src'), ok: e.complete && e.naturalWidth > 0 })));
+    check(`${label}: ${imgs.length} difference-map images load`, imgs.length > 0 && imgs.every((i) => i.ok), imgs.filter((i) => !i.ok).map((i) => i.src).join(', '));
+  }
+  if (p.kind === 'regress') {
+    const imgs = await page.$$eval('img', (els) => els.map((e) => ({ src: e.getAttribute('src'), ok: e.complete && e.naturalWidth > 0 })));
+    check(`${label}: ${imgs.length} difference-map images load`, imgs.every((i) => i.ok), imgs.filter((i) => !i.ok).map((i) => i.src).join(', '));
+  }
+  // Numbers shown equal metrics.json.
+  if (p.kind === 'report') {
+    const m = JSON.parse(readFileSync(p.metrics, 'utf8'));
+    const row = await page.$$eval('table tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent.trim())).find((cells) => cells[0] === 'full map'));
+    const ok = row && sameAsShown(row[1], m.pixels) && sameAsShown(row[2], m.exactPercent) && sameAsShown(row[4], m.maxAbsCode) && sameAsShown(row[5], m.rmsMm) && sameAsShown(row[6], m.maxAbsMm);
+    check(`${label}: full-map pixels, exact %, max |Δq|, RMS and max mm equal metrics.json`, !!ok, JSON.stringify(row));
+  }
+  if (p.kind === 'index') {
+    const rows = await page.$$eval('table tr', (trs) => trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent.trim())));
+    let bad = [];
+    for (const r of rows) {
+      const mp = join(reports, r[0], 'metrics.json');
+      if (!existsSync(mp)) {
+        bad.push(`${r[0]}: no metrics.json`);
+        continue;
+      }
+      const m = JSON.parse(readFileSync(mp, 'utf8'));
+      if (!(sameAsShown(r[1], m.exactPercent) && sameAsShown(r[3], m.maxAbsCode) && sameAsShown(r[4], m.rmsMm))) bad.push(`${r[0]}: ${r.slice(1, 5).join(' | ')}`);
+    }
+    check(`${label}: ${rows.length} run rows show exact %, max |Δq| and RMS equal to metrics.json`, rows.length > 0 && bad.length === 0, bad.join('; '));
+  }
+  const links = await brokenLinks(page);
+  check(`${label}: ${links.count} links resolve`, links.bad.length === 0, links.bad.join(', '));
+  check(`${label}: no console error`, errors.length === 0, errors.slice(0, 3).join(' | '));
+  check(`${label}: no network request`, network.length === 0, network.slice(0, 3).join(', '));
+  await page.screenshot({ path: join(shots, `${p.name}.png`), fullPage: true });
+  await context.close();
+}
+
+/** A report copied out of reports/ (no plotly.min.js beside it) must say that Plotly did not load, not show blank boxes. */
+async function checkCopiedOut(browser, p) {
+  const d = mkdtempSync(join(tmpdir(), 'hb-copied-'));
+  try {
+    copyFileSync(p.path, join(d, 'index.html'));
+    const { context, page, errors, network } = await open(browser, join(d, 'index.html'));
+    const shown = await page.isVisible('#plotly-missing');
+    const text = shown ? await page.textContent('#plotly-missing') : '';
+    check(`report ${p.name} copied out of reports/: the page says Plotly did not load`, shown && /Plotly did not load/.test(text), text);
+    check(`report ${p.name} copied out of reports/: only the missing plotly.min.js fails, nothing else`, errors.every((e) => /ERR_FILE_NOT_FOUND|Failed to load resource/.test(e)) && network.length === 0, errors.join(' | '));
+    await page.screenshot({ path: join(shots, `${p.name}-copied-out.png`) });
+    await context.close();
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+}
+
+const exe = process.env.HEIGHTBENCH_CHROMIUM ?? '/usr/bin/chromium';
+if (!existsSync(exe)) {
+  check(`chromium at ${exe} (scripts/ensure-chromium.sh installs Debian's)`, false, 'missing');
+} else {
+  mkdirSync(shots, { recursive: true });
+  const list = pages();
+  const plots = dvcPlotsPage();
+  if (plots) list.push(plots);
+  check(`pages to check: ${list.length} (run reports, index, notebooks, regress, DVC plots)`, list.some((p) => p.kind === 'report'));
+  const browser = await chromium.launch({ executablePath: exe, headless: true, args: ['--no-sandbox', '--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'] });
+  try {
+    for (const p of list) {
+      try {
+        await checkPage(browser, p);
+      } catch (e) {
+        check(`${p.kind} ${p.name}: opened and checked`, false, String(e));
+      }
+    }
+    const firstReport = list.find((p) => p.kind === 'report');
+    if (firstReport) await checkCopiedOut(browser, firstReport);
+  } finally {
+    await browser.close();
+  }
+  console.log(`browser check: ${passed} passed, ${failed} failed; screenshots in reports/screenshots/`);
+}
+const out = arg('--results');
+if (out) writeFileSync(out, JSON.stringify({ passed, failed }));
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// Writes a run's per-stage hashes (SHA-256 of every stage output file of the generated f32 run and of its references)
+// as small JSON committed to git beside metrics.json, so `heightbench regress` can tell which stage moved between two
+// commits without the large outputs. Sidecars and timings.json are left out: a sidecar names the producer version and
+// timings are never deterministic; the payload hash is what says whether a stage's values moved.
+// Usage: stage-hashes.mjs GEN_DIR REF_DIR OUT.json
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const STAGE_FILE = /^(?!timings\.json$)[^.][^/]*\.(r16|r32|png|json)$/;
+
+/** { file: sha256 } for the stage outputs in `dir` (sidecars `<file>.<ext>.json` excluded), sorted by name. */
+export function stageHashes(dir) {
+  if (!existsSync(dir)) return null;
+  const out = {};
+  for (const f of readdirSync(dir).sort()) {
+    if (!STAGE_FILE.test(f) || /\.(r16|r32|png)\.json$/.test(f)) continue;
+    out[f] = createHash('sha256').update(readFileSync(join(dir, f))).digest('hex');
+  }
+  return out;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [gen, ref, outPath] = process.argv.slice(2);
+  if (!gen || !ref || !outPath) {
+    console.error('usage: stage-hashes.mjs GEN_DIR REF_DIR OUT.json');
+    process.exit(2);
+  }
+  const doc = { generated: stageHashes(gen), references: stageHashes(ref) };
+  if (!doc.generated) {
+    console.error(`stage-hashes: no folder ${gen}`);
+    process.exit(2);
+  }
+  writeFileSync(`${outPath}.tmp`, `${JSON.stringify(doc, null, 2)}\n`);
+  renameSync(`${outPath}.tmp`, outPath);
+}

@@ -1,0 +1,295 @@
+/**
+ * `heightbench regress [--base REV] [--out DIR] [--json]` — this tree's regenerated outputs against a base revision's,
+ * for a CI log or a pull-request comment.
+ * Inputs: per run of params.yaml, this tree's reports/RUN/{metrics.json, hashes.json, diffmap.png} (written by the
+ * compare stage of `make reproduce` / `make test`) and the same files committed at REV (git show); dvc.lock and
+ * references/bless/RUN.json on both sides. Outputs: Markdown on stdout (and DIR/summary.md), DIR/index.html with both
+ * difference maps per run and the pixels where they differ, DIR/regress.json.
+ * [R] Verdict per run: FAIL when a gate fails in this tree, or when a stage hash (generated or reference) moved while
+ * the run was not re-blessed between REV and this tree (its references/bless record or its dvc.lock reference hash
+ * differs). A run whose reports are missing on one side is reported, not failed.
+ * Exit: 0 all runs pass; the gate-failure code when one fails; 2 for a bad revision or a tree outside git.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { decode, encode } from 'fast-png';
+import { parse as parseYaml } from 'yaml';
+import { EXIT_GATE, FormatError } from '../errors.js';
+import { writeFileAtomic } from '../io/atomic.js';
+import { markdownToHtml } from '../compare/report.js';
+import { projectRoot } from '../pipeline/request.js';
+import { CliExit, type CliIO, type CommandInstaller } from './io.js';
+
+/** The code compare and check --strict exit with when a gate fails. */
+export const REGRESS_FAILED_EXIT = EXIT_GATE;
+
+type Metrics = Record<string, number>;
+interface Hashes {
+  generated: Record<string, string> | null;
+  references: Record<string, string> | null;
+}
+
+export interface StageRow {
+  stage: string;
+  innerRmsMm: [number | null, number | null];
+  generated: 'same' | 'moved' | 'new' | 'gone' | '–';
+  reference: 'same' | 'moved' | 'new' | 'gone' | '–';
+}
+
+export interface RunRegression {
+  run: string;
+  status: 'compared' | 'missing here' | 'new run';
+  base: Metrics | null;
+  here: Metrics | null;
+  gatesPassed: boolean | null;
+  blessed: boolean;
+  movedHashes: string[];
+  stages: StageRow[];
+  verdict: 'pass' | 'FAIL' | 'n/a';
+  reasons: string[];
+}
+
+export interface Regression {
+  base: string;
+  baseCommit: string;
+  runs: RunRegression[];
+  failed: boolean;
+}
+
+const STAGE_ORDER = ['layout', 'regions', 'sources', 'corners', 'raster-layer0', 'raster', 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode', 'final', 'manifest'];
+
+function git(root: string, args: string[]): string {
+  return execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+}
+
+function gitShow(root: string, rev: string, path: string): Buffer | null {
+  try {
+    return execFileSync('git', ['show', `${rev}:${path}`], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 64 << 20 });
+  } catch {
+    return null;
+  }
+}
+
+function readHere(root: string, path: string): Buffer | null {
+  const p = join(root, path);
+  return existsSync(p) ? readFileSync(p) : null;
+}
+
+const json = <T>(b: Buffer | null): T | null => (b ? (JSON.parse(b.toString('utf8')) as T) : null);
+
+/** The dvc.lock hash of a run's references (reference@RUN outs), or null. */
+function referenceLockHash(lock: string | null, run: string): string | null {
+  if (!lock) return null;
+  const l = parseYaml(lock) as { stages?: Record<string, { outs?: { path: string; md5?: string }[] }> };
+  return l.stages?.[`reference@${run}`]?.outs?.[0]?.md5 ?? null;
+}
+
+function compareHashes(a: Record<string, string> | null, b: Record<string, string> | null, file: string): StageRow['generated'] {
+  if (!a && !b) return '–';
+  const x = a?.[file];
+  const y = b?.[file];
+  if (x === undefined && y === undefined) return '–';
+  if (x === undefined) return 'new';
+  if (y === undefined) return 'gone';
+  return x === y ? 'same' : 'moved';
+}
+
+const stageOf = (file: string) => file.replace(/\.(r16|r32|png|json)$/, '');
+
+export function regress(root: string, base: string): Regression {
+  let baseCommit: string;
+  try {
+    baseCommit = git(root, ['rev-parse', '--verify', '--quiet', `${base}^{commit}`]).trim();
+  } catch {
+    throw new FormatError(`regress --base ${JSON.stringify(base)}: not a revision of the git repository at ${root}`);
+  }
+  const params = parseYaml(readFileSync(join(root, 'params.yaml'), 'utf8')) as { runs?: Record<string, unknown> };
+  const lockHere = readHere(root, 'dvc.lock')?.toString('utf8') ?? null;
+  const lockBase = gitShow(root, baseCommit, 'dvc.lock')?.toString('utf8') ?? null;
+  const runs: RunRegression[] = [];
+  for (const run of Object.keys(params.runs ?? {})) {
+    const dir = `reports/${run}`;
+    const here = json<Metrics>(readHere(root, `${dir}/metrics.json`));
+    const baseM = json<Metrics>(gitShow(root, baseCommit, `${dir}/metrics.json`));
+    const hHere = json<Hashes>(readHere(root, `${dir}/hashes.json`));
+    const hBase = json<Hashes>(gitShow(root, baseCommit, `${dir}/hashes.json`));
+    const blessHere = readHere(root, `references/bless/${run}.json`);
+    const blessBase = gitShow(root, baseCommit, `references/bless/${run}.json`);
+    const blessed = (blessHere?.toString() ?? '') !== (blessBase?.toString() ?? '') || referenceLockHash(lockHere, run) !== referenceLockHash(lockBase, run);
+    const files = new Set<string>();
+    for (const h of [hHere, hBase]) for (const side of [h?.generated, h?.references]) for (const f of Object.keys(side ?? {})) files.add(f);
+    const stages: StageRow[] = [...files]
+      .sort((a, b) => (STAGE_ORDER.indexOf(stageOf(a)) - STAGE_ORDER.indexOf(stageOf(b))) || a.localeCompare(b))
+      .map((f) => {
+        const key = `stages.${stageOf(f)}.innerRmsMm`;
+        return {
+          stage: f,
+          innerRmsMm: [baseM?.[key] ?? null, here?.[key] ?? null],
+          generated: compareHashes(hBase?.generated ?? null, hHere?.generated ?? null, f),
+          reference: compareHashes(hBase?.references ?? null, hHere?.references ?? null, f),
+        };
+      });
+    const movedHashes = stages.flatMap((s) => [
+      ...(s.generated === 'moved' ? [`generated ${s.stage}`] : []),
+      ...(s.reference === 'moved' ? [`reference ${s.stage}`] : []),
+    ]);
+    const gatesPassed = here ? here['gates.passed'] === 1 : null;
+    const reasons: string[] = [];
+    let verdict: RunRegression['verdict'] = 'n/a';
+    let status: RunRegression['status'] = 'compared';
+    if (!here) status = 'missing here';
+    else if (!baseM) status = 'new run';
+    if (here) {
+      verdict = 'pass';
+      if (gatesPassed === false) reasons.push('a gate fails in this tree');
+      if (movedHashes.length && !blessed) reasons.push(`stage hash moved without a bless: ${movedHashes.join(', ')}`);
+      if (reasons.length) verdict = 'FAIL';
+    }
+    runs.push({ run, status, base: baseM, here, gatesPassed, blessed, movedHashes, stages, verdict, reasons });
+  }
+  return { base, baseCommit, runs, failed: runs.some((r) => r.verdict === 'FAIL') };
+}
+
+function num(v: number | null | undefined, digits: number): string {
+  if (v === null || v === undefined || Number.isNaN(v)) return '–';
+  return Number.isInteger(v) ? String(v) : v.toFixed(digits);
+}
+
+function pair(a: number | null | undefined, b: number | null | undefined, digits: number): string {
+  const x = num(a, digits);
+  const y = num(b, digits);
+  return x === y ? y : `${x} → **${y}**`;
+}
+
+function histogram(m: Metrics | null): string {
+  if (!m) return '–';
+  return Object.keys(m)
+    .filter((k) => k.startsWith('histogram.'))
+    .map((k) => [Number(k.slice(10)), m[k]] as const)
+    .sort((a, b) => a[0] - b[0])
+    .map(([d, c]) => `${d > 0 ? '+' : ''}${d}: ${c}`)
+    .join(', ');
+}
+
+/** The Markdown report. `full`: every run's per-stage table; otherwise a run whose stages all hash and measure as at the base gets one line. */
+export function regressionMarkdown(r: Regression, full = true): string {
+  const L: string[] = [];
+  L.push(`# heightbench regress: this tree against ${r.base} (${r.baseCommit.slice(0, 10)})`, '');
+  L.push(`Verdict: **${r.failed ? 'FAIL' : 'pass'}** — ${r.runs.filter((x) => x.verdict === 'FAIL').length} of ${r.runs.length} runs fail. A run fails when a gate fails here, or when a stage hash moved without a bless (references/bless record or dvc.lock reference hash changed). Values: base → **this tree** where they differ.`, '');
+  L.push('| run | status | exact % | Δq histogram | max \\|Δq\\| | RMS mm | max mm | gates | stage hashes moved | blessed | verdict |');
+  L.push('|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const x of r.runs) {
+    const b = x.base;
+    const h = x.here;
+    const hb = histogram(b);
+    const hh = histogram(h);
+    L.push(
+      `| ${x.run} | ${x.status} | ${pair(b?.exactPercent, h?.exactPercent, 4)} | ${hb === hh ? hh : `${hb} → **${hh}**`} | ${pair(b?.maxAbsCode, h?.maxAbsCode, 0)} | ${pair(b?.rmsMm, h?.rmsMm, 4)} | ${pair(b?.maxAbsMm, h?.maxAbsMm, 3)} | ${x.gatesPassed === null ? '–' : x.gatesPassed ? 'pass' : '**FAIL**'} | ${x.movedHashes.length || 0} | ${x.blessed ? 'yes' : 'no'} | ${x.verdict === 'FAIL' ? '**FAIL**' : x.verdict} |`,
+    );
+  }
+  L.push('');
+  for (const x of r.runs) {
+    if (x.reasons.length) L.push(`- **${x.run}**: ${x.reasons.join('; ')}`);
+  }
+  if (r.runs.some((x) => x.reasons.length)) L.push('');
+  for (const x of r.runs) {
+    if (!x.stages.length) continue;
+    const unchanged = x.stages.every((s) => s.innerRmsMm[0] === s.innerRmsMm[1] && (s.generated === 'same' || s.generated === '–') && (s.reference === 'same' || s.reference === '–'));
+    if (unchanged && !full) {
+      L.push(`- ${x.run}: all ${x.stages.length} stage outputs hash and measure as at ${r.base}`);
+      continue;
+    }
+    L.push(`## ${x.run}: per stage`, '');
+    L.push('| stage output | inner-400 m RMS mm (f32 vs f64) | generated hash | reference hash |', '|---|---|---|---|');
+    for (const s of x.stages) {
+      const [a, b] = s.innerRmsMm;
+      const rms = a === null && b === null ? '–' : a === b ? num(b, 6) : `${num(a, 6)} → **${num(b, 6)}**`;
+      const mark = (v: string) => (v === 'moved' ? '**moved**' : v);
+      L.push(`| ${s.stage} | ${rms} | ${mark(s.generated)} | ${mark(s.reference)} |`);
+    }
+    L.push('');
+  }
+  return `${L.join('\n')}\n`;
+}
+
+/** Pixels where two RGB pictures differ, drawn dark on light grey (null when sizes differ or either is missing). */
+function changedPixels(a: Buffer | null, b: Buffer | null): { png: Uint8Array; changed: number } | null {
+  if (!a || !b) return null;
+  const x = decode(a);
+  const y = decode(b);
+  if (x.width !== y.width || x.height !== y.height || x.channels !== y.channels) return null;
+  const c = x.channels;
+  const out = new Uint8Array(x.width * x.height * 3).fill(235);
+  let changed = 0;
+  for (let k = 0; k < x.width * x.height; k++) {
+    let diff = false;
+    for (let ch = 0; ch < c; ch++) if (x.data[k * c + ch] !== y.data[k * c + ch]) diff = true;
+    if (diff) {
+      changed++;
+      out[k * 3] = 20;
+      out[k * 3 + 1] = 20;
+      out[k * 3 + 2] = 20;
+    }
+  }
+  return { png: encode({ width: x.width, height: x.height, data: out, depth: 8, channels: 3 }), changed };
+}
+
+export function writeRegressionReport(root: string, out: string, r: Regression, md: string): void {
+  mkdirSync(out, { recursive: true });
+  const sections: string[] = [];
+  for (const x of r.runs) {
+    const a = gitShow(root, r.baseCommit, `reports/${x.run}/diffmap.png`);
+    const b = readHere(root, `reports/${x.run}/diffmap.png`);
+    if (!a && !b) continue;
+    const figs: string[] = [];
+    if (a) {
+      writeFileAtomic(join(out, `${x.run}-base-diffmap.png`), a);
+      figs.push(`<figure><img src="${x.run}-base-diffmap.png" alt="${x.run} difference map at ${r.base}"><figcaption>${r.base}: signed Δq per block</figcaption></figure>`);
+    }
+    if (b) {
+      writeFileAtomic(join(out, `${x.run}-diffmap.png`), b);
+      figs.push(`<figure><img src="${x.run}-diffmap.png" alt="${x.run} difference map in this tree"><figcaption>this tree: signed Δq per block</figcaption></figure>`);
+    }
+    const c = changedPixels(a, b);
+    if (c) {
+      writeFileAtomic(join(out, `${x.run}-changed.png`), c.png);
+      figs.push(`<figure><img src="${x.run}-changed.png" alt="${x.run} blocks whose colour changed"><figcaption>blocks whose difference changed: ${c.changed}</figcaption></figure>`);
+    }
+    sections.push(`<h2>${x.run}: difference maps (f32 − f64 references; red above, blue below, white equal)</h2><div class="row">${figs.join('')}</div>`);
+  }
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>heightbench regress against ${r.base}</title>
+<style>body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1400px}table{border-collapse:collapse;margin:.5em 0}
+td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px;text-align:right}th{background:#f3f3f3}.row{display:flex;flex-wrap:wrap;gap:12px}
+figure{margin:0}img{width:400px;image-rendering:pixelated;border:1px solid #ccc}figcaption{font-size:13px;color:#555}</style></head><body>
+${markdownToHtml(md)}
+${sections.join('\n')}
+</body></html>
+`;
+  writeFileAtomic(join(out, 'index.html'), html);
+  writeFileAtomic(join(out, 'summary.md'), md);
+  writeFileAtomic(join(out, 'regress.json'), `${JSON.stringify(r, null, 2)}\n`);
+}
+
+export function regressCommand(o: { base: string; out?: string; json?: boolean }, io: CliIO): number {
+  const root = projectRoot();
+  const r = regress(root, o.base);
+  const out = o.out ?? join(root, 'reports', 'regress');
+  writeRegressionReport(root, out, r, regressionMarkdown(r, true));
+  if (o.json) io.out(`${JSON.stringify(r, null, 2)}\n`);
+  else io.out(`${regressionMarkdown(r, false)}\nEvery stage of every run: ${join(out, 'summary.md')}; difference maps: ${join(out, 'index.html')}\n`);
+  return r.failed ? REGRESS_FAILED_EXIT : 0;
+}
+
+export const installRegress: CommandInstaller = (program: Command, io: CliIO) => {
+  program
+    .command('regress')
+    .description("compare this tree's regenerated reports (metrics, stage hashes, difference maps) with a base revision's, as Markdown and HTML; fails when a gate fails or a stage hash moved without a bless")
+    .option('--base <rev>', 'git revision to compare against', 'HEAD')
+    .option('--out <dir>', 'folder for index.html, summary.md, regress.json (default reports/regress)')
+    .option('--json', 'print the comparison as JSON instead of Markdown')
+    .action((o: { base: string; out?: string; json?: boolean }) => {
+      throw new CliExit(regressCommand(o, io));
+    });
+};
