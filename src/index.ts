@@ -98,7 +98,7 @@ export { buildPlan, loadWorld } from './pipeline/plan.js';
 export type { Plan } from './pipeline/plan.js';
 export { cellAt, groupAt, nearestCentreCell, checkRegionInvariants } from './pipeline/regions.js';
 export { barycentric, rasterizeTriangles, snapFixed, ownsEdge } from './pipeline/raster.js';
-export { SMOOTHING_TAPS, SMOOTHING_RULE, smoothingChain, impulseResponse, downsampleHalf } from './pipeline/smoothing.js';
+export { SMOOTHING_TAPS, FILTER_Y_RING, smoothingChain, filterField, impulseResponse, downsampleHalf } from './pipeline/smoothing.js';
 export type { SmoothingAblation } from './pipeline/smoothing.js';
 export { fanCentre, buildFans } from './pipeline/fans.js';
 export { buildBase } from './pipeline/base.js';
