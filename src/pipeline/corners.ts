@@ -5,11 +5,14 @@
  * Inputs: deduplicated corners, their zero-class flags, source records, corner self-term parameters.
  * Outputs: one height per corner, and the branch that produced it.
  * Seed rules [D]:
- *  - zero class: set to 0 directly by height group, bypassing blending;
+ *  - zero class: set to 0 directly by height group, bypassing blending ("One corner class is set directly to zero
+ *    according to its height group");
  *  - source weight on the adjusted distance d (centre distance − envelope): d < 0 → 1000; 0 ≤ d < 512 → (1 − d/512)⁶;
- *    otherwise 0; then, strictly when d < 96, × (1 − d/96) × 10. The jump at 96 m is kept;
- *  - self term: weight 1000 and no numerator for d < 0; (1 − d/96) × 10 for 0 ≤ d < 96; 1 beyond;
- *  - h = (Σ w·h + self numerator) / (Σ w + w_self), all terms normalized together.
+ *    otherwise 0; then, strictly when d < 96, × (1 − d/96) × 10. The jump at 96 m is kept (the article's piecewise
+ *    rule; "skip that multiplication at d=96");
+ *  - self term: weight 1000 and no numerator for d < 0; (1 − d/96) × 10 for 0 ≤ d < 96; 1 beyond ("the self weight is
+ *    1000 below zero …"; "The negative-distance branch uses a strong weight without adding a self-height numerator");
+ *  - h = (Σ w·h + self numerator) / (Σ w + w_self), all terms normalized together (the article's N/D).
  * [R] The self term's d is the corner's smallest adjusted source distance; its height is the ordinary source formula
  *     applied to the corner's own distance to its reference boundary. A corner is in the zero class when every cell
  *     around it belongs to the zero height group.

@@ -107,8 +107,8 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
   const loc = time('locations', () => drawLocations(field, g, inst, support, world, assets, opts.precision));
   if (keep.has('after-locations')) fields.set('after-locations', field.slice());
 
-  // [R] An eligible outer draw renders the base relief without local stages; an ineligible one leaves the target's
-  //     initial value.
+  // An eligible outer draw renders the base relief without local stages; an ineligible one leaves the target's
+  // initial value (both rules and the 0 m choice: outer.ts).
   const outerInput: Field | number = eligible ? base.raster! : P.outer.outerInitialHeight;
   const outer = time('outer', () => applyOuterBlend(field, g, req.outerBlend, outerInput, opts.precision));
   fields.set('pre-encode', field);

@@ -7,11 +7,14 @@
  * Outputs: per location: reference region, edge distance, branch, height in metres.
  * Seed rules [D]:
  *  - reference list by priority: cells of the first reference-group type, else of the second, else a random pick
- *    from the location's non-empty parent set (an empty parent set is an error, not a pick);
+ *    from the location's non-empty parent set, an empty parent set being an error ("use the first reference-group type
+ *    if available, otherwise the second; if neither exists, enter the random fallback branch"; "The random fallback
+ *    cannot select from an empty parent set");
  *  - select the reference cell with the nearest centre, then the minimum clamped point-to-segment distance over that
- *    cell's edges only;
- *  - ordinary branch: h = min(max(d − margin, 0)/width, 1) × amplitude; a zero branch; a sign-changing branch when the
- *    first type is absent.
+ *    cell's edges only ("first select the region with the nearest center … Then inspect only that region's edges");
+ *  - ordinary branch: h = min(max(d − margin, 0)/width, 1) × amplitude (the article's formula); a zero branch ("Other
+ *    conditions may set a source to zero"); a sign-changing branch when the first type is absent ("A specific branch
+ *    without the first reference-group type also changes signs").
  * [R] Amplitudes are stored normalized by the vertical scale 512 (the 512 of heights, not the 512 m of the weight
  *     range); `sourceHeight` works in whatever unit it is given and the stage converts to metres once, at the end.
  *     The candidate cells are those of the location's own parent region and the parents adjacent to it.
