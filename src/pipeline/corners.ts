@@ -40,8 +40,8 @@ export interface BlendTerm {
   weight: number;
 }
 
-/** N/D over source terms and a self term; a self term without height adds weight only (the d < 0 branch). */
-export function blendCorner(terms: readonly BlendTerm[], self: { height?: number; weight: number }): number {
+/** N, D and N/D over source terms and a self term; a self term without height adds weight only (the d < 0 branch). */
+export function blendTerms(terms: readonly BlendTerm[], self: { height?: number; weight: number }): { numerator: number; denominator: number; height: number } {
   let n = 0;
   let d = 0;
   for (const t of terms) {
@@ -50,7 +50,17 @@ export function blendCorner(terms: readonly BlendTerm[], self: { height?: number
   }
   if (self.height !== undefined) n += self.weight * self.height;
   d += self.weight;
-  return n / d;
+  return { numerator: n, denominator: d, height: n / d };
+}
+
+/** N/D over source terms and a self term (see blendTerms). */
+export function blendCorner(terms: readonly BlendTerm[], self: { height?: number; weight: number }): number {
+  return blendTerms(terms, self).height;
+}
+
+/** The adjusted source distance: centre distance − the source's envelope (radial offset); negative inside it. */
+export function adjustedDistance(x: number, y: number, s: { x: number; y: number; envelope: number }): number {
+  return Math.hypot(x - s.x, y - s.y) - s.envelope;
 }
 
 export type CornerBranch = 'zero-class' | 'blend' | 'blend-inside-envelope';
@@ -68,7 +78,7 @@ export function cornerHeight(x: number, y: number, sources: readonly CornerSourc
   let den = 0;
   let dmin = Infinity;
   for (const s of sources) {
-    const d = Math.hypot(x - s.x, y - s.y) - s.envelope;
+    const d = adjustedDistance(x, y, s);
     if (d < dmin) dmin = d;
     const w = sourceWeight(d);
     if (w === 0) continue;

@@ -51,6 +51,12 @@ export function barycentric(p: readonly [number, number], a: readonly [number, n
   return [1 - l1 - l2, l1, l2];
 }
 
+/** h(P) = λ0·h0 + λ1·h1 + λ2·h2 with the barycentric weights of p (teaching form, float64). */
+export function barycentricHeight(p: readonly [number, number], a: readonly [number, number], b: readonly [number, number], c: readonly [number, number], h: readonly [number, number, number]): number {
+  const [l0, l1, l2] = barycentric(p, a, b, c);
+  return l0 * h[0] + l1 * h[1] + l2 * h[2];
+}
+
 export interface RasterGrid {
   xmin: number;
   ymin: number;

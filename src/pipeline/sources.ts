@@ -41,6 +41,24 @@ export function segmentDistance(p: Point, a: Point, b: Point): number {
   return Math.sqrt(qx * qx + qy * qy);
 }
 
+/**
+ * The steps of segmentDistance, for worked examples: dot = (p − a)·(b − a), len2 = |b − a|², the unclamped parameter
+ * dot/len2 with its point on the infinite line and that distance, then the clamped t, the nearest point q and the
+ * distance (the same value segmentDistance returns).
+ */
+export function segmentProjection(p: Point, a: Point, b: Point): { dot: number; len2: number; tLine: number; lineDistance: number; t: number; q: Point; distance: number } {
+  const ex = b[0] - a[0];
+  const ey = b[1] - a[1];
+  const len2 = ex * ex + ey * ey;
+  const dot = (p[0] - a[0]) * ex + (p[1] - a[1]) * ey;
+  const tLine = len2 > 0 ? dot / len2 : 0;
+  const t = tLine < 0 ? 0 : tLine > 1 ? 1 : tLine;
+  const lx = a[0] + tLine * ex - p[0];
+  const ly = a[1] + tLine * ey - p[1];
+  const q: Point = [a[0] + t * ex, a[1] + t * ey];
+  return { dot, len2, tLine, lineDistance: Math.sqrt(lx * lx + ly * ly), t, q, distance: segmentDistance(p, a, b) };
+}
+
 export interface SourceShape {
   margin: number;
   transitionWidth: number;
