@@ -23,6 +23,7 @@ log([
   hb.checkNumber('wrong region (B\'s 20 m edge)', hb.sourceHeight(20, shape), 2.1875, { tol: 0 }),
   ...[0, 4, 104, 260, 400].map((d, i) => hb.checkNumber(`table row d = ${d} m`, hb.sourceHeight(d, shape), [0, 0, 13.671875, 35, 35][i], { tol: 0 })),
   hb.checkNumber('amplitude normalized by 512', 35 / hb.HEIGHT_SCALE, 0.068359375, { tol: 0 }),
+  hb.checkNumber('source scalar in units of 512 (same formula, normalized amplitude)', hb.sourceHeight(104, { margin: 4, transitionWidth: 256, amplitude: 35 / hb.HEIGHT_SCALE }), 0.026702880859375, { tol: 0 }),
 ]);
 const ds = Array.from({ length: 101 }, (_, i) => i * 5);
 tslab.display.html(hb.plotlyFigure('f01-source', [
@@ -41,7 +42,41 @@ log([
   hb.checkNumber('left edge of A', hb.segmentDistance([0, 0], [104, -40], [104, 40]), 104, { tol: 0 }),
   hb.checkNumber('top edge of A (clamped to (104, 40))', hb.segmentDistance([0, 0], [104, 40], [184, 40]), 111.4271, { digits: 4 }),
   hb.checkNumber('B\'s edge — not used, B\'s centre is farther', hb.segmentDistance([0, 0], [-20, 20], [20, 20]), 20, { tol: 0 }),
+  hb.checkNumber('right edge of A', hb.segmentDistance([0, 0], [184, -40], [184, 40]), 184, { tol: 0 }),
   hb.checkNumber('segment end: (14, 3) to (0,0)–(10,0)', hb.segmentDistance([14, 3], [0, 0], [10, 0]), 5, { tol: 0 }),
+]);
+// %% [markdown]
+// **[E]** The projection onto A's left edge, U = (104, −40) to V = (104, 40): V − U = (0, 80), S − U = (−104, 40), so
+// the dot product is 3200, the squared length 6400, t = 0.5 and Q = (104, 0), d = 104 m. Without the clamp, (14, 3)
+// against (0, 0)–(10, 0) would project to (14, 0) at distance 3 instead of the endpoint's 5.
+// **[D]** Centre selection comes first: A's centre (144, 0) is 144 m from S, B's (0, 300) is 300 m, so only A's edges
+// are measured — although B's edge is only 20 m away.
+// %%
+const proj = hb.segmentProjection([0, 0], [104, -40], [104, 40]);
+const unclamped = hb.segmentProjection([14, 3], [0, 0], [10, 0]);
+const teachRect = (x0: number, x1: number, y0: number, y1: number): [number, number][] => [[x0, y0], [x1, y0], [x1, y1], [x0, y1]];
+const teachPolys = [teachRect(104, 184, -40, 40), teachRect(-20, 20, 20, 580)];
+const teachCentres: [number, number][] = [[144, 0], [0, 300]];
+const teachView = {
+  cellCentre: (c: number) => teachCentres[c],
+  *cellEdges(c: number): Iterable<[[number, number], [number, number]]> {
+    for (let k = 0; k < 4; k++) yield [teachPolys[c][k], teachPolys[c][(k + 1) % 4]];
+  },
+};
+const chosen = hb.nearestCentreThenEdge(teachView as unknown as Parameters<typeof hb.nearestCentreThenEdge>[0], [0, 1], [0, 0]);
+log([
+  hb.checkNumber('(S − U)·(V − U)', proj.dot, 3200, { tol: 0 }),
+  hb.checkNumber('|V − U|²', proj.len2, 6400, { tol: 0 }),
+  hb.checkNumber('t', proj.t, 0.5, { tol: 0 }),
+  hb.checkNumber('Q.x', proj.q[0], 104, { tol: 0 }),
+  hb.checkNumber('Q.y', proj.q[1], 0, { tol: 0 }),
+  hb.checkNumber('d = |S − Q|', proj.distance, 104, { tol: 0 }),
+  hb.checkNumber('unclamped distance to the line', unclamped.lineDistance, 3, { tol: 0 }),
+  hb.checkNumber('clamped distance to the segment', unclamped.distance, 5, { tol: 0 }),
+  hb.checkNumber('distance to A\'s centre', hb.segmentDistance([0, 0], teachCentres[0], teachCentres[0]), 144, { tol: 0 }),
+  hb.checkNumber('distance to B\'s centre', hb.segmentDistance([0, 0], teachCentres[1], teachCentres[1]), 300, { tol: 0 }),
+  hb.checkNumber('chosen region (0 = A)', chosen.cell, 0, { tol: 0 }),
+  hb.checkNumber('its boundary distance', chosen.distance, 104, { tol: 0 }),
 ]);
 tslab.display.html(hb.plotlyFigure('f01-regions', [
   { x: [104, 184, 184, 104, 104], y: [-40, -40, 40, 40, -40], name: 'A (centre 144 m away)', fill: 'toself' },
@@ -61,6 +96,17 @@ log([
   hb.checkNumber('near factor at 0 m (w(0))', hb.sourceWeight(0), 10, { tol: 0 }),
   hb.checkNumber('near factor at 48 m', hb.sourceWeight(48) / (1 - 48 / 512) ** 6, 5, { tol: 1e-12 }),
 ]);
+// %% [markdown]
+// **[E]** A radial offset shifts the whole curve: centre distance 120 m with offset 40 m is weighted at 80 m — inside
+// the near range, so the ×(1 − d/96)×10 factor applies — while offset 0 leaves 120 m.
+// %%
+const d80 = hb.adjustedDistance(120, 0, { x: 0, y: 0, envelope: 40 });
+log([
+  hb.checkNumber('120 − 40', d80, 80, { tol: 0 }),
+  hb.checkNumber('offset 0', hb.adjustedDistance(120, 0, { x: 0, y: 0, envelope: 0 }), 120, { tol: 0 }),
+  `weight at 80 m ${hb.sourceWeight(d80)} (near range) against ${hb.sourceWeight(120)} at 120 m`,
+]);
+if (!(hb.sourceWeight(d80) > hb.sourceWeight(120))) throw new Error('the offset must strengthen the source');
 const wd = Array.from({ length: 700 }, (_, i) => -50 + i);
 tslab.display.html(hb.plotlyFigure('f01-weights', [
   { x: wd, y: wd.map((d) => hb.sourceWeight(d)), name: 'source weight' },
@@ -76,7 +122,18 @@ const S = hb.sourceHeight(104, shape);
 const c1 = hb.blendCorner([{ height: S, weight: hb.sourceWeight(128) }, { height: 0, weight: hb.sourceWeight(256) }], { height: 5, weight: 1 });
 const c2 = hb.blendCorner([{ height: S, weight: hb.sourceWeight(256) }, { height: 0, weight: hb.sourceWeight(384) }], { height: 5, weight: 1 });
 const c1NoT = hb.blendCorner([{ height: S, weight: hb.sourceWeight(128) }], { height: 5, weight: 1 });
+const t1 = hb.blendTerms([{ height: S, weight: hb.sourceWeight(128) }, { height: 0, weight: hb.sourceWeight(256) }], { height: 5, weight: 1 });
+const t2 = hb.blendTerms([{ height: S, weight: hb.sourceWeight(256) }, { height: 0, weight: hb.sourceWeight(384) }], { height: 5, weight: 1 });
+const pair = [{ height: 20, weight: 1 }, { height: 0, weight: 1 }];
+const sourcesOnly = hb.blendCorner(pair, { weight: 0 });
 log([
+  hb.checkNumber('numerator N of C₁', t1.numerator, 7.4333000183, { digits: 10 }),
+  hb.checkNumber('numerator N of C₂', t2.numerator, 5.213623046875, { tol: 0 }),
+  hb.checkNumber('denominator D₂', t2.denominator, 1.015869140625, { tol: 0 }),
+  hb.checkNumber('self weight 3: (20 + 0 + 3·5)/(1 + 1 + 3)', hb.blendCorner(pair, { height: 5, weight: 3 }), 7, { tol: 0 }),
+  hb.checkNumber('wrong: average of (source average, self) — right only for weight 2', hb.blendCorner([{ height: sourcesOnly, weight: 1 }], { height: 5, weight: 1 }), 7.5, { tol: 0 }),
+  hb.checkNumber('wrong: source average plus the self height', sourcesOnly + 5, 15, { tol: 0 }),
+  hb.checkNumber('without the zero-height source', hb.blendCorner([{ height: 20, weight: 1 }], { weight: 0 }), 20, { tol: 0 }),
   hb.checkNumber('C₁', c1, 6.227612, { digits: 6 }),
   hb.checkNumber('C₂', c2, 5.13218, { digits: 6 }),
   hb.checkNumber('C₁ without the zero source T', c1NoT, 6.310217, { digits: 6 }),
@@ -99,7 +156,9 @@ log([
   hb.checkNumber('λ0', lam[0], 0.5, { digits: 12 }),
   hb.checkNumber('λ1', lam[1], 0.2, { digits: 12 }),
   hb.checkNumber('λ2', lam[2], 0.3, { digits: 12 }),
-  hb.checkNumber('h(P)', lam[0] * 0 + lam[1] * 10 + lam[2] * 20, 8, { digits: 12 }),
+  hb.checkNumber('h(P)', hb.barycentricHeight([2, 3], [0, 0], [10, 0], [0, 10], [0, 10, 20]), 8, { digits: 12 }),
+  hb.checkNumber('AB midpoint (5, 0): C\'s weight', hb.barycentric([5, 0], [0, 0], [10, 0], [0, 10])[2], 0, { tol: 0 }),
+  hb.checkNumber('AB midpoint height', hb.barycentricHeight([5, 0], [0, 0], [10, 0], [0, 10], [0, 10, 20]), 5, { digits: 12 }),
   hb.checkNumber('bilinear row a', hb.bilinear(0, 10, 20, 30, 0.25, 0), 2.5, { tol: 0 }),
   hb.checkNumber('bilinear row b', hb.bilinear(0, 10, 20, 30, 0.25, 1), 22.5, { tol: 0 }),
   hb.checkNumber('bilinear', hb.bilinear(0, 10, 20, 30, 0.25, 0.5), 12.5, { tol: 0 }),
@@ -107,6 +166,34 @@ log([
   hb.checkNumber('last texel centre', hb.texelCentreWorld(4095, 0, 2048, 4096), 2047.75, { tol: 0 }),
   hb.checkNumber('shift on a 1 m/m slope (pixel corner instead of centre)', hb.texelCentreWorld(0, 0, 2048, 4096) - 0, 0.25, { tol: 0 }),
   hb.checkNumber('4096 → 2048: first sample reads source', hb.resampleSourceCoord(0, 4096, 2048), 0.5, { tol: 0 }),
+  hb.checkNumber('4097² vertex grid: first vertex', hb.vertexWorld(0, 0, 2048, 4097), 0, { tol: 0 }),
+  hb.checkNumber('4097² vertex grid: last vertex', hb.vertexWorld(4096, 0, 2048, 4097), 2048, { tol: 0 }),
+]);
+// %% [markdown]
+// **[E]** Two ADD layers into one float target: a pixel given 3 m by the first layer and 2 m by the second holds 5 m;
+// where the second layer does not reach, it keeps 3 m. Drawn here with heightbench's rasterizer on a 4 × 4 target.
+// %%
+const cover = (h: number, x1: number) => ({ xyh: Float64Array.of(-1, -1, h, x1, -1, h, -1, 9, h), count: 1, polygon: Int32Array.of(0) });
+const target = new Float64Array(16);
+const grid4 = { xmin: 0, ymin: 0, size: 4, n: 4 };
+hb.rasterizeTriangles(cover(3, 20), grid4, target, 'f64'); // covers every pixel
+hb.rasterizeTriangles(cover(2, 1.2), grid4, target, 'f64'); // covers only the pixels near the origin
+log([
+  hb.checkNumber('both layers: 3 + 2', target[0], 5, { tol: 1e-12 }),
+  hb.checkNumber('first layer only', target[3 * 4 + 3], 3, { tol: 1e-12 }),
+]);
+// %% [markdown]
+// ## Smoothing levels and the asset texel
+// **[D]** A texel spans 0.5 m at 4096², 1 m at 2048², 2 m at 1024² and 4 m at 512² over 2048 m; the five filter weights
+// sum to about 1.000002 and are not renormalized.
+// **[E]** A 256² asset over 32 m has 0.125 m texels; drawn into 0.5 m pixels, one pixel spans about 4 texels per axis
+// (LOD 2).
+// %%
+log([
+  ...[4096, 2048, 1024, 512].map((n, i) => hb.checkNumber(`texel at ${n}²`, hb.texelCentreWorld(1, 0, 2048, n) - hb.texelCentreWorld(0, 0, 2048, n), [0.5, 1, 2, 4][i], { tol: 0 })),
+  hb.checkNumber('weight sum', hb.SMOOTHING_TAPS.weights.reduce((a, b) => a + b, 0), 1.000002, { tol: 1e-12 }),
+  hb.checkNumber('asset texel (m)', hb.texelCentreWorld(1, 0, 32, 256) - hb.texelCentreWorld(0, 0, 32, 256), 0.125, { tol: 0 }),
+  hb.checkNumber('texels per pixel (2^LOD)', 2 ** hb.footprintLod({ size: 256 } as unknown as hb.HeightAsset, 32, 0.5), 4, { tol: 0 }),
 ]);
 // %% [markdown]
 // ## Weighted selection, the category allow-list, clearance
@@ -154,6 +241,15 @@ if (mw.lower !== 2 || mw.upper !== 3 || mw.weightLower !== 0.75) throw new Error
 // **[E]** Interior 20 m, outer −2 m: 20 at 620 m, 16.5625 at 635 m, 9 at 650 m, 1.4375 at 665 m, −2 at 680 m.
 // %%
 log([620, 635, 650, 665, 680].map((r, i) => hb.checkNumber(`r = ${r} m`, hb.smoothstepBlend(r, 20, -2), [20, 16.5625, 9, 1.4375, -2][i], { tol: 1e-12 })));
+// **[E]** The weights themselves: α = 0.15625 at 635 m and 0.84375 at 665 m. **[D]** The band is radial: (500, 500) is
+// inside both 620 m limits along x and y, yet its radius ≈ 707.1 m is beyond the band (α = 1).
+const r500 = Math.hypot(500, 500);
+log([
+  hb.checkNumber('α(635)', hb.outerBlendWeight(635), 0.15625, { tol: 0 }),
+  hb.checkNumber('α(665)', hb.outerBlendWeight(665), 0.84375, { tol: 0 }),
+  hb.checkNumber('radius of (500, 500)', r500, 707.1, { digits: 1 }),
+  hb.checkNumber('α there', hb.outerBlendWeight(r500), 1, { tol: 0 }),
+]);
 const rr = Array.from({ length: 121 }, (_, i) => 590 + i);
 tslab.display.html(hb.plotlyFigure('f01-outer', [
   { x: rr, y: rr.map((r) => hb.smoothstepBlend(r, 20, -2)), name: 'blended height' },

@@ -1,10 +1,10 @@
 // %% [markdown]
 // # 04 — Rasterization and multilevel smoothing
 //
-// **[D]** Triangle fans (centre = mean of edge midpoints, flagged-corner overwrite), GPU rules (pixel centres at +0.5,
-// 16.8 snapping, top-left fill), two ADD layers. **[D]** Smoothing: downsample to N/2, N/4, N/8 with the 5-tap
-// separable filter at fractional offsets, then Hbase = (h2 − h3)·0.5 + h3. **[R]** The raster itself is not filtered;
-// each level is filter(downsample(previous)).
+// **[D]** Triangle fans (centre = mean of edge midpoints, flagged-corner overwrite), two ADD layers, pixel centres at
+// +0.5. **[G]** GPU conventions: 16.8 snapping, top-left fill. **[D]** Smoothing: four levels — L0 = filter(raster) at
+// N², then L(k+1) = filter(halve(Lk)) at N/2, N/4, N/8 — with the 5-tap separable filter at fractional offsets, then
+// Hbase = (h2 − h3)·0.5 + h3 from the N/4 and N/8 levels.
 // %%
 import * as hb from './dist/index.js';
 import * as tslab from 'tslab';

@@ -2,7 +2,7 @@
 // # 07b — Outer blend and R16 encoding
 //
 // **[D]** α = smoothstep((r − 620)/60) from the domain centre; H = (1 − α)·interior + α·outer, the outer input from its
-// draw only when the draw is eligible for the request — otherwise the target's initial value (here −2 m). Then
+// draw only when the draw is eligible for the request — otherwise the target's initial value (here 0 m: a cleared target, see outer.ts). Then
 // u = clamp((H + 500)·0.001, 0, 1) and UNORM16 in float32.
 // %%
 import * as hb from './dist/index.js';

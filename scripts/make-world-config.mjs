@@ -27,7 +27,7 @@ const params = {
     stageOffsets: { mission: 0.4, extraction: 0.2, outpost: 0.3, exploration: 0, satellite: 0.1 },
     regionFloor: { zero: -20, first: -20, second: -25, upland: -15 },
   },
-  outer: { inner: 620, outer: 680, drawEligibleSceneTypes: [3], outerInitialHeight: -2 },
+  outer: { inner: 620, outer: 680, drawEligibleSceneTypes: [3], outerInitialHeight: 0 }, // [R] a cleared target holds 0 (src/pipeline/outer.ts)
 };
 const subconfigs = [
   { name: 'tundra-base', sceneType: 1, weight: 1, params },
@@ -116,6 +116,8 @@ const placement = {
     { name: 'outpost', ring: [60, 600], count: 12 },
     { name: 'exploration', ring: [30, 610], count: 16 },
     { name: 'satellite', count: 12, attachTo: ['mission', 'outpost'], distance: [45, 95] },
+    // Survey sites: only requests admitting location category 8 (teaching-512) have any; the tundra-r19 pool is empty.
+    { name: 'survey', ring: [150, 560] },
   ],
 };
 
@@ -154,6 +156,34 @@ const zoneItems = [
   { id: 'zone-second', groups: [2], weight: 1, countRange: [3, 5], stampGroups: ['group-1', 'group-4', 'group-7'] },
   { id: 'zone-upland', groups: [3], weight: 1, countRange: [4, 8], stampGroups: ['group-3', 'group-5', 'group-6', 'group-8'] },
 ];
+
+// Survey sites, written by hand after every random draw above (so the rest of the world is unchanged): rotated
+// rectangular footprints and supports, admitted only by location category 8 — teaching-512 exercises the rectangle
+// branches of spacing, the flag rule and support with them; tundra-r19 (categories [1, 2, 6]) keeps 84 circles, 0 rectangles.
+const rect = (halfSize, angleDeg, offset = [0, 0], strength = 0.9, transitionWidth = 14) => ({ kind: 'rect', offset, halfSize, angleDeg, strength, transitionWidth });
+const survey = (footprint, envelope, supports, weight) => {
+  const n = resources.length;
+  resources.push({
+    id: `res-${String(n + 1).padStart(3, '0')}`,
+    stage: 'survey',
+    missions: [],
+    categories: [8],
+    sceneTypes: [1],
+    weight,
+    footprint,
+    envelope,
+    zeroSource: false,
+    supportCoefficient: 1,
+    wrapperStrength: 0.9,
+    supports,
+    texture: nextTexture(),
+    parentWeight: 0.5,
+  });
+};
+survey({ kind: 'rect', halfSize: [22, 9], angleDeg: 0 }, 36, [rect([20, 8], 0)], 1);
+survey({ kind: 'rect', halfSize: [16, 12], angleDeg: 30 }, 30, [rect([15, 10], 30), { kind: 'circle', offset: [14, 0], radius: 8, strength: 0.8, transitionWidth: 12 }], 0.9);
+survey(12, 20, [rect([10, 6], -20, [0, 0], 1, 10)], 0.8);
+survey({ kind: 'rect', halfSize: [26, 7], angleDeg: 90 }, 40, [rect([24, 6], 90, [0, 0], 0.85, 16)], 0.7);
 
 const world = {
   format: 'heightbench.world',

@@ -5,11 +5,13 @@ import {
   buildPlan,
   downsampleHalf,
   fanCentre,
+  filterField,
   impulseResponse,
   loadRequest,
   SMOOTHING_TAPS,
   smoothingChain,
 } from '../src/index.js';
+import { newRasterField } from '../src/pipeline/wasm/raster-kernel.js';
 import { bytes, testRandom } from './helpers.js';
 
 describe('smoothing taps (article table)', () => {
@@ -48,10 +50,40 @@ describe('smoothing taps (article table)', () => {
     const n = 64;
     const raster = new Float64Array(n * n).fill(10);
     const { base } = smoothingChain(raster, n, 'f64');
-    // h2 comes from the N/4 level (two levels, four passes), h3 from N/8 (six passes); the base is their mean.
-    const expected = (10 * 1.000002 ** 4 + 10 * 1.000002 ** 6) / 2;
+    // Each filtered level multiplies a constant by the weight sum once per pass (X, Y). h2 samples L2 (L0, L1, L2:
+    // six passes), h3 samples L3 (eight passes); the base is their mean.
+    const expected = (10 * 1.000002 ** 6 + 10 * 1.000002 ** 8) / 2;
     expect(Math.min(...base)).toBeCloseTo(expected, 9);
     expect(Math.max(...base)).toBeCloseTo(expected, 9);
+    // The earlier rule (ablation 'unfilteredRaster') skips L0: two passes fewer on each side.
+    const old = smoothingChain(raster, n, 'f64', undefined, { unfilteredRaster: true }).base;
+    const expectedOld = (10 * 1.000002 ** 4 + 10 * 1.000002 ** 6) / 2;
+    expect(Math.min(...old)).toBeCloseTo(expectedOld, 9);
+    expect(Math.max(...old)).toBeCloseTo(expectedOld, 9);
+  });
+  it('the chain is L0 = filter(raster), L(k+1) = filter(halve(Lk)); the ablation starts at filter(halve(raster))', () => {
+    const n = 64;
+    const rnd = testRandom(12);
+    const raster = Float64Array.from({ length: n * n }, () => 30 * rnd());
+    const copy = raster.slice();
+    for (const precision of ['f64', 'f32'] as const) {
+      const R = precision === 'f32' ? Math.fround : (x: number) => x;
+      const r = precision === 'f32' ? Float32Array.from(raster) : raster.slice();
+      const half = (f: Float32Array | Float64Array, m: number) => downsampleHalf(f, m, precision === 'f32' ? new Float32Array((m * m) / 4) : new Float64Array((m * m) / 4), R);
+      // Built here level by level from the one-level filter (separate buffers, no in-place passes).
+      const l0 = filterField(r, n, precision);
+      const l1 = filterField(half(l0, n), n / 2, precision);
+      const l2 = filterField(half(l1, n / 2), n / 4, precision);
+      const l3 = filterField(half(l2, n / 4), n / 8, precision);
+      const chain = smoothingChain(r, n, precision);
+      expect(bytes(chain.levels[0]).equals(bytes(l1))).toBe(true);
+      expect(bytes(chain.levels[1]).equals(bytes(l2))).toBe(true);
+      expect(bytes(chain.levels[2]).equals(bytes(l3))).toBe(true);
+      const old = smoothingChain(r, n, precision, undefined, { unfilteredRaster: true });
+      expect(bytes(old.levels[0]).equals(bytes(filterField(half(r, n), n / 2, precision)))).toBe(true);
+      expect(bytes(old.base).equals(bytes(chain.base))).toBe(false);
+    }
+    expect(bytes(raster).equals(bytes(copy))).toBe(true); // the raster is not modified
   });
   it('f32 and f64 differ only in rounding (well below a millimetre)', () => {
     const n = 64;
@@ -147,8 +179,28 @@ describe('WebAssembly SIMD kernels (f32)', () => {
     expect(bytes(wasm.base).equals(bytes(js.base))).toBe(true);
     js.levels.forEach((l, q) => expect(bytes(wasm.levels[q]).equals(bytes(l))).toBe(true));
   });
-  it('stay bit-identical under an ablation (integer taps)', () => {
+  it('stay bit-identical under an ablation (integer taps; the unfiltered raster of the earlier rule)', () => {
     const { js, wasm } = both(random(64, 3), 64, { integerTaps: true });
+    expect(bytes(wasm.base).equals(bytes(js.base))).toBe(true);
+    const old = both(random(64, 3), 64, { unfilteredRaster: true });
+    expect(old.wasm.timings.wasm).toBeDefined();
+    expect(bytes(old.wasm.base).equals(bytes(old.js.base))).toBe(true);
+    expect(bytes(old.wasm.base).equals(bytes(both(random(64, 3), 64).wasm.base))).toBe(false);
+  });
+  it('smooth an arena raster in place (base over the raster) to the same bytes as the JavaScript path', () => {
+    const n = 64;
+    const src = random(n, 5);
+    const prev = process.env.HEIGHTBENCH_NO_WASM;
+    process.env.HEIGHTBENCH_NO_WASM = '0';
+    const r = newRasterField(n, { baseOverRaster: true });
+    r.set(src);
+    const wasm = smoothingChain(r, n, 'f32');
+    process.env.HEIGHTBENCH_NO_WASM = '1';
+    const js = smoothingChain(src, n, 'f32');
+    if (prev === undefined) delete process.env.HEIGHTBENCH_NO_WASM;
+    else process.env.HEIGHTBENCH_NO_WASM = prev;
+    expect(wasm.timings.wasm).toBeDefined();
+    expect(bytes(r).equals(bytes(js.base))).toBe(true); // the raster's buffer now holds the base
     expect(bytes(wasm.base).equals(bytes(js.base))).toBe(true);
   });
   it('the embedded module is assembled from smoothing.wat (in sync)', () => {

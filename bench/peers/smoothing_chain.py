@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """The heightbench smoothing chain written with numpy/OpenCV (Debian's python3-numpy, python3-opencv), single-threaded.
 
-Same rules as src/pipeline/smoothing.ts: three centre-aligned halvings (2x2 means), each followed by the separable
-5-tap filter at fractional offsets (X pass then Y pass, +0.5 texel on the cross axis, clamp addressing), then
+Same rules as src/pipeline/smoothing.ts: the separable 5-tap filter at fractional offsets (X pass then Y pass, +0.5
+texel on the cross axis, clamp addressing) on the N^2 raster, then three centre-aligned halvings (2x2 means), each
+followed by the same filter, then
 Hbase = (h2 - h3) * 0.5 + h3 with bilinear samples of the N/4 and N/8 levels at the N^2 pixel centres.
 A tap at fractional offset k + f reads texels k and k + 1 with weights (1 - f) and f, so each pass is a fixed small
 integer-offset kernel: sepFilter2D with replicated borders is exactly clamp addressing.
@@ -38,7 +39,7 @@ def filter_level(a):
 
 def chain(raster):
     n = raster.shape[0]
-    levels, prev = [], raster
+    levels, prev = [], filter_level(raster)  # L0: the N^2 level is filtered too (issue 14)
     for _ in range(3):
         down = cv2.resize(prev, (prev.shape[1] // 2, prev.shape[0] // 2), interpolation=cv2.INTER_AREA)
         prev = filter_level(down)

@@ -12,7 +12,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
-import { EXIT_GATE, FormatError } from '../errors.js';
+import { EXIT_GATE, FormatError, UsageError } from '../errors.js';
 import { PRODUCER_VERSION } from '../version.js';
 import { buildAssets } from '../pipeline/assets.js';
 import { loadWorld } from '../pipeline/plan.js';
@@ -102,8 +102,11 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
     .description('regenerate the references of a run (f64 path, settings from params.yaml), show the difference against the current ones, then replace them and update dvc.lock')
     .argument('<run>', 'run name from params.yaml (e.g. tundra-r19, tundra-r19-1024)')
     .option('--yes', 'replace the references (without it, only the difference is shown)')
-    .action((name: string, o: { yes?: boolean }) => {
+    .option('--reason <text>', 'why the heights moved (required with --yes; kept in references/bless/RUN.json)')
+    .action((name: string, o: { yes?: boolean; reason?: string }) => {
       const root = projectRoot();
+      const reason = o.reason?.trim();
+      if (o.yes && !reason) throw new UsageError(`bless ${name}: --yes needs --reason "<why the heights moved>" (the bless record keeps it), got ${JSON.stringify(o.reason ?? null)}`);
       const params = parseYaml(readInputText(join(root, 'params.yaml'))) as { dumpWindow?: number; runs?: Record<string, { request: string; size: number }> };
       const run = params.runs?.[name];
       if (!run) throw new FormatError(`bless: no run ${JSON.stringify(name)} in params.yaml; runs: ${Object.keys(params.runs ?? {}).join(', ')}`);
@@ -130,7 +133,7 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
         }
         swapFolderIn(tmp, target, names);
         // One record per run: blessing one run leaves every other reference stage untouched.
-        const record = { request: req.id, size: req.size, precision: 'f64', dumpWindow: params.dumpWindow ?? null, producer: PRODUCER_VERSION };
+        const record = { request: req.id, size: req.size, precision: 'f64', dumpWindow: params.dumpWindow ?? null, producer: PRODUCER_VERSION, reason };
         writeFileAtomic(join(refs, 'bless', `${name}.json`), `${JSON.stringify(record, null, 2)}\n`);
         const dvc = join(root, '.venv', 'bin', 'dvc');
         if (existsSync(dvc)) {

@@ -19,7 +19,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { MismatchError } from '../errors.js';
+import { InputRangeError, MismatchError } from '../errors.js';
 import { readHeightfieldFile } from '../io/heightfield-file.js';
 import type { GridDescription } from '../core/grid.js';
 
@@ -91,7 +91,7 @@ function indexMap(final: GridDescription, dump: GridDescription, axis: 'x' | 'y'
 
 export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOptions = {}): StageAttribution {
   const epsilonMm = opts.epsilonMm ?? DEFAULT_ATTRIBUTION_EPSILON_MM;
-  if (!(epsilonMm >= 0)) throw new RangeError(`attribution: ε must be a non-negative number of mm, got ${epsilonMm}`);
+  if (!(epsilonMm >= 0)) throw new InputRangeError(`attribution: ε must be a non-negative number of mm, got ${epsilonMm}`);
   const mpc = opts.metresPerCode ?? 1000 / 65535;
   const straddleMm = opts.straddleMm ?? mpc * 1000;
   if (!sameGrid(a.finalGrid, b.finalGrid)) throw new MismatchError('attribution: the two final maps have different grids');

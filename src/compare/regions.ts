@@ -22,7 +22,7 @@ export interface MaskSettings {
   radialStep: number;
 }
 
-/** [D] the article's scopes: inner 400 m, central 1024 m, outer blend 620–680 m; [R] rings of 10 m. */
+/** [D] the article's scopes ("inner 400 m", "central 1,024×1,024 m", "620–680 m outer blend band"); [R] rings of 10 m. */
 export const DEFAULT_MASKS: MaskSettings = { innerRadius: 400, windowSize: 1024, ringInner: 620, ringOuter: 680, radialStep: 10 };
 
 export function maskDefinitions(s: MaskSettings): Record<string, MaskDefinition> {

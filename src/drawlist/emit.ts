@@ -22,7 +22,7 @@ import { layer0Fans, layer100Fans } from '../pipeline/base.js';
 import { placeDraw, type DrawGrid } from '../pipeline/draw.js';
 import type { Plan } from '../pipeline/plan.js';
 import { cellAt } from '../pipeline/regions.js';
-import { SMOOTHING_RULE, SMOOTHING_TAPS } from '../pipeline/smoothing.js';
+import { SMOOTHING_CHAIN, SMOOTHING_TAPS } from '../pipeline/smoothing.js';
 import { stampMatrix, type StampSelection } from '../pipeline/stamps.js';
 import { shapeRadius } from '../pipeline/support.js';
 import { chain, rotation, transformPoint, translation, type Affine } from '../pipeline/transforms.js';
@@ -185,9 +185,11 @@ export function buildDrawList(plan: Plan, opts: DrawListOptions): DrawList {
     smoothing: {
       offsets: [...SMOOTHING_TAPS.offsets],
       weights: [...SMOOTHING_TAPS.weights],
-      levels: SMOOTHING_RULE.levels,
-      filterFullResolution: SMOOTHING_RULE.filterFullResolution,
-      order: SMOOTHING_RULE.order,
+      levels: SMOOTHING_CHAIN.levels,
+      // [D] "Starting with the 4096² floating-point field, the pipeline successively downsamples …, applying the
+      // corresponding filters at each level": the N² raster is filtered too.
+      filterFullResolution: true,
+      order: SMOOTHING_CHAIN.order,
       combine: '(h2 - h3) * 0.5 + h3',
       sampler: 'linear-clamp',
     },

@@ -3,7 +3,9 @@
  *
  * Inputs: the plan (cells, corners with heights and branches, sources, groups), the output size, precision.
  * Outputs: raster-layer0 (region fans only), raster (both layers), base (smoothed).
- * Layer 0 [D]: one triangle fan per cell, in cell order, edges in generator order.
+ * Layer 0 [D]: one triangle fan per cell, edges in generator order ("Region polygons can be organized into triangle
+ *   fans"; "Preserve the generator's edge order"); layers 0 and 100 ADD into one float target ("two layers accumulated
+ *   with ADD blending"; "combined layer 0 and layer 100"). [R] Cells are drawn in cell order.
  * Layer 100 [R]: broad relief over parent regions of the second and upland groups — fans over their cells with corner
  *   heights relief.amplitude × the recipe's coordinate field at the corner. It writes only within those cells.
  */
@@ -13,6 +15,7 @@ import { newRasterField } from './wasm/raster-kernel.js';
 import { smoothingChain, type SmoothingAblation } from './smoothing.js';
 import { newField, type Field, type Precision } from './precision.js';
 import { groupFieldAt } from './regions.js';
+import { footprintPointDistance, placeFootprint } from './layout.js';
 import type { Plan } from './plan.js';
 
 export interface BaseStage {
@@ -23,23 +26,32 @@ export interface BaseStage {
   stats: { layer0: RasterStats; layer100: RasterStats; reliefCells: number; pinnedCorners: number; overwrittenCentres: number; timings: Record<string, number> };
 }
 
+/**
+ * Layer 0's fan input. [R] Flag rule: a corner of the negative-distance branch (inside some envelope) is flagged
+ * (pinned) when it also lies inside a location's footprint (placed at the instance's position and heading) — the
+ * location's own ground; its replacement height is the source height of
+ * the location whose footprint it lies deepest inside. Corners inside an envelope but outside every footprint are not
+ * flagged: their blended height (the negative-distance self term: weight 1000, no numerator) reaches the raster.
+ * Footprints are smaller than envelopes (tundra: envelope = 1.5 × footprint radius), so both cases occur in the fixed
+ * requests (test/pipeline-plan.test.ts asserts which corners take which branch).
+ */
 export function layer0Fans(plan: Plan): { fans: TriangleList; input: FanInput } {
   const m = plan.regions;
   const nc = m.corner_xy.length / 2;
   const corner_flag = new Uint8Array(nc);
   const corner_replacement = new Float64Array(nc);
+  const footprints = plan.layout.instances.map((q) => placeFootprint(plan.world.resources[q.resource].footprint, q.x, q.y, q.heading));
   for (let k = 0; k < nc; k++) {
-    if (plan.corners.corner_branch[k] !== 'blend-inside-envelope') continue;
-    // Pinned: inside a location envelope; replaced by that location's source height (the deepest-inside one).
+    if (plan.corners.corner_branch[k] !== 'blend-inside-envelope') continue; // a footprint lies inside its envelope
     let best = Infinity;
-    for (const s of plan.sources) {
-      const d = Math.hypot(m.corner_xy[2 * k] - s.x, m.corner_xy[2 * k + 1] - s.y) - s.envelope;
+    plan.sources.forEach((s) => {
+      const d = footprintPointDistance(footprints[s.location], m.corner_xy[2 * k], m.corner_xy[2 * k + 1]);
       if (d < 0 && d < best) {
         best = d;
         corner_replacement[k] = s.height;
+        corner_flag[k] = 1;
       }
-    }
-    corner_flag[k] = 1;
+    });
   }
   const input: FanInput = { polygons: m.cell_corners, corner_xy: m.corner_xy, corner_height: plan.corners.corner_height, corner_flag, corner_replacement };
   return { fans: buildFans(input), input };

@@ -5,11 +5,14 @@
  * Inputs: deduplicated corners, their zero-class flags, source records, corner self-term parameters.
  * Outputs: one height per corner, and the branch that produced it.
  * Seed rules [D]:
- *  - zero class: set to 0 directly by height group, bypassing blending;
+ *  - zero class: set to 0 directly by height group, bypassing blending ("One corner class is set directly to zero
+ *    according to its height group");
  *  - source weight on the adjusted distance d (centre distance − envelope): d < 0 → 1000; 0 ≤ d < 512 → (1 − d/512)⁶;
- *    otherwise 0; then, strictly when d < 96, × (1 − d/96) × 10. The jump at 96 m is kept;
- *  - self term: weight 1000 and no numerator for d < 0; (1 − d/96) × 10 for 0 ≤ d < 96; 1 beyond;
- *  - h = (Σ w·h + self numerator) / (Σ w + w_self), all terms normalized together.
+ *    otherwise 0; then, strictly when d < 96, × (1 − d/96) × 10. The jump at 96 m is kept (the article's piecewise
+ *    rule; "skip that multiplication at d=96");
+ *  - self term: weight 1000 and no numerator for d < 0; (1 − d/96) × 10 for 0 ≤ d < 96; 1 beyond ("the self weight is
+ *    1000 below zero …"; "The negative-distance branch uses a strong weight without adding a self-height numerator");
+ *  - h = (Σ w·h + self numerator) / (Σ w + w_self), all terms normalized together (the article's N/D).
  * [R] The self term's d is the corner's smallest adjusted source distance; its height is the ordinary source formula
  *     applied to the corner's own distance to its reference boundary. A corner is in the zero class when every cell
  *     around it belongs to the zero height group.
@@ -37,8 +40,8 @@ export interface BlendTerm {
   weight: number;
 }
 
-/** N/D over source terms and a self term; a self term without height adds weight only (the d < 0 branch). */
-export function blendCorner(terms: readonly BlendTerm[], self: { height?: number; weight: number }): number {
+/** N, D and N/D over source terms and a self term; a self term without height adds weight only (the d < 0 branch). */
+export function blendTerms(terms: readonly BlendTerm[], self: { height?: number; weight: number }): { numerator: number; denominator: number; height: number } {
   let n = 0;
   let d = 0;
   for (const t of terms) {
@@ -47,7 +50,17 @@ export function blendCorner(terms: readonly BlendTerm[], self: { height?: number
   }
   if (self.height !== undefined) n += self.weight * self.height;
   d += self.weight;
-  return n / d;
+  return { numerator: n, denominator: d, height: n / d };
+}
+
+/** N/D over source terms and a self term (see blendTerms). */
+export function blendCorner(terms: readonly BlendTerm[], self: { height?: number; weight: number }): number {
+  return blendTerms(terms, self).height;
+}
+
+/** The adjusted source distance: centre distance − the source's envelope (radial offset); negative inside it. */
+export function adjustedDistance(x: number, y: number, s: { x: number; y: number; envelope: number }): number {
+  return Math.hypot(x - s.x, y - s.y) - s.envelope;
 }
 
 export type CornerBranch = 'zero-class' | 'blend' | 'blend-inside-envelope';
@@ -65,7 +78,7 @@ export function cornerHeight(x: number, y: number, sources: readonly CornerSourc
   let den = 0;
   let dmin = Infinity;
   for (const s of sources) {
-    const d = Math.hypot(x - s.x, y - s.y) - s.envelope;
+    const d = adjustedDistance(x, y, s);
     if (d < dmin) dmin = d;
     const w = sourceWeight(d);
     if (w === 0) continue;

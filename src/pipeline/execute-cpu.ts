@@ -20,7 +20,7 @@ import { readAssetKtx2, type HeightAsset } from './assets.js';
 import { drawPlaced, footprintQueryAt, type DrawGrid, type DrawProgram } from './draw.js';
 import { newField, type Field, type Precision } from './precision.js';
 import { rasterizeTriangles, type RasterStats } from './raster.js';
-import { SMOOTHING_RULE, SMOOTHING_TAPS, smoothingChain, type SmoothingAblation } from './smoothing.js';
+import { SMOOTHING_CHAIN, SMOOTHING_TAPS, smoothingChain, type SmoothingAblation } from './smoothing.js';
 import { applySupport, domainEnvelope, parentChildReference, supportExtent, type SupportTarget } from './support.js';
 import { applyOuterBlend } from './outer.js';
 import { newRasterField } from './wasm/raster-kernel.js';
@@ -64,12 +64,12 @@ export interface CpuExecution {
 export function checkSmoothingSection(dl: DrawList): void {
   const s = dl.smoothing;
   const same = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x, i) => x === b[i]);
-  const want = { offsets: SMOOTHING_TAPS.offsets, weights: SMOOTHING_TAPS.weights, levels: SMOOTHING_RULE.levels, filterFullResolution: SMOOTHING_RULE.filterFullResolution, order: SMOOTHING_RULE.order };
+  // filterFullResolution may be either: false runs the chain with the ablation unfilteredRaster.
+  const want = { offsets: SMOOTHING_TAPS.offsets, weights: SMOOTHING_TAPS.weights, levels: SMOOTHING_CHAIN.levels, order: SMOOTHING_CHAIN.order };
   const bad =
     !same(s.offsets, want.offsets) ? ['offsets', s.offsets, want.offsets]
     : !same(s.weights, want.weights) ? ['weights', s.weights, want.weights]
     : s.levels !== want.levels ? ['levels', s.levels, want.levels]
-    : s.filterFullResolution !== want.filterFullResolution ? ['filterFullResolution', s.filterFullResolution, want.filterFullResolution]
     : s.order !== want.order ? ['order', s.order, want.order]
     : null;
   if (bad) throw new MismatchError(`draw list smoothing.${bad[0]}: this CPU executor implements ${JSON.stringify(bad[2])}, the list asks for ${JSON.stringify(bad[1])}`);
@@ -137,7 +137,7 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
   const layer0 = stage('raster-layer0', 'base.raster', () => rasterizeTriangles(triangles(dl.raster.layers[0]), g, raster, precision));
   if (keep.has('raster-layer0')) fields.set('raster-layer0', raster.slice());
   const layer100 = stage('raster', 'base.raster', () => rasterizeTriangles(triangles(dl.raster.layers[1]), g, raster, precision));
-  const smoothed = stage('base', 'base.smoothing', () => smoothingChain(raster, n, precision, undefined, opts.ablation));
+  const smoothed = stage('base', 'base.smoothing', () => smoothingChain(raster, n, precision, undefined, { ...opts.ablation, ...(dl.smoothing.filterFullResolution ? {} : { unfilteredRaster: true }) }));
   for (const [k, v] of Object.entries(smoothed.timings)) timings[`base.${k}`] = v;
   timings.base = timings['base.raster'] + timings['base.smoothing'];
   if (keep.has('raster')) fields.set('raster', raster);

@@ -4,12 +4,15 @@
  * Inputs: cell polygons (corner ids in the generator's edge order), corner positions and heights, corner flags.
  * Outputs: per polygon, one triangle per edge: (centre, edge start, edge end), with heights.
  * Seed rules [D]:
- *  - centre position = mean of the edge midpoints (not the area centroid);
- *  - centre height = Σ endpoint heights over the edges / number of endpoint contributions, except that the last
- *    flagged corner met in traversal order overwrites it; edge endpoints have replacement branches;
- *  - the generator's edge order is kept, never sorted.
- * [R] A corner is flagged ("pinned") when it lies inside a location envelope; its replacement height is that
- *     location's source height. The replacement depends only on the corner, so every fan sharing the corner uses the
+ *  - centre position = mean of the edge midpoints, not the area centroid ("The ordinary center position is the
+ *    average of edge midpoints");
+ *  - centre height = Σ endpoint heights over the edges / number of endpoint contributions ("sums endpoint heights
+ *    while traversing edges, then divides by the number of endpoint contributions"), except that the last flagged
+ *    corner met in traversal order overwrites it; edge endpoints have replacement branches ("the last encountered
+ *    flagged corner to overwrite the center height; edge endpoints have corresponding replacement branches");
+ *  - the generator's edge order is kept, never sorted ("Preserve the generator's edge order").
+ * [R] A corner is flagged ("pinned") when it lies inside a location's footprint (base.ts layer0Fans); its
+ *     replacement height is that location's source height. The replacement depends only on the corner, so every fan sharing the corner uses the
  *     same value and shared edges stay continuous.
  */
 

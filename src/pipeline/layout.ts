@@ -7,21 +7,29 @@
  * Outputs: location instances (id, resource, XY, heading, tags, stage, parent instance, support shapes in map
  * space) and the per-tag narrowing report (initial candidates → selection pool).
  * Seed rules [D]:
- *  - mission candidates: resources associated with the tag, narrowed by the category allow-list (an empty list
- *    passes; a non-empty one must share an id with the request), the scene type and a positive weight; then a
- *    weighted pick among the eligible only;
- *  - spacing: the required clearance depends on both footprints and the support coefficients; a candidate whose
- *    actual clearance is below it is rejected (required 10: 9 rejected, 10 and 11 accepted);
- *  - later stages (extraction, outpost, exploration, satellite) add the rest.
- * [R] Clearance = centre distance − footprint_a − footprint_b; required = supportFactor·(coef_a·w_a + coef_b·w_b) +
- *     global, w = the widest support transition of each. A placement tries `maxAttempts` positions (each attempt's
- *     draws stay consumed); when all fail, the fallback halves the required clearance for another round.
+ *  - mission candidates: resources associated with the tag ("Mission definitions and the mission associations of
+ *    location resources constrain candidates, which are then checked and sampled"), narrowed by the category
+ *    allow-list ("An empty candidate allow-list passes this check; a nonempty list must share at least one
+ *    identifier") and the scene type ("Scene type … affect[s] resource and location selection"); then a weighted pick
+ *    among the eligible only; [R] a positive weight is part of eligibility;
+ *  - spacing ("uses both footprints, positions, and orientations, together with support flags, coefficients, and
+ *    global parameters"): the required clearance depends on both footprints and the support coefficients; a candidate
+ *    whose actual clearance is below it is rejected (required 10: 9 rejected, 10 and 11 accepted);
+ *  - later stages (extraction, outpost, exploration, satellite) add the rest ("instances added during extraction,
+ *    outpost, exploration, and satellite stages"). [R] The survey stage (category 8 only) is heightbench's, for
+ *    teaching-512's rectangles.
+ * [R] Actual clearance = the signed gap between the two footprints placed at their positions and headings (circles:
+ *     centre distance − r_a − r_b; a rectangle turns with its instance's heading plus its local angle; gaps between
+ *     shapes that overlap are negative), see footprintClearance; required = supportFactor·(coef_a·w_a + coef_b·w_b) +
+ *     global, w = the widest support transition of each. A placement draws its heading first, then tries
+ *     `maxAttempts` positions with it (each attempt's draws stay consumed); when all fail, the fallback halves the
+ *     required clearance for another round.
  *     Extraction, outpost and exploration draw every resource of their pool once, in weighted order; satellites
  *     attach to a mission or outpost instance at a drawn distance and angle.
  */
 import type { PrngStream } from './prng.js';
 import { weightedPick } from './recipe.js';
-import type { LocationResource, SupportShape, WorldConfig } from './world.js';
+import type { Footprint, LocationResource, SupportShape, WorldConfig } from './world.js';
 import type { PipelineRequest } from './request.js';
 import { InputRangeError } from '../errors.js';
 
@@ -46,6 +54,79 @@ function widestTransition(r: LocationResource): number {
 
 export function requiredClearance(a: LocationResource, b: LocationResource, p: ClearanceParams): number {
   return p.supportFactor * (a.supportCoefficient * widestTransition(a) + b.supportCoefficient * widestTransition(b)) + p.global;
+}
+
+/** A footprint placed in the map: circle (radius) or rectangle (half sizes, world angle in radians). */
+export interface PlacedFootprint {
+  kind: 'circle' | 'rect';
+  x: number;
+  y: number;
+  radius: number;
+  halfSize: [number, number];
+  angle: number;
+}
+
+/** The footprint of a resource at (x, y) with `heading`: a rectangle turns with the heading plus its local angle. */
+export function placeFootprint(f: Footprint, x: number, y: number, heading: number): PlacedFootprint {
+  if (f.kind === 'circle') return { kind: 'circle', x, y, radius: f.radius, halfSize: [0, 0], angle: 0 };
+  return { kind: 'rect', x, y, radius: 0, halfSize: [f.halfSize[0], f.halfSize[1]], angle: heading + (f.angleDeg * Math.PI) / 180 };
+}
+
+/** Signed distance from (px, py) to an oriented rectangle centred at (x, y) (negative inside). */
+export function boxDistance(x: number, y: number, angle: number, hx: number, hy: number, px: number, py: number): number {
+  const c = Math.cos(angle);
+  const sn = Math.sin(angle);
+  const lx = c * (px - x) + sn * (py - y);
+  const ly = -sn * (px - x) + c * (py - y);
+  const qx = Math.abs(lx) - hx;
+  const qy = Math.abs(ly) - hy;
+  const outside = Math.hypot(Math.max(qx, 0), Math.max(qy, 0));
+  return outside + Math.min(Math.max(qx, qy), 0);
+}
+
+/** Signed distance from a point to a placed footprint (negative inside). */
+export function footprintPointDistance(f: PlacedFootprint, px: number, py: number): number {
+  if (f.kind === 'circle') return Math.hypot(px - f.x, py - f.y) - f.radius;
+  return boxDistance(f.x, f.y, f.angle, f.halfSize[0], f.halfSize[1], px, py);
+}
+
+function rectCorners(f: PlacedFootprint): [number, number][] {
+  const c = Math.cos(f.angle);
+  const sn = Math.sin(f.angle);
+  const [hx, hy] = f.halfSize;
+  return [
+    [1, 1],
+    [-1, 1],
+    [-1, -1],
+    [1, -1],
+  ].map(([a, b]): [number, number] => [f.x + a * hx * c - b * hy * sn, f.y + a * hx * sn + b * hy * c]);
+}
+
+/**
+ * Signed clearance between two placed footprints. Circle–circle: centre distance − r_a − r_b (in that order).
+ * Circle–rectangle: the rectangle's distance to the centre − r. Rectangle–rectangle: when the separating-axis test
+ * (the four edge normals) finds a gap, the smallest distance from a corner of one to the other (exact for convex
+ * polygons); when they overlap, minus the smallest overlap over those axes.
+ */
+export function footprintClearance(a: PlacedFootprint, b: PlacedFootprint): number {
+  if (a.kind === 'circle' && b.kind === 'circle') return Math.hypot(b.x - a.x, b.y - a.y) - a.radius - b.radius;
+  if (a.kind === 'circle') return footprintPointDistance(b, a.x, a.y) - a.radius;
+  if (b.kind === 'circle') return footprintPointDistance(a, b.x, b.y) - b.radius;
+  let overlap = Infinity;
+  for (const f of [a, b]) {
+    for (const ang of [f.angle, f.angle + Math.PI / 2]) {
+      const ux = Math.cos(ang);
+      const uy = Math.sin(ang);
+      const extent = (g: PlacedFootprint) => g.halfSize[0] * Math.abs(Math.cos(g.angle) * ux + Math.sin(g.angle) * uy) + g.halfSize[1] * Math.abs(-Math.sin(g.angle) * ux + Math.cos(g.angle) * uy);
+      const o = extent(a) + extent(b) - Math.abs((b.x - a.x) * ux + (b.y - a.y) * uy);
+      overlap = Math.min(overlap, o);
+    }
+  }
+  if (overlap > 0) return -overlap;
+  let d = Infinity;
+  for (const [px, py] of rectCorners(a)) d = Math.min(d, footprintPointDistance(b, px, py));
+  for (const [px, py] of rectCorners(b)) d = Math.min(d, footprintPointDistance(a, px, py));
+  return d;
 }
 
 export interface WorldSupport {
@@ -114,10 +195,10 @@ export function buildLayout(world: WorldConfig, req: PipelineRequest, stream: Pr
   let relaxedCount = 0;
   const sceneOk = (r: LocationResource) => r.sceneTypes.some((t) => req.sceneTypes.includes(t));
 
-  const fits = (ri: number, x: number, y: number, scale: number, ignore: number): boolean => {
+  const fits = (ri: number, here: PlacedFootprint, scale: number, ignore: number): boolean => {
     for (const other of instances) {
       if (other.id === ignore) continue;
-      const actual = Math.hypot(other.x - x, other.y - y) - res[ri].footprint - res[other.resource].footprint;
+      const actual = footprintClearance(here, placeFootprint(res[other.resource].footprint, other.x, other.y, other.heading));
       if (!clearanceAccepts(actual, scale * requiredClearance(res[ri], res[other.resource], P.clearance))) return false;
     }
     return true;
@@ -125,18 +206,19 @@ export function buildLayout(world: WorldConfig, req: PipelineRequest, stream: Pr
   const place = (ri: number, stage: string, tags: number[], propose: () => [number, number], parent = -1): void => {
     let chosen: [number, number] | null = null;
     let relaxed = false;
+    // The heading comes first: a rectangular footprint's clearance depends on it.
+    const heading = 2 * Math.PI * stream.uniform();
     for (const scale of [1, 0.5]) {
       for (let a = 0; a < P.maxAttempts && !chosen; a++) {
         attempts++;
         const [x, y] = propose();
-        if (fits(ri, x, y, scale, parent)) chosen = [x, y];
+        if (fits(ri, placeFootprint(res[ri].footprint, x, y, heading), scale, parent)) chosen = [x, y];
       }
       if (chosen) break;
       relaxed = true;
     }
     if (!chosen) throw new InputRangeError(`layout: no position for ${res[ri].id} (${stage}) after ${2 * P.maxAttempts} attempts`);
     if (relaxed) relaxedCount++;
-    const heading = 2 * Math.PI * stream.uniform();
     const [x, y] = chosen;
     instances.push({
       id: instances.length,

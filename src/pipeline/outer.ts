@@ -3,7 +3,13 @@
  * Ends and Midpoint", "A Circular Transition inside a Square Data Domain").
  * Rules [D]: r = |P − C|; t = clamp((r − 620)/60, 0, 1); α = t²(3 − 2t); H = (1 − α)·H_interior + α·H_outer; the outer
  * input comes from its draw only when that draw is eligible for the request, otherwise from the target's initial
- * value. [R] In f32 mode r, t, α and the blend are each rounded to float32 in that order.
+ * value ("an outer draw that fails eligibility leaves its target at the corresponding initial value").
+ * [R] The initial value is 0 m (world config `outer.outerInitialHeight`): the article gives no initial value — its
+ *     −2 m is a teaching number ("[E] The 20 m interior and −2 m outer heights explain weights and are not measured
+ *     outer inputs from this run") — and a render target cleared before drawing holds 0, the natural GPU reading.
+ *     This is the one place the choice is stated.
+ * [R] An eligible outer draw renders the base relief (the raster, without local stages) — see run.ts.
+ * [R] In f32 mode r, t, α and the blend are each rounded to float32 in that order.
  */
 import type { Field, Precision } from './precision.js';
 import type { DrawGrid } from './draw.js';

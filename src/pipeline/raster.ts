@@ -5,16 +5,23 @@
  * Inputs: a triangle list in world coordinates with vertex heights, the target grid, the target field.
  * Outputs: the field with every covered pixel's interpolated height ADDed, in draw order.
  * Rules [D]:
- *  - pixel centres at +0.5: pixel (i, j) samples raster point (i + 0.5, j + 0.5), raster x = (x − xmin)·N/L and
- *    raster y = (y − ymin)·N/L (row 0 at ymin);
+ *  - pixel centres at +0.5: pixel (i, j) samples raster point (i + 0.5, j + 0.5), raster x = (x − xmin)·N/L ("pixel i
+ *    lies at xmin+(i+0.5)×L/N");
+ *  - h(P) = λ0h0 + λ1h1 + λ2h2 with barycentric λ (the article's formula);
+ *  - ADD blending into the one float target, layer by layer ("two layers accumulated with ADD blending").
+ * Rules [G] (GPU conventions, notes/gpu-rules.md; the article asks only that "coverage conventions, viewport
+ * transforms, winding, and draw order must agree"):
  *  - vertex positions snap to 16.8 fixed point (8 fraction bits, round to nearest) before coverage is tested;
  *  - the top-left rule: a sample exactly on an edge belongs to the triangle for which that edge is a top or left
  *    edge, so a shared edge is covered exactly once; the test does not depend on winding (triangles are oriented
  *    to positive area first);
- *  - ADD blending into the target in draw order.
- * [R] Coverage and barycentric weights come from exact integer edge functions (|values| < 2⁵³, exact in float64).
- *     In f32 mode vertex heights are float32, each λ = fround(E·(1/A)), and h = fround(fround(fround(λ0h0) + fround(λ1h1))
- *     + fround(λ2h2)) is added with one more fround; f64 mode evaluates the same expression unrounded.
+ *  - float ADD in draw order.
+ * [R] Row 0 at ymin (raster y = (y − ymin)·N/L): the article requires an explicit row direction but does not give it.
+ * [R] Coverage and barycentric weights come from exact integer edge functions E (|values| < 2⁵³, exact in float64 —
+ *     hardware evaluates them in fixed point, exactly). In f32 mode vertex heights and the setup's 1/A are float32,
+ *     each λ = fround(E·(1/A)) (the exact integer times the float32 1/A, rounded once), and
+ *     h = fround(fround(fround(λ0h0) + fround(λ1h1)) + fround(λ2h2)) is added with one more fround; f64 mode
+ *     evaluates the same expression unrounded.
  *     With rows as screen y, positive-area triangles are clockwise on screen, and an edge a→b is top or left when
  *     b.y < a.y, or b.y = a.y and b.x > a.x.
  * [R] f32 targets made by newRasterField (arena fields) hand each covered span to the SIMD span kernel
@@ -42,6 +49,12 @@ export function barycentric(p: readonly [number, number], a: readonly [number, n
   const l1 = ((p[0] - a[0]) * (c[1] - a[1]) - (p[1] - a[1]) * (c[0] - a[0])) / area;
   const l2 = ((b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])) / area;
   return [1 - l1 - l2, l1, l2];
+}
+
+/** h(P) = λ0·h0 + λ1·h1 + λ2·h2 with the barycentric weights of p (teaching form, float64). */
+export function barycentricHeight(p: readonly [number, number], a: readonly [number, number], b: readonly [number, number], c: readonly [number, number], h: readonly [number, number, number]): number {
+  const [l0, l1, l2] = barycentric(p, a, b, c);
+  return l0 * h[0] + l1 * h[1] + l2 * h[2];
 }
 
 export interface RasterGrid {
@@ -192,7 +205,7 @@ export function rasterizeTriangles(tris: TriangleList, g: RasterGrid, target: Fi
       rec[r + 15 + k] = ownsEdge(X[b] - X[a], Y[b] - Y[a]) ? 0 : 1;
       rec[r + 18 + k] = Hh[k];
     }
-    rec[r + 21] = 1 / area;
+    rec[r + 21] = R(1 / area); // the triangle setup's 1/A, float32 in f32 mode as a GPU's setup would hold it
     // Pixel rows/columns whose centres (k·256 + 128) can fall inside the bounding box.
     rec[r + 22] = Math.max(0, Math.ceil((Math.min(Y[0], Y[1], Y[2]) - 128) / SUBPIXEL));
     rec[r + 23] = Math.min(n - 1, Math.floor((Math.max(Y[0], Y[1], Y[2]) - 128) / SUBPIXEL));

@@ -4,7 +4,8 @@
  * Inputs: the world's recipe entry (sub-configurations with categories and weights), the request's scene types.
  * Outputs: the chosen sub-configuration and the probability of each candidate.
  * Seed rules [D]: filter candidates first (category match and positive weight), then sample by weight over the
- * eligible ones only — weights 2, 1, 7 with the third excluded give 2/3 and 1/3. Sampling over all weights and
+ * eligible ones only ("Selection first determines valid candidates, then performs weighted sampling"; "Weights apply
+ * only to candidates that pass filtering") — [E] weights 2, 1, 7 with the third excluded give 2/3 and 1/3. Sampling over all weights and
  * replacing an excluded pick would change both the distribution and the stream's consumption.
  */
 import type { PrngStream } from './prng.js';

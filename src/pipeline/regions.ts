@@ -7,7 +7,10 @@
  * cells, each cell's corner list in the generator's order (never sorted), cell adjacency, parent regions owning
  * cells, height groups per parent, and the ownership query position → cell → parent → group.
  * Seed rules [D]: groups come from coordinate-field sampling and random branches and are changed by later
- * partition/ownership steps; the ownership query follows the stored relationships, it is not a nearest-site lookup.
+ * partition/ownership steps ("Initial HeightGroup selection may involve coordinate-field sampling and random branches.
+ * Subsequent partitioning, ownership, and layout processing can change the groups"); the ownership query follows the
+ * stored relationships, it is not a nearest-site lookup ("Spatial ownership queries must follow the relationships in
+ * the region data").
  * [R] Sites: uniform draws with a minimum spacing (a rejected candidate's draws stay consumed). Parents: seed cells
  *     drawn from the stream (a repeated pick is redrawn — a fallback that consumes draws); cells join the parent of
  *     the nearest seed site, then a partition step moves border cells to a neighbouring parent with a probability.

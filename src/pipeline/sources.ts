@@ -7,11 +7,14 @@
  * Outputs: per location: reference region, edge distance, branch, height in metres.
  * Seed rules [D]:
  *  - reference list by priority: cells of the first reference-group type, else of the second, else a random pick
- *    from the location's non-empty parent set (an empty parent set is an error, not a pick);
+ *    from the location's non-empty parent set, an empty parent set being an error ("use the first reference-group type
+ *    if available, otherwise the second; if neither exists, enter the random fallback branch"; "The random fallback
+ *    cannot select from an empty parent set");
  *  - select the reference cell with the nearest centre, then the minimum clamped point-to-segment distance over that
- *    cell's edges only;
- *  - ordinary branch: h = min(max(d − margin, 0)/width, 1) × amplitude; a zero branch; a sign-changing branch when the
- *    first type is absent.
+ *    cell's edges only ("first select the region with the nearest center … Then inspect only that region's edges");
+ *  - ordinary branch: h = min(max(d − margin, 0)/width, 1) × amplitude (the article's formula); a zero branch ("Other
+ *    conditions may set a source to zero"); a sign-changing branch when the first type is absent ("A specific branch
+ *    without the first reference-group type also changes signs").
  * [R] Amplitudes are stored normalized by the vertical scale 512 (the 512 of heights, not the 512 m of the weight
  *     range); `sourceHeight` works in whatever unit it is given and the stage converts to metres once, at the end.
  *     The candidate cells are those of the location's own parent region and the parents adjacent to it.
@@ -37,6 +40,24 @@ export function segmentDistance(p: Point, a: Point, b: Point): number {
   const qx = a[0] + t * ex - p[0];
   const qy = a[1] + t * ey - p[1];
   return Math.sqrt(qx * qx + qy * qy);
+}
+
+/**
+ * The steps of segmentDistance, for worked examples: dot = (p − a)·(b − a), len2 = |b − a|², the unclamped parameter
+ * dot/len2 with its point on the infinite line and that distance, then the clamped t, the nearest point q and the
+ * distance (the same value segmentDistance returns).
+ */
+export function segmentProjection(p: Point, a: Point, b: Point): { dot: number; len2: number; tLine: number; lineDistance: number; t: number; q: Point; distance: number } {
+  const ex = b[0] - a[0];
+  const ey = b[1] - a[1];
+  const len2 = ex * ex + ey * ey;
+  const dot = (p[0] - a[0]) * ex + (p[1] - a[1]) * ey;
+  const tLine = len2 > 0 ? dot / len2 : 0;
+  const t = tLine < 0 ? 0 : tLine > 1 ? 1 : tLine;
+  const lx = a[0] + tLine * ex - p[0];
+  const ly = a[1] + tLine * ey - p[1];
+  const q: Point = [a[0] + t * ex, a[1] + t * ey];
+  return { dot, len2, tLine, lineDistance: Math.sqrt(lx * lx + ly * ly), t, q, distance: segmentDistance(p, a, b) };
 }
 
 export interface SourceShape {

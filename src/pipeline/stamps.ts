@@ -5,9 +5,13 @@
  * Inputs: regions (parents = Region, cells = SubRegion), the world's ZoneItems → StampGroups → StampInfos → keys,
  * the stream, the field after support, the stamp assets.
  * Outputs: instances (selection order = draw order), draws per key, the field after stamps.
- * Rules [D]: the hierarchy is walked level by level — weights and parent ranges apply at their own level, overlap
- * rules at the group level; placement × asset-local × joint transforms; existing-terrain queries feed draw
- * parameters; Sample → HeightProgram → Blend per destination pixel; draw order preserved; stamps raise and lower.
+ * Rules [D]: the hierarchy is walked level by level ("Parent ranges constrain generation space, groups organize
+ * candidates, item weights participate at their own selection level, and overlap conditions constrain spatial
+ * relationships between instances"); placement × asset-local × joint transforms ("joints and local transforms
+ * determine the actual terrain element's pose"); existing-terrain queries feed draw parameters ("Existing terrain
+ * height also contributes to draw inputs"); Sample → HeightProgram → Blend per destination pixel (the article's
+ * interface); draw order preserved ("Preserve the established instance and draw order"); stamps raise and lower
+ * ("Both signs occur"). [R] The overlap condition is a minimum spacing per StampGroup.
  * [R] Walk: for each parent region in order, one ZoneItem is drawn by weight among those whose height groups include
  *     the parent's; for each of its cells, a count is drawn from the ZoneItem's range; for each instance a StampGroup
  *     (by weight), a StampInfo (by weight, zero weights ineligible), a position inside the cell (rejection sampling,

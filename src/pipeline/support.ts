@@ -5,24 +5,32 @@
  * Inputs: the base field, location instances with their support shapes in map space, resources, support parameters.
  * Outputs: per location: domain envelopes (hmin, hmax), reference height, target; the field after support.
  * Rules [D]:
- *  - circles and rectangles move with their instance (local offsets kept) — done at layout (supportToWorld);
- *  - domain queries read the base field over the whole domain (upper and lower envelopes), not a centre sample;
- *  - parent–child weighting: (self + Σ w·h) / (1 + Σ w) over children that meet the conditions;
- *  - configured offsets and a region height floor follow;
+ *  - circles and rectangles move with their instance, local offsets kept ("Local circles or rectangles transform into
+ *    map space with their location instances"; "a rectangle also depends on orientation") — done at layout
+ *    (supportToWorld);
+ *  - domain queries read the base field over the domain ("height queries and upper/lower envelopes"), not a centre
+ *    sample;
+ *  - parent–child weighting: (self + Σ w·h) / (1 + Σ w) over children that meet the conditions (the article's formula);
+ *  - configured offsets and a region height floor follow ("Region height overrides, configured offsets … may follow";
+ *    "A region height floor can limit a result");
  *  - extent: t = min(log(1 + a·R), 1); relief = min((max(hmax, T) − hmin)/b, 1); k = (1 − t) + t·relief multiplies the
- *    outward transition width; strength comes from shape × location-wrapper coefficients, apart from extent;
- *  - writes raise or lower.
+ *    outward transition width ("k multiplies an outward transition-width term"); strength comes from shape ×
+ *    location-wrapper coefficients ("a combination of support-shape and location-wrapper coefficients"), apart from
+ *    extent;
+ *  - writes raise or lower ("It can raise or lower the surface").
  * [R] Choices, labelled: the self reference height is the mid-envelope (hmin + hmax)/2 of the location's domain;
  *     children are satellites within 150 m of their parent with a positive parent weight (their resource's
  *     parentWeight); offsets are per placement stage; the region floor is per height group. Targets are computed from
  *     the base field for every location first, then shapes are applied in draw order (instance order, shape order):
  *     h ← h + s·w·(T − h), w = 1 inside the shape and 1 − smoothstep(d / (k·width)) outside it (d = distance to the
- *     shape), s = shape strength × wrapper strength × recipe strength, clamped to 1.
+ *     shape), s = shape strength × wrapper strength × recipe strength, clamped to 1. In f32 mode the distance d, d/width,
+ *     the smoothstep and the write are rounded to float32 step by step (the shape distance itself is evaluated in
+ *     float64 from the pixel centre, then rounded once).
  */
 import type { Field, Precision } from './precision.js';
 import type { DrawGrid } from './draw.js';
 import { pixelRange } from './draw.js';
-import type { LocationInstance, WorldSupport } from './layout.js';
+import { boxDistance, type LocationInstance, type WorldSupport } from './layout.js';
 import type { WorldConfig } from './world.js';
 
 /** k = (1 − t) + t·relief. */
@@ -51,14 +59,7 @@ export function parentChildReference(self: number, children: readonly { height: 
 /** Signed distance from (x, y) to a support shape (negative inside). */
 export function shapeDistance(s: WorldSupport, x: number, y: number): number {
   if (s.kind === 'circle') return Math.hypot(x - s.x, y - s.y) - s.radius;
-  const c = Math.cos(s.angle);
-  const sn = Math.sin(s.angle);
-  const lx = c * (x - s.x) + sn * (y - s.y);
-  const ly = -sn * (x - s.x) + c * (y - s.y);
-  const qx = Math.abs(lx) - s.halfSize[0];
-  const qy = Math.abs(ly) - s.halfSize[1];
-  const outside = Math.hypot(Math.max(qx, 0), Math.max(qy, 0));
-  return outside + Math.min(Math.max(qx, qy), 0);
+  return boxDistance(s.x, s.y, s.angle, s.halfSize[0], s.halfSize[1], x, y);
 }
 
 export function shapeRadius(s: WorldSupport): number {
@@ -143,18 +144,19 @@ export function applySupport(field: Field, g: DrawGrid, instances: readonly Pick
     const T = R(targets[idx].target);
     q.supports.forEach((s, si) => {
       const { width, strength } = targets[idx].shapes[si];
+      const W = R(width);
       const reach = shapeRadius(s) + width;
       const [i0, i1] = pixelRange(s.x - reach, s.x + reach, g.xmin, px, g.n);
       const [j0, j1] = pixelRange(s.y - reach, s.y + reach, g.ymin, px, g.n);
       for (let j = j0; j <= j1; j++) {
         const y = g.ymin + (j + 0.5) * px;
         for (let i = i0; i <= i1; i++) {
-          const d = shapeDistance(s, g.xmin + (i + 0.5) * px, y);
+          const d = R(shapeDistance(s, g.xmin + (i + 0.5) * px, y));
           let w: number;
           if (d <= 0) w = 1;
-          else if (d < width) {
-            const t = d / width;
-            w = 1 - t * t * (3 - 2 * t);
+          else if (d < W) {
+            const t = R(d / W);
+            w = R(1 - R(R(t * t) * R(3 - R(2 * t))));
           } else continue;
           const k = j * g.n + i;
           const h = field[k];

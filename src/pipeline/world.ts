@@ -28,6 +28,13 @@ export interface SupportShape {
   transitionWidth: number;
 }
 
+/**
+ * A location's own ground in its local frame: a circle about the origin, or a rectangle (half sizes, local angle in
+ * degrees) that turns with the instance's heading. In JSON: a number (the circle's radius) or
+ * { "kind": "rect", "halfSize": [hx, hy], "angleDeg": a }.
+ */
+export type Footprint = { kind: 'circle'; radius: number } | { kind: 'rect'; halfSize: [number, number]; angleDeg: number };
+
 export interface LocationResource {
   id: string;
   stage: string;
@@ -35,7 +42,7 @@ export interface LocationResource {
   categories: number[];
   sceneTypes: number[];
   weight: number;
-  footprint: number;
+  footprint: Footprint;
   envelope: number;
   zeroSource: boolean;
   supportCoefficient: number;
@@ -196,6 +203,15 @@ function parseParams(v: unknown, p: string): RecipeParams {
   };
 }
 
+function parseFootprint(v: unknown, p: string): Footprint {
+  if (typeof v !== 'object' || v === null) return { kind: 'circle', radius: checkNumber(p, v, pos) };
+  const o = checkObject(p, v);
+  checkLiteral(`${p}.kind`, o.kind, 'rect');
+  const halfSize = pair(o, p, 'halfSize');
+  halfSize.forEach((h, k) => checkNumber(`${p}.halfSize[${k}]`, h, pos));
+  return { kind: 'rect', halfSize, angleDeg: num(o, p, 'angleDeg') };
+}
+
 function parseSupport(v: unknown, p: string): SupportShape {
   const o = checkObject(p, v);
   const kind = checkOneOf(`${p}.kind`, o.kind, ['circle', 'rect'] as const);
@@ -243,7 +259,7 @@ export function parseWorld(v: unknown, where = 'world'): WorldConfig {
       categories: nums(r, p, 'categories'),
       sceneTypes: nums(r, p, 'sceneTypes'),
       weight: num(r, p, 'weight', nonneg),
-      footprint: num(r, p, 'footprint', pos),
+      footprint: parseFootprint(r.footprint, `${p}.footprint`),
       envelope: num(r, p, 'envelope', nonneg),
       zeroSource: checkBoolean(`${p}.zeroSource`, r.zeroSource),
       supportCoefficient: num(r, p, 'supportCoefficient', nonneg),

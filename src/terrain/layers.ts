@@ -2,7 +2,7 @@
  * The edit-layer stack (seed 004): a base grid plus layers of signed deltas stored sparse in 64 × 64 chunks, each
  * layer with a signed height alpha and a visibility flag; a per-tile composite cache invalidated by rectangle.
  *
- * Rules [D]: composite = base + Σ visible deltas × alpha, clamped to the height range; order matters because of the
+ * Rules stated by seed 004 (the engine's heightfield docs, not the article — so not labelled [D]): composite = base + Σ visible deltas × alpha, clamped to the height range; order matters because of the
  * clamp; `compositeAt` is the definition and never reads the cache (it is stale exactly while edits are pending);
  * the cache is recomputed by `resolve` for invalidated tiles only; collapse adds a layer into the one below and
  * drops it (destructive).

@@ -36,6 +36,9 @@ export interface SmoothingExports {
 /** Byte offsets of every smoothing buffer (levels at N/2, N/4, N/8; X-pass scratch; the upsampling rows and taps). */
 export interface SmoothingLayout {
   tp: number;
+  /** X-pass row buffer (10 rows of n floats) and the Y pass's ring of FILTER_Y_RING rows, shared by every level. */
+  buf: number;
+  ring: number;
   levels: { m: number; d: number; x: number; s: number; buf: number }[];
   x2: number;
   x3: number;
@@ -72,8 +75,10 @@ const ARENA_ASSET_BYTES = 48 << 20;
 /** Spans queued before one raster kernel call; one record = 12 float64 (see raster.wat). */
 export const SPAN_QUEUE = 4096;
 export const SPAN_RECORD = 12;
-/** Levels of the smoothing chain the arena lays out (SMOOTHING_RULE.levels; checked by the caller). */
-const LEVELS = 3;
+/** Rows in the smoothing Y pass's ring of half-texel rows (the taps read rows j + k_min … j + k_max + 1; see smoothing.ts). */
+export const FILTER_Y_RING = 16;
+/** Halved levels of the smoothing chain the arena lays out (N/2, N/4, N/8; L0 is filtered in the base's buffer). */
+const HALVINGS = 3;
 
 const arenas = new WeakMap<Float32Array, Arena>();
 
@@ -97,21 +102,22 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
   let countsAt = -1;
   if (n % 32 === 0) {
     const tp = alloc(80);
-    // One X-pass buffer and one Y scratch, sized for the first level, serve every level; once the last level is
-    // filtered they hold the row-upsampled N/4 and N/8 levels (exactly the same sizes as the first level's m²
-    // and half of it), so the chain pages in 34 MiB less at 4096².
+    // One X-pass buffer, sized for the first halved level, serves L1–L3; once L3 is filtered it and the Y scratch
+    // hold the row-upsampled N/4 and N/8 levels ((n/4)·n and (n/8)·n floats: exactly m1² and half of it). L0 (N²) is
+    // filtered in place in the base's buffer (`out`), so the N² level needs only the 10-row X buffer and the ring.
     const m1 = n >> 1;
     const scratchX = alloc(m1 * m1 * 4);
-    const scratchY = alloc(m1 * m1 * 4);
-    const buf = alloc(10 * m1 * 4);
+    const scratchY = alloc((m1 * m1 * 4) / 2);
+    const buf = alloc(10 * n * 4);
+    const ring = alloc(FILTER_Y_RING * n * 4);
     const levels: SmoothingLayout['levels'] = [];
-    for (let l = 0, m = m1; l < LEVELS; l++, m >>= 1) levels.push({ m, d: alloc(m * m * 4), x: scratchX, s: scratchY, buf });
+    for (let l = 0, m = m1; l < HALVINGS; l++, m >>= 1) levels.push({ m, d: alloc(m * m * 4), x: scratchX, s: ring, buf });
     const x2 = scratchX; // (n/4)·n floats = m1²
     const x3 = scratchY; // (n/8)·n floats = m1²/2
     const up = [0, 1].map(() => ({ i0: alloc(n * 4), i1: alloc(n * 4), f: alloc(n * 4), g: alloc(n * 4) }));
-    // [R] baseOverRaster: the base is composed over the raster, which nothing reads after the first halving — for
-    //     runs that keep no raster (64 MiB less to page in).
-    layout = { tp, levels, x2, x3, up, out: opts.baseOverRaster ? rasterAt : alloc(n * n * 4) };
+    // [R] baseOverRaster: L0 and then the base are written over the raster, which nothing reads after L0's X pass —
+    //     for runs that keep no raster (64 MiB less to page in).
+    layout = { tp, buf, ring, levels, x2, x3, up, out: opts.baseOverRaster ? rasterAt : alloc(n * n * 4) };
     codesAt = alloc(n * n * 2);
     countsAt = alloc(16);
   }

@@ -4,7 +4,7 @@
  * [R] Used when the raster size is a multiple of 32 (every level a multiple of 4 lanes) and WebAssembly SIMD is
  *     available; HEIGHTBENCH_NO_WASM=1 forces the JavaScript path.
  */
-import { arenaOf, createArena, registerView, wasmKernelsAvailable } from './arena.js';
+import { arenaOf, createArena, FILTER_Y_RING, registerView, wasmKernelsAvailable } from './arena.js';
 
 export interface WasmTaps {
   k: number[];
@@ -25,11 +25,16 @@ export function wasmAvailable(n: number): boolean {
 }
 
 /**
- * Runs downsample → filterX → filterY for each level, then the composition, in the raster's arena (a raster made
- * by newRasterField is smoothed in place; any other array is first copied into a new arena). The base is written
- * into `out` when given, otherwise returned as a view of the arena, like the levels.
+ * Runs L0 = filterX → filterY in place in the base's buffer (unless `filterRaster` is false: the earlier rule, an
+ * ablation), then downsample → filterX → filterY for each halved level, then the composition, in the raster's arena (a
+ * raster made by newRasterField is smoothed in place; any other array is first copied into a new arena). The base is
+ * written into `out` when given, otherwise returned as a view of the arena, like the levels.
  */
-export function wasmSmoothingChain(raster: Float32Array, n: number, tp: WasmTaps, up2: UpTaps, up3: UpTaps, out?: Float32Array): { levels: Float32Array[]; base: Float32Array } {
+export function wasmSmoothingChain(raster: Float32Array, n: number, tp: WasmTaps, up2: UpTaps, up3: UpTaps, out?: Float32Array, filterRaster = true): { levels: Float32Array[]; base: Float32Array } {
+  // The ring of half-texel rows in filterY holds rows j + k0 … j + k4 + 1 (taps ascending, as the offsets are).
+  if (!tp.k.every((k, t) => t === 0 || k >= tp.k[t - 1]) || tp.k[4] - tp.k[0] > FILTER_Y_RING - 2 || tp.k[4] < -1) {
+    throw new RangeError(`smoothing kernels: tap rows ${JSON.stringify(tp.k)} must ascend and fit a ring of ${FILTER_Y_RING} rows`);
+  }
   let arena = arenaOf(raster);
   if (!arena || arena.n !== n || !arena.smoothingLayout) {
     const made = createArena(n);
@@ -55,6 +60,12 @@ export function wasmSmoothingChain(raster: Float32Array, n: number, tp: WasmTaps
     f32.set(u.g, L.up[q].g / 4);
   });
   let prev = arena.rasterAt;
+  if (filterRaster) {
+    // L0 in the base's buffer (the raster itself with baseOverRaster): both passes may run in place.
+    k.filterX(arena.rasterAt, L.out, L.buf, n, L.tp);
+    k.filterY(L.out, L.out, L.ring, n, L.tp);
+    prev = L.out;
+  }
   let size = n;
   for (const lv of L.levels) {
     k.downsample(prev, lv.d, size);

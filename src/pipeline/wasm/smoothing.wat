@@ -96,6 +96,7 @@
       (br $l))))
 
   ;; X pass: out(i, j) = Σ w_t · (0.5·cur_t[i] + 0.5·nxt_t[i]) with cur = lerps of row j, nxt = of row clamp(j + 1).
+  ;; Row j + 1 is lerped before row j is written, so $o may be $s (in place).
   (func (export "filterX") (param $s i32) (param $o i32) (param $buf i32) (param $n i32) (param $tp i32)
     (local $j i32) (local $i i32) (local $cur i32) (local $nxt i32) (local $tmp i32) (local $stride i32) (local $op i32)
     (local $h v128) (local $acc v128) (local $q i32)
@@ -146,40 +147,42 @@
       (local.set $j (i32.add (local.get $j) (i32.const 1)))
       (br $rows))))
 
-  ;; Y pass: scratch = 0.5·s[i] + 0.5·s[min(i + 1, n − 1)] per row; out(i, j) = Σ w_t·(sc[c(j+k)][i]·g + sc[c(j+k+1)][i]·f).
+  ;; One half-texel row: dst[i] = 0.5·row[i] + 0.5·row[min(i + 1, n − 1)] ($stride = 4n bytes).
+  (func $halfRow (param $row i32) (param $dst i32) (param $stride i32)
+    (local $i i32) (local $h v128)
+    (local.set $h (v128.const f32x4 0.5 0.5 0.5 0.5))
+    (block $vd (loop $v
+      (br_if $vd (i32.ge_s (local.get $i) (i32.sub (local.get $stride) (i32.const 16))))
+      (v128.store (i32.add (local.get $dst) (local.get $i))
+        (f32x4.add (f32x4.mul (v128.load (i32.add (local.get $row) (local.get $i))) (local.get $h))
+                   (f32x4.mul (v128.load offset=4 (i32.add (local.get $row) (local.get $i))) (local.get $h))))
+      (local.set $i (i32.add (local.get $i) (i32.const 16)))
+      (br $v)))
+    (block $sd (loop $sl
+      (br_if $sd (i32.ge_u (local.get $i) (local.get $stride)))
+      (f32.store (i32.add (local.get $dst) (local.get $i))
+        (f32.add (f32.mul (f32.load (i32.add (local.get $row) (local.get $i))) (f32.const 0.5))
+                 (f32.mul (f32.load (i32.add (local.get $row)
+                   (select (i32.add (local.get $i) (i32.const 4)) (i32.sub (local.get $stride) (i32.const 4))
+                     (i32.lt_u (i32.add (local.get $i) (i32.const 4)) (local.get $stride))))) (f32.const 0.5))))
+      (local.set $i (i32.add (local.get $i) (i32.const 4)))
+      (br $sl))))
+
+  ;; Address of ring row clamp(v) & 15 of the scratch ring at $sc.
+  (func $ringRow (param $sc i32) (param $v i32) (param $n i32) (param $stride i32) (result i32)
+    (i32.add (local.get $sc) (i32.mul (i32.and (call $clamp (local.get $v) (local.get $n)) (i32.const 15)) (local.get $stride))))
+
+  ;; Y pass: out(i, j) = Σ w_t·(sc[c(j+k)][i]·g + sc[c(j+k+1)][i]·f), sc = half-texel rows kept in a ring of 16 rows at
+  ;; $sc; each ring row is made from its source row just before the first output row that reads it, so $o may be $s
+  ;; (in place). The caller checks k_max − k_min ≤ 14 and k_max ≥ −1 (smoothing.ts filterY); k_max is tap 4.
   (func (export "filterY") (param $s i32) (param $o i32) (param $sc i32) (param $n i32) (param $tp i32)
-    (local $j i32) (local $i i32) (local $stride i32) (local $row i32) (local $dst i32) (local $h v128) (local $acc v128)
+    (local $j i32) (local $i i32) (local $stride i32) (local $next i32) (local $need i32) (local $acc v128)
     (local $a0 i32) (local $b0 i32) (local $a1 i32) (local $b1 i32) (local $a2 i32) (local $b2 i32) (local $a3 i32) (local $b3 i32) (local $a4 i32) (local $b4 i32)
     (local $w0 v128) (local $w1 v128) (local $w2 v128) (local $w3 v128) (local $w4 v128)
     (local $g0 v128) (local $g1 v128) (local $g2 v128) (local $g3 v128) (local $g4 v128)
     (local $f0 v128) (local $f1 v128) (local $f2 v128) (local $f3 v128) (local $f4 v128)
-    (local $last f32) (local $op i32)
-    (local.set $h (v128.const f32x4 0.5 0.5 0.5 0.5))
+    (local $k0 i32) (local $k1 i32) (local $k2 i32) (local $k3 i32) (local $k4 i32) (local $op i32)
     (local.set $stride (i32.shl (local.get $n) (i32.const 2)))
-    ;; scratch rows
-    (block $done (loop $rows
-      (br_if $done (i32.ge_u (local.get $j) (local.get $n)))
-      (local.set $row (i32.add (local.get $s) (i32.mul (local.get $j) (local.get $stride))))
-      (local.set $dst (i32.add (local.get $sc) (i32.mul (local.get $j) (local.get $stride))))
-      (local.set $i (i32.const 0))
-      (block $vd (loop $v
-        (br_if $vd (i32.ge_s (local.get $i) (i32.sub (local.get $stride) (i32.const 16))))
-        (v128.store (i32.add (local.get $dst) (local.get $i))
-          (f32x4.add (f32x4.mul (v128.load (i32.add (local.get $row) (local.get $i))) (local.get $h))
-                     (f32x4.mul (v128.load offset=4 (i32.add (local.get $row) (local.get $i))) (local.get $h))))
-        (local.set $i (i32.add (local.get $i) (i32.const 16)))
-        (br $v)))
-      (block $sd (loop $sl
-        (br_if $sd (i32.ge_u (local.get $i) (local.get $stride)))
-        (f32.store (i32.add (local.get $dst) (local.get $i))
-          (f32.add (f32.mul (f32.load (i32.add (local.get $row) (local.get $i))) (f32.const 0.5))
-                   (f32.mul (f32.load (i32.add (local.get $row)
-                     (select (i32.add (local.get $i) (i32.const 4)) (i32.sub (local.get $stride) (i32.const 4))
-                       (i32.lt_u (i32.add (local.get $i) (i32.const 4)) (local.get $stride))))) (f32.const 0.5))))
-        (local.set $i (i32.add (local.get $i) (i32.const 4)))
-        (br $sl)))
-      (local.set $j (i32.add (local.get $j) (i32.const 1)))
-      (br $rows)))
     (local.set $w0 (f32x4.splat (f32.load offset=60 (local.get $tp))))
     (local.set $w1 (f32x4.splat (f32.load offset=64 (local.get $tp))))
     (local.set $w2 (f32x4.splat (f32.load offset=68 (local.get $tp))))
@@ -195,19 +198,33 @@
     (local.set $f2 (f32x4.splat (f32.load offset=48 (local.get $tp))))
     (local.set $f3 (f32x4.splat (f32.load offset=52 (local.get $tp))))
     (local.set $f4 (f32x4.splat (f32.load offset=56 (local.get $tp))))
-    (local.set $j (i32.const 0))
-    (block $done2 (loop $rows2
-      (br_if $done2 (i32.ge_u (local.get $j) (local.get $n)))
-      (local.set $a0 (i32.add (local.get $sc) (i32.mul (call $clamp (i32.add (local.get $j) (i32.load offset=0 (local.get $tp))) (local.get $n)) (local.get $stride))))
-      (local.set $b0 (i32.add (local.get $sc) (i32.mul (call $clamp (i32.add (i32.add (local.get $j) (i32.load offset=0 (local.get $tp))) (i32.const 1)) (local.get $n)) (local.get $stride))))
-      (local.set $a1 (i32.add (local.get $sc) (i32.mul (call $clamp (i32.add (local.get $j) (i32.load offset=4 (local.get $tp))) (local.get $n)) (local.get $stride))))
-      (local.set $b1 (i32.add (local.get $sc) (i32.mul (call $clamp (i32.add (i32.add (local.get $j) (i32.load offset=4 (local.get $tp))) (i32.const 1)) (local.get $n)) (local.get $stride))))
-      (local.set $a2 (i32.add (local.get $sc) (i32.mul (call $clamp (i32.add (local.get $j) (i32.load offset=8 (local.get $tp))) (local.get $n)) (local.get $stride))))
-      (local.set $b2 (i32.add (local.get $sc) (i32.mul (call $clamp (i32.add (i32.add (local.get $j) (i32.load offset=8 (local.get $tp))) (i32.const 1)) (local.get $n)) (local.get $stride))))
-      (local.set $a3 (i32.add (local.get $sc) (i32.mul (call $clamp (i32.add (local.get $j) (i32.load offset=12 (local.get $tp))) (local.get $n)) (local.get $stride))))
-      (local.set $b3 (i32.add (local.get $sc) (i32.mul (call $clamp (i32.add (i32.add (local.get $j) (i32.load offset=12 (local.get $tp))) (i32.const 1)) (local.get $n)) (local.get $stride))))
-      (local.set $a4 (i32.add (local.get $sc) (i32.mul (call $clamp (i32.add (local.get $j) (i32.load offset=16 (local.get $tp))) (local.get $n)) (local.get $stride))))
-      (local.set $b4 (i32.add (local.get $sc) (i32.mul (call $clamp (i32.add (i32.add (local.get $j) (i32.load offset=16 (local.get $tp))) (i32.const 1)) (local.get $n)) (local.get $stride))))
+    (local.set $k0 (i32.load offset=0 (local.get $tp)))
+    (local.set $k1 (i32.load offset=4 (local.get $tp)))
+    (local.set $k2 (i32.load offset=8 (local.get $tp)))
+    (local.set $k3 (i32.load offset=12 (local.get $tp)))
+    (local.set $k4 (i32.load offset=16 (local.get $tp)))
+    (block $done (loop $rows
+      (br_if $done (i32.ge_u (local.get $j) (local.get $n)))
+      ;; half-texel rows up to clamp(j + k4 + 1)
+      (local.set $need (call $clamp (i32.add (i32.add (local.get $j) (local.get $k4)) (i32.const 1)) (local.get $n)))
+      (block $md (loop $make
+        (br_if $md (i32.gt_s (local.get $next) (local.get $need)))
+        (call $halfRow
+          (i32.add (local.get $s) (i32.mul (local.get $next) (local.get $stride)))
+          (i32.add (local.get $sc) (i32.mul (i32.and (local.get $next) (i32.const 15)) (local.get $stride)))
+          (local.get $stride))
+        (local.set $next (i32.add (local.get $next) (i32.const 1)))
+        (br $make)))
+      (local.set $a0 (call $ringRow (local.get $sc) (i32.add (local.get $j) (local.get $k0)) (local.get $n) (local.get $stride)))
+      (local.set $b0 (call $ringRow (local.get $sc) (i32.add (i32.add (local.get $j) (local.get $k0)) (i32.const 1)) (local.get $n) (local.get $stride)))
+      (local.set $a1 (call $ringRow (local.get $sc) (i32.add (local.get $j) (local.get $k1)) (local.get $n) (local.get $stride)))
+      (local.set $b1 (call $ringRow (local.get $sc) (i32.add (i32.add (local.get $j) (local.get $k1)) (i32.const 1)) (local.get $n) (local.get $stride)))
+      (local.set $a2 (call $ringRow (local.get $sc) (i32.add (local.get $j) (local.get $k2)) (local.get $n) (local.get $stride)))
+      (local.set $b2 (call $ringRow (local.get $sc) (i32.add (i32.add (local.get $j) (local.get $k2)) (i32.const 1)) (local.get $n) (local.get $stride)))
+      (local.set $a3 (call $ringRow (local.get $sc) (i32.add (local.get $j) (local.get $k3)) (local.get $n) (local.get $stride)))
+      (local.set $b3 (call $ringRow (local.get $sc) (i32.add (i32.add (local.get $j) (local.get $k3)) (i32.const 1)) (local.get $n) (local.get $stride)))
+      (local.set $a4 (call $ringRow (local.get $sc) (i32.add (local.get $j) (local.get $k4)) (local.get $n) (local.get $stride)))
+      (local.set $b4 (call $ringRow (local.get $sc) (i32.add (i32.add (local.get $j) (local.get $k4)) (i32.const 1)) (local.get $n) (local.get $stride)))
       (local.set $op (i32.add (local.get $o) (i32.mul (local.get $j) (local.get $stride))))
       (local.set $i (i32.const 0))
       (block $cd (loop $cols
@@ -231,7 +248,7 @@
         (local.set $i (i32.add (local.get $i) (i32.const 16)))
         (br $cols)))
       (local.set $j (i32.add (local.get $j) (i32.const 1)))
-      (br $rows2))))
+      (br $rows))))
 
   ;; Rows of a level lerped along X at the N output columns: rows[r][i] = l[r][i0[i]]·g[i] + l[r][i1[i]]·f[i].
   (func (export "lerpLevelRows") (param $l i32) (param $m i32) (param $n i32) (param $i0 i32) (param $i1 i32) (param $fp i32) (param $gp i32) (param $rows i32)
