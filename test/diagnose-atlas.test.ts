@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ABLATIONS, buildAtlas, type AtlasEntry } from '../src/compare/atlas.js';
 import { scaleColour } from '../src/compare/atlas-report.js';
+import { diverging } from '../src/compare/pictures.js';
 import { SMOOTHING_TAPS } from '../src/pipeline/smoothing.js';
 import { loadRequest } from '../src/pipeline/request.js';
 import { cli, tempDir } from './helpers.js';
@@ -63,8 +64,9 @@ describe('heightbench atlas tundra-r19 --size 128', () => {
     const top = e.diagnosisAtFirstStage!.top!;
     expect(e.diagnosisAtFirstStage!.stage).toBe('base');
     expect(top.kind).toBe('gain');
-    expect(top.value).toBeGreaterThanOrEqual(s ** 6);
-    expect(top.value).toBeLessThanOrEqual(s ** 4);
+    // The N/4 level has been through three filters (N², N/2, N/4: six passes), the N/8 level four (eight passes).
+    expect(top.value).toBeGreaterThanOrEqual(s ** 8);
+    expect(top.value).toBeLessThanOrEqual(s ** 6);
     expect(top.sentence).toContain('about 0 m');
     expect(e.namedFirst).toBe(true);
   });
@@ -73,7 +75,8 @@ describe('heightbench atlas tundra-r19 --size 128', () => {
     expect(Array.from(SMOOTHING_TAPS.offsets)).toEqual(ARTICLE_OFFSETS);
     const perPass = ARTICLE_WEIGHTS.reduce((a, w, t) => a + w * (Math.round(ARTICLE_OFFSETS[t]) - ARTICLE_OFFSETS[t]), 0);
     expect(perPass).toBeCloseTo(0.200935, 6);
-    const n4 = perPass * 2 + perPass * 4;
+    // Shifts in full-resolution texels: one filtered level each at N² (1), N/2 (2), N/4 (4), then N/8 (8).
+    const n4 = perPass * 1 + perPass * 2 + perPass * 4;
     const n8 = n4 + perPass * 8;
     const e = entry('integer-taps');
     const c = e.diagnosisAtFirstStage!.coefficients;
@@ -89,16 +92,27 @@ describe('heightbench atlas tundra-r19 --size 128', () => {
     const e = entry('f64-arithmetic');
     expect(e.firstDivergentStage).toBeNull();
     expect(e.final.maxAbsCode).toBeLessThanOrEqual(1);
-    expect(e.diagnosis.verdict).toBe('unexplained');
+    // Float32 weights sum to 1.0000020117 against 1.000002 in float64: over the chain's six to eight passes that
+    // predicts a gain of about 1 − 1e-7 of f64 against f32. Whatever diagnose finds here is at most such a gain.
+    if (e.diagnosis.verdict === 'explained') {
+      expect(e.diagnosis.top!.kind).toBe('gain');
+      expect(Math.abs(e.diagnosis.top!.value - 1)).toBeLessThan(1e-6);
+    }
   });
 
-  it('the shared scale: zero is white, positive red, negative blue', () => {
-    expect(scaleColour(0, 1)).toEqual([255, 255, 255]);
-    expect(scaleColour(1, 1)).toEqual([255, 0, 0]);
-    expect(scaleColour(-1, 1)).toEqual([0, 0, 255]);
-    // Signed-log: 1 mm on a 1 m scale is half-way in colour (three decades of six above the 1 µm floor).
-    const [, g] = scaleColour(1e-3, 1);
-    expect(Math.abs(g - 128)).toBeLessThanOrEqual(2);
+  it('the shared scale: zero is the neutral colour of the palette, positive red, negative blue; signed-log in between', () => {
+    // The report palette (pictures.ts DIVERGING_STOPS): near-white at 0, red at +1, blue at −1.
+    const [r0, g0, b0] = scaleColour(0, 1);
+    expect(Math.min(r0, g0, b0)).toBeGreaterThanOrEqual(240);
+    expect(scaleColour(0, 1)).toEqual(diverging(0));
+    const [rp, , bp] = scaleColour(1, 1);
+    expect(rp).toBeGreaterThan(bp + 100);
+    const [rn, , bn] = scaleColour(-1, 1);
+    expect(bn).toBeGreaterThan(rn + 100);
+    // Signed-log: 1 mm on a 1 m scale sits half-way in colour (three decades of six above the 1 µm floor).
+    const half = scaleColour(1e-3, 1);
+    const want = diverging(0.5);
+    for (let c = 0; c < 3; c++) expect(Math.abs(half[c] - want[c])).toBeLessThanOrEqual(2);
   });
 
   it('refuses an --out folder that holds something other than an atlas, before running anything', async () => {

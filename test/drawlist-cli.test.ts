@@ -24,7 +24,7 @@ describe('heightbench drawlist', () => {
     const out = join(dir, 'teaching.json');
     const r = await cli('drawlist', 'teaching-512', '--size', '128', '--out', out);
     expect(r.code, r.err).toBe(0);
-    expect(r.out).toMatch(/^teaching-512 \(128²\): \d+ \+ \d+ triangles, 54 support locations, \d+ stamp draws, 54 location draws, \d+ assets; [\d.]+ MB → /);
+    expect(r.out).toMatch(/^teaching-512 \(128²\): \d+ \+ \d+ triangles, 58 support locations, \d+ stamp draws, 58 location draws, \d+ assets; [\d.]+ MB → /);
     const text = readFileSync(out, 'utf8');
     expect(text).toBe(serialiseDrawList(emitRequestDrawList(loadRequest('teaching-512', 128)).drawList));
     const dl = parseDrawList(text, out);

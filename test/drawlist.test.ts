@@ -167,11 +167,15 @@ describe('what the draw list records (invariants, independent of the emitter)', 
       }
       for (const s of l.shapes) expect(s.boundRadius).toBe(s.kind === 'circle' ? s.radius : Math.hypot(s.halfSize[0], s.halfSize[1]));
     }
-    // The teaching request's article counts: 54 location draws, 84 circles, 0 rectangles.
-    expect(dl.locations.draws.length).toBe(54);
+    // One location draw per layout instance, and every support shape of the layout: teaching-512 holds 58 draws,
+    // 85 circles and 4 rotated rectangles (its survey sites; tundra-r19 keeps the article's 54 / 84 / 0).
+    expect(dl.locations.draws.length).toBe(plan.layout.instances.length);
+    expect(dl.locations.draws.length).toBe(58);
     const shapes = dl.support.locations.flatMap((l) => l.shapes);
-    expect(shapes.filter((s) => s.kind === 'circle').length).toBe(84);
-    expect(shapes.filter((s) => s.kind === 'rect').length).toBe(0);
+    const planShapes = plan.layout.instances.flatMap((q) => q.supports);
+    expect(shapes.filter((s) => s.kind === 'circle').length).toBe(planShapes.filter((s) => s.kind === 'circle').length);
+    expect(shapes.filter((s) => s.kind === 'rect').length).toBe(planShapes.filter((s) => s.kind === 'rect').length);
+    expect(shapes.filter((s) => s.kind === 'rect').length).toBe(4);
   });
 
   it('asset table: sorted ids, every draw names one, level sizes halve down to 1', () => {
@@ -311,7 +315,7 @@ describe('draw list validation names the JSON path and the value', () => {
   });
   it('cross references and unknown fields', () => {
     expect(bad((o) => (o.stamps.draws[3].asset = 'nope'))).toThrow('dl.json.stamps.draws[3].asset: "nope" is not in the asset table (dl.json.assets)');
-    expect(bad((o) => (o.locations.draws[0].program.supportTarget = 999))).toThrow('dl.json.locations.draws[0].program.supportTarget: expected a support location index below 54, found 999');
+    expect(bad((o) => (o.locations.draws[0].program.supportTarget = 999))).toThrow('dl.json.locations.draws[0].program.supportTarget: expected a support location index below 58, found 999');
     expect(bad((o) => (o.outer.extra = 1))).toThrow('dl.json.outer.extra: unknown field (expected only centre, inner, outer, input)');
     expect(bad((o) => (o.assets[0].levelSizes[1] = 3))).toThrow(/dl\.json\.assets\[0\]\.levelSizes\[1\]: expected \d+ \(level k \+ 1 = max\(1, floor\(n\/2\)\) from size \d+\), found 3/);
   });

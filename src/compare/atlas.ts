@@ -36,6 +36,7 @@ export const ABLATIONS: readonly AblationSpec[] = Object.freeze([
   { name: 'integer-taps', label: 'smoothing taps at rounded integer offsets, no bilinear sampling', option: { ablation: { integerTaps: true } }, expect: ['shiftX', 'shiftY'] },
   { name: 'subtexel-8bit', label: 'sub-texel fractions quantized to 8 bits (hardware filtering units)', option: { ablation: { subTexel: 'hw8' } }, expect: null },
   { name: 'f64-arithmetic', label: 'float64 arithmetic instead of the float32 evaluation order', option: { precision: 'f64' }, expect: null },
+  { name: 'unfiltered-raster', label: 'the N² raster left unfiltered (the earlier heightbench rule; the article filters it)', option: { ablation: { unfilteredRaster: true } }, expect: null },
 ] satisfies AblationSpec[]);
 
 /** Stages compared, in pipeline order (each kept by both runs). */
