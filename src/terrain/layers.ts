@@ -9,18 +9,57 @@
  * [R] The clamp is applied after the base and after every layer in stack order (that is what makes order matter), and
  *     the running height is rounded to float32 after each step — the precision the composite is stored in. A layer
  *     built by `deltaLayer` from two float32 fields therefore reproduces the second field bit for bit.
+ * [R] With cache tiles of one chunk (the default), `resolve` walks a tile's base rows once and then each visible
+ *     layer's one chunk for that tile — the same arithmetic as `compositeAt`, sample for sample (tested).
+ * A layer has a kind (see kinds.ts): 'sculpt' takes brush edits; 'import', 'splines' and 'scatter' are written
+ * wholesale by their generator, named in `generator`.
  */
 import type { HeightRange } from '../core/grid.js';
 
 export const CHUNK = 64;
 
+export type LayerKind = 'sculpt' | 'import' | 'splines' | 'scatter';
+export const LAYER_KINDS: readonly LayerKind[] = ['sculpt', 'import', 'splines', 'scatter'];
+
 export class EditLayer {
   alpha = 1;
   visible = true;
+  kind: LayerKind = 'sculpt';
+  /** What regenerates a non-sculpt layer (a spline network, a scatter rule, an imported file); null for sculpt. */
+  generator: string | null = null;
   /** Chunk key (cy · chunksX + cx) → CHUNK² deltas in metres. */
   readonly chunks = new Map<number, Float64Array>();
 
   constructor(readonly name: string, readonly width: number, readonly height: number) {}
+
+  /** A deep copy (the undo record a collapse takes of the lower layer first). */
+  clone(name = this.name): EditLayer {
+    const c = new EditLayer(name, this.width, this.height);
+    c.alpha = this.alpha;
+    c.visible = this.visible;
+    c.kind = this.kind;
+    c.generator = this.generator;
+    for (const [k, v] of this.chunks) c.chunks.set(k, Float64Array.from(v));
+    return c;
+  }
+
+  /** Inclusive sample rectangle of every touched chunk, or null when the layer touched nothing. */
+  touchedRect(): Rect | null {
+    if (this.chunks.size === 0) return null;
+    let cx0 = Infinity;
+    let cy0 = Infinity;
+    let cx1 = -1;
+    let cy1 = -1;
+    for (const key of this.chunks.keys()) {
+      const cx = key % this.chunksX;
+      const cy = Math.floor(key / this.chunksX);
+      cx0 = Math.min(cx0, cx);
+      cy0 = Math.min(cy0, cy);
+      cx1 = Math.max(cx1, cx);
+      cy1 = Math.max(cy1, cy);
+    }
+    return { i0: cx0 * CHUNK, j0: cy0 * CHUNK, i1: Math.min(this.width - 1, cx1 * CHUNK + CHUNK - 1), j1: Math.min(this.height - 1, cy1 * CHUNK + CHUNK - 1) };
+  }
 
   get chunksX(): number {
     return Math.ceil(this.width / CHUNK);
@@ -107,11 +146,58 @@ export class LayerStack {
     for (let ty = 0; ty < this.tilesY; ty++) {
       for (let tx = 0; tx < this.tilesX; tx++) {
         if (!this.dirty[ty * this.tilesX + tx]) continue;
-        const j1 = Math.min(this.height, (ty + 1) * this.cacheTile);
-        const i1 = Math.min(this.width, (tx + 1) * this.cacheTile);
-        for (let j = ty * this.cacheTile; j < j1; j++) for (let i = tx * this.cacheTile; i < i1; i++) this.cache[j * this.width + i] = this.compositeAt(i, j);
+        if (this.cacheTile === CHUNK) this.resolveChunkTile(tx, ty);
+        else {
+          const j1 = Math.min(this.height, (ty + 1) * this.cacheTile);
+          const i1 = Math.min(this.width, (tx + 1) * this.cacheTile);
+          for (let j = ty * this.cacheTile; j < j1; j++) for (let i = tx * this.cacheTile; i < i1; i++) this.cache[j * this.width + i] = this.compositeAt(i, j);
+        }
         this.dirty[ty * this.tilesX + tx] = 0;
         this.lastResolved++;
+      }
+    }
+  }
+
+  /** True when no cache tile overlapping the rectangle is stale. */
+  isResolved(r: Rect = { i0: 0, j0: 0, i1: this.width - 1, j1: this.height - 1 }): boolean {
+    for (let ty = Math.floor(r.j0 / this.cacheTile); ty <= Math.floor(r.j1 / this.cacheTile); ty++) {
+      for (let tx = Math.floor(r.i0 / this.cacheTile); tx <= Math.floor(r.i1 / this.cacheTile); tx++) if (this.dirty[ty * this.tilesX + tx]) return false;
+    }
+    return true;
+  }
+
+  /** One cache tile that is exactly one chunk: base rows, then each visible layer's chunk, in stack order. */
+  private resolveChunkTile(tx: number, ty: number): void {
+    const { min, max } = this.range;
+    const w = this.width;
+    const cache = this.cache;
+    const base = this.base;
+    const i0 = tx * CHUNK;
+    const j0 = ty * CHUNK;
+    const ni = Math.min(w, i0 + CHUNK) - i0;
+    const nj = Math.min(this.height, j0 + CHUNK) - j0;
+    for (let b = 0; b < nj; b++) {
+      const o = (j0 + b) * w + i0;
+      for (let a = 0; a < ni; a++) {
+        const h = base[o + a];
+        cache[o + a] = h < min ? min : h > max ? max : h;
+      }
+    }
+    const key = ty * Math.ceil(w / CHUNK) + tx;
+    for (const l of this.layers) {
+      if (!l.visible) continue;
+      const c = l.chunks.get(key);
+      if (!c) continue;
+      const alpha = l.alpha;
+      for (let b = 0; b < nj; b++) {
+        const o = (j0 + b) * w + i0;
+        const co = b * CHUNK;
+        for (let a = 0; a < ni; a++) {
+          const d = c[co + a];
+          if (d === 0) continue;
+          const h = cache[o + a] + d * alpha;
+          cache[o + a] = h < min ? min : h > max ? max : h;
+        }
       }
     }
   }
