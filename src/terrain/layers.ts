@@ -17,9 +17,37 @@
 import type { HeightRange } from '../core/grid.js';
 
 export const CHUNK = 64;
+const CHUNK_SHIFT = 6; // log2(CHUNK)
 
 export type LayerKind = 'sculpt' | 'import' | 'splines' | 'scatter';
 export const LAYER_KINDS: readonly LayerKind[] = ['sculpt', 'import', 'splines', 'scatter'];
+
+/**
+ * Chunk key → deltas, as a Map (iteration, size, the store's API) that also keeps a dense array by key so a point
+ * query finds its chunk with one array read instead of a hash lookup.
+ */
+export class ChunkMap extends Map<number, Float64Array> {
+  /** Chunk key → deltas or undefined, preallocated (a packed array; keys set out of order would make it sparse). */
+  readonly dense: (Float64Array | undefined)[];
+  constructor(chunkCount: number) {
+    super();
+    this.dense = new Array<Float64Array | undefined>(chunkCount).fill(undefined);
+  }
+  override set(key: number, value: Float64Array): this {
+    if (!Number.isInteger(key) || key < 0 || key >= this.dense.length) throw new RangeError(`chunk key ${key} outside 0…${this.dense.length - 1}`);
+    super.set(key, value);
+    this.dense[key] = value;
+    return this;
+  }
+  override delete(key: number): boolean {
+    if (key >= 0 && key < this.dense.length) this.dense[key] = undefined;
+    return super.delete(key);
+  }
+  override clear(): void {
+    this.dense.fill(undefined);
+    super.clear();
+  }
+}
 
 export class EditLayer {
   alpha = 1;
@@ -28,9 +56,11 @@ export class EditLayer {
   /** What regenerates a non-sculpt layer (a spline network, a scatter rule, an imported file); null for sculpt. */
   generator: string | null = null;
   /** Chunk key (cy · chunksX + cx) → CHUNK² deltas in metres. */
-  readonly chunks = new Map<number, Float64Array>();
+  readonly chunks: ChunkMap;
 
-  constructor(readonly name: string, readonly width: number, readonly height: number) {}
+  constructor(readonly name: string, readonly width: number, readonly height: number) {
+    this.chunks = new ChunkMap(Math.ceil(width / CHUNK) * Math.ceil(height / CHUNK));
+  }
 
   /** A deep copy (the undo record a collapse takes of the lower layer first). */
   clone(name = this.name): EditLayer {
@@ -97,10 +127,16 @@ export class LayerStack {
   readonly tilesY: number;
   /** Tiles recomputed by the last resolve (for tests and reports). */
   lastResolved = 0;
+  private readonly rangeMin: number;
+  private readonly rangeMax: number;
+  private readonly chunksX: number;
 
   constructor(readonly width: number, readonly height: number, readonly base: Float32Array, readonly range: HeightRange, readonly cacheTile = CHUNK) {
     if (base.length !== width * height) throw new RangeError(`layer stack: base has ${base.length} samples, expected ${width}×${height}`);
     this.cache = new Float32Array(width * height);
+    this.rangeMin = range.min;
+    this.rangeMax = range.max;
+    this.chunksX = Math.ceil(width / CHUNK);
     this.tilesX = Math.ceil(width / cacheTile);
     this.tilesY = Math.ceil(height / cacheTile);
     this.dirty = new Uint8Array(this.tilesX * this.tilesY).fill(1);
@@ -118,11 +154,24 @@ export class LayerStack {
 
   /** The definition: base and every visible layer, clamped after each, in stack order. Never reads the cache. */
   compositeAt(i: number, j: number): number {
-    let h = Math.fround(this.clamp(this.base[j * this.width + i]));
-    for (const l of this.layers) {
+    const min = this.rangeMin;
+    const max = this.rangeMax;
+    const b = this.base[j * this.width + i];
+    let h = Math.fround(b < min ? min : b > max ? max : b);
+    // One chunk key and in-chunk offset for every layer (all layers share the grid).
+    const key = (j >> CHUNK_SHIFT) * this.chunksX + (i >> CHUNK_SHIFT);
+    const off = (j & (CHUNK - 1)) * CHUNK + (i & (CHUNK - 1));
+    const layers = this.layers;
+    for (let k = 0; k < layers.length; k++) {
+      const l = layers[k];
       if (!l.visible) continue;
-      const d = l.deltaAt(i, j);
-      if (d !== 0) h = Math.fround(this.clamp(h + d * l.alpha));
+      const c = l.chunks.dense[key];
+      if (c === undefined) continue;
+      const d = c[off];
+      if (d !== 0) {
+        const v = h + d * l.alpha;
+        h = Math.fround(v < min ? min : v > max ? max : v);
+      }
     }
     return h;
   }
