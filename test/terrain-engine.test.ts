@@ -535,3 +535,20 @@ describe('CDLOD patch selection', () => {
     expect(wet(patches(cam, centre))).toBe(false);
   });
 });
+
+describe('settings that cannot act are refused', () => {
+  it('one paint layer holds 255 everywhere: another weight is refused, not silently ignored', () => {
+    const w = new TerrainWeights(4, 4, ['only']);
+    expect(() => w.paintSample(1, 1, 0, 100)).toThrow('paint: a terrain with one paint layer holds 255 at every sample; a weight of 100 cannot act (add paint layers)');
+    w.paintSample(1, 1, 0, 255);
+    expect(w.check()).toBeNull();
+  });
+  it('a re-import keeps the layer alpha the user set', () => {
+    const t = createTerrain(desc());
+    const g = { xmin: 0, ymin: 0, sizeX: 1, sizeY: 1, columns: 15, rows: 15, convention: 'vertex' as const, rowDirection: 'row0-at-ymin' as const };
+    importLayer(t, floatHeightfield(g, new Float32Array(225).fill(10)), 'wm');
+    t.stack.layers[0].alpha = 0.5;
+    importLayer(t, floatHeightfield(g, new Float32Array(225).fill(20)), 'wm');
+    expect(t.stack.compositeAt(3, 3)).toBe(10);
+  });
+});

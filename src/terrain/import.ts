@@ -10,7 +10,8 @@
  *      deltas in place and keeps every layer above it (the sculpt survives);
  *  [D] when sizes differ the map is resampled bilinearly edge-to-edge (corner sample to corner sample, both axes) —
  *      through src/core/resample.ts with both grids as vertex grids over the same extent; equal sizes copy;
- *  [R] a first import goes to the bottom of the stack (ground first, sculpt above) and invalidates everything;
+ *  [R] a first import goes to the bottom of the stack (ground first, sculpt above) and invalidates everything; a
+ *      re-import keeps the layer's place, alpha and visibility (the user's settings) and replaces only its deltas;
  *  [R] a delta is the float32 nearest to map − base when that reproduces the map's float32 height exactly (as
  *      store.ts deltaLayer does), so an unclamped import composites to the map bit for bit; chunks where the map
  *      equals the base stay untouched.
@@ -63,7 +64,6 @@ export function importLayer(terrain: Terrain, field: Heightfield, name: string, 
   }
   layer.kind = 'import';
   layer.generator = `the import of ${source}`;
-  layer.alpha = 1;
   const base = stack.base;
   const W = stack.width;
   // Chunk-major walk so untouched chunks are never created.

@@ -157,6 +157,8 @@ export function readStore(bytes: Uint8Array): StoreContents {
   if (!Number.isInteger(header.width) || !Number.isInteger(header.height) || header.width < 1 || header.height < 1 || header.width * header.height > 2 ** 28) {
     throw new FormatError(`${what}: grid ${header.width}×${header.height}, expected positive integers with at most 2²⁸ samples`);
   }
+  const r = header.range;
+  if (!r || !Number.isFinite(r.min) || !Number.isFinite(r.max) || !(r.max > r.min)) throw new FormatError(`${what}: height range ${JSON.stringify(r)}, expected finite min < max`);
   const n = header.width * header.height;
   need(n * 4);
   const base = new Float32Array(n);

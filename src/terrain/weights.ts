@@ -49,7 +49,7 @@ export class TerrainWeights {
       throw new RangeError(`paint: sample (${i}, ${j}) outside the ${this.width}×${this.height} grid`);
     }
     if (!Number.isInteger(layer) || layer < 0 || layer >= L) throw new RangeError(`paint: layer ${layer} out of range (0…${L - 1})`);
-    if (!Number.isInteger(target) || target < 0 || target > 255) throw new RangeError(`paint: weight expected an integer 0…255, got ${target}`);
+    checkTarget(L, target);
     redistribute(this.weight_sampleLayer, (j * this.width + i) * L, L, layer, target);
   }
 
@@ -58,7 +58,7 @@ export class TerrainWeights {
     const L = this.layers;
     if (!(radius > 0) || !Number.isFinite(radius)) throw new RangeError(`paint: radius expected > 0 samples, got ${radius}`);
     if (!Number.isInteger(layer) || layer < 0 || layer >= L) throw new RangeError(`paint: layer ${layer} out of range (0…${L - 1})`);
-    if (!Number.isInteger(target) || target < 0 || target > 255) throw new RangeError(`paint: weight expected an integer 0…255, got ${target}`);
+    checkTarget(L, target);
     const r = Math.ceil(radius);
     let painted = 0;
     for (let j = Math.max(0, Math.floor(cj) - r); j <= Math.min(this.height - 1, Math.ceil(cj) + r); j++) {
@@ -102,6 +102,11 @@ export class TerrainWeights {
       );
     }
   }
+}
+
+function checkTarget(layers: number, target: number): void {
+  if (!Number.isInteger(target) || target < 0 || target > 255) throw new RangeError(`paint: weight expected an integer 0…255, got ${target}`);
+  if (layers === 1 && target !== 255) throw new RangeError(`paint: a terrain with one paint layer holds 255 at every sample; a weight of ${target} cannot act (add paint layers)`);
 }
 
 /**
