@@ -205,6 +205,13 @@ describe('layer kinds, reorder, collapse, visibility', () => {
     let diff = 0;
     for (let j = 0; j < 130; j++) for (let i = 0; i < 150; i++) if (s.cached()[j * 150 + i] !== s.compositeAt(i, j)) diff++;
     expect(diff).toBe(0);
+    // The batch query too, at random samples.
+    const is = Int32Array.from({ length: 5000 }, () => Math.floor(u() * 150));
+    const js = Int32Array.from({ length: 5000 }, () => Math.floor(u() * 130));
+    const many = s.compositeAtMany(is, js, new Float32Array(5000));
+    for (let k = 0; k < 5000; k++) if (many[k] !== s.compositeAt(is[k], js[k])) diff++;
+    expect(diff).toBe(0);
+    expect(() => s.compositeAtMany([150], [0], new Float32Array(1))).toThrow('compositeAtMany: sample 0 at (150, 0) is outside the 150×130 grid');
   });
 });
 

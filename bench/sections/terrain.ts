@@ -40,6 +40,11 @@ const pointMs = timeMedian(() => {
   for (let k = 0; k < 1e6; k++) acc += s.compositeAt(is[k], js[k]);
   sink += acc;
 });
+const outMany = new Float32Array(1e6);
+const manyMs = timeMedian(() => {
+  s.compositeAtMany(is, js, outMany);
+});
+for (let k = 0; k < 1e6; k += 997) if (outMany[k] !== s.compositeAt(is[k], js[k])) throw new Error('compositeAtMany differs from compositeAt');
 const floorMs = timeMedian(() => {
   let acc = 0;
   for (let k = 0; k < 1e6; k++) acc += s.base[js[k] * N + is[k]];
@@ -51,6 +56,7 @@ rows.push({
   target: '≤ 200 ms',
   note: `memory floor — one random read of the ${((N * N * 4) / 2 ** 20).toFixed(0)} MiB base per sample, nothing else: ${floorMs.toFixed(1)} ms`,
 });
+rows.push({ name: 'compositeAtMany for the same 10⁶ samples (base reads first, then each layer; same float32 results)', ms: manyMs, target: '≤ 200 ms' });
 
 // CDLOD over the resolved composite: 4096 m, depth 8 (leaves of 32 m, 16-quad patches at 2 m).
 s.resolve();
@@ -69,7 +75,18 @@ const selectMs = timeMedian(() => {
   patches = sel.select(source, 1800, 150, 2100, list);
   if (n !== patches) throw new Error('count and fill disagree');
 }, 101, 20);
-rows.push({ name: `CDLOD selection, 4 km at depth 8: count then fill (${patches} patches)`, ms: selectMs, target: '≤ 1 ms', note: `min/max pyramid built once in ${buildMs.toFixed(1)} ms` });
+// Heap growth over 1000 selections (no GC in between): what a selection allocates, per selection.
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc) gc();
+const heap0 = process.memoryUsage().heapUsed;
+for (let r = 0; r < 1000; r++) sel.select(source, 1800 + (r % 7), 150, 2100, list);
+const perSelect = (process.memoryUsage().heapUsed - heap0) / 1000;
+rows.push({
+  name: `CDLOD selection, 4 km at depth 8: count then fill (${patches} patches)`,
+  ms: selectMs,
+  target: '≤ 1 ms',
+  note: `min/max pyramid built once in ${buildMs.toFixed(1)} ms; heap growth ${perSelect.toFixed(0)} bytes per selection${gc ? '' : ' (no --expose-gc)'}`,
+});
 
 // Whole process: create the seed's example, then write its sixteen collision tiles.
 const dir = mkdtempSync(join(BENCH_DIR, 'terrain-'));
