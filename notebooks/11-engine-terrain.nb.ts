@@ -100,6 +100,10 @@ const upFirst = small.stack.compositeAt(5, 5);
 hb.moveLayer(small.stack, 1, 0);
 console.log(`up then down ${upFirst} m; down then up ${small.stack.compositeAt(5, 5)} m; stack fully invalidated: ${!small.stack.isResolved()}`);
 if (upFirst !== 135 || small.stack.compositeAt(5, 5) !== 145) throw new Error('reorder');
+tslab.display.html(hb.plotlyFigure('f11-reorder', [
+  { type: 'bar', x: ['base', '+20 (clamped at 150)', '−15'], y: [140, 150, 135], name: 'up, then down' },
+  { type: 'bar', x: ['base', '−15', '+20'], y: [140, 125, 145], name: 'down, then up' },
+], { title: { text: 'The same two layers in both orders (m); the ceiling is 150 m' }, barmode: 'group', shapes: [{ type: 'line', xref: 'paper', x0: 0, x1: 1, y0: 150, y1: 150, line: { dash: 'dot' } }] }, 360));
 // %% [markdown]
 // ## Paint channels: 255 at every sample
 // **[D]** Painting one layer shares the rest over the others by largest remainder. **[E]** [200, 50, 5] with layer 0
@@ -163,6 +167,9 @@ let same = 0;
 for (let k = 0; k < 509 * 509; k++) if (back.stack.cached()[k] === t.stack.cached()[k]) same++;
 console.log(`${(bytes.length / 1e6).toFixed(2)} MB, version ${back.version}; layers ${back.stack.layers.map((l) => `${l.name}/${l.kind}`).join(', ')}; ${back.holes.count} holes; recomposited: ${same} of ${509 * 509} samples identical`);
 if (same !== 509 * 509) throw new Error('store round trip');
+const dense = 509 * 509 * 4;
+tslab.display.html(hb.plotlyFigure('f11-store', [{ type: 'bar', x: ['store file (base + touched chunks + paint + holes)', 'base grid alone (float32)', 'base + every layer dense + composite'], y: [bytes.length / 1e6, dense / 1e6, (dense * (2 + t.stack.layers.length)) / 1e6] }],
+  { title: { text: 'Megabytes: only touched chunks are stored, the composite never' } }, 360));
 // %% [markdown]
 // ## CDLOD patch selection
 // **[D]** A root square, a depth, ranges, and a source answering "how tall" and "is anything here". **[R]** For the
