@@ -1,51 +1,85 @@
 /**
- * Versioned binary store of a layer stack (seed 004, "TerrainStore"): the description, the base, and only the chunks
- * each layer touched. The composite is never stored: reading recomposites.
+ * Versioned binary store of a terrain (seed 004, "TerrainStore"): the description, the base, only the chunks each
+ * layer touched, the paint channels and the holes. The composite is never stored: reading recomposites.
  *
- * Layout (little-endian): "HBTERRN\\0" magic (8 bytes), u32 version, u32 JSON length, JSON header (width, height,
- * range, chunk size, grid, notes), base as width·height float32, u32 layer count, then per layer: u32 name length,
- * UTF-8 name, f64 alpha, u8 visible, u32 chunk count, per chunk u32 key, u8 type (4: float32, 8: float64), u32
- * compressed length and the CHUNK² deltas deflated (zlib raw deflate). A chunk is stored as float32 when every delta
- * in it is a float32 value (deltaLayer prefers those).
- * The version is checked before anything else; a mismatch is refused with both values.
+ * Layout (little-endian), version 2: "HBTERRN\\0" magic (8 bytes), u32 version, u32 JSON length, JSON header (width,
+ * height, range, chunk size, the terrain description or null, paint layer names, notes), base as width·height
+ * float32, u32 layer count, then per layer: u32 name length, UTF-8 name, f64 alpha, u8 visible, u8 kind (0 sculpt,
+ * 1 import, 2 splines, 3 scatter), u32 generator length, UTF-8 generator, u32 chunk count, per chunk u32 key, u8 type
+ * (4: float32, 8: float64), u32 compressed length and the CHUNK² deltas deflated (zlib raw deflate); then the paint
+ * channels as u32 compressed length + the deflated sample-major bytes (length 0 when there are no paint layers);
+ * then u32 hole count and a (u32 i, u32 j) pair per hole — coordinates, not a mask. Nothing may follow.
+ * Version 1 (read only) is the same without kind, generator, paint channels and holes: its layers read as sculpt.
+ * A chunk is stored as float32 when every delta in it is a float32 value (deltaLayer prefers those).
+ * [D] The version is checked before anything else; an unknown one is refused naming both the file's and the ones
+ * this build reads.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { FormatError } from '../errors.js';
-import { CHUNK, LayerStack } from './layers.js';
+import { FormatError, InputRangeError } from '../errors.js';
+import { CHUNK, LAYER_KINDS, LayerStack } from './layers.js';
 import type { HeightRange } from '../core/grid.js';
+import type { TerrainDescription } from './description.js';
+import { TerrainHoles } from './holes.js';
+import { assembleTerrain, type Terrain } from './terrain.js';
+import { TerrainWeights } from './weights.js';
 
 export const STORE_MAGIC = 'HBTERRN\0';
-export const STORE_VERSION = 1;
+export const STORE_VERSION = 2;
+/** Versions this build reads. */
+export const STORE_VERSIONS_READ: readonly number[] = [1, 2];
 
 export interface StoreHeader {
   width: number;
   height: number;
   range: HeightRange;
   chunk: number;
+  description?: TerrainDescription | null;
+  paintLayers?: string[];
   notes?: Record<string, unknown>;
 }
 
-export function writeStore(stack: LayerStack, notes: Record<string, unknown> = {}): Uint8Array {
-  const header: StoreHeader = { width: stack.width, height: stack.height, range: stack.range, chunk: CHUNK, notes };
-  const parts: Uint8Array[] = [];
-  const u32 = (v: number) => {
-    const b = new Uint8Array(4);
-    new DataView(b.buffer).setUint32(0, v, true);
-    return b;
+export interface StoreExtras {
+  description?: TerrainDescription;
+  weights?: TerrainWeights;
+  holes?: TerrainHoles;
+}
+
+const u32 = (v: number) => {
+  const b = new Uint8Array(4);
+  new DataView(b.buffer).setUint32(0, v, true);
+  return b;
+};
+
+/** Writes a layer stack (and, for a terrain, its description, paint channels and holes) as version 2. */
+export function writeStore(stack: LayerStack, notes: Record<string, unknown> = {}, extras: StoreExtras = {}): Uint8Array {
+  const w = extras.weights;
+  if (w && (w.width !== stack.width || w.height !== stack.height)) throw new InputRangeError(`store: paint channels ${w.width}×${w.height}, stack ${stack.width}×${stack.height}`);
+  const header: StoreHeader = {
+    width: stack.width,
+    height: stack.height,
+    range: stack.range,
+    chunk: CHUNK,
+    description: extras.description ?? null,
+    paintLayers: w ? [...w.layerNames] : [],
+    notes,
   };
-  const json = new TextEncoder().encode(JSON.stringify(header));
+  const parts: Uint8Array[] = [];
+  const enc = new TextEncoder();
+  const json = enc.encode(JSON.stringify(header));
   parts.push(Uint8Array.from(STORE_MAGIC, (ch) => ch.charCodeAt(0)), u32(STORE_VERSION), u32(json.length), json);
   const base = new Uint8Array(stack.base.length * 4);
   const bdv = new DataView(base.buffer);
   for (let k = 0; k < stack.base.length; k++) bdv.setFloat32(4 * k, stack.base[k], true);
   parts.push(base, u32(stack.layers.length));
   for (const l of stack.layers) {
-    const name = new TextEncoder().encode(l.name);
-    const meta = new Uint8Array(9);
+    const name = enc.encode(l.name);
+    const gen = enc.encode(l.generator ?? '');
+    const meta = new Uint8Array(10);
     const mdv = new DataView(meta.buffer);
     mdv.setFloat64(0, l.alpha, true);
     mdv.setUint8(8, l.visible ? 1 : 0);
-    parts.push(u32(name.length), name, meta, u32(l.chunks.size));
+    mdv.setUint8(9, LAYER_KINDS.indexOf(l.kind));
+    parts.push(u32(name.length), name, meta, u32(gen.length), gen, u32(l.chunks.size));
     for (const key of [...l.chunks.keys()].sort((a, b) => a - b)) {
       const c = l.chunks.get(key)!;
       const type = c.every((v) => Math.fround(v) === v) ? 4 : 8;
@@ -59,6 +93,13 @@ export function writeStore(stack: LayerStack, notes: Record<string, unknown> = {
       parts.push(u32(key), Uint8Array.of(type), u32(z.length), z);
     }
   }
+  if (w) {
+    const z = deflateRawSync(w.weight_sampleLayer, { level: 6 });
+    parts.push(u32(z.length), z);
+  } else parts.push(u32(0));
+  const holes = extras.holes?.list() ?? [];
+  parts.push(u32(holes.length));
+  for (const [i, j] of holes) parts.push(u32(i), u32(j));
   const total = parts.reduce((a, p) => a + p.length, 0);
   const out = new Uint8Array(total);
   let o = 0;
@@ -69,45 +110,81 @@ export function writeStore(stack: LayerStack, notes: Record<string, unknown> = {
   return out;
 }
 
-export function readStore(bytes: Uint8Array): { stack: LayerStack; header: StoreHeader } {
+/** Writes a whole terrain (version 2). */
+export function writeTerrainStore(t: Terrain, notes: Record<string, unknown> = {}): Uint8Array {
+  return writeStore(t.stack, notes, { description: t.description, weights: t.weights, holes: t.holes });
+}
+
+export interface StoreContents {
+  stack: LayerStack;
+  header: StoreHeader;
+  version: number;
+  weights: TerrainWeights | null;
+  holes: TerrainHoles;
+}
+
+export function readStore(bytes: Uint8Array): StoreContents {
   const what = 'terrain store';
   if (bytes.length < 16) throw new FormatError(`${what}: ${bytes.length} bytes, too short for a header`);
   const magic = String.fromCharCode(...bytes.subarray(0, 8));
   if (magic !== STORE_MAGIC) throw new FormatError(`${what}: not a heightbench terrain store (magic ${JSON.stringify(magic)})`);
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = dv.getUint32(8, true);
-  if (version !== STORE_VERSION) throw new FormatError(`${what}: this heightbench reads version ${STORE_VERSION}, the file has version ${version}`);
+  if (!STORE_VERSIONS_READ.includes(version)) {
+    throw new FormatError(`${what}: this heightbench reads versions ${STORE_VERSIONS_READ.join(' and ')}, the file has version ${version}`);
+  }
+  const dec = new TextDecoder();
   let o = 12;
   const need = (n: number) => {
     if (o + n > bytes.length) throw new FormatError(`${what}: truncated at byte ${o} (needs ${n} more, file has ${bytes.length})`);
   };
-  need(4);
-  const jl = dv.getUint32(o, true);
-  o += 4;
+  const readU32 = () => {
+    need(4);
+    const v = dv.getUint32(o, true);
+    o += 4;
+    return v;
+  };
+  const jl = readU32();
   need(jl);
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(o, o + jl))) as StoreHeader;
+  let header: StoreHeader;
+  try {
+    header = JSON.parse(dec.decode(bytes.subarray(o, o + jl))) as StoreHeader;
+  } catch (e) {
+    throw new FormatError(`${what}: header is not JSON (${(e as Error).message})`);
+  }
   o += jl;
   if (header.chunk !== CHUNK) throw new FormatError(`${what}: chunk size ${header.chunk}, this heightbench uses ${CHUNK}`);
+  if (!Number.isInteger(header.width) || !Number.isInteger(header.height) || header.width < 1 || header.height < 1 || header.width * header.height > 2 ** 28) {
+    throw new FormatError(`${what}: grid ${header.width}×${header.height}, expected positive integers with at most 2²⁸ samples`);
+  }
+  const r = header.range;
+  if (!r || !Number.isFinite(r.min) || !Number.isFinite(r.max) || !(r.max > r.min)) throw new FormatError(`${what}: height range ${JSON.stringify(r)}, expected finite min < max`);
   const n = header.width * header.height;
   need(n * 4);
   const base = new Float32Array(n);
   for (let k = 0; k < n; k++, o += 4) base[k] = dv.getFloat32(o, true);
   const stack = new LayerStack(header.width, header.height, base, header.range);
-  need(4);
-  const layers = dv.getUint32(o, true);
-  o += 4;
+  const layers = readU32();
   for (let l = 0; l < layers; l++) {
-    need(4);
-    const nl = dv.getUint32(o, true);
-    o += 4;
-    need(nl + 13);
-    const layer = stack.addLayer(new TextDecoder().decode(bytes.subarray(o, o + nl)));
+    const nl = readU32();
+    need(nl + 9);
+    const layer = stack.addLayer(dec.decode(bytes.subarray(o, o + nl)));
     o += nl;
     layer.alpha = dv.getFloat64(o, true);
     o += 8;
     layer.visible = dv.getUint8(o++) === 1;
-    const chunks = dv.getUint32(o, true);
-    o += 4;
+    if (version >= 2) {
+      need(1);
+      const kind = LAYER_KINDS[dv.getUint8(o++)];
+      if (!kind) throw new FormatError(`${what}: layer ${layer.name} has kind code ${dv.getUint8(o - 1)}, expected 0…${LAYER_KINDS.length - 1}`);
+      layer.kind = kind;
+      const gl = readU32();
+      need(gl);
+      const gen = dec.decode(bytes.subarray(o, o + gl));
+      o += gl;
+      layer.generator = kind === 'sculpt' ? null : gen;
+    }
+    const chunks = readU32();
     for (let c = 0; c < chunks; c++) {
       need(9);
       const key = dv.getUint32(o, true);
@@ -130,7 +207,50 @@ export function readStore(bytes: Uint8Array): { stack: LayerStack; header: Store
       layer.chunks.set(key, d);
     }
   }
-  return { stack, header };
+  let weights: TerrainWeights | null = null;
+  const holes = new TerrainHoles(header.width, header.height);
+  if (version >= 2) {
+    const names = header.paintLayers ?? [];
+    const zlen = readU32();
+    if (names.length > 0) {
+      need(zlen);
+      let raw: Uint8Array;
+      try {
+        raw = inflateRawSync(bytes.subarray(o, o + zlen));
+      } catch (e) {
+        throw new FormatError(`${what}: paint channels are corrupt (${(e as Error).message})`);
+      }
+      if (raw.length !== n * names.length) throw new FormatError(`${what}: paint channels inflate to ${raw.length} bytes, expected ${n}×${names.length} = ${n * names.length}`);
+      weights = new TerrainWeights(header.width, header.height, names, new Uint8Array(raw));
+    } else if (zlen !== 0) throw new FormatError(`${what}: ${zlen} bytes of paint channels but no paint layers named`);
+    o += zlen;
+    const count = readU32();
+    need(count * 8);
+    for (let h = 0; h < count; h++) {
+      const i = dv.getUint32(o, true);
+      const j = dv.getUint32(o + 4, true);
+      o += 8;
+      if (i >= header.width || j >= header.height) throw new FormatError(`${what}: hole ${h} at (${i}, ${j}) outside the ${header.width}×${header.height} grid`);
+      holes.add(i, j);
+    }
+  }
+  if (o !== bytes.length) throw new FormatError(`${what}: ${bytes.length - o} bytes after the end of the version ${version} layout`);
+  return { stack, header, version, weights, holes };
+}
+
+/**
+ * Reads a whole terrain: needs a description in the header (version 2 files written from a terrain). A version 1
+ * file, or one written from a bare stack, is refused here with the reason (readStore still reads it).
+ */
+export function readTerrainStore(bytes: Uint8Array): Terrain & { version: number } {
+  const s = readStore(bytes);
+  if (!s.header.description) {
+    throw new FormatError(`terrain store: version ${s.version} file without a terrain description (written from a bare layer stack); read it with readStore`);
+  }
+  const weights = s.weights ?? new TerrainWeights(s.stack.width, s.stack.height, ['ground']);
+  const problem = weights.check();
+  if (problem) throw new FormatError(`terrain store: paint weights at sample (${problem.i}, ${problem.j}) sum to ${problem.sum}, expected 255`);
+  return { ...assembleTerrain(s.header.description, s.stack, weights, s.holes), version: s.version };
 }
 
 /**
