@@ -88,7 +88,7 @@ def execute(outdir, only, twice, results):
         nbs = [p for p in nbs if any(p.stem.startswith(o) for o in only)]
     def run_one(path):
         nb = nbformat.read(path, as_version=4)
-        client = NotebookClient(nb, kernel_name="tslab", timeout=900, record_timing=False, allow_errors=False, resources={"metadata": {"path": str(ROOT)}})
+        client = NotebookClient(nb, kernel_name="tslab", timeout=900, startup_timeout=240, record_timing=False, allow_errors=False, resources={"metadata": {"path": str(ROOT)}})
         current = {}
         def on_cell_start(cell, cell_index):
             current["index"], current["cell"] = cell_index, cell
