@@ -19,7 +19,7 @@
  */
 import type { DrawList, DrawListStage, FootprintOperand } from '../drawlist/types.js';
 import { fieldTexture, GpuInputError, readField, type AdapterRecord, type GpuContext, type GpuGrid } from './context.js';
-import { assetTexture, encodeAssetDraw, type AssetDrawParams, type LodSource, type UvSource } from './asset-draw.js';
+import { assetDrawSet, assetTexture, type AssetDrawParams, type LodSource, type UvSource } from './asset-draw.js';
 import type { DecodedAsset } from './assets.js';
 import { encodeField, type EncodeRule } from './encode.js';
 import { envelopeRunner, pixelOf, pixelSpan, type EnvelopeQuery } from './envelope.js';
@@ -135,10 +135,11 @@ export async function executeDrawList(ctx: GpuContext, dl: DrawList, assets: Rea
     started('base');
     t0 = performance.now();
     enc = dev.createCommandEncoder();
-    const chain = encodeSmoothingChain(ctx, enc, raster, field, dl.smoothing.filterFullResolution);
+    // `old` (free until support) takes the N² X pass and `field` the N² level, which the combine then overwrites.
+    const chain = encodeSmoothingChain(ctx, enc, raster, field, dl.smoothing.filterFullResolution, { scratch: old, level: field });
     dev.queue.submit([enc.finish()]);
     await stage('base', field, t0);
-    for (const t of [...chain.levels, ...chain.scratch]) t.destroy();
+    for (const t of chain.created) t.destroy();
     for (const b of chain.buffers) b.destroy();
 
     // Support.
@@ -191,25 +192,34 @@ export async function executeDrawList(ctx: GpuContext, dl: DrawList, assets: Rea
     trash.push(env);
     const lod = opts.lod ?? 'derivatives';
     const uv = opts.uv ?? 'inverse';
-    // Batches of draws per command buffer keep the encoder's memory bounded.
-    const BATCH = 128;
-    for (let b0 = 0; b0 < stampDraws.length; b0 += BATCH) {
-      enc = dev.createCommandEncoder();
-      for (let k = b0; k < Math.min(stampDraws.length, b0 + BATCH); k++) {
-        const d = stampDraws[k];
+    // All draws' constants and quads are prepared once (asset-draw.ts); draws run in order, a footprint query just
+    // before each draw that has an operand, consecutive plain draws sharing a render pass. Batches of draws per
+    // command buffer keep the encoder's memory bounded.
+    const stampSet = assetDrawSet(
+      ctx,
+      grid,
+      stampDraws.map((d, k) => {
         const { tex, worldSize } = assetTex(d.asset);
         const p = d.program;
         const params: AssetDrawParams = { mode: p.mode, k: p.k, lodSource: lod, lodList: d.lod, envIndex: k, uvSource: uv, worldToLocal: d.worldToLocal };
-        if (p.mode !== 'add') {
-          env.encode(enc, field, k, 1);
-          operandParams(params, p.c);
-        }
+        if (p.mode !== 'add') operandParams(params, p.c);
         if (p.mode === 'lerp') {
           params.a = p.a;
           params.sMax = p.sMax;
         }
-        trash.push(...encodeAssetDraw(ctx, enc, grid, tex, worldSize, d.localToWorld, params, field, { env: env.result, targets: dummy, old }));
+        return { asset: tex, worldSize, localToWorld: d.localToWorld, params };
+      }),
+      field,
+      { env: env.result, targets: dummy, old },
+    );
+    trash.push(...stampSet.buffers);
+    const BATCH = 128;
+    for (let b0 = 0; b0 < stampDraws.length; b0 += BATCH) {
+      enc = dev.createCommandEncoder();
+      for (let k = b0; k < Math.min(stampDraws.length, b0 + BATCH); k++) {
+        stampSet.encode(enc, k, stampDraws[k].program.mode !== 'add' ? (e) => env.encode(e, field, k, 1) : undefined);
       }
+      stampSet.end();
       dev.queue.submit([enc.finish()]);
     }
     await stage('after-stamps', field, t0);
@@ -217,14 +227,23 @@ export async function executeDrawList(ctx: GpuContext, dl: DrawList, assets: Rea
     // Location textures.
     started('after-locations');
     t0 = performance.now();
+    const locSet = assetDrawSet(
+      ctx,
+      grid,
+      dl.locations.draws.map((d) => {
+        const { tex, worldSize } = assetTex(d.asset);
+        const ti = supIndex.get(d.program.supportTarget);
+        if (ti === undefined) throw new GpuInputError(`GPU executor: location draw names support target ${d.program.supportTarget}, which has no support entry`);
+        const params: AssetDrawParams = { mode: 'location', lodSource: lod, lodList: d.lod, targetIndex: ti, uvSource: uv, worldToLocal: d.worldToLocal };
+        return { asset: tex, worldSize, localToWorld: d.localToWorld, params };
+      }),
+      field,
+      { env: dummy, targets: sup.targets, old },
+    );
+    trash.push(...locSet.buffers);
     enc = dev.createCommandEncoder();
-    for (const d of dl.locations.draws) {
-      const { tex, worldSize } = assetTex(d.asset);
-      const ti = supIndex.get(d.program.supportTarget);
-      if (ti === undefined) throw new GpuInputError(`GPU executor: location draw names support target ${d.program.supportTarget}, which has no support entry`);
-      const params: AssetDrawParams = { mode: 'location', lodSource: lod, lodList: d.lod, targetIndex: ti, uvSource: uv, worldToLocal: d.worldToLocal };
-      trash.push(...encodeAssetDraw(ctx, enc, grid, tex, worldSize, d.localToWorld, params, field, { env: dummy, targets: sup.targets, old }));
-    }
+    for (let k = 0; k < dl.locations.draws.length; k++) locSet.encode(enc, k);
+    locSet.end();
     dev.queue.submit([enc.finish()]);
     await stage('after-locations', field, t0);
 
