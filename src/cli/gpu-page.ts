@@ -68,7 +68,7 @@ or serve it next to this page and open <code>index.html?list=list.json</code>. N
 <table><thead><tr><th>stage</th><th>status</th><th>time</th><th>split</th><th>downloads (field, sidecar)</th></tr></thead><tbody id="stages"></tbody></table>
 <p>Files are named as <code>run --backend webgpu</code> names them (<code>STAGE.r32</code>: float32 little-endian, row 0 = the grid's ymin;
 <code>final.r16</code>: UNORM16 little-endian), so a folder of them can be compared with <code>heightbench check</code>.
-Times include reading each field back from the GPU. The preview shows the final codes, north up.</p>
+Times include reading each field back from the GPU. The preview shows the final codes, stretched from the lowest to the highest code present, north up.</p>
 <canvas id="preview" hidden></canvas>
 <script type="module">${script}</script>
 </body></html>

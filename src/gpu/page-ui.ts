@@ -172,7 +172,8 @@ export function startPageUi(deps: PageUiDeps): void {
     if (f.stage === 'final') preview(f.bytes, dl.grid.n);
   };
 
-  // Final codes as grey levels (code / 257), north up: the file's row 0 is ymin, drawn at the bottom.
+  // Final codes as grey levels stretched from the lowest to the highest code present (terrain uses a small part of
+  // the encoding range), north up: the file's row 0 is ymin, drawn at the bottom.
   const preview = (bytes: Uint8Array, n: number) => {
     const canvas = el<Canvas>('preview');
     const step = Math.max(1, Math.ceil(n / PREVIEW_MAX));
@@ -183,10 +184,18 @@ export function startPageUi(deps: PageUiDeps): void {
     if (!g) return;
     const img = g.createImageData(m, m);
     const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    let lo = 65535;
+    let hi = 0;
+    for (let k = 0; k < n * n; k++) {
+      const c = dv.getUint16(2 * k, true);
+      if (c < lo) lo = c;
+      if (c > hi) hi = c;
+    }
+    const scale = hi > lo ? 255 / (hi - lo) : 0;
     for (let y = 0; y < m; y++) {
       const j = (m - 1 - y) * step;
       for (let x = 0; x < m; x++) {
-        const v = Math.round(dv.getUint16(2 * (j * n + x * step), true) / 257);
+        const v = Math.round((dv.getUint16(2 * (j * n + x * step), true) - lo) * scale);
         const o = 4 * (y * m + x);
         img.data[o] = img.data[o + 1] = img.data[o + 2] = v;
         img.data[o + 3] = 255;
