@@ -4,7 +4,10 @@
 // Plotly figure drawn with a non-zero size, the numbers shown equal to metrics.json, every link resolving. A full-page
 // screenshot of each page goes to reports/screenshots/. Pages: reports/RUN/index.html, reports/index.html,
 // reports/notebooks/*.html, reports/regress/index.html, the DVC plots page (dvc plots diff HEAD → dvc_plots/), and a
-// report copied out of reports/ (it must say that Plotly did not load).
+// report copied out of reports/ (it must say that Plotly did not load), and the static GPU page reports/gpu/index.html
+// in a second chromium started with WebGPU on SwiftShader: it shows the adapter, runs the example draw list beside it
+// (reports/gpu/teaching-512-128.json) from the file button to the end, offers the final R16, with no console error and
+// no network request.
 // Usage: browser-check.mjs [--results FILE]   (FILE gets {"passed": N, "failed": N})
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
+import { CHROMIUM_FLAGS } from '../dist/gpu/browser-host.js';
 import YAML from 'yaml';
 
 const root = resolve(import.meta.dirname, '..');
@@ -185,6 +189,37 @@ async function checkCopiedOut(browser, p) {
   }
 }
 
+/** The GPU page (reports/gpu/), in a chromium with WebGPU (SwiftShader): adapter shown, example list run, final offered. */
+async function checkGpuPage(exe) {
+  const path = join(reports, 'gpu', 'index.html');
+  if (!existsSync(path)) return check('GPU page reports/gpu/index.html exists (make reproduce writes it)', false, 'missing');
+  const browser = await chromium.launch({ executablePath: exe, headless: true, args: CHROMIUM_FLAGS });
+  try {
+    const { context, page, errors, network } = await open(browser, path);
+    await page.waitForFunction(() => !/^Asking/.test(document.getElementById('adapter')?.textContent ?? ''), null, { timeout: 30000 }).catch(() => undefined);
+    const adapter = (await page.textContent('#adapter')) ?? '';
+    check('gpu page: shows the WebGPU adapter (SwiftShader here)', /architecture swiftshader/.test(adapter), adapter);
+    const links = await brokenLinks(page);
+    check(`gpu page: ${links.count} links resolve`, links.bad.length === 0, links.bad.join(', '));
+    const list = join(reports, 'gpu', 'teaching-512-128.json');
+    if (existsSync(list)) {
+      await page.setInputFiles('#list-input', list);
+      await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: 180000 }).catch(() => undefined);
+      const state = await page.evaluate(() => document.body.dataset.state);
+      check('gpu page: runs teaching-512-128.json from the file button to the end', state === 'done', `${state}: ${await page.textContent('#error')}`);
+      check('gpu page: offers final.r16 and its sidecar', (await page.$('a[download="final.r16"]')) !== null && (await page.$('a[download="final.r16.json"]')) !== null);
+    } else check('gpu page: example list reports/gpu/teaching-512-128.json exists (make reproduce writes it)', false, 'missing');
+    check('gpu page: no console error', errors.length === 0, errors.slice(0, 3).join(' | '));
+    check('gpu page: no network request', network.length === 0, network.slice(0, 3).join(', '));
+    await page.screenshot({ path: join(shots, 'gpu-page.png'), fullPage: true });
+    await context.close();
+  } catch (e) {
+    check('gpu page: opened and checked', false, String(e));
+  } finally {
+    await browser.close();
+  }
+}
+
 const exe = process.env.HEIGHTBENCH_CHROMIUM ?? '/usr/bin/chromium';
 if (!existsSync(exe)) {
   check(`chromium at ${exe} (scripts/ensure-chromium.sh installs Debian's)`, false, 'missing');
@@ -208,6 +243,7 @@ if (!existsSync(exe)) {
   } finally {
     await browser.close();
   }
+  await checkGpuPage(exe);
   console.log(`browser check: ${passed} passed, ${failed} failed; screenshots in reports/screenshots/`);
 }
 const out = arg('--results');

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Writes reports/index.html: one row per run (exact %, histogram, max code, RMS, gates, per-stage inner-400 m RMS)
-// linking each run's report, and links to the executed notebooks under reports/notebooks/.
+// linking each run's report, a link to the static GPU page (reports/gpu/, written by reproduce.mjs), and links to the
+// executed notebooks under reports/notebooks/.
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
@@ -19,6 +20,7 @@ const rows = runs.map((name) => {
   const stages = s.stages.map((x) => `${x.stage} ${x.innerRmsMm.toExponential(2)}`).join('<br>');
   return `<tr><td><a href="${name}/index.html">${esc(name)}</a></td><td>${m.exactPercent.toFixed(4)}</td><td>${esc(hist)}</td><td>${m.maxAbsCode}</td><td>${m.rmsMm.toFixed(4)}</td><td>${m['attribution.straddle'] ?? '–'} / ${m['attribution.deviation'] ?? '–'}</td><td>${s.passed ? 'pass' : '<b>FAIL</b>'}</td><td style="text-align:left">${stages}</td></tr>`;
 });
+const gpuPage = existsSync(join(root, 'gpu', 'index.html'));
 const nbDir = join(root, 'notebooks');
 const notebooks = existsSync(nbDir) ? readdirSync(nbDir).filter((f) => f.endsWith('.html')).sort() : [];
 const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>heightbench reports</title>
@@ -28,6 +30,8 @@ const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>
 <table><tr><th>run</th><th>exact %</th><th>Δq histogram</th><th>max |Δq|</th><th>RMS mm</th><th>straddles / deviations</th><th>gates</th><th>stage inner-400 m RMS (mm)</th></tr>
 ${rows.join('\n')}
 </table>
+<h2>GPU reference in your browser</h2>
+${gpuPage ? `<p><a href="gpu/index.html">The GPU page</a> runs heightbench's WebGPU executor on this browser's GPU: give it a draw list (<code>heightbench drawlist REQUEST --embed-assets --out FILE.json</code>; make reproduce writes <code>gpu/teaching-512-128.json</code> beside it) and download every stage field with a sidecar naming the adapter.</p>` : '<p>No GPU page yet (<code>heightbench gpu-page reports/gpu</code>; make reproduce writes it).</p>'}
 <h2>Notebooks</h2>
 ${notebooks.length ? `<ul>${notebooks.map((f) => `<li><a href="notebooks/${f}">${esc(f.replace(/\.html$/, ''))}</a></li>`).join('')}</ul>` : '<p>No executed notebooks yet.</p>'}
 </body></html>

@@ -19,12 +19,17 @@ if (existsSync('dvc.lock')) {
   mkdirSync('.cache', { recursive: true });
   copyFileSync('dvc.lock', lockBefore);
 }
+// The static GPU reference page (reports/gpu/index.html, heightbench gpu-page), written before the repro so the
+// reports index links it; built from this tree every time (a second). An example draw list goes beside it afterwards.
+heightbench(['gpu-page', join('reports', 'gpu')]);
 console.log(`reproduce: dvc repro ${targets.join(' ') || '(all stages)'}`);
 const r = await repro(targets);
 if (r.status !== 0) {
   console.error(`reproduce: dvc repro failed (exit ${r.status})`);
   process.exit(r.status ?? 1);
 }
+// teaching-512 at 128² with its assets embedded: `?list=teaching-512-128.json` when reports/ is served over HTTP.
+heightbench(['drawlist', 'teaching-512', '--size', '128', '--embed-assets', '--out', join('reports', 'gpu', 'teaching-512-128.json')]);
 let failed = 0;
 const names = targets.length ? targets.map((t) => t.split('@')[1]).filter(Boolean) : Object.keys(parse(readFileSync('params.yaml', 'utf8')).runs ?? {});
 console.log('\nrun | exact % | histogram | max code | RMS mm | straddles/deviations | gates | stage inner-400 m RMS (mm)');
@@ -52,6 +57,15 @@ if (targets.length === 0 && existsSync(lockBefore)) {
 }
 console.log(failed ? `reproduce: ${failed} check(s) failed` : 'reproduce: all gates pass; references match dvc.lock; reports/index.html');
 process.exit(failed ? 1 : 0);
+
+/** Runs a heightbench command (the built CLI); a failure ends the reproduce with its exit code. */
+function heightbench(args) {
+  const c = spawnSync(process.execPath, ['bin/heightbench.mjs', ...args], { stdio: 'inherit' });
+  if (c.status !== 0) {
+    console.error(`reproduce: heightbench ${args.join(' ')} failed (exit ${c.status})`);
+    process.exit(c.status ?? 1);
+  }
+}
 
 /** dvc repro, its output passed through; on a terminal, one progress line with the time of each stage as it ends. */
 function repro(args) {

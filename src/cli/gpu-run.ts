@@ -6,7 +6,8 @@
  * the same stage files as the CPU run — raster-layer0, raster, base, after-support, after-stamps, after-locations,
  * pre-encode (.r32) and final (.r16 and .png), each with a sidecar whose producer carries the adapter (vendor,
  * architecture, device, description, host) — plus the plan's JSON stages, manifest.json and timings.json.
- * Progress: one line per stage on stderr. Memory: each stage field is written as soon as it is read back (a staging
+ * Progress: one line per step with its time (draw list, each executor stage, write) through progress.ts — on a terminal
+ * only, quiet with --quiet. Stages not asked for with --stages are computed but not read back. Memory: each stage field is written as soon as it is read back (a staging
  * folder inside DIR); when the run is complete the sidecars gain the adapter and every pair moves into DIR, so a
  * failed run leaves no partial output.
  * Errors: no adapter, a missing browser or driver, or a missing npm package → exit 2 with what to install.
@@ -30,6 +31,7 @@ import { writeFileAtomic } from '../io/atomic.js';
 import { sidecarPathFor, type GpuAdapterInfo } from '../io/sidecar.js';
 import { parsePositiveInt } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
+import { progressReporter } from './progress.js';
 
 export const BACKENDS = ['cpu', 'webgpu'] as const;
 export type Backend = (typeof BACKENDS)[number];
@@ -56,6 +58,7 @@ export interface GpuRunCliOptions {
   gpuHost?: (typeof GPU_HOST_CHOICES)[number];
   encodeRule?: (typeof ENCODE_RULE_CHOICES)[number];
   lod?: (typeof LOD_CHOICES)[number];
+  quiet?: boolean;
 }
 
 /** The WebGPU module, loaded only when the backend is asked for (a CPU run never loads Dawn). */
@@ -83,10 +86,9 @@ export async function gpuRunCommand(request: string, o: GpuRunCliOptions, io: Cl
   if (req.size % 8 !== 0) throw new UsageError(`--size: the webgpu backend needs a size divisible by 8 (three halvings), got ${req.size}`);
   const stages = o.stages ?? [...planStages, ...fieldStages];
   const t0 = performance.now();
-  const say = (line: string) => io.err(`${line}\n`);
-  say(`${req.id} ${req.size}²: planning and emitting the draw list`);
-  const { plan, drawList, assetsDir } = emitRequestDrawList(req);
-  say(`draw list: ${drawList.raster.layers[0].count} + ${drawList.raster.layers[1].count} triangles, ${drawList.support.locations.length} support locations, ${drawList.stamps.draws.length} stamps, ${drawList.locations.draws.length} location textures (${Math.round(performance.now() - t0)} ms)`);
+  const progress = progressReporter({ label: `run ${req.id} ${req.size}² webgpu`, quiet: o.quiet });
+  const { plan, drawList, assetsDir } = progress.time('drawlist', () => emitRequestDrawList(req));
+  progress.note(`draw list: ${drawList.raster.layers[0].count} + ${drawList.raster.layers[1].count} triangles, ${drawList.support.locations.length} support locations, ${drawList.stamps.draws.length} stamps, ${drawList.locations.draws.length} location textures`);
   const grid = requestGrid(req);
   const staging = join(o.out, `.gpu-staging-${process.pid}`);
   rmSync(staging, { recursive: true, force: true });
@@ -102,9 +104,11 @@ export async function gpuRunCommand(request: string, o: GpuRunCliOptions, io: Cl
         assetsDir,
         encodeRule: o.encodeRule,
         lod: o.lod,
-        progress: (line) => say(line),
+        onProgress: (e) => {
+          if (e.phase === 'done') progress.step(e.stage, e.ms);
+        },
+        readBack: (stage) => stages.includes(stage),
         onStage: (stage, field) => {
-          if (!stages.includes(stage)) return;
           const name = `${stage}.r32`;
           const crop = o.dumpWindow && stage !== 'pre-encode' ? cropCentre(field, grid, o.dumpWindow) : null;
           const f = crop ? floatHeightfield(crop.grid, crop.data) : floatHeightfield(grid, field);
@@ -118,6 +122,7 @@ export async function gpuRunCommand(request: string, o: GpuRunCliOptions, io: Cl
     }
     const adapter: GpuAdapterInfo = { vendor: result.adapter.vendor, architecture: result.adapter.architecture, device: result.adapter.device, description: result.adapter.description, host: result.adapter.host };
     // The sidecars gain the adapter, then every pair moves into DIR.
+    const tWrite = performance.now();
     const written: string[] = [];
     for (const name of staged) {
       const side = JSON.parse(readFileSync(sidecarPathFor(join(staging, name)), 'utf8')) as { producer: Record<string, unknown> };
@@ -149,6 +154,8 @@ export async function gpuRunCommand(request: string, o: GpuRunCliOptions, io: Cl
     writeFileAtomic(join(o.out, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     writeFileAtomic(join(o.out, 'timings.json'), `${JSON.stringify({ request: req.id, size: req.size, backend: 'webgpu', timingsMs: result.timings }, null, 2)}\n`);
     written.push(join(o.out, 'manifest.json'), join(o.out, 'timings.json'));
+    progress.step('write', performance.now() - tWrite);
+    progress.done(`${written.length} file(s) in ${o.out}`);
     const ms = Math.round(performance.now() - t0);
     if (o.json) io.out(`${JSON.stringify({ request: req.id, size: req.size, backend: 'webgpu', adapter: result.adapter, runMs: ms, written }, null, 2)}\n`);
     else io.out(`${req.id} (${req.size}²) on WebGPU: ${adapter.vendor} ${adapter.architecture} ${adapter.device} (${adapter.description}) via ${adapter.host}; ${ms} ms; wrote ${written.length} file(s) to ${o.out}\n`);

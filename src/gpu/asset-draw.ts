@@ -138,23 +138,33 @@ function blendOf(mode: AssetProgramMode): GPUBlendState | undefined {
   return undefined; // read-modify-write: the shader wrote the final value
 }
 
-function pipelineFor(ctx: GpuContext, mode: AssetProgramMode): GPURenderPipeline {
-  const blendKey = mode === 'lerp' || mode === 'location' ? 'rmw' : mode;
-  return cachedPipeline(ctx, `asset:${blendKey}`, () => {
-    const module = shaderModule(ctx, ASSET_DRAW_WGSL, 'asset draw');
-    const layout = ctx.device.createBindGroupLayout({
+const layouts = new WeakMap<GPUDevice, GPUBindGroupLayout>();
+/** The one bind group layout of every asset-draw pipeline (binding 2: the draw's uniform slot, a dynamic offset). */
+function drawLayout(ctx: GpuContext): GPUBindGroupLayout {
+  let l = layouts.get(ctx.device);
+  if (!l) {
+    l = ctx.device.createBindGroupLayout({
       entries: [
         { binding: 0, visibility: 0x2, texture: { sampleType: 'float' } },
         { binding: 1, visibility: 0x2, sampler: { type: 'filtering' } },
-        { binding: 2, visibility: 0x2, buffer: { type: 'uniform' } },
+        { binding: 2, visibility: 0x2, buffer: { type: 'uniform', hasDynamicOffset: true } },
         { binding: 3, visibility: 0x2, buffer: { type: 'read-only-storage' } },
         { binding: 4, visibility: 0x2, texture: { sampleType: 'unfilterable-float' } },
         { binding: 5, visibility: 0x2, buffer: { type: 'read-only-storage' } },
       ],
     });
+    layouts.set(ctx.device, l);
+  }
+  return l;
+}
+
+function pipelineFor(ctx: GpuContext, mode: AssetProgramMode): GPURenderPipeline {
+  const blendKey = mode === 'lerp' || mode === 'location' ? 'rmw' : mode;
+  return cachedPipeline(ctx, `asset:${blendKey}`, () => {
+    const module = shaderModule(ctx, ASSET_DRAW_WGSL, 'asset draw');
     return ctx.device.createRenderPipeline({
       label: `asset ${blendKey}`,
-      layout: ctx.device.createPipelineLayout({ bindGroupLayouts: [layout] }),
+      layout: ctx.device.createPipelineLayout({ bindGroupLayouts: [drawLayout(ctx)] }),
       vertex: {
         module,
         entryPoint: 'vs_quad',
@@ -190,39 +200,19 @@ export interface AssetDrawResources {
   old: GPUTexture;
 }
 
-/**
- * Encodes one draw into `target`. Read-modify-write programs first copy the quad's pixel box of the target into
- * `res.old`, so the fragment reads the field as it stood before this draw. Returns the buffers to destroy later.
- */
-export function encodeAssetDraw(ctx: GpuContext, enc: GPUCommandEncoder, grid: GpuGrid, asset: GPUTexture, worldSize: number, localToWorld: readonly number[], p: AssetDrawParams, target: GPUTexture, res: AssetDrawResources): GPUBuffer[] {
-  if (!(p.mode in MODE_ID)) throw new RangeError(`asset draw: unknown program mode ${String(p.mode)}`);
-  const verts = quadVertices(grid, worldSize, localToWorld);
-  if (p.mode === 'lerp' || p.mode === 'location') {
-    // Pixel box of the quad (conservative by one pixel), copied so the shader reads the pre-draw field.
-    let x0 = Infinity;
-    let x1 = -Infinity;
-    let y0 = Infinity;
-    let y1 = -Infinity;
-    for (let k = 0; k < 6; k++) {
-      const fx = ((verts[4 * k] + 1) / 2) * grid.n;
-      const fy = ((1 - verts[4 * k + 1]) / 2) * grid.n;
-      x0 = Math.min(x0, fx);
-      x1 = Math.max(x1, fx);
-      y0 = Math.min(y0, fy);
-      y1 = Math.max(y1, fy);
-    }
-    const i0 = Math.max(0, Math.floor(x0) - 1);
-    const i1 = Math.min(grid.n, Math.ceil(x1) + 1);
-    const j0 = Math.max(0, Math.floor(y0) - 1);
-    const j1 = Math.min(grid.n, Math.ceil(y1) + 1);
-    if (i1 <= i0 || j1 <= j0) return [];
-    enc.copyTextureToTexture({ texture: target, origin: { x: i0, y: j0 } }, { texture: res.old, origin: { x: i0, y: j0 } }, { width: i1 - i0, height: j1 - j0 });
-  }
-  const vb = ctx.device.createBuffer({ size: verts.byteLength, usage: 0x20 | 0x8 });
-  ctx.device.queue.writeBuffer(vb, 0, verts);
-  const u = new ArrayBuffer(96);
-  const f = new Float32Array(u);
-  const i = new Uint32Array(u);
+/** One draw of a set: the asset texture, its world size, asset-local → world affine, program. */
+export interface AssetDrawSpec {
+  asset: GPUTexture;
+  worldSize: number;
+  localToWorld: readonly number[];
+  params: AssetDrawParams;
+}
+
+/** The 96 bytes of ASSET_DRAW_WGSL's Draw for one draw. */
+function drawUniform(grid: GpuGrid, spec: AssetDrawSpec, out: ArrayBuffer, byteOffset: number): void {
+  const p = spec.params;
+  const f = new Float32Array(out, byteOffset, 24);
+  const i = new Uint32Array(out, byteOffset, 24);
   f[0] = p.k ?? 1;
   f[1] = p.a ?? 0;
   f[2] = p.sMax ?? 1;
@@ -232,7 +222,7 @@ export function encodeAssetDraw(ctx: GpuContext, enc: GPUCommandEncoder, grid: G
   i[6] = p.envIndex ?? 0;
   i[7] = (p.lodSource ?? 'derivatives') === 'list' ? 1 : 0;
   f[8] = p.lodList ?? 0;
-  f[9] = asset.mipLevelCount;
+  f[9] = spec.asset.mipLevelCount;
   i[10] = p.targetIndex ?? 0;
   i[11] = p.plus === undefined ? 0 : 1;
   const uvMode = p.uvSource ?? 'inverse';
@@ -240,32 +230,134 @@ export function encodeAssetDraw(ctx: GpuContext, enc: GPUCommandEncoder, grid: G
     if (!p.worldToLocal || p.worldToLocal.length !== 6) throw new RangeError('asset draw: uvSource inverse needs worldToLocal (6 numbers)');
     f.set(p.worldToLocal, 12);
   }
-  f[18] = worldSize;
+  f[18] = spec.worldSize;
   i[19] = uvMode === 'inverse' ? 1 : 0;
   f[20] = grid.xmin;
   f[21] = grid.ymin;
   f[22] = grid.size / grid.n;
-  const ub = ctx.device.createBuffer({ size: 96, usage: 0x40 | 0x8 });
-  ctx.device.queue.writeBuffer(ub, 0, u);
-  const pipeline = pipelineFor(ctx, p.mode);
-  const bind = ctx.device.createBindGroup({
-    layout: pipeline.getBindGroupLayout(0),
-    entries: [
-      { binding: 0, resource: asset.createView() },
-      { binding: 1, resource: ctx.trilinearClamp },
-      { binding: 2, resource: { buffer: ub } },
-      { binding: 3, resource: { buffer: res.env } },
-      { binding: 4, resource: res.old.createView() },
-      { binding: 5, resource: { buffer: res.targets } },
-    ],
+}
+
+/** Bytes between two draws' uniform slots (WebGPU's default minUniformBufferOffsetAlignment). */
+const SLOT = 256;
+
+export interface AssetDrawSet {
+  /**
+   * Encodes draw k into the target. `before`, when given, is encoded just before the draw outside any render pass
+   * (e.g. the draw's footprint envelope). Draws that need nothing before them share one render pass.
+   */
+  encode(enc: GPUCommandEncoder, k: number, before?: (enc: GPUCommandEncoder) => void): void;
+  /** Ends the open render pass: call before encoding other work into `enc` and before enc.finish(). */
+  end(): void;
+  /** The set's buffers (destroy after the GPU work completes). */
+  buffers: GPUBuffer[];
+}
+
+/**
+ * Prepares a sequence of asset draws into `target`: every quad's vertices in one vertex buffer and every draw's
+ * constants in one uniform buffer (a 256-byte slot each, bound with a dynamic offset), written once; one bind group
+ * per asset texture. Read-modify-write programs first copy the quad's pixel box of the target into `res.old`, so the
+ * fragment reads the field as it stood before that draw. Consecutive draws with nothing between them run in one render
+ * pass, in order (WebGPU keeps draw order and blending order within a pass, so the result equals one pass per draw).
+ */
+export function assetDrawSet(ctx: GpuContext, grid: GpuGrid, specs: readonly AssetDrawSpec[], target: GPUTexture, res: AssetDrawResources): AssetDrawSet {
+  const count = specs.length;
+  const verts = new Float32Array(Math.max(1, count) * 24);
+  const uniforms = new ArrayBuffer(Math.max(1, count) * SLOT);
+  specs.forEach((spec, k) => {
+    if (!(spec.params.mode in MODE_ID)) throw new RangeError(`asset draw: unknown program mode ${String(spec.params.mode)}`);
+    verts.set(quadVertices(grid, spec.worldSize, spec.localToWorld), k * 24);
+    drawUniform(grid, spec, uniforms, k * SLOT);
   });
-  const pass = enc.beginRenderPass({ colorAttachments: [{ view: target.createView(), loadOp: 'load', storeOp: 'store' }] });
-  pass.setPipeline(pipeline);
-  pass.setBindGroup(0, bind);
-  pass.setVertexBuffer(0, vb);
-  pass.draw(6);
-  pass.end();
-  return [vb, ub];
+  const vb = ctx.device.createBuffer({ label: 'asset quads', size: verts.byteLength, usage: 0x20 | 0x8 });
+  ctx.device.queue.writeBuffer(vb, 0, verts);
+  const ub = ctx.device.createBuffer({ label: 'asset draw constants', size: uniforms.byteLength, usage: 0x40 | 0x8 });
+  ctx.device.queue.writeBuffer(ub, 0, uniforms);
+  const layout = drawLayout(ctx);
+  const oldView = res.old.createView();
+  const targetView = target.createView();
+  const binds = new Map<GPUTexture, GPUBindGroup>();
+  const bindFor = (asset: GPUTexture) => {
+    let b = binds.get(asset);
+    if (!b) {
+      b = ctx.device.createBindGroup({
+        layout,
+        entries: [
+          { binding: 0, resource: asset.createView() },
+          { binding: 1, resource: ctx.trilinearClamp },
+          { binding: 2, resource: { buffer: ub, offset: 0, size: 96 } },
+          { binding: 3, resource: { buffer: res.env } },
+          { binding: 4, resource: oldView },
+          { binding: 5, resource: { buffer: res.targets } },
+        ],
+      });
+      binds.set(asset, b);
+    }
+    return b;
+  };
+  let pass: GPURenderPassEncoder | null = null;
+  let pipeline: GPURenderPipeline | null = null;
+  const end = () => {
+    pass?.end();
+    pass = null;
+    pipeline = null;
+  };
+  return {
+    buffers: [vb, ub],
+    end,
+    encode(enc, k, before) {
+      if (!Number.isInteger(k) || k < 0 || k >= count) throw new RangeError(`asset draw set: draw ${k} outside [0, ${count})`);
+      const spec = specs[k];
+      const mode = spec.params.mode;
+      if (before) {
+        end();
+        before(enc);
+      }
+      if (mode === 'lerp' || mode === 'location') {
+        // Pixel box of the quad (conservative by one pixel), copied so the shader reads the pre-draw field.
+        let x0 = Infinity;
+        let x1 = -Infinity;
+        let y0 = Infinity;
+        let y1 = -Infinity;
+        for (let v = 0; v < 6; v++) {
+          const fx = ((verts[k * 24 + 4 * v] + 1) / 2) * grid.n;
+          const fy = ((1 - verts[k * 24 + 4 * v + 1]) / 2) * grid.n;
+          x0 = Math.min(x0, fx);
+          x1 = Math.max(x1, fx);
+          y0 = Math.min(y0, fy);
+          y1 = Math.max(y1, fy);
+        }
+        const i0 = Math.max(0, Math.floor(x0) - 1);
+        const i1 = Math.min(grid.n, Math.ceil(x1) + 1);
+        const j0 = Math.max(0, Math.floor(y0) - 1);
+        const j1 = Math.min(grid.n, Math.ceil(y1) + 1);
+        if (i1 <= i0 || j1 <= j0) return;
+        end();
+        enc.copyTextureToTexture({ texture: target, origin: { x: i0, y: j0 } }, { texture: res.old, origin: { x: i0, y: j0 } }, { width: i1 - i0, height: j1 - j0 });
+      }
+      if (!pass) {
+        pass = enc.beginRenderPass({ colorAttachments: [{ view: targetView, loadOp: 'load', storeOp: 'store' }] });
+        pass.setVertexBuffer(0, vb);
+      }
+      const p = pipelineFor(ctx, mode);
+      if (p !== pipeline) {
+        pass.setPipeline(p);
+        pipeline = p;
+      }
+      pass.setBindGroup(0, bindFor(spec.asset), [k * SLOT]);
+      pass.draw(6, 1, k * 6, 0);
+    },
+  };
+}
+
+/**
+ * Encodes one draw into `target` (a set of one; see assetDrawSet). Returns the buffers to destroy after the work
+ * completes.
+ */
+export function encodeAssetDraw(ctx: GpuContext, enc: GPUCommandEncoder, grid: GpuGrid, asset: GPUTexture, worldSize: number, localToWorld: readonly number[], p: AssetDrawParams, target: GPUTexture, res: AssetDrawResources): GPUBuffer[] {
+  const set = assetDrawSet(ctx, grid, [{ asset, worldSize, localToWorld, params: p }], target, res);
+  set.encode(enc, 0);
+  set.end();
+  return set.buffers;
 }
 
 /** An r32float texture holding a full mip chain (level k has size max(1, ⌊n/2^k⌋)), level 0 first. */

@@ -148,8 +148,8 @@ export async function readField(ctx: GpuContext, tex: GPUTexture, out?: Float32A
   const result = out ?? new Float32Array(w * h);
   if (result.length !== w * h) throw new RangeError(`readField ${tex.label}: output holds ${result.length} values, expected ${w * h}`);
   const bytesPerRow = Math.ceil((w * 4) / 256) * 256;
-  // Read in bands so the staging buffer stays bounded (≤ 64 MiB) whatever the size.
-  const bandRows = Math.max(1, Math.min(h, Math.floor((64 << 20) / bytesPerRow)));
+  // Read in bands so the staging buffer stays bounded (≤ 16 MiB, host memory under SwiftShader) whatever the size.
+  const bandRows = Math.max(1, Math.min(h, Math.floor((16 << 20) / bytesPerRow)));
   const staging = ctx.device.createBuffer({ size: bytesPerRow * bandRows, usage: BUF.MAP_READ | BUF.COPY_DST });
   try {
     for (let y0 = 0; y0 < h; y0 += bandRows) {

@@ -135,10 +135,41 @@ export interface EnvelopeRunner {
   destroy(): void;
 }
 
-/** Uploads `qs` once; each encode() reduces a slice of them on the field as it stands at that point of the encoder. */
+/** Bytes between two `first` slots (WebGPU's default minUniformBufferOffsetAlignment). */
+const SLOT = 256;
+
+const layouts = new WeakMap<GPUDevice, GPUBindGroupLayout>();
+/** The envelope pipeline's bind group layout: binding 4 (`first`) takes a dynamic offset, one slot per first query. */
+function envelopeLayout(ctx: GpuContext): GPUBindGroupLayout {
+  let l = layouts.get(ctx.device);
+  if (!l) {
+    l = ctx.device.createBindGroupLayout({
+      entries: [
+        { binding: 0, visibility: 0x4, texture: { sampleType: 'unfilterable-float' } },
+        { binding: 1, visibility: 0x4, buffer: { type: 'read-only-storage' } },
+        { binding: 2, visibility: 0x4, buffer: { type: 'storage' } },
+        { binding: 3, visibility: 0x4, buffer: { type: 'uniform' } },
+        { binding: 4, visibility: 0x4, buffer: { type: 'uniform', hasDynamicOffset: true } },
+      ],
+    });
+    layouts.set(ctx.device, l);
+  }
+  return l;
+}
+
+/**
+ * Uploads `qs` once; each encode() reduces a slice of them on the field as it stands at that point of the encoder.
+ * The slice's first index is a dynamic offset into one buffer holding every possible first (0 … count − 1, a slot
+ * each), so encodes allocate nothing; the bind group is made once per field texture.
+ */
 export function envelopeRunner(ctx: GpuContext, grid: GpuGrid, qs: readonly EnvelopeQuery[]): EnvelopeRunner {
+  const layout = envelopeLayout(ctx);
   const pipeline = cachedPipeline(ctx, 'envelope', () =>
-    ctx.device.createComputePipeline({ label: 'envelope', layout: 'auto', compute: { module: shaderModule(ctx, ENVELOPE_WGSL, 'envelope'), entryPoint: 'cs_envelope' } }),
+    ctx.device.createComputePipeline({
+      label: 'envelope',
+      layout: ctx.device.createPipelineLayout({ bindGroupLayouts: [layout] }),
+      compute: { module: shaderModule(ctx, ENVELOPE_WGSL, 'envelope'), entryPoint: 'cs_envelope' },
+    }),
   );
   const packed = packQueries(qs);
   const queries = ctx.device.createBuffer({ label: 'queries', size: packed.byteLength, usage: 0x80 | 0x8 });
@@ -146,34 +177,39 @@ export function envelopeRunner(ctx: GpuContext, grid: GpuGrid, qs: readonly Enve
   const result = ctx.device.createBuffer({ label: 'envelopes', size: Math.max(1, qs.length) * 16, usage: 0x80 | 0x4 | 0x8 });
   const gridBuf = ctx.device.createBuffer({ size: 16, usage: 0x40 | 0x8 });
   ctx.device.queue.writeBuffer(gridBuf, 0, new Float32Array([grid.xmin, grid.ymin, grid.size / grid.n, grid.n]));
-  const firsts: GPUBuffer[] = [];
+  const firstsData = new Uint32Array((Math.max(1, qs.length) * SLOT) / 4);
+  for (let k = 0; k < qs.length; k++) firstsData[(k * SLOT) / 4] = k;
+  const firsts = ctx.device.createBuffer({ label: 'envelope firsts', size: firstsData.byteLength, usage: 0x40 | 0x8 });
+  ctx.device.queue.writeBuffer(firsts, 0, firstsData);
+  const binds = new Map<GPUTexture, GPUBindGroup>();
   return {
     queries,
     result,
     encode(enc, field, first, count) {
       if (count <= 0) return;
       if (first < 0 || first + count > qs.length) throw new RangeError(`envelope: queries [${first}, ${first + count}) outside [0, ${qs.length})`);
-      const fb = ctx.device.createBuffer({ size: 16, usage: 0x40 | 0x8 });
-      ctx.device.queue.writeBuffer(fb, 0, new Uint32Array([first, 0, 0, 0]));
-      firsts.push(fb);
-      const bind = ctx.device.createBindGroup({
-        layout: pipeline.getBindGroupLayout(0),
-        entries: [
-          { binding: 0, resource: field.createView() },
-          { binding: 1, resource: { buffer: queries } },
-          { binding: 2, resource: { buffer: result } },
-          { binding: 3, resource: { buffer: gridBuf } },
-          { binding: 4, resource: { buffer: fb } },
-        ],
-      });
+      let bind = binds.get(field);
+      if (!bind) {
+        bind = ctx.device.createBindGroup({
+          layout,
+          entries: [
+            { binding: 0, resource: field.createView() },
+            { binding: 1, resource: { buffer: queries } },
+            { binding: 2, resource: { buffer: result } },
+            { binding: 3, resource: { buffer: gridBuf } },
+            { binding: 4, resource: { buffer: firsts, offset: 0, size: 16 } },
+          ],
+        });
+        binds.set(field, bind);
+      }
       const pass = enc.beginComputePass();
       pass.setPipeline(pipeline);
-      pass.setBindGroup(0, bind);
+      pass.setBindGroup(0, bind, [first * SLOT]);
       pass.dispatchWorkgroups(count);
       pass.end();
     },
     destroy() {
-      for (const b of [queries, result, gridBuf, ...firsts]) b.destroy();
+      for (const b of [queries, result, gridBuf, firsts]) b.destroy();
     },
   };
 }

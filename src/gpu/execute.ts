@@ -14,11 +14,12 @@
  *   after-locations asset-draw.ts, location programs with the support targets (read-modify-write)
  *   pre-encode     outer.ts, radial blend with the constant or the raster stage field
  *   final          encode.ts, the list's range with the rule of `opts.encodeRule` (default 'd3d', the list's rule)
- * Every pass of one stage goes into one command encoder; stages are separated by a wait (timings) and a read-back.
+ * Every pass of one stage goes into one command encoder; stages are separated by a wait (timings) and a read-back
+ * (of the stages opts.readBack asks for; all by default).
  */
 import type { DrawList, DrawListStage, FootprintOperand } from '../drawlist/types.js';
 import { fieldTexture, GpuInputError, readField, type AdapterRecord, type GpuContext, type GpuGrid } from './context.js';
-import { assetTexture, encodeAssetDraw, type AssetDrawParams, type LodSource, type UvSource } from './asset-draw.js';
+import { assetDrawSet, assetTexture, type AssetDrawParams, type LodSource, type UvSource } from './asset-draw.js';
 import type { DecodedAsset } from './assets.js';
 import { encodeField, type EncodeRule } from './encode.js';
 import { envelopeRunner, pixelOf, pixelSpan, type EnvelopeQuery } from './envelope.js';
@@ -41,7 +42,22 @@ export interface ExecuteOptions {
   onStage?: (stage: FieldStage, field: Float32Array) => void | Promise<void>;
   /** Progress lines (e.g. to stderr). */
   progress?: (line: string) => void;
+  /** Structured progress: each stage as it starts, and when it is done (GPU work, read-back, onStage delivery). */
+  onProgress?: (e: StageEvent) => void;
+  /**
+   * Which stage fields are read back (default: all). A stage not read back is still computed and waited for (every
+   * later stage needs it) but costs no copy to the host and is not handed to onStage.
+   */
+  readBack?: (stage: FieldStage) => boolean;
 }
+
+/**
+ * A stage starts, or is done: `ms` = its whole time, split into GPU work, read-back and delivery (onStage). For
+ * 'final', gpuMs covers the encode and the codes' read-back together.
+ */
+export type StageEvent =
+  | { stage: DrawListStage; phase: 'start' }
+  | { stage: DrawListStage; phase: 'done'; ms: number; gpuMs: number; readbackMs: number; deliverMs: number };
 
 export interface GpuRunResult {
   fields: Partial<Record<FieldStage, Float32Array>>;
@@ -79,13 +95,18 @@ export async function executeDrawList(ctx: GpuContext, dl: DrawList, assets: Rea
   const trash: { destroy(): void }[] = [];
   const textures = new Map<string, GPUTexture>();
 
+  const started = (name: DrawListStage) => opts.onProgress?.({ stage: name, phase: 'start' });
   const stage = async (name: FieldStage, tex: GPUTexture, t0: number) => {
     await dev.queue.onSubmittedWorkDone();
-    const field = await readField(ctx, tex);
-    timings[name] = performance.now() - t0;
+    const t1 = performance.now();
+    const field = !opts.readBack || opts.readBack(name) ? await readField(ctx, tex) : null;
+    const t2 = performance.now();
+    timings[name] = t2 - t0;
     say(`gpu ${name}: ${timings[name].toFixed(0)} ms`);
-    if (opts.onStage) await opts.onStage(name, field);
-    else fields[name] = field;
+    if (field && opts.onStage) await opts.onStage(name, field);
+    else if (field) fields[name] = field;
+    const t3 = performance.now();
+    opts.onProgress?.({ stage: name, phase: 'done', ms: t3 - t0, gpuMs: t1 - t0, readbackMs: t2 - t1, deliverMs: t3 - t2 });
   };
 
   const raster = fieldTexture(ctx, n, n, 'raster');
@@ -95,12 +116,14 @@ export async function executeDrawList(ctx: GpuContext, dl: DrawList, assets: Rea
   try {
     // Layers 0 and 100.
     const [l0, l100] = dl.raster.layers;
+    started('raster-layer0');
     let t0 = performance.now();
     let enc = dev.createCommandEncoder();
     const vb0 = encodeRaster(ctx, enc, grid, l0.xyh, raster, true);
     dev.queue.submit([enc.finish()]);
     if (vb0) trash.push(vb0);
     await stage('raster-layer0', raster, t0);
+    started('raster');
     t0 = performance.now();
     enc = dev.createCommandEncoder();
     const vb1 = encodeRaster(ctx, enc, grid, l100.xyh, raster, false);
@@ -109,15 +132,18 @@ export async function executeDrawList(ctx: GpuContext, dl: DrawList, assets: Rea
     await stage('raster', raster, t0);
 
     // Smoothing into `field`.
+    started('base');
     t0 = performance.now();
     enc = dev.createCommandEncoder();
-    const chain = encodeSmoothingChain(ctx, enc, raster, field, dl.smoothing.filterFullResolution);
+    // `old` (free until support) takes the N² X pass and `field` the N² level, which the combine then overwrites.
+    const chain = encodeSmoothingChain(ctx, enc, raster, field, dl.smoothing.filterFullResolution, { scratch: old, level: field });
     dev.queue.submit([enc.finish()]);
     await stage('base', field, t0);
-    for (const t of [...chain.levels, ...chain.scratch]) t.destroy();
+    for (const t of chain.created) t.destroy();
     for (const b of chain.buffers) b.destroy();
 
     // Support.
+    started('after-support');
     t0 = performance.now();
     const supIndex = new Map<number, number>();
     dl.support.locations.forEach((L, k) => supIndex.set(L.location, k));
@@ -153,6 +179,7 @@ export async function executeDrawList(ctx: GpuContext, dl: DrawList, assets: Rea
     trash.push(dummy);
 
     // Natural stamps: footprint query (when the program has an operand) just before each draw.
+    started('after-stamps');
     t0 = performance.now();
     const stampDraws = dl.stamps.draws;
     const queries: EnvelopeQuery[] = stampDraws.map((d) => {
@@ -165,43 +192,63 @@ export async function executeDrawList(ctx: GpuContext, dl: DrawList, assets: Rea
     trash.push(env);
     const lod = opts.lod ?? 'derivatives';
     const uv = opts.uv ?? 'inverse';
-    // Batches of draws per command buffer keep the encoder's memory bounded.
-    const BATCH = 128;
-    for (let b0 = 0; b0 < stampDraws.length; b0 += BATCH) {
-      enc = dev.createCommandEncoder();
-      for (let k = b0; k < Math.min(stampDraws.length, b0 + BATCH); k++) {
-        const d = stampDraws[k];
+    // All draws' constants and quads are prepared once (asset-draw.ts); draws run in order, a footprint query just
+    // before each draw that has an operand, consecutive plain draws sharing a render pass. Batches of draws per
+    // command buffer keep the encoder's memory bounded.
+    const stampSet = assetDrawSet(
+      ctx,
+      grid,
+      stampDraws.map((d, k) => {
         const { tex, worldSize } = assetTex(d.asset);
         const p = d.program;
         const params: AssetDrawParams = { mode: p.mode, k: p.k, lodSource: lod, lodList: d.lod, envIndex: k, uvSource: uv, worldToLocal: d.worldToLocal };
-        if (p.mode !== 'add') {
-          env.encode(enc, field, k, 1);
-          operandParams(params, p.c);
-        }
+        if (p.mode !== 'add') operandParams(params, p.c);
         if (p.mode === 'lerp') {
           params.a = p.a;
           params.sMax = p.sMax;
         }
-        trash.push(...encodeAssetDraw(ctx, enc, grid, tex, worldSize, d.localToWorld, params, field, { env: env.result, targets: dummy, old }));
+        return { asset: tex, worldSize, localToWorld: d.localToWorld, params };
+      }),
+      field,
+      { env: env.result, targets: dummy, old },
+    );
+    trash.push(...stampSet.buffers);
+    const BATCH = 128;
+    for (let b0 = 0; b0 < stampDraws.length; b0 += BATCH) {
+      enc = dev.createCommandEncoder();
+      for (let k = b0; k < Math.min(stampDraws.length, b0 + BATCH); k++) {
+        stampSet.encode(enc, k, stampDraws[k].program.mode !== 'add' ? (e) => env.encode(e, field, k, 1) : undefined);
       }
+      stampSet.end();
       dev.queue.submit([enc.finish()]);
     }
     await stage('after-stamps', field, t0);
 
     // Location textures.
+    started('after-locations');
     t0 = performance.now();
+    const locSet = assetDrawSet(
+      ctx,
+      grid,
+      dl.locations.draws.map((d) => {
+        const { tex, worldSize } = assetTex(d.asset);
+        const ti = supIndex.get(d.program.supportTarget);
+        if (ti === undefined) throw new GpuInputError(`GPU executor: location draw names support target ${d.program.supportTarget}, which has no support entry`);
+        const params: AssetDrawParams = { mode: 'location', lodSource: lod, lodList: d.lod, targetIndex: ti, uvSource: uv, worldToLocal: d.worldToLocal };
+        return { asset: tex, worldSize, localToWorld: d.localToWorld, params };
+      }),
+      field,
+      { env: dummy, targets: sup.targets, old },
+    );
+    trash.push(...locSet.buffers);
     enc = dev.createCommandEncoder();
-    for (const d of dl.locations.draws) {
-      const { tex, worldSize } = assetTex(d.asset);
-      const ti = supIndex.get(d.program.supportTarget);
-      if (ti === undefined) throw new GpuInputError(`GPU executor: location draw names support target ${d.program.supportTarget}, which has no support entry`);
-      const params: AssetDrawParams = { mode: 'location', lodSource: lod, lodList: d.lod, targetIndex: ti, uvSource: uv, worldToLocal: d.worldToLocal };
-      trash.push(...encodeAssetDraw(ctx, enc, grid, tex, worldSize, d.localToWorld, params, field, { env: dummy, targets: sup.targets, old }));
-    }
+    for (let k = 0; k < dl.locations.draws.length; k++) locSet.encode(enc, k);
+    locSet.end();
     dev.queue.submit([enc.finish()]);
     await stage('after-locations', field, t0);
 
     // Outer blend into `old` (then it is the pre-encode field).
+    started('pre-encode');
     t0 = performance.now();
     enc = dev.createCommandEncoder();
     const o = dl.outer;
@@ -211,10 +258,12 @@ export async function executeDrawList(ctx: GpuContext, dl: DrawList, assets: Rea
     await stage('pre-encode', old, t0);
 
     // Encode.
+    started('final');
     t0 = performance.now();
     const codes = await encodeField(ctx, old, { min: dl.encoding.min, max: dl.encoding.max }, opts.encodeRule ?? 'd3d');
     timings.final = performance.now() - t0;
     say(`gpu final: ${timings.final.toFixed(0)} ms`);
+    opts.onProgress?.({ stage: 'final', phase: 'done', ms: timings.final, gpuMs: timings.final, readbackMs: 0, deliverMs: 0 });
     ctx.adapter.subpixelBits ??= await measureSubpixelBits(ctx);
     return {
       fields,

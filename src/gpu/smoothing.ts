@@ -166,23 +166,44 @@ export interface SmoothingTextures {
   /** Textures the caller should destroy after the work completes (scratch, uniforms live with them). */
   scratch: GPUTexture[];
   buffers: GPUBuffer[];
+  /** Every texture created here (levels and scratch, less those the caller lent): destroy these when done. */
+  created: GPUTexture[];
+}
+
+/**
+ * N² textures the caller lends to the chain instead of two new ones (memory: at 4096² each is 64 MiB, and
+ * SwiftShader makes a texture resident when it is created): `scratch` takes the full-resolution X pass, `level` the
+ * filtered N² level. `level` may be `base` itself — the N² level is read only by the first halving, before the combine
+ * writes the base — but neither may be the raster.
+ */
+export interface LentTextures {
+  scratch: GPUTexture;
+  level: GPUTexture;
 }
 
 /**
  * Encodes the whole chain: raster (N²) → levels → base written into `base` (N²). `filterFullResolution` true is the
- * corrected rule (four filtered levels). The level textures are created here and returned.
+ * corrected rule (four filtered levels). The level textures are created here (or lent, see LentTextures) and returned.
  */
-export function encodeSmoothingChain(ctx: GpuContext, enc: GPUCommandEncoder, raster: GPUTexture, base: GPUTexture, filterFullResolution = true): SmoothingTextures {
+export function encodeSmoothingChain(ctx: GpuContext, enc: GPUCommandEncoder, raster: GPUTexture, base: GPUTexture, filterFullResolution = true, lent?: LentTextures): SmoothingTextures {
   const n = raster.width;
   if (raster.height !== n || n % 8 !== 0 || n < 8) throw new RangeError(`smoothing: the raster must be square with a size divisible by 8, got ${raster.width}×${raster.height}`);
   if (base.width !== n || base.height !== n) throw new RangeError(`smoothing: base must be ${n}×${n}, got ${base.width}×${base.height}`);
+  if (lent) {
+    for (const t of [lent.scratch, lent.level]) {
+      if (t === raster || t.width !== n || t.height !== n) throw new RangeError(`smoothing: a lent texture must be ${n}×${n} and not the raster, got ${t.label} ${t.width}×${t.height}`);
+    }
+    if (lent.scratch === lent.level) throw new RangeError('smoothing: the lent scratch and level must be two textures');
+  }
   const levels: GPUTexture[] = [];
   const scratch: GPUTexture[] = [];
+  const created: GPUTexture[] = [];
   let prev = raster;
   let size = n;
   if (filterFullResolution) {
-    const s = fieldTexture(ctx, n, n, `filter-x ${n}`);
-    const l0 = fieldTexture(ctx, n, n, `level ${n}`);
+    const s = lent?.scratch ?? fieldTexture(ctx, n, n, `filter-x ${n}`);
+    const l0 = lent?.level ?? fieldTexture(ctx, n, n, `level ${n}`);
+    if (!lent) created.push(s, l0);
     encodeFilter(ctx, enc, raster, s, l0);
     scratch.push(s);
     levels.push(l0);
@@ -197,10 +218,11 @@ export function encodeSmoothingChain(ctx: GpuContext, enc: GPUCommandEncoder, ra
     encodeFilter(ctx, enc, half, sx, lv);
     scratch.push(half, sx);
     levels.push(lv);
+    created.push(half, sx, lv);
     prev = lv;
   }
   const l2 = levels[levels.length - 2];
   const l3 = levels[levels.length - 1];
   const ub = encodeCombine(ctx, enc, l2, l3, base);
-  return { levels, scratch, buffers: [ub] };
+  return { levels, scratch, buffers: [ub], created };
 }
