@@ -23,6 +23,7 @@ import { FormatError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { sha256Hex } from '../io/sidecar.js';
 import { PRODUCER_VERSION } from '../version.js';
+import { DEFAULT_CONVENTIONS } from '../conventions/index.js';
 import type { LocationTextureDef, StampKeyDef, WorldConfig } from './world.js';
 
 export interface Decode {
@@ -42,16 +43,16 @@ export interface HeightAsset {
   levels: Float32Array[];
 }
 
-function window1(t: number): number {
-  const e = Math.min(t, 1 - t) / 0.15;
+function window1(t: number, width: number): number {
+  const e = Math.min(t, 1 - t) / width;
   if (e >= 1) return 1;
   if (e <= 0) return 0;
   return e * e * (3 - 2 * e);
 }
 
-/** Border fade of a texel centre (u, v) ∈ (0, 1)². */
-export function borderWindow(u: number, v: number): number {
-  return window1(u) * window1(v);
+/** Border fade of a texel centre (u, v) ∈ (0, 1)² over `width` of the side (conventions draws.borderWindow). */
+export function borderWindow(u: number, v: number, width: number = DEFAULT_CONVENTIONS.draws.borderWindow): number {
+  return window1(u, width) * window1(v, width);
 }
 
 export function stampHeights(def: StampKeyDef): Float64Array {
