@@ -75,8 +75,8 @@ export function placeDraw(asset: HeightAsset, m: Affine, g: DrawGrid): PlacedDra
   return { inv: invert(m), bounds: drawBounds(asset, m), lod: footprintLod(asset, asset.worldSize * scaleOf(m), g.size / g.n) };
 }
 
-export function drawAsset(field: Field, g: DrawGrid, asset: HeightAsset, m: Affine, R: (x: number) => number, program: DrawProgram): { pixels: number; lod: number } {
-  return drawPlaced(field, g, asset, placeDraw(asset, m, g), R, program);
+export function drawAsset(field: Field, g: DrawGrid, asset: HeightAsset, m: Affine, R: (x: number) => number, program: DrawProgram, ctx?: StageContext): { pixels: number; lod: number } {
+  return drawPlaced(field, g, asset, placeDraw(asset, m, g), R, program, ctx);
 }
 
 /** drawAsset with the placement already resolved; `ctx` (optional) chooses the executor and the conventions. */
@@ -148,8 +148,8 @@ export function drawPlaced(field: Field, g: DrawGrid, asset: HeightAsset, placed
 }
 
 /** Lower and upper envelope and centre height of the field over a square footprint (existing-terrain query). */
-export function footprintQuery(field: Field, g: DrawGrid, asset: HeightAsset, m: Affine): { hmin: number; hmax: number; centre: number } {
-  return footprintQueryAt(field, g, drawBounds(asset, m), transformPoint(m, [0, 0]));
+export function footprintQuery(field: Field, g: DrawGrid, asset: HeightAsset, m: Affine, ctx?: StageContext): { hmin: number; hmax: number; centre: number } {
+  return footprintQueryAt(field, g, drawBounds(asset, m), transformPoint(m, [0, 0]), ctx);
 }
 
 /** footprintQuery over a resolved box, with the centre sample at world point (cx, cy). */

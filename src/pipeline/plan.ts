@@ -12,6 +12,7 @@ import { loadWorldFile, type RecipeParams, type WorldConfig } from './world.js';
 import { configDir, type PipelineRequest } from './request.js';
 import { join } from 'node:path';
 import { FormatError } from '../errors.js';
+import { DEFAULT_CONVENTIONS, type Conventions } from '../conventions/index.js';
 
 export interface RecipeChoice {
   entry: number;
@@ -31,6 +32,8 @@ export interface Plan {
   groupChanges: number[];
   sources: SourceRecord[];
   corners: CornerField;
+  /** The conventions the plan was built under (corners, fans, draw order: src/conventions). */
+  conventions: Conventions;
 }
 
 export function loadWorld(name: string): WorldConfig {
@@ -49,7 +52,7 @@ export function selectRecipe(world: WorldConfig, req: PipelineRequest, stream: P
   return { entry: req.recipeEntry, subIndex: k, name: sub.name, probabilities: selectionProbabilities(cands), params: sub.params };
 }
 
-export function buildPlan(req: PipelineRequest, world: WorldConfig = loadWorld(req.world)): Plan {
+export function buildPlan(req: PipelineRequest, world: WorldConfig = loadWorld(req.world), conventions: Conventions = DEFAULT_CONVENTIONS): Plan {
   const stream = new PrngStream(req.seed);
   const recipe = selectRecipe(world, req, stream);
   const P = recipe.params;
@@ -81,6 +84,7 @@ export function buildPlan(req: PipelineRequest, world: WorldConfig = loadWorld(r
     },
     sources.map((s) => ({ x: s.x, y: s.y, height: s.height, envelope: s.envelope })),
     world.heightGroups.zero,
+    conventions.corners,
   );
-  return { request: req, world, stream, recipe, regions, layout, groupChanges, sources, corners };
+  return { request: req, world, stream, recipe, regions, layout, groupChanges, sources, corners, conventions };
 }

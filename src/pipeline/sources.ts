@@ -21,6 +21,7 @@
  */
 import type { PrngStream } from './prng.js';
 import { InputRangeError } from '../errors.js';
+import { DEFAULT_CONVENTIONS } from '../conventions/index.js';
 
 export type Point = readonly [number, number];
 
@@ -72,8 +73,8 @@ export function sourceHeight(d: number, s: SourceShape): number {
   return Math.min(eff / s.transitionWidth, 1) * s.amplitude;
 }
 
-/** The vertical scale heights are normalized by in stored configuration. */
-export const HEIGHT_SCALE = 512;
+/** The vertical scale heights are normalized by in stored configuration (conventions corners.heightScale). */
+export const HEIGHT_SCALE = DEFAULT_CONVENTIONS.corners.heightScale;
 
 export type SourceBranch = 'ordinary' | 'negative' | 'zero' | 'fallback';
 
