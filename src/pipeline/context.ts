@@ -51,10 +51,11 @@ export function simdAvailable(n: number): boolean {
 
 /**
  * The executor a precision gets when the caller names none: f64 → 'f64'; f32 → 'simd' where the kernels can run
- * (HEIGHTBENCH_NO_WASM=1 turns them off), else 'js-f32'.
+ * (HEIGHTBENCH_NO_WASM=1 turns them off) and implement the conventions (kernelRefusals), else 'js-f32'. The run
+ * records the executor it used (RunManifest.executor).
  */
-export function defaultExecutor(precision: Precision, n: number): Executor {
-  return precision === 'f64' ? 'f64' : simdAvailable(n) ? 'simd' : 'js-f32';
+export function defaultExecutor(precision: Precision, n: number, c: Conventions = DEFAULT_CONVENTIONS): Executor {
+  return precision === 'f64' ? 'f64' : simdAvailable(n) && kernelRefusals(c).length === 0 ? 'simd' : 'js-f32';
 }
 
 /** Reasons the SIMD kernels cannot implement `c` (empty when they can): checked before a 'simd' run starts. */
@@ -71,9 +72,9 @@ export function kernelRefusals(c: Conventions): string[] {
  * 'simd' a new arena for an n × n field. Refuses 'simd' where the kernels cannot run or cannot implement the
  * conventions, with the reason.
  */
-export function runContext(opts: { precision?: Precision; executor?: Executor; conventions?: ConventionOverride | Conventions | null; n: number; baseOverRaster?: boolean }): StageContext {
-  const conventions = isConventions(opts.conventions) ? opts.conventions : resolveConventions(opts.conventions ?? null);
-  const executor = opts.executor ?? defaultExecutor(opts.precision ?? 'f32', opts.n);
+export function runContext(opts: { precision?: Precision; executor?: Executor; conventions?: ConventionOverride | null; n: number; baseOverRaster?: boolean }): StageContext {
+  const conventions = resolveConventions(opts.conventions ?? null);
+  const executor = opts.executor ?? defaultExecutor(opts.precision ?? 'f32', opts.n, conventions);
   if (!EXECUTORS.includes(executor)) throw new InputRangeError(`executor: expected one of ${EXECUTORS.join(', ')}, got ${JSON.stringify(executor)}`);
   if (opts.precision && precisionOf({ executor, conventions }) !== opts.precision) {
     throw new InputRangeError(`executor ${executor} computes in ${precisionOf({ executor, conventions })}, but precision ${opts.precision} was asked for`);
@@ -85,8 +86,4 @@ export function runContext(opts: { precision?: Precision; executor?: Executor; c
   const made = createArena(opts.n, { baseOverRaster: opts.baseOverRaster });
   if (!made) throw new InputRangeError(`executor simd: no WebAssembly memory for a ${opts.n}² arena`);
   return { executor, conventions, arena: made.arena };
-}
-
-function isConventions(c: unknown): c is Conventions {
-  return !!c && typeof c === 'object' && 'stages' in c && 'smoothing' in c && 'encoding' in c && Array.isArray((c as Conventions).smoothing?.offsets) && typeof (c as Conventions).grid?.pixelCentre === 'number';
 }

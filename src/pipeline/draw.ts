@@ -88,6 +88,7 @@ export function drawPlaced(field: Field, g: DrawGrid, asset: HeightAsset, placed
   const b = placed.bounds;
   const pc = (ctx?.conventions ?? DEFAULT_CONVENTIONS).grid.pixelCentre;
   const bw = (ctx?.conventions ?? DEFAULT_CONVENTIONS).draws.borderWindow;
+  const tc = (ctx?.conventions ?? DEFAULT_CONVENTIONS).sampling.texelCentre;
   const [i0, i1] = pixelRange(b.x0, b.x1, g.xmin, px, g.n, pc);
   const [j0, j1] = pixelRange(b.y0, b.y1, g.ymin, px, g.n, pc);
   const W = asset.worldSize;
@@ -117,8 +118,8 @@ export function drawPlaced(field: Field, g: DrawGrid, asset: HeightAsset, placed
       const u = (inv[0] * x + inv[2] * y + inv[4]) / W + 0.5;
       const v = (inv[1] * x + inv[3] * y + inv[5]) / W + 0.5;
       if (u < 0 || u >= 1 || v < 0 || v >= 1) continue;
-      const sA = sampleLevelF32(levelA, nA, u, v, R);
-      const s = twoLevels ? R(R(sA * wA) + R(sampleLevelF32(levelB, nB, u, v, R) * wB)) : sA;
+      const sA = sampleLevelF32(levelA, nA, u, v, R, tc);
+      const s = twoLevels ? R(R(sA * wA) + R(sampleLevelF32(levelB, nB, u, v, R, tc) * wB)) : sA;
       const q = j * g.n + i;
       const h = field[q];
       let out: number;

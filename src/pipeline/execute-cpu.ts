@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { MismatchError, FormatError } from '../errors.js';
 import { encodeFieldR16, type EncodeCounts } from '../core/encoding.js';
-import { mergeOverrides, resolveConventions, type ConventionOverride, type Conventions } from '../conventions/index.js';
+import { resolveConventions, type ConventionOverride, type Conventions } from '../conventions/index.js';
 import { precisionOf, runContext, type Executor, type StageContext } from './context.js';
 import { readAssetKtx2, type HeightAsset } from './assets.js';
 import { drawPlaced, footprintQueryAt, type DrawGrid, type DrawProgram } from './draw.js';
@@ -52,6 +52,8 @@ export interface CpuExecuteOptions {
 }
 
 export interface CpuExecution {
+  /** The executor that ran (context.ts). */
+  executor: Executor;
   fields: Map<string, Field>;
   codes: Uint16Array;
   support: SupportTarget[];
@@ -72,23 +74,26 @@ export interface CpuExecution {
 }
 
 /**
- * The conventions a list is executed under: `c` with the list's smoothing offsets, weights and filterFullResolution
- * (the list says what is drawn). Refuses a list whose other smoothing fields are not the chain smoothing.ts
- * implements under `c`, naming the field.
+ * The conventions a list is executed under: `c` with the list's filterFullResolution (false runs the earlier rule,
+ * the N² raster unfiltered). Refuses a list whose other smoothing fields are not the chain smoothing.ts implements
+ * under `c` (offsets, weights, levels, order), naming the field and both values: to run a list drawn under other
+ * conventions, pass those conventions.
  */
 export function listConventions(dl: DrawList, c: Conventions = resolveConventions(null)): Conventions {
   const s = dl.smoothing;
-  const want = { levels: c.smoothing.levels, order: c.smoothing.order };
-  const bad = s.levels !== want.levels ? ['levels', s.levels, want.levels] : s.order !== want.order ? ['order', s.order, want.order] : null;
-  if (bad) throw new MismatchError(`draw list smoothing.${bad[0]}: this CPU executor implements ${JSON.stringify(bad[2])}, the list asks for ${JSON.stringify(bad[1])}`);
-  try {
-    return resolveConventions({ smoothing: { offsets: [...s.offsets], weights: [...s.weights], filterFullResolution: s.filterFullResolution } }, c);
-  } catch (e) {
-    throw new MismatchError(`draw list smoothing: this CPU executor cannot run it: ${(e as Error).message}`);
-  }
+  const same = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+  const want = { offsets: c.smoothing.offsets, weights: c.smoothing.weights, levels: c.smoothing.levels, order: c.smoothing.order };
+  const bad =
+    !same(s.offsets, want.offsets) ? ['offsets', s.offsets, want.offsets]
+    : !same(s.weights, want.weights) ? ['weights', s.weights, want.weights]
+    : s.levels !== want.levels ? ['levels', s.levels, want.levels]
+    : s.order !== want.order ? ['order', s.order, want.order]
+    : null;
+  if (bad) throw new MismatchError(`draw list smoothing.${bad[0]}: this CPU executor implements ${JSON.stringify(bad[2])} under the conventions in force, the list asks for ${JSON.stringify(bad[1])}`);
+  return s.filterFullResolution === c.smoothing.filterFullResolution ? c : resolveConventions({ smoothing: { filterFullResolution: s.filterFullResolution } }, c);
 }
 
-/** Refuses a list whose smoothing section is not a chain smoothing.ts implements (field by field). */
+/** Refuses a list whose smoothing section is not the chain smoothing.ts implements under the declaration. */
 export function checkSmoothingSection(dl: DrawList): void {
   listConventions(dl);
 }
@@ -136,9 +141,10 @@ function flipRows(f: Field | Uint16Array, n: number): void {
 
 export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuExecution {
   const n = dl.grid.n;
-  // The list's smoothing section is what is drawn; an explicit ablation or override applies on top of it.
-  const fromList = listConventions(dl);
-  const conventions = resolveConventions(mergeOverrides(ablationOverride(opts.ablation, fromList), opts.conventions), fromList);
+  // The conventions in force (the declaration, changed by `conventions` and `ablation`) must be the ones the list was
+  // drawn under (its smoothing section says so).
+  const declared = resolveConventions(opts.conventions ?? null);
+  const conventions = listConventions(dl, opts.ablation ? resolveConventions(ablationOverride(opts.ablation, declared), declared) : declared);
   const rasterInput = dl.outer.input.kind === 'raster';
   const keepRaster = new Set(opts.keep ?? []).has('raster') || rasterInput;
   // Without keepRaster, the arena composes the base over the raster (one 64 MiB field less at 4096²).
@@ -256,6 +262,7 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
   }
 
   return {
+    executor: ctx.executor,
     fields,
     codes,
     support,

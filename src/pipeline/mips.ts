@@ -6,6 +6,10 @@
  * (texel-space x = u·N − 0.5, clamp addressing). LOD 2.25 blends levels 2 and 3 at 0.75 and 0.25.
  */
 import type { HeightAsset } from './assets.js';
+import { DEFAULT_CONVENTIONS } from '../conventions/index.js';
+
+/** Texel-space x = u·N − texelCentre (conventions sampling.texelCentre). */
+const TEXEL_CENTRE = DEFAULT_CONVENTIONS.sampling.texelCentre;
 
 export interface MipWeights {
   lower: number;
@@ -34,9 +38,9 @@ export function footprintLod(asset: HeightAsset, worldExtent: number, metresPerP
  * shared sampleTexel is called with many array types and rounding functions, is not inlined there, and each call
  * then boxes its float result.
  */
-export function sampleLevelF32(level: Float32Array, n: number, u: number, v: number, R: (x: number) => number): number {
-  const x = u * n - 0.5;
-  const y = v * n - 0.5;
+export function sampleLevelF32(level: Float32Array, n: number, u: number, v: number, R: (x: number) => number, tc: number = TEXEL_CENTRE): number {
+  const x = u * n - tc;
+  const y = v * n - tc;
   const xf = Math.floor(x);
   const yf = Math.floor(y);
   const fx = R(x - xf);

@@ -6,7 +6,7 @@ import { PrngStream } from './prng.js';
 import { selectionProbabilities, weightedPick } from './recipe.js';
 import { applyLayoutGroupChanges, buildRegions, sourceView, type RegionMap } from './regions.js';
 import { buildLayout, type Layout } from './layout.js';
-import { computeSources, HEIGHT_SCALE, nearestCentreThenEdge, sourceHeight, type SourceRecord } from './sources.js';
+import { computeSources, nearestCentreThenEdge, sourceHeight, type SourceRecord } from './sources.js';
 import { computeCorners, type CornerField } from './corners.js';
 import { loadWorldFile, type RecipeParams, type WorldConfig } from './world.js';
 import { configDir, type PipelineRequest } from './request.js';
@@ -66,6 +66,7 @@ export function buildPlan(req: PipelineRequest, world: WorldConfig = loadWorld(r
     layout.instances.map((q) => ({ x: q.x, y: q.y, zeroSource: world.resources[q.resource].zeroSource, envelope: world.resources[q.resource].envelope })),
     P.sources,
     stream,
+    conventions.corners.heightScale,
   );
   // Corner self heights: the ordinary formula on the corner's own distance to its first-type reference boundary.
   const selfShape = { margin: P.corners.margin, transitionWidth: P.corners.transitionWidth, amplitude: P.corners.amplitudeNorm };
@@ -79,7 +80,7 @@ export function buildPlan(req: PipelineRequest, world: WorldConfig = loadWorld(r
         const cands = [own, ...view.adjacentParents(own)].flatMap((q) => view.cellsOfParent(q).filter((c) => view.cellGroup(c) === P.sources.firstGroup));
         if (cands.length === 0) return 0;
         const r = nearestCentreThenEdge(view, cands, [regions.corner_xy[2 * k], regions.corner_xy[2 * k + 1]]);
-        return sourceHeight(r.distance, selfShape) * HEIGHT_SCALE;
+        return sourceHeight(r.distance, selfShape) * conventions.corners.heightScale;
       },
     },
     sources.map((s) => ({ x: s.x, y: s.y, height: s.height, envelope: s.envelope })),

@@ -65,6 +65,8 @@ export interface RunManifest {
   seed: number;
   size: number;
   precision: Precision;
+  /** The executor that ran the stages (context.ts). */
+  executor: Executor;
   counts: Record<string, unknown>;
   timingsMs: Record<string, number>;
   drawsByStage: Record<string, number>;
@@ -83,8 +85,17 @@ export function ensureAssets(world: WorldConfig, dir = join(projectRoot(), 'asse
   return loadAssets(dir);
 }
 
-/** Writes the conventions the list can record into it, and applies the draw order (see header). */
-export function applyConventionsToList(dl: DrawList, c: Conventions): DrawList {
+/**
+ * Writes the conventions the list can record into it, and applies the draw order (see header). The outer band, the
+ * outer initial value and the encoding range come from the request and the world; an override that names them
+ * (`named`) replaces them.
+ */
+export function applyConventionsToList(dl: DrawList, c: Conventions, named: ConventionOverride = {}): DrawList {
+  if (named.outer?.inner !== undefined) dl.outer.inner = c.outer.inner;
+  if (named.outer?.outer !== undefined) dl.outer.outer = c.outer.outer;
+  if (named.outer?.initialHeight !== undefined && dl.outer.input.kind === 'constant') dl.outer.input = { kind: 'constant', height: c.outer.initialHeight };
+  if (named.encoding?.min !== undefined) dl.encoding.min = c.encoding.min;
+  if (named.encoding?.max !== undefined) dl.encoding.max = c.encoding.max;
   dl.smoothing.offsets = [...c.smoothing.offsets];
   dl.smoothing.weights = [...c.smoothing.weights];
   dl.smoothing.filterFullResolution = c.smoothing.filterFullResolution;
@@ -97,7 +108,8 @@ export function applyConventionsToList(dl: DrawList, c: Conventions): DrawList {
 }
 
 export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
-  const conventions = resolveConventions(mergeOverrides(ablationOverride(opts.ablation), opts.conventions));
+  const named = mergeOverrides(ablationOverride(opts.ablation), opts.conventions);
+  const conventions = resolveConventions(named);
   const n = req.size;
   const timings: Record<string, number> = {};
   const time = <T>(name: string, f: () => T): T => {
@@ -113,7 +125,7 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
   const assets = time('assets', () => ensureAssets(world, assetsDir));
   // The run = plan → draw list → executor: the list says what is drawn, executeDrawListCpu how (issue 16).
   const stamps = time('stamps.select', () => selectStamps(plan.regions, world, plan.stream));
-  const drawList = time('drawlist', () => applyConventionsToList(buildDrawList(plan, { size: n, stamps, assets, assetsDir }), conventions));
+  const drawList = time('drawlist', () => applyConventionsToList(buildDrawList(plan, { size: n, stamps, assets, assetsDir }), conventions, named));
   const exec = executeDrawListCpu(drawList, { precision: opts.precision, executor: opts.executor, keep: opts.keep, conventions, assets, onStage: opts.onStep });
   Object.assign(timings, exec.timingsMs);
   const { fields, codes, support } = exec;
@@ -126,6 +138,7 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
     seed: req.seed,
     size: n,
     precision: opts.precision,
+    executor: exec.executor,
     counts: {
       cells: plan.regions.cell_corners.length,
       corners: plan.regions.corner_xy.length / 2,

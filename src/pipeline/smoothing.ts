@@ -3,9 +3,10 @@
  * Sample Reads", "Why Half-Texel Offsets Belong to the Formula", "How Lower Resolution Broadens Smoothing",
  * "Which Terrain Variations the Final Blend Retains").
  *
- * Inputs: the N² raster (N divisible by 8), the precision mode.
+ * Inputs: the N² raster (N divisible by 8), the execution context (executor and conventions, src/pipeline/context.ts).
  * Outputs: the filtered levels L0 (N²), L1 (N/2), L2 (N/4), L3 (N/8) and the base field at N².
- * Rules [D]:
+ * Every constant below is read from the conventions in force (src/conventions: smoothing.*, resample.alignment,
+ * sampling.*, grid.pixelCentre); the values quoted are the declaration's. Rules [D]:
  *  - the chain: L0 = filter(raster) at N²; L(k+1) = filter(halve(Lk)) at N/2, N/4, N/8 ("Starting with the 4096²
  *    floating-point field, the pipeline successively downsamples to 2048², 1024², and 512², applying the corresponding
  *    filters at each level"; "the final blend binds four levels"; "A sharp boundary may spread slightly at high
@@ -23,7 +24,9 @@
  *     read row j + 1 before it writes row j, and the Y pass keeps a ring of 16 half-texel rows, made before the rows
  *     they come from are overwritten), so the N² level costs no extra N² field; L0 is consumed by the first halving
  *     before the composition writes the base over it. `levels` returns L1–L3 only.
- * Ablation 'unfilteredRaster': heightbench's earlier rule, which left the N² raster unfiltered (L1 = filter(halve(raster))).
+ * smoothing.filterFullResolution false: heightbench's earlier rule, which left the N² raster unfiltered
+ * (L1 = filter(halve(raster))). sampling.addressing 'wrap' (an ablation) runs in JavaScript only: the Y pass's ring of
+ * rows is made in ascending order, which wrapping breaks, so that case makes every cross-axis row first.
  * In f32 mode every product and sum is rounded to float32 in the order written; f64 mode is the same code unrounded.
  */
 import { quantizeFraction8 } from '../core/sampling.js';
@@ -228,18 +231,20 @@ export function filterY(src: Field, n: number, out: Field, R: (x: number) => num
 }
 
 /**
- * Per-axis bilinear taps for sampling a level of size m at the pixels of size n: x = (i + a)·m/n − a with a the
- * resampling alignment (0.5: centre-aligned), addressed by the conventions' addressing.
+ * Per-axis bilinear taps for sampling a level of size m at the pixels of an n grid, Sample(H, uv) with uv the pixel's
+ * sample point: x = (i + pc)·m/n − tc (pc = grid.pixelCentre, tc = sampling.texelCentre; 0.5 and 0.5 declared),
+ * addressed by the conventions' addressing.
  */
 function upTaps(n: number, m: number, R: (x: number) => number, c: Conventions = DEFAULT_CONVENTIONS) {
   const i0 = new Int32Array(n);
   const i1 = new Int32Array(n);
   const f = new Float64Array(n);
   const g = new Float64Array(n);
-  const a = c.resample.alignment;
+  const pc = c.grid.pixelCentre;
+  const tc = c.sampling.texelCentre;
   const addr = addressOf(c);
   for (let i = 0; i < n; i++) {
-    const x = ((i + a) * m) / n - a; // exact in float32 for power-of-two ratios
+    const x = ((i + pc) * m) / n - tc; // exact in float32 for power-of-two ratios
     const xf = Math.floor(x);
     i0[i] = addr(xf, m);
     i1[i] = addr(xf + 1, m);

@@ -142,7 +142,7 @@ export interface LocationForSource {
   envelope: number;
 }
 
-export function computeSources(view: SourceRegionView, locations: readonly LocationForSource[], params: SourceParams, stream: PrngStream): SourceRecord[] {
+export function computeSources(view: SourceRegionView, locations: readonly LocationForSource[], params: SourceParams, stream: PrngStream, heightScale: number = HEIGHT_SCALE): SourceRecord[] {
   stream.stage('sources');
   const out: SourceRecord[] = [];
   locations.forEach((loc, index) => {
@@ -160,13 +160,13 @@ export function computeSources(view: SourceRegionView, locations: readonly Locat
     const shape = { margin: params.margin, transitionWidth: params.transitionWidth, amplitude: amp };
     if (first.length > 0) {
       const r = nearestCentreThenEdge(view, first, p);
-      out.push({ ...base, referenceCell: r.cell, referenceList: 'first', edgeDistance: r.distance, branch: 'ordinary', height: sourceHeight(r.distance, shape) * HEIGHT_SCALE });
+      out.push({ ...base, referenceCell: r.cell, referenceList: 'first', edgeDistance: r.distance, branch: 'ordinary', height: sourceHeight(r.distance, shape) * heightScale });
       return;
     }
     const second = candidates(params.secondGroup);
     if (second.length > 0) {
       const r = nearestCentreThenEdge(view, second, p);
-      const h = -sourceHeight(r.distance, { ...shape, amplitude: params.negativeAmplitudeNorm }) * HEIGHT_SCALE;
+      const h = -sourceHeight(r.distance, { ...shape, amplitude: params.negativeAmplitudeNorm }) * heightScale;
       out.push({ ...base, referenceCell: r.cell, referenceList: 'second', edgeDistance: r.distance, branch: 'negative', height: h });
       return;
     }
@@ -174,7 +174,7 @@ export function computeSources(view: SourceRegionView, locations: readonly Locat
     if (pool.length === 0) throw new InputRangeError(`source of location #${index}: its parent region ${own} owns no cells (empty parent set)`);
     const pick = pool[stream.below(pool.length)]; // the fallback consumes a draw, continuing the request's stream
     const r = nearestCentreThenEdge(view, [pick], p);
-    out.push({ ...base, referenceCell: r.cell, referenceList: 'fallback', edgeDistance: r.distance, branch: 'fallback', height: sourceHeight(r.distance, shape) * HEIGHT_SCALE });
+    out.push({ ...base, referenceCell: r.cell, referenceList: 'fallback', edgeDistance: r.distance, branch: 'fallback', height: sourceHeight(r.distance, shape) * heightScale });
   });
   return out;
 }
