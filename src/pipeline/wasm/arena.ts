@@ -13,7 +13,7 @@ import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
 import { ENCODE_WASM_BASE64 } from '../../core/wasm/encode-wasm.js';
 import { DRAW_WASM_BASE64 } from './draw-wasm.js';
 import { instantiateWasm, newWasmMemory, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
-import { blockBytes, blockLayout, checkModule, type ModuleName } from './layouts.js';
+import { blockBytes, blockLayout, checkModule, CONSTANTS, type ModuleName } from './layouts.js';
 
 export interface RasterExports {
   spans(rec: number, count: number, target: number): void;
@@ -85,7 +85,7 @@ const ARENA_ASSET_BYTES = 48 << 20;
 export const SPAN_QUEUE = 4096;
 export const SPAN_RECORD = blockBytes('span') / 8;
 /** Rows in the smoothing Y pass's ring of half-texel rows (the taps read rows j + k_min … j + k_max + 1; see smoothing.ts). */
-export const FILTER_Y_RING = 16;
+export const FILTER_Y_RING = CONSTANTS.ringMask + 1;
 /** Halved levels of the smoothing chain the arena lays out (N/2, N/4, N/8; L0 is filtered in the base's buffer). */
 const HALVINGS = 3;
 

@@ -126,6 +126,8 @@ export const CONSTANTS = {
   texelCentre: DEFAULT_CONVENTIONS.sampling.texelCentre,
   /** Largest UNORM16 code (encode.wat). */
   maxCode: DEFAULT_CONVENTIONS.encoding.maxCode,
+  /** Rows in the smoothing Y pass's ring − 1 (a power of two minus one; smoothing.wat, arena.ts FILTER_Y_RING). */
+  ringMask: 15,
 } as const;
 
 export interface FieldPlace {

@@ -174,11 +174,11 @@
       (local.set $i (i32.add (local.get $i) (i32.const 4)))
       (br $sl))))
 
-  ;; Address of ring row clamp(v) & 15 of the scratch ring at $sc.
+  ;; Address of ring row clamp(v) & ringMask of the scratch ring at $sc.
   (func $ringRow (param $sc i32) (param $v i32) (param $n i32) (param $stride i32) (result i32)
-    (i32.add (local.get $sc) (i32.mul (i32.and (call $clamp (local.get $v) (local.get $n)) (i32.const 15)) (local.get $stride))))
+    (i32.add (local.get $sc) (i32.mul (i32.and (call $clamp (local.get $v) (local.get $n)) (i32.const {{const.ringMask}})) (local.get $stride))))
 
-  ;; Y pass: out(i, j) = Σ w_t·(sc[c(j+k)][i]·g + sc[c(j+k+1)][i]·f), sc = half-texel rows kept in a ring of 16 rows at
+  ;; Y pass: out(i, j) = Σ w_t·(sc[c(j+k)][i]·g + sc[c(j+k+1)][i]·f), sc = half-texel rows kept in a ring of ringMask + 1 rows at
   ;; $sc; each ring row is made from its source row just before the first output row that reads it, so $o may be $s
   ;; (in place). The caller checks k_max − k_min ≤ 14 and k_max ≥ −1 (smoothing.ts filterY); k_max is tap 4.
   (func (export "filterY") (param $s i32) (param $o i32) (param $sc i32) (param $n i32) (param $tp i32)
@@ -217,7 +217,7 @@
         (br_if $md (i32.gt_s (local.get $next) (local.get $need)))
         (call $halfRow
           (i32.add (local.get $s) (i32.mul (local.get $next) (local.get $stride)))
-          (i32.add (local.get $sc) (i32.mul (i32.and (local.get $next) (i32.const 15)) (local.get $stride)))
+          (i32.add (local.get $sc) (i32.mul (i32.and (local.get $next) (i32.const {{const.ringMask}})) (local.get $stride)))
           (local.get $stride)
           (f32.load offset={{taps.crossG}} (local.get $tp))
           (f32.load offset={{taps.crossF}} (local.get $tp)))
