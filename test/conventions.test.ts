@@ -99,7 +99,7 @@ describe('each convention changed in the declaration alone, tundra-r19 at 128²'
   let correct: RunResult;
   beforeAll(() => {
     correct = runPipeline(req, { precision: 'f32', keep });
-    expect(correct.manifest.executor).toBe('simd');
+    expect(correct.executor).toBe('simd');
   }, 60_000);
 
   const moved = (a: RunResult, b: RunResult) => !bytes(a.codes).equals(bytes(b.codes)) || keep.some((s) => !bytes(a.fields.get(s)!).equals(bytes(b.fields.get(s)!)));
@@ -113,11 +113,11 @@ describe('each convention changed in the declaration alone, tundra-r19 at 128²'
       // The SIMD executor cannot implement this value: asked for explicitly it refuses with the reason; by default the
       // run takes the JavaScript executor and says so.
       expect(() => runPipeline(req, { precision: 'f32', executor: 'simd', keep, conventions: v.override })).toThrow(/executor simd cannot implement these conventions: .*use executor js-f32/);
-      expect(runPipeline(req, { precision: 'f32', keep, conventions: v.override }).manifest.executor).toBe('js-f32');
+      expect(runPipeline(req, { precision: 'f32', keep, conventions: v.override }).executor).toBe('js-f32');
       return;
     }
     const simd = runPipeline(req, { precision: 'f32', executor: 'simd', keep, conventions: { ...v.base, ...v.override } });
-    expect(simd.manifest.executor).toBe('simd');
+    expect(simd.executor).toBe('simd');
     for (const s of keep) expect(bytes(simd.fields.get(s)!).equals(bytes(js.fields.get(s)!)), s).toBe(true);
     expect(bytes(simd.codes).equals(bytes(js.codes))).toBe(true);
   }, 60_000);
@@ -128,7 +128,7 @@ describe('each convention changed in the declaration alone, tundra-r19 at 128²'
     expect(bytes(again.codes).equals(bytes(correct.codes))).toBe(true);
     const f64again = runPipeline(req, { precision: 'f64', keep: ['base'] });
     expect(bytes(f64again.codes).equals(bytes(f64.codes))).toBe(true);
-    expect(f64.manifest.executor).toBe('f64');
+    expect(f64.executor).toBe('f64');
   }, 60_000);
 
   it('the draw list records the smoothing conventions in force', () => {

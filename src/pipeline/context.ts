@@ -52,7 +52,7 @@ export function simdAvailable(n: number): boolean {
 /**
  * The executor a precision gets when the caller names none: f64 → 'f64'; f32 → 'simd' where the kernels can run
  * (HEIGHTBENCH_NO_WASM=1 turns them off) and implement the conventions (kernelRefusals), else 'js-f32'. The run
- * records the executor it used (RunManifest.executor).
+ * records the executor it used (RunResult.executor).
  */
 export function defaultExecutor(precision: Precision, n: number, c: Conventions = DEFAULT_CONVENTIONS): Executor {
   return precision === 'f64' ? 'f64' : simdAvailable(n) && kernelRefusals(c).length === 0 ? 'simd' : 'js-f32';

@@ -52,6 +52,11 @@ export interface RunResult {
   drawList: DrawList;
   size: number;
   precision: Precision;
+  /**
+   * The executor that ran the stages (context.ts). [R] Not in the manifest: the manifest is part of the DVC-tracked
+   * references, whose hashes must not move when the executor (not the result) changes.
+   */
+  executor: Executor;
   fields: Map<string, Field>;
   /** Final R16 codes. */
   codes: Uint16Array;
@@ -65,8 +70,6 @@ export interface RunManifest {
   seed: number;
   size: number;
   precision: Precision;
-  /** The executor that ran the stages (context.ts). */
-  executor: Executor;
   counts: Record<string, unknown>;
   timingsMs: Record<string, number>;
   drawsByStage: Record<string, number>;
@@ -138,7 +141,6 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
     seed: req.seed,
     size: n,
     precision: opts.precision,
-    executor: exec.executor,
     counts: {
       cells: plan.regions.cell_corners.length,
       corners: plan.regions.corner_xy.length / 2,
@@ -169,5 +171,5 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
     timingsMs: timings,
     drawsByStage: { ...plan.stream.drawsByStage },
   };
-  return { plan, drawList, size: n, precision: opts.precision, fields, codes, support, stamps, manifest };
+  return { plan, drawList, size: n, precision: opts.precision, executor: exec.executor, fields, codes, support, stamps, manifest };
 }
