@@ -156,3 +156,9 @@ export type { CollisionTile, CollisionOptions, HeightFieldPlacement } from './te
 export { writeTerrainStore, readTerrainStore, STORE_VERSIONS_READ } from './terrain/store.js';
 export { PatchSelector, PatchList, HeightfieldPatchSource, minimalRanges } from './terrain/cdlod.js';
 export type { PatchSource, SelectorSettings } from './terrain/cdlod.js';
+// The conventions declaration and the execution context (issue 15, items 1 and 3).
+export { DEFAULT_CONVENTIONS, CONVENTION_SOURCES, STAGES, resolveConventions, conventionPaths, conventionValue, conventionDifferences } from './conventions/index.js';
+export type { Conventions, ConventionOverride, ConventionSource, SourceLabel, StageName } from './conventions/index.js';
+export { runContext, stageContext, defaultExecutor, kernelRefusals, EXECUTORS } from './pipeline/context.js';
+export type { Executor, StageContext } from './pipeline/context.js';
+export { lerp2 } from './core/sampling.js';

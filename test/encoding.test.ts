@@ -10,7 +10,7 @@ import {
   metresPerCode,
 } from '../src/index.js';
 import { testRandom } from './helpers.js';
-import { newRasterField } from '../src/pipeline/wasm/raster-kernel.js';
+import { createArena } from '../src/pipeline/wasm/arena.js';
 import { encodeInArena } from '../src/pipeline/wasm/encode-kernel.js';
 
 const f32 = Math.fround;
@@ -143,22 +143,23 @@ describe('SIMD encoding of typed fields (encode.wat, in chunks)', () => {
 describe('SIMD encoding of arena fields (encode.wat)', () => {
   it('gives the codes and counts of encodeFieldR16, including NaN, ±∞, clamping and exact half-way products', () => {
     const n = 64;
-    const field = newRasterField(n);
+    const arena = createArena(n)!.arena;
+    const field = arena.rasterView;
     const rnd = testRandom(11);
     const special = [NaN, Infinity, -Infinity, -500, 500, -500.0001, 500.0001, 0, -0, 1e30, -1e30];
     for (let k = 0; k < field.length; k++) field[k] = k < special.length ? special[k] : rnd() * 1200 - 600;
     // Heights whose float32 u·65535 lands exactly on k + 0.5 (round half up must give k + 1).
     for (let k = 0; k < 200; k++) field[100 + k] = Math.fround(-500 + ((k + 0.5) / 65535) * 1000);
-    for (const range of [{ min: -500, max: 500 }, { min: -20, max: 300 }]) {
-      const simd = encodeInArena(field, range);
+    for (const [range, rounding] of [[{ min: -500, max: 500 }, 'half-up'], [{ min: -20, max: 300 }, 'half-up'], [{ min: -500, max: 500 }, 'half-even']] as const) {
+      const simd = encodeInArena(field, range, arena, rounding);
       expect(simd).not.toBeNull();
       const js = new Uint16Array(field.length);
-      const counts = encodeFieldR16(Float32Array.from(field), js, range);
+      const counts = encodeFieldR16(Float32Array.from(field), js, range, rounding);
       expect(simd!.counts).toEqual(counts);
       expect(counts.nan).toBe(1);
       expect(counts.clampedLow).toBeGreaterThan(0);
       expect(Buffer.from(simd!.codes.buffer, simd!.codes.byteOffset, simd!.codes.byteLength).equals(Buffer.from(js.buffer))).toBe(true);
     }
-    expect(encodeInArena(new Float32Array(n * n), { min: -500, max: 500 })).toBeNull(); // not an arena field
+    expect(() => encodeInArena(new Float32Array(n * n), { min: -500, max: 500 }, arena)).toThrow(/not the 64² base of this arena/);
   });
 });

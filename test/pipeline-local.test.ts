@@ -29,8 +29,7 @@ import { bytes, cli, tempDir, testRandom } from './helpers.js';
 import { sampleLevelF32 } from '../src/pipeline/mips.js';
 import { drawAsset, footprintQuery, type DrawProgram } from '../src/pipeline/draw.js';
 import type { HeightAsset } from '../src/pipeline/assets.js';
-import { newRasterField } from '../src/pipeline/wasm/raster-kernel.js';
-import { arenaOf } from '../src/pipeline/wasm/arena.js';
+import { runContext } from '../src/pipeline/context.js';
 import { sampleTexel } from '../src/core/sampling.js';
 
 describe('teaching numbers (article, support to outer blend)', () => {
@@ -159,17 +158,17 @@ describe('draw kernel (draw.wat) on arena fields', () => {
       { mode: 'location', c: 4.5 },
     ];
     const js = Float32Array.from({ length: n * n }, () => rnd() * 10);
-    const simd = newRasterField(n);
+    const ctx = runContext({ executor: 'simd', n });
+    const simd = ctx.arena!.rasterView;
     simd.set(js);
-    expect(arenaOf(simd)).not.toBeNull();
     let twoLevels = 0;
     for (let t = 0; t < 60; t++) {
       // scales from 0.6 to 2.4: LOD from below 0 (level 0 alone) to blends of two levels
       const m = chain(scaling(0.6 + 1.8 * rnd()), rotation(rnd() * 7), translation(rnd() * 90 - 45, rnd() * 90 - 45));
       const program = programs[t % programs.length];
-      expect(footprintQuery(simd, g, asset, m)).toEqual(footprintQuery(js, g, asset, m)); // envelope kernel
+      expect(footprintQuery(simd, g, asset, m, ctx)).toEqual(footprintQuery(js, g, asset, m)); // envelope kernel
       const a = drawAsset(js, g, asset, m, Math.fround, program);
-      const b = drawAsset(simd, g, asset, m, Math.fround, program);
+      const b = drawAsset(simd, g, asset, m, Math.fround, program, ctx);
       expect(b).toEqual(a);
       if (a.lod > 0) twoLevels++;
     }
@@ -274,18 +273,12 @@ describe('the whole run (teaching-512)', () => {
     const again = runPipeline(req, { precision: 'f32' });
     expect(bytes(again.codes).equals(bytes(r.codes))).toBe(true);
   });
-  it('gives the same bytes at every stage with the WebAssembly kernels off (HEIGHTBENCH_NO_WASM=1)', () => {
-    const prev = process.env.HEIGHTBENCH_NO_WASM;
-    process.env.HEIGHTBENCH_NO_WASM = '1';
-    let js: ReturnType<typeof runPipeline>;
-    try {
-      js = runPipeline(req, { precision: 'f32', keep });
-    } finally {
-      if (prev === undefined) delete process.env.HEIGHTBENCH_NO_WASM;
-      else process.env.HEIGHTBENCH_NO_WASM = prev;
-    }
-    expect(arenaOf(js.fields.get('pre-encode') as Float32Array)).toBeNull(); // the JavaScript paths really ran
-    expect(arenaOf(r.fields.get('pre-encode') as Float32Array)).not.toBeNull();
+  it('gives the same bytes at every stage on the JavaScript f32 executor as on the SIMD kernels (one process)', () => {
+    const js = runPipeline(req, { precision: 'f32', executor: 'js-f32', keep });
+    const pre = (x: ReturnType<typeof runPipeline>) => x.fields.get('pre-encode') as Float32Array;
+    expect(pre(js).buffer.byteLength).toBe(pre(js).byteLength); // its own array: the JavaScript paths ran
+    expect(pre(r).buffer.byteLength).toBeGreaterThan(pre(r).byteLength); // a view of the arena: the kernels ran
+    for (const stage of [...keep, 'pre-encode']) expect(bytes(js.fields.get(stage)!).equals(bytes(r.fields.get(stage)!)), stage).toBe(true);
     for (const stage of [...keep, 'pre-encode']) expect(bytes(js.fields.get(stage)!).equals(bytes(r.fields.get(stage)!)), stage).toBe(true);
     expect(bytes(js.codes).equals(bytes(r.codes))).toBe(true);
   });

@@ -2,8 +2,7 @@ import { Delaunay } from 'd3-delaunay';
 import { describe, expect, it } from 'vitest';
 import { barycentric, ownsEdge, rasterizeTriangles, snapFixed } from '../src/pipeline/raster.js';
 import type { TriangleList } from '../src/pipeline/fans.js';
-import { newRasterField } from '../src/pipeline/wasm/raster-kernel.js';
-import { arenaOf } from '../src/pipeline/wasm/arena.js';
+import { runContext } from '../src/pipeline/context.js';
 import { bytes, testRandom } from './helpers.js';
 
 /** A random planar triangulation of the square [x0, x0 + size]² (corners included), heights 1 at every vertex. */
@@ -94,7 +93,7 @@ describe('GPU rules', () => {
   });
 });
 
-describe('SIMD span kernel (f32 targets made by newRasterField)', () => {
+describe('SIMD span kernel (the simd executor, drawing into its arena)', () => {
   /** Random heights on a random triangulation, two layers with sub-pixel offsets, so every span shape occurs. */
   const layers = (seed: number) => {
     const a = randomTriangulation(seed, 0, 64, 80);
@@ -106,22 +105,28 @@ describe('SIMD span kernel (f32 targets made by newRasterField)', () => {
   it.each([32, 50, 96])('is bit-identical to the JavaScript f32 spans at %i²', (n) => {
     const g = { xmin: 0, ymin: 0, size: 64, n };
     const js = new Float32Array(n * n);
-    const simd = newRasterField(n);
-    expect(arenaOf(simd)).not.toBeNull(); // the kernel path really runs
+    const ctx = runContext({ executor: 'simd', n: n % 32 === 0 ? n : 32 * Math.ceil(n / 32) });
+    // The span kernel serves any n; the context's arena is made for a multiple of 32 and its raster view cut to n².
+    const arena = ctx.arena!;
+    const simd = n % 32 === 0 ? arena.rasterView : null;
+    const target = simd ?? new Float32Array(n * n);
     for (const t of layers(n)) {
       const sj = rasterizeTriangles(t, g, js, 'f32');
-      const sw = rasterizeTriangles(t, g, simd, 'f32');
+      const sw = rasterizeTriangles(t, g, target, simd ? ctx : 'f32');
       expect(sw).toEqual(sj);
     }
     expect(js.some((v) => v !== 0)).toBe(true);
-    expect(bytes(simd).equals(bytes(js))).toBe(true);
+    expect(bytes(target).equals(bytes(js))).toBe(true);
   });
-  it('leaves the JavaScript path to plain arrays and HEIGHTBENCH_NO_WASM=1', () => {
-    expect(arenaOf(new Float32Array(1024))).toBeNull();
+  it('the simd executor refuses a target that is not its arena raster, and is refused where the kernels are off', () => {
+    const ctx = runContext({ executor: 'simd', n: 32 });
+    const t = layers(1)[0];
+    expect(() => rasterizeTriangles(t, { xmin: 0, ymin: 0, size: 64, n: 32 }, new Float32Array(32 * 32), ctx)).toThrow(/arena's 32² raster view/);
     const prev = process.env.HEIGHTBENCH_NO_WASM;
     process.env.HEIGHTBENCH_NO_WASM = '1';
     try {
-      expect(arenaOf(newRasterField(32))).toBeNull();
+      expect(() => runContext({ executor: 'simd', n: 32 })).toThrow(/kernels cannot run .*use executor js-f32/);
+      expect(runContext({ precision: 'f32', n: 32 }).executor).toBe('js-f32');
     } finally {
       if (prev === undefined) delete process.env.HEIGHTBENCH_NO_WASM;
       else process.env.HEIGHTBENCH_NO_WASM = prev;

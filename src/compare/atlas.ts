@@ -18,29 +18,55 @@ import { codeHeightfield, floatHeightfield, type FloatHeightfield } from '../cor
 import { requestGrid, type PipelineRequest } from '../pipeline/request.js';
 import { runPipeline, type RunOptions, type RunResult } from '../pipeline/run.js';
 import type { Field, Precision } from '../pipeline/precision.js';
+import { DEFAULT_CONVENTIONS as C, weightSum } from '../conventions/index.js';
 
 export interface AblationSpec {
   /** File-safe identifier. */
   name: string;
   /** What is broken, in words. */
   label: string;
-  /** The run options this ablation changes (merged over the correct run's). */
-  option: Partial<Pick<RunOptions, 'ablation' | 'precision'>>;
+  /** The run options this ablation changes (merged over the correct run's): a conventions override, or the precision. */
+  option: Partial<Pick<RunOptions, 'ablation' | 'precision' | 'conventions'>>;
   /** The signatures diagnose may name first at the first divergent stage (null: no signature expected). */
   expect: readonly (TermName | CheckName)[] | null;
 }
 
-/** The conventions that can be switched today (src/pipeline/smoothing.ts SmoothingAblation, and the precision mode). */
+/**
+ * Every ablation breaks one convention through the conventions declaration alone (src/conventions): `option.conventions`
+ * is the override, nothing else changes. Covers every stage: raster (pixel centre, fan rules, edge order, corner
+ * weights), base (taps, weights, cross-axis offset, halving, combine, N² filter, addressing, sub-texel weights), the
+ * textured draws (mip chain, draw order), the encoding (rounding) and the stored row order; plus float64 arithmetic.
+ * `expect`: the signatures diagnose should name first where the article's geometry predicts one (a half-pixel or
+ * kernel-mean shift → shiftX/shiftY; a weight sum → gain; stored rows reversed → rowFlip). Wrap addressing has none
+ * yet: its difference along the border follows the opposite edge's heights, which diagnose's edge-band term (one
+ * offset over the band) does not describe — at tundra-r19 1024² diagnose names nothing at the base stage, and the
+ * outer blend hides it from the final map.
+ */
 export const ABLATIONS: readonly AblationSpec[] = Object.freeze([
-  { name: 'renormalized-weights', label: 'smoothing weights divided by their sum (1.000002)', option: { ablation: { renormalize: true } }, expect: ['gain'] },
-  { name: 'integer-taps', label: 'smoothing taps at rounded integer offsets, no bilinear sampling', option: { ablation: { integerTaps: true } }, expect: ['shiftX', 'shiftY'] },
-  { name: 'subtexel-8bit', label: 'sub-texel fractions quantized to 8 bits (hardware filtering units)', option: { ablation: { subTexel: 'hw8' } }, expect: null },
+  { name: 'pixel-corner-samples', label: 'pixels sampled at their corners (i + 0) instead of their centres (i + 0.5)', option: { conventions: { grid: { pixelCentre: 0 } } }, expect: ['shiftX', 'shiftY'] },
+  { name: 'resample-2i', label: 'halving reads source index 2i instead of the centre-aligned 2i + 0.5', option: { conventions: { resample: { alignment: 0 } } }, expect: ['shiftX', 'shiftY'] },
+  { name: 'renormalized-weights', label: 'smoothing weights divided by their sum (1.000002)', option: { conventions: { smoothing: { weights: C.smoothing.weights.map((w) => w / weightSum(C)) } } }, expect: ['gain'] },
+  { name: 'integer-taps', label: 'smoothing taps at rounded integer offsets, no bilinear sampling', option: { conventions: { smoothing: { offsets: C.smoothing.offsets.map((o) => Math.round(o) + 0) } } }, expect: ['shiftX', 'shiftY'] },
+  { name: 'recentred-kernel', label: 'tap offsets recentred on 0 (each moved by +0.5 texel)', option: { conventions: { smoothing: { offsets: C.smoothing.offsets.map((o) => o + 0.5) } } }, expect: ['shiftX', 'shiftY'] },
+  { name: 'no-cross-axis-half-texel', label: 'the other axis of each pass read at +0 instead of +0.5 texel', option: { conventions: { smoothing: { crossAxisOffset: 0 } } }, expect: ['shiftX', 'shiftY'] },
+  { name: 'mean-combine', label: 'the base as (h2 + h3)·0.5 instead of (h2 − h3)·0.5 + h3', option: { conventions: { smoothing: { combine: 'mean' } } }, expect: null },
+  { name: 'unfiltered-raster', label: 'the N² raster left unfiltered (the earlier heightbench rule; the article filters it)', option: { conventions: { smoothing: { filterFullResolution: false } } }, expect: null },
+  { name: 'wrap-addressing', label: 'the smoothing chain wraps around the edges instead of clamping', option: { conventions: { sampling: { addressing: 'wrap' } } }, expect: null },
+  { name: 'subtexel-8bit', label: 'sub-texel fractions quantized to 8 bits (hardware filtering units)', option: { conventions: { sampling: { subTexel: 'hw8' } } }, expect: null },
+  { name: 'mip-level0-only', label: 'stamps and location textures sampled from mip level 0 only (the chain dropped)', option: { conventions: { draws: { lod: 'level0' } } }, expect: null },
+  { name: 'sorted-draw-order', label: 'stamp and location draws sorted by asset key instead of instance order', option: { conventions: { draws: { order: 'sorted' } } }, expect: null },
+  { name: 'gaussian-corner-weights', label: 'corner source weights exp(−½(d/128 m)²) instead of (1 − d/512)⁶', option: { conventions: { corners: { shape: 'gaussian' } } }, expect: null },
+  { name: 'smoothed-near-step', label: 'the d = 96 m near-distance step smoothed into a continuous factor', option: { conventions: { corners: { nearRule: 'smoothed' } } }, expect: null },
+  { name: 'area-centroid-fans', label: 'fan centres at the polygon area centroid instead of the mean of edge midpoints', option: { conventions: { fans: { centre: 'area-centroid' } } }, expect: null },
+  { name: 'averaged-flagged-corners', label: 'fan centre height the mean of the flagged corners instead of the last one met', option: { conventions: { fans: { flagged: 'average' } } }, expect: null },
+  { name: 'sorted-edge-order', label: 'polygon edges sorted by midpoint coordinates instead of the generator order', option: { conventions: { fans: { edgeOrder: 'sorted' } } }, expect: null },
+  { name: 'unorm-half-even', label: 'UNORM16 by round-half-even instead of the Direct3D +0.5 and truncate', option: { conventions: { encoding: { rounding: 'half-even' } } }, expect: null },
+  { name: 'flipped-rows', label: 'stored rows reversed (row 0 at ymax) against the row0-at-ymin convention', option: { conventions: { grid: { rowDirection: 'row0-at-ymax' } } }, expect: ['rowFlip'] },
   { name: 'f64-arithmetic', label: 'float64 arithmetic instead of the float32 evaluation order', option: { precision: 'f64' }, expect: null },
-  { name: 'unfiltered-raster', label: 'the N² raster left unfiltered (the earlier heightbench rule; the article filters it)', option: { ablation: { unfilteredRaster: true } }, expect: null },
 ] satisfies AblationSpec[]);
 
-/** Stages compared, in pipeline order (each kept by both runs). */
-export const ATLAS_STAGES = ['raster', 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode'] as const;
+/** Stages compared, in pipeline order (each kept by both runs): the declared stages that hold float fields. */
+export const ATLAS_STAGES = C.stages.filter((s) => s !== 'raster-layer0' && s !== 'final');
 
 /** [R] A stage diverges when its float RMS against the correct run exceeds this (as `heightbench check`). */
 export const DIVERGENCE_MM = 0.01;

@@ -6,24 +6,40 @@
  * Seed rules (000, "Encoding a Deliverable R16 Heightmap"; notes/gpu-rules.md, Direct3D FLOAT→UNORM):
  *  - u = clamp((H + 500) × 0.001, 0, 1), evaluated in float32 as written: fround(fround(H − min) × fround(1/(max − min))).
  *  - UNORM16(u): NaN → 0; clamp to [0, 1]; c = c × 65535; c = c + 0.5; drop the fraction — each step in float32.
- *    This is round-half-up, not ties-to-even: a float32 product landing on k + 0.5 encodes as k + 1.
+ *    This is round-half-up, not ties-to-even: a float32 product landing on k + 0.5 encodes as k + 1. The rule is the
+ *    conventions' encoding.rounding ('half-even' rounds ties to even instead: an ablation); it is written once, in
+ *    unormRound, for the scalar and the field encoders, and once in the kernel (core/wasm/encode.wat).
  *  - decode: q × (max − min) / 65535 + min, in float64 (for the default range: q × 1000 / 65535 − 500).
  */
 import { DEFAULT_RANGE, UNORM16_MAX, validateRange, type HeightRange } from './grid.js';
 import { instantiateWasm, newWasmMemory, wasmDisabled } from './wasm.js';
 import { ENCODE_WASM_BASE64 } from './wasm/encode-wasm.js';
+import { checkModule } from '../pipeline/wasm/layouts.js';
 
 const f32 = Math.fround;
 
+/** How a scaled value c = u·65535 becomes an integer code (conventions encoding.rounding). */
+export type UnormRounding = 'half-up' | 'half-even';
+
+/**
+ * The code of a float32 u in (0, 1): c = fround(u·65535), then 'half-up': trunc(fround(c + 0.5)) (Direct3D);
+ * 'half-even': the nearest integer, ties to even (c is a float32 below 65536, so the arithmetic is exact).
+ */
+export function unormRound(u: number, qmax: number, halfEven: boolean): number {
+  const c = f32(u * qmax);
+  if (!halfEven) return f32(c + 0.5) | 0;
+  const r = Math.floor(c);
+  const d = c - r;
+  return d > 0.5 || (d === 0.5 && (r & 1) === 1) ? r + 1 : r;
+}
+
 /** Direct3D float → UNORM16 conversion of one value, in float32 arithmetic. */
-export function encodeUnorm16(u: number): number {
+export function encodeUnorm16(u: number, rounding: UnormRounding = 'half-up'): number {
   if (u !== u) return 0; // NaN → 0
-  let c = f32(u);
+  const c = f32(u);
   if (c <= 0) return 0;
   if (c >= 1) return UNORM16_MAX;
-  c = f32(c * UNORM16_MAX);
-  c = f32(c + 0.5);
-  return Math.trunc(c);
+  return unormRound(c, UNORM16_MAX, rounding === 'half-even');
 }
 
 /** The float32 constants of the range map u = (H − min) × (1 / (max − min)). */
@@ -38,9 +54,9 @@ export function heightToUnorm(h: number, range: HeightRange = DEFAULT_RANGE): nu
 }
 
 /** Metres → R16 code through the authored range and the UNORM16 rule. */
-export function encodeHeightR16(h: number, range: HeightRange = DEFAULT_RANGE): number {
+export function encodeHeightR16(h: number, range: HeightRange = DEFAULT_RANGE, rounding: UnormRounding = 'half-up'): number {
   validateRange(range);
-  return encodeUnorm16(heightToUnorm(h, range));
+  return encodeUnorm16(heightToUnorm(h, range), rounding);
 }
 
 /** R16 code → metres: q × (max − min) / 65535 + min, float64. */
@@ -59,7 +75,7 @@ export interface EncodeCounts {
 }
 
 /** The JavaScript encode of height_px[from, to) into out (the reference for the SIMD kernel); counts added to `c`. */
-function encodeRange(height_px: ArrayLike<number>, out: Uint16Array, from: number, to: number, fmin: number, fscale: number, c: EncodeCounts): void {
+function encodeRange(height_px: ArrayLike<number>, out: Uint16Array, from: number, to: number, fmin: number, fscale: number, c: EncodeCounts, halfEven: boolean): void {
   let clampedLow = 0;
   let clampedHigh = 0;
   let nan = 0;
@@ -70,7 +86,7 @@ function encodeRange(height_px: ArrayLike<number>, out: Uint16Array, from: numbe
     const u = f32(f32(f32(h) - fmin) * fscale);
     // Common case first; u ∈ (0, 1) so the float32 value c + 0.5 is positive and `| 0` truncates it.
     if (u > 0 && u < 1) {
-      out[i] = f32(f32(u * qmax) + 0.5) | 0;
+      out[i] = unormRound(u, qmax, halfEven);
     } else if (h !== h) {
       nan++;
       out[i] = 0;
@@ -88,7 +104,7 @@ function encodeRange(height_px: ArrayLike<number>, out: Uint16Array, from: numbe
 }
 
 interface EncodeKernel {
-  encode(src: number, dst: number, count: number, fmin: number, fscale: number, counts: number): void;
+  encode(src: number, dst: number, count: number, fmin: number, fscale: number, counts: number, rounding: number): void;
 }
 
 /** [R] Typed fields from this many samples up go through the SIMD kernel, in chunks of ENCODE_CHUNK samples. */
@@ -105,6 +121,7 @@ function encodeScratch() {
     const countsAt = dstAt + ENCODE_CHUNK * 2;
     const memory = newWasmMemory(countsAt + 16);
     const k = memory ? instantiateWasm<EncodeKernel>(ENCODE_WASM_BASE64, { env: { memory } }) : null;
+    if (k) checkModule('encode', k as unknown as Record<string, unknown>);
     scratch = k && memory
       ? { k, srcAt, dstAt, countsAt, src: new Float32Array(memory.buffer, srcAt, ENCODE_CHUNK), dst: new Uint16Array(memory.buffer, dstAt, ENCODE_CHUNK), counts: new Int32Array(memory.buffer, countsAt, 3) }
       : null;
@@ -122,7 +139,9 @@ export function encodeFieldR16(
   height_px: ArrayLike<number>,
   out: Uint16Array,
   range: HeightRange = DEFAULT_RANGE,
+  rounding: UnormRounding = 'half-up',
 ): EncodeCounts {
+  const halfEven = rounding === 'half-even';
   validateRange(range);
   if (out.length !== height_px.length) {
     throw new RangeError(`encodeFieldR16: output length ${out.length} does not match input length ${height_px.length}`);
@@ -133,7 +152,7 @@ export function encodeFieldR16(
   const typed = height_px instanceof Float32Array || height_px instanceof Float64Array;
   const k = typed && n >= ENCODE_SIMD_FROM ? encodeScratch() : null;
   if (!k) {
-    encodeRange(height_px, out, 0, n, fmin, fscale, counts);
+    encodeRange(height_px, out, 0, n, fmin, fscale, counts, halfEven);
     return counts;
   }
   const field = height_px as Float32Array | Float64Array;
@@ -141,13 +160,13 @@ export function encodeFieldR16(
   for (let o = 0; o < whole; o += ENCODE_CHUNK) {
     const len = Math.min(ENCODE_CHUNK, whole - o);
     k.src.set(field.subarray(o, o + len));
-    k.k.encode(k.srcAt, k.dstAt, len, fmin, fscale, k.countsAt);
+    k.k.encode(k.srcAt, k.dstAt, len, fmin, fscale, k.countsAt, halfEven ? 1 : 0);
     out.set(k.dst.subarray(0, len), o);
     counts.clampedLow += k.counts[0];
     counts.clampedHigh += k.counts[1];
     counts.nan += k.counts[2];
   }
-  encodeRange(height_px, out, whole, n, fmin, fscale, counts);
+  encodeRange(height_px, out, whole, n, fmin, fscale, counts, halfEven);
   return counts;
 }
 

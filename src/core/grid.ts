@@ -11,6 +11,7 @@
  *     'row0-at-ymax' (north-up images, as GIS tools store them) is supported and always stated in the sidecar.
  */
 import { requireFinite, requireInteger, show, InputRangeError } from '../errors.js';
+import { DEFAULT_CONVENTIONS } from '../conventions/index.js';
 
 export type SampleConvention = 'texel-centre' | 'vertex';
 export type RowDirection = 'row0-at-ymin' | 'row0-at-ymax';
@@ -24,11 +25,11 @@ export interface HeightRange {
   readonly max: number;
 }
 
-/** The article's encoding range: −500 … 500 m. */
-export const DEFAULT_RANGE: HeightRange = Object.freeze({ min: -500, max: 500 });
+/** The article's encoding range: −500 … 500 m (conventions encoding.min, encoding.max). */
+export const DEFAULT_RANGE: HeightRange = Object.freeze({ min: DEFAULT_CONVENTIONS.encoding.min, max: DEFAULT_CONVENTIONS.encoding.max });
 
-/** Largest UNORM16 code. */
-export const UNORM16_MAX = 65535;
+/** Largest UNORM16 code (conventions encoding.maxCode). */
+export const UNORM16_MAX = DEFAULT_CONVENTIONS.encoding.maxCode;
 
 export interface GridDescription {
   /** World X of the grid's left edge (texel-centre) or first vertex (vertex), metres. */

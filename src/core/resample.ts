@@ -12,7 +12,9 @@
  *     the first texel centre) reads the clamped edge texel, the same clamp addressing a GPU sampler applies.
  */
 import { columnWorldX, rowWorldY, validateGrid, worldToColumn, worldToRow, type GridDescription } from './grid.js';
-import { quantizeFraction8, type SubTexelMode } from './sampling.js';
+import { lerp2, quantizeFraction8, type SubTexelMode } from './sampling.js';
+
+const identity = (v: number) => v;
 
 /** Source coordinate read by destination sample i under centre-aligned resampling. */
 export function resampleSourceCoord(i: number, nSource: number, nDest: number): number {
@@ -86,9 +88,7 @@ export function resampleField<T extends Float32Array | Float64Array>(
       const a1 = cx.i1[i];
       const fx = cx.f[i];
       const gx = 1 - fx;
-      const a = src_px[r0 + a0] * gx + src_px[r0 + a1] * fx;
-      const b = src_px[r1 + a0] * gx + src_px[r1 + a1] * fx;
-      out[o + i] = a * gy + b * fy;
+      out[o + i] = lerp2(src_px[r0 + a0], src_px[r0 + a1], src_px[r1 + a0], src_px[r1 + a1], fx, gx, fy, gy, identity);
     }
   }
   return out;

@@ -12,21 +12,28 @@
 
 export type SubTexelMode = 'exact' | 'hw8';
 
+/**
+ * The project's one bilinear formula (every JavaScript sampler calls it; the WebAssembly kernels repeat it, tested bit
+ * for bit): a = h00·gx + h10·fx, b = h01·gx + h11·fx, h = a·gy + b·fy with gx = 1 − fx, gy = 1 − fy passed in (loops
+ * with per-axis tables compute them once), every product and sum through R (Math.fround: float32; identity: float64).
+ */
+export function lerp2(h00: number, h10: number, h01: number, h11: number, fx: number, gx: number, fy: number, gy: number, R: (v: number) => number): number {
+  const a = R(R(h00 * gx) + R(h10 * fx));
+  const b = R(R(h01 * gx) + R(h11 * fx));
+  return R(R(a * gy) + R(b * fy));
+}
+
+const identity = (v: number) => v;
+
 /** The article's bilinear formula, X first then Y, float64. */
 export function bilinear(h00: number, h10: number, h01: number, h11: number, fx: number, fy: number): number {
-  const a = h00 * (1 - fx) + h10 * fx;
-  const b = h01 * (1 - fx) + h11 * fx;
-  return a * (1 - fy) + b * fy;
+  return lerp2(h00, h10, h01, h11, fx, 1 - fx, fy, 1 - fy, identity);
 }
 
 /** The same formula with every intermediate rounded to float32, as a GPU shader evaluates it. */
 export function bilinearF32(h00: number, h10: number, h01: number, h11: number, fx: number, fy: number): number {
   const f = Math.fround;
-  const gx = f(1 - fx);
-  const gy = f(1 - fy);
-  const a = f(f(h00 * gx) + f(h10 * fx));
-  const b = f(f(h01 * gx) + f(h11 * fx));
-  return f(f(a * gy) + f(b * fy));
+  return lerp2(h00, h10, h01, h11, fx, f(1 - fx), fy, f(1 - fy), f);
 }
 
 /** Rounds a sub-texel fraction to 8 fractional bits (nearest), as a filtering unit with 8-bit weights would. */
@@ -37,7 +44,8 @@ export function quantizeFraction8(f: number): number {
 /**
  * Samples `field` (row-major, `width` × `height`) at continuous texel coordinate (x, y) with clamp addressing,
  * X first then Y, every step passed through `R` (Math.fround for float32 evaluation, identity for float64).
- * The one per-sample bilinear of the project; full-field stages use specialised loops of the same formula.
+ * The one per-sample sampler of the project (mips.ts keeps a float32-array copy of its addressing for inlining);
+ * all of them evaluate lerp2. The smoothing chain's full-field loops and the kernels are the same formula unrolled.
  */
 export function sampleTexel(
   field: ArrayLike<number>,
@@ -66,13 +74,8 @@ export function sampleTexel(
   const j1 = yf + 1 < 0 ? 0 : yf + 1 > hm ? hm : yf + 1;
   const r0 = j0 * width;
   const r1 = j1 * width;
-  const gx = R(1 - fx);
-  const a = R(R(field[r0 + i0] * gx) + R(field[r0 + i1] * fx));
-  const b = R(R(field[r1 + i0] * gx) + R(field[r1 + i1] * fx));
-  return R(R(a * R(1 - fy)) + R(b * fy));
+  return lerp2(field[r0 + i0], field[r0 + i1], field[r1 + i0], field[r1 + i1], fx, R(1 - fx), fy, R(1 - fy), R);
 }
-
-const identity = (v: number) => v;
 
 /**
  * Samples `field` (row-major, `width` × `height`) at continuous texel coordinate (x, y) with clamp addressing,

@@ -23,6 +23,9 @@ import { FormatError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { sha256Hex } from '../io/sidecar.js';
 import { PRODUCER_VERSION } from '../version.js';
+import { DEFAULT_CONVENTIONS } from '../conventions/index.js';
+import { lerp2 } from '../core/sampling.js';
+import { UNORM16_MAX } from '../core/grid.js';
 import type { LocationTextureDef, StampKeyDef, WorldConfig } from './world.js';
 
 export interface Decode {
@@ -42,16 +45,16 @@ export interface HeightAsset {
   levels: Float32Array[];
 }
 
-function window1(t: number): number {
-  const e = Math.min(t, 1 - t) / 0.15;
+function window1(t: number, width: number): number {
+  const e = Math.min(t, 1 - t) / width;
   if (e >= 1) return 1;
   if (e <= 0) return 0;
   return e * e * (3 - 2 * e);
 }
 
-/** Border fade of a texel centre (u, v) ∈ (0, 1)². */
-export function borderWindow(u: number, v: number): number {
-  return window1(u) * window1(v);
+/** Border fade of a texel centre (u, v) ∈ (0, 1)² over `width` of the side (conventions draws.borderWindow). */
+export function borderWindow(u: number, v: number, width: number = DEFAULT_CONVENTIONS.draws.borderWindow): number {
+  return window1(u, width) * window1(v, width);
 }
 
 export function stampHeights(def: StampKeyDef): Float64Array {
@@ -121,7 +124,7 @@ export function locationHeights(def: LocationTextureDef): Float64Array {
 
 export function encodeCodes(h: ArrayLike<number>, d: Decode): Uint16Array {
   const q = new Uint16Array(h.length);
-  for (let k = 0; k < h.length; k++) q[k] = Math.min(65535, Math.max(0, Math.floor((h[k] - d.offsetMetres) / d.metresPerCode + 0.5)));
+  for (let k = 0; k < h.length; k++) q[k] = Math.min(UNORM16_MAX, Math.max(0, Math.floor((h[k] - d.offsetMetres) / d.metresPerCode + 0.5)));
   return q;
 }
 
@@ -151,9 +154,7 @@ export function buildMipChain(level0: Uint16Array, size: number, d: Decode): { s
         const x0 = Math.min(n - 1, Math.max(0, Math.floor(x)));
         const x1 = Math.min(n - 1, x0 + 1);
         const fx = x - Math.floor(x);
-        const a = cur[y0 * n + x0] * (1 - fx) + cur[y0 * n + x1] * fx;
-        const b = cur[y1 * n + x0] * (1 - fx) + cur[y1 * n + x1] * fx;
-        next[j * m + i] = a * (1 - fy) + b * fy;
+        next[j * m + i] = lerp2(cur[y0 * n + x0], cur[y0 * n + x1], cur[y1 * n + x0], cur[y1 * n + x1], fx, 1 - fx, fy, 1 - fy, (x) => x);
       }
     }
     const q = encodeCodes(next, d);

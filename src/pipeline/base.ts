@@ -11,8 +11,8 @@
  */
 import { buildFans, type FanInput, type TriangleList } from './fans.js';
 import { rasterizeTriangles, type RasterStats } from './raster.js';
-import { newRasterField } from './wasm/raster-kernel.js';
 import { smoothingChain, type SmoothingAblation } from './smoothing.js';
+import { runContext } from './context.js';
 import { newField, type Field, type Precision } from './precision.js';
 import { groupFieldAt } from './regions.js';
 import { footprintPointDistance, placeFootprint } from './layout.js';
@@ -54,7 +54,7 @@ export function layer0Fans(plan: Plan): { fans: TriangleList; input: FanInput } 
     });
   }
   const input: FanInput = { polygons: m.cell_corners, corner_xy: m.corner_xy, corner_height: plan.corners.corner_height, corner_flag, corner_replacement };
-  return { fans: buildFans(input), input };
+  return { fans: buildFans(input, undefined, plan.conventions?.fans), input };
 }
 
 export function layer100Fans(plan: Plan): { fans: TriangleList; cells: number } {
@@ -76,7 +76,7 @@ export function layer100Fans(plan: Plan): { fans: TriangleList; cells: number } 
   m.cell_corners.forEach((_, c) => {
     if (relief(c)) cells++;
   });
-  return { fans: buildFans(input, relief), cells };
+  return { fans: buildFans(input, relief, plan.conventions?.fans), cells };
 }
 
 export function buildBase(plan: Plan, n: number, precision: Precision, opts: { keepLayer0?: boolean; keepRaster?: boolean; ablation?: SmoothingAblation } = {}): BaseStage {
@@ -84,15 +84,16 @@ export function buildBase(plan: Plan, n: number, precision: Precision, opts: { k
   const grid = { xmin: plan.request.domain.xmin, ymin: plan.request.domain.ymin, size: plan.request.domain.size, n };
   let t0 = performance.now();
   // Without keepRaster, the arena composes the base over the raster (one 64 MiB field less at 4096²).
-  const raster = precision === 'f32' ? newRasterField(n, { baseOverRaster: !keepRaster }) : newField(precision, n * n);
+  const ctx = runContext({ precision, conventions: plan.conventions, n, baseOverRaster: !keepRaster });
+  const raster = ctx.arena ? ctx.arena.rasterView : newField(precision, n * n);
   const l0 = layer0Fans(plan);
-  const s0 = rasterizeTriangles(l0.fans, grid, raster, precision);
+  const s0 = rasterizeTriangles(l0.fans, grid, raster, ctx);
   const rasterLayer0 = opts.keepLayer0 ? raster.slice() : null;
   const l100 = layer100Fans(plan);
-  const s100 = rasterizeTriangles(l100.fans, grid, raster, precision);
+  const s100 = rasterizeTriangles(l100.fans, grid, raster, ctx);
   const rasterMs = performance.now() - t0;
   t0 = performance.now();
-  const { base, timings } = smoothingChain(raster, n, precision, undefined, opts.ablation);
+  const { base, timings } = smoothingChain(raster, n, ctx, undefined, opts.ablation);
   timings.raster = rasterMs;
   timings.smoothing = performance.now() - t0;
   let overwritten = 0;

@@ -13,25 +13,36 @@
  *  - self term: weight 1000 and no numerator for d < 0; (1 − d/96) × 10 for 0 ≤ d < 96; 1 beyond ("the self weight is
  *    1000 below zero …"; "The negative-distance branch uses a strong weight without adding a self-height numerator");
  *  - h = (Σ w·h + self numerator) / (Σ w + w_self), all terms normalized together (the article's N/D).
+ * Constants and rules (512, 6, 96, 10, 1000, the strict step, the joint self term) are the conventions declaration's
+ * `corners` group (src/conventions); the Gaussian shape and the smoothed step exist there as ablations.
  * [R] The self term's d is the corner's smallest adjusted source distance; its height is the ordinary source formula
  *     applied to the corner's own distance to its reference boundary. A corner is in the zero class when every cell
  *     around it belongs to the zero height group.
  */
+import { DEFAULT_CONVENTIONS, type Conventions } from '../conventions/index.js';
+
+type CornerRules = Conventions['corners'];
+const RULES = DEFAULT_CONVENTIONS.corners;
+
+/** The near-distance factor for d < nearRange: (1 − d/nearRange)·nearGain ('strict'), or the continuous 'smoothed' one. */
+function nearFactor(d: number, k: CornerRules): number {
+  return k.nearRule === 'strict' ? (1 - d / k.nearRange) * k.nearGain : 1 + (k.nearGain - 1) * (1 - d / k.nearRange);
+}
 
 /** Source weight of adjusted distance d. */
-export function sourceWeight(d: number): number {
+export function sourceWeight(d: number, k: CornerRules = RULES): number {
   let w: number;
-  if (d < 0) w = 1000;
-  else if (d < 512) w = (1 - d / 512) ** 6;
+  if (d < 0) w = k.insideWeight;
+  else if (d < k.range) w = k.shape === 'power' ? (1 - d / k.range) ** k.exponent : Math.exp(-0.5 * (d / k.gaussianSigma) ** 2);
   else w = 0;
-  if (d < 96) w = w * (1 - d / 96) * 10;
+  if (d < k.nearRange) w = k.nearRule === 'strict' ? w * (1 - d / k.nearRange) * k.nearGain : w * nearFactor(d, k);
   return w;
 }
 
 /** Self weight of adjusted distance d. */
-export function selfWeight(d: number): number {
-  if (d < 0) return 1000;
-  if (d < 96) return (1 - d / 96) * 10;
+export function selfWeight(d: number, k: CornerRules = RULES): number {
+  if (d < 0) return k.insideWeight;
+  if (d < k.nearRange) return nearFactor(d, k);
   return 1;
 }
 
@@ -73,19 +84,19 @@ export interface CornerSourceView {
 }
 
 /** Height of one non-zero-class corner at (x, y) with self height `selfHeight`. */
-export function cornerHeight(x: number, y: number, sources: readonly CornerSourceView[], selfHeight: number): { height: number; branch: CornerBranch } {
+export function cornerHeight(x: number, y: number, sources: readonly CornerSourceView[], selfHeight: number, k: CornerRules = RULES): { height: number; branch: CornerBranch } {
   let n = 0;
   let den = 0;
   let dmin = Infinity;
   for (const s of sources) {
     const d = adjustedDistance(x, y, s);
     if (d < dmin) dmin = d;
-    const w = sourceWeight(d);
+    const w = sourceWeight(d, k);
     if (w === 0) continue;
     n += w * s.height;
     den += w;
   }
-  const ws = selfWeight(dmin);
+  const ws = selfWeight(dmin, k);
   if (dmin < 0) return { height: n / (den + ws), branch: 'blend-inside-envelope' };
   return { height: (n + ws * selfHeight) / (den + ws), branch: 'blend' };
 }
@@ -104,21 +115,21 @@ export interface CornerField {
   counts: { zeroClass: number; blend: number; insideEnvelope: number };
 }
 
-export function computeCorners(inp: CornerInputs, sources: readonly CornerSourceView[], zeroGroup: number): CornerField {
+export function computeCorners(inp: CornerInputs, sources: readonly CornerSourceView[], zeroGroup: number, k: CornerRules = RULES): CornerField {
   const n = inp.corner_xy.length / 2;
   const corner_height = new Float64Array(n);
   const corner_branch: CornerBranch[] = [];
   const counts = { zeroClass: 0, blend: 0, insideEnvelope: 0 };
-  for (let k = 0; k < n; k++) {
-    const cells = inp.corner_cells[k];
-    if (cells.length > 0 && cells.every((c) => inp.cellGroup(c) === zeroGroup)) {
-      corner_height[k] = 0;
+  for (let c = 0; c < n; c++) {
+    const cells = inp.corner_cells[c];
+    if (cells.length > 0 && cells.every((cell) => inp.cellGroup(cell) === zeroGroup)) {
+      corner_height[c] = 0;
       corner_branch.push('zero-class');
       counts.zeroClass++;
       continue;
     }
-    const r = cornerHeight(inp.corner_xy[2 * k], inp.corner_xy[2 * k + 1], sources, inp.selfHeight(k));
-    corner_height[k] = r.height;
+    const r = cornerHeight(inp.corner_xy[2 * c], inp.corner_xy[2 * c + 1], sources, inp.selfHeight(c), k);
+    corner_height[c] = r.height;
     corner_branch.push(r.branch);
     if (r.branch === 'blend') counts.blend++;
     else counts.insideEnvelope++;

@@ -4,10 +4,15 @@
  * For every destination pixel whose centre maps inside the asset's square: inverse transform → local metres →
  * UV → trilinear sample of the stored mip chain at the instance's LOD → `apply(current, sample, u, v)`.
  * [R] Pixels whose centre maps outside the asset's square are not written (the asset's footprint is its coverage).
- * [R] On arena fields (f32 runs) the draw and the envelope query run on wasm/draw.wat with the same steps, bit for
- *     bit; the loops below serve f64 runs and plain arrays.
+ * [R] With the 'simd' executor (src/pipeline/context.ts) the draw and the envelope query run on wasm/draw.wat in the
+ *     context's arena with the same steps, bit for bit; the loops below serve the other executors.
+ * Conventions read (src/conventions): grid.pixelCentre (destination pixel (i, j) samples world
+ * (xmin + (i + pc)·px, ymin + (j + pc)·px)); draws.borderWindow (location textures, assets.ts); the sampler's texel
+ * centre (mips.ts).
  */
 import { borderWindow, type HeightAsset } from './assets.js';
+import { DEFAULT_CONVENTIONS } from '../conventions/index.js';
+import type { StageContext } from './context.js';
 import { footprintLod, mipWeights, sampleLevelF32 } from './mips.js';
 import { invert, scaleOf, transformPoint, type Affine } from './transforms.js';
 import type { Field } from './precision.js';
@@ -32,10 +37,10 @@ export function drawBounds(asset: HeightAsset, m: Affine): { x0: number; x1: num
   };
 }
 
-/** Pixel index range covering world interval [a, b] (pixel centres inside). */
-export function pixelRange(a: number, b: number, origin: number, px: number, n: number): [number, number] {
-  const lo = Math.max(0, Math.ceil((a - origin) / px - 0.5));
-  const hi = Math.min(n - 1, Math.floor((b - origin) / px - 0.5));
+/** Pixel index range covering world interval [a, b] (pixel centres, at i + pc, inside). */
+export function pixelRange(a: number, b: number, origin: number, px: number, n: number, pc: number = DEFAULT_CONVENTIONS.grid.pixelCentre): [number, number] {
+  const lo = Math.max(0, Math.ceil((a - origin) / px - pc));
+  const hi = Math.min(n - 1, Math.floor((b - origin) / px - pc));
   return [lo, hi];
 }
 
@@ -70,19 +75,22 @@ export function placeDraw(asset: HeightAsset, m: Affine, g: DrawGrid): PlacedDra
   return { inv: invert(m), bounds: drawBounds(asset, m), lod: footprintLod(asset, asset.worldSize * scaleOf(m), g.size / g.n) };
 }
 
-export function drawAsset(field: Field, g: DrawGrid, asset: HeightAsset, m: Affine, R: (x: number) => number, program: DrawProgram): { pixels: number; lod: number } {
-  return drawPlaced(field, g, asset, placeDraw(asset, m, g), R, program);
+export function drawAsset(field: Field, g: DrawGrid, asset: HeightAsset, m: Affine, R: (x: number) => number, program: DrawProgram, ctx?: StageContext): { pixels: number; lod: number } {
+  return drawPlaced(field, g, asset, placeDraw(asset, m, g), R, program, ctx);
 }
 
-/** drawAsset with the placement already resolved. */
-export function drawPlaced(field: Field, g: DrawGrid, asset: HeightAsset, placed: PlacedDraw, R: (x: number) => number, program: DrawProgram): { pixels: number; lod: number } {
+/** drawAsset with the placement already resolved; `ctx` (optional) chooses the executor and the conventions. */
+export function drawPlaced(field: Field, g: DrawGrid, asset: HeightAsset, placed: PlacedDraw, R: (x: number) => number, program: DrawProgram, ctx?: StageContext): { pixels: number; lod: number } {
   const px = g.size / g.n;
   const lod = placed.lod;
   const w = mipWeights(lod, asset.levels.length);
   const inv = placed.inv;
   const b = placed.bounds;
-  const [i0, i1] = pixelRange(b.x0, b.x1, g.xmin, px, g.n);
-  const [j0, j1] = pixelRange(b.y0, b.y1, g.ymin, px, g.n);
+  const pc = (ctx?.conventions ?? DEFAULT_CONVENTIONS).grid.pixelCentre;
+  const bw = (ctx?.conventions ?? DEFAULT_CONVENTIONS).draws.borderWindow;
+  const tc = (ctx?.conventions ?? DEFAULT_CONVENTIONS).sampling.texelCentre;
+  const [i0, i1] = pixelRange(b.x0, b.x1, g.xmin, px, g.n, pc);
+  const [j0, j1] = pixelRange(b.y0, b.y1, g.ymin, px, g.n, pc);
   const W = asset.worldSize;
   const mode = MODE[program.mode];
   const k = R('k' in program ? program.k : 1);
@@ -97,21 +105,21 @@ export function drawPlaced(field: Field, g: DrawGrid, asset: HeightAsset, placed
   const twoLevels = w.weightUpper !== 0;
   const wA = R(w.weightLower);
   const wB = R(w.weightUpper);
-  if (R === Math.fround && field instanceof Float32Array) {
-    // An arena field (f32 runs with the SIMD kernels) is drawn by the kernel, with these same steps (draw.wat).
-    const px = drawInArena(field, asset, { inv, W, grid: g, cols: [i0, i1], rows: [j0, j1], lower: w.lower, upper: w.upper, twoLevels, wA, wB, mode, k, c, a, sMax });
+  if (ctx?.executor === 'simd' && ctx.arena && field instanceof Float32Array) {
+    // The simd executor draws with the kernel, with these same steps (draw.wat).
+    const px = drawInArena(field, asset, { inv, W, grid: g, cols: [i0, i1], rows: [j0, j1], lower: w.lower, upper: w.upper, twoLevels, wA, wB, mode, k, c, a, sMax, pc }, ctx.arena);
     if (px !== null) return { pixels: px, lod };
   }
   let pixels = 0;
   for (let j = j0; j <= j1; j++) {
-    const y = g.ymin + (j + 0.5) * px;
+    const y = g.ymin + (j + pc) * px;
     for (let i = i0; i <= i1; i++) {
-      const x = g.xmin + (i + 0.5) * px;
+      const x = g.xmin + (i + pc) * px;
       const u = (inv[0] * x + inv[2] * y + inv[4]) / W + 0.5;
       const v = (inv[1] * x + inv[3] * y + inv[5]) / W + 0.5;
       if (u < 0 || u >= 1 || v < 0 || v >= 1) continue;
-      const sA = sampleLevelF32(levelA, nA, u, v, R);
-      const s = twoLevels ? R(R(sA * wA) + R(sampleLevelF32(levelB, nB, u, v, R) * wB)) : sA;
+      const sA = sampleLevelF32(levelA, nA, u, v, R, tc);
+      const s = twoLevels ? R(R(sA * wA) + R(sampleLevelF32(levelB, nB, u, v, R, tc) * wB)) : sA;
       const q = j * g.n + i;
       const h = field[q];
       let out: number;
@@ -129,7 +137,7 @@ export function drawPlaced(field: Field, g: DrawGrid, asset: HeightAsset, placed
           out = R(h + R(R(a * R(s / sMax)) * R(R(c + R(k * s)) - h)));
           break;
         default: {
-          const win = R(borderWindow(u, v));
+          const win = R(borderWindow(u, v, bw));
           out = R(h + R(win * R(R(c + s) - h)));
         }
       }
@@ -141,18 +149,19 @@ export function drawPlaced(field: Field, g: DrawGrid, asset: HeightAsset, placed
 }
 
 /** Lower and upper envelope and centre height of the field over a square footprint (existing-terrain query). */
-export function footprintQuery(field: Field, g: DrawGrid, asset: HeightAsset, m: Affine): { hmin: number; hmax: number; centre: number } {
-  return footprintQueryAt(field, g, drawBounds(asset, m), transformPoint(m, [0, 0]));
+export function footprintQuery(field: Field, g: DrawGrid, asset: HeightAsset, m: Affine, ctx?: StageContext): { hmin: number; hmax: number; centre: number } {
+  return footprintQueryAt(field, g, drawBounds(asset, m), transformPoint(m, [0, 0]), ctx);
 }
 
 /** footprintQuery over a resolved box, with the centre sample at world point (cx, cy). */
-export function footprintQueryAt(field: Field, g: DrawGrid, b: { x0: number; x1: number; y0: number; y1: number }, [cx, cy]: readonly [number, number]): { hmin: number; hmax: number; centre: number } {
+export function footprintQueryAt(field: Field, g: DrawGrid, b: { x0: number; x1: number; y0: number; y1: number }, [cx, cy]: readonly [number, number], ctx?: StageContext): { hmin: number; hmax: number; centre: number } {
   const px = g.size / g.n;
-  const [i0, i1] = pixelRange(b.x0, b.x1, g.xmin, px, g.n);
-  const [j0, j1] = pixelRange(b.y0, b.y1, g.ymin, px, g.n);
+  const pc = (ctx?.conventions ?? DEFAULT_CONVENTIONS).grid.pixelCentre;
+  const [i0, i1] = pixelRange(b.x0, b.x1, g.xmin, px, g.n, pc);
+  const [j0, j1] = pixelRange(b.y0, b.y1, g.ymin, px, g.n, pc);
   let hmin = Infinity;
   let hmax = -Infinity;
-  const simd = field instanceof Float32Array ? envelopeInArena(field, g.n, i0, i1, j0, j1) : null;
+  const simd = ctx?.executor === 'simd' && ctx.arena && field instanceof Float32Array ? envelopeInArena(field, g.n, i0, i1, j0, j1, ctx.arena) : null;
   if (simd) [hmin, hmax] = simd;
   else {
     for (let j = j0; j <= j1; j++) {

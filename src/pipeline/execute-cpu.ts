@@ -9,27 +9,38 @@
  * Stage by stage: raster.ts (both layers, ADD), smoothing.ts (the chain; the list's constants must be the ones it
  * implements), support.ts (domain envelopes, parent–child reference, extent; apply), draw.ts (footprint queries and
  * textured draws, placed by the list's inverse transform, bounds and LOD), outer.ts, core/encoding.ts.
- * [R] Fields are allocated exactly as runPipeline always did (an arena raster for f32, the base composed over the raster
- *     when nothing reads the raster later), so the f32 run uses the same SIMD kernels and gives the same bytes.
+ * [R] The executor is chosen explicitly (src/pipeline/context.ts): 'simd' (float32 on the WebAssembly kernels, the
+ *     fields in one arena, the base composed over the raster when nothing reads the raster later), 'js-f32' (the same
+ *     float32 steps in JavaScript) or 'f64'. The default for f32 is 'simd' where the kernels can run.
+ * Conventions (src/conventions): the context's, with the list's smoothing offsets, weights and filterFullResolution
+ * (the list records what is drawn); grid.pixelCentre (every stage that maps pixels to world), draws.lod ('level0'
+ * drops the mip chain), grid.rowDirection (row0-at-ymax stores every output field and the codes with row 0 at ymax),
+ * encoding.rounding, and the smoothing conventions the list cannot express (combine, alignment, cross-axis offset,
+ * addressing, sub-texel precision).
  */
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { MismatchError, FormatError } from '../errors.js';
 import { encodeFieldR16, type EncodeCounts } from '../core/encoding.js';
+import { resolveConventions, type ConventionOverride, type Conventions } from '../conventions/index.js';
+import { precisionOf, runContext, type Executor, type StageContext } from './context.js';
 import { readAssetKtx2, type HeightAsset } from './assets.js';
 import { drawPlaced, footprintQueryAt, type DrawGrid, type DrawProgram } from './draw.js';
 import { newField, type Field, type Precision } from './precision.js';
 import { rasterizeTriangles, type RasterStats } from './raster.js';
-import { SMOOTHING_CHAIN, SMOOTHING_TAPS, smoothingChain, type SmoothingAblation } from './smoothing.js';
+import { ablationOverride, smoothingChain, type SmoothingAblation } from './smoothing.js';
 import { applySupport, domainEnvelope, parentChildReference, supportExtent, type SupportTarget } from './support.js';
 import { applyOuterBlend } from './outer.js';
-import { newRasterField } from './wasm/raster-kernel.js';
 import { encodeInArena } from './wasm/encode-kernel.js';
 import { sha256Hex } from '../io/sidecar.js';
 import type { AssetDraw, DrawList, FootprintOperand, TriangleLayer } from '../drawlist/types.js';
 
 export interface CpuExecuteOptions {
   precision: Precision;
+  /** The executor (default: 'f64' for f64; 'simd' for f32 where the kernels can run, else 'js-f32'). */
+  executor?: Executor;
+  /** Conventions changed from the declaration (ablations); the list's smoothing section must agree with them. */
+  conventions?: ConventionOverride;
   /** Field stages to keep (copies are made only for these; pre-encode is always returned). */
   keep?: readonly string[];
   ablation?: SmoothingAblation;
@@ -41,6 +52,8 @@ export interface CpuExecuteOptions {
 }
 
 export interface CpuExecution {
+  /** The executor that ran (context.ts). */
+  executor: Executor;
   fields: Map<string, Field>;
   codes: Uint16Array;
   support: SupportTarget[];
@@ -60,19 +73,29 @@ export interface CpuExecution {
   timingsMs: Record<string, number>;
 }
 
-/** Refuses a list whose smoothing section is not the chain smoothing.ts implements (field by field). */
-export function checkSmoothingSection(dl: DrawList): void {
+/**
+ * The conventions a list is executed under: `c` with the list's filterFullResolution (false runs the earlier rule,
+ * the N² raster unfiltered). Refuses a list whose other smoothing fields are not the chain smoothing.ts implements
+ * under `c` (offsets, weights, levels, order), naming the field and both values: to run a list drawn under other
+ * conventions, pass those conventions.
+ */
+export function listConventions(dl: DrawList, c: Conventions = resolveConventions(null)): Conventions {
   const s = dl.smoothing;
   const same = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x, i) => x === b[i]);
-  // filterFullResolution may be either: false runs the chain with the ablation unfilteredRaster.
-  const want = { offsets: SMOOTHING_TAPS.offsets, weights: SMOOTHING_TAPS.weights, levels: SMOOTHING_CHAIN.levels, order: SMOOTHING_CHAIN.order };
+  const want = { offsets: c.smoothing.offsets, weights: c.smoothing.weights, levels: c.smoothing.levels, order: c.smoothing.order };
   const bad =
     !same(s.offsets, want.offsets) ? ['offsets', s.offsets, want.offsets]
     : !same(s.weights, want.weights) ? ['weights', s.weights, want.weights]
     : s.levels !== want.levels ? ['levels', s.levels, want.levels]
     : s.order !== want.order ? ['order', s.order, want.order]
     : null;
-  if (bad) throw new MismatchError(`draw list smoothing.${bad[0]}: this CPU executor implements ${JSON.stringify(bad[2])}, the list asks for ${JSON.stringify(bad[1])}`);
+  if (bad) throw new MismatchError(`draw list smoothing.${bad[0]}: this CPU executor implements ${JSON.stringify(bad[2])} under the conventions in force, the list asks for ${JSON.stringify(bad[1])}`);
+  return s.filterFullResolution === c.smoothing.filterFullResolution ? c : resolveConventions({ smoothing: { filterFullResolution: s.filterFullResolution } }, c);
+}
+
+/** Refuses a list whose smoothing section is not the chain smoothing.ts implements under the declaration. */
+export function checkSmoothingSection(dl: DrawList): void {
+  listConventions(dl);
 }
 
 /** The assets a list names: given, embedded in the list, or read from the asset folder (SHA-256 checked). */
@@ -101,15 +124,34 @@ export function resolveAssets(dl: DrawList, given?: ReadonlyMap<string, HeightAs
 
 const triangles = (l: TriangleLayer) => ({ xyh: l.xyh, count: l.count, polygon: l.cell });
 
-function placement<P>(d: AssetDraw<P>) {
-  return { inv: d.worldToLocal, bounds: { x0: d.bounds[0], x1: d.bounds[1], y0: d.bounds[2], y1: d.bounds[3] }, lod: d.lod };
+function placement<P>(d: AssetDraw<P>, c: Conventions) {
+  // conventions draws.lod: 'level0' drops the mip chain (level 0 only, an ablation).
+  return { inv: d.worldToLocal, bounds: { x0: d.bounds[0], x1: d.bounds[1], y0: d.bounds[2], y1: d.bounds[3] }, lod: c.draws.lod === 'level0' ? 0 : d.lod };
+}
+
+/** Reverses the row order of an n × n field in place. */
+function flipRows(f: Field | Uint16Array, n: number): void {
+  const tmp = f.slice(0, n);
+  for (let top = 0, bottom = n - 1; top < bottom; top++, bottom--) {
+    tmp.set(f.subarray(top * n, top * n + n));
+    f.copyWithin(top * n, bottom * n, bottom * n + n);
+    f.set(tmp, bottom * n);
+  }
 }
 
 export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuExecution {
-  checkSmoothingSection(dl);
-  const precision = opts.precision;
-  const R = precision === 'f32' ? Math.fround : (x: number) => x;
   const n = dl.grid.n;
+  // The conventions in force (the declaration, changed by `conventions` and `ablation`) must be the ones the list was
+  // drawn under (its smoothing section says so).
+  const declared = resolveConventions(opts.conventions ?? null);
+  const conventions = listConventions(dl, opts.ablation ? resolveConventions(ablationOverride(opts.ablation, declared), declared) : declared);
+  const rasterInput = dl.outer.input.kind === 'raster';
+  const keepRaster = new Set(opts.keep ?? []).has('raster') || rasterInput;
+  // Without keepRaster, the arena composes the base over the raster (one 64 MiB field less at 4096²).
+  const ctx: StageContext = runContext({ precision: opts.precision, executor: opts.executor, conventions, n, baseOverRaster: !keepRaster });
+  const precision = precisionOf(ctx);
+  const R = precision === 'f32' ? Math.fround : (x: number) => x;
+  const pc = conventions.grid.pixelCentre;
   const g: DrawGrid = { xmin: dl.grid.xmin, ymin: dl.grid.ymin, size: dl.grid.size, n };
   if (dl.outer.centre[0] !== g.xmin + g.size / 2 || dl.outer.centre[1] !== g.ymin + g.size / 2) {
     throw new MismatchError(`draw list outer.centre: this CPU executor blends around the grid centre (${g.xmin + g.size / 2}, ${g.ymin + g.size / 2}), the list has (${dl.outer.centre.join(', ')})`);
@@ -130,14 +172,11 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
   };
 
   // Layers 0 and 100 (ADD), then the smoothing chain.
-  const rasterInput = dl.outer.input.kind === 'raster';
-  const keepRaster = keep.has('raster') || rasterInput;
-  // Without keepRaster, the arena composes the base over the raster (one 64 MiB field less at 4096²).
-  const raster = precision === 'f32' ? newRasterField(n, { baseOverRaster: !keepRaster }) : newField(precision, n * n);
-  const layer0 = stage('raster-layer0', 'base.raster', () => rasterizeTriangles(triangles(dl.raster.layers[0]), g, raster, precision));
+  const raster = ctx.arena ? ctx.arena.rasterView : newField(precision, n * n);
+  const layer0 = stage('raster-layer0', 'base.raster', () => rasterizeTriangles(triangles(dl.raster.layers[0]), g, raster, ctx));
   if (keep.has('raster-layer0')) fields.set('raster-layer0', raster.slice());
-  const layer100 = stage('raster', 'base.raster', () => rasterizeTriangles(triangles(dl.raster.layers[1]), g, raster, precision));
-  const smoothed = stage('base', 'base.smoothing', () => smoothingChain(raster, n, precision, undefined, { ...opts.ablation, ...(dl.smoothing.filterFullResolution ? {} : { unfilteredRaster: true }) }));
+  const layer100 = stage('raster', 'base.raster', () => rasterizeTriangles(triangles(dl.raster.layers[1]), g, raster, ctx));
+  const smoothed = stage('base', 'base.smoothing', () => smoothingChain(raster, n, ctx));
   for (const [k, v] of Object.entries(smoothed.timings)) timings[`base.${k}`] = v;
   timings.base = timings['base.raster'] + timings['base.smoothing'];
   if (keep.has('raster')) fields.set('raster', raster);
@@ -147,7 +186,7 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
   // Support: every target from the base field first, then every shape in order.
   const support = stage('support.targets', 'support', (): SupportTarget[] => {
     const locs = dl.support.locations;
-    const env = locs.map((l) => domainEnvelope(field, g, l.shapes));
+    const env = locs.map((l) => domainEnvelope(field, g, l.shapes, pc));
     const refs = env.map((e) => (e.hmin + e.hmax) / 2);
     return locs.map((l, idx) => {
       const weighted = parentChildReference(refs[idx], l.children.map((c) => ({ height: refs[c.location], weight: c.weight })));
@@ -161,7 +200,7 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
       return { location: idx, hmin: env[idx].hmin, hmax: env[idx].hmax, reference: refs[idx], weighted, target, children: l.children.map((c) => c.location), floorApplied, shapes };
     });
   });
-  const supportWrites = stage('after-support', 'support.apply', () => applySupport(field, g, dl.support.locations.map((l) => ({ supports: l.shapes })), support, precision));
+  const supportWrites = stage('after-support', 'support.apply', () => applySupport(field, g, dl.support.locations.map((l) => ({ supports: l.shapes })), support, precision, pc));
   if (keep.has('after-support')) fields.set('after-support', field.slice());
 
   // Natural stamps, in order; existing-terrain operands from the field as it stands before each draw.
@@ -176,14 +215,14 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
     for (const d of dl.stamps.draws) {
       const asset = assets.get(d.asset)!;
       const p = d.program;
-      const place = placement(d);
+      const place = placement(d, conventions);
       let program: DrawProgram;
       if (p.mode === 'add') program = { mode: 'add', k: p.k };
       else {
-        const q = footprintQueryAt(field, g, place.bounds, d.centre);
+        const q = footprintQueryAt(field, g, place.bounds, d.centre, ctx);
         program = p.mode === 'lerp' ? { mode: 'lerp', k: p.k, c: operand(p.c, q), a: p.a, sMax: p.sMax } : { mode: p.mode, k: p.k, c: operand(p.c, q) };
       }
-      const r = drawPlaced(field, g, asset, place, R, program);
+      const r = drawPlaced(field, g, asset, place, R, program, ctx);
       pixels += r.pixels;
       lodLo = Math.min(lodLo, r.lod);
       lodHi = Math.max(lodHi, r.lod);
@@ -199,26 +238,31 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
     for (const d of dl.locations.draws) {
       used.add(d.asset);
       const T = R(support[d.program.supportTarget].target);
-      pixels += drawPlaced(field, g, assets.get(d.asset)!, placement(d), R, { mode: 'location', c: T }).pixels;
+      pixels += drawPlaced(field, g, assets.get(d.asset)!, placement(d, conventions), R, { mode: 'location', c: T }, ctx).pixels;
     }
     return { draws: dl.locations.draws.length, pixels, textures: used.size };
   });
   if (keep.has('after-locations')) fields.set('after-locations', field.slice());
 
   const outerInput: Field | number = dl.outer.input.kind === 'raster' ? raster : dl.outer.input.height;
-  const outer = stage('pre-encode', 'outer', () => applyOuterBlend(field, g, { inner: dl.outer.inner, outer: dl.outer.outer }, outerInput, precision));
+  const outer = stage('pre-encode', 'outer', () => applyOuterBlend(field, g, { inner: dl.outer.inner, outer: dl.outer.outer }, outerInput, precision, pc));
   fields.set('pre-encode', field);
 
-  // A base field in an arena is encoded there by the SIMD kernel (codes returned as a view); otherwise in JavaScript.
+  // The simd executor encodes in its arena with the kernel (codes returned as a view); the others in JavaScript.
   const range = { min: dl.encoding.min, max: dl.encoding.max };
+  const rounding = conventions.encoding.rounding;
   const { codes, counts } = stage('final', 'encode', (): { codes: Uint16Array; counts: EncodeCounts } => {
-    const simd = field instanceof Float32Array ? encodeInArena(field, range) : null;
-    if (simd) return simd;
+    if (ctx.executor === 'simd' && ctx.arena && field instanceof Float32Array) return encodeInArena(field, range, ctx.arena, rounding);
     const out = new Uint16Array(n * n);
-    return { codes: out, counts: encodeFieldR16(field, out, range) };
+    return { codes: out, counts: encodeFieldR16(field, out, range, rounding) };
   });
+  // [R] The pipeline computes with row 0 at ymin; row0-at-ymax (an ablation) stores every output row-reversed.
+  if (conventions.grid.rowDirection === 'row0-at-ymax') {
+    for (const f of new Set<Field | Uint16Array>([...fields.values(), codes])) flipRows(f, n);
+  }
 
   return {
+    executor: ctx.executor,
     fields,
     codes,
     support,

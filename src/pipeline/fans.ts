@@ -11,6 +11,8 @@
  *    corner met in traversal order overwrites it; edge endpoints have replacement branches ("the last encountered
  *    flagged corner to overwrite the center height; edge endpoints have corresponding replacement branches");
  *  - the generator's edge order is kept, never sorted ("Preserve the generator's edge order").
+ * These three rules are the conventions declaration's `fans` group (src/conventions: centre, flagged, edgeOrder);
+ * the area centroid, the average of the flagged corners and a coordinate sort of the edges exist there as ablations.
  * [R] A corner is flagged ("pinned") when it lies inside a location's footprint (base.ts layer0Fans); its
  *     replacement height is that location's source height. The replacement depends only on the corner, so every fan sharing the corner uses the
  *     same value and shared edges stay continuous.
@@ -27,6 +29,38 @@ export interface FanInput {
   corner_replacement: Float64Array;
 }
 
+import { DEFAULT_CONVENTIONS, type Conventions } from '../conventions/index.js';
+
+type FanRules = Conventions['fans'];
+const RULES = DEFAULT_CONVENTIONS.fans;
+
+/** The polygon's edges (corner id pairs) in traversal order: the generator's, or sorted by midpoint (x, then y). */
+export function polygonEdges(ids: readonly number[], xy: Float64Array, rules: FanRules = RULES): [number, number][] {
+  const edges = ids.map((a, k): [number, number] => [a, ids[(k + 1) % ids.length]]);
+  if (rules.edgeOrder === 'sorted') {
+    const mid = (e: [number, number], d: number) => xy[2 * e[0] + d] + xy[2 * e[1] + d];
+    edges.sort((p, q) => mid(p, 0) - mid(q, 0) || mid(p, 1) - mid(q, 1));
+  }
+  return edges;
+}
+
+/** Area centroid of a simple polygon (shoelace; the vertex mean for a degenerate one). */
+function areaCentroid(ids: readonly number[], xy: Float64Array): { x: number; y: number } {
+  let a = 0;
+  let cx = 0;
+  let cy = 0;
+  for (let k = 0; k < ids.length; k++) {
+    const p = ids[k];
+    const q = ids[(k + 1) % ids.length];
+    const cross = xy[2 * p] * xy[2 * q + 1] - xy[2 * q] * xy[2 * p + 1];
+    a += cross;
+    cx += (xy[2 * p] + xy[2 * q]) * cross;
+    cy += (xy[2 * p + 1] + xy[2 * q + 1]) * cross;
+  }
+  if (a === 0) return { x: ids.reduce((s, p) => s + xy[2 * p], 0) / ids.length, y: ids.reduce((s, p) => s + xy[2 * p + 1], 0) / ids.length };
+  return { x: cx / (3 * a), y: cy / (3 * a) };
+}
+
 /** Flat triangle list: per triangle 3 vertices × (x, y, h), in draw order. */
 export interface TriangleList {
   xyh: Float64Array;
@@ -36,24 +70,28 @@ export interface TriangleList {
 }
 
 /** Centre of one polygon: position from edge midpoints; height from endpoints, with the flag overwrite rule. */
-export function fanCentre(ids: readonly number[], inp: FanInput): { x: number; y: number; h: number; overwritten: boolean } {
+export function fanCentre(ids: readonly number[], inp: FanInput, rules: FanRules = RULES, edges: readonly (readonly [number, number])[] = polygonEdges(ids, inp.corner_xy, rules)): { x: number; y: number; h: number; overwritten: boolean } {
   let sx = 0;
   let sy = 0;
   let sh = 0;
   let contributions = 0;
   let overwrite: number | null = null;
-  for (let k = 0; k < ids.length; k++) {
-    const a = ids[k];
-    const b = ids[(k + 1) % ids.length];
+  const flagged = new Map<number, number>(); // 'average': each flagged corner once
+  for (const [a, b] of edges) {
     sx += (inp.corner_xy[2 * a] + inp.corner_xy[2 * b]) / 2;
     sy += (inp.corner_xy[2 * a + 1] + inp.corner_xy[2 * b + 1]) / 2;
     for (const c of [a, b]) {
       sh += endpointHeight(c, inp);
       contributions++;
-      if (inp.corner_flag[c]) overwrite = endpointHeight(c, inp); // the last flagged corner wins
+      if (inp.corner_flag[c]) {
+        overwrite = endpointHeight(c, inp); // the last flagged corner wins
+        flagged.set(c, overwrite);
+      }
     }
   }
-  return { x: sx / ids.length, y: sy / ids.length, h: overwrite ?? sh / contributions, overwritten: overwrite !== null };
+  if (rules.flagged === 'average' && flagged.size > 0) overwrite = [...flagged.values()].reduce((s, h) => s + h, 0) / flagged.size;
+  const at = rules.centre === 'area-centroid' ? areaCentroid(ids, inp.corner_xy) : { x: sx / ids.length, y: sy / ids.length };
+  return { x: at.x, y: at.y, h: overwrite ?? sh / contributions, overwritten: overwrite !== null };
 }
 
 /** Height an edge endpoint contributes: its corner height, or the replacement for a flagged corner. */
@@ -61,7 +99,7 @@ export function endpointHeight(c: number, inp: FanInput): number {
   return inp.corner_flag[c] ? inp.corner_replacement[c] : inp.corner_height[c];
 }
 
-export function buildFans(inp: FanInput, only?: (polygon: number) => boolean): TriangleList {
+export function buildFans(inp: FanInput, only?: (polygon: number) => boolean, rules: FanRules = RULES): TriangleList {
   let count = 0;
   inp.polygons.forEach((ids, p) => {
     if (!only || only(p)) count += ids.length;
@@ -71,10 +109,9 @@ export function buildFans(inp: FanInput, only?: (polygon: number) => boolean): T
   let t = 0;
   inp.polygons.forEach((ids, p) => {
     if (only && !only(p)) return;
-    const c = fanCentre(ids, inp);
-    for (let k = 0; k < ids.length; k++) {
-      const a = ids[k];
-      const b = ids[(k + 1) % ids.length];
+    const edges = polygonEdges(ids, inp.corner_xy, rules);
+    const c = fanCentre(ids, inp, rules, edges);
+    for (const [a, b] of edges) {
       const o = t * 9;
       xyh[o] = c.x;
       xyh[o + 1] = c.y;

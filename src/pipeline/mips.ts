@@ -6,6 +6,11 @@
  * (texel-space x = u·N − 0.5, clamp addressing). LOD 2.25 blends levels 2 and 3 at 0.75 and 0.25.
  */
 import type { HeightAsset } from './assets.js';
+import { lerp2 } from '../core/sampling.js';
+import { DEFAULT_CONVENTIONS } from '../conventions/index.js';
+
+/** Texel-space x = u·N − texelCentre (conventions sampling.texelCentre). */
+const TEXEL_CENTRE = DEFAULT_CONVENTIONS.sampling.texelCentre;
 
 export interface MipWeights {
   lower: number;
@@ -34,9 +39,9 @@ export function footprintLod(asset: HeightAsset, worldExtent: number, metresPerP
  * shared sampleTexel is called with many array types and rounding functions, is not inlined there, and each call
  * then boxes its float result.
  */
-export function sampleLevelF32(level: Float32Array, n: number, u: number, v: number, R: (x: number) => number): number {
-  const x = u * n - 0.5;
-  const y = v * n - 0.5;
+export function sampleLevelF32(level: Float32Array, n: number, u: number, v: number, R: (x: number) => number, tc: number = TEXEL_CENTRE): number {
+  const x = u * n - tc;
+  const y = v * n - tc;
   const xf = Math.floor(x);
   const yf = Math.floor(y);
   const fx = R(x - xf);
@@ -46,10 +51,7 @@ export function sampleLevelF32(level: Float32Array, n: number, u: number, v: num
   const i1 = xf + 1 < 0 ? 0 : xf + 1 > m ? m : xf + 1;
   const r0 = (yf < 0 ? 0 : yf > m ? m : yf) * n;
   const r1 = (yf + 1 < 0 ? 0 : yf + 1 > m ? m : yf + 1) * n;
-  const gx = R(1 - fx);
-  const a = R(R(level[r0 + i0] * gx) + R(level[r0 + i1] * fx));
-  const b = R(R(level[r1 + i0] * gx) + R(level[r1 + i1] * fx));
-  return R(R(a * R(1 - fy)) + R(b * fy));
+  return lerp2(level[r0 + i0], level[r0 + i1], level[r1 + i0], level[r1 + i1], fx, R(1 - fx), fy, R(1 - fy), R);
 }
 
 export function sampleTrilinear(asset: HeightAsset, u: number, v: number, w: MipWeights, R: (x: number) => number): number {

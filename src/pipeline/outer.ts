@@ -4,7 +4,7 @@
  * Rules [D]: r = |P − C|; t = clamp((r − 620)/60, 0, 1); α = t²(3 − 2t); H = (1 − α)·H_interior + α·H_outer; the outer
  * input comes from its draw only when that draw is eligible for the request, otherwise from the target's initial
  * value ("an outer draw that fails eligibility leaves its target at the corresponding initial value").
- * [R] The initial value is 0 m (world config `outer.outerInitialHeight`): the article gives no initial value — its
+ * [R] The initial value is 0 m (conventions outer.initialHeight; world config `outer.outerInitialHeight`): the article gives no initial value — its
  *     −2 m is a teaching number ("[E] The 20 m interior and −2 m outer heights explain weights and are not measured
  *     outer inputs from this run") — and a render target cleared before drawing holds 0, the natural GPU reading.
  *     This is the one place the choice is stated.
@@ -13,14 +13,17 @@
  */
 import type { Field, Precision } from './precision.js';
 import type { DrawGrid } from './draw.js';
+import { DEFAULT_CONVENTIONS } from '../conventions/index.js';
 
-export function outerBlendWeight(r: number, inner = 620, outer = 680): number {
+const BAND = DEFAULT_CONVENTIONS.outer;
+
+export function outerBlendWeight(r: number, inner = BAND.inner, outer = BAND.outer): number {
   const t = Math.min(Math.max((r - inner) / (outer - inner), 0), 1);
   return t * t * (3 - 2 * t);
 }
 
-/** The blended height at radius r for constant interior and outer heights (band 620–680 m by default). */
-export function smoothstepBlend(r: number, inner: number, outer: number, band: { r0: number; r1: number } = { r0: 620, r1: 680 }): number {
+/** The blended height at radius r for constant interior and outer heights (band 620–680 m by default: conventions outer). */
+export function smoothstepBlend(r: number, inner: number, outer: number, band: { r0: number; r1: number } = { r0: BAND.inner, r1: BAND.outer }): number {
   const a = outerBlendWeight(r, band.r0, band.r1);
   return (1 - a) * inner + a * outer;
 }
@@ -58,7 +61,7 @@ function fullRunField(field: Field, row: number, a: number, b: number, outer: Fi
  *     bisection on the very expression used per pixel. Band pixels evaluate the whole formula; fully outer pixels
  *     evaluate it with α = 1 (no square root): R(1 − 1) = 0 and R(1·h) = h, so the value is the same bit for bit.
  */
-export function applyOuterBlend(field: Field, g: DrawGrid, band: { inner: number; outer: number }, outerInput: Field | number, precision: Precision): { blendedPixels: number; fullyOuter: number } {
+export function applyOuterBlend(field: Field, g: DrawGrid, band: { inner: number; outer: number }, outerInput: Field | number, precision: Precision, pc: number = DEFAULT_CONVENTIONS.grid.pixelCentre): { blendedPixels: number; fullyOuter: number } {
   const R = precision === 'f32' ? Math.fround : (x: number) => x;
   const px = g.size / g.n;
   const n = g.n;
@@ -67,7 +70,7 @@ export function applyOuterBlend(field: Field, g: DrawGrid, band: { inner: number
   const width = R(band.outer - band.inner);
   const inner = R(band.inner);
   const constOuter = typeof outerInput === 'number' ? R(outerInput) : 0;
-  const dxAt = (i: number) => R(g.xmin + (i + 0.5) * px - cx);
+  const dxAt = (i: number) => R(g.xmin + (i + pc) * px - cx);
   const radius = (i: number, dy: number) => {
     const dx = dxAt(i);
     return R(Math.sqrt(R(R(dx * dx) + R(dy * dy))));
@@ -81,7 +84,7 @@ export function applyOuterBlend(field: Field, g: DrawGrid, band: { inner: number
   let blended = 0;
   let outerOnly = 0;
   for (let j = 0; j < n; j++) {
-    const dy = R(g.ymin + (j + 0.5) * px - cy);
+    const dy = R(g.ymin + (j + pc) * px - cy);
     const row = j * n;
     const written = (i: number) => radius(i, dy) > band.inner;
     const full = (i: number) => tOf(radius(i, dy)) >= 1;

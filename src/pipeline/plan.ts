@@ -6,12 +6,13 @@ import { PrngStream } from './prng.js';
 import { selectionProbabilities, weightedPick } from './recipe.js';
 import { applyLayoutGroupChanges, buildRegions, sourceView, type RegionMap } from './regions.js';
 import { buildLayout, type Layout } from './layout.js';
-import { computeSources, HEIGHT_SCALE, nearestCentreThenEdge, sourceHeight, type SourceRecord } from './sources.js';
+import { computeSources, nearestCentreThenEdge, sourceHeight, type SourceRecord } from './sources.js';
 import { computeCorners, type CornerField } from './corners.js';
 import { loadWorldFile, type RecipeParams, type WorldConfig } from './world.js';
 import { configDir, type PipelineRequest } from './request.js';
 import { join } from 'node:path';
 import { FormatError } from '../errors.js';
+import { DEFAULT_CONVENTIONS, type Conventions } from '../conventions/index.js';
 
 export interface RecipeChoice {
   entry: number;
@@ -31,6 +32,8 @@ export interface Plan {
   groupChanges: number[];
   sources: SourceRecord[];
   corners: CornerField;
+  /** The conventions the plan was built under (corners, fans, draw order: src/conventions). */
+  conventions: Conventions;
 }
 
 export function loadWorld(name: string): WorldConfig {
@@ -49,7 +52,7 @@ export function selectRecipe(world: WorldConfig, req: PipelineRequest, stream: P
   return { entry: req.recipeEntry, subIndex: k, name: sub.name, probabilities: selectionProbabilities(cands), params: sub.params };
 }
 
-export function buildPlan(req: PipelineRequest, world: WorldConfig = loadWorld(req.world)): Plan {
+export function buildPlan(req: PipelineRequest, world: WorldConfig = loadWorld(req.world), conventions: Conventions = DEFAULT_CONVENTIONS): Plan {
   const stream = new PrngStream(req.seed);
   const recipe = selectRecipe(world, req, stream);
   const P = recipe.params;
@@ -63,6 +66,7 @@ export function buildPlan(req: PipelineRequest, world: WorldConfig = loadWorld(r
     layout.instances.map((q) => ({ x: q.x, y: q.y, zeroSource: world.resources[q.resource].zeroSource, envelope: world.resources[q.resource].envelope })),
     P.sources,
     stream,
+    conventions.corners.heightScale,
   );
   // Corner self heights: the ordinary formula on the corner's own distance to its first-type reference boundary.
   const selfShape = { margin: P.corners.margin, transitionWidth: P.corners.transitionWidth, amplitude: P.corners.amplitudeNorm };
@@ -76,11 +80,12 @@ export function buildPlan(req: PipelineRequest, world: WorldConfig = loadWorld(r
         const cands = [own, ...view.adjacentParents(own)].flatMap((q) => view.cellsOfParent(q).filter((c) => view.cellGroup(c) === P.sources.firstGroup));
         if (cands.length === 0) return 0;
         const r = nearestCentreThenEdge(view, cands, [regions.corner_xy[2 * k], regions.corner_xy[2 * k + 1]]);
-        return sourceHeight(r.distance, selfShape) * HEIGHT_SCALE;
+        return sourceHeight(r.distance, selfShape) * conventions.corners.heightScale;
       },
     },
     sources.map((s) => ({ x: s.x, y: s.y, height: s.height, envelope: s.envelope })),
     world.heightGroups.zero,
+    conventions.corners,
   );
-  return { request: req, world, stream, recipe, regions, layout, groupChanges, sources, corners };
+  return { request: req, world, stream, recipe, regions, layout, groupChanges, sources, corners, conventions };
 }

@@ -24,12 +24,17 @@
  *     evaluates the same expression unrounded.
  *     With rows as screen y, positive-area triangles are clockwise on screen, and an edge a→b is top or left when
  *     b.y < a.y, or b.y = a.y and b.x > a.x.
- * [R] f32 targets made by newRasterField (arena fields) hand each covered span to the SIMD span kernel
- *     (wasm/raster.wat), which evaluates spanF32's expression bit for bit; other targets use the loops below.
+ * [R] With the 'simd' executor (src/pipeline/context.ts) the target is the context arena's raster view and each
+ *     covered span goes to the SIMD span kernel (wasm/raster.wat), which evaluates spanF32's expression bit for bit;
+ *     the other executors use the loops below.
+ * Conventions read (src/conventions): grid.pixelCentre (the sample point of pixel i is i + pixelCentre; the
+ * declaration's 0.5 is the 128/256 below), raster.subpixelBits (declared 8; the snap itself is SUBPIXEL here).
  */
 import type { Field, Precision } from './precision.js';
 import type { TriangleList } from './fans.js';
 import { spanQueueOf, type SpanQueue } from './wasm/raster-kernel.js';
+import { inArena } from './wasm/arena.js';
+import { stageContext, type StageContext } from './context.js';
 
 export const SUBPIXEL = 256;
 
@@ -119,7 +124,7 @@ const BAND_SHIFT = 5;
 const BAND = 1 << BAND_SHIFT;
 
 /** Spans of rows ja..jb of the triangle recorded at `r`; returns the pixels covered. */
-function rasterRows(rec: Float64Array, r: number, ja: number, jb: number, n: number, target: Field, f32: boolean, queue: SpanQueue | null, coverage: Uint16Array | undefined): number {
+function rasterRows(rec: Float64Array, r: number, ja: number, jb: number, n: number, target: Field, f32: boolean, queue: SpanQueue | null, coverage: Uint16Array | undefined, C: number): number {
   const ax0 = rec[r], ay0 = rec[r + 1], bx0 = rec[r + 2];
   const ax1 = rec[r + 4], ay1 = rec[r + 5], bx1 = rec[r + 6];
   const ax2 = rec[r + 8], ay2 = rec[r + 9], bx2 = rec[r + 10];
@@ -130,10 +135,10 @@ function rasterRows(rec: Float64Array, r: number, ja: number, jb: number, n: num
   const i0b = rec[r + 24], i1b = rec[r + 25];
   let pixels = 0;
   for (let j = ja; j <= jb; j++) {
-    const py = j * SUBPIXEL + 128;
-    const c0 = (bx0 - ax0) * (py - ay0) + (s0 / SUBPIXEL) * (128 - ax0);
-    const c1 = (bx1 - ax1) * (py - ay1) + (s1 / SUBPIXEL) * (128 - ax1);
-    const c2 = (bx2 - ax2) * (py - ay2) + (s2 / SUBPIXEL) * (128 - ax2);
+    const py = j * SUBPIXEL + C;
+    const c0 = (bx0 - ax0) * (py - ay0) + (s0 / SUBPIXEL) * (C - ax0);
+    const c1 = (bx1 - ax1) * (py - ay1) + (s1 / SUBPIXEL) * (C - ax1);
+    const c2 = (bx2 - ax2) * (py - ay2) + (s2 / SUBPIXEL) * (C - ax2);
     let lo = i0b;
     let hi = i1b;
     if (s0 > 0) lo = Math.max(lo, firstInside(c0, s0, st0));
@@ -160,10 +165,13 @@ function rasterRows(rec: Float64Array, r: number, ja: number, jb: number, n: num
  * Rasterizes `tris` into `target` (n × n, row-major) with ADD blending, in list order.
  * `coverage`, when given, counts the triangles that covered each pixel (invariant checks).
  */
-export function rasterizeTriangles(tris: TriangleList, g: RasterGrid, target: Field, precision: Precision, coverage?: Uint16Array): RasterStats {
+export function rasterizeTriangles(tris: TriangleList, g: RasterGrid, target: Field, ctxOrPrecision: Precision | StageContext, coverage?: Uint16Array): RasterStats {
+  const ctx = stageContext(ctxOrPrecision);
   const n = g.n;
   const scale = n / g.size;
-  const f32 = precision === 'f32';
+  const f32 = ctx.executor !== 'f64';
+  // The sample point of pixel k in 1/256 pixels (conventions grid.pixelCentre; 128 for the declared 0.5).
+  const C = ctx.conventions.grid.pixelCentre * SUBPIXEL;
   const R = f32 ? Math.fround : (x: number) => x;
   const X = [0, 0, 0];
   const Y = [0, 0, 0];
@@ -206,11 +214,11 @@ export function rasterizeTriangles(tris: TriangleList, g: RasterGrid, target: Fi
       rec[r + 18 + k] = Hh[k];
     }
     rec[r + 21] = R(1 / area); // the triangle setup's 1/A, float32 in f32 mode as a GPU's setup would hold it
-    // Pixel rows/columns whose centres (k·256 + 128) can fall inside the bounding box.
-    rec[r + 22] = Math.max(0, Math.ceil((Math.min(Y[0], Y[1], Y[2]) - 128) / SUBPIXEL));
-    rec[r + 23] = Math.min(n - 1, Math.floor((Math.max(Y[0], Y[1], Y[2]) - 128) / SUBPIXEL));
-    rec[r + 24] = Math.max(0, Math.ceil((Math.min(X[0], X[1], X[2]) - 128) / SUBPIXEL));
-    rec[r + 25] = Math.min(n - 1, Math.floor((Math.max(X[0], X[1], X[2]) - 128) / SUBPIXEL));
+    // Pixel rows/columns whose centres (k·256 + C) can fall inside the bounding box.
+    rec[r + 22] = Math.max(0, Math.ceil((Math.min(Y[0], Y[1], Y[2]) - C) / SUBPIXEL));
+    rec[r + 23] = Math.min(n - 1, Math.floor((Math.max(Y[0], Y[1], Y[2]) - C) / SUBPIXEL));
+    rec[r + 24] = Math.max(0, Math.ceil((Math.min(X[0], X[1], X[2]) - C) / SUBPIXEL));
+    rec[r + 25] = Math.min(n - 1, Math.floor((Math.max(X[0], X[1], X[2]) - C) / SUBPIXEL));
     if (rec[r + 22] <= rec[r + 23]) live++; // triangles with no pixel row inside the grid are dropped here
   }
   // Bin the triangles by band (counting sort keeps draw order inside every band).
@@ -221,15 +229,21 @@ export function rasterizeTriangles(tris: TriangleList, g: RasterGrid, target: Fi
   const fill = start.slice(0, bands);
   const binned = new Int32Array(start[bands]);
   for (let t = 0; t < live; t++) for (let b = rec[t * TRI + 22] >> BAND_SHIFT; b <= rec[t * TRI + 23] >> BAND_SHIFT; b++) binned[fill[b]++] = t;
-  // f32 targets made by newRasterField hand their spans to the SIMD kernel (same arithmetic, see raster-kernel.ts).
-  const queue = f32 && !coverage ? spanQueueOf(target as Float32Array) : null;
+  // The simd executor hands the spans to the kernel (same arithmetic, see raster-kernel.ts); its target must be the
+  // arena's raster view.
+  let queue: SpanQueue | null = null;
+  if (ctx.executor === 'simd' && !coverage) {
+    const arena = ctx.arena;
+    if (!arena || !inArena(target, arena) || target.byteOffset !== arena.rasterAt || target.length !== n * n) throw new RangeError(`rasterizeTriangles: the simd executor draws into its arena's ${n}² raster view (context.arena.rasterView)`);
+    queue = spanQueueOf(arena);
+  }
   let pixels = 0;
   for (let b = 0; b < bands; b++) {
     const top = b * BAND;
     const bottom = Math.min(top + BAND, n) - 1;
     for (let q = start[b]; q < start[b + 1]; q++) {
       const r = binned[q] * TRI;
-      pixels += rasterRows(rec, r, Math.max(rec[r + 22], top), Math.min(rec[r + 23], bottom), n, target, f32, queue, coverage);
+      pixels += rasterRows(rec, r, Math.max(rec[r + 22], top), Math.min(rec[r + 23], bottom), n, target, f32, queue, coverage, C);
     }
   }
   queue?.flush();

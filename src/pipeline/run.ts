@@ -4,6 +4,11 @@
  * Stages run in the article's order; each field stage transforms the previous field in place, and a copy is kept
  * only for the stages the caller asks to keep, so every intermediate can be written by content name. The manifest
  * records counts, per-stage time and the PRNG draws consumed per stage.
+ * Conventions (src/conventions): the declaration, or the one `conventions` (and the older `ablation`) changes. The
+ * plan reads the corner and fan rules; the draw list records the smoothing taps, weights and N² filter in force
+ * (written here after emission) and the draw order (draws.order 'sorted' stable-sorts each draw section by asset
+ * key); the executor reads the rest through its context. The executor is `executor`, by default the precision's
+ * (context.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,16 +22,24 @@ import { executeDrawListCpu } from './execute-cpu.js';
 import { buildDrawList } from '../drawlist/emit.js';
 import type { DrawList } from '../drawlist/types.js';
 import type { Field, Precision } from './precision.js';
-import type { SmoothingAblation } from './smoothing.js';
+import { ablationOverride, type SmoothingAblation } from './smoothing.js';
+import { mergeOverrides, resolveConventions, STAGES, type ConventionOverride, type Conventions } from '../conventions/index.js';
+import type { Executor } from './context.js';
 import type { WorldConfig } from './world.js';
 
-export const FIELD_STAGES = ['raster-layer0', 'raster', 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode', 'final'] as const;
+/** The field stages in execution order (conventions `stages`). */
+export const FIELD_STAGES = STAGES;
 
 export interface RunOptions {
   precision: Precision;
   /** Field stages to keep (copies are made only for these; the last stage reached is always available). */
   keep?: readonly string[];
+  /** Older vocabulary for smoothing ablations: folded into `conventions`. */
   ablation?: SmoothingAblation;
+  /** Conventions changed from the declaration (ablations), applied to every stage. */
+  conventions?: ConventionOverride;
+  /** The executor (default: 'f64' for f64; 'simd' for f32 where the kernels can run, else 'js-f32'). */
+  executor?: Executor;
   /** Asset folder (default <root>/assets, built when missing or stale). */
   assetsDir?: string;
   /** Called as each timed step ends, with its wall-clock time (progress display; never changes the result). */
@@ -39,6 +52,11 @@ export interface RunResult {
   drawList: DrawList;
   size: number;
   precision: Precision;
+  /**
+   * The executor that ran the stages (context.ts). [R] Not in the manifest: the manifest is part of the DVC-tracked
+   * references, whose hashes must not move when the executor (not the result) changes.
+   */
+  executor: Executor;
   fields: Map<string, Field>;
   /** Final R16 codes. */
   codes: Uint16Array;
@@ -70,7 +88,31 @@ export function ensureAssets(world: WorldConfig, dir = join(projectRoot(), 'asse
   return loadAssets(dir);
 }
 
+/**
+ * Writes the conventions the list can record into it, and applies the draw order (see header). The outer band, the
+ * outer initial value and the encoding range come from the request and the world; an override that names them
+ * (`named`) replaces them.
+ */
+export function applyConventionsToList(dl: DrawList, c: Conventions, named: ConventionOverride = {}): DrawList {
+  if (named.outer?.inner !== undefined) dl.outer.inner = c.outer.inner;
+  if (named.outer?.outer !== undefined) dl.outer.outer = c.outer.outer;
+  if (named.outer?.initialHeight !== undefined && dl.outer.input.kind === 'constant') dl.outer.input = { kind: 'constant', height: c.outer.initialHeight };
+  if (named.encoding?.min !== undefined) dl.encoding.min = c.encoding.min;
+  if (named.encoding?.max !== undefined) dl.encoding.max = c.encoding.max;
+  dl.smoothing.offsets = [...c.smoothing.offsets];
+  dl.smoothing.weights = [...c.smoothing.weights];
+  dl.smoothing.filterFullResolution = c.smoothing.filterFullResolution;
+  if (c.draws.order === 'sorted') {
+    const byAsset = <T extends { asset: string }>(a: T, b: T) => (a.asset < b.asset ? -1 : a.asset > b.asset ? 1 : 0);
+    dl.stamps.draws = [...dl.stamps.draws].sort(byAsset);
+    dl.locations.draws = [...dl.locations.draws].sort(byAsset);
+  }
+  return dl;
+}
+
 export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
+  const named = mergeOverrides(ablationOverride(opts.ablation), opts.conventions);
+  const conventions = resolveConventions(named);
   const n = req.size;
   const timings: Record<string, number> = {};
   const time = <T>(name: string, f: () => T): T => {
@@ -80,14 +122,14 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
     opts.onStep?.(name, timings[name]);
     return r;
   };
-  const plan = time('plan', () => buildPlan(req));
+  const plan = time('plan', () => buildPlan(req, undefined, conventions));
   const world = plan.world;
   const assetsDir = opts.assetsDir ?? join(projectRoot(), 'assets');
   const assets = time('assets', () => ensureAssets(world, assetsDir));
   // The run = plan → draw list → executor: the list says what is drawn, executeDrawListCpu how (issue 16).
   const stamps = time('stamps.select', () => selectStamps(plan.regions, world, plan.stream));
-  const drawList = time('drawlist', () => buildDrawList(plan, { size: n, stamps, assets, assetsDir }));
-  const exec = executeDrawListCpu(drawList, { precision: opts.precision, keep: opts.keep, ablation: opts.ablation, assets, onStage: opts.onStep });
+  const drawList = time('drawlist', () => applyConventionsToList(buildDrawList(plan, { size: n, stamps, assets, assetsDir }), conventions, named));
+  const exec = executeDrawListCpu(drawList, { precision: opts.precision, executor: opts.executor, keep: opts.keep, conventions, assets, onStage: opts.onStep });
   Object.assign(timings, exec.timingsMs);
   const { fields, codes, support } = exec;
   const { layer0, layer100, supportWrites, encode: enc } = exec.stats;
@@ -129,5 +171,5 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
     timingsMs: timings,
     drawsByStage: { ...plan.stream.drawsByStage },
   };
-  return { plan, drawList, size: n, precision: opts.precision, fields, codes, support, stamps, manifest };
+  return { plan, drawList, size: n, precision: opts.precision, executor: exec.executor, fields, codes, support, stamps, manifest };
 }

@@ -21,6 +21,7 @@
  */
 import type { PrngStream } from './prng.js';
 import { InputRangeError } from '../errors.js';
+import { DEFAULT_CONVENTIONS } from '../conventions/index.js';
 
 export type Point = readonly [number, number];
 
@@ -72,8 +73,8 @@ export function sourceHeight(d: number, s: SourceShape): number {
   return Math.min(eff / s.transitionWidth, 1) * s.amplitude;
 }
 
-/** The vertical scale heights are normalized by in stored configuration. */
-export const HEIGHT_SCALE = 512;
+/** The vertical scale heights are normalized by in stored configuration (conventions corners.heightScale). */
+export const HEIGHT_SCALE = DEFAULT_CONVENTIONS.corners.heightScale;
 
 export type SourceBranch = 'ordinary' | 'negative' | 'zero' | 'fallback';
 
@@ -141,7 +142,7 @@ export interface LocationForSource {
   envelope: number;
 }
 
-export function computeSources(view: SourceRegionView, locations: readonly LocationForSource[], params: SourceParams, stream: PrngStream): SourceRecord[] {
+export function computeSources(view: SourceRegionView, locations: readonly LocationForSource[], params: SourceParams, stream: PrngStream, heightScale: number = HEIGHT_SCALE): SourceRecord[] {
   stream.stage('sources');
   const out: SourceRecord[] = [];
   locations.forEach((loc, index) => {
@@ -159,13 +160,13 @@ export function computeSources(view: SourceRegionView, locations: readonly Locat
     const shape = { margin: params.margin, transitionWidth: params.transitionWidth, amplitude: amp };
     if (first.length > 0) {
       const r = nearestCentreThenEdge(view, first, p);
-      out.push({ ...base, referenceCell: r.cell, referenceList: 'first', edgeDistance: r.distance, branch: 'ordinary', height: sourceHeight(r.distance, shape) * HEIGHT_SCALE });
+      out.push({ ...base, referenceCell: r.cell, referenceList: 'first', edgeDistance: r.distance, branch: 'ordinary', height: sourceHeight(r.distance, shape) * heightScale });
       return;
     }
     const second = candidates(params.secondGroup);
     if (second.length > 0) {
       const r = nearestCentreThenEdge(view, second, p);
-      const h = -sourceHeight(r.distance, { ...shape, amplitude: params.negativeAmplitudeNorm }) * HEIGHT_SCALE;
+      const h = -sourceHeight(r.distance, { ...shape, amplitude: params.negativeAmplitudeNorm }) * heightScale;
       out.push({ ...base, referenceCell: r.cell, referenceList: 'second', edgeDistance: r.distance, branch: 'negative', height: h });
       return;
     }
@@ -173,7 +174,7 @@ export function computeSources(view: SourceRegionView, locations: readonly Locat
     if (pool.length === 0) throw new InputRangeError(`source of location #${index}: its parent region ${own} owns no cells (empty parent set)`);
     const pick = pool[stream.below(pool.length)]; // the fallback consumes a draw, continuing the request's stream
     const r = nearestCentreThenEdge(view, [pick], p);
-    out.push({ ...base, referenceCell: r.cell, referenceList: 'fallback', edgeDistance: r.distance, branch: 'fallback', height: sourceHeight(r.distance, shape) * HEIGHT_SCALE });
+    out.push({ ...base, referenceCell: r.cell, referenceList: 'fallback', edgeDistance: r.distance, branch: 'fallback', height: sourceHeight(r.distance, shape) * heightScale });
   });
   return out;
 }

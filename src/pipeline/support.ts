@@ -28,6 +28,7 @@
  *     float64 from the pixel centre, then rounded once).
  */
 import type { Field, Precision } from './precision.js';
+import { DEFAULT_CONVENTIONS } from '../conventions/index.js';
 import type { DrawGrid } from './draw.js';
 import { pixelRange } from './draw.js';
 import { boxDistance, type LocationInstance, type WorldSupport } from './layout.js';
@@ -87,18 +88,21 @@ export interface SupportParams {
   regionFloor: Record<string, number>;
 }
 
-export function domainEnvelope(field: Field, g: DrawGrid, shapes: readonly WorldSupport[]): { hmin: number; hmax: number } {
+/** Pixel centre offset (conventions grid.pixelCentre); the pipeline passes the one in force. */
+const PC = DEFAULT_CONVENTIONS.grid.pixelCentre;
+
+export function domainEnvelope(field: Field, g: DrawGrid, shapes: readonly WorldSupport[], pc: number = PC): { hmin: number; hmax: number } {
   const px = g.size / g.n;
   let hmin = Infinity;
   let hmax = -Infinity;
   for (const s of shapes) {
     const r = shapeRadius(s);
-    const [i0, i1] = pixelRange(s.x - r, s.x + r, g.xmin, px, g.n);
-    const [j0, j1] = pixelRange(s.y - r, s.y + r, g.ymin, px, g.n);
+    const [i0, i1] = pixelRange(s.x - r, s.x + r, g.xmin, px, g.n, pc);
+    const [j0, j1] = pixelRange(s.y - r, s.y + r, g.ymin, px, g.n, pc);
     for (let j = j0; j <= j1; j++) {
-      const y = g.ymin + (j + 0.5) * px;
+      const y = g.ymin + (j + pc) * px;
       for (let i = i0; i <= i1; i++) {
-        if (shapeDistance(s, g.xmin + (i + 0.5) * px, y) > 0) continue;
+        if (shapeDistance(s, g.xmin + (i + pc) * px, y) > 0) continue;
         const h = field[j * g.n + i];
         if (h < hmin) hmin = h;
         if (h > hmax) hmax = h;
@@ -136,7 +140,7 @@ export function computeSupportTargets(base: Field, g: DrawGrid, instances: reado
 }
 
 /** Applies every shape in draw order to `field` (in place). Returns the number of pixel writes. */
-export function applySupport(field: Field, g: DrawGrid, instances: readonly Pick<LocationInstance, 'supports'>[], targets: readonly Pick<SupportTarget, 'target' | 'shapes'>[], precision: Precision): number {
+export function applySupport(field: Field, g: DrawGrid, instances: readonly Pick<LocationInstance, 'supports'>[], targets: readonly Pick<SupportTarget, 'target' | 'shapes'>[], precision: Precision, pc: number = PC): number {
   const R = precision === 'f32' ? Math.fround : (x: number) => x;
   const px = g.size / g.n;
   let writes = 0;
@@ -146,12 +150,12 @@ export function applySupport(field: Field, g: DrawGrid, instances: readonly Pick
       const { width, strength } = targets[idx].shapes[si];
       const W = R(width);
       const reach = shapeRadius(s) + width;
-      const [i0, i1] = pixelRange(s.x - reach, s.x + reach, g.xmin, px, g.n);
-      const [j0, j1] = pixelRange(s.y - reach, s.y + reach, g.ymin, px, g.n);
+      const [i0, i1] = pixelRange(s.x - reach, s.x + reach, g.xmin, px, g.n, pc);
+      const [j0, j1] = pixelRange(s.y - reach, s.y + reach, g.ymin, px, g.n, pc);
       for (let j = j0; j <= j1; j++) {
-        const y = g.ymin + (j + 0.5) * px;
+        const y = g.ymin + (j + pc) * px;
         for (let i = i0; i <= i1; i++) {
-          const d = R(shapeDistance(s, g.xmin + (i + 0.5) * px, y));
+          const d = R(shapeDistance(s, g.xmin + (i + pc) * px, y));
           let w: number;
           if (d <= 0) w = 1;
           else if (d < W) {

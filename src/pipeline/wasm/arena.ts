@@ -5,19 +5,22 @@
  * written beside it — nothing is copied in or out, and each 64 MiB buffer is paged in once. Every buffer's place is
  * fixed when the arena is made and the memory never grows afterwards, so the views handed out stay valid for as long
  * as they are referenced.
+ * [R] An arena is handed to the stages through their execution context (src/pipeline/context.ts); nothing looks an
+ *     arena up from an array. Every module is checked at load against the layout description (layouts.ts).
  */
 import { RASTER_WASM_BASE64 } from './raster-wasm.js';
 import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
 import { ENCODE_WASM_BASE64 } from '../../core/wasm/encode-wasm.js';
 import { DRAW_WASM_BASE64 } from './draw-wasm.js';
 import { instantiateWasm, newWasmMemory, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
+import { blockBytes, blockLayout, checkModule, CONSTANTS, type ModuleName } from './layouts.js';
 
 export interface RasterExports {
   spans(rec: number, count: number, target: number): void;
 }
 
 export interface EncodeExports {
-  encode(src: number, dst: number, count: number, fmin: number, fscale: number, counts: number): void;
+  encode(src: number, dst: number, count: number, fmin: number, fscale: number, counts: number, rounding: number): void;
 }
 
 export interface DrawExports {
@@ -26,11 +29,11 @@ export interface DrawExports {
 }
 
 export interface SmoothingExports {
-  downsample(s: number, o: number, n: number): void;
+  downsample(s: number, o: number, n: number, tp: number): void;
   filterX(s: number, o: number, buf: number, n: number, tp: number): void;
   filterY(s: number, o: number, sc: number, n: number, tp: number): void;
   lerpLevelRows(l: number, m: number, n: number, i0: number, i1: number, f: number, g: number, rows: number): void;
-  composeRows(x2: number, x3: number, o: number, n: number, a2i0: number, a2i1: number, a2f: number, a2g: number, a3i0: number, a3i1: number, a3f: number, a3g: number): void;
+  composeRows(x2: number, x3: number, o: number, n: number, a2i0: number, a2i1: number, a2f: number, a2g: number, a3i0: number, a3i1: number, a3f: number, a3g: number, tp: number): void;
 }
 
 /** Byte offsets of every smoothing buffer (levels at N/2, N/4, N/8; X-pass scratch; the upsampling rows and taps). */
@@ -56,12 +59,18 @@ export interface Arena {
   n: number;
   queueAt: number;
   rasterAt: number;
+  /** The zeroed n × n float32 raster view (the field the raster stage draws into). */
+  rasterView: Float32Array;
+  /** The span queue feeding raster.wat (made on first use, raster-kernel.ts). */
+  spanQueue: unknown;
+  /** Asset levels already copied into this arena (draw-kernel.ts). */
+  placedAssets: Map<object, number[]>;
   /** Present when the side is a multiple of 32 (every level a whole number of 4-lane vectors). */
   smoothingLayout: SmoothingLayout | null;
   /** R16 codes (n² u16) and the three encode counters, laid out with the smoothing buffers. */
   codesAt: number;
   countsAt: number;
-  /** Parameter block of the draw kernel (256 bytes), and the region assets are copied into on first use. */
+  /** Parameter block of the draw kernel (layouts.ts 'draw'), and the region assets are copied into on first use. */
   drawParamsAt: number;
   assetsAt: number;
   assetsEnd: number;
@@ -72,20 +81,18 @@ export interface Arena {
 /** [R] Room for draw assets (all mip levels, float32) per arena; pages are committed only as assets are copied. */
 const ARENA_ASSET_BYTES = 48 << 20;
 
-/** Spans queued before one raster kernel call; one record = 12 float64 (see raster.wat). */
+/** Spans queued before one raster kernel call; one record = the 'span' block of layouts.ts (12 float64). */
 export const SPAN_QUEUE = 4096;
-export const SPAN_RECORD = 12;
+export const SPAN_RECORD = blockBytes('span') / 8;
 /** Rows in the smoothing Y pass's ring of half-texel rows (the taps read rows j + k_min … j + k_max + 1; see smoothing.ts). */
-export const FILTER_Y_RING = 16;
+export const FILTER_Y_RING = CONSTANTS.ringMask + 1;
 /** Halved levels of the smoothing chain the arena lays out (N/2, N/4, N/8; L0 is filtered in the base's buffer). */
 const HALVINGS = 3;
 
-const arenas = new WeakMap<Float32Array, Arena>();
-
 /**
  * A new arena for an n × n float32 field, or null when WebAssembly SIMD is unavailable or disabled
- * (HEIGHTBENCH_NO_WASM=1). The raster view (zeroed) is registered, so arenaOf(raster) finds the arena again. With
- * `baseOverRaster` the smoothed base overwrites the raster (the raster view then holds the base).
+ * (HEIGHTBENCH_NO_WASM=1). With `baseOverRaster` the smoothed base overwrites the raster (the raster view then holds
+ * the base).
  */
 export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}): { arena: Arena; raster: Float32Array } | null {
   if (wasmDisabled()) return null;
@@ -101,7 +108,7 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
   let codesAt = -1;
   let countsAt = -1;
   if (n % 32 === 0) {
-    const tp = alloc(80);
+    const tp = alloc(blockLayout('taps').size);
     // One X-pass buffer, sized for the first halved level, serves L1–L3; once L3 is filtered it and the Y scratch
     // hold the row-upsampled N/4 and N/8 levels ((n/4)·n and (n/8)·n floats: exactly m1² and half of it). L0 (N²) is
     // filtered in place in the base's buffer (`out`), so the N² level needs only the 10-row X buffer and the ring.
@@ -121,15 +128,16 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     codesAt = alloc(n * n * 2);
     countsAt = alloc(16);
   }
-  const drawParamsAt = alloc(256);
+  const drawParamsAt = alloc(blockLayout('draw').size);
   const assetsAt = alloc(ARENA_ASSET_BYTES);
   const memory = newWasmMemory(top);
   if (!memory) return null;
-  const raster = instantiateWasm<RasterExports>(RASTER_WASM_BASE64, { env: { memory } });
-  const smoothing = instantiateWasm<SmoothingExports>(SMOOTHING_WASM_BASE64, { env: { memory } });
-  const encode = instantiateWasm<EncodeExports>(ENCODE_WASM_BASE64, { env: { memory } });
-  const draw = instantiateWasm<DrawExports>(DRAW_WASM_BASE64, { env: { memory } });
+  const raster = loadChecked<RasterExports>('raster', RASTER_WASM_BASE64, memory);
+  const smoothing = loadChecked<SmoothingExports>('smoothing', SMOOTHING_WASM_BASE64, memory);
+  const encode = loadChecked<EncodeExports>('encode', ENCODE_WASM_BASE64, memory);
+  const draw = loadChecked<DrawExports>('draw', DRAW_WASM_BASE64, memory);
   if (!raster || !smoothing || !encode || !draw) return null;
+  const view = new Float32Array(memory.buffer, rasterAt, n * n);
   const arena: Arena = {
     memory,
     raster,
@@ -139,6 +147,9 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     n,
     queueAt,
     rasterAt,
+    rasterView: view,
+    spanQueue: null,
+    placedAssets: new Map(),
     smoothingLayout: layout,
     codesAt,
     countsAt,
@@ -147,19 +158,19 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     assetsEnd: assetsAt + ARENA_ASSET_BYTES,
     assetsTop: assetsAt,
   };
-  const view = new Float32Array(memory.buffer, rasterAt, n * n);
-  arenas.set(view, arena);
   return { arena, raster: view };
 }
 
-/** The arena whose raster or base view `field` is, or null for any other array. */
-export function arenaOf(field: Float32Array): Arena | null {
-  return arenas.get(field) ?? null;
+/** Whether `field` is a view of `arena`'s memory (the fields a 'simd' context's stages run on in place). */
+export function inArena(field: ArrayBufferView, arena: Arena): boolean {
+  return field.buffer === arena.memory.buffer;
 }
 
-/** Records that `view` (the base, written by the smoothing kernels) lives in `arena`. */
-export function registerView(view: Float32Array, arena: Arena): void {
-  arenas.set(view, arena);
+/** Instantiates a kernel module on `memory` and checks it against the layout description (throws the reason). */
+function loadChecked<T>(name: ModuleName, base64: string, memory: WasmMemory): T | null {
+  const ex = instantiateWasm<T>(base64, { env: { memory } });
+  if (ex) checkModule(name, ex as unknown as Record<string, unknown>);
+  return ex;
 }
 
 let available: boolean | undefined;
@@ -167,6 +178,6 @@ let available: boolean | undefined;
 /** Whether the SIMD kernels can run here (compiled, and not disabled). */
 export function wasmKernelsAvailable(): boolean {
   if (wasmDisabled()) return false;
-  available ??= instantiateWasm<RasterExports>(RASTER_WASM_BASE64, { env: { memory: newWasmMemory(1) } }) !== null;
+  available ??= loadChecked<RasterExports>('raster', RASTER_WASM_BASE64, newWasmMemory(1)!) !== null;
   return available;
 }

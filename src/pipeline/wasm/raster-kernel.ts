@@ -1,9 +1,12 @@
 /**
  * The queue that feeds covered spans to the SIMD span kernel (raster.wat). The rasterizer still finds every span in
  * JavaScript with exact integer edge functions; only the per-pixel interpolation and ADD run in the kernel, with the
- * same operations in the same order as spanF32 (tested bit-identical). Targets are arena fields (arena.ts).
+ * same operations in the same order as spanF32 (tested bit-identical). The target is the arena's raster view; the
+ * arena comes from the stage's execution context (src/pipeline/context.ts). Records follow the 'span' block of
+ * layouts.ts.
  */
-import { arenaOf, createArena, SPAN_QUEUE, SPAN_RECORD, type Arena } from './arena.js';
+import { SPAN_QUEUE, SPAN_RECORD, type Arena } from './arena.js';
+import { blockLayout } from './layouts.js';
 
 export interface SpanQueue {
   /** Queues pixels dst … dst + len − 1 with edge values e_k + s_k·t (t = 0 … len − 1). */
@@ -12,22 +15,16 @@ export interface SpanQueue {
   flush(): void;
 }
 
-const queues = new WeakMap<Arena, SpanQueue>();
+const SPAN = blockLayout('span').fields;
+// The push below writes the record's fields in declaration order, one float64 each: refuse any other layout.
+const ORDER = ['dst', 'len', 'e0', 's0', 'e1', 's1', 'e2', 's2', 'invArea', 'h0', 'h1', 'h2'];
+ORDER.forEach((f, i) => {
+  if (SPAN[f]?.offset !== 8 * i || SPAN[f]?.type !== 'f64') throw new Error(`raster-kernel: span field ${f} is not float64 ${i} of the record in layouts.ts`);
+});
 
-/**
- * A zeroed float32 field of n × n samples: the raster view of a new arena where the SIMD kernels are available
- * (so rasterization and smoothing run in place), otherwise a plain Float32Array.
- */
-export function newRasterField(n: number, opts: { baseOverRaster?: boolean } = {}): Float32Array {
-  return createArena(n, opts)?.raster ?? new Float32Array(n * n);
-}
-
-/** The span queue of an arena raster field, or null for any other array. */
-export function spanQueueOf(field: Float32Array): SpanQueue | null {
-  const arena = arenaOf(field);
-  if (!arena) return null;
-  let queue = queues.get(arena);
-  if (queue) return queue;
+/** The span queue of an arena (its raster view is the target). */
+export function spanQueueOf(arena: Arena): SpanQueue {
+  if (arena.spanQueue) return arena.spanQueue as SpanQueue;
   const rec = new Float64Array(arena.memory.buffer, arena.queueAt, SPAN_QUEUE * SPAN_RECORD);
   let count = 0;
   const q: SpanQueue = {
@@ -52,7 +49,6 @@ export function spanQueueOf(field: Float32Array): SpanQueue | null {
       count = 0;
     },
   };
-  queues.set(arena, q);
-  queue = q;
-  return queue;
+  arena.spanQueue = q;
+  return q;
 }

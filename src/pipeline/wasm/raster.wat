@@ -3,9 +3,11 @@
 ;; queues it here; this kernel evaluates the span exactly as spanF32 does: λk = f32(Ek(t)·invArea) with Ek(t) =
 ;; Ek0 + Sk·t an exact integer in float64, then h = ((λ0·h0 + λ1·h1) + λ2·h2) and target += h, every step an f32
 ;; multiply or add (bit-identical to the Math.fround emulation).
-;; Span record (12 f64 = 96 bytes): dst index, length, E0, S0, E1, S1, E2, S2, invArea, h0, h1, h2 (h as f32 values).
+;; Span record: the 'span' block of src/pipeline/wasm/layouts.ts ({{span.bytes}} bytes: dst index, length, E0, S0, E1, S1, E2,
+;; S2, invArea, h0, h1, h2 as float64, h as float32 values); offsets substituted by scripts/build-wasm.mjs.
 (module
   (import "env" "memory" (memory 1))
+  (global (export "layoutHash") i32 (i32.const {{layoutHash}}))
 
   (func (export "spans") (param $rec i32) (param $count i32) (param $tgt i32)
     (local $end i32) (local $p i32) (local $len i32) (local $i i32)
@@ -14,21 +16,21 @@
     (local $E0 v128) (local $S0 v128) (local $E1 v128) (local $S1 v128) (local $E2 v128) (local $S2 v128) (local $IV v128)
     (local $H0 v128) (local $H1 v128) (local $H2 v128) (local $tA v128) (local $tB v128)
     (local $l0 v128) (local $l1 v128) (local $l2 v128)
-    (local.set $end (i32.add (local.get $rec) (i32.mul (local.get $count) (i32.const 96))))
+    (local.set $end (i32.add (local.get $rec) (i32.mul (local.get $count) (i32.const {{span.bytes}}))))
     (block $done (loop $recs
       (br_if $done (i32.ge_u (local.get $rec) (local.get $end)))
-      (local.set $p (i32.add (local.get $tgt) (i32.shl (i32.trunc_f64_u (f64.load (local.get $rec))) (i32.const 2))))
-      (local.set $len (i32.trunc_f64_u (f64.load offset=8 (local.get $rec))))
-      (local.set $e0 (f64.load offset=16 (local.get $rec)))
-      (local.set $s0 (f64.load offset=24 (local.get $rec)))
-      (local.set $e1 (f64.load offset=32 (local.get $rec)))
-      (local.set $s1 (f64.load offset=40 (local.get $rec)))
-      (local.set $e2 (f64.load offset=48 (local.get $rec)))
-      (local.set $s2 (f64.load offset=56 (local.get $rec)))
-      (local.set $inv (f64.load offset=64 (local.get $rec)))
-      (local.set $h0 (f32.demote_f64 (f64.load offset=72 (local.get $rec))))
-      (local.set $h1 (f32.demote_f64 (f64.load offset=80 (local.get $rec))))
-      (local.set $h2 (f32.demote_f64 (f64.load offset=88 (local.get $rec))))
+      (local.set $p (i32.add (local.get $tgt) (i32.shl (i32.trunc_f64_u (f64.load offset={{span.dst}} (local.get $rec))) (i32.const 2))))
+      (local.set $len (i32.trunc_f64_u (f64.load offset={{span.len}} (local.get $rec))))
+      (local.set $e0 (f64.load offset={{span.e0}} (local.get $rec)))
+      (local.set $s0 (f64.load offset={{span.s0}} (local.get $rec)))
+      (local.set $e1 (f64.load offset={{span.e1}} (local.get $rec)))
+      (local.set $s1 (f64.load offset={{span.s1}} (local.get $rec)))
+      (local.set $e2 (f64.load offset={{span.e2}} (local.get $rec)))
+      (local.set $s2 (f64.load offset={{span.s2}} (local.get $rec)))
+      (local.set $inv (f64.load offset={{span.invArea}} (local.get $rec)))
+      (local.set $h0 (f32.demote_f64 (f64.load offset={{span.h0}} (local.get $rec))))
+      (local.set $h1 (f32.demote_f64 (f64.load offset={{span.h1}} (local.get $rec))))
+      (local.set $h2 (f32.demote_f64 (f64.load offset={{span.h2}} (local.get $rec))))
       (local.set $E0 (f64x2.splat (local.get $e0)))
       (local.set $S0 (f64x2.splat (local.get $s0)))
       (local.set $E1 (f64x2.splat (local.get $e1)))

@@ -1,10 +1,12 @@
 ;; heightbench smoothing kernels, float32, WebAssembly SIMD (f32x4).
 ;; Every operation is an f32 multiply or add in the same order as the f32 path of src/pipeline/smoothing.ts, so the
 ;; results are bit-identical to it (f32 + and × round exactly as Math.fround of the float64 operation).
-;; All pointers are byte offsets into the imported memory (one arena per field, see arena.ts); fields are row-major f32. Tap block at $tp (80 bytes):
-;; k[5] i32 at +0, g[5] f32 at +20, f[5] f32 at +40, w[5] f32 at +60.
+;; All pointers are byte offsets into the imported memory (one arena per field, see arena.ts); fields are row-major f32.
+;; Tap block at $tp: the 'taps' block of src/pipeline/wasm/layouts.ts ({{taps.size}} bytes: k[5], g[5], f[5], w[5], the
+;; cross-axis lerp weights, the halving weights, the combine rule); offsets substituted by scripts/build-wasm.mjs.
 (module
   (import "env" "memory" (memory 1))
+  (global (export "layoutHash") i32 (i32.const {{layoutHash}}))
 
   (func $clamp (param $v i32) (param $n i32) (result i32)
     (if (result i32) (i32.lt_s (local.get $v) (i32.const 0))
@@ -13,11 +15,13 @@
         (then (i32.sub (local.get $n) (i32.const 1)))
         (else (local.get $v))))))
 
-  ;; out (m×m, m = n/2, m % 4 = 0) = centre-aligned halving of src (n×n): each output the 2×2 mean, X first.
-  (func (export "downsample") (param $s i32) (param $o i32) (param $n i32)
+  ;; out (m×m, m = n/2, m % 4 = 0) = halving of src (n×n): each output src[2i]·G + src[2i+1]·F along X, then the two
+  ;; rows blended the same way (G = F = 0.5 centre-aligned: the 2×2 mean; G = 1, F = 0: index 2i).
+  (func (export "downsample") (param $s i32) (param $o i32) (param $n i32) (param $tp i32)
     (local $m i32) (local $j i32) (local $i i32) (local $r0 i32) (local $r1 i32) (local $op i32)
-    (local $v0 v128) (local $v1 v128) (local $a v128) (local $b v128) (local $h v128)
-    (local.set $h (v128.const f32x4 0.5 0.5 0.5 0.5))
+    (local $v0 v128) (local $v1 v128) (local $a v128) (local $b v128) (local $h v128) (local $hf v128)
+    (local.set $h (f32x4.splat (f32.load offset={{taps.downG}} (local.get $tp))))
+    (local.set $hf (f32x4.splat (f32.load offset={{taps.downF}} (local.get $tp))))
     (local.set $m (i32.shr_u (local.get $n) (i32.const 1)))
     (local.set $op (local.get $o))
     (block $done (loop $rows
@@ -31,13 +35,13 @@
         (local.set $v1 (v128.load offset=16 (local.get $r0)))
         (local.set $a (f32x4.add
           (f32x4.mul (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $v0) (local.get $v1)) (local.get $h))
-          (f32x4.mul (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $v0) (local.get $v1)) (local.get $h))))
+          (f32x4.mul (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $v0) (local.get $v1)) (local.get $hf))))
         (local.set $v0 (v128.load (local.get $r1)))
         (local.set $v1 (v128.load offset=16 (local.get $r1)))
         (local.set $b (f32x4.add
           (f32x4.mul (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $v0) (local.get $v1)) (local.get $h))
-          (f32x4.mul (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $v0) (local.get $v1)) (local.get $h))))
-        (v128.store (local.get $op) (f32x4.add (f32x4.mul (local.get $a) (local.get $h)) (f32x4.mul (local.get $b) (local.get $h))))
+          (f32x4.mul (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $v0) (local.get $v1)) (local.get $hf))))
+        (v128.store (local.get $op) (f32x4.add (f32x4.mul (local.get $a) (local.get $h)) (f32x4.mul (local.get $b) (local.get $hf))))
         (local.set $r0 (i32.add (local.get $r0) (i32.const 32)))
         (local.set $r1 (i32.add (local.get $r1) (i32.const 32)))
         (local.set $op (i32.add (local.get $op) (i32.const 16)))
@@ -89,9 +93,9 @@
       (call $lerpTap (local.get $row)
         (i32.add (local.get $dst) (i32.mul (local.get $t) (local.get $stride)))
         (local.get $n)
-        (i32.load (i32.add (local.get $tp) (i32.shl (local.get $t) (i32.const 2))))
-        (f32.load offset=20 (i32.add (local.get $tp) (i32.shl (local.get $t) (i32.const 2))))
-        (f32.load offset=40 (i32.add (local.get $tp) (i32.shl (local.get $t) (i32.const 2)))))
+        (i32.load offset={{taps.k}} (i32.add (local.get $tp) (i32.shl (local.get $t) (i32.const 2))))
+        (f32.load offset={{taps.g}} (i32.add (local.get $tp) (i32.shl (local.get $t) (i32.const 2))))
+        (f32.load offset={{taps.f}} (i32.add (local.get $tp) (i32.shl (local.get $t) (i32.const 2)))))
       (local.set $t (i32.add (local.get $t) (i32.const 1)))
       (br $l))))
 
@@ -99,14 +103,15 @@
   ;; Row j + 1 is lerped before row j is written, so $o may be $s (in place).
   (func (export "filterX") (param $s i32) (param $o i32) (param $buf i32) (param $n i32) (param $tp i32)
     (local $j i32) (local $i i32) (local $cur i32) (local $nxt i32) (local $tmp i32) (local $stride i32) (local $op i32)
-    (local $h v128) (local $acc v128) (local $q i32)
+    (local $h v128) (local $hf v128) (local $acc v128) (local $q i32)
     (local $w0 v128) (local $w1 v128) (local $w2 v128) (local $w3 v128) (local $w4 v128)
-    (local.set $h (v128.const f32x4 0.5 0.5 0.5 0.5))
-    (local.set $w0 (f32x4.splat (f32.load offset=60 (local.get $tp))))
-    (local.set $w1 (f32x4.splat (f32.load offset=64 (local.get $tp))))
-    (local.set $w2 (f32x4.splat (f32.load offset=68 (local.get $tp))))
-    (local.set $w3 (f32x4.splat (f32.load offset=72 (local.get $tp))))
-    (local.set $w4 (f32x4.splat (f32.load offset=76 (local.get $tp))))
+    (local.set $h (f32x4.splat (f32.load offset={{taps.crossG}} (local.get $tp))))
+    (local.set $hf (f32x4.splat (f32.load offset={{taps.crossF}} (local.get $tp))))
+    (local.set $w0 (f32x4.splat (f32.load offset={{taps.w[0]}} (local.get $tp))))
+    (local.set $w1 (f32x4.splat (f32.load offset={{taps.w[1]}} (local.get $tp))))
+    (local.set $w2 (f32x4.splat (f32.load offset={{taps.w[2]}} (local.get $tp))))
+    (local.set $w3 (f32x4.splat (f32.load offset={{taps.w[3]}} (local.get $tp))))
+    (local.set $w4 (f32x4.splat (f32.load offset={{taps.w[4]}} (local.get $tp))))
     (local.set $stride (i32.shl (local.get $n) (i32.const 2)))
     (local.set $cur (local.get $buf))
     (local.set $nxt (i32.add (local.get $buf) (i32.mul (local.get $stride) (i32.const 5))))
@@ -121,23 +126,23 @@
         (local.set $q (i32.add (local.get $cur) (local.get $i)))
         (local.set $tmp (i32.add (local.get $nxt) (local.get $i)))
         (local.set $acc (f32x4.mul (local.get $w0)
-          (f32x4.add (f32x4.mul (v128.load (local.get $q)) (local.get $h)) (f32x4.mul (v128.load (local.get $tmp)) (local.get $h)))))
+          (f32x4.add (f32x4.mul (v128.load (local.get $q)) (local.get $h)) (f32x4.mul (v128.load (local.get $tmp)) (local.get $hf)))))
         (local.set $q (i32.add (local.get $q) (local.get $stride)))
         (local.set $tmp (i32.add (local.get $tmp) (local.get $stride)))
         (local.set $acc (f32x4.add (local.get $acc) (f32x4.mul (local.get $w1)
-          (f32x4.add (f32x4.mul (v128.load (local.get $q)) (local.get $h)) (f32x4.mul (v128.load (local.get $tmp)) (local.get $h))))))
+          (f32x4.add (f32x4.mul (v128.load (local.get $q)) (local.get $h)) (f32x4.mul (v128.load (local.get $tmp)) (local.get $hf))))))
         (local.set $q (i32.add (local.get $q) (local.get $stride)))
         (local.set $tmp (i32.add (local.get $tmp) (local.get $stride)))
         (local.set $acc (f32x4.add (local.get $acc) (f32x4.mul (local.get $w2)
-          (f32x4.add (f32x4.mul (v128.load (local.get $q)) (local.get $h)) (f32x4.mul (v128.load (local.get $tmp)) (local.get $h))))))
+          (f32x4.add (f32x4.mul (v128.load (local.get $q)) (local.get $h)) (f32x4.mul (v128.load (local.get $tmp)) (local.get $hf))))))
         (local.set $q (i32.add (local.get $q) (local.get $stride)))
         (local.set $tmp (i32.add (local.get $tmp) (local.get $stride)))
         (local.set $acc (f32x4.add (local.get $acc) (f32x4.mul (local.get $w3)
-          (f32x4.add (f32x4.mul (v128.load (local.get $q)) (local.get $h)) (f32x4.mul (v128.load (local.get $tmp)) (local.get $h))))))
+          (f32x4.add (f32x4.mul (v128.load (local.get $q)) (local.get $h)) (f32x4.mul (v128.load (local.get $tmp)) (local.get $hf))))))
         (local.set $q (i32.add (local.get $q) (local.get $stride)))
         (local.set $tmp (i32.add (local.get $tmp) (local.get $stride)))
         (local.set $acc (f32x4.add (local.get $acc) (f32x4.mul (local.get $w4)
-          (f32x4.add (f32x4.mul (v128.load (local.get $q)) (local.get $h)) (f32x4.mul (v128.load (local.get $tmp)) (local.get $h))))))
+          (f32x4.add (f32x4.mul (v128.load (local.get $q)) (local.get $h)) (f32x4.mul (v128.load (local.get $tmp)) (local.get $hf))))))
         (v128.store (i32.add (local.get $op) (local.get $i)) (local.get $acc))
         (local.set $i (i32.add (local.get $i) (i32.const 16)))
         (br $cols)))
@@ -147,32 +152,33 @@
       (local.set $j (i32.add (local.get $j) (i32.const 1)))
       (br $rows))))
 
-  ;; One half-texel row: dst[i] = 0.5·row[i] + 0.5·row[min(i + 1, n − 1)] ($stride = 4n bytes).
-  (func $halfRow (param $row i32) (param $dst i32) (param $stride i32)
-    (local $i i32) (local $h v128)
-    (local.set $h (v128.const f32x4 0.5 0.5 0.5 0.5))
+  ;; One cross-axis row: dst[i] = G·row[i] + F·row[min(i + 1, n − 1)] ($stride = 4n bytes; G = F = 0.5: the half texel).
+  (func $halfRow (param $row i32) (param $dst i32) (param $stride i32) (param $g f32) (param $f f32)
+    (local $i i32) (local $h v128) (local $hf v128)
+    (local.set $h (f32x4.splat (local.get $g)))
+    (local.set $hf (f32x4.splat (local.get $f)))
     (block $vd (loop $v
       (br_if $vd (i32.ge_s (local.get $i) (i32.sub (local.get $stride) (i32.const 16))))
       (v128.store (i32.add (local.get $dst) (local.get $i))
         (f32x4.add (f32x4.mul (v128.load (i32.add (local.get $row) (local.get $i))) (local.get $h))
-                   (f32x4.mul (v128.load offset=4 (i32.add (local.get $row) (local.get $i))) (local.get $h))))
+                   (f32x4.mul (v128.load offset=4 (i32.add (local.get $row) (local.get $i))) (local.get $hf))))
       (local.set $i (i32.add (local.get $i) (i32.const 16)))
       (br $v)))
     (block $sd (loop $sl
       (br_if $sd (i32.ge_u (local.get $i) (local.get $stride)))
       (f32.store (i32.add (local.get $dst) (local.get $i))
-        (f32.add (f32.mul (f32.load (i32.add (local.get $row) (local.get $i))) (f32.const 0.5))
+        (f32.add (f32.mul (f32.load (i32.add (local.get $row) (local.get $i))) (local.get $g))
                  (f32.mul (f32.load (i32.add (local.get $row)
                    (select (i32.add (local.get $i) (i32.const 4)) (i32.sub (local.get $stride) (i32.const 4))
-                     (i32.lt_u (i32.add (local.get $i) (i32.const 4)) (local.get $stride))))) (f32.const 0.5))))
+                     (i32.lt_u (i32.add (local.get $i) (i32.const 4)) (local.get $stride))))) (local.get $f))))
       (local.set $i (i32.add (local.get $i) (i32.const 4)))
       (br $sl))))
 
-  ;; Address of ring row clamp(v) & 15 of the scratch ring at $sc.
+  ;; Address of ring row clamp(v) & ringMask of the scratch ring at $sc.
   (func $ringRow (param $sc i32) (param $v i32) (param $n i32) (param $stride i32) (result i32)
-    (i32.add (local.get $sc) (i32.mul (i32.and (call $clamp (local.get $v) (local.get $n)) (i32.const 15)) (local.get $stride))))
+    (i32.add (local.get $sc) (i32.mul (i32.and (call $clamp (local.get $v) (local.get $n)) (i32.const {{const.ringMask}})) (local.get $stride))))
 
-  ;; Y pass: out(i, j) = Σ w_t·(sc[c(j+k)][i]·g + sc[c(j+k+1)][i]·f), sc = half-texel rows kept in a ring of 16 rows at
+  ;; Y pass: out(i, j) = Σ w_t·(sc[c(j+k)][i]·g + sc[c(j+k+1)][i]·f), sc = half-texel rows kept in a ring of ringMask + 1 rows at
   ;; $sc; each ring row is made from its source row just before the first output row that reads it, so $o may be $s
   ;; (in place). The caller checks k_max − k_min ≤ 14 and k_max ≥ −1 (smoothing.ts filterY); k_max is tap 4.
   (func (export "filterY") (param $s i32) (param $o i32) (param $sc i32) (param $n i32) (param $tp i32)
@@ -183,26 +189,26 @@
     (local $f0 v128) (local $f1 v128) (local $f2 v128) (local $f3 v128) (local $f4 v128)
     (local $k0 i32) (local $k1 i32) (local $k2 i32) (local $k3 i32) (local $k4 i32) (local $op i32)
     (local.set $stride (i32.shl (local.get $n) (i32.const 2)))
-    (local.set $w0 (f32x4.splat (f32.load offset=60 (local.get $tp))))
-    (local.set $w1 (f32x4.splat (f32.load offset=64 (local.get $tp))))
-    (local.set $w2 (f32x4.splat (f32.load offset=68 (local.get $tp))))
-    (local.set $w3 (f32x4.splat (f32.load offset=72 (local.get $tp))))
-    (local.set $w4 (f32x4.splat (f32.load offset=76 (local.get $tp))))
-    (local.set $g0 (f32x4.splat (f32.load offset=20 (local.get $tp))))
-    (local.set $g1 (f32x4.splat (f32.load offset=24 (local.get $tp))))
-    (local.set $g2 (f32x4.splat (f32.load offset=28 (local.get $tp))))
-    (local.set $g3 (f32x4.splat (f32.load offset=32 (local.get $tp))))
-    (local.set $g4 (f32x4.splat (f32.load offset=36 (local.get $tp))))
-    (local.set $f0 (f32x4.splat (f32.load offset=40 (local.get $tp))))
-    (local.set $f1 (f32x4.splat (f32.load offset=44 (local.get $tp))))
-    (local.set $f2 (f32x4.splat (f32.load offset=48 (local.get $tp))))
-    (local.set $f3 (f32x4.splat (f32.load offset=52 (local.get $tp))))
-    (local.set $f4 (f32x4.splat (f32.load offset=56 (local.get $tp))))
-    (local.set $k0 (i32.load offset=0 (local.get $tp)))
-    (local.set $k1 (i32.load offset=4 (local.get $tp)))
-    (local.set $k2 (i32.load offset=8 (local.get $tp)))
-    (local.set $k3 (i32.load offset=12 (local.get $tp)))
-    (local.set $k4 (i32.load offset=16 (local.get $tp)))
+    (local.set $w0 (f32x4.splat (f32.load offset={{taps.w[0]}} (local.get $tp))))
+    (local.set $w1 (f32x4.splat (f32.load offset={{taps.w[1]}} (local.get $tp))))
+    (local.set $w2 (f32x4.splat (f32.load offset={{taps.w[2]}} (local.get $tp))))
+    (local.set $w3 (f32x4.splat (f32.load offset={{taps.w[3]}} (local.get $tp))))
+    (local.set $w4 (f32x4.splat (f32.load offset={{taps.w[4]}} (local.get $tp))))
+    (local.set $g0 (f32x4.splat (f32.load offset={{taps.g[0]}} (local.get $tp))))
+    (local.set $g1 (f32x4.splat (f32.load offset={{taps.g[1]}} (local.get $tp))))
+    (local.set $g2 (f32x4.splat (f32.load offset={{taps.g[2]}} (local.get $tp))))
+    (local.set $g3 (f32x4.splat (f32.load offset={{taps.g[3]}} (local.get $tp))))
+    (local.set $g4 (f32x4.splat (f32.load offset={{taps.g[4]}} (local.get $tp))))
+    (local.set $f0 (f32x4.splat (f32.load offset={{taps.f[0]}} (local.get $tp))))
+    (local.set $f1 (f32x4.splat (f32.load offset={{taps.f[1]}} (local.get $tp))))
+    (local.set $f2 (f32x4.splat (f32.load offset={{taps.f[2]}} (local.get $tp))))
+    (local.set $f3 (f32x4.splat (f32.load offset={{taps.f[3]}} (local.get $tp))))
+    (local.set $f4 (f32x4.splat (f32.load offset={{taps.f[4]}} (local.get $tp))))
+    (local.set $k0 (i32.load offset={{taps.k[0]}} (local.get $tp)))
+    (local.set $k1 (i32.load offset={{taps.k[1]}} (local.get $tp)))
+    (local.set $k2 (i32.load offset={{taps.k[2]}} (local.get $tp)))
+    (local.set $k3 (i32.load offset={{taps.k[3]}} (local.get $tp)))
+    (local.set $k4 (i32.load offset={{taps.k[4]}} (local.get $tp)))
     (block $done (loop $rows
       (br_if $done (i32.ge_u (local.get $j) (local.get $n)))
       ;; half-texel rows up to clamp(j + k4 + 1)
@@ -211,8 +217,10 @@
         (br_if $md (i32.gt_s (local.get $next) (local.get $need)))
         (call $halfRow
           (i32.add (local.get $s) (i32.mul (local.get $next) (local.get $stride)))
-          (i32.add (local.get $sc) (i32.mul (i32.and (local.get $next) (i32.const 15)) (local.get $stride)))
-          (local.get $stride))
+          (i32.add (local.get $sc) (i32.mul (i32.and (local.get $next) (i32.const {{const.ringMask}})) (local.get $stride)))
+          (local.get $stride)
+          (f32.load offset={{taps.crossG}} (local.get $tp))
+          (f32.load offset={{taps.crossF}} (local.get $tp)))
         (local.set $next (i32.add (local.get $next) (i32.const 1)))
         (br $make)))
       (local.set $a0 (call $ringRow (local.get $sc) (i32.add (local.get $j) (local.get $k0)) (local.get $n) (local.get $stride)))
@@ -270,13 +278,15 @@
       (local.set $r (i32.add (local.get $r) (i32.const 1)))
       (br $rl))))
 
-  ;; out(i, j) = (h2 − h3)·0.5 + h3, h = x[i0[j]][i]·g[j] + x[i1[j]][i]·f[j] for each of the two lerped levels.
+  ;; out(i, j) = (h2 − h3)·0.5 + h3 (combine 0) or (h2 + h3)·0.5 (combine 1, an ablation), h = x[i0[j]][i]·g[j] +
+  ;; x[i1[j]][i]·f[j] for each of the two lerped levels.
   (func (export "composeRows") (param $x2 i32) (param $x3 i32) (param $o i32) (param $n i32)
-    (param $a2i0 i32) (param $a2i1 i32) (param $a2f i32) (param $a2g i32) (param $a3i0 i32) (param $a3i1 i32) (param $a3f i32) (param $a3g i32)
-    (local $j i32) (local $i i32) (local $stride i32) (local $q i32) (local $op i32)
+    (param $a2i0 i32) (param $a2i1 i32) (param $a2f i32) (param $a2g i32) (param $a3i0 i32) (param $a3i1 i32) (param $a3f i32) (param $a3g i32) (param $tp i32)
+    (local $j i32) (local $i i32) (local $stride i32) (local $q i32) (local $op i32) (local $mean i32)
     (local $r20 i32) (local $r21 i32) (local $r30 i32) (local $r31 i32)
     (local $fy2 v128) (local $gy2 v128) (local $fy3 v128) (local $gy3 v128) (local $h v128) (local $h2 v128) (local $h3 v128)
     (local.set $h (v128.const f32x4 0.5 0.5 0.5 0.5))
+    (local.set $mean (i32.load offset={{taps.combine}} (local.get $tp)))
     (local.set $stride (i32.shl (local.get $n) (i32.const 2)))
     (block $done (loop $rows
       (br_if $done (i32.ge_u (local.get $j) (local.get $n)))
@@ -298,7 +308,9 @@
         (local.set $h3 (f32x4.add (f32x4.mul (v128.load (i32.add (local.get $r30) (local.get $i))) (local.get $gy3))
                                   (f32x4.mul (v128.load (i32.add (local.get $r31) (local.get $i))) (local.get $fy3))))
         (v128.store (i32.add (local.get $op) (local.get $i))
-          (f32x4.add (f32x4.mul (f32x4.sub (local.get $h2) (local.get $h3)) (local.get $h)) (local.get $h3)))
+          (if (result v128) (local.get $mean)
+            (then (f32x4.mul (f32x4.add (local.get $h2) (local.get $h3)) (local.get $h)))
+            (else (f32x4.add (f32x4.mul (f32x4.sub (local.get $h2) (local.get $h3)) (local.get $h)) (local.get $h3)))))
         (local.set $i (i32.add (local.get $i) (i32.const 16)))
         (br $cols)))
       (local.set $j (i32.add (local.get $j) (i32.const 1)))

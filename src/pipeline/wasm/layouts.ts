@@ -1,0 +1,232 @@
+/**
+ * The one description of the TypeScript ↔ WebAssembly boundary (issue 15, item 2): every parameter block and record
+ * the kernels read (field names, types, counts, the values a kernel handles), every export's parameter list, and the
+ * constants compiled into the kernels from the conventions declaration.
+ *
+ * Both sides are made from it:
+ *  - scripts/build-wasm.mjs substitutes `{{block.field}}` (byte offset), `{{block.field[i]}}` (element i),
+ *    `{{block.size}}` and `{{const.name}}` in each .wat template, adds the `layoutHash` global, assembles, and refuses a
+ *    template naming an unknown block, field or constant;
+ *  - the bindings (arena.ts, kernels.ts, raster-kernel.ts, draw-kernel.ts, encode-kernel.ts) write blocks through
+ *    `writeBlock`, which refuses a value outside what the kernel handles (a tap outside [−8, 7], an unknown mode)
+ *    with the reason, and `checkModule` refuses at load a module built from another description (hash) or with an
+ *    export whose parameter count differs.
+ */
+import { DEFAULT_CONVENTIONS } from '../../conventions/index.js';
+
+export type FieldType = 'i32' | 'f32' | 'f64';
+
+export interface LayoutField {
+  name: string;
+  type: FieldType;
+  /** Elements (default 1). */
+  count?: number;
+  /** Inclusive range of values the kernel handles (checked on every write). */
+  range?: readonly [number, number];
+  doc: string;
+}
+
+export interface BlockDescription {
+  doc: string;
+  fields: readonly LayoutField[];
+}
+
+const SIZE: Record<FieldType, number> = { i32: 4, f32: 4, f64: 8 };
+
+export const BLOCKS = {
+  /** Smoothing tap block (smoothing.wat): one per arena, written once per chain. */
+  taps: {
+    doc: 'smoothing taps: per tap the integer part k and lerp weights (g = 1 − f, f) of its offset and its weight w; cross-axis lerp weights; halving weights; combine rule',
+    fields: [
+      // filterX's interior loop reads i + k and i + k + 1 for i in [8, n − 8): k must lie in [−8, 7].
+      { name: 'k', type: 'i32', count: 5, range: [-8, 7], doc: 'floor(offset) per tap' },
+      { name: 'g', type: 'f32', count: 5, doc: '1 − f per tap (float32)' },
+      { name: 'f', type: 'f32', count: 5, doc: 'sub-texel fraction per tap (float32)' },
+      { name: 'w', type: 'f32', count: 5, doc: 'weight per tap (float32)' },
+      { name: 'crossG', type: 'f32', doc: '1 − cross-axis offset' },
+      { name: 'crossF', type: 'f32', doc: 'cross-axis offset fraction' },
+      { name: 'downG', type: 'f32', doc: 'halving weight of source 2i' },
+      { name: 'downF', type: 'f32', doc: 'halving weight of source 2i + 1' },
+      { name: 'combine', type: 'i32', range: [0, 1], doc: '0: (h2 − h3)·0.5 + h3; 1: (h2 + h3)·0.5' },
+    ],
+  },
+  /** Draw parameter block (draw.wat): one per arena, written per draw. */
+  draw: {
+    doc: 'one textured draw: inverse transform, asset side, grid, program constants, level weights, pixel centre; then bounds, grid side, pointers and mode',
+    fields: [
+      { name: 'inv', type: 'f64', count: 6, doc: 'world → asset-local affine' },
+      { name: 'W', type: 'f64', doc: 'asset side, metres' },
+      { name: 'xmin', type: 'f64', doc: 'grid x origin' },
+      { name: 'ymin', type: 'f64', doc: 'grid y origin' },
+      { name: 'px', type: 'f64', doc: 'metres per pixel' },
+      { name: 'k', type: 'f64', doc: 'program strength (float32 value)' },
+      { name: 'c', type: 'f64', doc: 'program constant (float32 value)' },
+      { name: 'a', type: 'f64', doc: 'lerp alpha (float32 value)' },
+      { name: 'sMax', type: 'f64', doc: 'lerp normaliser' },
+      { name: 'wA', type: 'f64', doc: 'lower level weight (float32 value)' },
+      { name: 'wB', type: 'f64', doc: 'upper level weight (float32 value)' },
+      { name: 'pc', type: 'f64', range: [0, 0.999], doc: 'pixel centre (conventions grid.pixelCentre)' },
+      { name: 'i0', type: 'i32', doc: 'first column' },
+      { name: 'i1', type: 'i32', doc: 'last column' },
+      { name: 'j0', type: 'i32', doc: 'first row' },
+      { name: 'j1', type: 'i32', doc: 'last row' },
+      { name: 'n', type: 'i32', doc: 'grid side' },
+      { name: 'field', type: 'i32', doc: 'byte offset of the field' },
+      { name: 'levelA', type: 'i32', doc: 'byte offset of the lower level' },
+      { name: 'nA', type: 'i32', doc: 'lower level side' },
+      { name: 'levelB', type: 'i32', doc: 'byte offset of the upper level' },
+      { name: 'nB', type: 'i32', doc: 'upper level side' },
+      { name: 'twoLevels', type: 'i32', range: [0, 1], doc: '1 when the upper level has weight' },
+      { name: 'mode', type: 'i32', range: [0, 4], doc: 'add, max, min, lerp, location' },
+    ],
+  },
+  /** One queued span of the raster kernel (raster.wat): float64 so the integer edge values stay exact. */
+  span: {
+    doc: 'one covered span: destination index, length, edge values and steps, 1/area, vertex heights (float32 values)',
+    fields: [
+      { name: 'dst', type: 'f64', doc: 'index of the first pixel' },
+      { name: 'len', type: 'f64', doc: 'pixels' },
+      { name: 'e0', type: 'f64', doc: 'edge 0 at the first pixel' },
+      { name: 's0', type: 'f64', doc: 'edge 0 step' },
+      { name: 'e1', type: 'f64', doc: 'edge 1 at the first pixel' },
+      { name: 's1', type: 'f64', doc: 'edge 1 step' },
+      { name: 'e2', type: 'f64', doc: 'edge 2 at the first pixel' },
+      { name: 's2', type: 'f64', doc: 'edge 2 step' },
+      { name: 'invArea', type: 'f64', doc: '1/area (float32 value)' },
+      { name: 'h0', type: 'f64', doc: 'vertex 0 height' },
+      { name: 'h1', type: 'f64', doc: 'vertex 1 height' },
+      { name: 'h2', type: 'f64', doc: 'vertex 2 height' },
+    ],
+  },
+} as const satisfies Record<string, BlockDescription>;
+
+export type BlockName = keyof typeof BLOCKS;
+type FieldName<B extends BlockName> = (typeof BLOCKS)[B]['fields'][number]['name'];
+
+/** Parameter lists of every export, by module. */
+export const EXPORTS = {
+  smoothing: {
+    downsample: ['s', 'o', 'n', 'tp'],
+    filterX: ['s', 'o', 'buf', 'n', 'tp'],
+    filterY: ['s', 'o', 'sc', 'n', 'tp'],
+    lerpLevelRows: ['l', 'm', 'n', 'i0', 'i1', 'f', 'g', 'rows'],
+    composeRows: ['x2', 'x3', 'o', 'n', 'a2i0', 'a2i1', 'a2f', 'a2g', 'a3i0', 'a3i1', 'a3f', 'a3g', 'tp'],
+  },
+  raster: { spans: ['rec', 'count', 'target'] },
+  encode: { encode: ['src', 'dst', 'count', 'fmin', 'fscale', 'counts', 'rounding'] },
+  draw: { draw: ['params'], envelope: ['field', 'n', 'i0', 'i1', 'j0', 'j1', 'out'] },
+} as const;
+export type ModuleName = keyof typeof EXPORTS;
+
+/** Constants compiled into the kernels, from the conventions declaration. */
+export const CONSTANTS = {
+  /** Location-texture border fade (draw.wat). */
+  borderWindow: DEFAULT_CONVENTIONS.draws.borderWindow,
+  /** Texel-space x = u·N − texelCentre (draw.wat). */
+  texelCentre: DEFAULT_CONVENTIONS.sampling.texelCentre,
+  /** Largest UNORM16 code (encode.wat). */
+  maxCode: DEFAULT_CONVENTIONS.encoding.maxCode,
+  /** Rows in the smoothing Y pass's ring − 1 (a power of two minus one; smoothing.wat, arena.ts FILTER_Y_RING). */
+  ringMask: 15,
+} as const;
+
+export interface FieldPlace {
+  offset: number;
+  type: FieldType;
+  count: number;
+  range?: readonly [number, number];
+}
+
+/** Byte offset of every field (each aligned to its own size) and the block's size (a multiple of 16). */
+export function blockLayout(name: BlockName): { size: number; fields: Record<string, FieldPlace> } {
+  let at = 0;
+  const fields: Record<string, FieldPlace> = {};
+  for (const f of BLOCKS[name].fields as readonly LayoutField[]) {
+    const s = SIZE[f.type];
+    at = Math.ceil(at / s) * s;
+    fields[f.name] = { offset: at, type: f.type, count: f.count ?? 1, range: f.range };
+    at += s * (f.count ?? 1);
+  }
+  return { size: Math.ceil(at / 16) * 16, fields };
+}
+
+/** Unpadded byte length of a block (the span record's stride: 96 bytes). */
+export function blockBytes(name: BlockName): number {
+  const l = blockLayout(name);
+  return Math.max(...Object.values(l.fields).map((f) => f.offset + SIZE[f.type] * f.count));
+}
+
+/** FNV-1a of the whole description: a module built from another description is refused at load. */
+export function layoutHash(): number {
+  const text = JSON.stringify({ BLOCKS, EXPORTS, CONSTANTS });
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h | 0;
+}
+
+/**
+ * Writes `values` into block `name` at byte `at` of `buffer`. Refuses a missing or unknown field, a wrong count, or a
+ * value outside the range the kernel handles, naming the block, field, value and range.
+ */
+export function writeBlock<B extends BlockName>(buffer: ArrayBufferLike, at: number, name: B, values: { [K in FieldName<B>]: number | readonly number[] }): void {
+  const l = blockLayout(name);
+  const given = values as Record<string, number | readonly number[]>;
+  for (const k of Object.keys(given)) if (!(k in l.fields)) throw new RangeError(`kernel block ${name}: no field ${k} (fields: ${Object.keys(l.fields).join(', ')})`);
+  for (const [fname, p] of Object.entries(l.fields)) {
+    const v = given[fname];
+    if (v === undefined) throw new RangeError(`kernel block ${name}: field ${fname} not given`);
+    const arr = typeof v === 'number' ? [v] : v;
+    if (arr.length !== p.count) throw new RangeError(`kernel block ${name}.${fname}: expected ${p.count} values, got ${arr.length}`);
+    if (p.range) {
+      const bad = arr.find((x) => !(x >= p.range![0] && x <= p.range![1]));
+      if (bad !== undefined) throw new RangeError(`kernel block ${name}.${fname}: ${bad} is outside what the kernel handles [${p.range[0]}, ${p.range[1]}]`);
+    }
+    const view = p.type === 'i32' ? new Int32Array(buffer, at + p.offset, p.count) : p.type === 'f32' ? new Float32Array(buffer, at + p.offset, p.count) : new Float64Array(buffer, at + p.offset, p.count);
+    view.set(arr);
+  }
+}
+
+/**
+ * Load-time check of an instantiated module against the description: its `layoutHash` global and each export's
+ * parameter count. Throws with the reason (rebuild with `node scripts/build-wasm.mjs`).
+ */
+export function checkModule(module: ModuleName, exports: Record<string, unknown>): void {
+  const g = exports.layoutHash as { value?: number } | undefined;
+  const want = layoutHash();
+  if (!g || g.value !== want) {
+    throw new Error(`WebAssembly module ${module}: built from layout ${g?.value ?? 'none'}, this build's description (src/pipeline/wasm/layouts.ts) is ${want}; run node scripts/build-wasm.mjs`);
+  }
+  for (const [fn, params] of Object.entries(EXPORTS[module])) {
+    const f = exports[fn] as ((...a: unknown[]) => unknown) | undefined;
+    if (typeof f !== 'function') throw new Error(`WebAssembly module ${module}: export ${fn} missing`);
+    if (f.length !== params.length) throw new Error(`WebAssembly module ${module}: export ${fn} takes ${f.length} parameters, the description lists ${params.length} (${params.join(', ')})`);
+  }
+}
+
+/**
+ * Expands the placeholders of a .wat template (see header); throws naming the placeholder it cannot resolve.
+ * Used by scripts/build-wasm.mjs (and by the sync test).
+ */
+export function expandTemplate(source: string, file: string): string {
+  const hash = layoutHash();
+  return source.replace(/\{\{\s*([A-Za-z]+)(?:\.([A-Za-z0-9]+))?(?:\[(\d+)\])?\s*\}\}/g, (whole, a: string, b?: string, idx?: string) => {
+    if (a === 'layoutHash' && !b) return String(hash);
+    if (a === 'const') {
+      if (!b || !(b in CONSTANTS)) throw new Error(`${file}: ${whole} names no constant (constants: ${Object.keys(CONSTANTS).join(', ')})`);
+      const v = CONSTANTS[b as keyof typeof CONSTANTS];
+      return Number.isInteger(v) ? String(v) : String(v);
+    }
+    if (!(a in BLOCKS)) throw new Error(`${file}: ${whole} names no block (blocks: ${Object.keys(BLOCKS).join(', ')})`);
+    const l = blockLayout(a as BlockName);
+    if (b === 'size') return String(l.size);
+    if (b === 'bytes') return String(blockBytes(a as BlockName));
+    const f = b ? l.fields[b] : undefined;
+    if (!f) throw new Error(`${file}: ${whole}: block ${a} has no field ${b} (fields: ${Object.keys(l.fields).join(', ')})`);
+    const i = idx === undefined ? 0 : Number(idx);
+    if (i >= f.count) throw new Error(`${file}: ${whole}: ${a}.${b} has ${f.count} element(s)`);
+    return String(f.offset + i * SIZE[f.type]);
+  });
+}
