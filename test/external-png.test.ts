@@ -8,7 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decodePng16, readHeightfieldFile } from '../src/index.js';
+import { readHeightfieldFile } from '../src/index.js';
+import { decodePng16 } from '../src/api/formats.js';
 import { cli, tempDir, testRandom } from './helpers.js';
 
 const W = 97;

@@ -1,28 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  blendCorner,
-  buildPlan,
-  categoryAllows,
-  cellAt,
-  checkRegionInvariants,
-  clearanceAccepts,
-  groupAt,
-  HEIGHT_SCALE,
-  loadRequest,
-  loadWorld,
-  nearestCentreCell,
-  nearestCentreThenEdge,
-  PrngStream,
-  requiredClearance,
-  segmentDistance,
-  selectionProbabilities,
-  selfWeight,
-  sourceHeight,
-  sourceWeight,
-  type Point,
-} from '../src/index.js';
+import { blendCorner, buildPlan, categoryAllows, cellAt, clearanceAccepts, groupAt, HEIGHT_SCALE, loadRequest, loadWorld, nearestCentreCell, nearestCentreThenEdge, requiredClearance, segmentDistance, selectionProbabilities, selfWeight, sourceHeight, sourceWeight, type Point } from '../src/index.js';
+import { checkRegionInvariants, PrngStream } from '../src/api/pipeline.js';
 import { buildRegions } from '../src/pipeline/regions.js';
 import { buildLayout } from '../src/pipeline/layout.js';
 import { selectRecipe } from '../src/pipeline/plan.js';

@@ -1,16 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import {
-  buildBase,
-  buildPlan,
-  downsampleHalf,
-  fanCentre,
-  filterField,
-  impulseResponse,
-  loadRequest,
-  SMOOTHING_TAPS,
-  smoothingChain,
-} from '../src/index.js';
+import { buildPlan, impulseResponse, loadRequest, SMOOTHING_TAPS } from '../src/index.js';
+import { buildBase, downsampleHalf, fanCentre, filterField, smoothingChain } from '../src/api/pipeline.js';
 import { newRasterField } from '../src/pipeline/wasm/raster-kernel.js';
 import { bytes, testRandom } from './helpers.js';
 

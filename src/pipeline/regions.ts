@@ -30,6 +30,14 @@ export interface Domain {
   size: number;
 }
 
+/**
+ * The one query the region map makes of its triangulation: the site nearest (x, y). Declared here rather than typed as
+ * d3-delaunay's Delaunay so that the package's public types do not depend on @types/d3-delaunay (a dev dependency).
+ */
+export interface SiteIndex {
+  find(x: number, y: number, start?: number): number;
+}
+
 export interface RegionMap {
   domain: Domain;
   /** x, y per site (cell generator), in generation order. */
@@ -50,7 +58,8 @@ export interface RegionMap {
   parent_relief: Uint8Array;
   /** Cells around each corner. */
   corner_cells: number[][];
-  delaunay: Delaunay<Float64Array>;
+  /** The sites' Delaunay triangulation (d3-delaunay), seen through the nearest-site query. */
+  delaunay: SiteIndex;
   counts: { rejectedSites: number; reassignedCells: number; flippedGroups: number; parentRedraws: number };
 }
 
