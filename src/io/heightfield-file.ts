@@ -187,7 +187,8 @@ export async function readHeightfieldFiles(paths: readonly string[], settings: R
     try {
       const loaded = readHeightfieldFileWith(path, settings, (sidecar, payload, file) => {
         if (payload.length !== sidecar.payload.bytes) verifyPayload(sidecar, payload, file); // throws the count refusal
-        digests.push(sha256HexAsync(payload).then((h) => h === sidecar.payload.sha256));
+        // A digest that cannot be computed counts as a mismatch: the synchronous reader then decides.
+        digests.push(sha256HexAsync(payload).then((h) => h === sidecar.payload.sha256, () => false));
       });
       return { loaded, digests };
     } catch {
