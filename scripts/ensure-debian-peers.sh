@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages whose tools the tests use as external peers, only when a tool is missing:
 #   imagemagick (/usr/bin/convert, /usr/bin/compare), netpbm (/usr/bin/pnmtopng), optipng (/usr/bin/optipng).
-# With --bench, also the benchmark's numpy/OpenCV smoothing peer: python3-numpy and python3-opencv for /usr/bin/python3.
+# With --bench, also the benchmark's numpy/OpenCV smoothing peer (python3-numpy and python3-opencv for /usr/bin/python3)
+# and GNU time (/usr/bin/time: whole-process wall time and peak RSS).
 set -euo pipefail
 declare -A need=([/usr/bin/convert]=imagemagick [/usr/bin/compare]=imagemagick [/usr/bin/pnmtopng]=netpbm [/usr/bin/optipng]=optipng)
 missing=()
@@ -11,6 +12,7 @@ done
 if [ "${1:-}" = "--bench" ]; then
   /usr/bin/python3 -c 'import numpy' 2>/dev/null || missing+=(python3-numpy)
   /usr/bin/python3 -c 'import cv2' 2>/dev/null || missing+=(python3-opencv)
+  [ -x /usr/bin/time ] || missing+=(time)
 fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 pkgs=$(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')

@@ -7,7 +7,8 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { codeHeightfield, domainGrid, encodeR16, readHeightfieldFile, writeHeightfieldFile } from '../src/index.js';
+import { codeHeightfield, domainGrid, readHeightfieldFile, writeHeightfieldFile } from '../src/index.js';
+import { encodeR16 } from '../src/api/formats.js';
 import { withFaults, withFaultsAsync } from '../src/io/fs-ops.js';
 import { cli, tempDir, testRandom } from './helpers.js';
 

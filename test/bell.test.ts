@@ -1,17 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  accumulateFast,
-  accumulateNaive,
-  applySeaLevel,
-  bellGenerators,
-  decodePng16,
-  maxRelativeDeviation,
-  minstdRand0,
-  readHeightfieldFile,
-  shadeLightness,
-} from '../src/index.js';
+import { accumulateFast, accumulateNaive, applySeaLevel, bellGenerators, maxRelativeDeviation, minstdRand0, readHeightfieldFile, shadeLightness } from '../src/index.js';
+import { decodePng16 } from '../src/api/formats.js';
 import { cli, tempDir } from './helpers.js';
 import { helperCalls } from '../src/bell/helper.js';
 

@@ -2,7 +2,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { codeHeightfield, domainGrid, encodeR16, readHeightfieldFile, writeHeightfieldFile } from '../src/index.js';
+import { codeHeightfield, domainGrid, readHeightfieldFile, writeHeightfieldFile } from '../src/index.js';
+import { encodeR16 } from '../src/api/formats.js';
 import { cli, tempDir, testRandom } from './helpers.js';
 
 const d = tempDir('hb-cli-');

@@ -8,7 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decodePng16, readHeightfieldFile } from '../src/index.js';
+import { readHeightfieldFile } from '../src/index.js';
+import { decodePng16 } from '../src/api/formats.js';
 import { cli, tempDir, testRandom } from './helpers.js';
 
 const W = 97;
@@ -119,5 +120,36 @@ describe('PNG16 written by ImageMagick', () => {
     expect(Array.from(imagemagickCodes(p))).toEqual(Array.from(codes));
     const back = readHeightfieldFile(p);
     expect(back.field.kind === 'codes' && Array.from(back.field.code_px)).toEqual(Array.from(codes));
+  });
+  it('our writer (Up filter on every row, Z_RLE deflate, IDAT chunks ≤ 1 MiB) reads back identically in ImageMagick, also split over chunks', async () => {
+    const { encodePng16 } = await import('../src/api/formats.js');
+    // Noise compresses badly: 1200×1000 samples need well over 1 MiB of deflate output, so several IDAT chunks.
+    const w = 1200;
+    const h = 1000;
+    const rnd = testRandom(7);
+    const q = new Uint16Array(w * h).map((_, k) => (k % 3 === 0 ? (rnd() * 65536) | 0 : 20000 + (k % w)));
+    const png = encodePng16(q, w, h);
+    const p = join(dir, 'chunks.png');
+    writeFileSync(p, png);
+    // Walk the chunks independently of the decoder under test.
+    const types: string[] = [];
+    const idat: Buffer[] = [];
+    for (let at = 8; at < png.length; ) {
+      const len = Buffer.from(png.buffer, png.byteOffset + at, 4).readUInt32BE(0);
+      const type = Buffer.from(png.subarray(at + 4, at + 8)).toString('ascii');
+      types.push(type);
+      if (type === 'IDAT') {
+        expect(len).toBeLessThanOrEqual(1 << 20);
+        idat.push(Buffer.from(png.subarray(at + 8, at + 8 + len)));
+      }
+      at += 12 + len;
+    }
+    expect(types[0]).toBe('IHDR');
+    expect(types.at(-1)).toBe('IEND');
+    expect(idat.length).toBeGreaterThan(1);
+    const raw = inflateSync(Buffer.concat(idat));
+    expect(raw.length).toBe(h * (1 + 2 * w));
+    for (let j = 0; j < h; j++) expect(raw[j * (1 + 2 * w)]).toBe(2);
+    expect(Array.from(imagemagickCodes(p))).toEqual(Array.from(q));
   });
 });

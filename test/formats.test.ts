@@ -3,21 +3,8 @@ import { join } from 'node:path';
 import { encode } from 'fast-png';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import {
-  codeHeightfield,
-  countNonFinite,
-  decodePng16,
-  decodeR16,
-  decodeR32,
-  domainGrid,
-  encodePng16,
-  encodeR16,
-  encodeR32,
-  floatHeightfield,
-  readHeightfieldFile,
-  writeFileAtomic,
-  writeHeightfieldFile,
-} from '../src/index.js';
+import { codeHeightfield, domainGrid, floatHeightfield, readHeightfieldFile, writeHeightfieldFile } from '../src/index.js';
+import { countNonFinite, decodePng16, decodeR16, decodeR32, encodePng16, encodeR16, encodeR32, writeFileAtomic } from '../src/api/formats.js';
 import { sidecarPathFor } from '../src/io/sidecar.js';
 import { tempDir, testRandom } from './helpers.js';
 

@@ -2,17 +2,8 @@
 // orientations), rectangular supports, and the two fates of a corner inside a location envelope (pinned by the flag
 // rule, or blended with the negative-distance self term) reaching the raster.
 import { describe, expect, it } from 'vitest';
-import {
-  buildPlan,
-  footprintClearance,
-  layer0Fans,
-  loadRequest,
-  placeFootprint,
-  requiredClearance,
-  shapeDistance,
-  sourceWeight,
-  type PlacedFootprint,
-} from '../src/index.js';
+import { buildPlan, loadRequest, requiredClearance, sourceWeight } from '../src/index.js';
+import { footprintClearance, layer0Fans, placeFootprint, shapeDistance, type PlacedFootprint } from '../src/api/pipeline.js';
 import { applySupport, computeSupportTargets } from '../src/pipeline/support.js';
 import { cellAt } from '../src/pipeline/regions.js';
 import type { Plan } from '../src/pipeline/plan.js';

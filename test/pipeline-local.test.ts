@@ -1,30 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  applyOuterBlend,
-  buildMipChain,
-  chain,
-  compose,
-  decodeHeightR16,
-  encodeFieldR16,
-  loadRequest,
-  loadWorld,
-  mipWeights,
-  parentChildReference,
-  readAssetKtx2,
-  rotation,
-  scaling,
-  runPipeline,
-  shapeDistance,
-  smoothstepBlend,
-  stampHeights,
-  supportExtent,
-  supportExtentFactor,
-  transformPoint,
-  translation,
-  writeAssetKtx2,
-} from '../src/index.js';
+import { chain, compose, decodeHeightR16, encodeFieldR16, loadRequest, loadWorld, mipWeights, parentChildReference, rotation, scaling, runPipeline, smoothstepBlend, supportExtentFactor, transformPoint, translation } from '../src/index.js';
+import { applyOuterBlend, buildMipChain, readAssetKtx2, shapeDistance, stampHeights, supportExtent, writeAssetKtx2 } from '../src/api/pipeline.js';
 import { bytes, cli, tempDir, testRandom } from './helpers.js';
 import { sampleLevelF32 } from '../src/pipeline/mips.js';
 import { drawAsset, footprintQuery, type DrawProgram } from '../src/pipeline/draw.js';

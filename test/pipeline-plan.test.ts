@@ -1,28 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  blendCorner,
-  buildPlan,
-  categoryAllows,
-  cellAt,
-  checkRegionInvariants,
-  clearanceAccepts,
-  groupAt,
-  HEIGHT_SCALE,
-  loadRequest,
-  loadWorld,
-  nearestCentreCell,
-  nearestCentreThenEdge,
-  PrngStream,
-  requiredClearance,
-  segmentDistance,
-  selectionProbabilities,
-  selfWeight,
-  sourceHeight,
-  sourceWeight,
-  type Point,
-} from '../src/index.js';
+import { blendCorner, buildPlan, categoryAllows, cellAt, clearanceAccepts, groupAt, HEIGHT_SCALE, loadRequest, loadWorld, nearestCentreCell, nearestCentreThenEdge, requiredClearance, segmentDistance, selectionProbabilities, selfWeight, sourceHeight, sourceWeight, type Point } from '../src/index.js';
+import { checkRegionInvariants, PrngStream } from '../src/api/pipeline.js';
 import { buildRegions } from '../src/pipeline/regions.js';
 import { buildLayout } from '../src/pipeline/layout.js';
 import { selectRecipe } from '../src/pipeline/plan.js';
@@ -214,6 +194,30 @@ describe('configuration is data, checked by a schema', () => {
     const u = JSON.parse(text);
     u.resources[0].texture = 'nope';
     expect(() => parseWorld(u)).toThrow('world.resources[0].texture: expected a key of locationTextures, found "nope"');
+  });
+  it('names the path and value in every section (recipes, textures, placement, stamp lists, scalars), first fault first', () => {
+    const refuse = (edit: (w: Record<string, any>) => void) => {
+      const w = JSON.parse(text);
+      edit(w);
+      return () => parseWorld(w);
+    };
+    expect(refuse((w) => (w.recipes['19'].subconfigs[0].params.regions.groupThresholds = [1, 2]))).toThrow(
+      'world.recipes.19.subconfigs[0].params.regions.groupThresholds: expected 3 numbers, found 2',
+    );
+    expect(refuse((w) => (w.locationTextures[0].decode.metresPerCode = 0))).toThrow('world.locationTextures[0].decode.metresPerCode: expected a number in [5e-324, Infinity], found 0');
+    expect(refuse((w) => (w.placement.stages[0].ring = [120]))).toThrow('world.placement.stages[0].ring: expected 2 numbers, found 1');
+    expect(refuse((w) => (w.stamps.groups[0].infos[2] = 'info-99'))).toThrow('world.stamps.groups[0].infos[2]: expected an id of stamps.infos, found "info-99"');
+    expect(refuse((w) => (w.stamps.zoneItems[0].stampGroups[1] = 'group-x'))).toThrow('world.stamps.zoneItems[0].stampGroups[1]: expected an id of stamps.groups, found "group-x"');
+    expect(refuse((w) => (w.stamps.zoneItems[0].countRange = [4, 2]))).toThrow('world.stamps.zoneItems[0].countRange: expected integers 0 ≤ a ≤ b ≤ 1000, found [4,2]');
+    expect(refuse((w) => (w.heightGroups.upland = 256))).toThrow('world.heightGroups.upland: expected an integer in [0, 255], found 256');
+    expect(refuse((w) => (w.stamps.maxAttempts = 0.5))).toThrow('world.stamps.maxAttempts: expected an integer in [1, 10000], found 0.5');
+    // Two faults: the earlier section (resources) is reported, not the later scalar (heightGroups).
+    expect(
+      refuse((w) => {
+        w.heightGroups.upland = 256;
+        w.resources[1].weight = -1;
+      }),
+    ).toThrow('world.resources[1].weight: expected a number in [0, Infinity], found -1');
   });
   it('refuses an unknown request with the known ones listed', () => {
     expect(() => loadRequest('tundra-r20')).toThrow(/no such request file .* known requests: .*tundra-r19/);

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  buildBase,
-  buildPlan,
-  downsampleHalf,
-  fanCentre,
-  filterField,
-  impulseResponse,
-  loadRequest,
-  SMOOTHING_TAPS,
-  smoothingChain,
-} from '../src/index.js';
+import { buildPlan, impulseResponse, loadRequest, SMOOTHING_TAPS } from '../src/index.js';
+import { buildBase, downsampleHalf, fanCentre, filterField, smoothingChain } from '../src/api/pipeline.js';
 import { runContext } from '../src/pipeline/context.js';
 import { bytes, testRandom } from './helpers.js';
 

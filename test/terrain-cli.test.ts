@@ -2,7 +2,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { COLLISION_NO_HEIGHT, encodePng16, readHeightfieldFile, readTerrainStore } from '../src/index.js';
+import { COLLISION_NO_HEIGHT, readHeightfieldFile, readTerrainStore } from '../src/index.js';
+import { encodePng16 } from '../src/api/formats.js';
 import { cli, tempDir } from './helpers.js';
 
 describe('heightbench terrain', () => {

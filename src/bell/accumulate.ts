@@ -149,30 +149,82 @@ export function accumulateFast(p: BellParams, out: Float64Array = new Float64Arr
   if (out.length !== p.size * p.size) throw new RangeError(`bell output: expected ${p.size * p.size} samples, got ${out.length}`);
   const n = p.size;
   const m = p.nb;
-  const delta = 1 / n;
-  const gens = bellGenerators(p.seed, m);
-  // Layout (bytes): out n²·8 | fx m·n·8 | fy m·n·8 | ranges n·m·2·4 | fx per 8-column block | fy per row — in
-  // kernel memory, or plain arrays.
-  const outAt = 0;
-  const fxAt = n * n * 8;
-  const fyAt = fxAt + m * n * 8;
-  const rngAt = fyAt + m * n * 8;
-  const fxpAt = rngAt + n * m * 8;
-  const fypAt = fxpAt + m * n * 8;
-  const k = bellKernel(fypAt + m * n * 8);
+  const at = bellLayout(n, m);
+  const k = bellKernel(at.end);
   const kernel = k?.kernel ?? null;
   const buf = k ? k.memory.buffer : null;
   // Exact path on the kernel: the dense variant adds every product (skipped ones are exactly 0; see bell.wat).
-  const acc = buf ? new Float64Array(buf, outAt, n * n) : null;
+  const acc = buf ? new Float64Array(buf, at.out, n * n) : null;
   if (acc) acc.set(out);
-  const dense = kernel !== null && acc !== null && tolerance === 0 && n % 2 === 0 && !kernel.hasNegativeZero(outAt, n * n);
-  // Factor arrays, generator-major: fx_k[i] = exp(−f1·x_i²)/f2 (x_i by repeated addition, as the seed), fy_k[j] =
-  // exp(−f1·y_j²). The dense kernel reads them packed instead: fx per 8-column block, fy per row (written here).
-  const fx = buf ? new Float64Array(buf, fxAt, m * n) : new Float64Array(m * n);
-  const fy = buf ? new Float64Array(buf, fyAt, m * n) : new Float64Array(m * n);
-  const fxp = dense ? new Float64Array(buf!, fxpAt, m * n) : fx;
-  const fyp = dense ? new Float64Array(buf!, fypAt, m * n) : fy;
-  // Support of fx_k (where it is ≥ the threshold that can matter): [lo, hi) per generator, and its peak column.
+  const dense = kernel !== null && acc !== null && tolerance === 0 && n % 2 === 0 && !kernel.hasNegativeZero(at.out, n * n);
+  const f: BellFactors = {
+    fx: buf ? new Float64Array(buf, at.fx, m * n) : new Float64Array(m * n),
+    fy: buf ? new Float64Array(buf, at.fy, m * n) : new Float64Array(m * n),
+    fxp: null,
+    fyp: null,
+  };
+  if (dense) {
+    f.fxp = new Float64Array(buf!, at.fxp, m * n);
+    f.fyp = new Float64Array(buf!, at.fyp, m * n);
+  }
+  const support = fillFactors(p, f, tolerance);
+  if (dense) {
+    const args = [at.out, at.fx, at.fxp, at.fyp, n, m];
+    runRows(k!.memory, n, (n >> 2) << 1, (j0, j1) => kernel!.dense(at.out, at.fx, at.fxp, at.fyp, n, m, j0, j1), 'dense', args);
+    out.set(acc!);
+    return out;
+  }
+  const rng = buf ? new Int32Array(buf, at.rng, n * m * 2) : new Int32Array(n * m * 2);
+  columnRanges(f, support, n, m, tolerance, rng);
+  if (kernel && acc) {
+    const args = [at.out, at.fx, at.fy, at.rng, n, m];
+    runRows(k!.memory, n, n >> 1, (j0, j1) => kernel.accumulate(at.out, at.fx, at.fy, at.rng, n, m, j0, j1), 'accumulate', args);
+    out.set(acc);
+    return out;
+  }
+  accumulateRangesJs(out, f, rng, n, m);
+  return out;
+}
+
+/**
+ * Byte offsets in kernel memory: out n²·8 | fx m·n·8 | fy m·n·8 | ranges n·m·2·4 | fx per 8-column block | fy per row.
+ * Without the kernel the same arrays are plain typed arrays.
+ */
+function bellLayout(n: number, m: number): { out: number; fx: number; fy: number; rng: number; fxp: number; fyp: number; end: number } {
+  const out = 0;
+  const fx = n * n * 8;
+  const fy = fx + m * n * 8;
+  const rng = fy + m * n * 8;
+  const fxp = rng + n * m * 8;
+  const fyp = fxp + m * n * 8;
+  return { out, fx, fy, rng, fxp, fyp, end: fyp + m * n * 8 };
+}
+
+/**
+ * Factor arrays, generator-major: fx_k[i] = exp(−f1·x_i²)/f2 (x_i by repeated addition, as the seed), fy_k[j] =
+ * exp(−f1·y_j²). The dense kernel reads them packed instead (fxp: fx per 8-column block, written beside fx; fyp: fy
+ * per row, written instead of fy).
+ */
+interface BellFactors {
+  fx: Float64Array;
+  fy: Float64Array;
+  fxp: Float64Array | null;
+  fyp: Float64Array | null;
+}
+
+/** Where fx_k can matter: columns [lo, hi) per generator (above the tolerance, or non-zero when it is 0), and the peak column. */
+interface FactorSupport {
+  lo: Int32Array;
+  hi: Int32Array;
+  peak: Int32Array;
+}
+
+function fillFactors(p: BellParams, f: BellFactors, tolerance: number): FactorSupport {
+  const n = p.size;
+  const m = p.nb;
+  const delta = 1 / n;
+  const gens = bellGenerators(p.seed, m);
+  const { fx, fy, fxp, fyp } = f;
   const lo = new Int32Array(m);
   const hi = new Int32Array(m);
   const peak = new Int32Array(m);
@@ -188,7 +240,7 @@ export function accumulateFast(p: BellParams, out: Float64Array = new Float64Arr
     for (let i = 0, x = -xg; i < n; i++, x += delta) {
       const v = Math.exp(-f1 * (x * x)) / f2;
       fx[base + i] = v;
-      if (dense) fxp[(((i >> 3) * m + k) << 3) + (i & 7)] = v;
+      if (fxp) fxp[(((i >> 3) * m + k) << 3) + (i & 7)] = v;
       if (v > fx[base + top]) top = i;
       if (v > tolerance || (tolerance === 0 && v !== 0)) {
         if (first === n) first = i;
@@ -198,59 +250,60 @@ export function accumulateFast(p: BellParams, out: Float64Array = new Float64Arr
     lo[k] = first;
     hi[k] = last + 1;
     peak[k] = Math.min(Math.max(top, first), Math.max(first, last));
-    if (dense) for (let j = 0, y = -yg; j < n; j++, y += delta) fyp[j * m + k] = Math.exp(-f1 * (y * y));
+    if (fyp) for (let j = 0, y = -yg; j < n; j++, y += delta) fyp[j * m + k] = Math.exp(-f1 * (y * y));
     else for (let j = 0, y = -yg; j < n; j++, y += delta) fy[base + j] = Math.exp(-f1 * (y * y));
   }
-  if (dense) {
-    const args = [outAt, fxAt, fxpAt, fypAt, n, m];
-    runRows(k!.memory, n, (n >> 2) << 1, (j0, j1) => kernel!.dense(outAt, fxAt, fxpAt, fypAt, n, m, j0, j1), 'dense', args);
-    out.set(acc!);
-    return out;
-  }
-  const rng = buf ? new Int32Array(buf, rngAt, n * m * 2) : new Int32Array(n * m * 2);
+  return { lo, hi, peak };
+}
+
+/** The products of each output row: one column range [a0, a1) per row and generator, written into `rng` (row-major). */
+function columnRanges(f: BellFactors, s: FactorSupport, n: number, m: number, tolerance: number, rng: Int32Array): void {
+  const { fx, fy } = f;
   for (let j = 0, r = 0; j < n; j++) {
     for (let k = 0; k < m; k++, r += 2) {
       const b = fy[k * n + j];
-      let a0 = lo[k];
-      let a1 = b === 0 ? a0 : hi[k];
-      if (tolerance > 0 && a0 < a1) {
-        // Keep only columns where fx·b can reach the tolerance. fx_k never falls before its peak and never rises
-        // after it (x steps up by δ, and x², exp and the division are monotone), so the kept columns are one run
-        // around the peak, found by bisection on each side.
-        const t = tolerance / b;
-        const base = k * n;
-        const pk = peak[k];
-        if (fx[base + pk] < t) {
-          a1 = a0;
-        } else {
-          let l = a0;
-          let h = pk; // first column in [a0, pk] with fx ≥ t
-          while (l < h) {
-            const mid = (l + h) >>> 1;
-            if (fx[base + mid] >= t) h = mid;
-            else l = mid + 1;
-          }
-          a0 = l;
-          l = pk;
-          h = a1 - 1; // last column in [pk, a1) with fx ≥ t
-          while (l < h) {
-            const mid = (l + h + 1) >>> 1;
-            if (fx[base + mid] >= t) l = mid;
-            else h = mid - 1;
-          }
-          a1 = l + 1;
-        }
-      }
+      const a0 = s.lo[k];
+      const a1 = b === 0 ? a0 : s.hi[k];
       rng[r] = a0;
       rng[r + 1] = a1;
+      if (tolerance > 0 && a0 < a1) keepColumns(fx, k * n, s.peak[k], tolerance / b, rng, r);
     }
   }
-  if (kernel && acc) {
-    const args = [outAt, fxAt, fyAt, rngAt, n, m];
-    runRows(k!.memory, n, n >> 1, (j0, j1) => kernel.accumulate(outAt, fxAt, fyAt, rngAt, n, m, j0, j1), 'accumulate', args);
-    out.set(acc);
-    return out;
+}
+
+/**
+ * Narrows the range at rng[r], rng[r + 1] to its columns where fx ≥ t. fx_k never falls before its peak and never rises after it (x steps up by δ, and
+ * x², exp and the division are monotone), so the kept columns are one run around the peak, found by bisection on
+ * each side; an empty run when even the peak is below t.
+ */
+function keepColumns(fx: Float64Array, base: number, pk: number, t: number, rng: Int32Array, r: number): void {
+  const a0 = rng[r];
+  const a1 = rng[r + 1];
+  if (fx[base + pk] < t) {
+    rng[r + 1] = a0;
+    return;
   }
+  let l = a0;
+  let h = pk; // first column in [a0, pk] with fx ≥ t
+  while (l < h) {
+    const mid = (l + h) >>> 1;
+    if (fx[base + mid] >= t) h = mid;
+    else l = mid + 1;
+  }
+  rng[r] = l;
+  l = pk;
+  h = a1 - 1; // last column in [pk, a1) with fx ≥ t
+  while (l < h) {
+    const mid = (l + h + 1) >>> 1;
+    if (fx[base + mid] >= t) l = mid;
+    else h = mid - 1;
+  }
+  rng[r + 1] = l + 1;
+}
+
+/** The JavaScript accumulation (no kernel): per row, per generator in order, row[i] += fx_k[i]·fy_k[j] over its range. */
+function accumulateRangesJs(out: Float64Array, f: BellFactors, rng: Int32Array, n: number, m: number): void {
+  const { fx, fy } = f;
   for (let j = 0, r = 0; j < n; j++) {
     const row = out.subarray(j * n, j * n + n);
     for (let k = 0; k < m; k++, r += 2) {
@@ -259,7 +312,6 @@ export function accumulateFast(p: BellParams, out: Float64Array = new Float64Arr
       for (let i = rng[r]; i < rng[r + 1]; i++) row[i] += xk[i] * b;
     }
   }
-  return out;
 }
 
 export function accumulateBells(p: BellParams, path: BellPath = 'fast', tolerance = 0): Float64Array {

@@ -1,14 +1,44 @@
-/** The subcommand groups beyond info/convert, in the order `--help` lists them. */
-import { installAtlas } from './atlas.js';
-import { installBell } from './bell.js';
-import { installCompare } from './compare.js';
-import { installDiagnose } from './diagnose.js';
-import { installRun } from './run.js';
-import { installDrawList } from './gpu-run.js';
-import { installGpuPage } from './gpu-page.js';
-import { installRegress } from './regress.js';
-import { installPipelineCommands } from './pipeline-commands.js';
-import { installTerrainCommands } from './terrain-commands.js';
+/**
+ * The subcommand groups beyond info/convert, in the order `--help` lists them. Each group names the top-level
+ * commands it installs and loads its module only when asked: `heightbench compare …` loads the compare group alone,
+ * never the pipeline, the GPU reference or the terrain engine (startup is part of every command's time). Help, an
+ * unknown command or no command loads every group. test/cli-lazy.test.ts checks each list against what its installer
+ * really adds, and that the compare path's static imports reach no pipeline, GPU or terrain module.
+ */
 import type { CommandInstaller } from './io.js';
 
-export const COMMAND_GROUPS: CommandInstaller[] = [installRun, installDrawList, installGpuPage, installPipelineCommands, installCompare, installDiagnose, installAtlas, installBell, installTerrainCommands, installRegress];
+export interface CommandGroup {
+  /** Top-level command names the group's installer adds. */
+  readonly commands: readonly string[];
+  load(): Promise<CommandInstaller>;
+}
+
+export const COMMAND_GROUPS: readonly CommandGroup[] = [
+  { commands: ['run'], load: async () => (await import('./run.js')).installRun },
+  { commands: ['drawlist'], load: async () => (await import('./gpu-run.js')).installDrawList },
+  { commands: ['gpu-page'], load: async () => (await import('./gpu-page.js')).installGpuPage },
+  { commands: ['assets', 'check', 'bless'], load: async () => (await import('./pipeline-commands.js')).installPipelineCommands },
+  { commands: ['compare'], load: async () => (await import('./compare.js')).installCompare },
+  { commands: ['diagnose'], load: async () => (await import('./diagnose.js')).installDiagnose },
+  { commands: ['atlas'], load: async () => (await import('./atlas.js')).installAtlas },
+  { commands: ['bell'], load: async () => (await import('./bell.js')).installBell },
+  { commands: ['tiles', 'describe', 'terrain'], load: async () => (await import('./terrain-commands.js')).installTerrainCommands },
+  { commands: ['regress'], load: async () => (await import('./regress.js')).installRegress },
+];
+
+/** The command an argument list asks for: the first word that is not a root option (--config takes a value). */
+export function requestedCommand(argv: readonly string[]): string | null {
+  for (let k = 0; k < argv.length; k++) {
+    const a = argv[k];
+    if (a === '--config') k++;
+    else if (!a.startsWith('-')) return a;
+  }
+  return null;
+}
+
+/** The groups to install for `argv`: the one owning its command, else all of them (help, unknown or no command). */
+export function groupsFor(argv: readonly string[]): readonly CommandGroup[] {
+  const name = requestedCommand(argv);
+  const owner = name === null ? undefined : COMMAND_GROUPS.find((g) => g.commands.includes(name));
+  return owner ? [owner] : COMMAND_GROUPS;
+}

@@ -5,14 +5,12 @@
 import { Option, type Command } from 'commander';
 import { compareHeightfields, DEFAULT_STRADDLE_EPSILON_CODES } from '../compare/compare.js';
 import { evaluateGates } from '../compare/gates.js';
-import { diagnose, diagnosisText } from '../compare/diagnose.js';
 import { resultJson, summaryMarkdown, writeComparisonReport } from '../compare/report.js';
 import { DEFAULT_MASKS } from '../compare/regions.js';
 import { floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
 import { gridDifference } from '../core/grid.js';
-import { resampleField } from '../core/resample.js';
 import { EXIT_GATE, LimitError, MismatchError } from '../errors.js';
-import { readHeightfieldFile, type ReadSettings } from '../io/heightfield-file.js';
+import { readHeightfieldFile, readHeightfieldFiles, type ReadSettings } from '../io/heightfield-file.js';
 import { parseEndian, parseNonNegativeNumber, parseNumber, parsePath, parsePositiveInt, parsePositiveNumber, parseRange, parseSize } from './args.js';
 import type { CliIO, CommandInstaller } from './io.js';
 import { CliExit } from './io.js';
@@ -49,10 +47,13 @@ export interface CompareCliOptions extends ReadSettings {
   selfContained?: boolean;
 }
 
-export function compareCommand(generated: string, reference: string, o: CompareCliOptions, io: CliIO): number {
+/** Diagnosis and resampling load only when their option asks for them (startup is part of a comparison's time). */
+export async function compareCommand(generated: string, reference: string, o: CompareCliOptions, io: CliIO): Promise<number> {
   const settings: ReadSettings = { size: o.size, endian: o.endian, range: o.range };
-  const ref = readHeightfieldFile(reference, settings).field;
-  let gen: Heightfield = readHeightfieldFile(generated, settings).field;
+  // Both payloads' sidecar digests run concurrently off the main thread; refusals come in this order, as before.
+  const [refFile, genFile] = await readHeightfieldFiles([reference, generated], settings);
+  const ref = refFile.field;
+  let gen: Heightfield = genFile.field;
   // Limits before work: the radial profile's ring count follows from the reference grid's half-diagonal and the step.
   const step = o.radialStep ?? DEFAULT_MASKS.radialStep;
   const reach = Math.hypot(ref.grid.sizeX, ref.grid.sizeY) / 2;
@@ -60,6 +61,7 @@ export function compareCommand(generated: string, reference: string, o: CompareC
     throw new LimitError(`--radial-step ${step}: ${Math.ceil(reach / step)} rings over a ${ref.grid.sizeX}×${ref.grid.sizeY} m grid, over the limit of ${MAX_RADIAL_RINGS} (use a step ≥ ${reach / MAX_RADIAL_RINGS} m)`);
   }
   if (o.resample && gridDifference(gen.grid, ref.grid)) {
+    const { resampleField } = await import('../core/resample.js');
     const out = new Float32Array(ref.grid.columns * ref.grid.rows);
     gen = floatHeightfield(ref.grid, resampleField(heightsOf(gen), gen.grid, ref.grid, out));
   } else if (o.resample && gen.kind === 'codes' && ref.kind === 'codes' && (gen.range.min !== ref.range.min || gen.range.max !== ref.range.max)) {
@@ -88,9 +90,10 @@ export function compareCommand(generated: string, reference: string, o: CompareC
   const gates = evaluateGates(result, { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm });
   const meta = { generated, reference, gates, title: o.title, sharedPlotly: o.sharedPlotly, selfContained: o.selfContained };
   if (o.report) writeComparisonReport(o.report, result, gen, ref, meta);
-  const diagnosis = o.diagnose ? diagnose(gen, ref, { generatedFloat }) : undefined;
+  const diagnoser = o.diagnose ? await import('../compare/diagnose.js') : null;
+  const diagnosis = diagnoser ? diagnoser.diagnose(gen, ref, { generatedFloat }) : undefined;
   if (o.json) io.out(`${JSON.stringify({ ...resultJson(result), gates, ...(diagnosis ? { diagnosis } : {}) }, null, 2)}\n`);
-  else io.out(summaryMarkdown(result, meta) + (diagnosis ? `\n## Diagnosis\n\n${diagnosisText(diagnosis)}` : ''));
+  else io.out(summaryMarkdown(result, meta) + (diagnoser && diagnosis ? `\n## Diagnosis\n\n${diagnoser.diagnosisText(diagnosis)}` : ''));
   const failed = gates.filter((g) => !g.passed);
   if (failed.length) {
     io.err(`heightbench: gate failed: ${failed.map((g) => `${g.name} ${g.limit}, measured ${g.value}`).join('; ')}\n`);
@@ -125,7 +128,7 @@ export const installCompare: CommandInstaller = (program: Command, io: CliIO) =>
     .option('--size <WxH>', 'size of raw inputs without sidecar', parseSize)
     .addOption(new Option('--endian <le|be>', 'byte order of raw inputs without sidecar').argParser(parseEndian))
     .option('--range <MIN,MAX>', 'height range of 16-bit inputs without sidecar', parseRange)
-    .action((g: string, r: string, opts: CompareCliOptions) => {
-      throw new CliExit(compareCommand(g, r, opts, io));
+    .action(async (g: string, r: string, opts: CompareCliOptions) => {
+      throw new CliExit(await compareCommand(g, r, opts, io));
     });
 };

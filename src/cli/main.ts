@@ -7,13 +7,15 @@ import { Command, CommanderError, Option } from 'commander';
 import { EXIT_INPUT, EXIT_INTERNAL, inputErrorMessage, isInputError } from '../errors.js';
 import { PRODUCER_VERSION } from '../version.js';
 import { parseEndian, parseExtent, parseGridConvention, parsePath, parseRange, parseSize } from './args.js';
-import { convertCommand } from './convert.js';
-import { infoCommand } from './info.js';
-import { CliExit, processIO, type CliIO } from './io.js';
-import { COMMAND_GROUPS } from './commands.js';
+import { CliExit, processIO, type CliIO, type CommandInstaller } from './io.js';
+import { groupsFor } from './commands.js';
 import { setConfigDir } from '../pipeline/request.js';
 
-function buildProgram(io: CliIO): Command {
+/**
+ * The program with info, convert and the given command groups. Command modules load on use (commands.ts): info and
+ * convert import their implementation inside the action, the other groups are passed in already loaded.
+ */
+function buildProgram(io: CliIO, installers: readonly CommandInstaller[]): Command {
   const program = new Command('heightbench')
     .description('Procedural terrain heightmap workbench: pipeline stages, comparison, interchange formats.')
     .version(PRODUCER_VERSION)
@@ -30,7 +32,8 @@ function buildProgram(io: CliIO): Command {
     .option('--size <WxH>', 'size of a raw file without sidecar', parseSize)
     .addOption(new Option('--endian <le|be>', 'byte order of a raw .r16 without sidecar').argParser(parseEndian))
     .option('--range <MIN,MAX>', 'height range of a 16-bit file without sidecar, metres', parseRange)
-    .action((file: string, opts) => {
+    .action(async (file: string, opts) => {
+      const { infoCommand } = await import('./info.js');
       throw new CliExit(infoCommand(file, opts, io));
     });
 
@@ -47,11 +50,12 @@ function buildProgram(io: CliIO): Command {
     .option('--extent <XMIN,YMIN,SIZE>', 'world extent of an input without sidecar, metres', parseExtent)
     .addOption(new Option('--row-direction <dir>', 'row order of an input without sidecar').choices(['row0-at-ymin', 'row0-at-ymax']))
     .option('--interlace', 'write PNG output with Adam7 interlacing')
-    .action((input: string, output: string, opts) => {
+    .action(async (input: string, output: string, opts) => {
+      const { convertCommand } = await import('./convert.js');
       throw new CliExit(convertCommand(input, output, opts, io));
     });
 
-  for (const install of COMMAND_GROUPS) install(program, io);
+  for (const install of installers) install(program, io);
   return program;
 }
 
@@ -60,8 +64,9 @@ function oneLine(s: string): string {
 }
 
 export async function runCli(argv: readonly string[], io: CliIO = processIO): Promise<number> {
-  const program = buildProgram(io);
   try {
+    const installers = await Promise.all(groupsFor(argv).map((g) => g.load()));
+    const program = buildProgram(io, installers);
     await program.parseAsync([...argv], { from: 'user' });
     return 0;
   } catch (e) {

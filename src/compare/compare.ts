@@ -159,155 +159,246 @@ export function checkComparable(gen: Heightfield, ref: Heightfield): void {
   }
 }
 
+/** What the scan reads: both sides' codes (and floats), the range, the decode table, the block size. */
+interface ComparisonInputs {
+  grid: GridDescription;
+  range: HeightRange;
+  mpc: number;
+  settings: MaskSettings;
+  block: number;
+  G: Side;
+  R: Side;
+  withFloat: boolean;
+  table: Float64Array;
+}
+
+/** Every accumulator the scan feeds: the whole map, each mask, each radial ring, the block maps. */
+interface RegionSet {
+  geo: RadialGeometry;
+  maskNames: string[];
+  maskDefs: MaskDefinition[];
+  whole: RegionAccumulator;
+  maskAcc: RegionAccumulator[];
+  step: number;
+  ringAcc: RegionAccumulator[];
+  bw: number;
+  bh: number;
+  blockCode: Uint16Array;
+  blockFloat: Float32Array | null;
+  blockFloatAbs: Float64Array | null;
+}
+
+/** Pixels left out of every metric: a non-finite value (NaN, ±Inf) on either float side. */
+interface Exclusions {
+  generated: number;
+  reference: number;
+  /** Pixel indices, ascending. */
+  pixels: number[];
+  /** 1 where excluded (empty when neither side is float). */
+  mask: Uint8Array;
+}
+
 export function compareHeightfields(gen: Heightfield, ref: Heightfield, opts: CompareOptions = {}): ComparisonResult {
   checkComparable(gen, ref);
-  const grid = ref.grid;
-  const range = ref.kind === 'codes' ? ref.range : gen.kind === 'codes' ? gen.range : { min: -500, max: 500 };
-  const mpc = metresPerCode(range);
-  const settings: MaskSettings = { ...DEFAULT_MASKS, ...opts.masks };
-  const B = opts.block ?? 4;
-  if (!Number.isInteger(B) || B < 1) throw new InputRangeError(`block size: expected an integer ≥ 1, got ${B}`);
-  const G = sideOf(gen, range);
-  const R = sideOf(ref, range);
-  const withFloat = G.heights !== null || R.heights !== null;
-  const table = decodeTable(range);
-
-  const geo = new RadialGeometry(grid);
-  const defs = maskDefinitions(settings);
-  const maskNames = Object.keys(defs);
-  const maskDefs = maskNames.map((k) => defs[k]);
-  const whole = new RegionAccumulator();
-  const maskAcc = maskNames.map(() => new RegionAccumulator());
-  const step = settings.radialStep;
-  const nRings = Math.max(1, Math.ceil(geo.maxRadius() / step + 1e-9));
-  const ringAcc = Array.from({ length: nRings }, () => new RegionAccumulator());
-
-  const W = grid.columns;
-  const H = grid.rows;
-  const bw = Math.ceil(W / B);
-  const bh = Math.ceil(H / B);
-  const blockCode = new Uint16Array(bw * bh);
-  const blockFloat = withFloat ? new Float32Array(bw * bh) : null;
-  const blockFloatAbs = withFloat ? new Float64Array(bw * bh) : null;
-
-  // Non-finite pixels: excluded everywhere, subtracted from region counts below.
-  let nonFiniteGen = 0;
-  let nonFiniteRef = 0;
-  const excluded: number[] = [];
-  const gh = G.heights;
-  const rh = R.heights;
-  const isExcluded = new Uint8Array(withFloat ? W * H : 0);
-  if (withFloat) {
-    for (let k = 0; k < W * H; k++) {
-      const a = gh ? gh[k] : 0;
-      const b = rh ? rh[k] : 0;
-      const badA = a - a !== 0; // NaN or ±Inf
-      const badB = b - b !== 0;
-      if (badA) nonFiniteGen++;
-      if (badB) nonFiniteRef++;
-      if (badA || badB) {
-        isExcluded[k] = 1;
-        excluded.push(k);
-      }
-    }
-  }
-
-  // Attribution of differing pixels (needs the generated side's pre-encode floats).
+  const input = comparisonInputs(gen, ref, opts);
+  const { grid, mpc } = input;
+  const n = grid.columns * grid.rows;
   const gf = opts.generatedFloat ?? null;
-  if (gf && gf.length !== W * H) throw new InputRangeError(`generated float field: ${gf.length} samples, expected ${W}×${H} = ${W * H}`);
+  if (gf && gf.length !== n) throw new InputRangeError(`generated float field: ${gf.length} samples, expected ${grid.columns}×${grid.rows} = ${n}`);
+  const regions = regionSet(input);
+  const excluded = findNonFinite(input);
   const eps = opts.straddleEpsilonCodes ?? DEFAULT_STRADDLE_EPSILON_CODES;
+  // Attribution of differing pixels (needs the generated side's pre-encode floats).
   const attribution: Attribution | undefined = gf
     ? { epsilonCodes: eps, epsilonMm: eps * mpc * 1000, differing: 0, straddle: 0, deviation: 0, inconsistent: 0 }
     : undefined;
+  const attribute = attribution && gf ? (k: number) => attributePixel(attribution, gf[k], input.G.codes[k], input.R.codes[k], input.range, eps) : null;
+  if (input.withFloat) scanFloatPairs(input, regions, excluded.mask, attribute);
+  else scanCodePairs(input, regions, attribute);
+  setRegionPixelCounts(regions, excluded.pixels, grid);
+  const result = assembleResult(gen, ref, input, regions, excluded);
+  if (attribution) result.attribution = attribution;
+  return result;
+}
 
-  const gc = G.codes;
-  const rc = R.codes;
+function comparisonInputs(gen: Heightfield, ref: Heightfield, opts: CompareOptions): ComparisonInputs {
+  const range = ref.kind === 'codes' ? ref.range : gen.kind === 'codes' ? gen.range : { min: -500, max: 500 };
+  const block = opts.block ?? 4;
+  if (!Number.isInteger(block) || block < 1) throw new InputRangeError(`block size: expected an integer ≥ 1, got ${block}`);
+  const G = sideOf(gen, range);
+  const R = sideOf(ref, range);
+  return {
+    grid: ref.grid,
+    range,
+    mpc: metresPerCode(range),
+    settings: { ...DEFAULT_MASKS, ...opts.masks },
+    block,
+    G,
+    R,
+    withFloat: G.heights !== null || R.heights !== null,
+    table: decodeTable(range),
+  };
+}
+
+function regionSet(input: ComparisonInputs): RegionSet {
+  const { grid, settings, block: B, withFloat } = input;
+  const geo = new RadialGeometry(grid);
+  const defs = maskDefinitions(settings);
+  const maskNames = Object.keys(defs);
+  const step = settings.radialStep;
+  const nRings = Math.max(1, Math.ceil(geo.maxRadius() / step + 1e-9));
+  const bw = Math.ceil(grid.columns / B);
+  const bh = Math.ceil(grid.rows / B);
+  return {
+    geo,
+    maskNames,
+    maskDefs: maskNames.map((k) => defs[k]),
+    whole: new RegionAccumulator(),
+    maskAcc: maskNames.map(() => new RegionAccumulator()),
+    step,
+    ringAcc: Array.from({ length: nRings }, () => new RegionAccumulator()),
+    bw,
+    bh,
+    blockCode: new Uint16Array(bw * bh),
+    blockFloat: withFloat ? new Float32Array(bw * bh) : null,
+    blockFloatAbs: withFloat ? new Float64Array(bw * bh) : null,
+  };
+}
+
+function findNonFinite(input: ComparisonInputs): Exclusions {
+  const n = input.grid.columns * input.grid.rows;
+  const e: Exclusions = { generated: 0, reference: 0, pixels: [], mask: new Uint8Array(input.withFloat ? n : 0) };
+  if (!input.withFloat) return e;
+  const gh = input.G.heights;
+  const rh = input.R.heights;
+  for (let k = 0; k < n; k++) {
+    const a = gh ? gh[k] : 0;
+    const b = rh ? rh[k] : 0;
+    const badA = a - a !== 0; // NaN or ±Inf
+    const badB = b - b !== 0;
+    if (badA) e.generated++;
+    if (badB) e.reference++;
+    if (badA || badB) {
+      e.mask[k] = 1;
+      e.pixels.push(k);
+    }
+  }
+  return e;
+}
+
+/**
+ * Code-only pairs: runs of equal pixels are skipped in a tight loop over pixel pairs (nextDifference); each
+ * differing pixel goes to addDifference. Zero differences add nothing to any accumulator.
+ */
+function scanCodePairs(input: ComparisonInputs, regions: RegionSet, attribute: ((k: number) => void) | null): void {
+  const W = input.grid.columns;
+  const H = input.grid.rows;
+  const gc = input.G.codes;
+  const rc = input.R.codes;
   const gc32 = pairView(gc);
   const rc32 = pairView(rc);
   for (let j = 0; j < H; j++) {
-    const dy = geo.dy[j];
-    const dy2 = geo.dy2[j];
     const rowBase = j * W;
-    const brow = ((j / B) | 0) * bw;
-    for (let i = 0; i < W; i++) {
-      const k0 = rowBase + i;
-      // Code-only pairs: skip runs of equal pixels in a tight loop (two pixels per compare where aligned).
-      if (!withFloat) {
-        const k1 = nextDifference(gc, rc, gc32, rc32, k0, rowBase + W);
-        i += k1 - k0;
-        if (i >= W) break;
-      }
-      const k = rowBase + i;
-      const dq = gc[k] - rc[k];
-      let dm = 0;
-      if (withFloat) {
-        if (isExcluded[k] === 1) continue;
-        dm = (gh ? gh[k] : table[gc[k]]) - (rh ? rh[k] : table[rc[k]]);
-        if (dq === 0 && dm === 0) continue;
-      } else if (dq === 0) {
-        continue;
-      }
-      // A differing pixel: whole map, block map, masks, ring.
-      whole.addCode(dq, k);
-      if (withFloat) whole.addFloat(dm, k);
-      const b = brow + ((i / B) | 0);
-      const a = dq < 0 ? -dq : dq;
-      if (a > blockCode[b]) blockCode[b] = a;
-      if (blockFloat && blockFloatAbs) {
-        const am = dm < 0 ? -dm : dm;
-        if (am > blockFloatAbs[b]) {
-          blockFloatAbs[b] = am;
-          blockFloat[b] = dm;
-        }
-      }
-      const dx = geo.dx[i];
-      const r2 = geo.dx2[i] + dy2;
-      for (let m = 0; m < maskDefs.length; m++) {
-        if (maskContains(maskDefs[m], r2, dx, dy)) {
-          maskAcc[m].addCode(dq, k);
-          if (withFloat) maskAcc[m].addFloat(dm, k);
-        }
-      }
-      const ring = ringAcc[ringIndex(r2, step)];
-      ring.addCode(dq, k);
-      if (withFloat) ring.addFloat(dm, k);
-      if (attribution && gf && dq !== 0) attribute(attribution, gf[k], gc[k], rc[k], range, eps);
+    const rowEnd = rowBase + W;
+    for (let k = nextDifference(gc, rc, gc32, rc32, rowBase, rowEnd); k < rowEnd; k = nextDifference(gc, rc, gc32, rc32, k + 1, rowEnd)) {
+      addDifference(regions, input.block, k - rowBase, j, k, gc[k] - rc[k], 0, false);
+      if (attribute) attribute(k);
     }
   }
+}
 
-  // Region pixel counts from geometry, minus excluded pixels in each region.
-  whole.pixels = W * H - excluded.length;
-  maskDefs.forEach((d, m) => {
-    maskAcc[m].pixels = maskPixelCount(d, geo);
+/** Pairs where a side is float: every pixel is visited (a difference in metres can hide under equal codes). */
+function scanFloatPairs(input: ComparisonInputs, regions: RegionSet, excluded: Uint8Array, attribute: ((k: number) => void) | null): void {
+  const W = input.grid.columns;
+  const H = input.grid.rows;
+  const gc = input.G.codes;
+  const rc = input.R.codes;
+  const gh = input.G.heights;
+  const rh = input.R.heights;
+  const table = input.table;
+  for (let j = 0; j < H; j++) {
+    const rowBase = j * W;
+    for (let i = 0; i < W; i++) {
+      const k = rowBase + i;
+      if (excluded[k] === 1) continue;
+      const dq = gc[k] - rc[k];
+      const dm = (gh ? gh[k] : table[gc[k]]) - (rh ? rh[k] : table[rc[k]]);
+      if (dq === 0 && dm === 0) continue;
+      addDifference(regions, input.block, i, j, k, dq, dm, true);
+      if (attribute && dq !== 0) attribute(k);
+    }
+  }
+}
+
+/** One differing pixel (column i, row j, index k): the whole map, the block maps, each mask holding it, its ring. */
+function addDifference(r: RegionSet, B: number, i: number, j: number, k: number, dq: number, dm: number, withFloat: boolean): void {
+  const geo = r.geo;
+  r.whole.addCode(dq, k);
+  if (withFloat) r.whole.addFloat(dm, k);
+  const b = ((j / B) | 0) * r.bw + ((i / B) | 0);
+  const a = dq < 0 ? -dq : dq;
+  if (a > r.blockCode[b]) r.blockCode[b] = a;
+  if (r.blockFloat && r.blockFloatAbs) {
+    const am = dm < 0 ? -dm : dm;
+    if (am > r.blockFloatAbs[b]) {
+      r.blockFloatAbs[b] = am;
+      r.blockFloat[b] = dm;
+    }
+  }
+  const dx = geo.dx[i];
+  const dy = geo.dy[j];
+  const r2 = geo.dx2[i] + geo.dy2[j];
+  for (let m = 0; m < r.maskDefs.length; m++) {
+    if (maskContains(r.maskDefs[m], r2, dx, dy)) {
+      r.maskAcc[m].addCode(dq, k);
+      if (withFloat) r.maskAcc[m].addFloat(dm, k);
+    }
+  }
+  const ring = r.ringAcc[ringIndex(r2, r.step)];
+  ring.addCode(dq, k);
+  if (withFloat) ring.addFloat(dm, k);
+}
+
+/** Region pixel counts from geometry, minus the excluded pixels in each region. */
+function setRegionPixelCounts(r: RegionSet, excluded: readonly number[], grid: GridDescription): void {
+  const { geo, step } = r;
+  const W = grid.columns;
+  r.whole.pixels = W * grid.rows - excluded.length;
+  r.maskDefs.forEach((d, m) => {
+    r.maskAcc[m].pixels = maskPixelCount(d, geo);
   });
-  const ringCounts = ringPixelCounts(geo, step, nRings);
-  ringAcc.forEach((acc, r) => {
-    acc.pixels = ringCounts[r];
+  const ringCounts = ringPixelCounts(geo, step, r.ringAcc.length);
+  r.ringAcc.forEach((acc, k) => {
+    acc.pixels = ringCounts[k];
   });
   for (const k of excluded) {
     const i = k % W;
     const j = (k - i) / W;
     const r2 = geo.dx2[i] + geo.dy2[j];
-    maskDefs.forEach((d, m) => {
-      if (maskContains(d, r2, geo.dx[i], geo.dy[j])) maskAcc[m].pixels--;
+    r.maskDefs.forEach((d, m) => {
+      if (maskContains(d, r2, geo.dx[i], geo.dy[j])) r.maskAcc[m].pixels--;
     });
-    ringAcc[ringIndex(r2, step)].pixels--;
+    r.ringAcc[ringIndex(r2, step)].pixels--;
   }
+}
 
+function assembleResult(gen: Heightfield, ref: Heightfield, input: ComparisonInputs, r: RegionSet, excluded: Exclusions): ComparisonResult {
+  const { grid, mpc, withFloat, block } = input;
+  const step = r.step;
   const result: ComparisonResult = {
-    ...regionMetrics(whole, mpc, grid, withFloat),
+    ...regionMetrics(r.whole, mpc, grid, withFloat),
     kind: { generated: gen.kind, reference: ref.kind },
-    range,
+    range: input.range,
     metresPerCode: mpc,
     grid,
-    totalPixels: W * H,
-    nonFinite: { generated: nonFiniteGen, reference: nonFiniteRef, pixelsExcluded: excluded.length },
+    totalPixels: grid.columns * grid.rows,
+    nonFinite: { generated: excluded.generated, reference: excluded.reference, pixelsExcluded: excluded.pixels.length },
     masks: {},
     radial: {
       step,
-      rings: ringAcc.map((acc, r) => {
+      rings: r.ringAcc.map((acc, k) => {
         const m = regionMetrics(acc, mpc, grid, withFloat);
-        const ring: RadialRing = { r0: r * step, r1: (r + 1) * step, pixels: m.pixels, rmsMm: m.rmsMm, maxAbsCode: m.maxAbsCode, maxAbsMm: m.maxAbsMm };
+        const ring: RadialRing = { r0: k * step, r1: (k + 1) * step, pixels: m.pixels, rmsMm: m.rmsMm, maxAbsCode: m.maxAbsCode, maxAbsMm: m.maxAbsMm };
         if (withFloat) {
           ring.floatRmsMm = m.floatRmsMm;
           ring.floatMaxAbsMm = m.floatMaxAbsMm;
@@ -315,12 +406,11 @@ export function compareHeightfields(gen: Heightfield, ref: Heightfield, opts: Co
         return ring;
       }),
     },
-    blocks: { size: B, columns: bw, rows: bh, maxAbsCode: blockCode, signedMaxM: blockFloat },
+    blocks: { size: block, columns: r.bw, rows: r.bh, maxAbsCode: r.blockCode, signedMaxM: r.blockFloat },
   };
-  maskNames.forEach((name, m) => {
-    result.masks[name] = { ...regionMetrics(maskAcc[m], mpc, grid, withFloat), definition: maskDefs[m] };
+  r.maskNames.forEach((name, m) => {
+    result.masks[name] = { ...regionMetrics(r.maskAcc[m], mpc, grid, withFloat), definition: r.maskDefs[m] };
   });
-  if (attribution) result.attribution = attribution;
   return result;
 }
 
@@ -329,15 +419,19 @@ function pairView(a: Uint16Array): Uint32Array | null {
   return a.byteOffset % 4 === 0 ? new Uint32Array(a.buffer, a.byteOffset, a.length >> 1) : null;
 }
 
-/** First index in [k, end) where a and b differ, or end. Compares pixel pairs through the Uint32 views. */
+/**
+ * First index in [k, end) where a and b differ, or end. Compares pixel pairs through the Uint32 views, eight pixels
+ * per step while they agree (the OR of four XORs is zero only when all four pairs are equal).
+ */
 function nextDifference(a: Uint16Array, b: Uint16Array, a32: Uint32Array | null, b32: Uint32Array | null, k: number, end: number): number {
   if (a32 !== null && b32 !== null) {
     if (k & 1) {
-      if (a[k] !== b[k]) return k;
+      if (k >= end || a[k] !== b[k]) return k;
       k++;
     }
     let p = k >> 1;
     const pend = end >> 1;
+    while (p + 4 <= pend && ((a32[p] ^ b32[p]) | (a32[p + 1] ^ b32[p + 1]) | (a32[p + 2] ^ b32[p + 2]) | (a32[p + 3] ^ b32[p + 3])) === 0) p += 4;
     while (p < pend && a32[p] === b32[p]) p++;
     k = p << 1;
   }
@@ -350,7 +444,7 @@ function nextDifference(a: Uint16Array, b: Uint16Array, a32: Uint32Array | null,
  * distance |frac(p) − 0.5| (in codes) from the nearest code boundary k + 0.5. A straddle: |Δq| = 1, the reference code
  * is the neighbour across that boundary, and the distance is within ε.
  */
-function attribute(a: Attribution, h: number, gq: number, rq: number, range: HeightRange, eps: number): void {
+function attributePixel(a: Attribution, h: number, gq: number, rq: number, range: HeightRange, eps: number): void {
   a.differing++;
   const u = heightToUnorm(h, range);
   const p = Math.fround(u * 65535);

@@ -145,7 +145,9 @@ export function maskPixelCount(def: MaskDefinition, g: RadialGeometry): number {
 /**
  * Pixel counts of radial rings [k·w, (k+1)·w), by rows. Along a row, r² falls towards the column `mid` and rises away
  * from it, so each half is a sorted sequence; one sweep per half against the increasing squared edges (k·w)² counts
- * the pixels below every edge with the same strict comparison ringIndex uses.
+ * the pixels below every edge with the same strict comparison ringIndex uses. A row's counts depend only on its dy²,
+ * so rows with an equal dy² (mirror rows of a centred grid) reuse them; when the two halves of a row mirror each
+ * other exactly (dx²[mid − t] = dx²[mid + 1 + t] for every t), the right half's counts are the left half's.
  */
 export function ringPixelCounts(g: RadialGeometry, step: number, rings: number): Float64Array {
   const below = new Float64Array(rings + 1); // pixels with r² < (k·w)², accumulated over rows
@@ -154,22 +156,35 @@ export function ringPixelCounts(g: RadialGeometry, step: number, rings: number):
   const dx2 = g.dx2;
   const n = g.grid.columns;
   const mid = g.mid;
+  let mirrored = n % 2 === 0 && mid === n / 2 - 1;
+  for (let t = 0; mirrored && t <= mid; t++) mirrored = dx2[mid - t] === dx2[mid + 1 + t];
+  const rowCounts = new Map<number, Float64Array>();
   for (let j = 0; j < g.grid.rows; j++) {
     const dy2 = g.dy2[j];
-    // Left half: columns mid, mid−1, …, 0 (r² non-decreasing).
-    let p = mid;
-    for (let k = 1; k <= rings; k++) {
-      const t = edge2[k];
-      while (p >= 0 && dx2[p] + dy2 < t) p--;
-      below[k] += mid - p;
+    let row = rowCounts.get(dy2);
+    if (row === undefined) {
+      row = new Float64Array(rings + 1);
+      // Left half: columns mid, mid−1, …, 0 (r² non-decreasing).
+      let p = mid;
+      for (let k = 1; k <= rings; k++) {
+        const t = edge2[k];
+        while (p >= 0 && dx2[p] + dy2 < t) p--;
+        row[k] = mid - p;
+      }
+      if (mirrored) {
+        for (let k = 1; k <= rings; k++) row[k] *= 2;
+      } else {
+        // Right half: columns mid+1, …, n−1.
+        let q = mid + 1;
+        for (let k = 1; k <= rings; k++) {
+          const t = edge2[k];
+          while (q < n && dx2[q] + dy2 < t) q++;
+          row[k] += q - (mid + 1);
+        }
+      }
+      rowCounts.set(dy2, row);
     }
-    // Right half: columns mid+1, …, n−1.
-    let q = mid + 1;
-    for (let k = 1; k <= rings; k++) {
-      const t = edge2[k];
-      while (q < n && dx2[q] + dy2 < t) q++;
-      below[k] += q - (mid + 1);
-    }
+    for (let k = 1; k <= rings; k++) below[k] += row[k];
   }
   const counts = new Float64Array(rings);
   for (let k = 0; k < rings; k++) counts[k] = below[k + 1] - below[k];

@@ -1,5 +1,6 @@
 /**
- * PNG16: 16-bit greyscale PNG. Decoded by heightbench itself, written through fast-png.
+ * PNG16: 16-bit greyscale PNG. Decoded by heightbench itself; written by heightbench itself (Adam7 output through
+ * fast-png).
  *
  * Seed rules (004, "TerrainHeightmapPng"):
  *  - sixteen bits only: an 8-bit PNG is refused, not widened;
@@ -18,10 +19,18 @@
  *    refused with its row.
  * [R] Why not fast-png's decoder: it inflates with pako without an output cap, pads short image data with zeros and
  *     does not verify the Adler-32 (77 mutated files decoded to wrong values), and its unfilter/Adam7 helpers are not
- *     exported. Unfiltering one 16-bit grey channel is short, so the whole decode lives here; fast-png keeps encoding.
+ *     exported. Unfiltering one 16-bit grey channel is short, so the whole decode lives here.
+ * [R] Writer (non-interlaced): every row with filter type 2 (Up: each byte minus the byte above; the first row's
+ *     "above" is zeros), one deflate stream from node:zlib with strategy Z_RLE, level 6, default window and memLevel,
+ *     in IDAT chunks of at most 1 MiB. Why: heightfields change slowly from row to row, so Up leaves mostly small
+ *     bytes, and run-length matching of them is fast — measured on tundra-r19's 4096² final map (bench/sections/
+ *     formats.ts): ~10× faster than fast-png's filter-None + fflate level 3, and the file is smaller. Z_RLE only
+ *     matches the previous byte (no hash chains), so the bytes do not depend on CPU-specific match finders; like any
+ *     deflate output they are pinned to the zlib build (Node's), which golden.test.ts's final.png digest watches.
+ *     Adam7 (`--interlace`, rare) stays on fast-png.
  */
 import { encode } from 'fast-png';
-import { crc32, inflateSync } from 'node:zlib';
+import { constants as zlibConstants, crc32, deflateSync, inflateSync } from 'node:zlib';
 import { FormatError, LimitError } from '../errors.js';
 
 export const PNG_SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
@@ -280,8 +289,63 @@ export function encodePng16(code_px: Uint16Array, width: number, height: number,
   if (code_px.length !== width * height) {
     throw new RangeError(`encodePng16: ${code_px.length} samples do not fit ${width}×${height} = ${width * height}`);
   }
-  return encode(
-    { width, height, data: code_px, depth: 16, channels: 1 },
-    { interlace: opts.interlace ? 'Adam7' : 'null' },
-  );
+  if (opts.interlace) return encode({ width, height, data: code_px, depth: 16, channels: 1 }, { interlace: 'Adam7' });
+  const zdata = deflateSync(upFilteredRows(code_px, width, height), { level: 6, strategy: zlibConstants.Z_RLE });
+  const ihdr = new Uint8Array(13);
+  const v = new DataView(ihdr.buffer);
+  v.setUint32(0, width);
+  v.setUint32(4, height);
+  ihdr[8] = 16; // bit depth
+  ihdr[9] = 0; // greyscale; compression 0, filter method 0, interlace 0 follow
+  const idatCount = Math.max(1, Math.ceil(zdata.length / IDAT_CHUNK));
+  const out = new Uint8Array(PNG_SIGNATURE.length + (12 + 13) + idatCount * 12 + zdata.length + 12);
+  out.set(PNG_SIGNATURE, 0);
+  let at = writeChunk(out, PNG_SIGNATURE.length, 'IHDR', ihdr);
+  for (let c = 0; c < idatCount; c++) at = writeChunk(out, at, 'IDAT', zdata.subarray(c * IDAT_CHUNK, Math.min(zdata.length, (c + 1) * IDAT_CHUNK)));
+  at = writeChunk(out, at, 'IEND', new Uint8Array(0));
+  return out;
+}
+
+/** [R] Largest IDAT chunk written (any size up to 2^31 − 1 is valid; 1 MiB keeps each CRC pass short). */
+const IDAT_CHUNK = 1 << 20;
+
+/** Writes one chunk (length, type, data, CRC-32 of type + data) at `at`; returns the offset after it. */
+function writeChunk(out: Uint8Array, at: number, type: string, data: Uint8Array): number {
+  const v = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  v.setUint32(at, data.length);
+  for (let i = 0; i < 4; i++) out[at + 4 + i] = type.charCodeAt(i);
+  out.set(data, at + 8);
+  v.setUint32(at + 8 + data.length, crc32(out.subarray(at + 4, at + 8 + data.length)));
+  return at + 12 + data.length;
+}
+
+/**
+ * The filtered scanlines: per row a filter byte 2 (Up), then each big-endian sample byte minus the same byte of the
+ * row above, modulo 256. The high byte of a sample is (q >> 8) and the low byte (q & 255), so the low byte's Up
+ * difference is simply (q − q_above) & 255.
+ */
+function upFilteredRows(code_px: Uint16Array, width: number, height: number): Uint8Array {
+  const stride = 1 + 2 * width;
+  const out = new Uint8Array(stride * height);
+  for (let j = 0; j < height; j++) {
+    const o = j * stride;
+    const row = j * width;
+    out[o] = 2;
+    if (j === 0) {
+      for (let i = 0; i < width; i++) {
+        const q = code_px[i];
+        out[o + 1 + 2 * i] = q >> 8;
+        out[o + 2 + 2 * i] = q & 255;
+      }
+      continue;
+    }
+    const above = row - width;
+    for (let i = 0; i < width; i++) {
+      const q = code_px[row + i];
+      const u = code_px[above + i];
+      out[o + 1 + 2 * i] = ((q >> 8) - (u >> 8)) & 255;
+      out[o + 2 + 2 * i] = (q - u) & 255;
+    }
+  }
+  return out;
 }

@@ -5,7 +5,7 @@
  * direction, height encoding, stage name, request id, producer version and the SHA-256 of the payload bytes.
  * Versioned: the version is checked before anything else and a mismatch is refused with both values.
  */
-import { createHash } from 'node:crypto';
+import { createHash, webcrypto } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { FormatError } from '../errors.js';
@@ -76,6 +76,11 @@ export function sidecarPathFor(file: string): string {
 
 export function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** The same digest computed on libuv's thread pool (WebCrypto), so several can run at once beside the main thread. */
+export async function sha256HexAsync(bytes: Uint8Array): Promise<string> {
+  return Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes)).toString('hex');
 }
 
 export interface SidecarFields {

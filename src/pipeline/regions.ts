@@ -30,6 +30,14 @@ export interface Domain {
   size: number;
 }
 
+/**
+ * The one query the region map makes of its triangulation: the site nearest (x, y). Declared here rather than typed as
+ * d3-delaunay's Delaunay so that the package's public types do not depend on @types/d3-delaunay (a dev dependency).
+ */
+export interface SiteIndex {
+  find(x: number, y: number, start?: number): number;
+}
+
 export interface RegionMap {
   domain: Domain;
   /** x, y per site (cell generator), in generation order. */
@@ -50,7 +58,8 @@ export interface RegionMap {
   parent_relief: Uint8Array;
   /** Cells around each corner. */
   corner_cells: number[][];
-  delaunay: Delaunay<Float64Array>;
+  /** The sites' Delaunay triangulation (d3-delaunay), seen through the nearest-site query. */
+  delaunay: SiteIndex;
   counts: { rejectedSites: number; reassignedCells: number; flippedGroups: number; parentRedraws: number };
 }
 
@@ -94,8 +103,8 @@ function pointInPolygon(x: number, y: number, poly: readonly number[], xy: Float
   return inside;
 }
 
-export function buildRegions(p: RecipeParams['regions'], domain: Domain, stream: PrngStream): RegionMap {
-  stream.stage('region-sites');
+/** Sites: uniform draws with a minimum spacing; a rejected candidate's two draws stay consumed. */
+function placeSites(p: RecipeParams['regions'], domain: Domain, stream: PrngStream): { site_xy: Float64Array; rejected: number } {
   const { xmin, ymin, size } = domain;
   const sites: number[] = [];
   let rejected = 0;
@@ -114,15 +123,16 @@ export function buildRegions(p: RecipeParams['regions'], domain: Domain, stream:
     if (ok) sites.push(x, y);
     else rejected++;
   }
-  const site_xy = Float64Array.from(sites);
-  const n = site_xy.length / 2;
-  if (n < 3) {
-    // Validation, not a bug: too small a domain for the world's site spacing leaves no region map to build.
-    throw new InputRangeError(`regions: request domain.size ${size} m holds only ${n} region site(s) ${p.minSpacing} m apart; at least 3 are needed (use a larger domain)`);
-  }
-  const delaunay = new Delaunay(site_xy);
-  const voronoi = delaunay.voronoi([xmin, ymin, xmin + size, ymin + size]);
+  return { site_xy: Float64Array.from(sites), rejected };
+}
 
+/**
+ * Voronoi cells clipped to the domain, their corners deduplicated (merged within 0.1 mm, first-seen coordinates
+ * kept), each cell's corner list in the generator's order.
+ */
+function voronoiCells(delaunay: Delaunay<Float64Array>, n: number, domain: Domain): { corner_xy: Float64Array; cell_corners: number[][] } {
+  const { xmin, ymin, size } = domain;
+  const voronoi = delaunay.voronoi([xmin, ymin, xmin + size, ymin + size]);
   const cornerIndex = new Map<string, number>();
   const corners: number[] = [];
   const cell_corners: number[][] = [];
@@ -146,11 +156,12 @@ export function buildRegions(p: RecipeParams['regions'], domain: Domain, stream:
     }
     cell_corners.push(ids);
   }
-  const corner_xy = Float64Array.from(corners);
-  const corner_cells: number[][] = Array.from({ length: corner_xy.length / 2 }, () => []);
-  cell_corners.forEach((ids, c) => ids.forEach((id) => corner_cells[id].push(c)));
-  const cell_neighbours = Array.from({ length: n }, (_, c) => [...delaunay.neighbors(c)]);
-  const cell_centre = new Float64Array(2 * n);
+  return { corner_xy: Float64Array.from(corners), cell_corners };
+}
+
+/** Centre of each cell: the mean of its edge midpoints. */
+function cellCentres(cell_corners: readonly number[][], corner_xy: Float64Array): Float64Array {
+  const cell_centre = new Float64Array(2 * cell_corners.length);
   cell_corners.forEach((ids, c) => {
     let sx = 0;
     let sy = 0;
@@ -163,27 +174,34 @@ export function buildRegions(p: RecipeParams['regions'], domain: Domain, stream:
     cell_centre[2 * c] = sx / ids.length;
     cell_centre[2 * c + 1] = sy / ids.length;
   });
+  return cell_centre;
+}
 
-  // Parents: seed cells drawn from the stream; a repeated pick is redrawn (the redraw consumes its draw).
-  stream.stage('region-parents');
-  const parentCount = Math.min(p.parentCount, n);
+/** Parent seed cells drawn from the stream; a repeated pick is redrawn (the redraw consumes its draw). */
+function drawParentSeeds(parentCount: number, n: number, stream: PrngStream): { parent_seedCell: Int32Array; taken: Set<number>; redraws: number } {
   const parent_seedCell = new Int32Array(parentCount);
   const taken = new Set<number>();
-  let parentRedraws = 0;
+  let redraws = 0;
   for (let q = 0; q < parentCount; q++) {
     let c = stream.below(n);
     while (taken.has(c)) {
-      parentRedraws++;
+      redraws++;
       c = stream.below(n);
     }
     taken.add(c);
     parent_seedCell[q] = c;
   }
+  return { parent_seedCell, taken, redraws };
+}
+
+/** Each cell joins the parent of the nearest seed site (the first on a tie). */
+function nearestSeedParents(site_xy: Float64Array, parent_seedCell: Int32Array): Int32Array {
+  const n = site_xy.length / 2;
   const cell_parent = new Int32Array(n);
   for (let c = 0; c < n; c++) {
     let best = 0;
     let bestD = Infinity;
-    for (let q = 0; q < parentCount; q++) {
+    for (let q = 0; q < parent_seedCell.length; q++) {
       const s = parent_seedCell[q];
       const d = (site_xy[2 * c] - site_xy[2 * s]) ** 2 + (site_xy[2 * c + 1] - site_xy[2 * s + 1]) ** 2;
       if (d < bestD) {
@@ -193,24 +211,32 @@ export function buildRegions(p: RecipeParams['regions'], domain: Domain, stream:
     }
     cell_parent[c] = best;
   }
-  // Partition step: border cells may move to the first neighbouring parent (seed cells stay).
+  return cell_parent;
+}
+
+/** Partition step: a border cell may move to its first neighbouring parent (seed cells stay). Returns the count moved. */
+function partitionBorderCells(cell_parent: Int32Array, cell_neighbours: readonly number[][], seeds: ReadonlySet<number>, probability: number, stream: PrngStream): number {
   let reassigned = 0;
-  for (let c = 0; c < n; c++) {
-    if (taken.has(c)) continue;
+  for (let c = 0; c < cell_parent.length; c++) {
+    if (seeds.has(c)) continue;
     const other = cell_neighbours[c].find((m) => cell_parent[m] !== cell_parent[c]);
     if (other === undefined) continue;
-    if (stream.uniform() < p.reassignProbability) {
+    if (stream.uniform() < probability) {
       cell_parent[c] = cell_parent[other];
       reassigned++;
     }
   }
-  // Height groups: coordinate field at each parent's seed site, then a random branch.
-  const parent_group = new Int8Array(parentCount);
+  return reassigned;
+}
+
+/** Height groups: the coordinate field at each parent's seed site, then a random branch that may flip the group. */
+function drawParentGroups(p: RecipeParams['regions'], domain: Domain, site_xy: Float64Array, parent_seedCell: Int32Array, stream: PrngStream): { parent_group: Int8Array; flipped: number } {
+  const parent_group = new Int8Array(parent_seedCell.length);
   let flipped = 0;
-  for (let q = 0; q < parentCount; q++) {
+  for (let q = 0; q < parent_seedCell.length; q++) {
     const s = parent_seedCell[q];
-    const u = (site_xy[2 * s] - xmin) / size;
-    const v = (site_xy[2 * s + 1] - ymin) / size;
+    const u = (site_xy[2 * s] - domain.xmin) / domain.size;
+    const v = (site_xy[2 * s + 1] - domain.ymin) / domain.size;
     let g = groupFromField(groupFieldAt(p.groupField, u, v), p.groupThresholds);
     if (stream.uniform() < p.flipProbability) {
       g = (g + 1 + stream.below(3)) % 4;
@@ -218,6 +244,30 @@ export function buildRegions(p: RecipeParams['regions'], domain: Domain, stream:
     }
     parent_group[q] = g;
   }
+  return { parent_group, flipped };
+}
+
+export function buildRegions(p: RecipeParams['regions'], domain: Domain, stream: PrngStream): RegionMap {
+  stream.stage('region-sites');
+  const { site_xy, rejected } = placeSites(p, domain, stream);
+  const n = site_xy.length / 2;
+  if (n < 3) {
+    // Validation, not a bug: too small a domain for the world's site spacing leaves no region map to build.
+    throw new InputRangeError(`regions: request domain.size ${domain.size} m holds only ${n} region site(s) ${p.minSpacing} m apart; at least 3 are needed (use a larger domain)`);
+  }
+  const delaunay = new Delaunay(site_xy);
+  const { corner_xy, cell_corners } = voronoiCells(delaunay, n, domain);
+  const corner_cells: number[][] = Array.from({ length: corner_xy.length / 2 }, () => []);
+  cell_corners.forEach((ids, c) => ids.forEach((id) => corner_cells[id].push(c)));
+  const cell_neighbours = Array.from({ length: n }, (_, c) => [...delaunay.neighbors(c)]);
+  const cell_centre = cellCentres(cell_corners, corner_xy);
+
+  stream.stage('region-parents');
+  const parentCount = Math.min(p.parentCount, n);
+  const { parent_seedCell, taken, redraws } = drawParentSeeds(parentCount, n, stream);
+  const cell_parent = nearestSeedParents(site_xy, parent_seedCell);
+  const reassigned = partitionBorderCells(cell_parent, cell_neighbours, taken, p.reassignProbability, stream);
+  const { parent_group, flipped } = drawParentGroups(p, domain, site_xy, parent_seedCell, stream);
   return {
     domain,
     site_xy,
@@ -231,7 +281,7 @@ export function buildRegions(p: RecipeParams['regions'], domain: Domain, stream:
     parent_relief: new Uint8Array(parentCount),
     corner_cells,
     delaunay,
-    counts: { rejectedSites: rejected, reassignedCells: reassigned, flippedGroups: flipped, parentRedraws },
+    counts: { rejectedSites: rejected, reassignedCells: reassigned, flippedGroups: flipped, parentRedraws: redraws },
   };
 }
 

@@ -226,153 +226,188 @@ function parseSupport(v: unknown, p: string): SupportShape {
   };
 }
 
+type ZoneItem = WorldConfig['stamps']['zoneItems'][number];
+type StampGroup = WorldConfig['stamps']['groups'][number];
+
+function parseSubconfig(v: unknown, p: string): RecipeSub {
+  const o = checkObject(p, v);
+  return {
+    name: checkString(`${p}.name`, o.name),
+    sceneType: num(o, p, 'sceneType', int(0, 1e6)),
+    weight: num(o, p, 'weight', nonneg),
+    params: o.params === null ? null : parseParams(o.params, `${p}.params`),
+  };
+}
+
+function parseRecipes(v: unknown, p: string): WorldConfig['recipes'] {
+  const recipes: WorldConfig['recipes'] = {};
+  for (const [entry, e] of Object.entries(checkObject(p, v))) {
+    const ep = `${p}.${entry}`;
+    const eo = checkObject(ep, e);
+    recipes[entry] = { subconfigs: checkArray(`${ep}.subconfigs`, eo.subconfigs).map((sv, i) => parseSubconfig(sv, `${ep}.subconfigs[${i}]`)) };
+  }
+  return recipes;
+}
+
+function parseResource(v: unknown, p: string): LocationResource {
+  const r = checkObject(p, v);
+  return {
+    id: checkString(`${p}.id`, r.id),
+    stage: checkString(`${p}.stage`, r.stage),
+    missions: nums(r, p, 'missions'),
+    categories: nums(r, p, 'categories'),
+    sceneTypes: nums(r, p, 'sceneTypes'),
+    weight: num(r, p, 'weight', nonneg),
+    footprint: parseFootprint(r.footprint, `${p}.footprint`),
+    envelope: num(r, p, 'envelope', nonneg),
+    zeroSource: checkBoolean(`${p}.zeroSource`, r.zeroSource),
+    supportCoefficient: num(r, p, 'supportCoefficient', nonneg),
+    wrapperStrength: num(r, p, 'wrapperStrength', nonneg),
+    supports: checkArray(`${p}.supports`, r.supports).map((s, k) => parseSupport(s, `${p}.supports[${k}]`)),
+    texture: checkString(`${p}.texture`, r.texture),
+    parentWeight: num(r, p, 'parentWeight', nonneg),
+  };
+}
+
+function parseDecode(v: unknown, p: string): { metresPerCode: number; offsetMetres: number } {
+  const d = checkObject(p, v);
+  return { metresPerCode: num(d, p, 'metresPerCode', pos), offsetMetres: num(d, p, 'offsetMetres') };
+}
+
+function parseLocationTexture(v: unknown, p: string): LocationTextureDef {
+  const t = checkObject(p, v);
+  const d = checkObject(`${p}.decode`, t.decode);
+  return {
+    key: checkString(`${p}.key`, t.key),
+    size: num(t, p, 'size', int(2, 8192)),
+    worldSize: num(t, p, 'worldSize', pos),
+    shape: checkOneOf(`${p}.shape`, t.shape, ['platform', 'terrace', 'pit', 'ramp'] as const),
+    seed: num(t, p, 'seed', int(1, 2147483646)),
+    decode: parseDecode(d, `${p}.decode`),
+  };
+}
+
+/** Cross-reference: every resource names a location texture that exists. */
+function checkTextureKeys(resources: readonly LocationResource[], textures: readonly LocationTextureDef[], where: string): void {
+  const texKeys = new Set(textures.map((t) => t.key));
+  resources.forEach((r, i) => {
+    if (!texKeys.has(r.texture)) throw new FormatError(`${where}.resources[${i}].texture: expected a key of locationTextures, found ${JSON.stringify(r.texture)}`);
+  });
+}
+
+function parsePlacementStage(v: unknown, p: string): PlacementStageDef {
+  const st = checkObject(p, v);
+  return {
+    name: checkString(`${p}.name`, st.name),
+    ring: st.ring === undefined ? null : pair(st, p, 'ring'),
+    count: st.count === undefined ? null : num(st, p, 'count', int(0, 100000)),
+    attachTo: st.attachTo === undefined ? [] : checkArray(`${p}.attachTo`, st.attachTo).map((x, k) => checkString(`${p}.attachTo[${k}]`, x)),
+    distance: st.distance === undefined ? null : pair(st, p, 'distance'),
+  };
+}
+
+function parseStampKey(v: unknown, p: string): StampKeyDef {
+  const k = checkObject(p, v);
+  const b = checkObject(`${p}.bell`, k.bell);
+  const d = checkObject(`${p}.decode`, k.decode);
+  const bp = `${p}.bell`;
+  return {
+    key: checkString(`${p}.key`, k.key),
+    kind: checkOneOf(`${p}.kind`, k.kind, ['ridge', 'depression', 'peaks', 'mound'] as const),
+    size: num(k, p, 'size', int(2, 8192)),
+    worldSize: num(k, p, 'worldSize', pos),
+    bell: { seed: num(b, bp, 'seed', int(1, 2147483646)), nb: num(b, bp, 'nb', int(1, 1000)), p1: num(b, bp, 'p1'), p2: num(b, bp, 'p2'), p3: num(b, bp, 'p3', pos) },
+    stretch: num(k, p, 'stretch', pos),
+    decode: parseDecode(d, `${p}.decode`),
+  };
+}
+
+function parseStampInfo(v: unknown, p: string, keySet: ReadonlySet<string>): StampInfoDef {
+  const s = checkObject(p, v);
+  const pr = checkObject(`${p}.program`, s.program);
+  const j = checkObject(`${p}.joint`, s.joint);
+  const key = checkString(`${p}.key`, s.key);
+  if (!keySet.has(key)) throw new FormatError(`${p}.key: expected a key of stamps.keys, found ${JSON.stringify(key)}`);
+  return {
+    id: checkString(`${p}.id`, s.id),
+    key,
+    weight: num(s, p, 'weight', nonneg),
+    blend: checkOneOf(`${p}.blend`, s.blend, ['add', 'max', 'min', 'lerp'] as const),
+    program: { strength: num(pr, `${p}.program`, 'strength'), bias: num(pr, `${p}.program`, 'bias'), lerpAlpha: num(pr, `${p}.program`, 'lerpAlpha', prob) },
+    scaleRange: pair(s, p, 'scaleRange'),
+    joint: { offset: pair(j, `${p}.joint`, 'offset'), rotationDeg: num(j, `${p}.joint`, 'rotationDeg'), scale: num(j, `${p}.joint`, 'scale', pos) },
+  };
+}
+
+/** A list of ids, each of which must be one of `known` (named `what` in the refusal). */
+function idList(v: unknown, p: string, known: ReadonlySet<string>, what: string): string[] {
+  return checkArray(p, v).map((x, k) => {
+    const id = checkString(`${p}[${k}]`, x);
+    if (!known.has(id)) throw new FormatError(`${p}[${k}]: expected an id of ${what}, found ${JSON.stringify(id)}`);
+    return id;
+  });
+}
+
+function parseStampGroup(v: unknown, p: string, infoIds: ReadonlySet<string>): StampGroup {
+  const g = checkObject(p, v);
+  const ids = idList(g.infos, `${p}.infos`, infoIds, 'stamps.infos');
+  return { id: checkString(`${p}.id`, g.id), weight: num(g, p, 'weight', nonneg), infos: ids, minSpacing: num(g, p, 'minSpacing', nonneg) };
+}
+
+function parseZoneItem(v: unknown, p: string, groupIds: ReadonlySet<string>): ZoneItem {
+  const z = checkObject(p, v);
+  const cr = pair(z, p, 'countRange');
+  // [R] At most 1000 stamps per zone item (tundra uses ≤ 4): a range of a million kept a run busy past 60 s (issue 19).
+  if (!(Number.isInteger(cr[0]) && Number.isInteger(cr[1]) && cr[0] >= 0 && cr[1] >= cr[0] && cr[1] <= 1000)) {
+    throw new FormatError(`${p}.countRange: expected integers 0 ≤ a ≤ b ≤ 1000, found ${JSON.stringify(cr)}`);
+  }
+  return {
+    id: checkString(`${p}.id`, z.id),
+    groups: nums(z, p, 'groups'),
+    weight: num(z, p, 'weight', nonneg),
+    countRange: cr,
+    stampGroups: idList(z.stampGroups, `${p}.stampGroups`, groupIds, 'stamps.groups'),
+  };
+}
+
+/** The stamp lists in dependency order (keys ← infos ← groups ← zone items); each reference is checked against the list before it. */
+function parseStampLists(sm: JsonObject, p: string): Omit<WorldConfig['stamps'], 'maxAttempts'> {
+  const keys = checkArray(`${p}.keys`, sm.keys).map((v, i) => parseStampKey(v, `${p}.keys[${i}]`));
+  const keySet = new Set(keys.map((k) => k.key));
+  const infos = checkArray(`${p}.infos`, sm.infos).map((v, i) => parseStampInfo(v, `${p}.infos[${i}]`, keySet));
+  const infoIds = new Set(infos.map((x) => x.id));
+  const groups = checkArray(`${p}.groups`, sm.groups).map((v, i) => parseStampGroup(v, `${p}.groups[${i}]`, infoIds));
+  const groupIds = new Set(groups.map((g) => g.id));
+  const zoneItems = checkArray(`${p}.zoneItems`, sm.zoneItems).map((v, i) => parseZoneItem(v, `${p}.zoneItems[${i}]`, groupIds));
+  return { keys, infos, groups, zoneItems };
+}
+
+function parseHeightGroups(hg: JsonObject, p: string): WorldConfig['heightGroups'] {
+  return { zero: num(hg, p, 'zero', int(0, 255)), first: num(hg, p, 'first', int(0, 255)), second: num(hg, p, 'second', int(0, 255)), upland: num(hg, p, 'upland', int(0, 255)) };
+}
+
+/**
+ * Checks a parsed world file and returns it typed. Sections are checked in a fixed order (header, recipes,
+ * resources, location textures, placement stages, stamp lists, then the scalar fields), so the first refusal for a
+ * file with several faults is always the same one.
+ */
 export function parseWorld(v: unknown, where = 'world'): WorldConfig {
   const o = checkObject(where, v);
   checkLiteral(`${where}.format`, o.format, 'heightbench.world');
   if (o.version !== 1) throw new FormatError(`${where}.version: this heightbench reads world version 1, the file has ${JSON.stringify(o.version)}`);
   const hg = checkObject(`${where}.heightGroups`, o.heightGroups);
-  const recipesObj = checkObject(`${where}.recipes`, o.recipes);
-  const recipes: WorldConfig['recipes'] = {};
-  for (const [entry, e] of Object.entries(recipesObj)) {
-    const p = `${where}.recipes.${entry}`;
-    const eo = checkObject(p, e);
-    recipes[entry] = {
-      subconfigs: checkArray(`${p}.subconfigs`, eo.subconfigs).map((sv, i) => {
-        const sp = `${p}.subconfigs[${i}]`;
-        const so = checkObject(sp, sv);
-        return {
-          name: checkString(`${sp}.name`, so.name),
-          sceneType: num(so, sp, 'sceneType', int(0, 1e6)),
-          weight: num(so, sp, 'weight', nonneg),
-          params: so.params === null ? null : parseParams(so.params, `${sp}.params`),
-        };
-      }),
-    };
-  }
-  const resources = checkArray(`${where}.resources`, o.resources).map((rv, i): LocationResource => {
-    const p = `${where}.resources[${i}]`;
-    const r = checkObject(p, rv);
-    return {
-      id: checkString(`${p}.id`, r.id),
-      stage: checkString(`${p}.stage`, r.stage),
-      missions: nums(r, p, 'missions'),
-      categories: nums(r, p, 'categories'),
-      sceneTypes: nums(r, p, 'sceneTypes'),
-      weight: num(r, p, 'weight', nonneg),
-      footprint: parseFootprint(r.footprint, `${p}.footprint`),
-      envelope: num(r, p, 'envelope', nonneg),
-      zeroSource: checkBoolean(`${p}.zeroSource`, r.zeroSource),
-      supportCoefficient: num(r, p, 'supportCoefficient', nonneg),
-      wrapperStrength: num(r, p, 'wrapperStrength', nonneg),
-      supports: checkArray(`${p}.supports`, r.supports).map((s, k) => parseSupport(s, `${p}.supports[${k}]`)),
-      texture: checkString(`${p}.texture`, r.texture),
-      parentWeight: num(r, p, 'parentWeight', nonneg),
-    };
-  });
-  const locationTextures = checkArray(`${where}.locationTextures`, o.locationTextures).map((tv, i): LocationTextureDef => {
-    const p = `${where}.locationTextures[${i}]`;
-    const t = checkObject(p, tv);
-    const d = checkObject(`${p}.decode`, t.decode);
-    return {
-      key: checkString(`${p}.key`, t.key),
-      size: num(t, p, 'size', int(2, 8192)),
-      worldSize: num(t, p, 'worldSize', pos),
-      shape: checkOneOf(`${p}.shape`, t.shape, ['platform', 'terrace', 'pit', 'ramp'] as const),
-      seed: num(t, p, 'seed', int(1, 2147483646)),
-      decode: { metresPerCode: num(d, `${p}.decode`, 'metresPerCode', pos), offsetMetres: num(d, `${p}.decode`, 'offsetMetres') },
-    };
-  });
-  const texKeys = new Set(locationTextures.map((t) => t.key));
-  resources.forEach((r, i) => {
-    if (!texKeys.has(r.texture)) throw new FormatError(`${where}.resources[${i}].texture: expected a key of locationTextures, found ${JSON.stringify(r.texture)}`);
-  });
+  const recipes = parseRecipes(o.recipes, `${where}.recipes`);
+  const resources = checkArray(`${where}.resources`, o.resources).map((rv, i) => parseResource(rv, `${where}.resources[${i}]`));
+  const locationTextures = checkArray(`${where}.locationTextures`, o.locationTextures).map((tv, i) => parseLocationTexture(tv, `${where}.locationTextures[${i}]`));
+  checkTextureKeys(resources, locationTextures, where);
   const pl = checkObject(`${where}.placement`, o.placement);
   const cl = checkObject(`${where}.placement.clearance`, pl.clearance);
-  const stages = checkArray(`${where}.placement.stages`, pl.stages).map((sv, i): PlacementStageDef => {
-    const p = `${where}.placement.stages[${i}]`;
-    const st = checkObject(p, sv);
-    return {
-      name: checkString(`${p}.name`, st.name),
-      ring: st.ring === undefined ? null : pair(st, p, 'ring'),
-      count: st.count === undefined ? null : num(st, p, 'count', int(0, 100000)),
-      attachTo: st.attachTo === undefined ? [] : checkArray(`${p}.attachTo`, st.attachTo).map((x, k) => checkString(`${p}.attachTo[${k}]`, x)),
-      distance: st.distance === undefined ? null : pair(st, p, 'distance'),
-    };
-  });
+  const stages = checkArray(`${where}.placement.stages`, pl.stages).map((sv, i) => parsePlacementStage(sv, `${where}.placement.stages[${i}]`));
   const sm = checkObject(`${where}.stamps`, o.stamps);
-  const keys = checkArray(`${where}.stamps.keys`, sm.keys).map((kv, i): StampKeyDef => {
-    const p = `${where}.stamps.keys[${i}]`;
-    const k = checkObject(p, kv);
-    const b = checkObject(`${p}.bell`, k.bell);
-    const d = checkObject(`${p}.decode`, k.decode);
-    return {
-      key: checkString(`${p}.key`, k.key),
-      kind: checkOneOf(`${p}.kind`, k.kind, ['ridge', 'depression', 'peaks', 'mound'] as const),
-      size: num(k, p, 'size', int(2, 8192)),
-      worldSize: num(k, p, 'worldSize', pos),
-      bell: { seed: num(b, `${p}.bell`, 'seed', int(1, 2147483646)), nb: num(b, `${p}.bell`, 'nb', int(1, 1000)), p1: num(b, `${p}.bell`, 'p1'), p2: num(b, `${p}.bell`, 'p2'), p3: num(b, `${p}.bell`, 'p3', pos) },
-      stretch: num(k, p, 'stretch', pos),
-      decode: { metresPerCode: num(d, `${p}.decode`, 'metresPerCode', pos), offsetMetres: num(d, `${p}.decode`, 'offsetMetres') },
-    };
-  });
-  const keySet = new Set(keys.map((k) => k.key));
-  const infos = checkArray(`${where}.stamps.infos`, sm.infos).map((iv, i): StampInfoDef => {
-    const p = `${where}.stamps.infos[${i}]`;
-    const s = checkObject(p, iv);
-    const pr = checkObject(`${p}.program`, s.program);
-    const j = checkObject(`${p}.joint`, s.joint);
-    const key = checkString(`${p}.key`, s.key);
-    if (!keySet.has(key)) throw new FormatError(`${p}.key: expected a key of stamps.keys, found ${JSON.stringify(key)}`);
-    return {
-      id: checkString(`${p}.id`, s.id),
-      key,
-      weight: num(s, p, 'weight', nonneg),
-      blend: checkOneOf(`${p}.blend`, s.blend, ['add', 'max', 'min', 'lerp'] as const),
-      program: { strength: num(pr, `${p}.program`, 'strength'), bias: num(pr, `${p}.program`, 'bias'), lerpAlpha: num(pr, `${p}.program`, 'lerpAlpha', prob) },
-      scaleRange: pair(s, p, 'scaleRange'),
-      joint: { offset: pair(j, `${p}.joint`, 'offset'), rotationDeg: num(j, `${p}.joint`, 'rotationDeg'), scale: num(j, `${p}.joint`, 'scale', pos) },
-    };
-  });
-  const infoIds = new Set(infos.map((x) => x.id));
-  const groups = checkArray(`${where}.stamps.groups`, sm.groups).map((gv, i) => {
-    const p = `${where}.stamps.groups[${i}]`;
-    const g = checkObject(p, gv);
-    const ids = checkArray(`${p}.infos`, g.infos).map((x, k) => {
-      const id = checkString(`${p}.infos[${k}]`, x);
-      if (!infoIds.has(id)) throw new FormatError(`${p}.infos[${k}]: expected an id of stamps.infos, found ${JSON.stringify(id)}`);
-      return id;
-    });
-    return { id: checkString(`${p}.id`, g.id), weight: num(g, p, 'weight', nonneg), infos: ids, minSpacing: num(g, p, 'minSpacing', nonneg) };
-  });
-  const groupIds = new Set(groups.map((g) => g.id));
-  const zoneItems = checkArray(`${where}.stamps.zoneItems`, sm.zoneItems).map((zv, i) => {
-    const p = `${where}.stamps.zoneItems[${i}]`;
-    const z = checkObject(p, zv);
-    const cr = pair(z, p, 'countRange');
-    // [R] At most 1000 stamps per zone item (tundra uses ≤ 4): a range of a million kept a run busy past 60 s (issue 19).
-    if (!(Number.isInteger(cr[0]) && Number.isInteger(cr[1]) && cr[0] >= 0 && cr[1] >= cr[0] && cr[1] <= 1000)) {
-      throw new FormatError(`${p}.countRange: expected integers 0 ≤ a ≤ b ≤ 1000, found ${JSON.stringify(cr)}`);
-    }
-    return {
-      id: checkString(`${p}.id`, z.id),
-      groups: nums(z, p, 'groups'),
-      weight: num(z, p, 'weight', nonneg),
-      countRange: cr,
-      stampGroups: checkArray(`${p}.stampGroups`, z.stampGroups).map((x, k) => {
-        const id = checkString(`${p}.stampGroups[${k}]`, x);
-        if (!groupIds.has(id)) throw new FormatError(`${p}.stampGroups[${k}]: expected an id of stamps.groups, found ${JSON.stringify(id)}`);
-        return id;
-      }),
-    };
-  });
+  const stampLists = parseStampLists(sm, `${where}.stamps`);
   return {
     name: checkString(`${where}.name`, o.name),
-    heightGroups: {
-      zero: num(hg, `${where}.heightGroups`, 'zero', int(0, 255)),
-      first: num(hg, `${where}.heightGroups`, 'first', int(0, 255)),
-      second: num(hg, `${where}.heightGroups`, 'second', int(0, 255)),
-      upland: num(hg, `${where}.heightGroups`, 'upland', int(0, 255)),
-    },
+    heightGroups: parseHeightGroups(hg, `${where}.heightGroups`),
     recipes,
     resources,
     locationTextures,
@@ -381,7 +416,7 @@ export function parseWorld(v: unknown, where = 'world'): WorldConfig {
       clearance: { supportFactor: num(cl, `${where}.placement.clearance`, 'supportFactor', nonneg), global: num(cl, `${where}.placement.clearance`, 'global', nonneg) },
       stages,
     },
-    stamps: { keys, infos, groups, zoneItems, maxAttempts: num(sm, `${where}.stamps`, 'maxAttempts', int(1, 10000)) },
+    stamps: { ...stampLists, maxAttempts: num(sm, `${where}.stamps`, 'maxAttempts', int(1, 10000)) },
   };
 }
 

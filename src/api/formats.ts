@@ -1,0 +1,10 @@
+/**
+ * `heightbench/formats`: the raw codecs, without sidecars — R16 (little/big endian), R32 (float32), PNG16 (16-bit
+ * greyscale; the decoder refuses hostile files before work) — and the atomic file writer (temp then rename). Most
+ * users want readHeightfieldFile / writeHeightfieldFile from the package root, which read and write the sidecar too.
+ */
+export { decodeR16, encodeR16, inferSquareR16Side } from '../io/r16.js';
+export { countNonFinite, decodeR32, encodeR32 } from '../io/r32.js';
+export { decodePng16, encodePng16, readPngHeader } from '../io/png16.js';
+export type { PngHeader } from '../io/png16.js';
+export { writeFileAtomic } from '../io/atomic.js';

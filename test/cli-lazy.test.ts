@@ -1,0 +1,114 @@
+// Lazy command loading (src/cli/commands.ts) and the concurrent-digest reader the compare command uses: each group's
+// declared command names are the ones its installer really adds; `compare`'s static import graph reaches no pipeline,
+// GPU, terrain or bell module; readHeightfieldFiles refuses and recovers exactly like readHeightfieldFile.
+import { readFileSync, writeFileSync, existsSync, renameSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { COMMAND_GROUPS, groupsFor, requestedCommand } from '../src/cli/commands.js';
+import { codeHeightfield, domainGrid, readHeightfieldFile, writeHeightfieldFile } from '../src/index.js';
+import { readHeightfieldFiles } from '../src/io/heightfield-file.js';
+import { pendingPathFor } from '../src/io/atomic.js';
+import { readSidecarFor } from '../src/io/sidecar.js';
+import { cli, tempDir, testRandom } from './helpers.js';
+
+const io = { out: () => undefined, err: () => undefined };
+
+/** Files reached from `entry` through static `import … from` / `export … from` (type-only imports and dynamic import() excluded). */
+function staticClosure(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const todo = [resolve(entry)];
+  while (todo.length) {
+    const f = todo.pop()!;
+    if (seen.has(f)) continue;
+    seen.add(f);
+    const text = readFileSync(f, 'utf8');
+    for (const m of text.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?\sfrom\s+'(\.[^']+)';/gms)) {
+      todo.push(resolve(dirname(f), m[1].replace(/\.js$/, '.ts')));
+    }
+  }
+  return seen;
+}
+
+describe('lazy command groups', () => {
+  it('each group declares exactly the top-level commands its installer adds', async () => {
+    for (const g of COMMAND_GROUPS) {
+      const program = new Command('heightbench');
+      (await g.load())(program, io);
+      expect(program.commands.map((c) => c.name())).toEqual([...g.commands]);
+    }
+  });
+
+  it('finds the command after root options, and loads every group for help or an unknown command', () => {
+    expect(requestedCommand(['--config', 'compare', 'run', 'x'])).toBe('run');
+    expect(requestedCommand(['-V'])).toBeNull();
+    expect(groupsFor(['compare', 'a.r16', 'b.r16']).map((g) => g.commands)).toEqual([['compare']]);
+    expect(groupsFor(['--help'])).toHaveLength(COMMAND_GROUPS.length);
+    expect(groupsFor(['no-such-command'])).toHaveLength(COMMAND_GROUPS.length);
+  });
+
+  it('--help still lists every command, in the same order', async () => {
+    let out = '';
+    const { runCli } = await import('../src/cli/main.js');
+    expect(await runCli(['--help'], { out: (t) => void (out += t), err: () => undefined })).toBe(0);
+    const listed = [...out.matchAll(/^ {2}([a-z][a-z-]*)\b/gm)].map((m) => m[1]).filter((c) => c !== 'help');
+    expect(listed).toEqual(['info', 'convert', ...COMMAND_GROUPS.flatMap((g) => g.commands)]);
+  });
+
+  it("compare's static imports reach no pipeline stage, GPU, terrain, draw-list or bell module", () => {
+    const root = resolve(import.meta.dirname, '..', 'src');
+    const files = [...staticClosure(join(root, 'cli', 'main.ts')), ...staticClosure(join(root, 'cli', 'compare.ts'))].map((f) => f.slice(root.length + 1));
+    expect(files).toContain('compare/compare.ts');
+    const heavy = files.filter((f) => /^(gpu|terrain|drawlist|bell)\//.test(f) || (f.startsWith('pipeline/') && f !== 'pipeline/request.ts'));
+    expect(heavy).toEqual([]);
+  });
+});
+
+describe('readHeightfieldFiles (digests off the main thread)', () => {
+  const d = tempDir('hb-lazy-');
+  const rnd = testRandom(3);
+  const codes = () => new Uint16Array(64 * 64).map(() => (rnd() * 65536) | 0);
+  const a = join(d, 'a.r16');
+  const b = join(d, 'b.r16');
+  writeHeightfieldFile(a, codeHeightfield(domainGrid(64), codes()));
+  writeHeightfieldFile(b, codeHeightfield(domainGrid(64), codes()));
+
+  it('returns what readHeightfieldFile returns', async () => {
+    const [x, y] = await readHeightfieldFiles([a, b]);
+    expect(x).toEqual(readHeightfieldFile(a));
+    expect(y).toEqual(readHeightfieldFile(b));
+  });
+
+  it('refuses a payload changed after its sidecar with the same message, first file first', async () => {
+    const c = join(d, 'c.r16');
+    writeHeightfieldFile(c, codeHeightfield(domainGrid(64), codes()));
+    const bytes = readFileSync(c);
+    bytes[100] ^= 1;
+    writeFileSync(c, bytes);
+    const sync = (() => {
+      try {
+        readHeightfieldFile(c);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return 'no error';
+    })();
+    expect(sync).toMatch(/SHA-256 [0-9a-f]{64} does not match the sidecar's/);
+    await expect(readHeightfieldFiles([a, c])).rejects.toThrow(sync);
+    const r = await cli('compare', c, a, '--json');
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`heightbench: ${sync}\n`);
+  });
+
+  it('recovers an interrupted pair write (payload still pending) like the synchronous reader', async () => {
+    const e = join(d, 'e.r16');
+    writeHeightfieldFile(e, codeHeightfield(domainGrid(64), codes()));
+    const pending = pendingPathFor(e, readSidecarFor(e)!.payload.sha256);
+    renameSync(e, pending);
+    writeFileSync(e, Buffer.alloc(64 * 64 * 2)); // an old payload under the real name
+    const [got] = await readHeightfieldFiles([e]);
+    expect(got).toEqual(readHeightfieldFile(e));
+    expect(got.notes.join(' ')).toMatch(/payload read from .*pending/);
+    expect(existsSync(pending)).toBe(true);
+  });
+});
