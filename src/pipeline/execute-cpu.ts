@@ -9,6 +9,8 @@
  * Stage by stage: raster.ts (both layers, ADD), smoothing.ts (the chain; the list's constants must be the ones it
  * implements), support.ts (domain envelopes, parent–child reference, extent; apply), draw.ts (footprint queries and
  * textured draws, placed by the list's inverse transform, bounds and LOD), outer.ts, core/encoding.ts.
+ * [G] Layer triangles snap to the list's `raster.subpixelBits` (8 = Direct3D's 16.8 unless the list says otherwise; a
+ *     run that mimics a device that snaps coarser, e.g. SwiftShader's 4 bits, writes that into the list it executes).
  * [R] Fields are allocated exactly as runPipeline always did (an arena raster for f32, the base composed over the raster
  *     when nothing reads the raster later), so the f32 run uses the same SIMD kernels and gives the same bytes.
  */
@@ -17,9 +19,9 @@ import { readFileSync } from 'node:fs';
 import { MismatchError, FormatError } from '../errors.js';
 import { encodeFieldR16, type EncodeCounts } from '../core/encoding.js';
 import { readAssetKtx2, type HeightAsset } from './assets.js';
-import { drawPlaced, footprintQueryAt, type DrawGrid, type DrawProgram } from './draw.js';
+import { drawPlaced, footprintQueryAt, type DrawGrid, type DrawProgram, type PlacedDraw } from './draw.js';
 import { newField, type Field, type Precision } from './precision.js';
-import { rasterizeTriangles, type RasterStats } from './raster.js';
+import { ownsEdge, rasterizeTriangles, snapFixed, SUBPIXEL, type RasterStats } from './raster.js';
 import { SMOOTHING_CHAIN, SMOOTHING_TAPS, smoothingChain, type SmoothingAblation } from './smoothing.js';
 import { applySupport, domainEnvelope, parentChildReference, supportExtent, type SupportTarget } from './support.js';
 import { applyOuterBlend } from './outer.js';
@@ -38,6 +40,64 @@ export interface CpuExecuteOptions {
   assetsDir?: string;
   /** Called after each stage with its name and wall time (progress). */
   onStage?: (stage: string, ms: number) => void;
+  /** [G] GPU-mimic switch: stamp and location-texture quads cover what a rasterizer covers — the pixel centres inside
+   *  the quad's corners snapped to the list's `raster.subpixelBits`, top-left rule — instead of every pixel whose
+   *  centre maps inside the asset square ('exact', the default). */
+  quadCoverage?: QuadCoverage;
+}
+
+export type QuadCoverage = 'exact' | 'snapped';
+export const QUAD_COVERAGE_CHOICES: readonly QuadCoverage[] = ['exact', 'snapped'];
+
+/**
+ * Coverage of an asset quad as a rasterizer decides it: the square's corners localToWorld·(±W/2, ±W/2) mapped to raster
+ * coordinates (float64) and snapped to 2^−bits pixel (snapFixed), drawn as the triangles (c00, c10, c01) and
+ * (c10, c11, c01) — the GPU executor's vertex order — with the top-left rule, so the diagonal is covered once.
+ * [R] The GPU forms the corners in float32 clip space first; this mimic snaps the float64 position (a tie on the
+ *     snapping grid may round the other way).
+ */
+export function snappedQuadCoverage(g: DrawGrid, worldSize: number, m: readonly number[], bits: number): (i: number, j: number) => boolean {
+  const h = worldSize / 2;
+  const scale = g.n / g.size;
+  const corner = (lx: number, ly: number): [number, number] => [
+    snapFixed((m[0] * lx + m[2] * ly + m[4] - g.xmin) * scale, bits),
+    snapFixed((m[1] * lx + m[3] * ly + m[5] - g.ymin) * scale, bits),
+  ];
+  const c00 = corner(-h, -h);
+  const c10 = corner(h, -h);
+  const c01 = corner(-h, h);
+  const c11 = corner(h, h);
+  const tri = (p: [number, number][]) => {
+    let area = (p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[1][1] - p[0][1]) * (p[2][0] - p[0][0]);
+    if (area < 0) {
+      p = [p[0], p[2], p[1]];
+      area = -area;
+    }
+    // Edge k runs a → b with a = p[k + 1], b = p[k + 2] (raster.ts's order); owned edges accept w = 0.
+    const edges = [0, 1, 2].map((k) => {
+      const a = p[(k + 1) % 3];
+      const b = p[(k + 2) % 3];
+      return { ax: a[0], ay: a[1], dx: b[0] - a[0], dy: b[1] - a[1], owned: ownsEdge(b[0] - a[0], b[1] - a[1]) };
+    });
+    return { empty: area === 0, edges };
+  };
+  const tris = [tri([c00, c10, c01]), tri([c10, c11, c01])].filter((t) => !t.empty);
+  return (i: number, j: number) => {
+    const px = i * SUBPIXEL + SUBPIXEL / 2;
+    const py = j * SUBPIXEL + SUBPIXEL / 2;
+    for (const t of tris) {
+      let inside = true;
+      for (const e of t.edges) {
+        const w = e.dx * (py - e.ay) - e.dy * (px - e.ax);
+        if (w < 0 || (w === 0 && !e.owned)) {
+          inside = false;
+          break;
+        }
+      }
+      if (inside) return true;
+    }
+    return false;
+  };
 }
 
 export interface CpuExecution {
@@ -101,8 +161,8 @@ export function resolveAssets(dl: DrawList, given?: ReadonlyMap<string, HeightAs
 
 const triangles = (l: TriangleLayer) => ({ xyh: l.xyh, count: l.count, polygon: l.cell });
 
-function placement<P>(d: AssetDraw<P>) {
-  return { inv: d.worldToLocal, bounds: { x0: d.bounds[0], x1: d.bounds[1], y0: d.bounds[2], y1: d.bounds[3] }, lod: d.lod };
+function placement<P>(d: AssetDraw<P>, cover?: (i: number, j: number) => boolean): PlacedDraw {
+  return { inv: d.worldToLocal, bounds: { x0: d.bounds[0], x1: d.bounds[1], y0: d.bounds[2], y1: d.bounds[3] }, lod: d.lod, ...(cover ? { cover } : {}) };
 }
 
 export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuExecution {
@@ -116,6 +176,9 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
   }
   const assets = resolveAssets(dl, opts.assets, opts.assetsDir);
   const keep = new Set(opts.keep ?? []);
+  const quadCoverage = opts.quadCoverage ?? 'exact';
+  if (!QUAD_COVERAGE_CHOICES.includes(quadCoverage)) throw new MismatchError(`quadCoverage: expected one of ${QUAD_COVERAGE_CHOICES.join(', ')}, got ${JSON.stringify(quadCoverage)}`);
+  const coverOf = <P>(d: AssetDraw<P>) => (quadCoverage === 'snapped' ? snappedQuadCoverage(g, assets.get(d.asset)!.worldSize, d.localToWorld, dl.raster.subpixelBits) : undefined);
   const fields = new Map<string, Field>();
   const timings: Record<string, number> = {};
   // Timing keys are the ones runPipeline's manifest always used (base, base.raster, base.smoothing, support,
@@ -134,9 +197,9 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
   const keepRaster = keep.has('raster') || rasterInput;
   // Without keepRaster, the arena composes the base over the raster (one 64 MiB field less at 4096²).
   const raster = precision === 'f32' ? newRasterField(n, { baseOverRaster: !keepRaster }) : newField(precision, n * n);
-  const layer0 = stage('raster-layer0', 'base.raster', () => rasterizeTriangles(triangles(dl.raster.layers[0]), g, raster, precision));
+  const layer0 = stage('raster-layer0', 'base.raster', () => rasterizeTriangles(triangles(dl.raster.layers[0]), g, raster, precision, undefined, dl.raster.subpixelBits));
   if (keep.has('raster-layer0')) fields.set('raster-layer0', raster.slice());
-  const layer100 = stage('raster', 'base.raster', () => rasterizeTriangles(triangles(dl.raster.layers[1]), g, raster, precision));
+  const layer100 = stage('raster', 'base.raster', () => rasterizeTriangles(triangles(dl.raster.layers[1]), g, raster, precision, undefined, dl.raster.subpixelBits));
   const smoothed = stage('base', 'base.smoothing', () => smoothingChain(raster, n, precision, undefined, { ...opts.ablation, ...(dl.smoothing.filterFullResolution ? {} : { unfilteredRaster: true }) }));
   for (const [k, v] of Object.entries(smoothed.timings)) timings[`base.${k}`] = v;
   timings.base = timings['base.raster'] + timings['base.smoothing'];
@@ -176,7 +239,7 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
     for (const d of dl.stamps.draws) {
       const asset = assets.get(d.asset)!;
       const p = d.program;
-      const place = placement(d);
+      const place = placement(d, coverOf(d));
       let program: DrawProgram;
       if (p.mode === 'add') program = { mode: 'add', k: p.k };
       else {
@@ -199,7 +262,7 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
     for (const d of dl.locations.draws) {
       used.add(d.asset);
       const T = R(support[d.program.supportTarget].target);
-      pixels += drawPlaced(field, g, assets.get(d.asset)!, placement(d), R, { mode: 'location', c: T }).pixels;
+      pixels += drawPlaced(field, g, assets.get(d.asset)!, placement(d, coverOf(d)), R, { mode: 'location', c: T }).pixels;
     }
     return { draws: dl.locations.draws.length, pixels, textures: used.size };
   });

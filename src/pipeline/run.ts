@@ -13,7 +13,7 @@ import { assetWorldHash, buildAssets, loadAssets, type HeightAsset } from './ass
 import type { SupportTarget } from './support.js';
 import { selectStamps, type StampSelection } from './stamps.js';
 import { configDir, projectRoot, type PipelineRequest } from './request.js';
-import { executeDrawListCpu } from './execute-cpu.js';
+import { executeDrawListCpu, type QuadCoverage } from './execute-cpu.js';
 import { buildDrawList } from '../drawlist/emit.js';
 import type { DrawList } from '../drawlist/types.js';
 import type { Field, Precision } from './precision.js';
@@ -27,6 +27,11 @@ export interface RunOptions {
   /** Field stages to keep (copies are made only for these; the last stage reached is always available). */
   keep?: readonly string[];
   ablation?: SmoothingAblation;
+  /** [G] Vertex snapping of the layer triangles, fraction bits (default: the draw list's 8); a mimic switch, recorded
+   *  in the draw list and the manifest when set. */
+  subpixelBits?: number;
+  /** [G] Stamp and location quads: 'exact' (centre inside the square, default) or 'snapped' (execute-cpu.ts). */
+  quadCoverage?: QuadCoverage;
   /** Asset folder (default <root>/assets, built when missing or stale). */
   assetsDir?: string;
   /** Called as each timed step ends, with its wall-clock time (progress display; never changes the result). */
@@ -52,6 +57,10 @@ export interface RunManifest {
   seed: number;
   size: number;
   precision: Precision;
+  /** Present when the layer triangles snapped to other than 8 fraction bits (a GPU-mimic switch). */
+  subpixelBits?: number;
+  /** Present when the asset quads' coverage was not 'exact'. */
+  quadCoverage?: QuadCoverage;
   counts: Record<string, unknown>;
   timingsMs: Record<string, number>;
   drawsByStage: Record<string, number>;
@@ -87,7 +96,8 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
   // The run = plan → draw list → executor: the list says what is drawn, executeDrawListCpu how (issue 16).
   const stamps = time('stamps.select', () => selectStamps(plan.regions, world, plan.stream));
   const drawList = time('drawlist', () => buildDrawList(plan, { size: n, stamps, assets, assetsDir }));
-  const exec = executeDrawListCpu(drawList, { precision: opts.precision, keep: opts.keep, ablation: opts.ablation, assets, onStage: opts.onStep });
+  if (opts.subpixelBits !== undefined) drawList.raster.subpixelBits = opts.subpixelBits;
+  const exec = executeDrawListCpu(drawList, { precision: opts.precision, keep: opts.keep, ablation: opts.ablation, quadCoverage: opts.quadCoverage, assets, onStage: opts.onStep });
   Object.assign(timings, exec.timingsMs);
   const { fields, codes, support } = exec;
   const { layer0, layer100, supportWrites, encode: enc } = exec.stats;
@@ -99,6 +109,9 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
     seed: req.seed,
     size: n,
     precision: opts.precision,
+    // Only a non-default snapping is written: the default manifest (hashed in the references) stays as it was.
+    ...(drawList.raster.subpixelBits !== 8 ? { subpixelBits: drawList.raster.subpixelBits } : {}),
+    ...(opts.quadCoverage && opts.quadCoverage !== 'exact' ? { quadCoverage: opts.quadCoverage } : {}),
     counts: {
       cells: plan.regions.cell_corners.length,
       corners: plan.regions.corner_xy.length / 2,
