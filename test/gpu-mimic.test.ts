@@ -29,7 +29,7 @@ describe('vertex snapping switch (raster.ts)', () => {
   it('refuses a precision the 1/256 edge functions cannot hold', () => {
     expect(() => checkSubpixelBits(9, 'x')).toThrow(/0…8, got 9/);
     expect(() => checkSubpixelBits(2.5, 'x')).toThrow(/got 2.5/);
-    expect(() => rasterizeTriangles({ xyh: new Float64Array(9), count: 1 }, { xmin: 0, ymin: 0, size: 4, n: 4 }, new Float32Array(16), 'f32', undefined, 9)).toThrow(/sub-pixel bits/);
+    expect(() => rasterizeTriangles({ xyh: new Float64Array(9), count: 1, polygon: new Int32Array(1) }, { xmin: 0, ymin: 0, size: 4, n: 4 }, new Float32Array(16), 'f32', undefined, 9)).toThrow(/sub-pixel bits/);
   });
 
   it('a left edge 0.02 px right of a pixel centre: missed at 8 bits, on the edge (owned, covered) at 4 bits', () => {
@@ -39,7 +39,7 @@ describe('vertex snapping switch (raster.ts)', () => {
     const xyh = Float64Array.from([2.52, 0, 1, 6, 0, 1, 2.52, 8, 1, 6, 0, 1, 6, 8, 1, 2.52, 8, 1]);
     const cover = (bits: number) => {
       const cov = new Uint16Array(64);
-      rasterizeTriangles({ xyh, count: 2 }, { xmin: 0, ymin: 0, size: 8, n: 8 }, new Float32Array(64), 'f32', cov, bits);
+      rasterizeTriangles({ xyh, count: 2, polygon: new Int32Array(2) }, { xmin: 0, ymin: 0, size: 8, n: 8 }, new Float32Array(64), 'f32', cov, bits);
       return [...Array(8).keys()].map((j) => cov[j * 8 + 2]);
     };
     expect(cover(8)).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
@@ -75,7 +75,7 @@ describe('quad coverage switch (execute-cpu.ts snappedQuadCoverage)', () => {
       const c = (lx: number, ly: number) => [mm[0] * lx + mm[2] * ly + mm[4], mm[1] * lx + mm[3] * ly + mm[5], 1];
       const xyh = Float64Array.from([...c(-h, -h), ...c(h, -h), ...c(-h, h), ...c(h, -h), ...c(h, h), ...c(-h, h)]);
       const cov = new Uint16Array(64);
-      rasterizeTriangles({ xyh, count: 2 }, g, new Float32Array(64), 'f32', cov, 4);
+      rasterizeTriangles({ xyh, count: 2, polygon: new Int32Array(2) }, g, new Float32Array(64), 'f32', cov, 4);
       const f = snappedQuadCoverage(g, 2, mm, 4);
       for (let k = 0; k < 64; k++) {
         expect(cov[k]).toBeLessThanOrEqual(1);
@@ -158,7 +158,7 @@ describe('against SwiftShader (Dawn): the CPU at the measured bits covers what t
     tex.destroy();
     const cpu = (b: number) => {
       const cov = new Uint16Array(n * n);
-      rasterizeTriangles({ xyh: Float64Array.from(xyh), count: 200 }, grid, new Float32Array(n * n), 'f32', cov, b);
+      rasterizeTriangles({ xyh: Float64Array.from(xyh), count: 200, polygon: new Int32Array(200) }, grid, new Float32Array(n * n), 'f32', cov, b);
       return cov;
     };
     const mismatches = (cov: Uint16Array) => {
