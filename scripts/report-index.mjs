@@ -19,7 +19,7 @@ const rows = runs.map((name) => {
   const s = JSON.parse(readFileSync(join(root, name, 'stages.json'), 'utf8'));
   const hist = Object.keys(m).filter((k) => k.startsWith('histogram.')).map((k) => [Number(k.slice(10)), m[k]]).sort((a, b) => a[0] - b[0]).map(([d, c]) => `${d}: ${c}`).join(', ');
   const stages = s.stages.map((x) => `${x.stage} ${x.innerRmsMm.toExponential(2)}`).join('<br>');
-  return `<tr><td><a href="${name}/index.html">${esc(name)}</a></td><td>${m.exactPercent.toFixed(4)}</td><td>${esc(hist)}</td><td>${m.maxAbsCode}</td><td>${m.rmsMm.toFixed(4)}</td><td>${m['attribution.straddle'] ?? '–'} / ${m['attribution.deviation'] ?? '–'}</td><td>${s.passed ? 'pass' : '<b>FAIL</b>'}</td><td style="text-align:left">${stages}</td></tr>`;
+  return `<tr><td><a href="${name}/index.html">${esc(name)}</a></td><td>${m.exactPercent.toFixed(4)}</td><td>${esc(hist)}</td><td>${m.maxAbsCode}</td><td>${m.rmsMm.toFixed(4)}</td><td style="text-align:left">f32 vs our own f64 references (consistency)</td><td>${s.passed ? 'pass' : '<b>FAIL</b>'}</td><td style="text-align:left">${stages}</td><td style="text-align:left">straddles / deviations: ${m['attribution.straddle'] ?? '–'} / ${m['attribution.deviation'] ?? '–'}</td></tr>`;
 });
 const firstStages = (m) => Object.keys(m).filter((k) => k.startsWith('stageAttribution.firstStage.')).map((k) => `${k.slice(28)} ${m[k]}`).join('<br>');
 const gpuRows = [];
@@ -31,7 +31,7 @@ for (const name of Object.keys(YAML.parse(readFileSync('params.yaml', 'utf8')).r
     const s = JSON.parse(readFileSync(join(dir, 'stages.json'), 'utf8'));
     const hist = Object.keys(m).filter((k) => k.startsWith('histogram.')).map((k) => [Number(k.slice(10)), m[k]]).sort((a, b) => a[0] - b[0]).map(([d, c]) => `${d}: ${c}`).join(', ');
     const stages = s.stages.map((x) => `${x.stage} ${x.innerRmsMm.toExponential(2)}`).join('<br>');
-    gpuRows.push(`<tr><td><a href="${name}${suffix}/index.html">${esc(name)}</a></td><td style="text-align:left">${esc(side)}</td><td>${m.exactPercent.toFixed(4)}</td><td>${esc(hist)}</td><td>${m.maxAbsCode}</td><td>${m.rmsMm.toFixed(4)}</td><td>${s.gates.length ? (s.passed ? 'pass' : '<b>FAIL</b>') : '–'}</td><td style="text-align:left">${stages}</td><td style="text-align:left">${firstStages(m)}</td></tr>`);
+    gpuRows.push(`<tr><td><a href="${name}${suffix}/index.html">${esc(name + suffix)}</a></td><td>${m.exactPercent.toFixed(4)}</td><td>${esc(hist)}</td><td>${m.maxAbsCode}</td><td>${m.rmsMm.toFixed(4)}</td><td style="text-align:left">CPU ${esc(side)} vs GPU reference (independent)</td><td>${s.gates.length ? (s.passed ? 'pass' : '<b>FAIL</b>') : '–'}</td><td style="text-align:left">${stages}</td><td style="text-align:left">${firstStages(m)}</td></tr>`);
   }
 }
 const nbDir = join(root, 'notebooks');
@@ -39,14 +39,10 @@ const notebooks = existsSync(nbDir) ? readdirSync(nbDir).filter((f) => f.endsWit
 const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>heightbench reports</title>
 <style>body{font-family:system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px;text-align:right;vertical-align:top}th{background:#f3f3f3}</style></head><body>
 <h1>heightbench — reproduce reports</h1>
-<h2>CPU against the GPU reference (independent)</h2>
-<p>The article's comparison: a CPU rebuild against what a GPU produced. The GPU reference is the draw list executed by the WGSL executor on a WebGPU adapter (its rasterizer, texture and blend units, not our code; the adapter is named in each report). Stage anchors [D]: the article's inner-400 m RMS, base 0.203 mm, after support 0.122 mm. Gates [R]: the article's 99.7904 % exact and RMS 0.699 mm, on the f32 run with the GPU-mimic switches (its "every other pixel ±1" is shown, not gated yet).</p>
-<table><tr><th>run</th><th>CPU side</th><th>exact %</th><th>Δq histogram</th><th>max |Δq|</th><th>RMS mm</th><th>gates</th><th>stage inner-400 m RMS (mm)</th><th>differing codes by first divergent stage</th></tr>
+<p><b>First, the CPU against the GPU reference (independent)</b> — the article's comparison: a CPU rebuild against what a GPU produced. The GPU reference is the draw list executed by the WGSL executor on a WebGPU adapter (its rasterizer, texture and blend units, not our code; each report names the adapter). Three rows per run: f32 with the GPU-mimic switches (RUN-gpu, gated), f32 as generated (RUN-gpu-d3d), f64 (RUN-gpu-f64). Stage anchors [D]: the article's inner-400 m RMS, base 0.203 mm, after support 0.122 mm. Gates [R]: the article's 99.7904 % exact and RMS 0.699 mm on the mimic run (its "every other pixel ±1" is shown, not gated yet).</p>
+<p><b>Then the consistency check</b> (rows named by the run alone): the f32 pipeline against its DVC-tracked f64 references — the same TypeScript code unrounded, so it shows float32 rounding, not that the rules are right.</p>
+<table><tr><th>report</th><th>exact %</th><th>Δq histogram</th><th>max |Δq|</th><th>RMS mm</th><th>comparison</th><th>gates</th><th>stage inner-400 m RMS (mm)</th><th>attribution</th></tr>
 ${gpuRows.join('\n')}
-</table>
-<h2>Consistency check: f32 against our own f64 references</h2>
-<p>Each run: the f32 pipeline against its DVC-tracked f64 references — the same TypeScript code unrounded, so this shows float32 rounding, not that the rules are right. Straddles / deviations: residual attribution of differing codes.</p>
-<table><tr><th>run</th><th>exact %</th><th>Δq histogram</th><th>max |Δq|</th><th>RMS mm</th><th>straddles / deviations</th><th>gates</th><th>stage inner-400 m RMS (mm)</th></tr>
 ${rows.join('\n')}
 </table>
 <h2>Notebooks</h2>
