@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Writes reports/index.html: one row per run (exact %, histogram, max code, RMS, gates, per-stage inner-400 m RMS)
-// linking each run's report, a link to the static GPU page (reports/gpu/, written by reproduce.mjs), and links to the
-// executed notebooks under reports/notebooks/.
+// Writes reports/index.html. It leads with the CPU against the independent GPU reference (reports/RUN-gpu: f32 with
+// the GPU-mimic switches, gated; RUN-gpu-d3d: f32 as generated; RUN-gpu-f64: f64), then the f32-vs-f64 consistency
+// check (reports/RUN): one row per comparison (exact %, histogram, max code, RMS, gates, per-stage inner-400 m RMS)
+// linking its report, a link to the static GPU page (reports/gpu/, written by reproduce.mjs), and links to the executed
+// notebooks under reports/notebooks/.
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
@@ -18,16 +20,31 @@ const rows = runs.map((name) => {
   const s = JSON.parse(readFileSync(join(root, name, 'stages.json'), 'utf8'));
   const hist = Object.keys(m).filter((k) => k.startsWith('histogram.')).map((k) => [Number(k.slice(10)), m[k]]).sort((a, b) => a[0] - b[0]).map(([d, c]) => `${d}: ${c}`).join(', ');
   const stages = s.stages.map((x) => `${x.stage} ${x.innerRmsMm.toExponential(2)}`).join('<br>');
-  return `<tr><td><a href="${name}/index.html">${esc(name)}</a></td><td>${m.exactPercent.toFixed(4)}</td><td>${esc(hist)}</td><td>${m.maxAbsCode}</td><td>${m.rmsMm.toFixed(4)}</td><td>${m['attribution.straddle'] ?? '–'} / ${m['attribution.deviation'] ?? '–'}</td><td>${s.passed ? 'pass' : '<b>FAIL</b>'}</td><td style="text-align:left">${stages}</td></tr>`;
+  return `<tr><td><a href="${name}/index.html">${esc(name)}</a></td><td>${m.exactPercent.toFixed(4)}</td><td>${esc(hist)}</td><td>${m.maxAbsCode}</td><td>${m.rmsMm.toFixed(4)}</td><td style="text-align:left">f32 vs our own f64 references (consistency)</td><td>${s.passed ? 'pass' : '<b>FAIL</b>'}</td><td style="text-align:left">${stages}</td><td style="text-align:left">straddles / deviations: ${m['attribution.straddle'] ?? '–'} / ${m['attribution.deviation'] ?? '–'}</td></tr>`;
 });
 const gpuPage = existsSync(join(root, 'gpu', 'index.html'));
+const firstStages = (m) => Object.keys(m).filter((k) => k.startsWith('stageAttribution.firstStage.')).map((k) => `${k.slice(28)} ${m[k]}`).join('<br>');
+const gpuRows = [];
+for (const name of Object.keys(YAML.parse(readFileSync('params.yaml', 'utf8')).runs ?? {}).sort()) {
+  for (const [suffix, side] of [['-gpu', 'f32, GPU-mimic switches'], ['-gpu-d3d', 'f32 as generated (16.8)'], ['-gpu-f64', 'f64']]) {
+    const dir = join(root, `${name}${suffix}`);
+    if (!existsSync(join(dir, 'stages.json'))) continue;
+    const m = JSON.parse(readFileSync(join(dir, 'metrics.json'), 'utf8'));
+    const s = JSON.parse(readFileSync(join(dir, 'stages.json'), 'utf8'));
+    const hist = Object.keys(m).filter((k) => k.startsWith('histogram.')).map((k) => [Number(k.slice(10)), m[k]]).sort((a, b) => a[0] - b[0]).map(([d, c]) => `${d}: ${c}`).join(', ');
+    const stages = s.stages.map((x) => `${x.stage} ${x.innerRmsMm.toExponential(2)}`).join('<br>');
+    gpuRows.push(`<tr><td><a href="${name}${suffix}/index.html">${esc(name + suffix)}</a></td><td>${m.exactPercent.toFixed(4)}</td><td>${esc(hist)}</td><td>${m.maxAbsCode}</td><td>${m.rmsMm.toFixed(4)}</td><td style="text-align:left">CPU ${esc(side)} vs GPU reference (independent)</td><td>${s.gates.length ? (s.passed ? 'pass' : '<b>FAIL</b>') : '–'}</td><td style="text-align:left">${stages}</td><td style="text-align:left">${firstStages(m)}</td></tr>`);
+  }
+}
 const nbDir = join(root, 'notebooks');
 const notebooks = existsSync(nbDir) ? readdirSync(nbDir).filter((f) => f.endsWith('.html')).sort() : [];
 const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>heightbench reports</title>
 <style>body{font-family:system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px;text-align:right;vertical-align:top}th{background:#f3f3f3}</style></head><body>
 <h1>heightbench — reproduce reports</h1>
-<p>Each run: the f32 pipeline against its DVC-tracked f64 references. Straddles / deviations: residual attribution of differing codes.</p>
-<table><tr><th>run</th><th>exact %</th><th>Δq histogram</th><th>max |Δq|</th><th>RMS mm</th><th>straddles / deviations</th><th>gates</th><th>stage inner-400 m RMS (mm)</th></tr>
+<p><b>First, the CPU against the GPU reference (independent)</b> — the article's comparison: a CPU rebuild against what a GPU produced. The GPU reference is the draw list executed by the WGSL executor on a WebGPU adapter (its rasterizer, texture and blend units, not our code; each report names the adapter). Three rows per run: f32 with the GPU-mimic switches (RUN-gpu, gated), f32 as generated (RUN-gpu-d3d), f64 (RUN-gpu-f64). Stage anchors [D]: the article's inner-400 m RMS, base 0.203 mm, after support 0.122 mm. Gates [R]: the article's 99.7904 % exact and RMS 0.699 mm on the mimic run (its "every other pixel ±1" is shown, not gated yet).</p>
+<p><b>Then the consistency check</b> (rows named by the run alone): the f32 pipeline against its DVC-tracked f64 references — the same TypeScript code unrounded, so it shows float32 rounding, not that the rules are right.</p>
+<table><tr><th>report</th><th>exact %</th><th>Δq histogram</th><th>max |Δq|</th><th>RMS mm</th><th>comparison</th><th>gates</th><th>stage inner-400 m RMS (mm)</th><th>attribution</th></tr>
+${gpuRows.join('\n')}
 ${rows.join('\n')}
 </table>
 <h2>GPU reference in your browser</h2>

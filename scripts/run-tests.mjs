@@ -24,11 +24,12 @@ if (existsSync(vitestJson)) {
 } else {
   failed++;
 }
-// Reduced-size reproduce (CI): the article's request at 1024² against its own DVC-tracked references, then the
-// determinism check: regenerated references and assets hash exactly as dvc.lock records them.
+// Reduced-size reproduce (CI): the article's request at 1024² against its GPU reference (WebGPU on the machine's
+// adapter) and against its own DVC-tracked f64 references, then the determinism check: regenerated references and
+// assets hash exactly as dvc.lock records them (the GPU reference only on the adapter its bless record names).
 if (!process.argv.includes('--no-reproduce') && existsSync('dvc.yaml')) {
-  const rep = spawnSync(process.execPath, ['scripts/reproduce.mjs', 'compare@tundra-r19-1024'], { stdio: 'inherit' });
-  report('reduced reproduce (tundra-r19 at 1024²) passes its gates', rep.status === 0);
+  const rep = spawnSync(process.execPath, ['scripts/reproduce.mjs', 'gpucompare@tundra-r19-1024', 'compare@tundra-r19-1024'], { stdio: 'inherit' });
+  report('reduced reproduce (tundra-r19 at 1024², CPU vs GPU reference and f32 vs f64) passes its gates', rep.status === 0);
   const det = spawnSync(process.execPath, ['scripts/check-determinism.mjs', '--against', '.cache/dvc.lock.before', 'tundra-r19-1024'], { stdio: 'inherit' });
   report('regenerated assets and references hash exactly as dvc.lock recorded them', det.status === 0);
 }

@@ -34,12 +34,12 @@ const EXTRA: { path: string; override: ConventionOverride; base?: ConventionOver
   { path: 'outer.initialHeight', override: { outer: { initialHeight: -2 } } },
   { path: 'encoding.min', override: { encoding: { min: -400 } } },
   { path: 'encoding.max', override: { encoding: { max: 400 } } },
+  { path: 'raster.subpixelBits', override: { raster: { subpixelBits: 4 } } },
 ];
 
 /** Leaves the stages implement with one value only: changing them is refused. */
 const FIXED: Record<string, unknown> = {
   stages: ['raster', 'raster-layer0', 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode', 'final'],
-  'raster.subpixelBits': 4,
   'raster.fillRule': 'bottom-right',
   'raster.blend': 'max',
   'smoothing.levels': 2,

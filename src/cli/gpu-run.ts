@@ -204,11 +204,23 @@ export const installDrawList: CommandInstaller = (program: Command, io: CliIO) =
     });
 };
 
-/** The run command's options for the WebGPU backend (added to `run`). */
+/** `--subpixel-bits`: a decimal integer 0…8 ("4.0", "0x4", "9" refused). */
+export function parseSubpixelBits(v: string): number {
+  const t = v.trim();
+  const n = /^\d+$/.test(t) ? Number(t) : NaN;
+  if (!(n >= 0 && n <= 8)) throw new InvalidArgumentError(`expected an integer 0…8 (fraction bits of the vertex snap), got ${JSON.stringify(v)}`);
+  return n;
+}
+
+/** The run command's options for the WebGPU backend and the CPU's GPU-mimic switches (added to `run`). */
 export function addGpuRunOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--backend <b>', 'executor: cpu (TypeScript, f32 or f64) or webgpu (WGSL on a WebGPU adapter)').choices([...BACKENDS]).default('cpu'))
     .addOption(new Option('--gpu-host <h>', 'webgpu host: dawn (npm webgpu, in-process) or chromium (headless Debian chromium)').choices([...GPU_HOST_CHOICES]))
     .addOption(new Option('--encode-rule <r>', "webgpu encode shader's float → UNORM16 rule: d3d (×65535, +0.5, truncate) or pack2x16unorm (WGSL, ties to even)").choices([...ENCODE_RULE_CHOICES]))
+    .addOption(
+      new Option('--subpixel-bits <n>', "cpu backend: snap the layer triangles' vertices to 2^-n pixel (0…8; default 8 = Direct3D's 16.8; SwiftShader snaps to 4)").argParser(parseSubpixelBits),
+    )
+    .addOption(new Option('--quad-coverage <c>', 'cpu backend: stamp/location quads cover pixel centres inside the square (exact, default) or inside its corners snapped to --subpixel-bits (snapped, as a rasterizer does)').choices(['exact', 'snapped']))
     .addOption(new Option('--lod <src>', 'webgpu asset draws: level of detail from screen-space derivatives or the draw list’s explicit lod').choices([...LOD_CHOICES]));
 }

@@ -4,7 +4,8 @@
  * `references/.bless-<run>.stage-*`, prints the difference report against the current references, then (with --yes)
  * swaps the staged folder in (src/io/folder-swap.ts: the old folder is kept as `references/.<run>.previous` until
  * the new one is in place), records the blessing in references/bless/<run>.json and updates dvc.lock through
- * `dvc commit`. Each bless first restores or removes a kept old folder and removes stale staged folders (of a bless
+ * `dvc commit`. `bless RUN --gpu` does the same for the run's GPU reference (`references/gpu-<run>`, the DVC stage
+ * gpu@<run>: `run --backend webgpu`), and its record names the adapter that produced it. Each bless first restores or removes a kept old folder and removes stale staged folders (of a bless
  * killed before it finished, including the older `.bless-<run>-XXXXXX` names).
  */
 import { spawnSync } from 'node:child_process';
@@ -19,13 +20,17 @@ import { loadWorld } from '../pipeline/plan.js';
 import { loadRequest, projectRoot } from '../pipeline/request.js';
 import { worldHash } from '../pipeline/run.js';
 import { checkRun } from '../compare/check.js';
+import { attributionSummary } from '../compare/attribution.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { rmTreeStep } from '../io/fs-ops.js';
 import { folderForReading, makeStage, recoverFolder, removeStale, swapFolderIn, type SwapNames } from '../io/folder-swap.js';
 import { readInputText } from '../io/read-input.js';
 import { parseNumber, parsePath } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
-import { runCommand } from './run.js';
+import { PLAN_STAGES, runCommand } from './run.js';
+import { gpuRunCommand } from './gpu-run.js';
+import { FIELD_STAGES } from '../pipeline/run.js';
+import { readFileSync } from 'node:fs';
 
 export interface GateOptions {
   minExact?: number;
@@ -63,6 +68,76 @@ function printCheck(io: CliIO, name: string, c: ReturnType<typeof checkRun>): vo
   io.out(`\n  stage inner-400 m RMS (mm): ${c.stages.map((s) => `${s.stage} ${s.innerRmsMm.toExponential(2)}`).join(', ')}\n`);
   for (const g of c.gates) io.out(`  gate ${g.name} ${g.limit}: ${g.value} → ${g.passed ? 'pass' : 'FAIL'}\n`);
   if (c.firstDivergentStage) io.out(`  first stage differing beyond rounding: ${c.firstDivergentStage}\n`);
+  if (c.stageAttribution) io.out(`  stage attribution: ${attributionSummary(c.stageAttribution).map((l) => l.trim()).join('; ')}\n`);
+}
+
+interface ParamsYaml {
+  dumpWindow?: number;
+  runs?: Record<string, { request: string; size: number }>;
+}
+
+/** The GPU reference folder and DVC stage of a run. */
+export function gpuReferenceName(run: string): string {
+  return `gpu-${run}`;
+}
+
+/**
+ * `bless RUN --gpu`: regenerates references/gpu-RUN with exactly the gpu@RUN stage's command (`run --backend webgpu
+ * --size N --dump-window W`) into a staged folder, shows the difference against the current GPU reference, and with
+ * --yes swaps it in, writes references/bless/gpu-RUN.json (request, size, reason and the adapter: vendor,
+ * architecture, device, driver description, host, measured sub-pixel bits) and runs `dvc commit gpu@RUN`.
+ * [R] The adapter is part of the record because the GPU reference depends on it: on another adapter the same
+ *     command legitimately writes other bytes (check-determinism.mjs compares hashes only on the blessed adapter).
+ */
+async function blessGpu(name: string, o: { yes?: boolean; reason?: string }, io: CliIO): Promise<void> {
+  const root = projectRoot();
+  const reason = o.reason?.trim();
+  if (o.yes && !reason) throw new UsageError(`bless ${name} --gpu: --yes needs --reason "<why the heights moved>" (the bless record keeps it), got ${JSON.stringify(o.reason ?? null)}`);
+  const params = parseYaml(readInputText(join(root, 'params.yaml'))) as ParamsYaml;
+  const run = params.runs?.[name];
+  if (!run) throw new FormatError(`bless: no run ${JSON.stringify(name)} in params.yaml; runs: ${Object.keys(params.runs ?? {}).join(', ')}`);
+  const req = loadRequest(run.request, run.size);
+  const refs = join(root, 'references');
+  const gname = gpuReferenceName(name);
+  const target = join(refs, gname);
+  const names = blessSwapNames(gname);
+  const removed = cleanBlessLeftovers(refs, gname);
+  if (removed.length) io.out(`removed ${removed.length} stale staging folder(s) of an unfinished bless: ${removed.map((p) => p.slice(root.length + 1)).join(', ')}\n`);
+  const tmp = makeStage(target, names);
+  try {
+    const quiet: CliIO = { out: () => undefined, err: (t) => io.err(t) };
+    const code = await gpuRunCommand(run.request, { out: tmp, size: run.size, dumpWindow: params.dumpWindow }, quiet, PLAN_STAGES, FIELD_STAGES);
+    if (code !== 0) throw new CliExit(code);
+    const manifest = JSON.parse(readFileSync(join(tmp, 'manifest.json'), 'utf8')) as { adapter?: Record<string, unknown> };
+    const adapter = manifest.adapter ?? null;
+    io.out(`GPU reference of ${name} on ${adapter ? `${String(adapter.vendor)} ${String(adapter.architecture)} (${String(adapter.description)}) via ${String(adapter.host)}` : 'an unknown adapter'}\n`);
+    if (existsSync(join(target, 'final.r16'))) {
+      const c = checkRun(tmp, target, {}, join(root, 'reports', `bless-${gname}`), `bless ${name} --gpu: new vs current GPU reference`);
+      printCheck(io, `new vs current ${gname}`, c);
+      io.out(`difference report: reports/bless-${gname}/index.html\n`);
+    } else io.out(`no current GPU reference for ${name}: creating it\n`);
+    if (!o.yes) {
+      io.out('nothing replaced; run again with --yes to bless\n');
+      return;
+    }
+    swapFolderIn(tmp, target, names);
+    const record = { request: req.id, size: req.size, backend: 'webgpu', dumpWindow: params.dumpWindow ?? null, producer: PRODUCER_VERSION, adapter, reason };
+    writeFileAtomic(join(refs, 'bless', `${gname}.json`), `${JSON.stringify(record, null, 2)}\n`);
+    const dvc = join(root, '.venv', 'bin', 'dvc');
+    if (existsSync(dvc)) {
+      const r = spawnSync(dvc, ['commit', '--force', `gpu@${name}`], { cwd: root, encoding: 'utf8' });
+      io.out(r.status === 0 ? `dvc.lock updated for gpu@${name}\n` : `dvc commit failed: ${r.stderr}\n`);
+    }
+    io.out(`blessed references/${gname}\n`);
+  } finally {
+    if (existsSync(tmp)) {
+      try {
+        rmTreeStep(tmp);
+      } catch {
+        /* a crash: the next bless removes it */
+      }
+    }
+  }
 }
 
 export const installPipelineCommands: CommandInstaller = (program: Command, io: CliIO) => {
@@ -90,9 +165,18 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
     .option('--max-code <n>', 'gate: maximum |Δq|', parseNumber)
     .option('--max-rms-mm <x>', 'gate: maximum RMS in mm', parseNumber)
     .option('--strict', 'exit 3 when a gate fails (default: report it in metrics.json and exit 0)')
-    .action((g: string, r: string, o: GateOptions & { report?: string; title?: string; sharedPlotly?: string; strict?: boolean }) => {
+    .option('--reference-kind <text>', 'say in the report what kind of reference this is (e.g. "independent GPU reference")')
+    .option('--attribution', 'attribute every differing final code to the first stage differing by more than ε there')
+    .option('--attribution-eps-mm <x>', 'ε of --attribution, mm (default 0.01)', parseNumber)
+    .option('--note <text>', 'a line for the report summary (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
+    .action((g: string, r: string, o: GateOptions & { report?: string; title?: string; sharedPlotly?: string; strict?: boolean; referenceKind?: string; attribution?: boolean; attributionEpsMm?: number; note?: string[] }) => {
       // A reference folder between the two renames of a swap is read from its kept old copy (read-only).
-      const c = checkRun(folderForReading(g), folderForReading(r), { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm }, o.report, o.title, o.sharedPlotly);
+      const c = checkRun(folderForReading(g), folderForReading(r), { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm }, o.report, o.title, o.sharedPlotly, {
+        referenceKind: o.referenceKind,
+        attribution: o.attribution || o.attributionEpsMm !== undefined,
+        attributionEpsilonMm: o.attributionEpsMm,
+        notes: o.note,
+      });
       printCheck(io, o.title ?? g, c);
       throw new CliExit(o.strict && !c.passed ? EXIT_GATE : 0);
     });
@@ -103,7 +187,12 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
     .argument('<run>', 'run name from params.yaml (e.g. tundra-r19, tundra-r19-1024)')
     .option('--yes', 'replace the references (without it, only the difference is shown)')
     .option('--reason <text>', 'why the heights moved (required with --yes; kept in references/bless/RUN.json)')
-    .action((name: string, o: { yes?: boolean; reason?: string }) => {
+    .option('--gpu', 'bless the run\'s GPU reference instead (references/gpu-RUN, `run --backend webgpu`; the record names the adapter)')
+    .action(async (name: string, o: { yes?: boolean; reason?: string; gpu?: boolean }) => {
+      if (o.gpu) {
+        await blessGpu(name, o, io);
+        throw new CliExit(0);
+      }
       const root = projectRoot();
       const reason = o.reason?.trim();
       if (o.yes && !reason) throw new UsageError(`bless ${name}: --yes needs --reason "<why the heights moved>" (the bless record keeps it), got ${JSON.stringify(o.reason ?? null)}`);

@@ -47,6 +47,10 @@ export interface RunCliOptions {
   inPlace?: boolean;
   /** No progress lines on stderr (they are shown only on a terminal anyway; see progress.ts). */
   quiet?: boolean;
+  /** [G] Vertex snapping of the layer triangles, fraction bits (default 8, Direct3D's 16.8). */
+  subpixelBits?: number;
+  /** [G] Stamp and location quads' coverage: exact (default) or snapped like a rasterizer's. */
+  quadCoverage?: 'exact' | 'snapped';
 }
 
 /** Every name a run writes into its folder (a folder holding anything else is not replaced). */
@@ -80,7 +84,12 @@ export function checkRunFolder(out: string): void {
 export function writeFieldOutputs(out: string, req: ReturnType<typeof loadRequest>, result: RunResult, stages: readonly string[], dumpWindow?: number): string[] {
   const grid = requestGrid(req);
   const written: string[] = [];
-  const notes = { precision: result.precision, storedAs: 'float32' };
+  // GPU-mimic switches are named in every sidecar (only when not the default, so default outputs keep their bytes).
+  const snap = {
+    ...(result.drawList.raster.subpixelBits !== 8 ? { subpixelBits: result.drawList.raster.subpixelBits } : {}),
+    ...(result.manifest.quadCoverage ? { quadCoverage: result.manifest.quadCoverage } : {}),
+  };
+  const notes = { precision: result.precision, storedAs: 'float32', ...snap };
   for (const s of stages) {
     if (s === 'final') continue;
     const f = result.fields.get(s);
@@ -96,7 +105,7 @@ export function writeFieldOutputs(out: string, req: ReturnType<typeof loadReques
     const codes = codeHeightfield(grid, result.codes, req.encoding);
     for (const ext of ['r16', 'png']) {
       const path = join(out, `final.${ext}`);
-      writeHeightfieldFile(path, codes, { stage: 'final', request: req.id, notes: { precision: result.precision } });
+      writeHeightfieldFile(path, codes, { stage: 'final', request: req.id, notes: { precision: result.precision, ...snap } });
       written.push(path);
     }
   }
@@ -165,7 +174,7 @@ function runInto(stage: string, target: string, req: ReturnType<typeof loadReque
   const keep = o.store ? [...new Set([...stages, 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode'])] : stages;
   if (wantsFields) checkMemoryEstimate(`run ${req.id} at ${req.size}² (${o.precision}, ${keep.length} stages kept)`, runMemoryEstimate(req.size, o.precision, keep));
   const progress = progressReporter({ label: `run ${req.id} ${req.size}² ${o.precision}`, quiet: o.quiet });
-  const result = wantsFields ? runPipeline(req, { precision: o.precision, keep, onStep: (name, stepMs) => progress.step(name, stepMs) }) : null;
+  const result = wantsFields ? runPipeline(req, { precision: o.precision, keep, subpixelBits: o.subpixelBits, quadCoverage: o.quadCoverage, onStep: (name, stepMs) => progress.step(name, stepMs) }) : null;
   const plan = result ? result.plan : buildPlan(req);
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const staged: string[] = [];
@@ -237,6 +246,8 @@ export const installRun: CommandInstaller = (program: Command, io: CliIO) => {
   addGpuRunOptions(cmd).action(async (request: string, opts: RunCliOptions & GpuRunCliOptions & { backend: 'cpu' | 'webgpu' }, command: Command) => {
     if (opts.backend === 'webgpu') {
       if (command.getOptionValueSource('precision') === 'cli' && opts.precision !== 'f32') throw new UsageError(`--precision ${opts.precision}: the webgpu backend computes in the GPU's float32; leave --precision out`);
+      if (opts.quadCoverage !== undefined) throw new UsageError(`--quad-coverage ${opts.quadCoverage}: only with --backend cpu (the GPU's rasterizer decides its quads' coverage)`);
+      if (opts.subpixelBits !== undefined) throw new UsageError(`--subpixel-bits ${opts.subpixelBits}: only with --backend cpu (the GPU's rasterizer snaps as it does; its measured value is recorded in the sidecars)`);
       if (opts.store) throw new UsageError('--store: not available with --backend webgpu (write the stage files, then build a store from a CPU run)');
       throw new CliExit(await gpuRunCommand(request, opts, io, PLAN_STAGES, FIELD_STAGES));
     }

@@ -3,13 +3,14 @@
  * from the generated pre-encode floats) and every float stage dump present on both sides (RMS and maximum in the
  * inner 400 m disk and overall). Used by the reproduce pipeline and `heightbench check`.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readHeightfieldFile } from '../io/heightfield-file.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { compareHeightfields, type ComparisonResult } from './compare.js';
 import { evaluateGates, type GateOutcome, type Gates } from './gates.js';
 import { flattenMetrics, writeComparisonReport } from './report.js';
+import { attributeRunFolders, attributionSummary, type StageAttribution } from './attribution.js';
 
 export const STAGE_DUMPS = ['raster-layer0', 'raster', 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode'] as const;
 
@@ -29,9 +30,22 @@ export interface RunCheck {
   passed: boolean;
   /** The first stage (in pipeline order) whose dump differs from the reference by more than rounding (0.01 mm RMS). */
   firstDivergentStage: string | null;
+  /** Per differing final code, the first stage differing by more than ε there (when asked for: CheckOptions). */
+  stageAttribution?: StageAttribution;
 }
 
-export function checkRun(genDir: string, refDir: string, gates: Gates, reportDir?: string, title?: string, sharedPlotly?: string): RunCheck {
+/** What a check says about itself beyond the numbers (report wording) and what it adds (stage attribution). */
+export interface CheckOptions {
+  /** What kind of reference this is, in words (e.g. an independent GPU reference, or our own f64 consistency one). */
+  referenceKind?: string;
+  /** Attribute every differing final code to its first divergent stage (attribution.ts); ε in mm (default 0.01). */
+  attribution?: boolean;
+  attributionEpsilonMm?: number;
+  /** Markdown lines appended to the summary (e.g. what each GPU-mimic switch was). */
+  notes?: string[];
+}
+
+export function checkRun(genDir: string, refDir: string, gates: Gates, reportDir?: string, title?: string, sharedPlotly?: string, opts: CheckOptions = {}): RunCheck {
   const gen = readHeightfieldFile(join(genDir, 'final.r16')).field;
   const ref = readHeightfieldFile(join(refDir, 'final.r16')).field;
   const preEncode = join(genDir, 'pre-encode.r32');
@@ -49,16 +63,40 @@ export function checkRun(genDir: string, refDir: string, gates: Gates, reportDir
   const outcomes = evaluateGates(final, gates);
   const firstDivergentStage = stages.find((s) => s.rmsMm > 0.01)?.stage ?? null;
   const check: RunCheck = { final, stages, gates: outcomes, passed: outcomes.every((g) => g.passed), firstDivergentStage };
+  // A GPU reference names its adapter in its sidecar: the report says which adapter produced it.
+  const notes = [...(opts.notes ?? [])];
+  const refSide = join(refDir, 'final.r16.json');
+  if (existsSync(refSide)) {
+    const a = (JSON.parse(readFileSync(refSide, 'utf8')) as { producer?: { adapter?: Record<string, string> } }).producer?.adapter;
+    if (a) notes.push(`Reference adapter: ${a.vendor} ${a.architecture} ${a.device} (${a.description}) via ${a.host}.`);
+  }
+  if (opts.attribution) check.stageAttribution = attributeRunFolders(genDir, refDir, opts.attributionEpsilonMm !== undefined ? { epsilonMm: opts.attributionEpsilonMm } : {});
   if (reportDir) {
-    writeComparisonReport(reportDir, final, gen, ref, { generated: join(genDir, 'final.r16'), reference: join(refDir, 'final.r16'), gates: outcomes, title, sharedPlotly });
+    writeComparisonReport(reportDir, final, gen, ref, {
+      generated: join(genDir, 'final.r16'),
+      reference: join(refDir, 'final.r16'),
+      gates: outcomes,
+      title,
+      sharedPlotly,
+      referenceKind: opts.referenceKind,
+      stages,
+      stageAttribution: check.stageAttribution ? attributionSummary(check.stageAttribution) : undefined,
+      notes,
+    });
     const flat: Record<string, number> = flattenMetrics(final);
     for (const s of stages) {
       flat[`stages.${s.stage}.innerRmsMm`] = s.innerRmsMm;
       flat[`stages.${s.stage}.innerMaxAbsMm`] = s.innerMaxAbsMm;
     }
+    const sa = check.stageAttribution;
+    if (sa) {
+      flat['stageAttribution.differing'] = sa.differing;
+      flat['stageAttribution.straddles'] = sa.straddles;
+      for (const [st, c] of Object.entries(sa.byStage)) flat[`stageAttribution.firstStage.${st}`] = c;
+    }
     flat['gates.passed'] = check.passed ? 1 : 0;
     writeFileAtomic(join(reportDir, 'metrics.json'), `${JSON.stringify(flat, null, 2)}\n`);
-    writeFileAtomic(join(reportDir, 'stages.json'), `${JSON.stringify({ stages, firstDivergentStage, gates: outcomes, passed: check.passed }, null, 2)}\n`);
+    writeFileAtomic(join(reportDir, 'stages.json'), `${JSON.stringify({ stages, firstDivergentStage, gates: outcomes, passed: check.passed, ...(opts.referenceKind ? { referenceKind: opts.referenceKind } : {}), ...(check.stageAttribution ? { stageAttribution: check.stageAttribution } : {}) }, null, 2)}\n`);
   }
   return check;
 }

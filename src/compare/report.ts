@@ -26,7 +26,18 @@ export interface ReportMeta {
   sharedPlotly?: string;
   /** Inline Plotly into index.html (one file to send; ~4.7 MB) instead of linking it. */
   selfContained?: boolean;
+  /** What kind of reference this is, in words (stated under the title). */
+  referenceKind?: string;
+  /** Per-stage float differences (check.ts), shown beside the article's anchors. */
+  stages?: readonly { stage: string; innerRmsMm: number; innerMaxAbsMm: number; rmsMm: number; maxAbsMm: number }[];
+  /** Stage attribution lines (attribution.ts attributionSummary). */
+  stageAttribution?: string[];
+  /** Further Markdown lines (e.g. the GPU-mimic switches of the generated side). */
+  notes?: string[];
 }
+
+/** [D] The article's per-stage inner-400 m RMS (its CPU rebuild against the game's GPU output), mm. */
+export const ARTICLE_STAGE_ANCHORS_MM: Readonly<Record<string, number>> = { base: 0.203, 'after-support': 0.122 };
 
 /** Scalar metrics with flat dotted keys (histogram bins as `histogram.<Δq>`). */
 export function flattenMetrics(r: ComparisonResult): Record<string, number> {
@@ -66,6 +77,9 @@ export function summaryMarkdown(r: ComparisonResult, meta: ReportMeta): string {
   const L: string[] = [];
   L.push(`# ${meta.title ?? 'Comparison'}`, '');
   L.push(`generated \`${meta.generated}\` vs reference \`${meta.reference}\` — ${r.grid.columns}×${r.grid.rows}, range ${r.range.min}…${r.range.max} m (1 code = ${(r.metresPerCode * 1000).toFixed(3)} mm)`, '');
+  if (meta.referenceKind) L.push(`Reference: ${meta.referenceKind}.`, '');
+  for (const n of meta.notes ?? []) L.push(n);
+  if (meta.notes?.length) L.push('');
   L.push('| scope | pixels | exact % | Δq histogram | max \\|Δq\\| | RMS mm | max mm |' + (r.floatRmsMm !== undefined ? ' float RMS mm | float max mm | float bias mm |' : ''));
   L.push('|---|---|---|---|---|---|---|' + (r.floatRmsMm !== undefined ? '---|---|---|' : ''));
   const row = (name: string, m: RegionMetrics) => {
@@ -85,6 +99,19 @@ export function summaryMarkdown(r: ComparisonResult, meta: ReportMeta): string {
   if (r.attribution) {
     const a = r.attribution;
     L.push(`Residual attribution (ε = ${a.epsilonCodes} code = ${a.epsilonMm.toFixed(4)} mm): ${a.differing} differing pixels — ${a.straddle} quantization straddles, ${a.deviation} real deviations${a.inconsistent ? `, ${a.inconsistent} where the float does not encode to the generated code` : ''}.`, '');
+  }
+  if (meta.stages?.length) {
+    L.push('## Stages', '', 'Float difference per stage dump (generated − reference). [D] anchors: the article\'s CPU rebuild against its GPU output, inner-400 m RMS.', '');
+    L.push('| stage | inner 400 m RMS mm | article anchor mm | inner max mm | RMS mm | max mm |', '|---|---|---|---|---|---|');
+    for (const s of meta.stages) L.push(`| ${s.stage} | ${fmt(s.innerRmsMm)} | ${ARTICLE_STAGE_ANCHORS_MM[s.stage] ?? '–'} | ${fmt(s.innerMaxAbsMm)} | ${fmt(s.rmsMm)} | ${fmt(s.maxAbsMm)} |`);
+    L.push('');
+  }
+  if (meta.stageAttribution?.length) {
+    L.push('## Stage attribution', '', 'For every differing final code, the first stage at which the two fields differ by more than ε there:', '');
+    const [head, ...rest] = meta.stageAttribution;
+    L.push(head, '');
+    for (const l of rest) L.push(`- ${l.trim()}`);
+    L.push('');
   }
   if (meta.gates?.length) {
     L.push('| gate | limit | value | result |', '|---|---|---|---|');

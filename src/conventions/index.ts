@@ -166,7 +166,7 @@ export const CONVENTION_SOURCES: Readonly<Record<string, ConventionSource>> = Ob
   'sampling.addressing': D('"Why Half-Texel Offsets Belong to the Formula": "With clamp addressing, samples outside the texture remain at its edge"'),
   'sampling.subTexel': R('exact float fractions: a GPU keeps at least 8 sub-texel bits (gpu-rules.md), so no fixed width reproduces a given GPU; \'hw8\' is the hardware-like ablation'),
   'resample.alignment': D('"Resampling is center-aligned too": destination i reads source (i+0.5)×Ns/Nd−0.5'),
-  'raster.subpixelBits': G('rasterization: vertex positions snap to 16.8 fixed point before coverage (src/pipeline/raster.ts implements the snap)'),
+  'raster.subpixelBits': G('rasterization: vertex positions snap to 16.8 fixed point before coverage (src/pipeline/raster.ts implements the snap; fewer bits mimic a device that snaps coarser — SwiftShader measured 4)'),
   'raster.fillRule': G('rasterization: the top-left rule covers a shared edge exactly once'),
   'raster.blend': D('"Rasterizing Height Geometry…": "two layers accumulated with ADD blending"'),
   'smoothing.offsets': D('"Multilevel Smoothing…": main-axis offsets −4.30908, −2.37532, −0.5, 1.37532, 3.30908; "not a reason to recenter the kernel"'),
@@ -240,7 +240,7 @@ function refusal(path: string, v: unknown, c: Conventions): string | null {
     case 'sampling.subTexel':
       return oneOf('exact', 'hw8');
     case 'raster.subpixelBits':
-      return v === 8 ? null : 'the rasterizer snaps to 8 fraction bits (src/pipeline/raster.ts)';
+      return Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 8 ? null : 'the rasterizer snaps to 0…8 fraction bits (src/pipeline/raster.ts snapFixed)';
     case 'raster.fillRule':
       return oneOf('top-left');
     case 'raster.blend':

@@ -347,7 +347,7 @@ export function drawListFromJson(v: unknown, where = 'drawlist'): DrawList {
     },
     stages: [...DRAWLIST_STAGES],
     raster: {
-      subpixelBits: checkLiteral(`${where}.raster.subpixelBits`, r.subpixelBits, 8),
+      subpixelBits: int(`${where}.raster.subpixelBits`, r.subpixelBits, 0, 8),
       fillRule: checkLiteral(`${where}.raster.fillRule`, r.fillRule, 'top-left'),
       blend: checkLiteral(`${where}.raster.blend`, r.blend, 'add'),
       layers: [parseLayer(`${where}.raster.layers[0]`, layers[0], 0), parseLayer(`${where}.raster.layers[1]`, layers[1], 100)],

@@ -84,7 +84,8 @@ export interface DrawListGrid {
  * (rows as screen y), independent of winding.
  */
 export interface RasterSection {
-  subpixelBits: 8;
+  /** 8 as emitted ([G] Direct3D's 16.8); a CPU run that mimics a coarser device writes its value here (0…8). */
+  subpixelBits: number;
   fillRule: 'top-left';
   blend: 'add';
   layers: [TriangleLayer, TriangleLayer];

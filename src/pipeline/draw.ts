@@ -69,6 +69,10 @@ export interface PlacedDraw {
   /** World box of the transformed asset square (drawBounds). */
   bounds: { x0: number; x1: number; y0: number; y1: number };
   lod: number;
+  /** [G] Coverage override (a GPU-mimic switch): when set, pixel (i, j) is drawn iff cover(i, j) — e.g. the
+   *  rasterizer's test against the quad's snapped corners — instead of its centre mapping inside the square; the
+   *  sample then uses the centre's (u, v) as it is (clamp addressing). Runs the loops below, not the SIMD kernel. */
+  cover?: (i: number, j: number) => boolean;
 }
 
 export function placeDraw(asset: HeightAsset, m: Affine, g: DrawGrid): PlacedDraw {
@@ -89,8 +93,11 @@ export function drawPlaced(field: Field, g: DrawGrid, asset: HeightAsset, placed
   const pc = (ctx?.conventions ?? DEFAULT_CONVENTIONS).grid.pixelCentre;
   const bw = (ctx?.conventions ?? DEFAULT_CONVENTIONS).draws.borderWindow;
   const tc = (ctx?.conventions ?? DEFAULT_CONVENTIONS).sampling.texelCentre;
-  const [i0, i1] = pixelRange(b.x0, b.x1, g.xmin, px, g.n, pc);
-  const [j0, j1] = pixelRange(b.y0, b.y1, g.ymin, px, g.n, pc);
+  const cover = placed.cover;
+  // A snapped quad may reach one pixel beyond the exact box: with a coverage override the box grows by one.
+  const grow = cover ? 1 : 0;
+  const [i0, i1] = pixelRange(b.x0 - grow * px, b.x1 + grow * px, g.xmin, px, g.n, pc);
+  const [j0, j1] = pixelRange(b.y0 - grow * px, b.y1 + grow * px, g.ymin, px, g.n, pc);
   const W = asset.worldSize;
   const mode = MODE[program.mode];
   const k = R('k' in program ? program.k : 1);
@@ -105,7 +112,7 @@ export function drawPlaced(field: Field, g: DrawGrid, asset: HeightAsset, placed
   const twoLevels = w.weightUpper !== 0;
   const wA = R(w.weightLower);
   const wB = R(w.weightUpper);
-  if (ctx?.executor === 'simd' && ctx.arena && field instanceof Float32Array) {
+  if (ctx?.executor === 'simd' && ctx.arena && field instanceof Float32Array && !cover) {
     // The simd executor draws with the kernel, with these same steps (draw.wat).
     const px = drawInArena(field, asset, { inv, W, grid: g, cols: [i0, i1], rows: [j0, j1], lower: w.lower, upper: w.upper, twoLevels, wA, wB, mode, k, c, a, sMax, pc }, ctx.arena);
     if (px !== null) return { pixels: px, lod };
@@ -117,7 +124,7 @@ export function drawPlaced(field: Field, g: DrawGrid, asset: HeightAsset, placed
       const x = g.xmin + (i + pc) * px;
       const u = (inv[0] * x + inv[2] * y + inv[4]) / W + 0.5;
       const v = (inv[1] * x + inv[3] * y + inv[5]) / W + 0.5;
-      if (u < 0 || u >= 1 || v < 0 || v >= 1) continue;
+      if (cover ? !cover(i, j) : u < 0 || u >= 1 || v < 0 || v >= 1) continue;
       const sA = sampleLevelF32(levelA, nA, u, v, R, tc);
       const s = twoLevels ? R(R(sA * wA) + R(sampleLevelF32(levelB, nB, u, v, R, tc) * wB)) : sA;
       const q = j * g.n + i;

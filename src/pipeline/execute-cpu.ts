@@ -17,6 +17,8 @@
  * drops the mip chain), grid.rowDirection (row0-at-ymax stores every output field and the codes with row 0 at ymax),
  * encoding.rounding, and the smoothing conventions the list cannot express (combine, alignment, cross-axis offset,
  * addressing, sub-texel precision).
+ * [G] Layer triangles snap to the list's `raster.subpixelBits` (8 = Direct3D's 16.8 unless the list says otherwise; a
+ *     run that mimics a device that snaps coarser, e.g. SwiftShader's 4 bits, writes that into the list it executes).
  */
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
@@ -25,9 +27,9 @@ import { encodeFieldR16, type EncodeCounts } from '../core/encoding.js';
 import { resolveConventions, type ConventionOverride, type Conventions } from '../conventions/index.js';
 import { precisionOf, runContext, type Executor, type StageContext } from './context.js';
 import { readAssetKtx2, type HeightAsset } from './assets.js';
-import { drawPlaced, footprintQueryAt, type DrawGrid, type DrawProgram } from './draw.js';
+import { drawPlaced, footprintQueryAt, type DrawGrid, type DrawProgram, type PlacedDraw } from './draw.js';
 import { newField, type Field, type Precision } from './precision.js';
-import { rasterizeTriangles, type RasterStats } from './raster.js';
+import { ownsEdge, rasterizeTriangles, snapFixed, SUBPIXEL, type RasterStats } from './raster.js';
 import { ablationOverride, smoothingChain, type SmoothingAblation } from './smoothing.js';
 import { applySupport, domainEnvelope, parentChildReference, supportExtent, type SupportTarget } from './support.js';
 import { applyOuterBlend } from './outer.js';
@@ -49,6 +51,64 @@ export interface CpuExecuteOptions {
   assetsDir?: string;
   /** Called after each stage with its name and wall time (progress). */
   onStage?: (stage: string, ms: number) => void;
+  /** [G] GPU-mimic switch: stamp and location-texture quads cover what a rasterizer covers — the pixel centres inside
+   *  the quad's corners snapped to the list's `raster.subpixelBits`, top-left rule — instead of every pixel whose
+   *  centre maps inside the asset square ('exact', the default). */
+  quadCoverage?: QuadCoverage;
+}
+
+export type QuadCoverage = 'exact' | 'snapped';
+export const QUAD_COVERAGE_CHOICES: readonly QuadCoverage[] = ['exact', 'snapped'];
+
+/**
+ * Coverage of an asset quad as a rasterizer decides it: the square's corners localToWorld·(±W/2, ±W/2) mapped to raster
+ * coordinates (float64) and snapped to 2^−bits pixel (snapFixed), drawn as the triangles (c00, c10, c01) and
+ * (c10, c11, c01) — the GPU executor's vertex order — with the top-left rule, so the diagonal is covered once.
+ * [R] The GPU forms the corners in float32 clip space first; this mimic snaps the float64 position (a tie on the
+ *     snapping grid may round the other way).
+ */
+export function snappedQuadCoverage(g: DrawGrid, worldSize: number, m: readonly number[], bits: number): (i: number, j: number) => boolean {
+  const h = worldSize / 2;
+  const scale = g.n / g.size;
+  const corner = (lx: number, ly: number): [number, number] => [
+    snapFixed((m[0] * lx + m[2] * ly + m[4] - g.xmin) * scale, bits),
+    snapFixed((m[1] * lx + m[3] * ly + m[5] - g.ymin) * scale, bits),
+  ];
+  const c00 = corner(-h, -h);
+  const c10 = corner(h, -h);
+  const c01 = corner(-h, h);
+  const c11 = corner(h, h);
+  const tri = (p: [number, number][]) => {
+    let area = (p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[1][1] - p[0][1]) * (p[2][0] - p[0][0]);
+    if (area < 0) {
+      p = [p[0], p[2], p[1]];
+      area = -area;
+    }
+    // Edge k runs a → b with a = p[k + 1], b = p[k + 2] (raster.ts's order); owned edges accept w = 0.
+    const edges = [0, 1, 2].map((k) => {
+      const a = p[(k + 1) % 3];
+      const b = p[(k + 2) % 3];
+      return { ax: a[0], ay: a[1], dx: b[0] - a[0], dy: b[1] - a[1], owned: ownsEdge(b[0] - a[0], b[1] - a[1]) };
+    });
+    return { empty: area === 0, edges };
+  };
+  const tris = [tri([c00, c10, c01]), tri([c10, c11, c01])].filter((t) => !t.empty);
+  return (i: number, j: number) => {
+    const px = i * SUBPIXEL + SUBPIXEL / 2;
+    const py = j * SUBPIXEL + SUBPIXEL / 2;
+    for (const t of tris) {
+      let inside = true;
+      for (const e of t.edges) {
+        const w = e.dx * (py - e.ay) - e.dy * (px - e.ax);
+        if (w < 0 || (w === 0 && !e.owned)) {
+          inside = false;
+          break;
+        }
+      }
+      if (inside) return true;
+    }
+    return false;
+  };
 }
 
 export interface CpuExecution {
@@ -124,9 +184,10 @@ export function resolveAssets(dl: DrawList, given?: ReadonlyMap<string, HeightAs
 
 const triangles = (l: TriangleLayer) => ({ xyh: l.xyh, count: l.count, polygon: l.cell });
 
-function placement<P>(d: AssetDraw<P>, c: Conventions) {
-  // conventions draws.lod: 'level0' drops the mip chain (level 0 only, an ablation).
-  return { inv: d.worldToLocal, bounds: { x0: d.bounds[0], x1: d.bounds[1], y0: d.bounds[2], y1: d.bounds[3] }, lod: c.draws.lod === 'level0' ? 0 : d.lod };
+function placement<P>(d: AssetDraw<P>, c: Conventions, cover?: (i: number, j: number) => boolean): PlacedDraw {
+  // conventions draws.lod: 'level0' drops the mip chain (level 0 only, an ablation); `cover` overrides the quad's
+  // coverage (the snapped-quad mimic switch).
+  return { inv: d.worldToLocal, bounds: { x0: d.bounds[0], x1: d.bounds[1], y0: d.bounds[2], y1: d.bounds[3] }, lod: c.draws.lod === 'level0' ? 0 : d.lod, ...(cover ? { cover } : {}) };
 }
 
 /** Reverses the row order of an n × n field in place. */
@@ -158,6 +219,9 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
   }
   const assets = resolveAssets(dl, opts.assets, opts.assetsDir);
   const keep = new Set(opts.keep ?? []);
+  const quadCoverage = opts.quadCoverage ?? 'exact';
+  if (!QUAD_COVERAGE_CHOICES.includes(quadCoverage)) throw new MismatchError(`quadCoverage: expected one of ${QUAD_COVERAGE_CHOICES.join(', ')}, got ${JSON.stringify(quadCoverage)}`);
+  const coverOf = <P>(d: AssetDraw<P>) => (quadCoverage === 'snapped' ? snappedQuadCoverage(g, assets.get(d.asset)!.worldSize, d.localToWorld, dl.raster.subpixelBits) : undefined);
   const fields = new Map<string, Field>();
   const timings: Record<string, number> = {};
   // Timing keys are the ones runPipeline's manifest always used (base, base.raster, base.smoothing, support,
@@ -173,9 +237,9 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
 
   // Layers 0 and 100 (ADD), then the smoothing chain.
   const raster = ctx.arena ? ctx.arena.rasterView : newField(precision, n * n);
-  const layer0 = stage('raster-layer0', 'base.raster', () => rasterizeTriangles(triangles(dl.raster.layers[0]), g, raster, ctx));
+  const layer0 = stage('raster-layer0', 'base.raster', () => rasterizeTriangles(triangles(dl.raster.layers[0]), g, raster, ctx, undefined, dl.raster.subpixelBits));
   if (keep.has('raster-layer0')) fields.set('raster-layer0', raster.slice());
-  const layer100 = stage('raster', 'base.raster', () => rasterizeTriangles(triangles(dl.raster.layers[1]), g, raster, ctx));
+  const layer100 = stage('raster', 'base.raster', () => rasterizeTriangles(triangles(dl.raster.layers[1]), g, raster, ctx, undefined, dl.raster.subpixelBits));
   const smoothed = stage('base', 'base.smoothing', () => smoothingChain(raster, n, ctx));
   for (const [k, v] of Object.entries(smoothed.timings)) timings[`base.${k}`] = v;
   timings.base = timings['base.raster'] + timings['base.smoothing'];
@@ -215,7 +279,7 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
     for (const d of dl.stamps.draws) {
       const asset = assets.get(d.asset)!;
       const p = d.program;
-      const place = placement(d, conventions);
+      const place = placement(d, conventions, coverOf(d));
       let program: DrawProgram;
       if (p.mode === 'add') program = { mode: 'add', k: p.k };
       else {
@@ -238,7 +302,7 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
     for (const d of dl.locations.draws) {
       used.add(d.asset);
       const T = R(support[d.program.supportTarget].target);
-      pixels += drawPlaced(field, g, assets.get(d.asset)!, placement(d, conventions), R, { mode: 'location', c: T }, ctx).pixels;
+      pixels += drawPlaced(field, g, assets.get(d.asset)!, placement(d, conventions, coverOf(d)), R, { mode: 'location', c: T }, ctx).pixels;
     }
     return { draws: dl.locations.draws.length, pixels, textures: used.size };
   });

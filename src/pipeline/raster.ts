@@ -11,7 +11,8 @@
  *  - ADD blending into the one float target, layer by layer ("two layers accumulated with ADD blending").
  * Rules [G] (GPU conventions, notes/gpu-rules.md; the article asks only that "coverage conventions, viewport
  * transforms, winding, and draw order must agree"):
- *  - vertex positions snap to 16.8 fixed point (8 fraction bits, round to nearest) before coverage is tested;
+ *  - vertex positions snap to 16.8 fixed point (8 fraction bits, round to nearest) before coverage is tested
+ *    (`subpixelBits` selects a coarser grid, 2^−bits pixel, to mimic a device that snaps coarser);
  *  - the top-left rule: a sample exactly on an edge belongs to the triangle for which that edge is a top or left
  *    edge, so a shared edge is covered exactly once; the test does not depend on winding (triangles are oriented
  *    to positive area first);
@@ -28,8 +29,10 @@
  *     covered span goes to the SIMD span kernel (wasm/raster.wat), which evaluates spanF32's expression bit for bit;
  *     the other executors use the loops below.
  * Conventions read (src/conventions): grid.pixelCentre (the sample point of pixel i is i + pixelCentre; the
- * declaration's 0.5 is the 128/256 below), raster.subpixelBits (declared 8; the snap itself is SUBPIXEL here).
+ * declaration's 0.5 is the 128/256 below), raster.subpixelBits (declared 8, [G] Direct3D's 16.8; snapFixed snaps to a
+ * coarser grid when a run asks for fewer bits to mimic a device).
  */
+import { InputRangeError } from '../errors.js';
 import type { Field, Precision } from './precision.js';
 import type { TriangleList } from './fans.js';
 import { spanQueueOf, type SpanQueue } from './wasm/raster-kernel.js';
@@ -38,9 +41,25 @@ import { stageContext, type StageContext } from './context.js';
 
 export const SUBPIXEL = 256;
 
-/** Snap a raster coordinate to 16.8 fixed point (returned as the integer count of 1/256 pixels). */
-export function snapFixed(v: number): number {
-  return Math.round(v * SUBPIXEL);
+/** Fraction bits the snap accepts: 16.8 is the finest grid the integer edge functions are written for. */
+export const MAX_SUBPIXEL_BITS = 8;
+
+/**
+ * Snap a raster coordinate to `bits` fraction bits, round to nearest (default 8: 16.8 fixed point), returned as the
+ * integer count of 1/256 pixels. [G] A device may snap coarser (Vulkan allows 4 bits; SwiftShader snaps to 1/16
+ * pixel): with bits < 8 the vertex lands on the coarser grid and is then written in 1/256 units, so every later
+ * integer step is unchanged.
+ */
+export function snapFixed(v: number, bits = MAX_SUBPIXEL_BITS): number {
+  if (bits === MAX_SUBPIXEL_BITS) return Math.round(v * SUBPIXEL);
+  const q = 2 ** bits;
+  return Math.round(v * q) * (SUBPIXEL / q);
+}
+
+/** Checks a sub-pixel precision: an integer 0…8 (what the 1/256 edge functions can represent). */
+export function checkSubpixelBits(bits: number, where: string): number {
+  if (!Number.isInteger(bits) || bits < 0 || bits > MAX_SUBPIXEL_BITS) throw new InputRangeError(`${where}: sub-pixel bits must be an integer 0…${MAX_SUBPIXEL_BITS}, got ${bits}`);
+  return bits;
 }
 
 /** Whether edge a→b owns samples lying exactly on it (top-left rule, see header). */
@@ -164,9 +183,12 @@ function rasterRows(rec: Float64Array, r: number, ja: number, jb: number, n: num
 /**
  * Rasterizes `tris` into `target` (n × n, row-major) with ADD blending, in list order.
  * `coverage`, when given, counts the triangles that covered each pixel (invariant checks).
+ * `subpixelBits` (default 8, [G] Direct3D's 16.8): the vertex snapping grid, 2^−bits pixel (see snapFixed).
  */
-export function rasterizeTriangles(tris: TriangleList, g: RasterGrid, target: Field, ctxOrPrecision: Precision | StageContext, coverage?: Uint16Array): RasterStats {
+export function rasterizeTriangles(tris: TriangleList, g: RasterGrid, target: Field, ctxOrPrecision: Precision | StageContext, coverage?: Uint16Array, subpixelBits?: number): RasterStats {
   const ctx = stageContext(ctxOrPrecision);
+  // The snapping grid: an explicit argument (the draw list's raster.subpixelBits), else the conventions in force.
+  const bits = checkSubpixelBits(subpixelBits ?? ctx.conventions.raster.subpixelBits, 'rasterizeTriangles');
   const n = g.n;
   const scale = n / g.size;
   const f32 = ctx.executor !== 'f64';
@@ -183,8 +205,8 @@ export function rasterizeTriangles(tris: TriangleList, g: RasterGrid, target: Fi
   for (let t = 0; t < tris.count; t++) {
     const o = t * 9;
     for (let v = 0; v < 3; v++) {
-      X[v] = snapFixed((d[o + 3 * v] - g.xmin) * scale);
-      Y[v] = snapFixed((d[o + 3 * v + 1] - g.ymin) * scale);
+      X[v] = snapFixed((d[o + 3 * v] - g.xmin) * scale, bits);
+      Y[v] = snapFixed((d[o + 3 * v + 1] - g.ymin) * scale, bits);
       Hh[v] = R(d[o + 3 * v + 2]);
     }
     let area = (X[1] - X[0]) * (Y[2] - Y[0]) - (Y[1] - Y[0]) * (X[2] - X[0]);

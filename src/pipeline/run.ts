@@ -18,7 +18,7 @@ import { assetWorldHash, buildAssets, loadAssets, type HeightAsset } from './ass
 import type { SupportTarget } from './support.js';
 import { selectStamps, type StampSelection } from './stamps.js';
 import { configDir, projectRoot, type PipelineRequest } from './request.js';
-import { executeDrawListCpu } from './execute-cpu.js';
+import { executeDrawListCpu, type QuadCoverage } from './execute-cpu.js';
 import { buildDrawList } from '../drawlist/emit.js';
 import type { DrawList } from '../drawlist/types.js';
 import type { Field, Precision } from './precision.js';
@@ -40,6 +40,11 @@ export interface RunOptions {
   conventions?: ConventionOverride;
   /** The executor (default: 'f64' for f64; 'simd' for f32 where the kernels can run, else 'js-f32'). */
   executor?: Executor;
+  /** [G] Vertex snapping of the layer triangles, fraction bits (default: the draw list's 8); a mimic switch, recorded
+   *  in the draw list and the manifest when set. */
+  subpixelBits?: number;
+  /** [G] Stamp and location quads: 'exact' (centre inside the square, default) or 'snapped' (execute-cpu.ts). */
+  quadCoverage?: QuadCoverage;
   /** Asset folder (default <root>/assets, built when missing or stale). */
   assetsDir?: string;
   /** Called as each timed step ends, with its wall-clock time (progress display; never changes the result). */
@@ -70,6 +75,10 @@ export interface RunManifest {
   seed: number;
   size: number;
   precision: Precision;
+  /** Present when the layer triangles snapped to other than 8 fraction bits (a GPU-mimic switch). */
+  subpixelBits?: number;
+  /** Present when the asset quads' coverage was not 'exact'. */
+  quadCoverage?: QuadCoverage;
   counts: Record<string, unknown>;
   timingsMs: Record<string, number>;
   drawsByStage: Record<string, number>;
@@ -102,6 +111,7 @@ export function applyConventionsToList(dl: DrawList, c: Conventions, named: Conv
   dl.smoothing.offsets = [...c.smoothing.offsets];
   dl.smoothing.weights = [...c.smoothing.weights];
   dl.smoothing.filterFullResolution = c.smoothing.filterFullResolution;
+  dl.raster.subpixelBits = c.raster.subpixelBits;
   if (c.draws.order === 'sorted') {
     const byAsset = <T extends { asset: string }>(a: T, b: T) => (a.asset < b.asset ? -1 : a.asset > b.asset ? 1 : 0);
     dl.stamps.draws = [...dl.stamps.draws].sort(byAsset);
@@ -129,7 +139,9 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
   // The run = plan → draw list → executor: the list says what is drawn, executeDrawListCpu how (issue 16).
   const stamps = time('stamps.select', () => selectStamps(plan.regions, world, plan.stream));
   const drawList = time('drawlist', () => applyConventionsToList(buildDrawList(plan, { size: n, stamps, assets, assetsDir }), conventions, named));
-  const exec = executeDrawListCpu(drawList, { precision: opts.precision, executor: opts.executor, keep: opts.keep, conventions, assets, onStage: opts.onStep });
+  // The mimic switch wins over the conventions' snapping (both default to 8: [G] Direct3D's 16.8).
+  if (opts.subpixelBits !== undefined) drawList.raster.subpixelBits = opts.subpixelBits;
+  const exec = executeDrawListCpu(drawList, { precision: opts.precision, executor: opts.executor, keep: opts.keep, conventions, quadCoverage: opts.quadCoverage, assets, onStage: opts.onStep });
   Object.assign(timings, exec.timingsMs);
   const { fields, codes, support } = exec;
   const { layer0, layer100, supportWrites, encode: enc } = exec.stats;
@@ -141,6 +153,9 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
     seed: req.seed,
     size: n,
     precision: opts.precision,
+    // Only a non-default snapping is written: the default manifest (hashed in the references) stays as it was.
+    ...(drawList.raster.subpixelBits !== 8 ? { subpixelBits: drawList.raster.subpixelBits } : {}),
+    ...(opts.quadCoverage && opts.quadCoverage !== 'exact' ? { quadCoverage: opts.quadCoverage } : {}),
     counts: {
       cells: plan.regions.cell_corners.length,
       corners: plan.regions.corner_xy.length / 2,
