@@ -34,10 +34,4 @@ export default defineConfig(
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },
-  {
-    // Temporary, one finding in a file another branch rewrites (issue 15 items 1–4 move the decode formula): the
-    // unused `decodeTable` import in report.ts. Delete this block once that import is gone.
-    files: ['src/compare/report.ts'],
-    rules: { '@typescript-eslint/no-unused-vars': ['error', { varsIgnorePattern: '^(_|decodeTable$)', argsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }] },
-  },
 );

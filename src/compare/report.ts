@@ -11,7 +11,6 @@ import { dirname, join, relative, sep } from 'node:path';
 import { sampleBilinear } from '../core/sampling.js';
 import { columnWorldX, rowWorldY, worldToColumn, worldToRow } from '../core/grid.js';
 import type { Heightfield } from '../core/heightfield.js';
-import { decodeTable } from '../core/encoding.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { DIVERGING_STOPS, MAGNITUDE_STOPS, TERRAIN_STOPS, diverging, downsampleMaxAbs, downsampleMean, magnitude, plotlyColorscale, scalarPng, sideBySidePng, terrain } from './pictures.js';
 import type { ComparisonResult, RegionMetrics } from './compare.js';

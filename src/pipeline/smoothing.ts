@@ -79,7 +79,7 @@ export function ablationOverride(ab: SmoothingAblation | undefined, c: Conventio
   return o;
 }
 
-interface Taps extends WasmTaps {}
+type Taps = WasmTaps;
 
 /** Everything the passes need from the conventions, each weight rounded by R (float32 executors) once. */
 function taps(R: (x: number) => number, c: Conventions): Taps {
