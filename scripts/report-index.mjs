@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Writes reports/index.html: one row per run (exact %, histogram, max code, RMS, gates, per-stage inner-400 m RMS)
-// linking each run's report, and links to the executed notebooks under reports/notebooks/.
+// linking each run's report, the ablation atlas (reports/atlas: a list, not a table — the browser check reads every
+// table row as a run), and links to the executed notebooks under reports/notebooks/.
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
@@ -19,6 +20,19 @@ const rows = runs.map((name) => {
   const stages = s.stages.map((x) => `${x.stage} ${x.innerRmsMm.toExponential(2)}`).join('<br>');
   return `<tr><td><a href="${name}/index.html">${esc(name)}</a></td><td>${m.exactPercent.toFixed(4)}</td><td>${esc(hist)}</td><td>${m.maxAbsCode}</td><td>${m.rmsMm.toFixed(4)}</td><td>${m['attribution.straddle'] ?? '–'} / ${m['attribution.deviation'] ?? '–'}</td><td>${s.passed ? 'pass' : '<b>FAIL</b>'}</td><td style="text-align:left">${stages}</td></tr>`;
 });
+// The ablation atlas (dvc.yaml stage atlas): its committed metrics.json, and a link once the page has been built.
+const atlasMetrics = join(root, 'atlas', 'metrics.json');
+let atlas = '<p>No ablation atlas yet (<code>make reproduce</code> builds reports/atlas).</p>';
+if (existsSync(atlasMetrics)) {
+  const a = JSON.parse(readFileSync(atlasMetrics, 'utf8'));
+  const items = Object.entries(a.ablations ?? {})
+    .sort((x, y) => y[1].floatRmsMm - x[1].floatRmsMm)
+    .map(([name, e]) => `<li><b>${esc(name)}</b>: exact ${e.exactPercent.toFixed(4)} %, RMS ${e.rmsMm.toPrecision(4)} mm, first divergent stage ${esc(e.firstDivergentStage)}, top diagnosis ${esc(e.topDiagnosis)}${e.namedFirst === null ? '' : e.namedFirst ? ' ✓' : ' ✗'}</li>`);
+  const page = existsSync(join(root, 'atlas', 'index.html'));
+  atlas = `<p>${page ? '<a href="atlas/index.html">' : ''}${esc(a.request)} at ${a.size}² (${esc(a.precision)}): ${a.ablationCount} ablations${page ? '</a>' : ' (page not built here: metrics from the committed reports/atlas/metrics.json)'};
+diagnose names ${a.namedFirst} of the ${a.withSignature} expected signatures first. Sorted by effect:</p>
+<ul>${items.join('')}</ul>`;
+}
 const nbDir = join(root, 'notebooks');
 const notebooks = existsSync(nbDir) ? readdirSync(nbDir).filter((f) => f.endsWith('.html')).sort() : [];
 const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>heightbench reports</title>
@@ -28,10 +42,12 @@ const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>
 <table><tr><th>run</th><th>exact %</th><th>Δq histogram</th><th>max |Δq|</th><th>RMS mm</th><th>straddles / deviations</th><th>gates</th><th>stage inner-400 m RMS (mm)</th></tr>
 ${rows.join('\n')}
 </table>
+<h2>Ablation atlas</h2>
+${atlas}
 <h2>Notebooks</h2>
 ${notebooks.length ? `<ul>${notebooks.map((f) => `<li><a href="notebooks/${f}">${esc(f.replace(/\.html$/, ''))}</a></li>`).join('')}</ul>` : '<p>No executed notebooks yet.</p>'}
 </body></html>
 `;
 writeFileSync(join(root, 'index.html.tmp'), html);
 renameSync(join(root, 'index.html.tmp'), join(root, 'index.html'));
-console.log(`reports/index.html: ${runs.length} runs, ${notebooks.length} notebooks`);
+console.log(`reports/index.html: ${runs.length} runs, ${existsSync(atlasMetrics) ? 'the atlas, ' : ''}${notebooks.length} notebooks`);
