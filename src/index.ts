@@ -156,3 +156,4 @@ export type { CollisionTile, CollisionOptions, HeightFieldPlacement } from './te
 export { writeTerrainStore, readTerrainStore, STORE_VERSIONS_READ } from './terrain/store.js';
 export { PatchSelector, PatchList, HeightfieldPatchSource, minimalRanges } from './terrain/cdlod.js';
 export type { PatchSource, SelectorSettings } from './terrain/cdlod.js';
+export { ABLATIONS, ATLAS_EDGE_BAND, ATLAS_STAGES, SIGNATURE_NOTES, buildAtlas, type AblationSpec, type Atlas, type AtlasEntry } from './compare/atlas.js';

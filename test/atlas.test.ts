@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ABLATIONS, ATLAS_STAGES, PLANNING_GROUPS, SIGNATURE_NOTES, atlasRunner, buildAtlas, stageDifference } from '../src/compare/atlas.js';
+import { ABLATIONS, ATLAS_STAGES, PLANNING_GROUPS, SIGNATURE_NOTES, atlasRunner, buildAtlas, stageDifference, type AblationSpec } from '../src/compare/atlas.js';
 import { atlasHtml, atlasJson, atlasMetrics, checkAtlasOut, writeAtlas } from '../src/compare/atlas-report.js';
 import { compareHeightfields } from '../src/compare/compare.js';
 import { DEFAULT_MASKS, RadialGeometry, maskContains, maskDefinitions } from '../src/compare/regions.js';
@@ -23,7 +23,7 @@ describe('the atlas runner', () => {
     const runner = atlasRunner(req, { precision: 'f32', keep: ATLAS_STAGES });
     const first = runner.run({});
     expect(first.planReused).toBe(false);
-    for (const spec of [{ name: 'correct', option: {} }, ...ABLATIONS]) {
+    for (const spec of [{ name: 'correct', option: {} } as Pick<AblationSpec, 'name' | 'option'>, ...ABLATIONS]) {
       const got = runner.run(spec.option);
       const want = runPipeline(req, { precision: 'f32', keep: [...ATLAS_STAGES], ...spec.option });
       for (const s of ATLAS_STAGES) expect(bytes(got.fields.get(s)!).equals(bytes(want.fields.get(s)!)), `${spec.name} ${s}`).toBe(true);

@@ -100,9 +100,9 @@ export const PLANNING_GROUPS = ['corners', 'fans'] as const satisfies readonly (
 
 /**
  * [R] Edge band of the atlas's diagnoses, pixels: one texel of the coarsest filtered level (N/8), 2^levels = 8 pixels.
- * Wrap addressing changes the base wherever a tap of the chain crosses the border, and the chain's coarsest taps are
- * 8 pixels apart, so its difference fills a band several pixels wider than diagnose's default 4 (there, 49 % of
- * the residual lies in the band at 1024², just under diagnose's 50 % rule). `heightbench diagnose --edge-band 8`
+ * Wrap addressing changes the base wherever a tap of the chain crosses the border, and the coarsest level's texels are
+ * 8 pixels wide, so its difference fills a band several pixels wider than diagnose's default 4 (there, 49 % of the
+ * residual lies in the band at 1024², just under diagnose's 50 % rule). `heightbench diagnose --edge-band 8`
  * reads a pair the same way.
  */
 export const ATLAS_EDGE_BAND = 2 ** C.smoothing.levels;
