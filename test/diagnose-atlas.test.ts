@@ -21,6 +21,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ABLATIONS, buildAtlas, type AtlasEntry } from '../src/compare/atlas.js';
 import { scaleColour } from '../src/compare/atlas-report.js';
@@ -220,6 +221,34 @@ describe('heightbench atlas tundra-r19 --size 128', () => {
       expect(m.ablations[e.name].namedFirst).toBe(e.namedFirst);
     }
   });
+
+  it('the page in headless chromium, offline: both Plotly figures drawn, every map and the scale load, links resolve, no console error', async () => {
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: process.env.HEIGHTBENCH_CHROMIUM ?? '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
+    try {
+      const page = await (await browser.newContext({ offline: true })).newPage();
+      const errors: string[] = [];
+      page.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
+      page.on('pageerror', (e) => void errors.push(String(e)));
+      await page.goto(pathToFileURL(join(out, 'index.html')).href, { waitUntil: 'load' });
+      // Evaluated in the page (strings: the test's TypeScript has no DOM types).
+      await page.waitForFunction("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 2", undefined, { timeout: 20_000 });
+      const figs = (await page.evaluate("[...document.querySelectorAll('.js-plotly-plot')].map((e) => ({ id: e.id, w: e.getBoundingClientRect().width, traces: (e.data || []).length }))")) as { id: string; w: number; traces: number }[];
+      expect(figs.map((f) => f.id).sort()).toEqual(['radial', 'stages']);
+      for (const f of figs) expect(f.w).toBeGreaterThan(0);
+      expect(figs.find((f) => f.id === 'radial')!.traces).toBe(ABLATIONS.length);
+      expect(await page.isVisible('#plotly-missing')).toBe(false);
+      const imgs = (await page.evaluate("[...document.querySelectorAll('img')].map((e) => ({ src: e.getAttribute('src'), ok: e.complete && e.naturalWidth > 0 }))")) as { src: string; ok: boolean }[];
+      expect(imgs.length).toBe(ABLATIONS.length + 1);
+      expect(imgs.filter((i) => !i.ok)).toEqual([]);
+      const links = (await page.evaluate("[...document.querySelectorAll('a[href]')].map((a) => a.href)")) as string[];
+      expect(links.length).toBeGreaterThan(0);
+      for (const l of links) expect(existsSync(fileURLToPath(l.split('#')[0])), l).toBe(true);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 
   it('refuses an --out folder that holds something other than an atlas, before running anything', async () => {
     const busy = join(d, 'busy');
