@@ -2,7 +2,8 @@
 // Writes reports/index.html. It leads with the CPU against the independent GPU reference (reports/RUN-gpu: f32 with
 // the GPU-mimic switches, gated; RUN-gpu-d3d: f32 as generated; RUN-gpu-f64: f64), then the f32-vs-f64 consistency
 // check (reports/RUN): one row per comparison (exact %, histogram, max code, RMS, gates, per-stage inner-400 m RMS)
-// linking its report, a link to the static GPU page (reports/gpu/, written by reproduce.mjs), and links to the executed
+// linking its report, a link to the static GPU page (reports/gpu/, written by reproduce.mjs), the ablation atlas
+// (reports/atlas: a list, not a table — the browser check reads every table row as a run), and links to the executed
 // notebooks under reports/notebooks/.
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,6 +36,18 @@ for (const name of Object.keys(YAML.parse(readFileSync('params.yaml', 'utf8')).r
     const stages = s.stages.map((x) => `${x.stage} ${x.innerRmsMm.toExponential(2)}`).join('<br>');
     gpuRows.push(`<tr><td><a href="${name}${suffix}/index.html">${esc(name + suffix)}</a></td><td>${m.exactPercent.toFixed(4)}</td><td>${esc(hist)}</td><td>${m.maxAbsCode}</td><td>${m.rmsMm.toFixed(4)}</td><td style="text-align:left">CPU ${esc(side)} vs GPU reference (independent)</td><td>${s.gates.length ? (s.passed ? 'pass' : '<b>FAIL</b>') : '–'}</td><td style="text-align:left">${stages}</td><td style="text-align:left">${firstStages(m)}</td></tr>`);
   }
+// The ablation atlas (dvc.yaml stage atlas): its committed metrics.json, and a link once the page has been built.
+const atlasMetrics = join(root, 'atlas', 'metrics.json');
+let atlas = '<p>No ablation atlas yet (<code>make reproduce</code> builds reports/atlas).</p>';
+if (existsSync(atlasMetrics)) {
+  const a = JSON.parse(readFileSync(atlasMetrics, 'utf8'));
+  const items = Object.entries(a.ablations ?? {})
+    .sort((x, y) => y[1].floatRmsMm - x[1].floatRmsMm)
+    .map(([name, e]) => `<li><b>${esc(name)}</b>: exact ${e.exactPercent.toFixed(4)} %, RMS ${e.rmsMm.toPrecision(4)} mm, first divergent stage ${esc(e.firstDivergentStage)}, top diagnosis ${esc(e.topDiagnosis)}${e.namedFirst === null ? '' : e.namedFirst ? ' ✓' : ' ✗'}</li>`);
+  const page = existsSync(join(root, 'atlas', 'index.html'));
+  atlas = `<p>${page ? '<a href="atlas/index.html">' : ''}${esc(a.request)} at ${a.size}² (${esc(a.precision)}): ${a.ablationCount} ablations${page ? '</a>' : ' (page not built here: metrics from the committed reports/atlas/metrics.json)'};
+diagnose names ${a.namedFirst} of the ${a.withSignature} expected signatures first. Sorted by effect:</p>
+<ul>${items.join('')}</ul>`;
 }
 const nbDir = join(root, 'notebooks');
 const notebooks = existsSync(nbDir) ? readdirSync(nbDir).filter((f) => f.endsWith('.html')).sort() : [];
@@ -49,10 +62,12 @@ ${rows.join('\n')}
 </table>
 <h2>GPU reference in your browser</h2>
 ${gpuPage ? `<p><a href="gpu/index.html">The GPU page</a> runs heightbench's WebGPU executor on this browser's GPU: give it a draw list (<code>heightbench drawlist REQUEST --embed-assets --out FILE.json</code>; make reproduce writes <code>gpu/teaching-512-128.json</code> beside it) and download every stage field with a sidecar naming the adapter.</p>` : '<p>No GPU page yet (<code>heightbench gpu-page reports/gpu</code>; make reproduce writes it).</p>'}
+<h2>Ablation atlas</h2>
+${atlas}
 <h2>Notebooks</h2>
 ${notebooks.length ? `<ul>${notebooks.map((f) => `<li><a href="notebooks/${f}">${esc(f.replace(/\.html$/, ''))}</a></li>`).join('')}</ul>` : '<p>No executed notebooks yet.</p>'}
 </body></html>
 `;
 writeFileSync(join(root, 'index.html.tmp'), html);
 renameSync(join(root, 'index.html.tmp'), join(root, 'index.html'));
-console.log(`reports/index.html: ${runs.length} runs, ${notebooks.length} notebooks`);
+console.log(`reports/index.html: ${runs.length} runs, ${existsSync(atlasMetrics) ? 'the atlas, ' : ''}${notebooks.length} notebooks`);

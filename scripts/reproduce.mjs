@@ -64,6 +64,14 @@ for (const name of names) {
     for (const g of s.gates.filter((x) => !x.passed)) console.error(`  gate failed for ${name}: ${g.name} ${g.limit}, measured ${g.value} (report: reports/${name}/index.html)`);
   }
 }
+// The ablation atlas (dvc.yaml stage atlas), when this repro built it: one line per ablation.
+const atlasMetrics = join('reports', 'atlas', 'metrics.json');
+if ((targets.length === 0 || targets.includes('atlas')) && existsSync(atlasMetrics)) {
+  const a = JSON.parse(readFileSync(atlasMetrics, 'utf8'));
+  console.log(`\natlas ${a.request} ${a.size}²: diagnose names ${a.namedFirst} of ${a.withSignature} expected signatures first (reports/atlas/index.html)`);
+  console.log('ablation | exact % | RMS mm | first divergent stage | top diagnosis');
+  for (const [name, e] of Object.entries(a.ablations)) console.log(`${name} | ${e.exactPercent.toFixed(4)} | ${e.rmsMm.toPrecision(4)} | ${e.firstDivergentStage} | ${e.topDiagnosis}${e.namedFirst === null ? '' : e.namedFirst ? ' ✓' : ' ✗'}`);
+}
 // Determinism across machines: on a fresh clone dvc repro regenerated the assets and references; their hashes must be
 // the ones dvc.lock recorded before the repro.
 if (targets.length === 0 && existsSync(lockBefore)) {

@@ -133,3 +133,4 @@ export type { Conventions, ConventionOverride, ConventionSource, SourceLabel, St
 export { runContext, stageContext, defaultExecutor, kernelRefusals, EXECUTORS } from './pipeline/context.js';
 export type { Executor, StageContext } from './pipeline/context.js';
 export { lerp2 } from './core/sampling.js';
+export { ABLATIONS, ATLAS_EDGE_BAND, ATLAS_STAGES, SIGNATURE_NOTES, buildAtlas, type AblationSpec, type Atlas, type AtlasEntry } from './compare/atlas.js';

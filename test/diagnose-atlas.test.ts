@@ -9,9 +9,19 @@
  *    offset from Σw·o = −0.500001 to Σw·round(o) = −0.299066 texel, +0.200935 texel of each level per pass. Along either
  *    axis level N/2 moves by 0.2·2 = 0.40, N/4 by 0.40 + 0.2·4 = 1.20, N/8 by 1.20 + 0.2·8 = 2.81 texels of N, and
  *    the base, half N/4 and half N/8, must show a shift between 1.20 and 2.81 texels in x and in y.
+ * Validation (issue 17, item 4): every ablation with an expected signature is named first by diagnose at its first
+ * divergent stage, and where the article's geometry predicts a value, the value is right:
+ *  - pixel corners: every pixel reads its world point half a pixel lower, so pixel i shows the reference at i − 0.5;
+ *  - a half-texel move of each pass of each level (recentred +0.5, no cross-axis half texel −0.5, index 2i −0.5 of the
+ *    finer level per halving) adds up along the chain as above: the base lies between the N/4 and the N/8 level's sum;
+ *  - the N² filter left out, or taps pulled toward the kernel's centre by rounding their fractions to 1/256 (computed
+ *    here from the article's offsets): the base is sharper, a net negative Laplacian Σ c_s·s²/4 over the blur terms
+ *    (B_s H − H ≈ s²/4·∇²H, diagnose's signature) and no shift;
+ *  - reversed rows: undoing the flip removes the whole difference.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ABLATIONS, buildAtlas, type AtlasEntry } from '../src/compare/atlas.js';
 import { scaleColour } from '../src/compare/atlas-report.js';
@@ -115,13 +125,138 @@ describe('heightbench atlas tundra-r19 --size 128', () => {
     for (let c = 0; c < 3; c++) expect(Math.abs(half[c] - want[c])).toBeLessThanOrEqual(2);
   });
 
+  it('validation: every ablation with an expected signature is named first at its first divergent stage (the confusion table)', () => {
+    const withSig = json.entries.filter((e) => e.expect !== null);
+    expect(withSig.map((e) => e.name).sort()).toEqual(ABLATIONS.filter((a) => a.expect !== null).map((a) => a.name).sort());
+    expect(withSig.length).toBeGreaterThanOrEqual(10);
+    for (const e of withSig) {
+      const d = e.diagnosisAtFirstStage!;
+      expect(d.stage, e.name).toBe(e.firstDivergentStage);
+      expect(d.verdict, e.name).toBe('explained');
+      expect(e.expect, `${e.name}: top ${d.top?.kind}`).toContain(d.top!.kind);
+      expect(e.namedFirst, e.name).toBe(true);
+    }
+    // Every ablation without one still gets a reading and a reason on the page.
+    for (const e of json.entries.filter((x) => x.expect === null)) expect(e.signatureNote, e.name).toBeTruthy();
+  });
+
+  it('pixel corners: diagnose recovers the half-pixel shift along both axes at the raster', () => {
+    const e = entry('pixel-corner-samples');
+    expect(e.firstDivergentStage).toBe('raster');
+    const c = e.diagnosisAtFirstStage!.coefficients;
+    expect(c.shiftX).toBeGreaterThan(-0.55);
+    expect(c.shiftX).toBeLessThan(-0.45);
+    expect(c.shiftY).toBeGreaterThan(-0.55);
+    expect(c.shiftY).toBeLessThan(-0.45);
+  });
+
+  it('half-texel moves per pass add up along the chain: the base shift lies between the N/4 and N/8 levels\' sums, with the predicted sign', () => {
+    // Per-level move in texels of that level, and the levels filtered: N² (1 px), N/2 (2 px), N/4 (4 px), N/8 (8 px).
+    const sums = (perLevel: (px: number) => number) => {
+      const n4 = [1, 2, 4].reduce((s, px) => s + perLevel(px), 0);
+      return [n4, n4 + perLevel(8)];
+    };
+    const cases: [string, number[]][] = [
+      ['recentred-kernel', sums((px) => 0.5 * px)],
+      ['no-cross-axis-half-texel', sums((px) => -0.5 * px)],
+      // Index 2i instead of 2i + 0.5: each halving reads half a texel of the finer level lower (none at N²).
+      ['resample-2i', sums((px) => (px === 1 ? 0 : -0.5 * (px / 2)))],
+    ];
+    for (const [name, [a, b]] of cases) {
+      const c = entry(name).diagnosisAtFirstStage!.coefficients;
+      const lo = Math.min(a, b);
+      const hi = Math.max(a, b);
+      for (const k of ['shiftX', 'shiftY'] as const) {
+        expect(c[k], `${name} ${k} in [${lo}, ${hi}]`).toBeGreaterThanOrEqual(lo);
+        expect(c[k], `${name} ${k} in [${lo}, ${hi}]`).toBeLessThanOrEqual(hi);
+      }
+    }
+  });
+
+  it('the N² filter left out and 8-bit tap fractions both leave the base sharper (net negative Laplacian), without a shift', () => {
+    // 8-bit fractions: each outer tap's fraction rounded to the nearest 1/256 moves it toward the centre −0.5.
+    for (const o of ARTICLE_OFFSETS) {
+      const f = o - Math.floor(o);
+      const moved = Math.floor(o) + Math.round(f * 256) / 256;
+      expect(Math.abs(moved + 0.5)).toBeLessThanOrEqual(Math.abs(o + 0.5));
+    }
+    for (const name of ['unfiltered-raster', 'subtexel-8bit']) {
+      const e = entry(name);
+      const d = e.diagnosisAtFirstStage!;
+      expect(d.top!.kind).toMatch(/^blur/);
+      expect(d.top!.value, name).toBeLessThan(0);
+      const c = d.coefficients;
+      const laplacian = ([1, 2, 4, 8] as const).reduce((s, k) => s + (c[`blur${k}`] ?? 0) * (k * k) / 4, 0);
+      expect(laplacian, name).toBeLessThan(0);
+      for (const k of ['shiftX', 'shiftY'] as const) expect(Math.abs(c[k] ?? 0), `${name} ${k}`).toBeLessThan(0.05);
+    }
+  });
+
+  it('reversed rows: undoing the flip removes the whole difference; wrap addressing: named by the edge band', () => {
+    const f = entry('flipped-rows').diagnosisAtFirstStage!;
+    expect(f.top!.kind).toBe('rowFlip');
+    expect(f.top!.value).toBeGreaterThan(0.999);
+    expect(entry('wrap-addressing').diagnosisAtFirstStage!.top!.kind).toBe('edgeBand');
+  });
+
+  it('the page shows the confusion table, the masks, the radial and per-stage figures and links the real-fixture validation; metrics.json repeats atlas.json', () => {
+    const html = readFileSync(join(out, 'index.html'), 'utf8');
+    expect(html).toContain('id="validation"');
+    const named = json.entries.filter((e) => e.namedFirst).length;
+    const expected = json.entries.filter((e) => e.expect !== null).length;
+    expect(html).toContain(`<b>${named} of ${expected}</b>`);
+    for (const a of ABLATIONS) expect((html.match(new RegExp(`<b>${a.name}</b>`, 'g')) ?? []).length, a.name).toBeGreaterThanOrEqual(4);
+    for (const m of ['innerDisk', 'centralWindow', 'blendRing', 'outsideRing']) expect(html).toContain(`<th colspan="3">${m}</th>`);
+    expect(html).toContain('<div id="radial"');
+    expect(html).toContain('<div id="stages"');
+    expect(html).toMatch(/href="[^"]*README\.md#diagnosing-a-difference/);
+    expect(html).toContain('test/diagnose.test.ts');
+    expect(existsSync(join(out, 'plotly.min.js'))).toBe(true);
+    const m = JSON.parse(readFileSync(join(out, 'metrics.json'), 'utf8'));
+    expect(m.namedFirst).toBe(named);
+    expect(m.withSignature).toBe(expected);
+    for (const e of json.entries) {
+      expect(m.ablations[e.name].exactPercent).toBe(e.final.exactPercent);
+      expect(m.ablations[e.name].rmsMm).toBe(e.final.rmsMm);
+      expect(m.ablations[e.name].namedFirst).toBe(e.namedFirst);
+    }
+  });
+
+  it('the page in headless chromium, offline: both Plotly figures drawn, every map and the scale load, links resolve, no console error', async () => {
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: process.env.HEIGHTBENCH_CHROMIUM ?? '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
+    try {
+      const page = await (await browser.newContext({ offline: true })).newPage();
+      const errors: string[] = [];
+      page.on('console', (m) => void (m.type() === 'error' && errors.push(m.text())));
+      page.on('pageerror', (e) => void errors.push(String(e)));
+      await page.goto(pathToFileURL(join(out, 'index.html')).href, { waitUntil: 'load' });
+      // Evaluated in the page (strings: the test's TypeScript has no DOM types).
+      await page.waitForFunction("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 2", undefined, { timeout: 20_000 });
+      const figs = (await page.evaluate("[...document.querySelectorAll('.js-plotly-plot')].map((e) => ({ id: e.id, w: e.getBoundingClientRect().width, traces: (e.data || []).length }))")) as { id: string; w: number; traces: number }[];
+      expect(figs.map((f) => f.id).sort()).toEqual(['radial', 'stages']);
+      for (const f of figs) expect(f.w).toBeGreaterThan(0);
+      expect(figs.find((f) => f.id === 'radial')!.traces).toBe(ABLATIONS.length);
+      expect(await page.isVisible('#plotly-missing')).toBe(false);
+      const imgs = (await page.evaluate("[...document.querySelectorAll('img')].map((e) => ({ src: e.getAttribute('src'), ok: e.complete && e.naturalWidth > 0 }))")) as { src: string; ok: boolean }[];
+      expect(imgs.length).toBe(ABLATIONS.length + 1);
+      expect(imgs.filter((i) => !i.ok)).toEqual([]);
+      const links = (await page.evaluate("[...document.querySelectorAll('a[href]')].map((a) => a.href)")) as string[];
+      expect(links.length).toBeGreaterThan(0);
+      for (const l of links) expect(existsSync(fileURLToPath(l.split('#')[0])), l).toBe(true);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+
   it('refuses an --out folder that holds something other than an atlas, before running anything', async () => {
     const busy = join(d, 'busy');
     mkdirSync(busy);
     writeFileSync(join(busy, 'keep.txt'), 'x');
     const r = await cli('atlas', 'tundra-r19', '--size', '128', '--out', busy);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/no atlas\.json; refusing/);
+    expect(r.err).toMatch(/keep\.txt\); refusing to replace it/);
   });
 });
 

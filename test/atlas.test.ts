@@ -1,0 +1,93 @@
+/**
+ * The atlas's machinery (issue 17, item 2): the runner that reuses the planning stages gives every ablation exactly
+ * runPipeline's fields and codes; the fast per-stage differences agree with the compare engine; the written folder
+ * is reproducible (no wall time in atlas.json, metrics.json or index.html) and a folder holding only a committed
+ * metrics.json (a fresh clone of reports/atlas) is accepted while anything foreign is refused.
+ */
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ABLATIONS, ATLAS_STAGES, PLANNING_GROUPS, SIGNATURE_NOTES, atlasRunner, buildAtlas, stageDifference, type AblationSpec } from '../src/compare/atlas.js';
+import { atlasHtml, atlasJson, atlasMetrics, checkAtlasOut, writeAtlas } from '../src/compare/atlas-report.js';
+import { compareHeightfields } from '../src/compare/compare.js';
+import { DEFAULT_MASKS, RadialGeometry, maskContains, maskDefinitions } from '../src/compare/regions.js';
+import { floatHeightfield } from '../src/core/heightfield.js';
+import { loadRequest, requestGrid } from '../src/pipeline/request.js';
+import { runPipeline } from '../src/pipeline/run.js';
+import { bytes, tempDir } from './helpers.js';
+
+const req = loadRequest('tundra-r19', 64);
+
+describe('the atlas runner', () => {
+  it('gives every ablation (and the correct run) runPipeline\'s kept fields and codes bit for bit; planning is reused exactly when corners and fans are as declared', () => {
+    const runner = atlasRunner(req, { precision: 'f32', keep: ATLAS_STAGES });
+    const first = runner.run({});
+    expect(first.planReused).toBe(false);
+    for (const spec of [{ name: 'correct', option: {} } as Pick<AblationSpec, 'name' | 'option'>, ...ABLATIONS]) {
+      const got = runner.run(spec.option);
+      const want = runPipeline(req, { precision: 'f32', keep: [...ATLAS_STAGES], ...spec.option });
+      for (const s of ATLAS_STAGES) expect(bytes(got.fields.get(s)!).equals(bytes(want.fields.get(s)!)), `${spec.name} ${s}`).toBe(true);
+      expect(bytes(got.codes).equals(bytes(want.codes)), `${spec.name} codes`).toBe(true);
+      const touchesPlanning = PLANNING_GROUPS.some((g) => spec.option.conventions?.[g] !== undefined);
+      expect(got.planReused, spec.name).toBe(!touchesPlanning);
+    }
+  }, 120_000);
+});
+
+describe('per-stage differences', () => {
+  it('agree with the compare engine\'s float RMS and maximum, whole map and inner 400 m disk', () => {
+    const grid = requestGrid(req);
+    const a = runPipeline(req, { precision: 'f32', keep: ['base'] }).fields.get('base') as Float32Array;
+    const b = runPipeline(req, { precision: 'f32', keep: ['base'], conventions: { resample: { alignment: 0 } } }).fields.get('base') as Float32Array;
+    const geo = new RadialGeometry(grid);
+    const def = maskDefinitions(DEFAULT_MASKS).innerDisk;
+    const inside = new Uint8Array(grid.columns * grid.rows);
+    let pixels = 0;
+    for (let j = 0; j < grid.rows; j++) for (let i = 0; i < grid.columns; i++) if (maskContains(def, geo.dx2[i] + geo.dy2[j], geo.dx[i], geo.dy[j])) (inside[j * grid.columns + i] = 1), pixels++;
+    const d = stageDifference('base', b, a, { inside, pixels }, grid.columns);
+    const c = compareHeightfields(floatHeightfield(grid, b), floatHeightfield(grid, a));
+    expect(d.rmsMm).toBeGreaterThan(1);
+    expect(d.rmsMm).toBeCloseTo(c.floatRmsMm!, 9);
+    expect(d.maxAbsMm).toBe(c.floatMaxAbsMm);
+    expect(d.innerRmsMm).toBeCloseTo(c.masks.innerDisk.floatRmsMm!, 9);
+    expect(d.innerMaxAbsMm).toBe(c.masks.innerDisk.floatMaxAbsMm);
+    expect(stageDifference('base', a, a.slice(), { inside, pixels }, grid.columns)).toEqual({ stage: 'base', rmsMm: 0, maxAbsMm: 0, innerRmsMm: 0, innerMaxAbsMm: 0 });
+  }, 60_000);
+});
+
+describe('signature notes', () => {
+  it('every ablation has one line saying why it has (or has no) signature; no note names an unknown ablation', () => {
+    for (const a of ABLATIONS) expect(SIGNATURE_NOTES[a.name]?.length ?? 0, a.name).toBeGreaterThan(40);
+    const names = new Set(ABLATIONS.map((a) => a.name));
+    for (const k of Object.keys(SIGNATURE_NOTES)) expect(names.has(k), k).toBe(true);
+  });
+});
+
+describe('the written atlas', () => {
+  const three = ABLATIONS.filter((a) => ['pixel-corner-samples', 'renormalized-weights', 'mean-combine'].includes(a.name));
+  it('is the same bytes for the same request (wall times only in timings.json)', () => {
+    const a1 = buildAtlas(req, { ablations: three });
+    const a2 = buildAtlas(req, { ablations: three });
+    expect(JSON.stringify(atlasJson(a1))).toBe(JSON.stringify(atlasJson(a2)));
+    expect(JSON.stringify(atlasMetrics(a1))).toBe(JSON.stringify(atlasMetrics(a2)));
+    expect(atlasHtml(a1)).toBe(atlasHtml(a2));
+    expect(JSON.stringify(atlasJson(a1))).not.toMatch(/runMs|correctRunMs/);
+  }, 60_000);
+
+  it('a folder holding only a committed metrics.json is accepted and replaced; a foreign file is refused before anything is written', () => {
+    const d = tempDir('hb-atlas-out-');
+    const out = join(d, 'atlas');
+    mkdirSync(out);
+    writeFileSync(join(out, 'metrics.json'), '{}\n');
+    expect(() => checkAtlasOut(out)).not.toThrow();
+    const a = buildAtlas(req, { ablations: three });
+    writeAtlas(out, a);
+    expect(readdirSync(out).sort()).toEqual(['atlas.json', 'index.html', 'maps', 'metrics.json', 'plotly.min.js', 'scale.png', 'timings.json']);
+    const m = JSON.parse(readFileSync(join(out, 'metrics.json'), 'utf8'));
+    expect(Object.keys(m.ablations).sort()).toEqual(three.map((x) => x.name).sort());
+    writeFileSync(join(out, 'notes.txt'), 'mine');
+    expect(() => checkAtlasOut(out)).toThrow(/notes\.txt.*refusing to replace it/);
+    expect(() => writeAtlas(out, a)).toThrow(/refusing/);
+    expect(readFileSync(join(out, 'notes.txt'), 'utf8')).toBe('mine');
+  }, 60_000);
+});
