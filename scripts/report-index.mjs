@@ -36,6 +36,7 @@ for (const name of Object.keys(YAML.parse(readFileSync('params.yaml', 'utf8')).r
     const stages = s.stages.map((x) => `${x.stage} ${x.innerRmsMm.toExponential(2)}`).join('<br>');
     gpuRows.push(`<tr><td><a href="${name}${suffix}/index.html">${esc(name + suffix)}</a></td><td>${m.exactPercent.toFixed(4)}</td><td>${esc(hist)}</td><td>${m.maxAbsCode}</td><td>${m.rmsMm.toFixed(4)}</td><td style="text-align:left">CPU ${esc(side)} vs GPU reference (independent)</td><td>${s.gates.length ? (s.passed ? 'pass' : '<b>FAIL</b>') : '–'}</td><td style="text-align:left">${stages}</td><td style="text-align:left">${firstStages(m)}</td></tr>`);
   }
+}
 // The ablation atlas (dvc.yaml stage atlas): its committed metrics.json, and a link once the page has been built.
 const atlasMetrics = join(root, 'atlas', 'metrics.json');
 let atlas = '<p>No ablation atlas yet (<code>make reproduce</code> builds reports/atlas).</p>';
