@@ -33,7 +33,7 @@ CHROMIUM_STAMP := .cache/chromium-stamp
 BENCH_PEERS_STAMP := .cache/bench-peers-stamp
 SRC := $(shell find src -name '*.ts' 2>/dev/null)
 
-.PHONY: setup test reproduce typecheck build bench clean peers regress
+.PHONY: setup test reproduce typecheck build bench clean peers regress lint
 
 setup: $(NODE_STAMP) $(VENV_STAMP) $(DIST_STAMP) $(PEERS_STAMP) $(CHROMIUM_STAMP)
 
@@ -68,7 +68,12 @@ build: $(DIST_STAMP)
 typecheck: $(NODE_STAMP)
 	node node_modules/typescript/bin/tsc -p tsconfig.json --noEmit
 
-test: setup typecheck
+# Formatter and linter (Prettier, ESLint; configs in the repository root), checked on every make test.
+lint: $(NODE_STAMP)
+	node node_modules/prettier/bin/prettier.cjs --check --log-level warn src test bench scripts vitest.config.ts eslint.config.mjs
+	node node_modules/eslint/bin/eslint.js src
+
+test: setup typecheck lint
 	node scripts/run-tests.mjs
 
 reproduce: setup

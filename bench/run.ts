@@ -6,7 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { BENCH_DIR, type BenchRow } from './util.js';
 
-const all = readdirSync('bench/sections').filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort();
+const all = readdirSync('bench/sections')
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => f.slice(0, -3))
+  .sort();
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const sections = wanted.length ? all.filter((s) => wanted.includes(s)) : all;
 const results: { section: string; rows: BenchRow[]; peakRssMB: number }[] = [];

@@ -53,7 +53,11 @@ function pages() {
   }
   if (existsSync(join(reports, 'index.html'))) list.push({ kind: 'index', name: 'index', path: join(reports, 'index.html') });
   const nb = join(reports, 'notebooks');
-  if (existsSync(nb)) for (const f of readdirSync(nb).filter((x) => x.endsWith('.html')).sort()) list.push({ kind: 'notebook', name: `notebook-${f.replace(/\.html$/, '')}`, path: join(nb, f) });
+  if (existsSync(nb))
+    for (const f of readdirSync(nb)
+      .filter((x) => x.endsWith('.html'))
+      .sort())
+      list.push({ kind: 'notebook', name: `notebook-${f.replace(/\.html$/, '')}`, path: join(nb, f) });
   if (existsSync(join(reports, 'regress', 'index.html'))) list.push({ kind: 'regress', name: 'regress', path: join(reports, 'regress', 'index.html') });
   return list;
 }
@@ -123,7 +127,8 @@ async function checkPage(browser, p) {
   const label = `${p.kind} ${p.name}`;
   const html = readFileSync(p.path, 'utf8');
   // Plotly figures: every one the page creates is drawn with a non-zero size.
-  const expected = p.kind === 'report' ? ['diff', 'hgen', 'href', 'hist', 'radial', 'd3gen', 'd3ref'] : [...html.matchAll(/Plotly\.newPlot\("([^"]+)"/g)].map((m) => m[1]);
+  const expected =
+    p.kind === 'report' ? ['diff', 'hgen', 'href', 'hist', 'radial', 'd3gen', 'd3ref'] : [...html.matchAll(/Plotly\.newPlot\("([^"]+)"/g)].map((m) => m[1]);
   if (expected.length) {
     const figs = await plotlyFigures(page);
     const byId = new Map(figs.map((f) => [f.id, f]));
@@ -133,21 +138,45 @@ async function checkPage(browser, p) {
   }
   if (p.kind === 'dvc-plots') {
     const n = (html.match(/vegaEmbed\(/g) ?? []).length;
-    await page.waitForFunction((k) => document.querySelectorAll('.vega-embed svg, .vega-embed canvas').length >= k, n, { timeout: 20000 }).catch(() => undefined);
+    await page
+      .waitForFunction((k) => document.querySelectorAll('.vega-embed svg, .vega-embed canvas').length >= k, n, { timeout: 20000 })
+      .catch(() => undefined);
     const drawn = await page.$$eval('.vega-embed svg, .vega-embed canvas', (els) => els.filter((e) => e.getBoundingClientRect().width > 0).length);
     check(`${label}: ${n} vega plots drawn from node_modules`, n > 0 && drawn >= n, `${drawn} of ${n}`);
     const imgs = await page.$$eval('img', (els) => els.map((e) => ({ src: e.getAttribute('src'), ok: e.complete && e.naturalWidth > 0 })));
-    check(`${label}: ${imgs.length} difference-map images load`, imgs.length > 0 && imgs.every((i) => i.ok), imgs.filter((i) => !i.ok).map((i) => i.src).join(', '));
+    check(
+      `${label}: ${imgs.length} difference-map images load`,
+      imgs.length > 0 && imgs.every((i) => i.ok),
+      imgs
+        .filter((i) => !i.ok)
+        .map((i) => i.src)
+        .join(', '),
+    );
   }
   if (p.kind === 'regress') {
     const imgs = await page.$$eval('img', (els) => els.map((e) => ({ src: e.getAttribute('src'), ok: e.complete && e.naturalWidth > 0 })));
-    check(`${label}: ${imgs.length} difference-map images load`, imgs.every((i) => i.ok), imgs.filter((i) => !i.ok).map((i) => i.src).join(', '));
+    check(
+      `${label}: ${imgs.length} difference-map images load`,
+      imgs.every((i) => i.ok),
+      imgs
+        .filter((i) => !i.ok)
+        .map((i) => i.src)
+        .join(', '),
+    );
   }
   // Numbers shown equal metrics.json.
   if (p.kind === 'report') {
     const m = JSON.parse(readFileSync(p.metrics, 'utf8'));
-    const row = await page.$$eval('table tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent.trim())).find((cells) => cells[0] === 'full map'));
-    const ok = row && sameAsShown(row[1], m.pixels) && sameAsShown(row[2], m.exactPercent) && sameAsShown(row[4], m.maxAbsCode) && sameAsShown(row[5], m.rmsMm) && sameAsShown(row[6], m.maxAbsMm);
+    const row = await page.$$eval('table tr', (trs) =>
+      trs.map((tr) => [...tr.children].map((c) => c.textContent.trim())).find((cells) => cells[0] === 'full map'),
+    );
+    const ok =
+      row &&
+      sameAsShown(row[1], m.pixels) &&
+      sameAsShown(row[2], m.exactPercent) &&
+      sameAsShown(row[4], m.maxAbsCode) &&
+      sameAsShown(row[5], m.rmsMm) &&
+      sameAsShown(row[6], m.maxAbsMm);
     check(`${label}: full-map pixels, exact %, max |Δq|, RMS and max mm equal metrics.json`, !!ok, JSON.stringify(row));
   }
   if (p.kind === 'index') {
@@ -160,7 +189,8 @@ async function checkPage(browser, p) {
         continue;
       }
       const m = JSON.parse(readFileSync(mp, 'utf8'));
-      if (!(sameAsShown(r[1], m.exactPercent) && sameAsShown(r[3], m.maxAbsCode) && sameAsShown(r[4], m.rmsMm))) bad.push(`${r[0]}: ${r.slice(1, 5).join(' | ')}`);
+      if (!(sameAsShown(r[1], m.exactPercent) && sameAsShown(r[3], m.maxAbsCode) && sameAsShown(r[4], m.rmsMm)))
+        bad.push(`${r[0]}: ${r.slice(1, 5).join(' | ')}`);
     }
     check(`${label}: ${rows.length} run rows show exact %, max |Δq| and RMS equal to metrics.json`, rows.length > 0 && bad.length === 0, bad.join('; '));
   }
@@ -181,7 +211,11 @@ async function checkCopiedOut(browser, p) {
     const shown = await page.isVisible('#plotly-missing');
     const text = shown ? await page.textContent('#plotly-missing') : '';
     check(`report ${p.name} copied out of reports/: the page says Plotly did not load`, shown && /Plotly did not load/.test(text), text);
-    check(`report ${p.name} copied out of reports/: only the missing plotly.min.js fails, nothing else`, errors.every((e) => /ERR_FILE_NOT_FOUND|Failed to load resource/.test(e)) && network.length === 0, errors.join(' | '));
+    check(
+      `report ${p.name} copied out of reports/: only the missing plotly.min.js fails, nothing else`,
+      errors.every((e) => /ERR_FILE_NOT_FOUND|Failed to load resource/.test(e)) && network.length === 0,
+      errors.join(' | '),
+    );
     await page.screenshot({ path: join(shots, `${p.name}-copied-out.png`) });
     await context.close();
   } finally {
@@ -207,7 +241,10 @@ async function checkGpuPage(exe) {
       await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.state), null, { timeout: 180000 }).catch(() => undefined);
       const state = await page.evaluate(() => document.body.dataset.state);
       check('gpu page: runs teaching-512-128.json from the file button to the end', state === 'done', `${state}: ${await page.textContent('#error')}`);
-      check('gpu page: offers final.r16 and its sidecar', (await page.$('a[download="final.r16"]')) !== null && (await page.$('a[download="final.r16.json"]')) !== null);
+      check(
+        'gpu page: offers final.r16 and its sidecar',
+        (await page.$('a[download="final.r16"]')) !== null && (await page.$('a[download="final.r16.json"]')) !== null,
+      );
     } else check('gpu page: example list reports/gpu/teaching-512-128.json exists (make reproduce writes it)', false, 'missing');
     check('gpu page: no console error', errors.length === 0, errors.slice(0, 3).join(' | '));
     check('gpu page: no network request', network.length === 0, network.slice(0, 3).join(', '));
@@ -228,8 +265,15 @@ if (!existsSync(exe)) {
   const list = pages();
   const plots = dvcPlotsPage();
   if (plots) list.push(plots);
-  check(`pages to check: ${list.length} (run reports, index, notebooks, regress, DVC plots)`, list.some((p) => p.kind === 'report'));
-  const browser = await chromium.launch({ executablePath: exe, headless: true, args: ['--no-sandbox', '--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'] });
+  check(
+    `pages to check: ${list.length} (run reports, index, notebooks, regress, DVC plots)`,
+    list.some((p) => p.kind === 'report'),
+  );
+  const browser = await chromium.launch({
+    executablePath: exe,
+    headless: true,
+    args: ['--no-sandbox', '--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+  });
   try {
     for (const p of list) {
       try {

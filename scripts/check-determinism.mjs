@@ -43,7 +43,9 @@ for (const run of args) {
     bad++;
     console.error(`${s}: cannot tell the adapter (${!blessed ? `${rec} names none` : `${man} is missing`})`);
   } else if (blessed !== here) {
-    console.log(`${s}: not compared — regenerated on adapter "${here}", blessed on "${blessed}"; a GPU reference's bytes depend on the adapter (bless it here to hold this machine to it)`);
+    console.log(
+      `${s}: not compared — regenerated on adapter "${here}", blessed on "${blessed}"; a GPU reference's bytes depend on the adapter (bless it here to hold this machine to it)`,
+    );
   } else compare(s);
 }
 process.exit(bad ? 1 : 0);

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 
 let s = 20261130;
-const rnd = () => ((s = (Math.imul(s, 48271) >>> 0) % 2147483647) / 2147483647);
+const rnd = () => (s = (Math.imul(s, 48271) >>> 0) % 2147483647) / 2147483647;
 const pick = (a) => a[Math.floor(rnd() * a.length)];
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
@@ -15,15 +15,21 @@ const heightGroups = { zero: 0, first: 1, second: 2, upland: 3 };
 // Recipe entry 19: eight sub-configurations; only #0 matches scene type 1 with positive weight.
 const params = {
   regions: {
-    siteCount: 260, minSpacing: 55, parentCount: 18, reassignProbability: 0.3,
+    siteCount: 260,
+    minSpacing: 55,
+    parentCount: 18,
+    reassignProbability: 0.3,
     groupField: { seed: 4242, nb: 24, p1: 0.35, p2: 6, p3: 2, scale: 1.0 },
-    groupThresholds: [0.16, 0.27, 0.34], flipProbability: 0.12,
+    groupThresholds: [0.16, 0.27, 0.34],
+    flipProbability: 0.12,
   },
   sources: { margin: 4, transitionWidth: 256, amplitudeNorm: 35 / 512, negativeAmplitudeNorm: 10 / 512, firstGroup: 1, secondGroup: 2 },
   corners: { margin: 4, transitionWidth: 320, amplitudeNorm: 30 / 512 },
   relief: { parentFraction: 0.5, amplitude: 6 },
   support: {
-    a: 0.02, b: 12, strength: 1,
+    a: 0.02,
+    b: 12,
+    strength: 1,
     stageOffsets: { mission: 0.4, extraction: 0.2, outpost: 0.3, exploration: 0, satellite: 0.1 },
     regionFloor: { zero: -20, first: -20, second: -25, upland: -15 },
   },
@@ -160,7 +166,14 @@ const zoneItems = [
 // Survey sites, written by hand after every random draw above (so the rest of the world is unchanged): rotated
 // rectangular footprints and supports, admitted only by location category 8 — teaching-512 exercises the rectangle
 // branches of spacing, the flag rule and support with them; tundra-r19 (categories [1, 2, 6]) keeps 84 circles, 0 rectangles.
-const rect = (halfSize, angleDeg, offset = [0, 0], strength = 0.9, transitionWidth = 14) => ({ kind: 'rect', offset, halfSize, angleDeg, strength, transitionWidth });
+const rect = (halfSize, angleDeg, offset = [0, 0], strength = 0.9, transitionWidth = 14) => ({
+  kind: 'rect',
+  offset,
+  halfSize,
+  angleDeg,
+  strength,
+  transitionWidth,
+});
 const survey = (footprint, envelope, supports, weight) => {
   const n = resources.length;
   resources.push({
@@ -181,7 +194,12 @@ const survey = (footprint, envelope, supports, weight) => {
   });
 };
 survey({ kind: 'rect', halfSize: [22, 9], angleDeg: 0 }, 36, [rect([20, 8], 0)], 1);
-survey({ kind: 'rect', halfSize: [16, 12], angleDeg: 30 }, 30, [rect([15, 10], 30), { kind: 'circle', offset: [14, 0], radius: 8, strength: 0.8, transitionWidth: 12 }], 0.9);
+survey(
+  { kind: 'rect', halfSize: [16, 12], angleDeg: 30 },
+  30,
+  [rect([15, 10], 30), { kind: 'circle', offset: [14, 0], radius: 8, strength: 0.8, transitionWidth: 12 }],
+  0.9,
+);
 survey(12, 20, [rect([10, 6], -20, [0, 0], 1, 10)], 0.8);
 survey({ kind: 'rect', halfSize: [26, 7], angleDeg: 90 }, 40, [rect([24, 6], 90, [0, 0], 0.85, 16)], 0.7);
 
@@ -189,7 +207,8 @@ const world = {
   format: 'heightbench.world',
   version: 1,
   name: 'tundra',
-  description: "heightbench's open tundra world: its own configuration exercising every rule the seed article describes (the original game's configuration is not available).",
+  description:
+    "heightbench's open tundra world: its own configuration exercising every rule the seed article describes (the original game's configuration is not available).",
   heightGroups,
   recipes,
   resources,

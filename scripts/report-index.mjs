@@ -19,22 +19,42 @@ const runs = Object.keys(YAML.parse(readFileSync('params.yaml', 'utf8')).runs ??
 const rows = runs.map((name) => {
   const m = JSON.parse(readFileSync(join(root, name, 'metrics.json'), 'utf8'));
   const s = JSON.parse(readFileSync(join(root, name, 'stages.json'), 'utf8'));
-  const hist = Object.keys(m).filter((k) => k.startsWith('histogram.')).map((k) => [Number(k.slice(10)), m[k]]).sort((a, b) => a[0] - b[0]).map(([d, c]) => `${d}: ${c}`).join(', ');
+  const hist = Object.keys(m)
+    .filter((k) => k.startsWith('histogram.'))
+    .map((k) => [Number(k.slice(10)), m[k]])
+    .sort((a, b) => a[0] - b[0])
+    .map(([d, c]) => `${d}: ${c}`)
+    .join(', ');
   const stages = s.stages.map((x) => `${x.stage} ${x.innerRmsMm.toExponential(2)}`).join('<br>');
   return `<tr><td><a href="${name}/index.html">${esc(name)}</a></td><td>${m.exactPercent.toFixed(4)}</td><td>${esc(hist)}</td><td>${m.maxAbsCode}</td><td>${m.rmsMm.toFixed(4)}</td><td style="text-align:left">f32 vs our own f64 references (consistency)</td><td>${s.passed ? 'pass' : '<b>FAIL</b>'}</td><td style="text-align:left">${stages}</td><td style="text-align:left">straddles / deviations: ${m['attribution.straddle'] ?? '–'} / ${m['attribution.deviation'] ?? '–'}</td></tr>`;
 });
 const gpuPage = existsSync(join(root, 'gpu', 'index.html'));
-const firstStages = (m) => Object.keys(m).filter((k) => k.startsWith('stageAttribution.firstStage.')).map((k) => `${k.slice(28)} ${m[k]}`).join('<br>');
+const firstStages = (m) =>
+  Object.keys(m)
+    .filter((k) => k.startsWith('stageAttribution.firstStage.'))
+    .map((k) => `${k.slice(28)} ${m[k]}`)
+    .join('<br>');
 const gpuRows = [];
 for (const name of Object.keys(YAML.parse(readFileSync('params.yaml', 'utf8')).runs ?? {}).sort()) {
-  for (const [suffix, side] of [['-gpu', 'f32, GPU-mimic switches'], ['-gpu-d3d', 'f32 as generated (16.8)'], ['-gpu-f64', 'f64']]) {
+  for (const [suffix, side] of [
+    ['-gpu', 'f32, GPU-mimic switches'],
+    ['-gpu-d3d', 'f32 as generated (16.8)'],
+    ['-gpu-f64', 'f64'],
+  ]) {
     const dir = join(root, `${name}${suffix}`);
     if (!existsSync(join(dir, 'stages.json'))) continue;
     const m = JSON.parse(readFileSync(join(dir, 'metrics.json'), 'utf8'));
     const s = JSON.parse(readFileSync(join(dir, 'stages.json'), 'utf8'));
-    const hist = Object.keys(m).filter((k) => k.startsWith('histogram.')).map((k) => [Number(k.slice(10)), m[k]]).sort((a, b) => a[0] - b[0]).map(([d, c]) => `${d}: ${c}`).join(', ');
+    const hist = Object.keys(m)
+      .filter((k) => k.startsWith('histogram.'))
+      .map((k) => [Number(k.slice(10)), m[k]])
+      .sort((a, b) => a[0] - b[0])
+      .map(([d, c]) => `${d}: ${c}`)
+      .join(', ');
     const stages = s.stages.map((x) => `${x.stage} ${x.innerRmsMm.toExponential(2)}`).join('<br>');
-    gpuRows.push(`<tr><td><a href="${name}${suffix}/index.html">${esc(name + suffix)}</a></td><td>${m.exactPercent.toFixed(4)}</td><td>${esc(hist)}</td><td>${m.maxAbsCode}</td><td>${m.rmsMm.toFixed(4)}</td><td style="text-align:left">CPU ${esc(side)} vs GPU reference (independent)</td><td>${s.gates.length ? (s.passed ? 'pass' : '<b>FAIL</b>') : '–'}</td><td style="text-align:left">${stages}</td><td style="text-align:left">${firstStages(m)}</td></tr>`);
+    gpuRows.push(
+      `<tr><td><a href="${name}${suffix}/index.html">${esc(name + suffix)}</a></td><td>${m.exactPercent.toFixed(4)}</td><td>${esc(hist)}</td><td>${m.maxAbsCode}</td><td>${m.rmsMm.toFixed(4)}</td><td style="text-align:left">CPU ${esc(side)} vs GPU reference (independent)</td><td>${s.gates.length ? (s.passed ? 'pass' : '<b>FAIL</b>') : '–'}</td><td style="text-align:left">${stages}</td><td style="text-align:left">${firstStages(m)}</td></tr>`,
+    );
   }
 }
 // The ablation atlas (dvc.yaml stage atlas): its committed metrics.json, and a link once the page has been built.
@@ -44,14 +64,21 @@ if (existsSync(atlasMetrics)) {
   const a = JSON.parse(readFileSync(atlasMetrics, 'utf8'));
   const items = Object.entries(a.ablations ?? {})
     .sort((x, y) => y[1].floatRmsMm - x[1].floatRmsMm)
-    .map(([name, e]) => `<li><b>${esc(name)}</b>: exact ${e.exactPercent.toFixed(4)} %, RMS ${e.rmsMm.toPrecision(4)} mm, first divergent stage ${esc(e.firstDivergentStage)}, top diagnosis ${esc(e.topDiagnosis)}${e.namedFirst === null ? '' : e.namedFirst ? ' ✓' : ' ✗'}</li>`);
+    .map(
+      ([name, e]) =>
+        `<li><b>${esc(name)}</b>: exact ${e.exactPercent.toFixed(4)} %, RMS ${e.rmsMm.toPrecision(4)} mm, first divergent stage ${esc(e.firstDivergentStage)}, top diagnosis ${esc(e.topDiagnosis)}${e.namedFirst === null ? '' : e.namedFirst ? ' ✓' : ' ✗'}</li>`,
+    );
   const page = existsSync(join(root, 'atlas', 'index.html'));
   atlas = `<p>${page ? '<a href="atlas/index.html">' : ''}${esc(a.request)} at ${a.size}² (${esc(a.precision)}): ${a.ablationCount} ablations${page ? '</a>' : ' (page not built here: metrics from the committed reports/atlas/metrics.json)'};
 diagnose names ${a.namedFirst} of the ${a.withSignature} expected signatures first. Sorted by effect:</p>
 <ul>${items.join('')}</ul>`;
 }
 const nbDir = join(root, 'notebooks');
-const notebooks = existsSync(nbDir) ? readdirSync(nbDir).filter((f) => f.endsWith('.html')).sort() : [];
+const notebooks = existsSync(nbDir)
+  ? readdirSync(nbDir)
+      .filter((f) => f.endsWith('.html'))
+      .sort()
+  : [];
 const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>heightbench reports</title>
 <style>body{font-family:system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px;text-align:right;vertical-align:top}th{background:#f3f3f3}</style></head><body>
 <h1>heightbench — reproduce reports</h1>

@@ -32,36 +32,62 @@ if (r.status !== 0) {
 // teaching-512 at 128² with its assets embedded: `?list=teaching-512-128.json` when reports/ is served over HTTP.
 heightbench(['drawlist', 'teaching-512', '--size', '128', '--embed-assets', '--out', join('reports', 'gpu', 'teaching-512-128.json')]);
 let failed = 0;
-const names = targets.length ? [...new Set(targets.map((t) => t.split('@')[1]).filter(Boolean))] : Object.keys(parse(readFileSync('params.yaml', 'utf8')).runs ?? {});
+const names = targets.length
+  ? [...new Set(targets.map((t) => t.split('@')[1]).filter(Boolean))]
+  : Object.keys(parse(readFileSync('params.yaml', 'utf8')).runs ?? {});
 // The lead: the CPU against the independent GPU reference (the article's comparison), three ways.
-const hist = (m) => Object.keys(m).filter((k) => k.startsWith('histogram.')).map((k) => [Number(k.slice(10)), m[k]]).sort((a, b) => a[0] - b[0]).map(([d, c]) => `${d}: ${c}`).join(', ');
-const firstStages = (m) => Object.keys(m).filter((k) => k.startsWith('stageAttribution.firstStage.')).map((k) => `${k.slice(28)} ${m[k]}`).join(', ');
-console.log('\nCPU vs the GPU reference (independent) — run / CPU side | exact % | histogram | max code | RMS mm | gates | stage inner-400 m RMS (mm; article: base 0.203, after-support 0.122) | differing codes by first divergent stage');
+const hist = (m) =>
+  Object.keys(m)
+    .filter((k) => k.startsWith('histogram.'))
+    .map((k) => [Number(k.slice(10)), m[k]])
+    .sort((a, b) => a[0] - b[0])
+    .map(([d, c]) => `${d}: ${c}`)
+    .join(', ');
+const firstStages = (m) =>
+  Object.keys(m)
+    .filter((k) => k.startsWith('stageAttribution.firstStage.'))
+    .map((k) => `${k.slice(28)} ${m[k]}`)
+    .join(', ');
+console.log(
+  '\nCPU vs the GPU reference (independent) — run / CPU side | exact % | histogram | max code | RMS mm | gates | stage inner-400 m RMS (mm; article: base 0.203, after-support 0.122) | differing codes by first divergent stage',
+);
 for (const name of names) {
-  for (const [suffix, side] of [['-gpu', 'f32 mimic'], ['-gpu-d3d', 'f32 (16.8)'], ['-gpu-f64', 'f64']]) {
+  for (const [suffix, side] of [
+    ['-gpu', 'f32 mimic'],
+    ['-gpu-d3d', 'f32 (16.8)'],
+    ['-gpu-f64', 'f64'],
+  ]) {
     const p = join('reports', `${name}${suffix}`, 'stages.json');
     if (!existsSync(p)) continue;
     const s = JSON.parse(readFileSync(p, 'utf8'));
     const m = JSON.parse(readFileSync(join('reports', `${name}${suffix}`, 'metrics.json'), 'utf8'));
     const stages = s.stages.map((x) => `${x.stage} ${x.innerRmsMm.toExponential(2)}`).join(', ');
-    console.log(`${name} / ${side} | ${m.exactPercent.toFixed(4)} | ${hist(m)} | ${m.maxAbsCode} | ${m.rmsMm.toFixed(4)} | ${s.gates.length ? (s.passed ? 'pass' : 'FAIL') : '–'} | ${stages} | ${firstStages(m)}`);
+    console.log(
+      `${name} / ${side} | ${m.exactPercent.toFixed(4)} | ${hist(m)} | ${m.maxAbsCode} | ${m.rmsMm.toFixed(4)} | ${s.gates.length ? (s.passed ? 'pass' : 'FAIL') : '–'} | ${stages} | ${firstStages(m)}`,
+    );
     if (!s.passed) {
       failed++;
-      for (const g of s.gates.filter((x) => !x.passed)) console.error(`  gate failed for ${name}${suffix}: ${g.name} ${g.limit}, measured ${g.value} (report: reports/${name}${suffix}/index.html)`);
+      for (const g of s.gates.filter((x) => !x.passed))
+        console.error(`  gate failed for ${name}${suffix}: ${g.name} ${g.limit}, measured ${g.value} (report: reports/${name}${suffix}/index.html)`);
     }
   }
 }
-console.log('\nConsistency check: f32 vs our own f64 references — run | exact % | histogram | max code | RMS mm | straddles/deviations | gates | stage inner-400 m RMS (mm)');
+console.log(
+  '\nConsistency check: f32 vs our own f64 references — run | exact % | histogram | max code | RMS mm | straddles/deviations | gates | stage inner-400 m RMS (mm)',
+);
 for (const name of names) {
   const p = join('reports', name, 'stages.json');
   if (!existsSync(p)) continue;
   const s = JSON.parse(readFileSync(p, 'utf8'));
   const m = JSON.parse(readFileSync(join('reports', name, 'metrics.json'), 'utf8'));
   const stages = s.stages.map((x) => `${x.stage} ${x.innerRmsMm.toExponential(2)}`).join(', ');
-  console.log(`${name} | ${m.exactPercent.toFixed(4)} | ${hist(m)} | ${m.maxAbsCode} | ${m.rmsMm.toFixed(4)} | ${m['attribution.straddle']}/${m['attribution.deviation']} | ${s.passed ? 'pass' : 'FAIL'} | ${stages}`);
+  console.log(
+    `${name} | ${m.exactPercent.toFixed(4)} | ${hist(m)} | ${m.maxAbsCode} | ${m.rmsMm.toFixed(4)} | ${m['attribution.straddle']}/${m['attribution.deviation']} | ${s.passed ? 'pass' : 'FAIL'} | ${stages}`,
+  );
   if (!s.passed) {
     failed++;
-    for (const g of s.gates.filter((x) => !x.passed)) console.error(`  gate failed for ${name}: ${g.name} ${g.limit}, measured ${g.value} (report: reports/${name}/index.html)`);
+    for (const g of s.gates.filter((x) => !x.passed))
+      console.error(`  gate failed for ${name}: ${g.name} ${g.limit}, measured ${g.value} (report: reports/${name}/index.html)`);
   }
 }
 // The ablation atlas (dvc.yaml stage atlas), when this repro built it: one line per ablation.
@@ -70,7 +96,10 @@ if ((targets.length === 0 || targets.includes('atlas')) && existsSync(atlasMetri
   const a = JSON.parse(readFileSync(atlasMetrics, 'utf8'));
   console.log(`\natlas ${a.request} ${a.size}²: diagnose names ${a.namedFirst} of ${a.withSignature} expected signatures first (reports/atlas/index.html)`);
   console.log('ablation | exact % | RMS mm | first divergent stage | top diagnosis');
-  for (const [name, e] of Object.entries(a.ablations)) console.log(`${name} | ${e.exactPercent.toFixed(4)} | ${e.rmsMm.toPrecision(4)} | ${e.firstDivergentStage} | ${e.topDiagnosis}${e.namedFirst === null ? '' : e.namedFirst ? ' ✓' : ' ✗'}`);
+  for (const [name, e] of Object.entries(a.ablations))
+    console.log(
+      `${name} | ${e.exactPercent.toFixed(4)} | ${e.rmsMm.toPrecision(4)} | ${e.firstDivergentStage} | ${e.topDiagnosis}${e.namedFirst === null ? '' : e.namedFirst ? ' ✓' : ' ✗'}`,
+    );
 }
 // Determinism across machines: on a fresh clone dvc repro regenerated the assets and references; their hashes must be
 // the ones dvc.lock recorded before the repro.

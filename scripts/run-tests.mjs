@@ -8,11 +8,9 @@ const results = '.cache/test-results';
 mkdirSync(results, { recursive: true });
 const vitestJson = `${results}/vitest.json`;
 rmSync(vitestJson, { force: true });
-const r = spawnSync(
-  process.execPath,
-  ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`],
-  { stdio: 'inherit' },
-);
+const r = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`], {
+  stdio: 'inherit',
+});
 let passed = 0;
 let failed = 0;
 if (existsSync(vitestJson)) {

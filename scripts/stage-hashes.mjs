@@ -16,7 +16,9 @@ export function stageHashes(dir) {
   const out = {};
   for (const f of readdirSync(dir).sort()) {
     if (!STAGE_FILE.test(f) || /\.(r16|r32|png)\.json$/.test(f)) continue;
-    out[f] = createHash('sha256').update(readFileSync(join(dir, f))).digest('hex');
+    out[f] = createHash('sha256')
+      .update(readFileSync(join(dir, f)))
+      .digest('hex');
   }
   return out;
 }

@@ -79,7 +79,16 @@ export type { Precision, Field } from './pipeline/precision.js';
 // The teaching API: each formula of the article and of seed 002 as a named function (notebooks 01–09).
 export { minstdRand0, MINSTD_MODULUS, MINSTD_MULTIPLIER } from './core/minstd.js';
 export type { MinstdRand0 } from './core/minstd.js';
-export { accumulateBells, accumulateFast, accumulateNaive, bellGenerators, bellHelperReady, bellGrid, maxRelativeDeviation, BELL_DEFAULTS } from './bell/accumulate.js';
+export {
+  accumulateBells,
+  accumulateFast,
+  accumulateNaive,
+  bellGenerators,
+  bellHelperReady,
+  bellGrid,
+  maxRelativeDeviation,
+  BELL_DEFAULTS,
+} from './bell/accumulate.js';
 export type { BellParams, BellPath } from './bell/accumulate.js';
 export { applySeaLevel, shadeLightness, shadedPng, SHADING_DEFAULTS } from './bell/shading.js';
 export { segmentDistance, segmentProjection, sourceHeight, nearestCentreThenEdge, HEIGHT_SCALE } from './pipeline/sources.js';
@@ -128,7 +137,15 @@ export type { CollisionTile, CollisionOptions, HeightFieldPlacement } from './te
 export { PatchSelector, PatchList, HeightfieldPatchSource, minimalRanges } from './terrain/cdlod.js';
 export type { PatchSource, SelectorSettings } from './terrain/cdlod.js';
 // The conventions declaration and the execution context (issue 15, items 1 and 3).
-export { DEFAULT_CONVENTIONS, CONVENTION_SOURCES, STAGES, resolveConventions, conventionPaths, conventionValue, conventionDifferences } from './conventions/index.js';
+export {
+  DEFAULT_CONVENTIONS,
+  CONVENTION_SOURCES,
+  STAGES,
+  resolveConventions,
+  conventionPaths,
+  conventionValue,
+  conventionDifferences,
+} from './conventions/index.js';
 export type { Conventions, ConventionOverride, ConventionSource, SourceLabel, StageName } from './conventions/index.js';
 export { runContext, stageContext, defaultExecutor, kernelRefusals, EXECUTORS } from './pipeline/context.js';
 export type { Executor, StageContext } from './pipeline/context.js';

@@ -7,7 +7,16 @@
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ABLATIONS, ATLAS_STAGES, PLANNING_GROUPS, SIGNATURE_NOTES, atlasRunner, buildAtlas, stageDifference, type AblationSpec } from '../src/compare/atlas.js';
+import {
+  ABLATIONS,
+  ATLAS_STAGES,
+  PLANNING_GROUPS,
+  SIGNATURE_NOTES,
+  atlasRunner,
+  buildAtlas,
+  stageDifference,
+  type AblationSpec,
+} from '../src/compare/atlas.js';
 import { atlasHtml, atlasJson, atlasMetrics, checkAtlasOut, writeAtlas } from '../src/compare/atlas-report.js';
 import { compareHeightfields } from '../src/compare/compare.js';
 import { DEFAULT_MASKS, RadialGeometry, maskContains, maskDefinitions } from '../src/compare/regions.js';
@@ -19,7 +28,7 @@ import { bytes, tempDir } from './helpers.js';
 const req = loadRequest('tundra-r19', 64);
 
 describe('the atlas runner', () => {
-  it('gives every ablation (and the correct run) runPipeline\'s kept fields and codes bit for bit; planning is reused exactly when corners and fans are as declared', () => {
+  it("gives every ablation (and the correct run) runPipeline's kept fields and codes bit for bit; planning is reused exactly when corners and fans are as declared", () => {
     const runner = atlasRunner(req, { precision: 'f32', keep: ATLAS_STAGES });
     const first = runner.run({});
     expect(first.planReused).toBe(false);
@@ -35,7 +44,7 @@ describe('the atlas runner', () => {
 });
 
 describe('per-stage differences', () => {
-  it('agree with the compare engine\'s float RMS and maximum, whole map and inner 400 m disk', () => {
+  it("agree with the compare engine's float RMS and maximum, whole map and inner 400 m disk", () => {
     const grid = requestGrid(req);
     const a = runPipeline(req, { precision: 'f32', keep: ['base'] }).fields.get('base') as Float32Array;
     const b = runPipeline(req, { precision: 'f32', keep: ['base'], conventions: { resample: { alignment: 0 } } }).fields.get('base') as Float32Array;
@@ -43,7 +52,9 @@ describe('per-stage differences', () => {
     const def = maskDefinitions(DEFAULT_MASKS).innerDisk;
     const inside = new Uint8Array(grid.columns * grid.rows);
     let pixels = 0;
-    for (let j = 0; j < grid.rows; j++) for (let i = 0; i < grid.columns; i++) if (maskContains(def, geo.dx2[i] + geo.dy2[j], geo.dx[i], geo.dy[j])) (inside[j * grid.columns + i] = 1), pixels++;
+    for (let j = 0; j < grid.rows; j++)
+      for (let i = 0; i < grid.columns; i++)
+        if (maskContains(def, geo.dx2[i] + geo.dy2[j], geo.dx[i], geo.dy[j])) ((inside[j * grid.columns + i] = 1), pixels++);
     const d = stageDifference('base', b, a, { inside, pixels }, grid.columns);
     const c = compareHeightfields(floatHeightfield(grid, b), floatHeightfield(grid, a));
     expect(d.rmsMm).toBeGreaterThan(1);
@@ -51,7 +62,13 @@ describe('per-stage differences', () => {
     expect(d.maxAbsMm).toBe(c.floatMaxAbsMm);
     expect(d.innerRmsMm).toBeCloseTo(c.masks.innerDisk.floatRmsMm!, 9);
     expect(d.innerMaxAbsMm).toBe(c.masks.innerDisk.floatMaxAbsMm);
-    expect(stageDifference('base', a, a.slice(), { inside, pixels }, grid.columns)).toEqual({ stage: 'base', rmsMm: 0, maxAbsMm: 0, innerRmsMm: 0, innerMaxAbsMm: 0 });
+    expect(stageDifference('base', a, a.slice(), { inside, pixels }, grid.columns)).toEqual({
+      stage: 'base',
+      rmsMm: 0,
+      maxAbsMm: 0,
+      innerRmsMm: 0,
+      innerMaxAbsMm: 0,
+    });
   }, 60_000);
 });
 

@@ -76,7 +76,10 @@ describe('file + sidecar pairs under injected faults', () => {
           // A payload under the real name always has its own sidecar beside it (or the old one, still matching).
           if (existsSync(path) && sc.before === 'none') expect(existsSync(`${path}.json`), `step ${k}`).toBe(true);
           const names = readdirSync(dir).sort();
-          if (mode === 'error' && k <= 3) expect(names, `step ${k}: clean-up ran`).toEqual(sc.before === 'none' ? [] : sc.before === 'foreign' ? ['map.r16'] : [`map.${sc.ext}`, `map.${sc.ext}.json`]);
+          if (mode === 'error' && k <= 3)
+            expect(names, `step ${k}: clean-up ran`).toEqual(
+              sc.before === 'none' ? [] : sc.before === 'foreign' ? ['map.r16'] : [`map.${sc.ext}`, `map.${sc.ext}.json`],
+            );
           // The next write finishes or clears what the fault left, and leaves exactly the pair.
           writeHeightfieldFile(path, field(LATER));
           expect(seen(path)).toBe('later');

@@ -10,10 +10,21 @@ import type { GridDescription } from '../src/core/grid.js';
 import { MismatchError } from '../src/errors.js';
 import { cli, tempDir } from './helpers.js';
 
-const grid = (n: number, xmin = 0, size = n): GridDescription => ({ xmin, ymin: xmin, sizeX: size, sizeY: size, columns: n, rows: n, convention: 'texel-centre', rowDirection: 'row0-at-ymin' });
+const grid = (n: number, xmin = 0, size = n): GridDescription => ({
+  xmin,
+  ymin: xmin,
+  sizeX: size,
+  sizeY: size,
+  columns: n,
+  rows: n,
+  convention: 'texel-centre',
+  rowDirection: 'row0-at-ymin',
+});
 
 function run(n: number, stages: Record<string, Float32Array | { grid: GridDescription; h: Float32Array }>, codes: number[]): RunFields {
-  const m = new Map(Object.entries(stages).map(([k, v]) => [k, v instanceof Float32Array ? { grid: grid(n), height_px: v } : { grid: v.grid, height_px: v.h }]));
+  const m = new Map(
+    Object.entries(stages).map(([k, v]) => [k, v instanceof Float32Array ? { grid: grid(n), height_px: v } : { grid: v.grid, height_px: v.h }]),
+  );
   return { stages: m, finalGrid: grid(n), codes: Uint16Array.from(codes) };
 }
 

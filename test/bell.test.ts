@@ -1,7 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { accumulateFast, accumulateNaive, applySeaLevel, bellGenerators, maxRelativeDeviation, minstdRand0, readHeightfieldFile, shadeLightness } from '../src/index.js';
+import {
+  accumulateFast,
+  accumulateNaive,
+  applySeaLevel,
+  bellGenerators,
+  maxRelativeDeviation,
+  minstdRand0,
+  readHeightfieldFile,
+  shadeLightness,
+} from '../src/index.js';
 import { decodePng16 } from '../src/api/formats.js';
 import { cli, tempDir } from './helpers.js';
 import { helperCalls } from '../src/bell/helper.js';
@@ -39,7 +48,11 @@ describe('bell accumulation (seed 002)', () => {
     const p = { seed: 7, nb: 1, p1: 0.5, p2: 30, p3: 3, size: n };
     const h = accumulateNaive(p);
     const [[xg, yg]] = bellGenerators(7, 1);
-    for (const [i, j] of [[0, 0], [5, 17], [31, 2]]) {
+    for (const [i, j] of [
+      [0, 0],
+      [5, 17],
+      [31, 2],
+    ]) {
       let x = -xg;
       for (let s = 0; s < i; s++) x += 1 / n;
       let y = -yg;
@@ -100,7 +113,13 @@ describe('bell accumulation (seed 002)', () => {
       }
     };
     // 97: odd (range kernel); 98: dense kernel with a 2-column tail; 128: dense; tolerances: range kernel.
-    for (const [size, nb, tol] of [[97, 13, 0], [98, 13, 0], [128, 40, 0], [97, 13, 1e-9], [64, 100, 1e-12]] as const) {
+    for (const [size, nb, tol] of [
+      [97, 13, 0],
+      [98, 13, 0],
+      [128, 40, 0],
+      [97, 13, 1e-9],
+      [64, 100, 1e-12],
+    ] as const) {
       const js = run(true, size, nb, tol);
       const simd = run(false, size, nb, tol);
       expect(Buffer.from(simd.buffer).equals(Buffer.from(js.buffer))).toBe(true);

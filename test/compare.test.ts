@@ -115,7 +115,16 @@ describe('block-maximum map', () => {
 
 describe('masks on known geometry (texel-centre coordinates)', () => {
   // One row of 4002 texels over 800.4 m centred on 0: centres at −400.1, −399.9, …, 399.9, 400.1.
-  const g: GridDescription = { xmin: -400.2, ymin: -0.5, sizeX: 800.4, sizeY: 1, columns: 4002, rows: 1, convention: 'texel-centre', rowDirection: 'row0-at-ymin' };
+  const g: GridDescription = {
+    xmin: -400.2,
+    ymin: -0.5,
+    sizeX: 800.4,
+    sizeY: 1,
+    columns: 4002,
+    rows: 1,
+    convention: 'texel-centre',
+    rowDirection: 'row0-at-ymin',
+  };
   const ref = new Uint16Array(4002).fill(1000);
   const gen = ref.slice();
   gen[0] += 2; // r = 400.1 m: outside the 400 m disk

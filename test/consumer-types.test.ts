@@ -26,7 +26,19 @@ function consumer(source: string): string {
   writeFileSync(join(d, 'package.json'), '{"name":"strict-consumer","private":true,"type":"module"}\n');
   writeFileSync(
     join(d, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { strict: true, skipLibCheck: false, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2022'], types: ['node'] }, files: ['main.ts'] }),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        skipLibCheck: false,
+        noEmit: true,
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        target: 'ES2022',
+        lib: ['ES2022'],
+        types: ['node'],
+      },
+      files: ['main.ts'],
+    }),
   );
   writeFileSync(join(d, 'main.ts'), source);
   return d;

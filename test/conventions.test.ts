@@ -9,7 +9,14 @@
  * reference; the independent checks of the declared values are the golden hashes and the article's numbers elsewhere.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CONVENTION_SOURCES, DEFAULT_CONVENTIONS, conventionPaths, conventionValue, resolveConventions, type ConventionOverride } from '../src/conventions/index.js';
+import {
+  CONVENTION_SOURCES,
+  DEFAULT_CONVENTIONS,
+  conventionPaths,
+  conventionValue,
+  resolveConventions,
+  type ConventionOverride,
+} from '../src/conventions/index.js';
 import { ABLATIONS } from '../src/compare/atlas.js';
 import { runPipeline, FIELD_STAGES, type RunResult } from '../src/pipeline/run.js';
 import { loadRequest } from '../src/pipeline/request.js';
@@ -55,7 +62,11 @@ function leaves(o: ConventionOverride): string[] {
 }
 
 const variations = [
-  ...ABLATIONS.filter((a) => a.option.conventions).map((a) => ({ name: a.name, override: a.option.conventions!, base: undefined as ConventionOverride | undefined })),
+  ...ABLATIONS.filter((a) => a.option.conventions).map((a) => ({
+    name: a.name,
+    override: a.option.conventions!,
+    base: undefined as ConventionOverride | undefined,
+  })),
   ...EXTRA.map((e) => ({ name: e.path, override: e.override, base: e.base })),
 ];
 
@@ -68,7 +79,7 @@ describe('the conventions declaration', () => {
     }
   });
 
-  it('holds the article\'s numbers', () => {
+  it("holds the article's numbers", () => {
     const c = DEFAULT_CONVENTIONS;
     expect(c.smoothing.offsets).toEqual([-4.30908, -2.37532, -0.5, 1.37532, 3.30908]);
     expect(c.smoothing.weights).toEqual([0.055028, 0.244038, 0.40187, 0.244038, 0.055028]);
@@ -102,25 +113,32 @@ describe('each convention changed in the declaration alone, tundra-r19 at 128²'
     expect(correct.executor).toBe('simd');
   }, 60_000);
 
-  const moved = (a: RunResult, b: RunResult) => !bytes(a.codes).equals(bytes(b.codes)) || keep.some((s) => !bytes(a.fields.get(s)!).equals(bytes(b.fields.get(s)!)));
+  const moved = (a: RunResult, b: RunResult) =>
+    !bytes(a.codes).equals(bytes(b.codes)) || keep.some((s) => !bytes(a.fields.get(s)!).equals(bytes(b.fields.get(s)!)));
 
-  it.each(variations.map((v) => [v.name, v] as const))('%s: moves the output; the kernels and the JavaScript f32 path agree bit for bit', (_, v) => {
-    const js = runPipeline(req, { precision: 'f32', executor: 'js-f32', keep, conventions: { ...v.base, ...v.override } });
-    const reference = v.base ? runPipeline(req, { precision: 'f32', executor: 'js-f32', keep, conventions: v.base }) : correct;
-    expect(moved(js, reference)).toBe(true);
-    const refusals = kernelRefusals(resolveConventions({ ...v.base, ...v.override }));
-    if (refusals.length > 0) {
-      // The SIMD executor cannot implement this value: asked for explicitly it refuses with the reason; by default the
-      // run takes the JavaScript executor and says so.
-      expect(() => runPipeline(req, { precision: 'f32', executor: 'simd', keep, conventions: v.override })).toThrow(/executor simd cannot implement these conventions: .*use executor js-f32/);
-      expect(runPipeline(req, { precision: 'f32', keep, conventions: v.override }).executor).toBe('js-f32');
-      return;
-    }
-    const simd = runPipeline(req, { precision: 'f32', executor: 'simd', keep, conventions: { ...v.base, ...v.override } });
-    expect(simd.executor).toBe('simd');
-    for (const s of keep) expect(bytes(simd.fields.get(s)!).equals(bytes(js.fields.get(s)!)), s).toBe(true);
-    expect(bytes(simd.codes).equals(bytes(js.codes))).toBe(true);
-  }, 60_000);
+  it.each(variations.map((v) => [v.name, v] as const))(
+    '%s: moves the output; the kernels and the JavaScript f32 path agree bit for bit',
+    (_, v) => {
+      const js = runPipeline(req, { precision: 'f32', executor: 'js-f32', keep, conventions: { ...v.base, ...v.override } });
+      const reference = v.base ? runPipeline(req, { precision: 'f32', executor: 'js-f32', keep, conventions: v.base }) : correct;
+      expect(moved(js, reference)).toBe(true);
+      const refusals = kernelRefusals(resolveConventions({ ...v.base, ...v.override }));
+      if (refusals.length > 0) {
+        // The SIMD executor cannot implement this value: asked for explicitly it refuses with the reason; by default the
+        // run takes the JavaScript executor and says so.
+        expect(() => runPipeline(req, { precision: 'f32', executor: 'simd', keep, conventions: v.override })).toThrow(
+          /executor simd cannot implement these conventions: .*use executor js-f32/,
+        );
+        expect(runPipeline(req, { precision: 'f32', keep, conventions: v.override }).executor).toBe('js-f32');
+        return;
+      }
+      const simd = runPipeline(req, { precision: 'f32', executor: 'simd', keep, conventions: { ...v.base, ...v.override } });
+      expect(simd.executor).toBe('simd');
+      for (const s of keep) expect(bytes(simd.fields.get(s)!).equals(bytes(js.fields.get(s)!)), s).toBe(true);
+      expect(bytes(simd.codes).equals(bytes(js.codes))).toBe(true);
+    },
+    60_000,
+  );
 
   it('f32 and f64 runs interleave in one process with the same bytes as alone', () => {
     const f64 = runPipeline(req, { precision: 'f64', keep: ['base'] });
@@ -132,7 +150,10 @@ describe('each convention changed in the declaration alone, tundra-r19 at 128²'
   }, 60_000);
 
   it('the draw list records the smoothing conventions in force', () => {
-    const r = runPipeline(req, { precision: 'f32', conventions: { smoothing: { crossAxisOffset: 0.5, offsets: DEFAULT_CONVENTIONS.smoothing.offsets.map((o) => o + 0.5) } } });
+    const r = runPipeline(req, {
+      precision: 'f32',
+      conventions: { smoothing: { crossAxisOffset: 0.5, offsets: DEFAULT_CONVENTIONS.smoothing.offsets.map((o) => o + 0.5) } },
+    });
     expect(r.drawList.smoothing.offsets).toEqual(DEFAULT_CONVENTIONS.smoothing.offsets.map((o) => o + 0.5));
     expect(conventionValue(resolveConventions(null), 'smoothing.offsets')).toEqual(correct.drawList.smoothing.offsets);
   }, 60_000);

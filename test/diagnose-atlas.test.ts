@@ -81,7 +81,7 @@ describe('heightbench atlas tundra-r19 --size 128', () => {
     expect(e.namedFirst).toBe(true);
   });
 
-  it('integer taps: diagnose names a shift first, between the N/4 and N/8 levels\' shifts along both axes', () => {
+  it("integer taps: diagnose names a shift first, between the N/4 and N/8 levels' shifts along both axes", () => {
     expect(Array.from(SMOOTHING_TAPS.offsets)).toEqual(ARTICLE_OFFSETS);
     const perPass = ARTICLE_WEIGHTS.reduce((a, w, t) => a + w * (Math.round(ARTICLE_OFFSETS[t]) - ARTICLE_OFFSETS[t]), 0);
     expect(perPass).toBeCloseTo(0.200935, 6);
@@ -127,7 +127,11 @@ describe('heightbench atlas tundra-r19 --size 128', () => {
 
   it('validation: every ablation with an expected signature is named first at its first divergent stage (the confusion table)', () => {
     const withSig = json.entries.filter((e) => e.expect !== null);
-    expect(withSig.map((e) => e.name).sort()).toEqual(ABLATIONS.filter((a) => a.expect !== null).map((a) => a.name).sort());
+    expect(withSig.map((e) => e.name).sort()).toEqual(
+      ABLATIONS.filter((a) => a.expect !== null)
+        .map((a) => a.name)
+        .sort(),
+    );
     expect(withSig.length).toBeGreaterThanOrEqual(10);
     for (const e of withSig) {
       const d = e.diagnosisAtFirstStage!;
@@ -150,7 +154,7 @@ describe('heightbench atlas tundra-r19 --size 128', () => {
     expect(c.shiftY).toBeLessThan(-0.45);
   });
 
-  it('half-texel moves per pass add up along the chain: the base shift lies between the N/4 and N/8 levels\' sums, with the predicted sign', () => {
+  it("half-texel moves per pass add up along the chain: the base shift lies between the N/4 and N/8 levels' sums, with the predicted sign", () => {
     // Per-level move in texels of that level, and the levels filtered: N² (1 px), N/2 (2 px), N/4 (4 px), N/8 (8 px).
     const sums = (perLevel: (px: number) => number) => {
       const n4 = [1, 2, 4].reduce((s, px) => s + perLevel(px), 0);
@@ -186,7 +190,7 @@ describe('heightbench atlas tundra-r19 --size 128', () => {
       expect(d.top!.kind).toMatch(/^blur/);
       expect(d.top!.value, name).toBeLessThan(0);
       const c = d.coefficients;
-      const laplacian = ([1, 2, 4, 8] as const).reduce((s, k) => s + (c[`blur${k}`] ?? 0) * (k * k) / 4, 0);
+      const laplacian = ([1, 2, 4, 8] as const).reduce((s, k) => s + ((c[`blur${k}`] ?? 0) * (k * k)) / 4, 0);
       expect(laplacian, name).toBeLessThan(0);
       for (const k of ['shiftX', 'shiftY'] as const) expect(Math.abs(c[k] ?? 0), `${name} ${k}`).toBeLessThan(0.05);
     }
@@ -233,12 +237,16 @@ describe('heightbench atlas tundra-r19 --size 128', () => {
       await page.goto(pathToFileURL(join(out, 'index.html')).href, { waitUntil: 'load' });
       // Evaluated in the page (strings: the test's TypeScript has no DOM types).
       await page.waitForFunction("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 2", undefined, { timeout: 20_000 });
-      const figs = (await page.evaluate("[...document.querySelectorAll('.js-plotly-plot')].map((e) => ({ id: e.id, w: e.getBoundingClientRect().width, traces: (e.data || []).length }))")) as { id: string; w: number; traces: number }[];
+      const figs = (await page.evaluate(
+        "[...document.querySelectorAll('.js-plotly-plot')].map((e) => ({ id: e.id, w: e.getBoundingClientRect().width, traces: (e.data || []).length }))",
+      )) as { id: string; w: number; traces: number }[];
       expect(figs.map((f) => f.id).sort()).toEqual(['radial', 'stages']);
       for (const f of figs) expect(f.w).toBeGreaterThan(0);
       expect(figs.find((f) => f.id === 'radial')!.traces).toBe(ABLATIONS.length);
       expect(await page.isVisible('#plotly-missing')).toBe(false);
-      const imgs = (await page.evaluate("[...document.querySelectorAll('img')].map((e) => ({ src: e.getAttribute('src'), ok: e.complete && e.naturalWidth > 0 }))")) as { src: string; ok: boolean }[];
+      const imgs = (await page.evaluate(
+        "[...document.querySelectorAll('img')].map((e) => ({ src: e.getAttribute('src'), ok: e.complete && e.naturalWidth > 0 }))",
+      )) as { src: string; ok: boolean }[];
       expect(imgs.length).toBe(ABLATIONS.length + 1);
       expect(imgs.filter((i) => !i.ok)).toEqual([]);
       const links = (await page.evaluate("[...document.querySelectorAll('a[href]')].map((a) => a.href)")) as string[];

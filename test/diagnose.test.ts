@@ -64,7 +64,8 @@ function threeTap(f: Fixture, wrap = false): Float32Array {
   const tmp = new Float64Array(W * H);
   for (let j = 0; j < H; j++) for (let i = 0; i < W; i++) tmp[j * W + i] = 0.25 * R[j * W + at(i - 1, W)] + 0.5 * R[j * W + i] + 0.25 * R[j * W + at(i + 1, W)];
   const out = new Float32Array(W * H);
-  for (let j = 0; j < H; j++) for (let i = 0; i < W; i++) out[j * W + i] = 0.25 * tmp[at(j - 1, H) * W + i] + 0.5 * tmp[j * W + i] + 0.25 * tmp[at(j + 1, H) * W + i];
+  for (let j = 0; j < H; j++)
+    for (let i = 0; i < W; i++) out[j * W + i] = 0.25 * tmp[at(j - 1, H) * W + i] + 0.5 * tmp[j * W + i] + 0.25 * tmp[at(j + 1, H) * W + i];
   return out;
 }
 
@@ -97,7 +98,14 @@ interface Row {
 }
 const table: Row[] = [];
 
-function record(f: Fixture, applied: string, expectedKind: string, appliedValue: number | string, d: Diagnosis, valueOf: (d: Diagnosis) => number | null): number | null {
+function record(
+  f: Fixture,
+  applied: string,
+  expectedKind: string,
+  appliedValue: number | string,
+  d: Diagnosis,
+  valueOf: (d: Diagnosis) => number | null,
+): number | null {
   const top = d.findings[0];
   const recovered = valueOf(d);
   table.push({ fixture: f.name, applied, expectedKind, appliedValue, top: top ? top.kind : `(${d.verdict})`, recovered, share: top?.share ?? 0 });
@@ -107,9 +115,16 @@ function record(f: Fixture, applied: string, expectedKind: string, appliedValue:
 const coef = (name: string) => (d: Diagnosis) => d.terms.find((t) => t.name === name)?.coefficient ?? null;
 
 afterAll(() => {
-  const lines = ['', 'diagnose confusion table (applied → top diagnosis)', '| fixture | applied | value | top diagnosis | recovered | share |', '|---|---|---|---|---|---|'];
+  const lines = [
+    '',
+    'diagnose confusion table (applied → top diagnosis)',
+    '| fixture | applied | value | top diagnosis | recovered | share |',
+    '|---|---|---|---|---|---|',
+  ];
   for (const r of table) {
-    lines.push(`| ${r.fixture} | ${r.applied} | ${r.appliedValue} | ${r.top}${r.top === r.expectedKind ? '' : ' ✗'} | ${r.recovered === null ? '–' : r.recovered.toFixed(4)} | ${(r.share * 100).toFixed(1)} % |`);
+    lines.push(
+      `| ${r.fixture} | ${r.applied} | ${r.appliedValue} | ${r.top}${r.top === r.expectedKind ? '' : ' ✗'} | ${r.recovered === null ? '–' : r.recovered.toFixed(4)} | ${(r.share * 100).toFixed(1)} % |`,
+    );
   }
   const hits = table.filter((r) => r.top === r.expectedKind).length;
   lines.push(`${hits} of ${table.length} cases named first correctly`);
@@ -148,7 +163,13 @@ describe.each(FIXTURES)('diagnose on $name', (f) => {
   for (const g of [1.01, 0.99]) {
     it(`a gain of ×${g} about the mean is named first and recovered within ±${TOL.gain}`, () => {
       const m = mean(f.R);
-      const d = diagnose(asFloat(f, f.R.map((r) => m + g * (r - m))), f.ref);
+      const d = diagnose(
+        asFloat(
+          f,
+          f.R.map((r) => m + g * (r - m)),
+        ),
+        f.ref,
+      );
       const v = record(f, 'gain about the mean', 'gain', g, d, (x) => 1 + (coef('gain')(x) ?? Number.NaN));
       expect(d.findings[0].kind).toBe('gain');
       expect(Math.abs((v ?? Number.NaN) - g)).toBeLessThanOrEqual(TOL.gain);
@@ -174,7 +195,13 @@ describe.each(FIXTURES)('diagnose on $name', (f) => {
   });
 
   it(`a bias of +0.37 m is named first and recovered within ±${TOL.biasM} m`, () => {
-    const d = diagnose(asFloat(f, f.R.map((r) => r + 0.37)), f.ref);
+    const d = diagnose(
+      asFloat(
+        f,
+        f.R.map((r) => r + 0.37),
+      ),
+      f.ref,
+    );
     const v = record(f, 'bias', 'bias', 0.37, d, coef('bias'));
     expect(d.findings[0].kind).toBe('bias');
     expect(Math.abs((v ?? Number.NaN) - 0.37)).toBeLessThanOrEqual(TOL.biasM);
@@ -205,7 +232,14 @@ describe.each(FIXTURES)('diagnose on $name', (f) => {
       }
     }
     const d = diagnose(floatHeightfield(grid, tr), floatHeightfield(grid, crop));
-    const v = record({ ...f, name: `${f.name} ${n}² crop` }, 'transposition', 'transpose', 1, d, (x) => x.directChecks.find((c) => c.name === 'transpose')?.explainedShare ?? null);
+    const v = record(
+      { ...f, name: `${f.name} ${n}² crop` },
+      'transposition',
+      'transpose',
+      1,
+      d,
+      (x) => x.directChecks.find((c) => c.name === 'transpose')?.explainedShare ?? null,
+    );
     expect(d.findings[0].kind).toBe('transpose');
     expect(v).toBe(1);
   });
@@ -220,16 +254,41 @@ describe.each(FIXTURES)('diagnose on $name', (f) => {
 
   it('a shift and a bias together are both found, each with its value', () => {
     const s = shifted(f, 0.25, 0);
-    const d = diagnose(asFloat(f, s.map((v) => v + 2)), f.ref);
-    expect(d.findings.map((x) => x.kind).slice(0, 2).sort()).toEqual(['bias', 'shiftX']);
+    const d = diagnose(
+      asFloat(
+        f,
+        s.map((v) => v + 2),
+      ),
+      f.ref,
+    );
+    expect(
+      d.findings
+        .map((x) => x.kind)
+        .slice(0, 2)
+        .sort(),
+    ).toEqual(['bias', 'shiftX']);
     expect(Math.abs((coef('shiftX')(d) ?? Number.NaN) - 0.25)).toBeLessThanOrEqual(TOL.shiftTexel);
     expect(Math.abs((coef('bias')(d) ?? Number.NaN) - 2)).toBeLessThan(0.05);
   });
 
   it('independent noise is said to be unexplained', () => {
     const rnd = testRandom(17);
-    const d = diagnose(asFloat(f, f.R.map((r) => r + (rnd() - 0.5) * 4)), f.ref);
-    table.push({ fixture: f.name, applied: 'uniform noise ±2 m', expectedKind: '(unexplained)', appliedValue: 0, top: d.verdict === 'unexplained' ? '(unexplained)' : (d.findings[0]?.kind ?? '–'), recovered: d.explainedShare, share: d.explainedShare });
+    const d = diagnose(
+      asFloat(
+        f,
+        f.R.map((r) => r + (rnd() - 0.5) * 4),
+      ),
+      f.ref,
+    );
+    table.push({
+      fixture: f.name,
+      applied: 'uniform noise ±2 m',
+      expectedKind: '(unexplained)',
+      appliedValue: 0,
+      top: d.verdict === 'unexplained' ? '(unexplained)' : (d.findings[0]?.kind ?? '–'),
+      recovered: d.explainedShare,
+      share: d.explainedShare,
+    });
     expect(d.verdict).toBe('unexplained');
     expect(d.explainedShare).toBeLessThan(0.05);
     expect(d.summary).toMatch(/^nothing in the signature set explains the difference/);
@@ -255,7 +314,13 @@ describe('diagnose: fit mechanics', () => {
   });
 
   it('shares are Shapley values: they sum to the fit R²', () => {
-    const d = diagnose(asFloat(f, shifted(f, 0.5, 0.25).map((v) => v * 1.001 + 1)), f.ref);
+    const d = diagnose(
+      asFloat(
+        f,
+        shifted(f, 0.5, 0.25).map((v) => v * 1.001 + 1),
+      ),
+      f.ref,
+    );
     const sum = d.terms.reduce((a, t) => a + t.share, 0);
     expect(sum).toBeCloseTo(d.explainedShare, 10);
   });
@@ -263,7 +328,13 @@ describe('diagnose: fit mechanics', () => {
   it('a flat reference leaves the shift, gain and blur terms out with the reason', () => {
     const grid: GridDescription = { ...f.ref.grid, columns: 16, rows: 16 };
     const flat = new Float32Array(256).fill(100);
-    const d = diagnose(floatHeightfield(grid, flat.map((v) => v + 0.5)), floatHeightfield(grid, flat));
+    const d = diagnose(
+      floatHeightfield(
+        grid,
+        flat.map((v) => v + 0.5),
+      ),
+      floatHeightfield(grid, flat),
+    );
     expect(d.terms.find((t) => t.name === 'shiftX')?.leftOut).toMatch(/flat/);
     expect(d.findings[0].kind).toBe('bias');
     expect(d.findings[0].value).toBeCloseTo(0.5, 12);
@@ -307,7 +378,21 @@ describe('heightbench diagnose / compare --diagnose', () => {
     expect(j.generatedSource).toBe('generated-float');
     expect(j.findings[0].kind).toBe('shiftX');
     expect(Math.abs(j.terms.find((t: { name: string }) => t.name === 'shiftX').coefficient + 0.5)).toBeLessThan(TOL.shiftTexel);
-    for (const k of ['grid', 'sampling', 'differenceRmsM', 'terms', 'explainedShare', 'residualRmsM', 'conditionNumber', 'edgeBand', 'directChecks', 'findings', 'verdict', 'summary']) expect(j).toHaveProperty(k);
+    for (const k of [
+      'grid',
+      'sampling',
+      'differenceRmsM',
+      'terms',
+      'explainedShare',
+      'residualRmsM',
+      'conditionNumber',
+      'edgeBand',
+      'directChecks',
+      'findings',
+      'verdict',
+      'summary',
+    ])
+      expect(j).toHaveProperty(k);
   });
 
   it('compare --diagnose appends the diagnosis (text and JSON)', async () => {

@@ -61,7 +61,9 @@ describe('heightbench run --backend webgpu', () => {
     }
     expect(existsSync(join(dir, 'final.png.json'))).toBe(true);
     // The sidecar reader keeps the adapter (and validates it).
-    expect(readSidecarFor(join(dir, 'final.png'))!.producer.adapter!.host).toBe(JSON.parse(readFileSync(join(dir, 'final.r16.json'), 'utf8')).producer.adapter.host);
+    expect(readSidecarFor(join(dir, 'final.png'))!.producer.adapter!.host).toBe(
+      JSON.parse(readFileSync(join(dir, 'final.r16.json'), 'utf8')).producer.adapter.host,
+    );
     // The same file names as a CPU run (plus nothing left over from staging).
     const cpu = tempDir();
     expect((await cli('run', 'teaching-512', '--size', '64', '--out', cpu)).code).toBe(0);

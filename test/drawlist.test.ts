@@ -40,7 +40,10 @@ const jsonOf = (dl: DrawList) => JSON.parse(serialiseDrawList(dl)) as Record<str
 describe('draw list round trip', () => {
   let run: RunResult;
   beforeAll(() => {
-    run = runPipeline(loadRequest('teaching-512', SIZE), { precision: 'f32', keep: ['raster-layer0', 'raster', 'base', 'after-support', 'after-stamps', 'after-locations'] });
+    run = runPipeline(loadRequest('teaching-512', SIZE), {
+      precision: 'f32',
+      keep: ['raster-layer0', 'raster', 'base', 'after-support', 'after-stamps', 'after-locations'],
+    });
   });
 
   it('serialise → parse gives back the identical object, and serialising that gives the same bytes', () => {
@@ -62,7 +65,11 @@ describe('draw list round trip', () => {
     const parsed = parseDrawList(serialiseDrawList(run.drawList));
     const keep = ['raster-layer0', 'raster', 'base', 'after-support', 'after-stamps', 'after-locations'];
     const f32 = executeDrawListCpu(parsed, { precision: 'f32', keep, assetsDir: assetsDir() });
-    expect(Buffer.from(f32.codes.buffer, f32.codes.byteOffset, f32.codes.byteLength).equals(Buffer.from(run.codes.buffer, run.codes.byteOffset, run.codes.byteLength))).toBe(true);
+    expect(
+      Buffer.from(f32.codes.buffer, f32.codes.byteOffset, f32.codes.byteLength).equals(
+        Buffer.from(run.codes.buffer, run.codes.byteOffset, run.codes.byteLength),
+      ),
+    ).toBe(true);
     for (const s of [...keep, 'pre-encode']) expect(f32.fields.get(s), s).toEqual(run.fields.get(s));
     const direct = executeDrawListCpu(run.drawList, { precision: 'f64', assetsDir: assetsDir() });
     const viaText = executeDrawListCpu(parsed, { precision: 'f64', assetsDir: assetsDir() });
@@ -85,7 +92,14 @@ describe('what the draw list records (invariants, independent of the emitter)', 
   const plan = buildPlan(req);
 
   it('grid: the request domain at N = 256, texel centres, row 0 at ymin; encoding range and outer band from the request', () => {
-    expect(dl.grid).toEqual({ xmin: req.domain.xmin, ymin: req.domain.ymin, size: req.domain.size, n: SIZE, convention: 'texel-centre', rowDirection: 'row0-at-ymin' });
+    expect(dl.grid).toEqual({
+      xmin: req.domain.xmin,
+      ymin: req.domain.ymin,
+      size: req.domain.size,
+      n: SIZE,
+      convention: 'texel-centre',
+      rowDirection: 'row0-at-ymin',
+    });
     expect(dl.encoding).toEqual({ min: req.encoding.min, max: req.encoding.max, rule: 'd3d-unorm16' });
     expect([dl.outer.inner, dl.outer.outer]).toEqual([req.outerBlend.inner, req.outerBlend.outer]);
     expect(dl.outer.centre).toEqual([req.domain.xmin + req.domain.size / 2, req.domain.ymin + req.domain.size / 2]);
@@ -101,7 +115,12 @@ describe('what the draw list records (invariants, independent of the emitter)', 
         expect(L.cell[t]).toBe(c);
         const a = ids[k];
         const b = ids[(k + 1) % ids.length];
-        expect([L.xyh[9 * t + 3], L.xyh[9 * t + 4], L.xyh[9 * t + 6], L.xyh[9 * t + 7]]).toEqual([m.corner_xy[2 * a], m.corner_xy[2 * a + 1], m.corner_xy[2 * b], m.corner_xy[2 * b + 1]]);
+        expect([L.xyh[9 * t + 3], L.xyh[9 * t + 4], L.xyh[9 * t + 6], L.xyh[9 * t + 7]]).toEqual([
+          m.corner_xy[2 * a],
+          m.corner_xy[2 * a + 1],
+          m.corner_xy[2 * b],
+          m.corner_xy[2 * b + 1],
+        ]);
       }
     });
     // Fan centre position: the mean of the edge midpoints (checked on the first cell by hand).
@@ -130,7 +149,12 @@ describe('what the draw list records (invariants, independent of the emitter)', 
       expect(A * f + C * g + F).toBeCloseTo(0, 6);
       expect(d.centre).toEqual([f, g]);
       const h = byId.get(d.asset)!.worldSize / 2;
-      for (const [x, y] of [[-h, -h], [h, -h], [h, h], [-h, h]]) {
+      for (const [x, y] of [
+        [-h, -h],
+        [h, -h],
+        [h, h],
+        [-h, h],
+      ]) {
         const X = a * x + c * y + f;
         const Y = b * x + e * y + g;
         expect(X).toBeGreaterThanOrEqual(d.bounds[0] - 1e-9);
@@ -221,7 +245,10 @@ describe('the draw list holds what the stage functions draw (consistency with th
       const r = executeDrawListCpu(dl, { precision, keep: ['base', 'after-support', 'after-stamps', 'after-locations'], assets });
       // f32 runs of executeDrawListCpu use the arena kernels; they are bit-identical to the plain loops (tested elsewhere).
       expect(Array.from(r.fields.get('base')!), `${precision} base`).toEqual(Array.from(base.base));
-      expect(r.support.map((t) => t.target), `${precision} targets`).toEqual(targets.map((t) => t.target));
+      expect(
+        r.support.map((t) => t.target),
+        `${precision} targets`,
+      ).toEqual(targets.map((t) => t.target));
       expect(Array.from(r.fields.get('after-support')!), `${precision} after-support`).toEqual(Array.from(afterSupport));
       expect(Array.from(r.fields.get('after-stamps')!), `${precision} after-stamps`).toEqual(Array.from(afterStamps));
       expect(Array.from(r.fields.get('after-locations')!), `${precision} after-locations`).toEqual(Array.from(afterLocations));
@@ -259,7 +286,10 @@ describe('the executor draws what the list says', () => {
       for (let i = 0; i < n; i++) {
         if (a[j * n + i] === b[j * n + i]) continue;
         changed++;
-        expect(boxes.some((bx) => inBox(bx, i, j)), `pixel ${i},${j}`).toBe(true);
+        expect(
+          boxes.some((bx) => inBox(bx, i, j)),
+          `pixel ${i},${j}`,
+        ).toBe(true);
       }
     }
     expect(changed).toBeGreaterThan(0);
@@ -303,21 +333,29 @@ describe('draw list validation names the JSON path and the value', () => {
   });
   it('triangle counts must match their arrays', () => {
     expect(bad((o) => (o.raster.layers[0].count += 1))).toThrow(/dl\.json\.raster\.layers\[0\]\.xyh: expected 9 × count = \d+ numbers, found \d+/);
-    expect(bad((o) => (o.raster.layers[1].xyh.count += 1))).toThrow(/dl\.json\.raster\.layers\[1\]\.xyh\.data: expected \d+ × 8 = \d+ bytes for count \d+, found \d+/);
+    expect(bad((o) => (o.raster.layers[1].xyh.count += 1))).toThrow(
+      /dl\.json\.raster\.layers\[1\]\.xyh\.data: expected \d+ × 8 = \d+ bytes for count \d+, found \d+/,
+    );
     expect(bad((o) => (o.raster.layers[0].xyh.data = '@@@@'))).toThrow('dl.json.raster.layers[0].xyh.data: expected base64 text, found "@@@@"');
   });
   it('non-finite and mistyped numbers', () => {
     expect(bad((o) => (o.grid.n = 12.5))).toThrow('dl.json.grid.n: expected an integer in [1, 16384], found 12.5');
     expect(bad((o) => (o.stamps.draws[0].lod = 'x'))).toThrow('dl.json.stamps.draws[0].lod: expected a number, found "x"');
-    expect(bad((o) => (o.support.locations[0].shapes[0].strength = 2))).toThrow('dl.json.support.locations[0].shapes[0].strength: expected a number in [0, 1], found 2');
+    expect(bad((o) => (o.support.locations[0].shapes[0].strength = 2))).toThrow(
+      'dl.json.support.locations[0].shapes[0].strength: expected a number in [0, 1], found 2',
+    );
     expect(bad((o) => (o.outer.outer = o.outer.inner))).toThrow(/^dl\.json\.outer\.outer: expected a radius above inner \(\d+\), found \d+$/);
     expect(bad((o) => (o.encoding.max = -600))).toThrow('dl.json.encoding.max: expected a height above min (-500), found -600');
   });
   it('cross references and unknown fields', () => {
     expect(bad((o) => (o.stamps.draws[3].asset = 'nope'))).toThrow('dl.json.stamps.draws[3].asset: "nope" is not in the asset table (dl.json.assets)');
-    expect(bad((o) => (o.locations.draws[0].program.supportTarget = 999))).toThrow('dl.json.locations.draws[0].program.supportTarget: expected a support location index below 58, found 999');
+    expect(bad((o) => (o.locations.draws[0].program.supportTarget = 999))).toThrow(
+      'dl.json.locations.draws[0].program.supportTarget: expected a support location index below 58, found 999',
+    );
     expect(bad((o) => (o.outer.extra = 1))).toThrow('dl.json.outer.extra: unknown field (expected only centre, inner, outer, input)');
-    expect(bad((o) => (o.assets[0].levelSizes[1] = 3))).toThrow(/dl\.json\.assets\[0\]\.levelSizes\[1\]: expected \d+ \(level k \+ 1 = max\(1, floor\(n\/2\)\) from size \d+\), found 3/);
+    expect(bad((o) => (o.assets[0].levelSizes[1] = 3))).toThrow(
+      /dl\.json\.assets\[0\]\.levelSizes\[1\]: expected \d+ \(level k \+ 1 = max\(1, floor\(n\/2\)\) from size \d+\), found 3/,
+    );
   });
   it('the JSON text of a list keeps its documented shape (bulk arrays base64, scalars plain)', () => {
     const o = drawListToJson(dl) as Record<string, any>;

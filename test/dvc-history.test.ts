@@ -12,7 +12,14 @@ const root = resolve(import.meta.dirname, '..');
 const dvc = join(root, '.venv', 'bin', 'dvc');
 const clone = join(tempDir('hb-dvc-'), 'clone');
 const runs = Object.keys(parse(readFileSync(join(root, 'params.yaml'), 'utf8')).runs as Record<string, unknown>);
-const env = { ...process.env, DVC_NO_ANALYTICS: '1', GIT_AUTHOR_NAME: 'test', GIT_AUTHOR_EMAIL: 'test@example.invalid', GIT_COMMITTER_NAME: 'test', GIT_COMMITTER_EMAIL: 'test@example.invalid' };
+const env = {
+  ...process.env,
+  DVC_NO_ANALYTICS: '1',
+  GIT_AUTHOR_NAME: 'test',
+  GIT_AUTHOR_EMAIL: 'test@example.invalid',
+  GIT_COMMITTER_NAME: 'test',
+  GIT_COMMITTER_EMAIL: 'test@example.invalid',
+};
 const git = (...a: string[]) => execFileSync('git', a, { cwd: clone, env, encoding: 'utf8' });
 const RUN = 'tundra-r19-1024';
 let oldMetrics: Record<string, number>;
@@ -25,7 +32,14 @@ beforeAll(() => {
   // A later commit: this run's RMS doubled and 7 more pixels at +1.
   const m = { ...oldMetrics, rmsMm: oldMetrics.rmsMm * 2 };
   writeFileSync(join(clone, 'reports', RUN, 'metrics.json'), `${JSON.stringify(m, null, 2)}\n`);
-  writeFileSync(join(clone, 'reports', RUN, 'histogram.json'), `${JSON.stringify(oldHistogram.map((h) => (h.dq === 1 ? { ...h, count: h.count + 7 } : h)), null, 1)}\n`);
+  writeFileSync(
+    join(clone, 'reports', RUN, 'histogram.json'),
+    `${JSON.stringify(
+      oldHistogram.map((h) => (h.dq === 1 ? { ...h, count: h.count + 7 } : h)),
+      null,
+      1,
+    )}\n`,
+  );
   git('commit', '--quiet', '-am', 'a later commit');
 }, 60_000);
 
@@ -54,7 +68,11 @@ describe('dvc plots diff against an earlier commit', () => {
     const html = readFileSync(join(clone, 'dvc_plots', 'index.html'), 'utf8');
     expect(html).not.toMatch(/<script[^>]*src="https?:/);
     const srcs = [...html.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]);
-    expect(srcs).toEqual(['../node_modules/vega/build/vega.min.js', '../node_modules/vega-lite/build/vega-lite.min.js', '../node_modules/vega-embed/build/vega-embed.min.js']);
+    expect(srcs).toEqual([
+      '../node_modules/vega/build/vega.min.js',
+      '../node_modules/vega-lite/build/vega-lite.min.js',
+      '../node_modules/vega-embed/build/vega-embed.min.js',
+    ]);
     // The page sits in <project>/dvc_plots/, so ../node_modules is the project's: every script is there.
     for (const s of srcs) expect(existsSync(join(root, 'dvc_plots', s))).toBe(true);
     // Both sides of the histogram: the earlier count at +1 and the later one.

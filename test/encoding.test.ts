@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_RANGE,
-  decodeFieldR16,
-  decodeHeightR16,
-  encodeFieldR16,
-  encodeHeightR16,
-  encodeUnorm16,
-  heightToUnorm,
-  metresPerCode,
-} from '../src/index.js';
+import { DEFAULT_RANGE, decodeFieldR16, decodeHeightR16, encodeFieldR16, encodeHeightR16, encodeUnorm16, heightToUnorm, metresPerCode } from '../src/index.js';
 import { testRandom } from './helpers.js';
 import { createArena } from '../src/pipeline/wasm/arena.js';
 import { encodeInArena } from '../src/pipeline/wasm/encode-kernel.js';
@@ -150,7 +141,11 @@ describe('SIMD encoding of arena fields (encode.wat)', () => {
     for (let k = 0; k < field.length; k++) field[k] = k < special.length ? special[k] : rnd() * 1200 - 600;
     // Heights whose float32 u·65535 lands exactly on k + 0.5 (round half up must give k + 1).
     for (let k = 0; k < 200; k++) field[100 + k] = Math.fround(-500 + ((k + 0.5) / 65535) * 1000);
-    for (const [range, rounding] of [[{ min: -500, max: 500 }, 'half-up'], [{ min: -20, max: 300 }, 'half-up'], [{ min: -500, max: 500 }, 'half-even']] as const) {
+    for (const [range, rounding] of [
+      [{ min: -500, max: 500 }, 'half-up'],
+      [{ min: -20, max: 300 }, 'half-up'],
+      [{ min: -500, max: 500 }, 'half-even'],
+    ] as const) {
       const simd = encodeInArena(field, range, arena, rounding);
       expect(simd).not.toBeNull();
       const js = new Uint16Array(field.length);

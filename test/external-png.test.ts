@@ -49,7 +49,7 @@ function filterTypes(png: Uint8Array): Set<number> {
   const b = Buffer.from(png);
   const idat: Buffer[] = [];
   let rowBytes = 0;
-  for (let off = 8; off < b.length; ) {
+  for (let off = 8; off < b.length;) {
     const len = b.readUInt32BE(off);
     const type = b.toString('ascii', off + 4, off + 8);
     if (type === 'IHDR') rowBytes = b.readUInt32BE(off + 8) * 2;
@@ -98,7 +98,21 @@ describe('PNG16 written by ImageMagick', () => {
     ['interlaced', ['-interlace', 'PNG']],
   ])('%s 16-bit grey decodes to the codes ImageMagick reports', (_name, extra) => {
     const out = join(dir, `im-${_name}.png`);
-    execFileSync('/usr/bin/convert', ['-size', `${W}x${H}`, '-depth', '16', '-endian', 'LSB', `gray:${raw}`, ...(extra as string[]), '-define', 'png:color-type=0', '-define', 'png:bit-depth=16', out]);
+    execFileSync('/usr/bin/convert', [
+      '-size',
+      `${W}x${H}`,
+      '-depth',
+      '16',
+      '-endian',
+      'LSB',
+      `gray:${raw}`,
+      ...(extra as string[]),
+      '-define',
+      'png:color-type=0',
+      '-define',
+      'png:bit-depth=16',
+      out,
+    ]);
     const d = decodePng16(readFileSync(out));
     expect(d.interlaced).toBe(_name === 'interlaced');
     expect(Array.from(d.codes)).toEqual(Array.from(imagemagickCodes(out)));
@@ -134,7 +148,7 @@ describe('PNG16 written by ImageMagick', () => {
     // Walk the chunks independently of the decoder under test.
     const types: string[] = [];
     const idat: Buffer[] = [];
-    for (let at = 8; at < png.length; ) {
+    for (let at = 8; at < png.length;) {
       const len = Buffer.from(png.buffer, png.byteOffset + at, 4).readUInt32BE(0);
       const type = Buffer.from(png.subarray(at + 4, at + 8)).toString('ascii');
       types.push(type);

@@ -91,12 +91,24 @@ describe('PNG16', () => {
     expect(() => decodePng16(png)).toThrow(`PNG: colour type ${type} (${name}), expected 0 (greyscale)`);
   });
   it('refuses a palette PNG', () => {
-    const png = encode({ width: 2, height: 2, data: new Uint8Array(4), depth: 8, channels: 1, palette: [[0, 0, 0], [255, 255, 255]] });
+    const png = encode({
+      width: 2,
+      height: 2,
+      data: new Uint8Array(4),
+      depth: 8,
+      channels: 1,
+      palette: [
+        [0, 0, 0],
+        [255, 255, 255],
+      ],
+    });
     expect(() => decodePng16(png)).toThrow(/colour type 3 \(palette \(indexed colour\)\)/);
   });
   it('refuses a truncated file with the reason', () => {
     const png = encodePng16(randomCodes(64 * 64, 4), 64, 64);
-    expect(() => decodePng16(png.subarray(0, png.length - 30))).toThrow(/PNG: truncated: chunk "IDAT" at byte \d+ needs \d+ data bytes, the file ends \d+ bytes short/);
+    expect(() => decodePng16(png.subarray(0, png.length - 30))).toThrow(
+      /PNG: truncated: chunk "IDAT" at byte \d+ needs \d+ data bytes, the file ends \d+ bytes short/,
+    );
     expect(() => decodePng16(png.subarray(0, 20))).toThrow('PNG: truncated: 20 bytes, an IHDR needs at least 33');
   });
   it('refuses a corrupted IDAT (CRC) with the reason', () => {

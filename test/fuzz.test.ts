@@ -19,7 +19,7 @@ import { cli, tempDir, testRandom } from './helpers.js';
 const SEED = 0x19_2026;
 const rnd = testRandom(SEED);
 const int = (n: number) => Math.floor(rnd() * n);
-const pick = <T,>(a: readonly T[]): T => a[int(a.length)];
+const pick = <T>(a: readonly T[]): T => a[int(a.length)];
 
 const root = tempDir('hb-fuzz-');
 let peakRss = 0;
@@ -49,7 +49,7 @@ interface Chunk {
 }
 function chunksOf(b: Buffer): Chunk[] {
   const out: Chunk[] = [];
-  for (let off = 8; off + 12 <= b.length; ) {
+  for (let off = 8; off + 12 <= b.length;) {
     const len = b.readUInt32BE(off);
     out.push({ off, len, type: b.toString('latin1', off + 4, off + 8) });
     off += 12 + len;
@@ -82,7 +82,11 @@ interface PngBase {
   codes: Uint16Array;
 }
 const pngBases: PngBase[] = [];
-for (const [w, h, interlace] of [[16, 16, false], [13, 7, true], [40, 3, false]] as const) {
+for (const [w, h, interlace] of [
+  [16, 16, false],
+  [13, 7, true],
+  [40, 3, false],
+] as const) {
   const codes = Uint16Array.from({ length: w * h }, () => int(65536));
   const bytes = Buffer.from(encode({ width: w, height: h, data: codes, depth: 16, channels: 1 }, { interlace: interlace ? 'Adam7' : 'null' }));
   pngBases.push({ name: `${w}x${h}${interlace ? 'i' : ''}`, bytes, w, h, codes });
@@ -90,70 +94,108 @@ for (const [w, h, interlace] of [[16, 16, false], [13, 7, true], [40, 3, false]]
 const bombZ = deflateSync(Buffer.alloc(16 << 20)); // 16 MiB of zeros in ~16 KiB
 
 const pngMutators: [string, (b: Buffer, base: PngBase) => Buffer][] = [
-  ['bit flip', (b) => {
-    const i = int(b.length);
-    b[i] ^= 1 << int(8);
-    return b;
-  }],
-  ['bit flip, CRC fixed', (b) => {
-    const cs = chunksOf(b);
-    const c = pick(cs.filter((x) => x.len > 0));
-    b[c.off + 8 + int(c.len)] ^= 1 << int(8);
-    fixCrc(b, c);
-    return b;
-  }],
+  [
+    'bit flip',
+    (b) => {
+      const i = int(b.length);
+      b[i] ^= 1 << int(8);
+      return b;
+    },
+  ],
+  [
+    'bit flip, CRC fixed',
+    (b) => {
+      const cs = chunksOf(b);
+      const c = pick(cs.filter((x) => x.len > 0));
+      b[c.off + 8 + int(c.len)] ^= 1 << int(8);
+      fixCrc(b, c);
+      return b;
+    },
+  ],
   ['random truncation', (b) => b.subarray(0, int(b.length))],
-  ['length-field lie', (b) => {
-    const c = pick(chunksOf(b));
-    b.writeUInt32BE(pick([c.len + 1, Math.max(0, c.len - 1), int(2 ** 32), 0x7fffffff, 0]), c.off);
-    return b;
-  }],
-  ['huge dimensions, CRC fixed', (b) => {
-    b.writeUInt32BE(pick([2 ** 32 - 1, 2 ** 28, 1 << 20, 65536, 1 + int(1 << 16)]), 16);
-    b.writeUInt32BE(pick([2 ** 32 - 1, 1, 16384, 1 + int(1 << 16)]), 20);
-    fixCrc(b, chunksOf(b)[0]);
-    return b;
-  }],
+  [
+    'length-field lie',
+    (b) => {
+      const c = pick(chunksOf(b));
+      b.writeUInt32BE(pick([c.len + 1, Math.max(0, c.len - 1), int(2 ** 32), 0x7fffffff, 0]), c.off);
+      return b;
+    },
+  ],
+  [
+    'huge dimensions, CRC fixed',
+    (b) => {
+      b.writeUInt32BE(pick([2 ** 32 - 1, 2 ** 28, 1 << 20, 65536, 1 + int(1 << 16)]), 16);
+      b.writeUInt32BE(pick([2 ** 32 - 1, 1, 16384, 1 + int(1 << 16)]), 20);
+      fixCrc(b, chunksOf(b)[0]);
+      return b;
+    },
+  ],
   ['zlib bomb', (b) => withIdat(b, bombZ)],
-  ['bad Adler-32, CRC fixed', (b) => {
-    const c = chunksOf(b).filter((x) => x.type === 'IDAT').pop()!;
-    b[c.off + 8 + c.len - 1 - int(4)] ^= 1 << int(8);
-    fixCrc(b, c);
-    return b;
-  }],
-  ['bad CRC', (b) => {
-    const c = pick(chunksOf(b));
-    b[c.off + 8 + c.len + int(4)] ^= 1 << int(8);
-    return b;
-  }],
-  ['inserted chunk', (b) => {
-    const cs = chunksOf(b);
-    const at = pick(cs.slice(1)).off;
-    const ins = pick([chunk('ABCD', Buffer.from('x')), chunk('PLTE', Buffer.alloc(6)), b.subarray(8, 33), chunk('tEXt', Buffer.from('k\0v')), chunk('IEND', Buffer.alloc(0))]);
-    return Buffer.concat([b.subarray(0, at), ins, b.subarray(at)]);
-  }],
+  [
+    'bad Adler-32, CRC fixed',
+    (b) => {
+      const c = chunksOf(b)
+        .filter((x) => x.type === 'IDAT')
+        .pop()!;
+      b[c.off + 8 + c.len - 1 - int(4)] ^= 1 << int(8);
+      fixCrc(b, c);
+      return b;
+    },
+  ],
+  [
+    'bad CRC',
+    (b) => {
+      const c = pick(chunksOf(b));
+      b[c.off + 8 + c.len + int(4)] ^= 1 << int(8);
+      return b;
+    },
+  ],
+  [
+    'inserted chunk',
+    (b) => {
+      const cs = chunksOf(b);
+      const at = pick(cs.slice(1)).off;
+      const ins = pick([
+        chunk('ABCD', Buffer.from('x')),
+        chunk('PLTE', Buffer.alloc(6)),
+        b.subarray(8, 33),
+        chunk('tEXt', Buffer.from('k\0v')),
+        chunk('IEND', Buffer.alloc(0)),
+      ]);
+      return Buffer.concat([b.subarray(0, at), ins, b.subarray(at)]);
+    },
+  ],
   ['data after IEND', (b) => Buffer.concat([b, Buffer.from(pick(['x', '\0\0\0\0', 'IEND']))])],
-  ['IDAT byte deleted or inserted, CRC fixed', (b) => {
-    const c = chunksOf(b).find((x) => x.type === 'IDAT')!;
-    const z = Buffer.from(b.subarray(c.off + 8, c.off + 8 + c.len));
-    const i = 2 + int(z.length - 2);
-    const nz = rnd() < 0.5 ? Buffer.concat([z.subarray(0, i), z.subarray(i + 1)]) : Buffer.concat([z.subarray(0, i), Buffer.of(int(256)), z.subarray(i)]);
-    return withIdat(b, nz);
-  }],
-  ['re-deflated with a wrong filter byte or a short row', (b, base) => {
-    // Non-interlaced only: rebuild the filtered rows, then break them.
-    const rows = Buffer.alloc(base.h * (1 + 2 * base.w));
-    for (let y = 0; y < base.h; y++) for (let x = 0; x < base.w; x++) rows.writeUInt16BE(base.codes[y * base.w + x], y * (1 + 2 * base.w) + 1 + 2 * x);
-    const r = rnd();
-    const broken = r < 0.5 ? (() => ((rows[int(base.h) * (1 + 2 * base.w)] = 5 + int(250)), rows))() : rows.subarray(0, rows.length - 1 - int(2 * base.w));
-    return withIdat(b, deflateSync(broken));
-  }],
+  [
+    'IDAT byte deleted or inserted, CRC fixed',
+    (b) => {
+      const c = chunksOf(b).find((x) => x.type === 'IDAT')!;
+      const z = Buffer.from(b.subarray(c.off + 8, c.off + 8 + c.len));
+      const i = 2 + int(z.length - 2);
+      const nz = rnd() < 0.5 ? Buffer.concat([z.subarray(0, i), z.subarray(i + 1)]) : Buffer.concat([z.subarray(0, i), Buffer.of(int(256)), z.subarray(i)]);
+      return withIdat(b, nz);
+    },
+  ],
+  [
+    're-deflated with a wrong filter byte or a short row',
+    (b, base) => {
+      // Non-interlaced only: rebuild the filtered rows, then break them.
+      const rows = Buffer.alloc(base.h * (1 + 2 * base.w));
+      for (let y = 0; y < base.h; y++) for (let x = 0; x < base.w; x++) rows.writeUInt16BE(base.codes[y * base.w + x], y * (1 + 2 * base.w) + 1 + 2 * x);
+      const r = rnd();
+      const broken = r < 0.5 ? (() => ((rows[int(base.h) * (1 + 2 * base.w)] = 5 + int(250)), rows))() : rows.subarray(0, rows.length - 1 - int(2 * base.w));
+      return withIdat(b, deflateSync(broken));
+    },
+  ],
 ];
 
 function pngOk(p: string, base: PngBase, tag: string): void {
   const f = readHeightfieldFile(p).field;
   expect(f.grid.columns, tag).toBe(base.w);
-  expect(f.kind === 'codes' && Buffer.from(f.code_px.buffer).equals(Buffer.from(base.codes.buffer)), `${tag}: accepted, so its codes must be the original ones`).toBe(true);
+  expect(
+    f.kind === 'codes' && Buffer.from(f.code_px.buffer).equals(Buffer.from(base.codes.buffer)),
+    `${tag}: accepted, so its codes must be the original ones`,
+  ).toBe(true);
 }
 
 // ---------------------------------------------------------------- R16, sidecars
@@ -229,7 +271,15 @@ describe('fuzz: hostile files are decoded correctly or refused with exit 2', () 
       const dir = join(work, `r${k}`);
       mkdirSync(dir);
       const p = join(dir, 'm.r16');
-      const kind = pick(['data flip (sidecar)', 'truncate (sidecar)', 'data flip (no sidecar)', 'truncate (no sidecar)', 'sidecar field', 'sidecar field', 'sidecar field']);
+      const kind = pick([
+        'data flip (sidecar)',
+        'truncate (sidecar)',
+        'data flip (no sidecar)',
+        'truncate (no sidecar)',
+        'sidecar field',
+        'sidecar field',
+        'sidecar field',
+      ]);
       let data = Buffer.from(r16Bytes);
       if (kind.startsWith('data flip')) data[int(data.length)] ^= 1 << int(8);
       if (kind.startsWith('truncate')) data = data.subarray(0, int(data.length));
@@ -249,7 +299,8 @@ describe('fuzz: hostile files are decoded correctly or refused with exit 2', () 
         // Independent reading: little-endian pairs of the bytes on disk, over the size the sidecar or byte count gives.
         const want = Array.from({ length: data.length >> 1 }, (_, i) => data.readUInt16LE(2 * i));
         expect(f.kind === 'codes' && Array.from(f.code_px), `r16 ${kind} #${k}`).toEqual(want);
-        if (kind.startsWith('data flip (sidecar)') || kind.startsWith('truncate (sidecar)')) throw new Error(`a payload that differs from its sidecar's hash was accepted (#${k})`);
+        if (kind.startsWith('data flip (sidecar)') || kind.startsWith('truncate (sidecar)'))
+          throw new Error(`a payload that differs from its sidecar's hash was accepted (#${k})`);
         if (sidecar) expect(JSON.parse(o.out).grid).toEqual((sidecar as { grid: unknown }).grid);
       }
       // A convert of each case writes a complete pair or nothing.
@@ -258,7 +309,10 @@ describe('fuzz: hostile files are decoded correctly or refused with exit 2', () 
       expectOutcome(c, `convert r16 ${kind} #${k}`);
       expect(existsSync(out), `#${k}`).toBe(c.code === 0);
       expect(existsSync(`${out}.json`), `#${k}`).toBe(c.code === 0);
-      expect(readdirSync(dir).filter((e) => e.startsWith('.')), `#${k}: no leftovers`).toEqual([]);
+      expect(
+        readdirSync(dir).filter((e) => e.startsWith('.')),
+        `#${k}: no leftovers`,
+      ).toEqual([]);
       rmSync(dir, { recursive: true });
     }
   });
@@ -308,7 +362,9 @@ describe('fuzz: hostile files are decoded correctly or refused with exit 2', () 
     const seconds = (performance.now() - t0) / 1000;
     const maxRssMb = process.resourceUsage().maxRSS / 1024;
     sampleRss();
-    console.log(`fuzz: ${tally.cases} cases (${tally.accepted} accepted, ${tally.refused} refused) in ${seconds.toFixed(1)} s; peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MB sampled, ${maxRssMb.toFixed(0)} MB maxRSS of the process`);
+    console.log(
+      `fuzz: ${tally.cases} cases (${tally.accepted} accepted, ${tally.refused} refused) in ${seconds.toFixed(1)} s; peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MB sampled, ${maxRssMb.toFixed(0)} MB maxRSS of the process`,
+    );
     expect(tally.cases).toBeGreaterThanOrEqual(2000);
     expect(maxRssMb).toBeLessThan(512);
     expect(readdirSync(work).filter((e) => e.startsWith('.'))).toEqual([]);

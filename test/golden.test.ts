@@ -41,7 +41,13 @@ describe('golden: teaching-512 stage files', () => {
     // The two final containers hold the same codes (decoded from each file's bytes).
     const png = readHeightfieldFile(join(d, 'final.png')).field;
     const r16 = readHeightfieldFile(join(d, 'final.r16')).field;
-    expect(png.kind === 'codes' && r16.kind === 'codes' && Buffer.from(png.code_px.buffer, png.code_px.byteOffset, png.code_px.byteLength).equals(Buffer.from(r16.code_px.buffer, r16.code_px.byteOffset, r16.code_px.byteLength))).toBe(true);
+    expect(
+      png.kind === 'codes' &&
+        r16.kind === 'codes' &&
+        Buffer.from(png.code_px.buffer, png.code_px.byteOffset, png.code_px.byteLength).equals(
+          Buffer.from(r16.code_px.buffer, r16.code_px.byteOffset, r16.code_px.byteLength),
+        ),
+    ).toBe(true);
   });
   it('f64 (the reference precision): the final R16', async () => {
     const d = tempDir('hb-golden64-');

@@ -22,7 +22,15 @@ function levels(n0: number, values: number[]): { levels: Float32Array[]; sizes: 
   return { sizes, levels: sizes.map((s, k) => new Float32Array(s * s).fill(values[k])) };
 }
 
-async function draw(grid: GpuGrid, fieldValues: Float32Array, asset: GPUTexture, worldSize: number, m: number[], p: AssetDrawParams, env?: GPUBuffer): Promise<Float32Array> {
+async function draw(
+  grid: GpuGrid,
+  fieldValues: Float32Array,
+  asset: GPUTexture,
+  worldSize: number,
+  m: number[],
+  p: AssetDrawParams,
+  env?: GPUBuffer,
+): Promise<Float32Array> {
   const f = textureFrom(ctx, fieldValues, grid.n, grid.n, 'field');
   const old = fieldTexture(ctx, grid.n, grid.n, 'old');
   const dummy = ctx.device.createBuffer({ size: 16, usage: 0x80 | 0x8 });
@@ -42,7 +50,14 @@ describe('GPU asset draws, envelopes and outer blend (Dawn on SwiftShader)', () 
   it('trilinear: LOD 2.25 blends levels 2 and 3 at 0.75 and 0.25 (levels hold 0, 10, 20, 30 m → 22.5 m)', async () => {
     const a = levels(16, [0, 10, 20, 30, 40]);
     const t = assetTexture(ctx, a.levels, a.sizes, 'chain');
-    const out = await draw(grid, new Float32Array(32 * 32), t, 8, identityAt(16, 16), { mode: 'add', k: 1, lodSource: 'list', lodList: 2.25, uvSource: 'inverse', worldToLocal: [1, 0, 0, 1, -16, -16] });
+    const out = await draw(grid, new Float32Array(32 * 32), t, 8, identityAt(16, 16), {
+      mode: 'add',
+      k: 1,
+      lodSource: 'list',
+      lodList: 2.25,
+      uvSource: 'inverse',
+      worldToLocal: [1, 0, 0, 1, -16, -16],
+    });
     expect(out[16 * 32 + 16]).toBeCloseTo(22.5, 5);
     expect(out[0]).toBe(0); // outside the asset square: not drawn
     t.destroy();
@@ -51,10 +66,23 @@ describe('GPU asset draws, envelopes and outer blend (Dawn on SwiftShader)', () 
   it('derivative LOD: 64 texels over 16 m drawn on 1 m pixels is 4 texels per pixel → level 2 (20 m)', async () => {
     const a = levels(64, [0, 10, 20, 30, 40, 50, 60]);
     const t = assetTexture(ctx, a.levels, a.sizes, 'chain64');
-    const out = await draw(grid, new Float32Array(32 * 32), t, 16, identityAt(16, 16), { mode: 'add', k: 1, lodSource: 'derivatives', uvSource: 'inverse', worldToLocal: [1, 0, 0, 1, -16, -16] });
+    const out = await draw(grid, new Float32Array(32 * 32), t, 16, identityAt(16, 16), {
+      mode: 'add',
+      k: 1,
+      lodSource: 'derivatives',
+      uvSource: 'inverse',
+      worldToLocal: [1, 0, 0, 1, -16, -16],
+    });
     expect(out[16 * 32 + 16]).toBeCloseTo(20, 4);
     // The same draw with the list's LOD set elsewhere shows the setting acts: LOD 1 → 10 m.
-    const out2 = await draw(grid, new Float32Array(32 * 32), t, 16, identityAt(16, 16), { mode: 'add', k: 1, lodSource: 'list', lodList: 1, uvSource: 'inverse', worldToLocal: [1, 0, 0, 1, -16, -16] });
+    const out2 = await draw(grid, new Float32Array(32 * 32), t, 16, identityAt(16, 16), {
+      mode: 'add',
+      k: 1,
+      lodSource: 'list',
+      lodList: 1,
+      uvSource: 'inverse',
+      worldToLocal: [1, 0, 0, 1, -16, -16],
+    });
     expect(out2[16 * 32 + 16]).toBeCloseTo(10, 5);
     t.destroy();
   });

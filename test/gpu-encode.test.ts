@@ -44,8 +44,14 @@ describe('GPU UNORM16 encode (Dawn on SwiftShader)', () => {
   it('half-way products k + 0.5: Direct3D rounds up, pack2x16unorm rounds to even', async () => {
     const hw = halfway();
     expect(hw.some((h) => h.k % 2 === 0) && hw.some((h) => h.k % 2 === 1), 'test needs both parities').toBe(true);
-    const d3d = await codes(hw.map((h) => h.u), 'd3d');
-    const pack = await codes(hw.map((h) => h.u), 'pack2x16unorm');
+    const d3d = await codes(
+      hw.map((h) => h.u),
+      'd3d',
+    );
+    const pack = await codes(
+      hw.map((h) => h.u),
+      'pack2x16unorm',
+    );
     hw.forEach((h, k) => {
       expect(d3d[k], `d3d at u = ${h.u} (u·65535 = ${h.k}.5)`).toBe(h.k + 1);
       expect(pack[k], `pack2x16unorm at u = ${h.u} (u·65535 = ${h.k}.5)`).toBe(h.k % 2 === 0 ? h.k : h.k + 1);

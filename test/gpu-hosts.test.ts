@@ -55,7 +55,15 @@ describe('GPU executor independence', () => {
 });
 
 /** A KTX2 R16_UNORM asset with every level filled with one code. */
-function constantAsset(id: string, kind: 'stamp' | 'location', size: number, code: number, worldSize: number, metresPerCode: number, offsetMetres: number): DrawListAsset {
+function constantAsset(
+  id: string,
+  kind: 'stamp' | 'location',
+  size: number,
+  code: number,
+  worldSize: number,
+  metresPerCode: number,
+  offsetMetres: number,
+): DrawListAsset {
   const sizes: number[] = [];
   for (let s = size; ; s = Math.max(1, s >> 1)) {
     sizes.push(s);
@@ -74,7 +82,17 @@ function constantAsset(id: string, kind: 'stamp' | 'location', size: number, cod
     return { levelData: b, uncompressedByteLength: b.length };
   });
   const bytes = writeKtx(c);
-  return { id, kind, file: `${id}.ktx2`, sha256: createHash('sha256').update(bytes).digest('hex'), size, levelSizes: sizes, worldSize, decode: { metresPerCode, offsetMetres }, embedded: bytes };
+  return {
+    id,
+    kind,
+    file: `${id}.ktx2`,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    size,
+    levelSizes: sizes,
+    worldSize,
+    decode: { metresPerCode, offsetMetres },
+    embedded: bytes,
+  };
 }
 
 function tinyList(): DrawList {
@@ -84,7 +102,17 @@ function tinyList(): DrawList {
   const bump = [0, 0, 1, 8, 0, 1, 0, 8, 1];
   const stamp = constantAsset('s', 'stamp', 8, 1000, 4, 0.001, 0); // 1 m everywhere
   const loc = constantAsset('l', 'location', 8, 2000, 6, 0.001, 0); // 2 m everywhere
-  const shape = { kind: 'circle' as const, x: 16, y: 16, radius: 3, halfSize: [0, 0] as [number, number], angle: 0, boundRadius: 3, transitionWidth: 2, strength: 1 };
+  const shape = {
+    kind: 'circle' as const,
+    x: 16,
+    y: 16,
+    radius: 3,
+    halfSize: [0, 0] as [number, number],
+    angle: 0,
+    boundRadius: 3,
+    transitionWidth: 2,
+    strength: 1,
+  };
   const place = (cx: number, cy: number, w: number) => ({
     localToWorld: [1, 0, 0, 1, cx, cy] as [number, number, number, number, number, number],
     worldToLocal: [1, 0, 0, 1, -cx, -cy] as [number, number, number, number, number, number],
@@ -108,10 +136,32 @@ function tinyList(): DrawList {
         { layer: 100, count: 1, xyh: Float64Array.from(bump), cell: Int32Array.from([0]) },
       ],
     },
-    smoothing: { offsets: [-4.30908, -2.37532, -0.5, 1.37532, 3.30908], weights: [0.055028, 0.244038, 0.40187, 0.244038, 0.055028], levels: 3, filterFullResolution: true, order: 'filter-then-downsample', combine: '(h2 - h3) * 0.5 + h3', sampler: 'linear-clamp' },
-    support: { a: 0.1, b: 10, reference: 'mid-envelope', locations: [{ location: 7, resource: 'r', stage: 'main', x: 16, y: 16, shapes: [shape], children: [], offset: 3, floor: null }] },
+    smoothing: {
+      offsets: [-4.30908, -2.37532, -0.5, 1.37532, 3.30908],
+      weights: [0.055028, 0.244038, 0.40187, 0.244038, 0.055028],
+      levels: 3,
+      filterFullResolution: true,
+      order: 'filter-then-downsample',
+      combine: '(h2 - h3) * 0.5 + h3',
+      sampler: 'linear-clamp',
+    },
+    support: {
+      a: 0.1,
+      b: 10,
+      reference: 'mid-envelope',
+      locations: [{ location: 7, resource: 'r', stage: 'main', x: 16, y: 16, shapes: [shape], children: [], offset: 3, floor: null }],
+    },
     stamps: { draws: [{ asset: 's', ...place(6, 26, 4), program: { mode: 'add', blend: 'add', k: 2 }, source: { kind: 'stamp', instance: 0, info: 'i' } }] },
-    locations: { draws: [{ asset: 'l', ...place(26, 6, 6), program: { mode: 'location', blend: 'read-modify-write', supportTarget: 7, window: 'border-0.15' }, source: { kind: 'location', instance: 7, resource: 'r' } }] },
+    locations: {
+      draws: [
+        {
+          asset: 'l',
+          ...place(26, 6, 6),
+          program: { mode: 'location', blend: 'read-modify-write', supportTarget: 7, window: 'border-0.15' },
+          source: { kind: 'location', instance: 7, resource: 'r' },
+        },
+      ],
+    },
     outer: { centre: [16, 16], inner: 12, outer: 15, input: { kind: 'constant', height: -5 } },
     encoding: { min: -100, max: 100, rule: 'd3d-unorm16' },
     assets: [loc, stamp].sort((a, b) => (a.id < b.id ? -1 : 1)),
@@ -132,7 +182,9 @@ describe('GPU executor on both hosts (tiny hand-built draw list)', () => {
       const x = a.fields[s]!;
       const y = b.fields[s]!;
       expect(x.length, s).toBe(32 * 32);
-      expect(Buffer.from(x.buffer, x.byteOffset, x.byteLength).equals(Buffer.from(y.buffer, y.byteOffset, y.byteLength)), `${s} differs between hosts`).toBe(true);
+      expect(Buffer.from(x.buffer, x.byteOffset, x.byteLength).equals(Buffer.from(y.buffer, y.byteOffset, y.byteLength)), `${s} differs between hosts`).toBe(
+        true,
+      );
     }
     expect(Buffer.from(a.codes.buffer).equals(Buffer.from(b.codes.buffer))).toBe(true);
     const at = (s: (typeof stages)[number], i: number, j: number) => a.fields[s]![j * 32 + i];

@@ -29,7 +29,16 @@ describe('vertex snapping switch (raster.ts)', () => {
   it('refuses a precision the 1/256 edge functions cannot hold', () => {
     expect(() => checkSubpixelBits(9, 'x')).toThrow(/0…8, got 9/);
     expect(() => checkSubpixelBits(2.5, 'x')).toThrow(/got 2.5/);
-    expect(() => rasterizeTriangles({ xyh: new Float64Array(9), count: 1, polygon: new Int32Array(1) }, { xmin: 0, ymin: 0, size: 4, n: 4 }, new Float32Array(16), 'f32', undefined, 9)).toThrow(/sub-pixel bits/);
+    expect(() =>
+      rasterizeTriangles(
+        { xyh: new Float64Array(9), count: 1, polygon: new Int32Array(1) },
+        { xmin: 0, ymin: 0, size: 4, n: 4 },
+        new Float32Array(16),
+        'f32',
+        undefined,
+        9,
+      ),
+    ).toThrow(/sub-pixel bits/);
   });
 
   it('a left edge 0.02 px right of a pixel centre: missed at 8 bits, on the edge (owned, covered) at 4 bits', () => {
@@ -126,7 +135,21 @@ describe('CLI', () => {
   });
   it('the sidecars of a mimic run name the switches', async () => {
     const d = tempDir('hb-mimic-');
-    const r = await cli('run', 'teaching-512', '--size', '64', '--stages', 'final', '--subpixel-bits', '4', '--quad-coverage', 'snapped', '--out', join(d, 'm'), '--quiet');
+    const r = await cli(
+      'run',
+      'teaching-512',
+      '--size',
+      '64',
+      '--stages',
+      'final',
+      '--subpixel-bits',
+      '4',
+      '--quad-coverage',
+      'snapped',
+      '--out',
+      join(d, 'm'),
+      '--quiet',
+    );
     expect(r.code).toBe(0);
     const side = JSON.parse(execFileSync('cat', [join(d, 'm', 'final.r16.json')], { encoding: 'utf8' })) as { notes: Record<string, unknown> };
     expect(side.notes.subpixelBits).toBe(4);
@@ -149,7 +172,8 @@ describe('against SwiftShader (Dawn): the CPU at the measured bits covers what t
     const r = testRandom(11);
     const xyh: number[] = [];
     for (let t = 0; t < 200; t++) {
-      const x0 = r() * n, y0 = r() * n;
+      const x0 = r() * n,
+        y0 = r() * n;
       xyh.push(x0, y0, 1, x0 + 2 + r() * 8, y0 + r() * 3, 1, x0 + r() * 3, y0 + 2 + r() * 8, 1);
     }
     const tex = fieldTexture(ctx, n, n, 'mimic');
@@ -178,7 +202,8 @@ describe('against SwiftShader (Dawn): the CPU at the measured bits covers what t
 describe('check-determinism.mjs: GPU references are compared only on the blessed adapter', () => {
   const script = resolve('scripts/check-determinism.mjs');
   const d = tempDir('hb-det-');
-  const lock = (md5: string) => `schema: '2.0'\nstages:\n  assets:\n    outs:\n    - path: assets\n      md5: a1\n  reference@r:\n    outs:\n    - path: references/r\n      md5: b1\n  gpu@r:\n    outs:\n    - path: references/gpu-r\n      md5: ${md5}\n`;
+  const lock = (md5: string) =>
+    `schema: '2.0'\nstages:\n  assets:\n    outs:\n    - path: assets\n      md5: a1\n  reference@r:\n    outs:\n    - path: references/r\n      md5: b1\n  gpu@r:\n    outs:\n    - path: references/gpu-r\n      md5: ${md5}\n`;
   const adapter = (description: string) => ({ vendor: 'google', architecture: 'swiftshader', device: 'd', description, subpixelBits: 4 });
   const setup = (manifestAdapter: string) => {
     mkdirSync(join(d, 'references', 'bless'), { recursive: true });

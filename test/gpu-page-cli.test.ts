@@ -15,7 +15,8 @@ import { tempDir } from './helpers.js';
 
 const bin = join(import.meta.dirname, '..', 'bin', 'heightbench.mjs');
 const d = tempDir('hb-gpupage-cli-');
-const hb = (args: string[], env: Record<string, string> = {}) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+const hb = (args: string[], env: Record<string, string> = {}) =>
+  spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
 
 describe('heightbench gpu-page', () => {
   it('writes one self-contained page, the same bytes twice', () => {
@@ -68,7 +69,9 @@ describe('heightbench run --backend webgpu progress', () => {
     const out = join(d, 's');
     const r = hb(['run', 'teaching-512', '--size', '64', '--backend', 'webgpu', '--stages', 'base,final', '--out', out]);
     expect(r.status, r.stderr).toBe(0);
-    const fields = readdirSync(out).filter((f) => /\.(r32|r16)$/.test(f)).sort();
+    const fields = readdirSync(out)
+      .filter((f) => /\.(r32|r16)$/.test(f))
+      .sort();
     expect(fields).toEqual(['base.r32', 'final.r16']);
     expect(existsSync(join(out, 'base.r32.json'))).toBe(true);
   }, 120_000);

@@ -38,7 +38,12 @@ describe('executor changes keep results', () => {
     const grid: GpuGrid = { xmin: 0, ymin: 0, size: 64, n: 64 };
     const n0 = 32;
     const sizes = [32, 16, 8, 4, 2, 1];
-    const asset = assetTexture(ctx, sizes.map((s, k) => new Float32Array(s * s).map((_, i) => 5 + k + Math.cos(i * 0.3))), sizes, 'bumps');
+    const asset = assetTexture(
+      ctx,
+      sizes.map((s, k) => new Float32Array(s * s).map((_, i) => 5 + k + Math.cos(i * 0.3))),
+      sizes,
+      'bumps',
+    );
     const place = (x: number, y: number, th: number, sc: number) => {
       const [c, s] = [Math.cos(th) * sc, Math.sin(th) * sc];
       const det = c * c + s * s;
@@ -56,7 +61,12 @@ describe('executor changes keep results', () => {
     ];
     const specs: AssetDrawSpec[] = programs.map((p, k) => {
       const m = place(20 + 4 * k, 30 + 3 * (k % 3), 0.4 * k, 0.8 + 0.1 * k);
-      return { asset, worldSize: 24, localToWorld: m.l2w, params: { ...p, envIndex: k, lodSource: 'derivatives', uvSource: 'inverse', worldToLocal: m.w2l } as AssetDrawParams };
+      return {
+        asset,
+        worldSize: 24,
+        localToWorld: m.l2w,
+        params: { ...p, envIndex: k, lodSource: 'derivatives', uvSource: 'inverse', worldToLocal: m.w2l } as AssetDrawParams,
+      };
     });
     const queries = specs.map((_, k) => ({ i0: 10 + k, i1: 40 + k, j0: 12, j1: 44, ci: 25 + k, cj: 30 }));
     const dummy = ctx.device.createBuffer({ size: 16, usage: 0x80 | 0x8 });

@@ -90,7 +90,9 @@ async function open(url: string): Promise<Opened> {
 
 async function settled(page: Page): Promise<string> {
   // Functions run inside the page; the project compiles without the DOM library, hence the casts.
-  await page.waitForFunction(() => ['done', 'error'].includes((globalThis as unknown as PageWindow).document.body.dataset.state ?? ''), null, { timeout: 150_000 });
+  await page.waitForFunction(() => ['done', 'error'].includes((globalThis as unknown as PageWindow).document.body.dataset.state ?? ''), null, {
+    timeout: 150_000,
+  });
   return page.evaluate(() => (globalThis as unknown as PageWindow).document.body.dataset.state ?? '');
 }
 
@@ -143,7 +145,9 @@ describe('static GPU page in headless chromium', () => {
       for (const t of times) expect(t).toMatch(/^\d+\.\d+ s$/);
       expect(o.errors).toEqual([]);
       // Requests: the page and the list, nothing else (downloads are blob: URLs made by the page).
-      const foreign = o.requests.filter((u) => !u.startsWith('blob:') && !u.startsWith('data:') && ![`${origin}/index.html?list=list.json`, `${origin}/list.json`].includes(u));
+      const foreign = o.requests.filter(
+        (u) => !u.startsWith('blob:') && !u.startsWith('data:') && ![`${origin}/index.html?list=list.json`, `${origin}/list.json`].includes(u),
+      );
       expect(foreign).toEqual([]);
       expect(served.filter((p) => p !== '/index.html' && p !== '/list.json')).toEqual([]);
     } finally {
@@ -189,7 +193,11 @@ describe('static GPU page in headless chromium', () => {
       expect(await settled(o.page)).toBe('error');
       expect(await o.page.textContent('#error')).toMatch(/is not embedded in the draw list.*--embed-assets/);
       await o.page.setInputFiles('#list-input', { name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('{"format": "something else"}') });
-      await o.page.waitForFunction(() => /not a heightbench draw list/.test((globalThis as unknown as PageWindow).document.getElementById('error')?.textContent ?? ''), null, { timeout: 30_000 });
+      await o.page.waitForFunction(
+        () => /not a heightbench draw list/.test((globalThis as unknown as PageWindow).document.getElementById('error')?.textContent ?? ''),
+        null,
+        { timeout: 30_000 },
+      );
       expect(await o.page.textContent('#error')).toMatch(/notes\.json is not a heightbench draw list: .*format/);
       expect(o.errors).toEqual([]);
     } finally {

@@ -49,7 +49,7 @@ describe('GPU raster (Dawn on SwiftShader)', () => {
     const grid = { xmin: 0, ymin: 0, size: 64, n };
     // Half the points on pixel centres (so many edges pass exactly through centres), half anywhere; plus the corners.
     let s = 12345;
-    const rnd = () => ((s = (Math.imul(s, 48271) >>> 0) % 2147483647) / 2147483647);
+    const rnd = () => (s = (Math.imul(s, 48271) >>> 0) % 2147483647) / 2147483647;
     const pts: number[] = [0, 0, 64, 0, 0, 64, 64, 64];
     for (let k = 0; k < 120; k++) {
       if (k % 2 === 0) pts.push(Math.floor(rnd() * 64) + 0.5, Math.floor(rnd() * 64) + 0.5);

@@ -31,12 +31,18 @@ describe('limits checked before work (item 6)', () => {
     expect((await cli('compare', map, map, '--radial-step', '0.02', '--json')).code).toBe(0);
   });
   it('convert --resample 40000 is refused before allocating', async () => {
-    await refused(['convert', map, join(d, 'big.r16'), '--resample', '40000'], /convert output \(--resample\/--grid\): 40000x40000 = 1600000000 samples, over the limit of 268435456/);
+    await refused(
+      ['convert', map, join(d, 'big.r16'), '--resample', '40000'],
+      /convert output \(--resample\/--grid\): 40000x40000 = 1600000000 samples, over the limit of 268435456/,
+    );
     expect(readdirSync(d).filter((f) => f.startsWith('big') || f.startsWith('.big'))).toEqual([]);
   });
   it('bell --size over its limit, and a naive path too long, are refused', async () => {
     await refused(['bell', join(d, 'b.r32'), '--size', '16384'], /--size 16384: over the bell limit of 8192 samples per axis/);
-    await refused(['bell', join(d, 'b.r32'), '--size', '4096', '--nb', '1000', '--path', 'naive'], /16777216000 generator × sample products, over the limit of 4294967296 \(use --path fast\)/);
+    await refused(
+      ['bell', join(d, 'b.r32'), '--size', '4096', '--nb', '1000', '--path', 'naive'],
+      /16777216000 generator × sample products, over the limit of 4294967296 \(use --path fast\)/,
+    );
   });
   it('a world zone item asking for a million stamps is refused when the world is read', () => {
     const world = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'config', 'worlds', 'tundra.json'), 'utf8'));
@@ -61,7 +67,10 @@ describe('limits checked before work (item 6)', () => {
     const out = join(d, 'run-mem');
     process.env.HEIGHTBENCH_MAX_MEMORY_MB = '8';
     try {
-      await refused(['run', 'teaching-512', '--out', out], /run teaching-512 at 512² \(f32, 12 stages kept\) needs about 15 MiB, over the memory budget of 8 MiB \(HEIGHTBENCH_MAX_MEMORY_MB\)/);
+      await refused(
+        ['run', 'teaching-512', '--out', out],
+        /run teaching-512 at 512² \(f32, 12 stages kept\) needs about 15 MiB, over the memory budget of 8 MiB \(HEIGHTBENCH_MAX_MEMORY_MB\)/,
+      );
     } finally {
       delete process.env.HEIGHTBENCH_MAX_MEMORY_MB;
     }
@@ -73,7 +82,10 @@ describe('exit codes (item 7)', () => {
   it('file-system failures are exit 2 with the path and the cause on one line', async () => {
     const file = join(d, 'plain-file');
     writeFileSync(file, 'x');
-    await refused(['convert', map, join(file, 'out.r16')], /plain-file: (a part of the path is a file, not a folder \(ENOTDIR|already exists \(EEXIST), mkdir\)/);
+    await refused(
+      ['convert', map, join(file, 'out.r16')],
+      /plain-file: (a part of the path is a file, not a folder \(ENOTDIR|already exists \(EEXIST), mkdir\)/,
+    );
     mkdirSync(join(d, 'taken.r16.json'));
     await refused(['convert', map, join(d, 'taken.r16')], /taken.r16.json: is a folder, expected a file \(EISDIR, rename\)/);
     const r = await withFaultsAsync({ at: 1, mode: 'error', code: 'EACCES' }, () => cli('convert', map, join(d, 'denied.png')));
@@ -105,7 +117,10 @@ describe('exit codes (item 7)', () => {
     req.domain.size = 0.5;
     const p = join(d, 'tiny.json');
     writeFileSync(p, JSON.stringify(req));
-    await refused(['run', p, '--stages', 'layout', '--out', join(d, 'tiny-out')], /regions: request domain.size 0.5 m holds only 1 region site\(s\) 55 m apart; at least 3 are needed/);
+    await refused(
+      ['run', p, '--stages', 'layout', '--out', join(d, 'tiny-out')],
+      /regions: request domain.size 0.5 m holds only 1 region site\(s\) 55 m apart; at least 3 are needed/,
+    );
   });
 });
 

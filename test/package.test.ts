@@ -36,7 +36,17 @@ beforeAll(() => {
 describe('npm package', () => {
   it('ships config/, LICENSE, README, dist and bin, and no tests or sources', () => {
     const files: string[] = JSON.parse(readFileSync(join(d, 'files.json'), 'utf8'));
-    for (const f of ['LICENSE', 'README.md', 'package.json', 'bin/heightbench.mjs', 'dist/index.js', 'dist/cli/bin.js', 'config/worlds/tundra.json', 'config/requests/tundra-r19.json', 'config/requests/teaching-512.json']) {
+    for (const f of [
+      'LICENSE',
+      'README.md',
+      'package.json',
+      'bin/heightbench.mjs',
+      'dist/index.js',
+      'dist/cli/bin.js',
+      'config/worlds/tundra.json',
+      'config/requests/tundra-r19.json',
+      'config/requests/teaching-512.json',
+    ]) {
       expect(files).toContain(f);
     }
     expect(files.some((f) => f.startsWith('test/') || f.startsWith('src/') || f.startsWith('references/'))).toBe(false);
@@ -66,7 +76,11 @@ describe('npm package', () => {
   }, 120_000);
 
   it('imports as an ES module (UNORM16 of 0.5 is floor(0.5·65535 + 0.5) = 32768)', () => {
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', "import * as hb from 'heightbench'; console.log(hb.encodeUnorm16(0.5), typeof hb.compareHeightfields)"], { cwd: app, env, encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', "import * as hb from 'heightbench'; console.log(hb.encodeUnorm16(0.5), typeof hb.compareHeightfields)"],
+      { cwd: app, env, encoding: 'utf8' },
+    );
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe('32768 function');
   });

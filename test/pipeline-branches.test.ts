@@ -9,7 +9,14 @@ import { cellAt } from '../src/pipeline/regions.js';
 import type { Plan } from '../src/pipeline/plan.js';
 
 const circle = (x: number, y: number, radius: number): PlacedFootprint => ({ kind: 'circle', x, y, radius, halfSize: [0, 0], angle: 0 });
-const rect = (x: number, y: number, hx: number, hy: number, deg: number): PlacedFootprint => ({ kind: 'rect', x, y, radius: 0, halfSize: [hx, hy], angle: (deg * Math.PI) / 180 });
+const rect = (x: number, y: number, hx: number, hy: number, deg: number): PlacedFootprint => ({
+  kind: 'rect',
+  x,
+  y,
+  radius: 0,
+  halfSize: [hx, hy],
+  angle: (deg * Math.PI) / 180,
+});
 
 describe('footprint clearance uses shapes, positions and orientations', () => {
   it('circles: centre distance minus both radii', () => {
@@ -149,7 +156,9 @@ describe('teaching-512: rotated rectangles in spacing and support', () => {
       for (let j = 0; j < n; j++) {
         for (let i = 0; i < n; i++) {
           const d = shapeDistance(s, -1024 + (i + 0.5) * px, -1024 + (j + 0.5) * px);
-          const others = q.supports.filter((t) => t !== s).some((t) => shapeDistance(t, -1024 + (i + 0.5) * px, -1024 + (j + 0.5) * px) < targets[0].shapes[q.supports.indexOf(t)].width);
+          const others = q.supports
+            .filter((t) => t !== s)
+            .some((t) => shapeDistance(t, -1024 + (i + 0.5) * px, -1024 + (j + 0.5) * px) < targets[0].shapes[q.supports.indexOf(t)].width);
           if (others) continue;
           if (d <= 0) {
             inside++;

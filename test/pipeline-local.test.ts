@@ -1,7 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chain, compose, decodeHeightR16, encodeFieldR16, loadRequest, loadWorld, mipWeights, parentChildReference, rotation, scaling, runPipeline, smoothstepBlend, supportExtentFactor, transformPoint, translation } from '../src/index.js';
+import {
+  chain,
+  compose,
+  decodeHeightR16,
+  encodeFieldR16,
+  loadRequest,
+  loadWorld,
+  mipWeights,
+  parentChildReference,
+  rotation,
+  scaling,
+  runPipeline,
+  smoothstepBlend,
+  supportExtentFactor,
+  transformPoint,
+  translation,
+} from '../src/index.js';
 import { applyOuterBlend, buildMipChain, readAssetKtx2, shapeDistance, stampHeights, supportExtent, writeAssetKtx2 } from '../src/api/pipeline.js';
 import { bytes, cli, tempDir, testRandom } from './helpers.js';
 import { sampleLevelF32 } from '../src/pipeline/mips.js';
@@ -29,7 +45,12 @@ describe('teaching numbers (article, support to outer blend)', () => {
     expect(e.k).toBeCloseTo(1 - e.t + e.t * 0.5, 15);
   });
   it('parent–child averaging: 12 m with children 8 and 20 at 0.5 and 0.25 → 12 m; without the second → 10.667 m', () => {
-    expect(parentChildReference(12, [{ height: 8, weight: 0.5 }, { height: 20, weight: 0.25 }])).toBe(12);
+    expect(
+      parentChildReference(12, [
+        { height: 8, weight: 0.5 },
+        { height: 20, weight: 0.25 },
+      ]),
+    ).toBe(12);
     expect(parentChildReference(12, [{ height: 8, weight: 0.5 }]).toFixed(3)).toBe('10.667');
   });
   it('transform order: (10, 0) rotated 90° then moved by (100, 50) → (100, 60); moved first → (−50, 110)', () => {
@@ -76,13 +97,22 @@ describe('static height assets', () => {
   });
   it('mip levels nest: each texel of level k+1 is the 2×2 mean of level k (even sizes), within one code', () => {
     const d = key.decode;
-    const c = buildMipChain(Uint16Array.from(stampHeights(key), (x) => Math.floor((x - d.offsetMetres) / d.metresPerCode + 0.5)), key.size, d);
+    const c = buildMipChain(
+      Uint16Array.from(stampHeights(key), (x) => Math.floor((x - d.offsetMetres) / d.metresPerCode + 0.5)),
+      key.size,
+      d,
+    );
     for (let l = 0; l + 1 < c.levels.length; l++) {
       const n = c.sizes[l];
       const m = c.sizes[l + 1];
       for (let j = 0; j < m; j++) {
         for (let i = 0; i < m; i++) {
-          const mean = (c.levels[l][2 * j * n + 2 * i] + c.levels[l][2 * j * n + 2 * i + 1] + c.levels[l][(2 * j + 1) * n + 2 * i] + c.levels[l][(2 * j + 1) * n + 2 * i + 1]) / 4;
+          const mean =
+            (c.levels[l][2 * j * n + 2 * i] +
+              c.levels[l][2 * j * n + 2 * i + 1] +
+              c.levels[l][(2 * j + 1) * n + 2 * i] +
+              c.levels[l][(2 * j + 1) * n + 2 * i + 1]) /
+            4;
           expect(Math.abs(c.levels[l + 1][j * m + i] - mean)).toBeLessThanOrEqual(0.5 + 1e-9);
         }
       }
@@ -157,7 +187,12 @@ describe('draw kernel (draw.wat) on arena fields', () => {
 
 describe('outer blend runs', () => {
   /** The blend written pixel by pixel, the plain reading of outer.ts's header (the reference for the run split). */
-  const perPixel = (field: Float32Array | Float64Array, g: { xmin: number; ymin: number; size: number; n: number }, outer: Float32Array | Float64Array | number, R: (x: number) => number) => {
+  const perPixel = (
+    field: Float32Array | Float64Array,
+    g: { xmin: number; ymin: number; size: number; n: number },
+    outer: Float32Array | Float64Array | number,
+    R: (x: number) => number,
+  ) => {
     const px = g.size / g.n;
     const [cx, cy] = [g.xmin + g.size / 2, g.ymin + g.size / 2];
     for (let j = 0; j < g.n; j++) {
@@ -206,13 +241,25 @@ describe('the whole run (teaching-512)', () => {
   it('reaches every stage with the request’s counts', () => {
     // tundra-r19's 54 draws of 44 resources (84 circles) plus the world's four survey sites, admitted by category 8:
     // one rectangle each and one more circle; their textures add two assets the 44 do not already use.
-    expect(r.manifest.counts).toMatchObject({ locationDraws: 58, locationResources: 48, supportCircles: 85, supportRectangles: 4, locationTextureDraws: 58, locationTextures: 46, outerDrawEligible: false });
+    expect(r.manifest.counts).toMatchObject({
+      locationDraws: 58,
+      locationResources: 48,
+      supportCircles: 85,
+      supportRectangles: 4,
+      locationTextureDraws: 58,
+      locationTextures: 46,
+      outerDrawEligible: false,
+    });
     expect(r.stamps.instances.length).toBeGreaterThan(1000);
     expect(Object.keys(r.stamps.drawsPerKey)).toHaveLength(24);
     expect(r.manifest.drawsByStage.stamps).toBeGreaterThan(0);
   });
   it('support, stamps and location textures each raise and lower the ground', () => {
-    const pairs: [string, string][] = [['base', 'after-support'], ['after-support', 'after-stamps'], ['after-stamps', 'after-locations']];
+    const pairs: [string, string][] = [
+      ['base', 'after-support'],
+      ['after-support', 'after-stamps'],
+      ['after-stamps', 'after-locations'],
+    ];
     for (const [a, b] of pairs) {
       const fa = r.fields.get(a)!;
       const fb = r.fields.get(b)!;
@@ -231,7 +278,12 @@ describe('the whole run (teaching-512)', () => {
     const loc = r.fields.get('after-locations')!;
     const n = 512;
     const px = 2048 / n;
-    for (const [i, j] of [[256, 256], [300, 200], [5, 5], [500, 20]]) {
+    for (const [i, j] of [
+      [256, 256],
+      [300, 200],
+      [5, 5],
+      [500, 20],
+    ]) {
       const rr = Math.hypot(-1024 + (i + 0.5) * px, -1024 + (j + 0.5) * px);
       const k = j * n + i;
       if (rr <= 620) expect(pre[k]).toBe(loc[k]);
@@ -273,7 +325,17 @@ describe('heightbench run (all stages)', () => {
     expect(m.timingsMs).toBeUndefined(); // the manifest is deterministic; timings live beside it
     const t = JSON.parse(readFileSync(join(d, 'timings.json'), 'utf8'));
     expect(Object.keys(t.timingsMs)).toContain('stamps.draw');
-    for (const f of ['raster-layer0.r32', 'raster.r32', 'base.r32', 'after-support.r32', 'after-stamps.r32', 'after-locations.r32', 'pre-encode.r32', 'final.r16', 'final.png']) {
+    for (const f of [
+      'raster-layer0.r32',
+      'raster.r32',
+      'base.r32',
+      'after-support.r32',
+      'after-stamps.r32',
+      'after-locations.r32',
+      'pre-encode.r32',
+      'final.r16',
+      'final.png',
+    ]) {
       const sc = JSON.parse(readFileSync(join(d, `${f}.json`), 'utf8'));
       expect(sc.stage).toBe(f.split('.')[0]);
       expect(sc.request).toBe('teaching-512');

@@ -1,7 +1,26 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { blendCorner, buildPlan, categoryAllows, cellAt, clearanceAccepts, groupAt, HEIGHT_SCALE, loadRequest, loadWorld, nearestCentreCell, nearestCentreThenEdge, requiredClearance, segmentDistance, selectionProbabilities, selfWeight, sourceHeight, sourceWeight, type Point } from '../src/index.js';
+import {
+  blendCorner,
+  buildPlan,
+  categoryAllows,
+  cellAt,
+  clearanceAccepts,
+  groupAt,
+  HEIGHT_SCALE,
+  loadRequest,
+  loadWorld,
+  nearestCentreCell,
+  nearestCentreThenEdge,
+  requiredClearance,
+  segmentDistance,
+  selectionProbabilities,
+  selfWeight,
+  sourceHeight,
+  sourceWeight,
+  type Point,
+} from '../src/index.js';
 import { checkRegionInvariants, PrngStream } from '../src/api/pipeline.js';
 import { buildRegions } from '../src/pipeline/regions.js';
 import { buildLayout } from '../src/pipeline/layout.js';
@@ -18,7 +37,12 @@ describe('source heights (article: S, regions A and B)', () => {
     expect(segmentDistance([3, 4], [7, 7], [7, 7])).toBe(5); // a zero-length edge is its point, never NaN
   });
   it('selects the nearest centre (A at 144 m, not B at 300 m) and then only that region’s edges', () => {
-    const rect = (x0: number, x1: number, y0: number, y1: number): Point[] => [[x0, y0], [x1, y0], [x1, y1], [x0, y1]];
+    const rect = (x0: number, x1: number, y0: number, y1: number): Point[] => [
+      [x0, y0],
+      [x1, y0],
+      [x1, y1],
+      [x0, y1],
+    ];
     const polys = [rect(104, 184, -40, 40), rect(-20, 20, 20, 580)];
     const view = {
       cellCentre: (c: number): Point => (c === 0 ? [144, 0] : [0, 300]),
@@ -66,8 +90,20 @@ describe('corner weights and blending (article: C₁, C₂)', () => {
   });
   it('C₁ ≈ 6.227612 m, C₂ ≈ 5.132180 m, C₁ without the zero source ≈ 6.310217 m', () => {
     const S = 13.671875;
-    const c1 = blendCorner([{ height: S, weight: sourceWeight(128) }, { height: 0, weight: sourceWeight(256) }], { height: 5, weight: 1 });
-    const c2 = blendCorner([{ height: S, weight: sourceWeight(256) }, { height: 0, weight: sourceWeight(384) }], { height: 5, weight: 1 });
+    const c1 = blendCorner(
+      [
+        { height: S, weight: sourceWeight(128) },
+        { height: 0, weight: sourceWeight(256) },
+      ],
+      { height: 5, weight: 1 },
+    );
+    const c2 = blendCorner(
+      [
+        { height: S, weight: sourceWeight(256) },
+        { height: 0, weight: sourceWeight(384) },
+      ],
+      { height: 5, weight: 1 },
+    );
     expect(c1.toFixed(6)).toBe('6.227612');
     expect(c2.toFixed(6)).toBe('5.132180');
     expect(blendCorner([{ height: S, weight: sourceWeight(128) }], { height: 5, weight: 1 }).toFixed(6)).toBe('6.310217');
@@ -78,8 +114,24 @@ describe('corner weights and blending (article: C₁, C₂)', () => {
     expect(sourceWeight(256) + sourceWeight(384) + 1).toBe(1.015869140625);
   });
   it('normalizes the self term together with the sources: 7.5 m, not 15 m; a zero-height source still counts', () => {
-    expect(blendCorner([{ height: 20, weight: 1 }, { height: 0, weight: 1 }], { height: 5, weight: 2 })).toBe(7.5);
-    expect(blendCorner([{ height: 20, weight: 1 }, { height: 0, weight: 1 }], { weight: 0 })).toBe(10);
+    expect(
+      blendCorner(
+        [
+          { height: 20, weight: 1 },
+          { height: 0, weight: 1 },
+        ],
+        { height: 5, weight: 2 },
+      ),
+    ).toBe(7.5);
+    expect(
+      blendCorner(
+        [
+          { height: 20, weight: 1 },
+          { height: 0, weight: 1 },
+        ],
+        { weight: 0 },
+      ),
+    ).toBe(10);
     expect(blendCorner([{ height: 20, weight: 1 }], { weight: 0 })).toBe(20);
     // A self term without height adds weight only.
     expect(blendCorner([{ height: 20, weight: 1 }], { weight: 3 })).toBe(5);
@@ -88,7 +140,13 @@ describe('corner weights and blending (article: C₁, C₂)', () => {
 
 describe('selection and admission', () => {
   it('weights 2, 1, 7 with the third excluded give 2/3 and 1/3', () => {
-    expect(selectionProbabilities([{ weight: 2, eligible: true }, { weight: 1, eligible: true }, { weight: 7, eligible: false }])).toEqual([2 / 3, 1 / 3, 0]);
+    expect(
+      selectionProbabilities([
+        { weight: 2, eligible: true },
+        { weight: 1, eligible: true },
+        { weight: 7, eligible: false },
+      ]),
+    ).toEqual([2 / 3, 1 / 3, 0]);
   });
   it('category allow-lists: [2,5] passes, [4,5] does not, [] is unrestricted', () => {
     expect(categoryAllows([2, 5], [1, 2, 6])).toBe(true);
@@ -117,7 +175,12 @@ describe('tundra-r19 plan', () => {
   });
   it('narrows the mission candidates 8→4, 8→4, 2→2, 11→5, 11→5, 1→1 in tag order, duplicates kept', () => {
     expect(plan.layout.narrowing.map((n) => [n.tag, n.initial, n.pool])).toEqual([
-      [128, 8, 4], [128, 8, 4], [104, 2, 2], [99, 11, 5], [99, 11, 5], [96, 1, 1],
+      [128, 8, 4],
+      [128, 8, 4],
+      [104, 2, 2],
+      [99, 11, 5],
+      [99, 11, 5],
+      [96, 1, 1],
     ]);
     expect(plan.layout.narrowing[0].picked).not.toBe(plan.layout.narrowing[1].picked);
   });
@@ -204,11 +267,19 @@ describe('configuration is data, checked by a schema', () => {
     expect(refuse((w) => (w.recipes['19'].subconfigs[0].params.regions.groupThresholds = [1, 2]))).toThrow(
       'world.recipes.19.subconfigs[0].params.regions.groupThresholds: expected 3 numbers, found 2',
     );
-    expect(refuse((w) => (w.locationTextures[0].decode.metresPerCode = 0))).toThrow('world.locationTextures[0].decode.metresPerCode: expected a number in [5e-324, Infinity], found 0');
+    expect(refuse((w) => (w.locationTextures[0].decode.metresPerCode = 0))).toThrow(
+      'world.locationTextures[0].decode.metresPerCode: expected a number in [5e-324, Infinity], found 0',
+    );
     expect(refuse((w) => (w.placement.stages[0].ring = [120]))).toThrow('world.placement.stages[0].ring: expected 2 numbers, found 1');
-    expect(refuse((w) => (w.stamps.groups[0].infos[2] = 'info-99'))).toThrow('world.stamps.groups[0].infos[2]: expected an id of stamps.infos, found "info-99"');
-    expect(refuse((w) => (w.stamps.zoneItems[0].stampGroups[1] = 'group-x'))).toThrow('world.stamps.zoneItems[0].stampGroups[1]: expected an id of stamps.groups, found "group-x"');
-    expect(refuse((w) => (w.stamps.zoneItems[0].countRange = [4, 2]))).toThrow('world.stamps.zoneItems[0].countRange: expected integers 0 ≤ a ≤ b ≤ 1000, found [4,2]');
+    expect(refuse((w) => (w.stamps.groups[0].infos[2] = 'info-99'))).toThrow(
+      'world.stamps.groups[0].infos[2]: expected an id of stamps.infos, found "info-99"',
+    );
+    expect(refuse((w) => (w.stamps.zoneItems[0].stampGroups[1] = 'group-x'))).toThrow(
+      'world.stamps.zoneItems[0].stampGroups[1]: expected an id of stamps.groups, found "group-x"',
+    );
+    expect(refuse((w) => (w.stamps.zoneItems[0].countRange = [4, 2]))).toThrow(
+      'world.stamps.zoneItems[0].countRange: expected integers 0 ≤ a ≤ b ≤ 1000, found [4,2]',
+    );
     expect(refuse((w) => (w.heightGroups.upland = 256))).toThrow('world.heightGroups.upland: expected an integer in [0, 255], found 256');
     expect(refuse((w) => (w.stamps.maxAttempts = 0.5))).toThrow('world.stamps.maxAttempts: expected an integer in [1, 10000], found 0.5');
     // Two faults: the earlier section (resources) is reported, not the later scalar (heightGroups).

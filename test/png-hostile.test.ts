@@ -57,12 +57,18 @@ describe('PNG16 decompression bombs (item 1)', () => {
   });
   it('the cap is rows × (1 + row bytes): 16 × (1 + 32) = 528 bytes; Adam7 sums the passes (checked against fast-png + zlib)', () => {
     expect(pngImageDataBytes({ width: 16, height: 16, interlace: 0 })).toBe(528);
-    for (const [w, h] of [[1, 1], [3, 2], [37, 23], [8, 8], [9, 1]]) {
+    for (const [w, h] of [
+      [1, 1],
+      [3, 2],
+      [37, 23],
+      [8, 8],
+      [9, 1],
+    ]) {
       const p = encode({ width: w, height: h, data: new Uint16Array(w * h), depth: 16, channels: 1 }, { interlace: 'Adam7' });
       // The IDAT chunks of fast-png's interlaced file, inflated by zlib: the real byte count of the seven passes.
       const ids: Buffer[] = [];
       const b = Buffer.from(p);
-      for (let off = 8; off < b.length; ) {
+      for (let off = 8; off < b.length;) {
         const len = b.readUInt32BE(off);
         if (b.toString('latin1', off + 4, off + 8) === 'IDAT') ids.push(b.subarray(off + 8, off + 8 + len));
         off += 12 + len;
@@ -96,39 +102,83 @@ describe('PNG16 decompression bombs (item 1)', () => {
 
 describe('PNG16 image data is verified (item 2)', () => {
   const cases: [string, Buffer, string | RegExp][] = [
-    ['too little data (one row short)', png(ihdr(W, H), chunk('IDAT', deflateSync(raw.subarray(0, raw.length - 33))), chunk('IEND')), 'PNG: image data inflates to 495 bytes, a 16×16 non-interlaced 16-bit grey IHDR needs 528'],
+    [
+      'too little data (one row short)',
+      png(ihdr(W, H), chunk('IDAT', deflateSync(raw.subarray(0, raw.length - 33))), chunk('IEND')),
+      'PNG: image data inflates to 495 bytes, a 16×16 non-interlaced 16-bit grey IHDR needs 528',
+    ],
     ['one byte too much', png(ihdr(W, H), chunk('IDAT', deflateSync(Buffer.concat([raw, Buffer.of(0)]))), chunk('IEND')), /inflates past the 528 bytes/],
-    ['bad Adler-32', (() => {
-      const z = Buffer.from(deflateSync(raw));
-      z[z.length - 1] ^= 0x01;
-      return png(ihdr(W, H), chunk('IDAT', z), chunk('IEND'));
-    })(), 'PNG: corrupt: zlib Adler-32 checksum of the image data does not match'],
-    ['a zlib stream cut short', png(ihdr(W, H), chunk('IDAT', deflateSync(raw).subarray(0, 20)), chunk('IEND')), /PNG: truncated: the zlib stream of the image data ends early/],
-    ['bytes after the zlib stream', png(ihdr(W, H), chunk('IDAT', Buffer.concat([deflateSync(raw), Buffer.from('junk')])), chunk('IEND')), 'PNG: 4 bytes after the end of the zlib stream in IDAT'],
-    ['an unknown critical chunk', png(ihdr(W, H), chunk('HUGE', Buffer.from('x')), chunk('IDAT', deflateSync(raw)), chunk('IEND')), 'PNG: unknown critical chunk "HUGE" at byte 33: it cannot be skipped safely'],
-    ['PLTE in a greyscale file', png(ihdr(W, H), chunk('PLTE', Buffer.alloc(6)), chunk('IDAT', deflateSync(raw)), chunk('IEND')), 'PNG: PLTE chunk at byte 33 in a greyscale file (a palette is not allowed there)'],
+    [
+      'bad Adler-32',
+      (() => {
+        const z = Buffer.from(deflateSync(raw));
+        z[z.length - 1] ^= 0x01;
+        return png(ihdr(W, H), chunk('IDAT', z), chunk('IEND'));
+      })(),
+      'PNG: corrupt: zlib Adler-32 checksum of the image data does not match',
+    ],
+    [
+      'a zlib stream cut short',
+      png(ihdr(W, H), chunk('IDAT', deflateSync(raw).subarray(0, 20)), chunk('IEND')),
+      /PNG: truncated: the zlib stream of the image data ends early/,
+    ],
+    [
+      'bytes after the zlib stream',
+      png(ihdr(W, H), chunk('IDAT', Buffer.concat([deflateSync(raw), Buffer.from('junk')])), chunk('IEND')),
+      'PNG: 4 bytes after the end of the zlib stream in IDAT',
+    ],
+    [
+      'an unknown critical chunk',
+      png(ihdr(W, H), chunk('HUGE', Buffer.from('x')), chunk('IDAT', deflateSync(raw)), chunk('IEND')),
+      'PNG: unknown critical chunk "HUGE" at byte 33: it cannot be skipped safely',
+    ],
+    [
+      'PLTE in a greyscale file',
+      png(ihdr(W, H), chunk('PLTE', Buffer.alloc(6)), chunk('IDAT', deflateSync(raw)), chunk('IEND')),
+      'PNG: PLTE chunk at byte 33 in a greyscale file (a palette is not allowed there)',
+    ],
     ['a second IHDR', png(ihdr(W, H), ihdr(W, H), chunk('IDAT', deflateSync(raw)), chunk('IEND')), 'PNG: a second IHDR chunk at byte 33'],
     ['data after IEND', Buffer.concat([good, Buffer.from('trailing')]), `PNG: 8 bytes after IEND (byte ${good.length} onwards)`],
     ['a chunk after IEND', Buffer.concat([good, chunk('tEXt', Buffer.from('a\0b'))]), /PNG: 15 bytes after IEND/],
-    ['a bad CRC on an ancillary chunk', png(ihdr(W, H), chunk('tEXt', Buffer.from('k\0v'), true), chunk('IDAT', deflateSync(raw)), chunk('IEND')), /PNG: corrupt: CRC mismatch in chunk "tEXt" at byte 33/],
+    [
+      'a bad CRC on an ancillary chunk',
+      png(ihdr(W, H), chunk('tEXt', Buffer.from('k\0v'), true), chunk('IDAT', deflateSync(raw)), chunk('IEND')),
+      /PNG: corrupt: CRC mismatch in chunk "tEXt" at byte 33/,
+    ],
     ['a bad CRC on IDAT', png(ihdr(W, H), chunk('IDAT', deflateSync(raw), true), chunk('IEND')), /PNG: corrupt: CRC mismatch in chunk "IDAT"/],
-    ['IDAT chunks that are not consecutive', (() => {
-      const z = deflateSync(raw);
-      return png(ihdr(W, H), chunk('IDAT', z.subarray(0, 10)), chunk('tEXt', Buffer.from('k\0v')), chunk('IDAT', z.subarray(10)), chunk('IEND'));
-    })(), /IDAT chunks must be consecutive/],
+    [
+      'IDAT chunks that are not consecutive',
+      (() => {
+        const z = deflateSync(raw);
+        return png(ihdr(W, H), chunk('IDAT', z.subarray(0, 10)), chunk('tEXt', Buffer.from('k\0v')), chunk('IDAT', z.subarray(10)), chunk('IEND'));
+      })(),
+      /IDAT chunks must be consecutive/,
+    ],
     ['no IDAT', png(ihdr(W, H), chunk('IEND')), 'PNG: no IDAT chunk before IEND'],
     ['no IEND', png(ihdr(W, H), chunk('IDAT', deflateSync(raw))), /PNG: truncated: no IEND chunk/],
-    ['an IEND with data', png(ihdr(W, H), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.of(1))), 'PNG: IEND chunk at byte 586 carries 1 data bytes, expected 0'.replace('586', String(8 + 25 + 12 + deflateSync(raw).length))],
-    ['an unknown filter type', (() => {
-      const r = Buffer.from(raw);
-      r[5 * 33] = 7;
-      return png(ihdr(W, H), chunk('IDAT', deflateSync(r)), chunk('IEND'));
-    })(), 'PNG: corrupt: unknown filter type 7 at row 5 (0…4 expected)'],
-    ['a length field that lies', (() => {
-      const b = Buffer.from(good);
-      b.writeUInt32BE(0x7ffffff0, 33);
-      return b;
-    })(), /PNG: truncated: chunk "IDAT" at byte 33 needs 2147483632 data bytes/],
+    [
+      'an IEND with data',
+      png(ihdr(W, H), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.of(1))),
+      'PNG: IEND chunk at byte 586 carries 1 data bytes, expected 0'.replace('586', String(8 + 25 + 12 + deflateSync(raw).length)),
+    ],
+    [
+      'an unknown filter type',
+      (() => {
+        const r = Buffer.from(raw);
+        r[5 * 33] = 7;
+        return png(ihdr(W, H), chunk('IDAT', deflateSync(r)), chunk('IEND'));
+      })(),
+      'PNG: corrupt: unknown filter type 7 at row 5 (0…4 expected)',
+    ],
+    [
+      'a length field that lies',
+      (() => {
+        const b = Buffer.from(good);
+        b.writeUInt32BE(0x7ffffff0, 33);
+        return b;
+      })(),
+      /PNG: truncated: chunk "IDAT" at byte 33 needs 2147483632 data bytes/,
+    ],
   ];
   for (const [name, bytes, message] of cases) {
     it(`refuses ${name}`, () => {
@@ -137,7 +187,15 @@ describe('PNG16 image data is verified (item 2)', () => {
   }
   it('accepts what the rules allow: ancillary chunks with good CRCs, IDAT split into consecutive chunks', () => {
     const z = deflateSync(raw);
-    const p = png(ihdr(W, H), chunk('tEXt', Buffer.from('Software\0test')), chunk('IDAT', z.subarray(0, 7)), chunk('IDAT', z.subarray(7, 8)), chunk('IDAT', z.subarray(8)), chunk('gAMA', Buffer.alloc(4)), chunk('IEND'));
+    const p = png(
+      ihdr(W, H),
+      chunk('tEXt', Buffer.from('Software\0test')),
+      chunk('IDAT', z.subarray(0, 7)),
+      chunk('IDAT', z.subarray(7, 8)),
+      chunk('IDAT', z.subarray(8)),
+      chunk('gAMA', Buffer.alloc(4)),
+      chunk('IEND'),
+    );
     expect(Array.from(decodePng16(p).codes)).toEqual(Array.from(codes));
   });
   it('the CLI refuses each with exit 2 and the reason on one line', async () => {

@@ -56,21 +56,46 @@ describe('heightbench run progress', () => {
   const d = tempDir('hb-prog-');
   const bin = join(import.meta.dirname, '..', 'bin', 'heightbench.mjs');
   it('prints one line per pipeline step, the same steps timings.json records, then writing and done', () => {
-    const r = spawnSync(process.execPath, [bin, 'run', 'teaching-512', '--size', '64', '--out', join(d, 'a')], { encoding: 'utf8', env: { ...process.env, HEIGHTBENCH_PROGRESS: '1' } });
+    const r = spawnSync(process.execPath, [bin, 'run', 'teaching-512', '--size', '64', '--out', join(d, 'a')], {
+      encoding: 'utf8',
+      env: { ...process.env, HEIGHTBENCH_PROGRESS: '1' },
+    });
     expect(r.status).toBe(0);
     const timings = JSON.parse(readFileSync(join(d, 'a', 'timings.json'), 'utf8')).timingsMs as Record<string, number>;
-    const steps = r.stderr.split('\n').filter(Boolean).map((l) => /^run teaching-512 64² f32: (\S+)/.exec(l)?.[1]);
+    const steps = r.stderr
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => /^run teaching-512 64² f32: (\S+)/.exec(l)?.[1]);
     // Planning steps are named by their timings.json key; the executor's steps by the stage they produce (draw list
     // order), then the write and the end.
     const planning = ['plan', 'assets', 'stamps.select', 'drawlist'];
     for (const k of planning) expect(timings[k]).toBeGreaterThanOrEqual(0);
-    expect(steps).toEqual([...planning, 'raster-layer0', 'raster', 'base', 'support.targets', 'after-support', 'after-stamps', 'after-locations', 'pre-encode', 'final', 'write', 'done']);
+    expect(steps).toEqual([
+      ...planning,
+      'raster-layer0',
+      'raster',
+      'base',
+      'support.targets',
+      'after-support',
+      'after-stamps',
+      'after-locations',
+      'pre-encode',
+      'final',
+      'write',
+      'done',
+    ]);
   });
   it('is quiet with --quiet, and when stderr is not a terminal', () => {
-    const q = spawnSync(process.execPath, [bin, 'run', 'teaching-512', '--size', '64', '--out', join(d, 'b'), '--quiet'], { encoding: 'utf8', env: { ...process.env, HEIGHTBENCH_PROGRESS: '' } });
+    const q = spawnSync(process.execPath, [bin, 'run', 'teaching-512', '--size', '64', '--out', join(d, 'b'), '--quiet'], {
+      encoding: 'utf8',
+      env: { ...process.env, HEIGHTBENCH_PROGRESS: '' },
+    });
     expect(q.status).toBe(0);
     expect(q.stderr).toBe('');
-    const p = spawnSync(process.execPath, [bin, 'run', 'teaching-512', '--size', '64', '--out', join(d, 'c')], { encoding: 'utf8', env: { ...process.env, HEIGHTBENCH_PROGRESS: '' } });
+    const p = spawnSync(process.execPath, [bin, 'run', 'teaching-512', '--size', '64', '--out', join(d, 'c')], {
+      encoding: 'utf8',
+      env: { ...process.env, HEIGHTBENCH_PROGRESS: '' },
+    });
     expect(p.stderr).toBe('');
   });
 });

@@ -48,7 +48,13 @@ describe('coverage invariant: a planar triangulation covers every pixel exactly 
   });
   it('still holds after sub-pixel translations and scalings', () => {
     const n = 48;
-    for (const [dx, scale] of [[0.3, 1], [0.5, 1], [1 / 256, 1], [0.125, 1.37], [0.77, 0.91]]) {
+    for (const [dx, scale] of [
+      [0.3, 1],
+      [0.5, 1],
+      [1 / 256, 1],
+      [0.125, 1.37],
+      [0.77, 0.91],
+    ]) {
       // The triangulation spans a slightly larger square so the raster is fully inside it.
       const tris = randomTriangulation(7, -2 + dx, (n + 4) * scale, 90, false);
       const cov = coverageOf(tris, n, 0, n * scale);
@@ -74,7 +80,13 @@ describe('GPU rules', () => {
     expect(snapFixed(0.3)).toBe(77);
   });
   it('the top-left rule gives a shared edge to exactly one side', () => {
-    for (const [dx, dy] of [[1, 0], [0, 1], [3, -2], [-5, 7]]) expect(ownsEdge(dx, dy) !== ownsEdge(-dx, -dy)).toBe(true);
+    for (const [dx, dy] of [
+      [1, 0],
+      [0, 1],
+      [3, -2],
+      [-5, 7],
+    ])
+      expect(ownsEdge(dx, dy) !== ownsEdge(-dx, -dy)).toBe(true);
   });
   it('samples pixel centres: a triangle covering only the left half of a pixel row misses centres beyond x = i + 0.5', () => {
     // Triangle spanning raster x ∈ [0, 2.4] on one row: centres 0.5, 1.5 inside; 2.5 outside.

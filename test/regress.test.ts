@@ -11,7 +11,8 @@ const root = resolve(import.meta.dirname, '..');
 const clone = join(tempDir('hb-regress-'), 'clone');
 const RUN = 'tundra-r19-1024';
 const env = { ...process.env, HEIGHTBENCH_ROOT: clone };
-const regress = (...args: string[]) => spawnSync(process.execPath, [join(root, 'bin', 'heightbench.mjs'), 'regress', ...args], { cwd: clone, env, encoding: 'utf8' });
+const regress = (...args: string[]) =>
+  spawnSync(process.execPath, [join(root, 'bin', 'heightbench.mjs'), 'regress', ...args], { cwd: clone, env, encoding: 'utf8' });
 const file = (p: string) => join(clone, 'reports', RUN, p);
 const restore = () => execFileSync('git', ['checkout', '--quiet', '--', '.'], { cwd: clone });
 

@@ -37,7 +37,7 @@ describe('difference map colours', () => {
   const ref = new Uint16Array(64 * 64).fill(30000);
   const gen = ref.slice();
   gen[(3 * 4 + 1) * 64 + 2 * 4 + 2] += 1;
-  gen[(12 * 4) * 64 + 10 * 4 + 3] -= 1;
+  gen[12 * 4 * 64 + 10 * 4 + 3] -= 1;
   const refPath = join(d, 'ref.r16');
   const genPath = join(d, 'gen.r16');
   writeHeightfieldFile(refPath, codeHeightfield(g, ref));

@@ -110,8 +110,6 @@ describe('resampling (article: centre-aligned; engine notes: edge-to-edge)', () 
     expect(Math.abs(f[5] - columnWorldX(vtx, 5))).toBeCloseTo(2048 / 16 / 2, 10);
   });
   it('refuses buffers that do not match their grids', () => {
-    expect(() => resampleField(new Float64Array(10), domainGrid(4), domainGrid(2), new Float64Array(4))).toThrow(
-      /source has 10 samples, grid says 4×4/,
-    );
+    expect(() => resampleField(new Float64Array(10), domainGrid(4), domainGrid(2), new Float64Array(4))).toThrow(/source has 10 samples, grid says 4×4/);
   });
 });

@@ -65,10 +65,19 @@ describe('settings beside a sidecar', () => {
     const f = editSidecar(r16, (o) => (o.encoding.metresPerCode = 0.001));
     const r = await cli('info', f);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(new RegExp(`encoding.metresPerCode: 0.001 contradicts its range -2,43.3, which gives ${(45.3 / 65535).toString().replace('.', '\\.')}`));
+    expect(r.err).toMatch(
+      new RegExp(`encoding.metresPerCode: 0.001 contradicts its range -2,43.3, which gives ${(45.3 / 65535).toString().replace('.', '\\.')}`),
+    );
   });
   it('endian and encoding kind must fit the container', async () => {
-    expect((await cli('info', editSidecar(png, (o) => (o.endian = 'le')))).err).toMatch(/sidecar says endian le, a PNG is big-endian/);
+    expect(
+      (
+        await cli(
+          'info',
+          editSidecar(png, (o) => (o.endian = 'le')),
+        )
+      ).err,
+    ).toMatch(/sidecar says endian le, a PNG is big-endian/);
     const r32 = join(d, 'f.r32');
     writeHeightfieldFile(r32, floatHeightfield(domainGrid(8), new Float32Array(64).fill(1)));
     const bad = editSidecar(r32, (o) => (o.encoding = { kind: 'unorm16', range: { min: 0, max: 1 }, metresPerCode: 1 / 65535 }));

@@ -59,7 +59,8 @@ describe('smoothing taps (article table)', () => {
     for (const precision of ['f64', 'f32'] as const) {
       const R = precision === 'f32' ? Math.fround : (x: number) => x;
       const r = precision === 'f32' ? Float32Array.from(raster) : raster.slice();
-      const half = (f: Float32Array | Float64Array, m: number) => downsampleHalf(f, m, precision === 'f32' ? new Float32Array((m * m) / 4) : new Float64Array((m * m) / 4), R);
+      const half = (f: Float32Array | Float64Array, m: number) =>
+        downsampleHalf(f, m, precision === 'f32' ? new Float32Array((m * m) / 4) : new Float64Array((m * m) / 4), R);
       // Built here level by level from the one-level filter (separate buffers, no in-place passes).
       const l0 = filterField(r, n, precision);
       const l1 = filterField(half(l0, n), n / 2, precision);
@@ -104,7 +105,13 @@ describe('smoothing taps (article table)', () => {
 
 describe('triangle fans', () => {
   const xy = Float64Array.of(0, 0, 10, 0, 10, 10, 0, 30);
-  const base = { polygons: [[0, 1, 2, 3]], corner_xy: xy, corner_height: Float64Array.of(0, 4, 8, 12), corner_flag: new Uint8Array(4), corner_replacement: new Float64Array(4) };
+  const base = {
+    polygons: [[0, 1, 2, 3]],
+    corner_xy: xy,
+    corner_height: Float64Array.of(0, 4, 8, 12),
+    corner_flag: new Uint8Array(4),
+    corner_replacement: new Float64Array(4),
+  };
   it('centre position is the mean of edge midpoints, not the area centroid', () => {
     const c = fanCentre([0, 1, 2, 3], base);
     expect([c.x, c.y]).toEqual([5, 10]); // the mean vertex; the area centroid of this quad is elsewhere

@@ -39,13 +39,15 @@ describe('terrain description (engine notes)', () => {
     );
   });
   it('refuses fewer than two collision blocks per axis instead of returning nothing', () => {
-    expect(() => describeTerrain({ kind: 'collision', tileSamples: 8, tilesX: 1, tilesY: 1, metresPerQuad: 1, range: { min: 0, max: 1 }, blockSize: 8 })).toThrow(
-      /fewer than two collision blocks per axis .* use blocks of at most 4/,
-    );
+    expect(() =>
+      describeTerrain({ kind: 'collision', tileSamples: 8, tilesX: 1, tilesY: 1, metresPerQuad: 1, range: { min: 0, max: 1 }, blockSize: 8 }),
+    ).toThrow(/fewer than two collision blocks per axis .* use blocks of at most 4/);
   });
   it('LOD tiles are 2ⁿ + 1 samples', () => {
     expect(describeTerrain({ kind: 'lod', tileSamples: 129, tilesX: 32, tilesY: 32, metresPerQuad: 0.5, range: { min: -500, max: 500 } }).samplesX).toBe(4097);
-    expect(() => describeTerrain({ kind: 'lod', tileSamples: 128, tilesX: 1, tilesY: 1, metresPerQuad: 1, range: { min: 0, max: 1 } })).toThrow(/expected 2ⁿ \+ 1 samples/);
+    expect(() => describeTerrain({ kind: 'lod', tileSamples: 128, tilesX: 1, tilesY: 1, metresPerQuad: 1, range: { min: 0, max: 1 } })).toThrow(
+      /expected 2ⁿ \+ 1 samples/,
+    );
   });
 });
 

@@ -62,7 +62,17 @@ describe('WebAssembly kernels and the layout description', () => {
 
   it('refuses a block value outside what the kernel handles, naming field, value and range', () => {
     const buf = new ArrayBuffer(blockLayout('taps').size);
-    const ok = { k: [-5, -3, -1, 1, 3], g: [0, 0, 0, 0, 0], f: [0, 0, 0, 0, 0], w: [0, 0, 0, 0, 0], crossG: 0.5, crossF: 0.5, downG: 0.5, downF: 0.5, combine: 0 };
+    const ok = {
+      k: [-5, -3, -1, 1, 3],
+      g: [0, 0, 0, 0, 0],
+      f: [0, 0, 0, 0, 0],
+      w: [0, 0, 0, 0, 0],
+      crossG: 0.5,
+      crossF: 0.5,
+      downG: 0.5,
+      downF: 0.5,
+      combine: 0,
+    };
     expect(() => writeBlock(buf, 0, 'taps', ok)).not.toThrow();
     expect(() => writeBlock(buf, 0, 'taps', { ...ok, k: [-9, -3, -1, 1, 3] })).toThrow('kernel block taps.k: -9 is outside what the kernel handles [-8, 7]');
     expect(() => writeBlock(buf, 0, 'taps', { ...ok, combine: 2 })).toThrow(/taps\.combine: 2 is outside/);
@@ -76,6 +86,8 @@ describe('WebAssembly kernels and the layout description', () => {
     const ex = arena.smoothing as unknown as Record<string, unknown>;
     expect(() => checkModule('smoothing', ex)).not.toThrow();
     expect(() => checkModule('smoothing', { ...ex, layoutHash: { value: layoutHash() ^ 1 } })).toThrow(/built from layout .*run node scripts\/build-wasm\.mjs/);
-    expect(() => checkModule('smoothing', { ...ex, downsample: (a: number, b: number, c: number) => a + b + c })).toThrow('WebAssembly module smoothing: export downsample takes 3 parameters, the description lists 4 (s, o, n, tp)');
+    expect(() => checkModule('smoothing', { ...ex, downsample: (a: number, b: number, c: number) => a + b + c })).toThrow(
+      'WebAssembly module smoothing: export downsample takes 3 parameters, the description lists 4 (s, o, n, tp)',
+    );
   });
 });

@@ -53,33 +53,48 @@ const r16 = readFileSync(join(out, 'final.r16'));
 const codes = new Uint16Array(r16.buffer, r16.byteOffset, r16.length / 2);
 const N = 4096;
 let png: Uint8Array = new Uint8Array(0);
-const ours = timeMedian(() => {
-  png = encodePng16(codes, N, N);
-}, 3, 1);
+const ours = timeMedian(
+  () => {
+    png = encodePng16(codes, N, N);
+  },
+  3,
+  1,
+);
 rows.push({ name: `  final.png encode, ours (Up filter + zlib Z_RLE): ${(png.length / 1e6).toFixed(2)} MB`, ms: ours });
 const stride = 1 + 2 * N;
 const filtered = new Uint8Array(stride * N);
-const filterMs = timeMedian(() => {
-  for (let j = 0; j < N; j++) {
-    filtered[j * stride] = 2;
-    for (let i = 0; i < N; i++) {
-      const q = codes[j * N + i];
-      const u = j ? codes[(j - 1) * N + i] : 0;
-      filtered[j * stride + 1 + 2 * i] = ((q >> 8) - (u >> 8)) & 255;
-      filtered[j * stride + 2 + 2 * i] = (q - u) & 255;
+const filterMs = timeMedian(
+  () => {
+    for (let j = 0; j < N; j++) {
+      filtered[j * stride] = 2;
+      for (let i = 0; i < N; i++) {
+        const q = codes[j * N + i];
+        const u = j ? codes[(j - 1) * N + i] : 0;
+        filtered[j * stride + 1 + 2 * i] = ((q >> 8) - (u >> 8)) & 255;
+        filtered[j * stride + 2 + 2 * i] = (q - u) & 255;
+      }
     }
-  }
-}, 3, 1);
+  },
+  3,
+  1,
+);
 const deflateMs = timeMedian(() => void deflateSync(filtered, { level: 6, strategy: zlibConstants.Z_RLE }), 3, 1);
 rows.push({ name: '    of which the Up filter (JavaScript, 4096² samples)', ms: filterMs });
 rows.push({ name: '    of which deflate (node:zlib, Z_RLE)', ms: deflateMs });
 let old: Uint8Array = new Uint8Array(0);
-const oldMs = timeMedian(() => {
-  old = encode({ width: N, height: N, data: codes, depth: 16, channels: 1 });
-}, 2, 1);
+const oldMs = timeMedian(
+  () => {
+    old = encode({ width: N, height: N, data: codes, depth: 16, channels: 1 });
+  },
+  2,
+  1,
+);
 rows.push({ name: `  final.png encode, former writer (fast-png: filter None + fflate level 3): ${(old.length / 1e6).toFixed(2)} MB`, ms: oldMs });
 rows.push({ name: '  SHA-256 of final.r16 (32 MiB), for its sidecar', ms: timeMedian(() => void createHash('sha256').update(r16).digest('hex'), 3, 1) });
-rows.push({ name: `  SHA-256 of final.png (${(png.length / 1e6).toFixed(2)} MB)`, ms: timeMedian(() => void createHash('sha256').update(png).digest('hex'), 3, 1) });
+rows.push({
+  name: `  SHA-256 of final.png (${(png.length / 1e6).toFixed(2)} MB)`,
+  ms: timeMedian(() => void createHash('sha256').update(png).digest('hex'), 3, 1),
+});
 rows.push({ name: '  durable write of final.r16 (temp, fsync, rename)', ms: timeMedian(() => writeFileAtomic(join(BENCH_DIR, 'w.r16'), r16), 3, 1) });
 rows.push({ name: '  durable write of final.png', ms: timeMedian(() => writeFileAtomic(join(BENCH_DIR, 'w.png'), png), 3, 1) });
 

@@ -70,7 +70,10 @@ const rows: BenchRow[] = [
 {
   const out = join(BENCH_DIR, 'atlas-1024');
   const t0 = process.hrtime.bigint();
-  const c = spawnSync(process.execPath, [...cliArgs, 'atlas', 'tundra-r19', '--size', '1024', '--out', out, '--json'], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const c = spawnSync(process.execPath, [...cliArgs, 'atlas', 'tundra-r19', '--size', '1024', '--out', out, '--json'], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
   const wall = Number(process.hrtime.bigint() - t0) / 1e6;
   if (c.status !== 0) throw new Error(`atlas exited ${c.status}: ${c.stderr}`);
   const j = JSON.parse(c.stdout) as {

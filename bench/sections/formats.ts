@@ -19,12 +19,16 @@ writeFileSync(r16, encodeR16(codes));
 
 const height = new Float32Array(N * N);
 const out = new Uint16Array(N * N);
-const cold = timeMedian(() => {
-  const q = decodeR16(readFileSync(r16), N, N, 'le');
-  decodeFieldR16(q, height);
-  encodeFieldR16(height, out);
-  writeFileAtomic(join(BENCH_DIR, 'map4096-out.r16'), encodeR16(out));
-}, 1, 0);
+const cold = timeMedian(
+  () => {
+    const q = decodeR16(readFileSync(r16), N, N, 'le');
+    decodeFieldR16(q, height);
+    encodeFieldR16(height, out);
+    writeFileAtomic(join(BENCH_DIR, 'map4096-out.r16'), encodeR16(out));
+  },
+  1,
+  0,
+);
 const plain = timeMedian(() => {
   const q = decodeR16(readFileSync(r16), N, N, 'le');
   decodeFieldR16(q, height);
@@ -45,16 +49,37 @@ rows.push({ name: 'same, with sidecars (SHA-256 verify on read, hash on write)',
 // PNG16 decode vs ImageMagick decoding the same file into raw. The file is written by ImageMagick (adaptive filters).
 const png = join(BENCH_DIR, 'map4096-im.png');
 if (!existsSync(png)) {
-  execFileSync('/usr/bin/convert', ['-size', `${N}x${N}`, '-depth', '16', '-endian', 'LSB', `gray:${r16}`, '-define', 'png:bit-depth=16', '-define', 'png:color-type=0', png]);
+  execFileSync('/usr/bin/convert', [
+    '-size',
+    `${N}x${N}`,
+    '-depth',
+    '16',
+    '-endian',
+    'LSB',
+    `gray:${r16}`,
+    '-define',
+    'png:bit-depth=16',
+    '-define',
+    'png:color-type=0',
+    png,
+  ]);
 }
 const pngBytes = readFileSync(png);
-const ours = timeMedian(() => {
-  const d = decodePng16(readFileSync(png));
-  if (d.codes[12345] !== codes[12345]) throw new Error('decode mismatch');
-}, 3, 1);
-const im = timeMedian(() => {
-  execFileSync('/usr/bin/convert', [png, '-depth', '16', '-endian', 'LSB', `gray:${join(BENCH_DIR, 'im-decoded.gray')}`]);
-}, 3, 1);
+const ours = timeMedian(
+  () => {
+    const d = decodePng16(readFileSync(png));
+    if (d.codes[12345] !== codes[12345]) throw new Error('decode mismatch');
+  },
+  3,
+  1,
+);
+const im = timeMedian(
+  () => {
+    execFileSync('/usr/bin/convert', [png, '-depth', '16', '-endian', 'LSB', `gray:${join(BENCH_DIR, 'im-decoded.gray')}`]);
+  },
+  3,
+  1,
+);
 rows.push({
   name: `PNG16 4096² decode (${(pngBytes.length / 1e6).toFixed(1)} MB file written by ImageMagick)`,
   ms: ours,

@@ -103,7 +103,16 @@ function wholeProcess(args: string[]): { ms: number; rssMB: number; detail: stri
   const ms = performance.now() - t0;
   if (c.status !== 0) throw new Error(`child ${args.join(' ')} failed: ${c.stderr}`);
   const last = JSON.parse(c.stdout.trim().split('\n').pop() ?? '{}') as { rssMB: number };
-  return { ms, rssMB: last.rssMB, detail: c.stderr.trim().split('\n').filter((l) => l.startsWith('{')).pop() ?? '' };
+  return {
+    ms,
+    rssMB: last.rssMB,
+    detail:
+      c.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .pop() ?? '',
+  };
 }
 
 const rows: BenchRow[] = [];
@@ -112,12 +121,20 @@ for (const n of [1024, 4096]) {
   const p = await passOnce(n, 'pass', reps);
   rows.push({ name: `GPU one 5-tap pass (X), ${n}², in-process`, ms: p.median, note: `median of ${reps}: ${p.all.map((v) => v.toFixed(0)).join(', ')} ms` });
   const c = await passOnce(n, 'chain', reps);
-  rows.push({ name: `GPU smoothing chain (4 filtered levels + combine), ${n}², in-process`, ms: c.median, note: `median of ${reps}: ${c.all.map((v) => v.toFixed(0)).join(', ')} ms` });
+  rows.push({
+    name: `GPU smoothing chain (4 filtered levels + combine), ${n}², in-process`,
+    ms: c.median,
+    note: `median of ${reps}: ${c.all.map((v) => v.toFixed(0)).join(', ')} ms`,
+  });
 }
 for (const n of [1024, 4096]) {
   for (const what of ['pass', 'chain'] as const) {
     const w = wholeProcess([what, String(n)]);
-    rows.push({ name: `GPU ${what === 'pass' ? 'one 5-tap pass' : 'smoothing chain'}, ${n}², whole process (node start → exit)`, ms: w.ms, note: `peak RSS ${w.rssMB.toFixed(0)} MB` });
+    rows.push({
+      name: `GPU ${what === 'pass' ? 'one 5-tap pass' : 'smoothing chain'}, ${n}², whole process (node start → exit)`,
+      ms: w.ms,
+      note: `peak RSS ${w.rssMB.toFixed(0)} MB`,
+    });
   }
 }
 /** Prints the process's peak RSS (MB, VmHWM as peakRssMB reads it) as the last stderr line at exit (preloaded into the CLI). */
@@ -130,7 +147,11 @@ function cliRun(request: string, n: number): { ms: number; rssMB: number; timing
   const out = join(BENCH_DIR, `gpu-${request}-${n}`);
   rmSync(out, { recursive: true, force: true });
   const t0 = performance.now();
-  const c = spawnSync(process.execPath, ['--import', RSS_AT_EXIT, 'bin/heightbench.mjs', 'run', request, '--size', String(n), '--backend', 'webgpu', '--quiet', '--out', out], { encoding: 'utf8' });
+  const c = spawnSync(
+    process.execPath,
+    ['--import', RSS_AT_EXIT, 'bin/heightbench.mjs', 'run', request, '--size', String(n), '--backend', 'webgpu', '--quiet', '--out', out],
+    { encoding: 'utf8' },
+  );
   const ms = performance.now() - t0;
   if (c.status !== 0) throw new Error(`heightbench run ${request} --size ${n} --backend webgpu failed (exit ${c.status}): ${c.stderr}`);
   const rss = JSON.parse(c.stderr.trim().split('\n').pop() ?? '{}') as { rssMB: number };
@@ -144,13 +165,24 @@ for (const [n, target] of [
   [4096, '≤ 120 s whole process, peak RSS ≤ 1 GB'],
 ] as const) {
   const w = cliRun('tundra-r19', n);
-  const stages = Object.entries(w.timings).map(([k, v]) => `${k} ${(v / 1000).toFixed(2)}`).join(', ');
-  rows.push({ name: `GPU reference tundra-r19, ${n}², whole process (heightbench run --backend webgpu: plan, draw list, GPU, read-backs, every stage file written)`, ms: w.ms, target, note: `peak RSS ${w.rssMB.toFixed(0)} MB; stages incl. writing (s): ${stages}` });
+  const stages = Object.entries(w.timings)
+    .map(([k, v]) => `${k} ${(v / 1000).toFixed(2)}`)
+    .join(', ');
+  rows.push({
+    name: `GPU reference tundra-r19, ${n}², whole process (heightbench run --backend webgpu: plan, draw list, GPU, read-backs, every stage file written)`,
+    ms: w.ms,
+    target,
+    note: `peak RSS ${w.rssMB.toFixed(0)} MB; stages incl. writing (s): ${stages}`,
+  });
 }
 {
   const w = wholeProcess(['tundra-r19', '4096']);
   const d = JSON.parse(w.detail) as { totalMs: number; gpuMs: number; parts: string[] };
-  rows.push({ name: 'GPU reference tundra-r19, 4096², where the time goes (in-process: draw list, then per stage GPU work + read-back)', ms: d.totalMs, note: `${d.parts.join('; ')}; peak RSS ${w.rssMB.toFixed(0)} MB (tsx child, fields dropped)` });
+  rows.push({
+    name: 'GPU reference tundra-r19, 4096², where the time goes (in-process: draw list, then per stage GPU work + read-back)',
+    ms: d.totalMs,
+    note: `${d.parts.join('; ')}; peak RSS ${w.rssMB.toFixed(0)} MB (tsx child, fields dropped)`,
+  });
 }
 report('gpu', rows);
 process.exit(0);

@@ -64,7 +64,10 @@ let peer: { ms: number } | null = null;
 let peerDiff = Number.NaN;
 let peerMissing = '/usr/bin/python3 is missing';
 if (existsSync('/usr/bin/python3')) {
-  const p = spawnSync('/usr/bin/python3', ['bench/peers/smoothing_chain.py', join(BENCH_DIR, 'raster4096.r32'), '4096', join(BENCH_DIR, 'base4096-cv.r32')], { encoding: 'utf8', env: { ...process.env, OMP_NUM_THREADS: '1' } });
+  const p = spawnSync('/usr/bin/python3', ['bench/peers/smoothing_chain.py', join(BENCH_DIR, 'raster4096.r32'), '4096', join(BENCH_DIR, 'base4096-cv.r32')], {
+    encoding: 'utf8',
+    env: { ...process.env, OMP_NUM_THREADS: '1' },
+  });
   peerMissing = (p.stderr ?? '').trim().split('\n').pop() ?? `exit ${p.status}`;
   if (p.status === 0) {
     peer = JSON.parse(p.stdout.trim());
@@ -82,7 +85,11 @@ rows.push({
   note: `raster ${base.timings.raster.toFixed(0)} ms, smoothing ${smoothingMs.toFixed(0)} ms; peak RSS ${base.rssMB.toFixed(0)} MB; ${base.spread}`,
 });
 if (!peer) {
-  rows.push({ name: 'smoothing chain alone (heightbench, f32 rounding at every step)', ms: smoothingMs, note: `numpy/OpenCV peer unavailable (${peerMissing}); make bench installs python3-numpy and python3-opencv` });
+  rows.push({
+    name: 'smoothing chain alone (heightbench, f32 rounding at every step)',
+    ms: smoothingMs,
+    note: `numpy/OpenCV peer unavailable (${peerMissing}); make bench installs python3-numpy and python3-opencv`,
+  });
 } else {
   rows.push({
     name: 'smoothing chain alone (heightbench, f32 rounding at every step)',
@@ -92,7 +99,12 @@ if (!peer) {
   });
 }
 const run = median3('--run');
-rows.push({ name: 'whole tundra-r19 run, 4096², f32 (assets prebuilt)', ms: run.ms, target: '≤ 1500 ms (goal 1000), peak RSS ≤ 600 MB', note: `peak RSS ${run.rssMB.toFixed(0)} MB; one 64 MiB copy ${run.copyMs.toFixed(1)} ms; ${run.spread}` });
+rows.push({
+  name: 'whole tundra-r19 run, 4096², f32 (assets prebuilt)',
+  ms: run.ms,
+  target: '≤ 1500 ms (goal 1000), peak RSS ≤ 600 MB',
+  note: `peak RSS ${run.rssMB.toFixed(0)} MB; one 64 MiB copy ${run.copyMs.toFixed(1)} ms; ${run.spread}`,
+});
 for (const [k, v] of Object.entries(run.timings as Record<string, number>)) {
   if (k === 'assets') continue;
   rows.push({ name: `  stage ${k}`, ms: v, note: `${(v / run.copyMs).toFixed(1)} full-field passes` });

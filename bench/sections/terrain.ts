@@ -16,7 +16,11 @@ const rows: BenchRow[] = [];
 const t = createTerrain({ kind: 'lod', tileSamples: 129, tilesX: 32, tilesY: 32, metresPerQuad: 1, range: { min: -100, max: 400 } });
 const s = t.stack;
 const N = s.width; // 4097
-for (const [k, [ci, cj, r, h]] of [[1000, 1200, 150, 80], [2500, 3000, 250, 120], [3600, 700, 100, -40]].entries()) {
+for (const [k, [ci, cj, r, h]] of [
+  [1000, 1200, 150, 80],
+  [2500, 3000, 250, 120],
+  [3600, 700, 100, -40],
+].entries()) {
   addKindLayer(s, `hill ${k}`, 'sculpt');
   stampHill(s, k, ci, cj, r, h);
 }
@@ -25,7 +29,11 @@ const resolveMs = timeMedian(() => {
   s.invalidateAll();
   s.resolve();
 });
-rows.push({ name: `composite ${N}² with three one-hill layers (${chunks} chunks touched), all tiles invalidated then resolved`, ms: resolveMs, target: '≤ 150 ms' });
+rows.push({
+  name: `composite ${N}² with three one-hill layers (${chunks} chunks touched), all tiles invalidated then resolved`,
+  ms: resolveMs,
+  target: '≤ 150 ms',
+});
 
 const g = minstdRand0(5);
 const is = new Int32Array(1e6);
@@ -70,11 +78,15 @@ const span = b[1] - b[0];
 const sel = new PatchSelector({ x0: 0, z0: 0, size: 4096, depth, ranges: minimalRanges(4096, depth, span), heightSpan: span });
 const list = new PatchList(4096);
 let patches = 0;
-const selectMs = timeMedian(() => {
-  const n = sel.select(source, 1800, 150, 2100, null);
-  patches = sel.select(source, 1800, 150, 2100, list);
-  if (n !== patches) throw new Error('count and fill disagree');
-}, 101, 20);
+const selectMs = timeMedian(
+  () => {
+    const n = sel.select(source, 1800, 150, 2100, null);
+    patches = sel.select(source, 1800, 150, 2100, list);
+    if (n !== patches) throw new Error('count and fill disagree');
+  },
+  101,
+  20,
+);
 // Heap growth over 1000 selections (no GC in between): what a selection allocates, per selection.
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc) gc();

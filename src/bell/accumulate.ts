@@ -345,4 +345,4 @@ export function bellGrid(size: number, worldSize = 1) {
 }
 
 export const BELL_INDEX_MAPPING =
-  "seed H[i][j] is stored at row j, column i: columns follow x = i/n (the first coordinate drawn), rows follow y = j/n, row 0 at y = 0";
+  'seed H[i][j] is stored at row j, column i: columns follow x = i/n (the first coordinate drawn), rows follow y = j/n, row 0 at y = 0';

@@ -55,7 +55,7 @@ export const installAtlas: CommandInstaller = (program: Command, io: CliIO) => {
     .command('atlas')
     .description('run every switchable convention broken on purpose against the correct run; maps, metrics and diagnoses in DIR')
     .argument('<request>', 'request id (config/requests/<id>.json) or a request file')
-    .option('--size <n>', 'output size (default: the request\'s)', parsePositiveInt)
+    .option('--size <n>', "output size (default: the request's)", parsePositiveInt)
     .requiredOption('--out <dir>', 'output folder (index.html, atlas.json, metrics.json, timings.json, maps/)', parsePath)
     .addOption(new Option('--precision <p>', 'precision of the correct run and of the ablations').choices(['f32', 'f64']).default('f32'))
     .option('--shared-plotly <file>', 'link this plotly.min.js (copied there when missing) instead of copying one into DIR', parsePath)

@@ -34,7 +34,9 @@ export function bellCommand(out: string, o: BellCliOptions, io: CliIO): number {
   if (o.size > MAX_BELL_SIZE) throw new LimitError(`--size ${o.size}: over the bell limit of ${MAX_BELL_SIZE} samples per axis`);
   if (o.nb > 100000) throw new LimitError(`--nb ${o.nb}: over the limit of 100000 generators`);
   if (o.path === 'naive' && o.nb * o.size * o.size > MAX_BELL_NAIVE_WORK) {
-    throw new LimitError(`--path naive with --nb ${o.nb} and --size ${o.size}: ${o.nb * o.size * o.size} generator × sample products, over the limit of ${MAX_BELL_NAIVE_WORK} (use --path fast)`);
+    throw new LimitError(
+      `--path naive with --nb ${o.nb} and --size ${o.size}: ${o.nb * o.size * o.size} generator × sample products, over the limit of ${MAX_BELL_NAIVE_WORK} (use --path fast)`,
+    );
   }
   // float64 accumulation, its float32 copy, the encoded payload and the shaded picture.
   checkMemoryEstimate(`bell --size ${o.size}`, o.size * o.size * (8 + 4 + 4 + (o.shaded ? 1 : 0)));
@@ -47,7 +49,15 @@ export function bellCommand(out: string, o: BellCliOptions, io: CliIO): number {
   const w = writeHeightfieldFile(out, field, {
     range: o.range,
     stage: 'bell',
-    notes: { generator: 'bell accumulation (seed 002)', params, path: o.path, tolerance: o.tolerance, indexMapping: BELL_INDEX_MAPPING, unit: 'seed height units (unit square scaled to worldSize metres)', worldSize: o.worldSize },
+    notes: {
+      generator: 'bell accumulation (seed 002)',
+      params,
+      path: o.path,
+      tolerance: o.tolerance,
+      indexMapping: BELL_INDEX_MAPPING,
+      unit: 'seed height units (unit square scaled to worldSize metres)',
+      worldSize: o.worldSize,
+    },
   });
   if (o.shaded) writeFileAtomic(o.shaded, shadedPng(h, o.size, o.seaLevel, SHADING_DEFAULTS));
   let lo = Infinity;
@@ -56,7 +66,9 @@ export function bellCommand(out: string, o: BellCliOptions, io: CliIO): number {
     lo = Math.min(lo, h[k]);
     hi = Math.max(hi, h[k]);
   }
-  io.out(`bell ${o.size}x${o.size}, ${o.nb} generators, seed ${o.seed}, ${o.path} path: ${ms.toFixed(1)} ms; heights ${lo.toPrecision(6)}..${hi.toPrecision(6)}; wrote ${out}${o.shaded ? ` and ${o.shaded}` : ''}${w.encodeCounts ? `; clamped ${w.encodeCounts.clampedLow} low, ${w.encodeCounts.clampedHigh} high` : ''}\n`);
+  io.out(
+    `bell ${o.size}x${o.size}, ${o.nb} generators, seed ${o.seed}, ${o.path} path: ${ms.toFixed(1)} ms; heights ${lo.toPrecision(6)}..${hi.toPrecision(6)}; wrote ${out}${o.shaded ? ` and ${o.shaded}` : ''}${w.encodeCounts ? `; clamped ${w.encodeCounts.clampedLow} low, ${w.encodeCounts.clampedHigh} high` : ''}\n`,
+  );
   return 0;
 }
 
@@ -74,7 +86,7 @@ export const installBell: CommandInstaller = (program: Command, io: CliIO) => {
     .option('--sea-level <x>', 'sea level for the shaded picture, seed slider units (0…100)', parseNumber, SEA_LEVEL_DEFAULT)
     .addOption(new Option('--path <p>', 'naive (the seed loops) or fast (separable)').choices(['naive', 'fast']).default('fast'))
     .option('--tolerance <x>', 'fast path: skip products below this absolute height (0 = exact)', parseNonNegativeNumber, 0)
-    .option('--shaded <file.png>', 'also write the seed\'s shaded picture (8-bit grey)', parsePath)
+    .option('--shaded <file.png>', "also write the seed's shaded picture (8-bit grey)", parsePath)
     .option('--range <MIN,MAX>', 'encode into PNG16/R16 with this range', parseRange)
     .option('--world-size <m>', 'metres spanned by the unit square in the sidecar', parsePositiveNumber, 1)
     .action((out: string, opts: BellCliOptions) => {

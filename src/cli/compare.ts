@@ -58,7 +58,9 @@ export async function compareCommand(generated: string, reference: string, o: Co
   const step = o.radialStep ?? DEFAULT_MASKS.radialStep;
   const reach = Math.hypot(ref.grid.sizeX, ref.grid.sizeY) / 2;
   if (reach / step > MAX_RADIAL_RINGS) {
-    throw new LimitError(`--radial-step ${step}: ${Math.ceil(reach / step)} rings over a ${ref.grid.sizeX}×${ref.grid.sizeY} m grid, over the limit of ${MAX_RADIAL_RINGS} (use a step ≥ ${reach / MAX_RADIAL_RINGS} m)`);
+    throw new LimitError(
+      `--radial-step ${step}: ${Math.ceil(reach / step)} rings over a ${ref.grid.sizeX}×${ref.grid.sizeY} m grid, over the limit of ${MAX_RADIAL_RINGS} (use a step ≥ ${reach / MAX_RADIAL_RINGS} m)`,
+    );
   }
   if (o.resample && gridDifference(gen.grid, ref.grid)) {
     const { resampleField } = await import('../core/resample.js');

@@ -81,7 +81,9 @@ export async function buildGpuPage(): Promise<string> {
   try {
     esbuild = await import('esbuild');
   } catch (e) {
-    throw new GpuPageBuildError(`the GPU page is bundled with the npm package esbuild, which did not load (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); run \`npm ci\` (it is a devDependency)`);
+    throw new GpuPageBuildError(
+      `the GPU page is bundled with the npm package esbuild, which did not load (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); run \`npm ci\` (it is a devDependency)`,
+    );
   }
   const srcRoot = join(here, '..');
   const pkgRoot = join(srcRoot, '..');

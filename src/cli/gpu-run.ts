@@ -40,7 +40,10 @@ export const ENCODE_RULE_CHOICES = ['d3d', 'pack2x16unorm'] as const;
 export const LOD_CHOICES = ['derivatives', 'list'] as const;
 
 /** Plan → stamp selection → draw list for a request (assets built when missing or stale). */
-export function emitRequestDrawList(req: PipelineRequest, opts: { embedAssets?: boolean; assetsDir?: string } = {}): { plan: Plan; drawList: DrawList; assetsDir: string } {
+export function emitRequestDrawList(
+  req: PipelineRequest,
+  opts: { embedAssets?: boolean; assetsDir?: string } = {},
+): { plan: Plan; drawList: DrawList; assetsDir: string } {
   const plan = buildPlan(req);
   const assetsDir = opts.assetsDir ?? join(projectRoot(), 'assets');
   const assets = ensureAssets(plan.world, assetsDir);
@@ -67,7 +70,9 @@ async function loadGpu(): Promise<typeof import('../gpu/run.js')> {
     return await import('../gpu/run.js');
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
-    throw new GpuBackendError(`the webgpu backend could not be loaded (${msg}); run \`npm ci\` (it installs the npm packages \`webgpu\` and \`playwright-core\`) and \`make setup\` (Debian's chromium, which ships SwiftShader)`);
+    throw new GpuBackendError(
+      `the webgpu backend could not be loaded (${msg}); run \`npm ci\` (it installs the npm packages \`webgpu\` and \`playwright-core\`) and \`make setup\` (Debian's chromium, which ships SwiftShader)`,
+    );
   }
 }
 
@@ -81,14 +86,22 @@ function isEnvironmentError(e: unknown): e is Error {
   return e instanceof Error && (e as { exitCode?: unknown }).exitCode === 2;
 }
 
-export async function gpuRunCommand(request: string, o: GpuRunCliOptions, io: CliIO, planStages: readonly string[], fieldStages: readonly string[]): Promise<number> {
+export async function gpuRunCommand(
+  request: string,
+  o: GpuRunCliOptions,
+  io: CliIO,
+  planStages: readonly string[],
+  fieldStages: readonly string[],
+): Promise<number> {
   const req = loadRequest(request, o.size);
   if (req.size % 8 !== 0) throw new UsageError(`--size: the webgpu backend needs a size divisible by 8 (three halvings), got ${req.size}`);
   const stages = o.stages ?? [...planStages, ...fieldStages];
   const t0 = performance.now();
   const progress = progressReporter({ label: `run ${req.id} ${req.size}² webgpu`, quiet: o.quiet });
   const { plan, drawList, assetsDir } = progress.time('drawlist', () => emitRequestDrawList(req));
-  progress.note(`draw list: ${drawList.raster.layers[0].count} + ${drawList.raster.layers[1].count} triangles, ${drawList.support.locations.length} support locations, ${drawList.stamps.draws.length} stamps, ${drawList.locations.draws.length} location textures`);
+  progress.note(
+    `draw list: ${drawList.raster.layers[0].count} + ${drawList.raster.layers[1].count} triangles, ${drawList.support.locations.length} support locations, ${drawList.stamps.draws.length} stamps, ${drawList.locations.draws.length} location textures`,
+  );
   const grid = requestGrid(req);
   const staging = join(o.out, `.gpu-staging-${process.pid}`);
   rmSync(staging, { recursive: true, force: true });
@@ -120,7 +133,13 @@ export async function gpuRunCommand(request: string, o: GpuRunCliOptions, io: Cl
       if (isEnvironmentError(e)) throw new GpuBackendError(e.message);
       throw e;
     }
-    const adapter: GpuAdapterInfo = { vendor: result.adapter.vendor, architecture: result.adapter.architecture, device: result.adapter.device, description: result.adapter.description, host: result.adapter.host };
+    const adapter: GpuAdapterInfo = {
+      vendor: result.adapter.vendor,
+      architecture: result.adapter.architecture,
+      device: result.adapter.device,
+      description: result.adapter.description,
+      host: result.adapter.host,
+    };
     // The sidecars gain the adapter, then every pair moves into DIR.
     const tWrite = performance.now();
     const written: string[] = [];
@@ -148,17 +167,28 @@ export async function gpuRunCommand(request: string, o: GpuRunCliOptions, io: Cl
       adapter: result.adapter,
       encodeRule: notes.encodeRule,
       lod: notes.lod,
-      counts: { ...result.counts, stampDraws: drawList.stamps.draws.length, locationTextureDraws: drawList.locations.draws.length, assets: drawList.assets.length },
+      counts: {
+        ...result.counts,
+        stampDraws: drawList.stamps.draws.length,
+        locationTextureDraws: drawList.locations.draws.length,
+        assets: drawList.assets.length,
+      },
       drawsByStage: { ...plan.stream.drawsByStage },
     };
     writeFileAtomic(join(o.out, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-    writeFileAtomic(join(o.out, 'timings.json'), `${JSON.stringify({ request: req.id, size: req.size, backend: 'webgpu', timingsMs: result.timings }, null, 2)}\n`);
+    writeFileAtomic(
+      join(o.out, 'timings.json'),
+      `${JSON.stringify({ request: req.id, size: req.size, backend: 'webgpu', timingsMs: result.timings }, null, 2)}\n`,
+    );
     written.push(join(o.out, 'manifest.json'), join(o.out, 'timings.json'));
     progress.step('write', performance.now() - tWrite);
     progress.done(`${written.length} file(s) in ${o.out}`);
     const ms = Math.round(performance.now() - t0);
     if (o.json) io.out(`${JSON.stringify({ request: req.id, size: req.size, backend: 'webgpu', adapter: result.adapter, runMs: ms, written }, null, 2)}\n`);
-    else io.out(`${req.id} (${req.size}²) on WebGPU: ${adapter.vendor} ${adapter.architecture} ${adapter.device} (${adapter.description}) via ${adapter.host}; ${ms} ms; wrote ${written.length} file(s) to ${o.out}\n`);
+    else
+      io.out(
+        `${req.id} (${req.size}²) on WebGPU: ${adapter.vendor} ${adapter.architecture} ${adapter.device} (${adapter.description}) via ${adapter.host}; ${ms} ms; wrote ${written.length} file(s) to ${o.out}\n`,
+      );
     return 0;
   } catch (e) {
     if (isEnvironmentError(e)) {
@@ -217,10 +247,25 @@ export function addGpuRunOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--backend <b>', 'executor: cpu (TypeScript, f32 or f64) or webgpu (WGSL on a WebGPU adapter)').choices([...BACKENDS]).default('cpu'))
     .addOption(new Option('--gpu-host <h>', 'webgpu host: dawn (npm webgpu, in-process) or chromium (headless Debian chromium)').choices([...GPU_HOST_CHOICES]))
-    .addOption(new Option('--encode-rule <r>', "webgpu encode shader's float → UNORM16 rule: d3d (×65535, +0.5, truncate) or pack2x16unorm (WGSL, ties to even)").choices([...ENCODE_RULE_CHOICES]))
     .addOption(
-      new Option('--subpixel-bits <n>', "cpu backend: snap the layer triangles' vertices to 2^-n pixel (0…8; default 8 = Direct3D's 16.8; SwiftShader snaps to 4)").argParser(parseSubpixelBits),
+      new Option(
+        '--encode-rule <r>',
+        "webgpu encode shader's float → UNORM16 rule: d3d (×65535, +0.5, truncate) or pack2x16unorm (WGSL, ties to even)",
+      ).choices([...ENCODE_RULE_CHOICES]),
     )
-    .addOption(new Option('--quad-coverage <c>', 'cpu backend: stamp/location quads cover pixel centres inside the square (exact, default) or inside its corners snapped to --subpixel-bits (snapped, as a rasterizer does)').choices(['exact', 'snapped']))
-    .addOption(new Option('--lod <src>', 'webgpu asset draws: level of detail from screen-space derivatives or the draw list’s explicit lod').choices([...LOD_CHOICES]));
+    .addOption(
+      new Option(
+        '--subpixel-bits <n>',
+        "cpu backend: snap the layer triangles' vertices to 2^-n pixel (0…8; default 8 = Direct3D's 16.8; SwiftShader snaps to 4)",
+      ).argParser(parseSubpixelBits),
+    )
+    .addOption(
+      new Option(
+        '--quad-coverage <c>',
+        'cpu backend: stamp/location quads cover pixel centres inside the square (exact, default) or inside its corners snapped to --subpixel-bits (snapped, as a rasterizer does)',
+      ).choices(['exact', 'snapped']),
+    )
+    .addOption(
+      new Option('--lod <src>', 'webgpu asset draws: level of detail from screen-space derivatives or the draw list’s explicit lod').choices([...LOD_CHOICES]),
+    );
 }

@@ -21,7 +21,10 @@ function buildProgram(io: CliIO, installers: readonly CommandInstaller[]): Comma
     .version(PRODUCER_VERSION)
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (s, write) => write(s) })
-    .option('--config <dir>', "folder holding the worlds/ and requests/ (default: $HEIGHTBENCH_ROOT/config, else the nearest config/ above the working directory, else the installed package's)")
+    .option(
+      '--config <dir>',
+      "folder holding the worlds/ and requests/ (default: $HEIGHTBENCH_ROOT/config, else the nearest config/ above the working directory, else the installed package's)",
+    )
     .hook('preAction', (root) => setConfigDir((root.opts() as { config?: string }).config ?? null));
 
   program

@@ -62,13 +62,21 @@ export function cleanBlessLeftovers(referencesDir: string, name: string): string
 
 function printCheck(io: CliIO, name: string, c: ReturnType<typeof checkRun>): void {
   const f = c.final;
-  const h = Object.entries(f.histogram).sort((a, b) => Number(a[0]) - Number(b[0])).map(([d, n]) => `${d}: ${n}`).join(', ');
+  const h = Object.entries(f.histogram)
+    .sort((a, b) => Number(a[0]) - Number(b[0]))
+    .map(([d, n]) => `${d}: ${n}`)
+    .join(', ');
   io.out(`${name}: exact ${f.exactPercent.toFixed(4)} % | histogram {${h}} | max ${f.maxAbsCode} code | RMS ${f.rmsMm.toFixed(4)} mm`);
   if (f.attribution) io.out(` | straddles ${f.attribution.straddle}, deviations ${f.attribution.deviation}`);
   io.out(`\n  stage inner-400 m RMS (mm): ${c.stages.map((s) => `${s.stage} ${s.innerRmsMm.toExponential(2)}`).join(', ')}\n`);
   for (const g of c.gates) io.out(`  gate ${g.name} ${g.limit}: ${g.value} → ${g.passed ? 'pass' : 'FAIL'}\n`);
   if (c.firstDivergentStage) io.out(`  first stage differing beyond rounding: ${c.firstDivergentStage}\n`);
-  if (c.stageAttribution) io.out(`  stage attribution: ${attributionSummary(c.stageAttribution).map((l) => l.trim()).join('; ')}\n`);
+  if (c.stageAttribution)
+    io.out(
+      `  stage attribution: ${attributionSummary(c.stageAttribution)
+        .map((l) => l.trim())
+        .join('; ')}\n`,
+    );
 }
 
 interface ParamsYaml {
@@ -92,7 +100,10 @@ export function gpuReferenceName(run: string): string {
 async function blessGpu(name: string, o: { yes?: boolean; reason?: string }, io: CliIO): Promise<void> {
   const root = projectRoot();
   const reason = o.reason?.trim();
-  if (o.yes && !reason) throw new UsageError(`bless ${name} --gpu: --yes needs --reason "<why the heights moved>" (the bless record keeps it), got ${JSON.stringify(o.reason ?? null)}`);
+  if (o.yes && !reason)
+    throw new UsageError(
+      `bless ${name} --gpu: --yes needs --reason "<why the heights moved>" (the bless record keeps it), got ${JSON.stringify(o.reason ?? null)}`,
+    );
   const params = parseYaml(readInputText(join(root, 'params.yaml'))) as ParamsYaml;
   const run = params.runs?.[name];
   if (!run) throw new FormatError(`bless: no run ${JSON.stringify(name)} in params.yaml; runs: ${Object.keys(params.runs ?? {}).join(', ')}`);
@@ -102,7 +113,8 @@ async function blessGpu(name: string, o: { yes?: boolean; reason?: string }, io:
   const target = join(refs, gname);
   const names = blessSwapNames(gname);
   const removed = cleanBlessLeftovers(refs, gname);
-  if (removed.length) io.out(`removed ${removed.length} stale staging folder(s) of an unfinished bless: ${removed.map((p) => p.slice(root.length + 1)).join(', ')}\n`);
+  if (removed.length)
+    io.out(`removed ${removed.length} stale staging folder(s) of an unfinished bless: ${removed.map((p) => p.slice(root.length + 1)).join(', ')}\n`);
   const tmp = makeStage(target, names);
   try {
     const quiet: CliIO = { out: () => undefined, err: (t) => io.err(t) };
@@ -110,7 +122,9 @@ async function blessGpu(name: string, o: { yes?: boolean; reason?: string }, io:
     if (code !== 0) throw new CliExit(code);
     const manifest = JSON.parse(readFileSync(join(tmp, 'manifest.json'), 'utf8')) as { adapter?: Record<string, unknown> };
     const adapter = manifest.adapter ?? null;
-    io.out(`GPU reference of ${name} on ${adapter ? `${String(adapter.vendor)} ${String(adapter.architecture)} (${String(adapter.description)}) via ${String(adapter.host)}` : 'an unknown adapter'}\n`);
+    io.out(
+      `GPU reference of ${name} on ${adapter ? `${String(adapter.vendor)} ${String(adapter.architecture)} (${String(adapter.description)}) via ${String(adapter.host)}` : 'an unknown adapter'}\n`,
+    );
     if (existsSync(join(target, 'final.r16'))) {
       const c = checkRun(tmp, target, {}, join(root, 'reports', `bless-${gname}`), `bless ${name} --gpu: new vs current GPU reference`);
       printCheck(io, `new vs current ${gname}`, c);
@@ -149,7 +163,9 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
     .action((dir: string, o: { world: string }) => {
       const world = loadWorld(o.world);
       const idx = buildAssets(world, dir, worldHash(world));
-      io.out(`wrote ${idx.length} assets (${idx.filter((a) => a.kind === 'stamp').length} stamp keys, ${idx.filter((a) => a.kind === 'location').length} location textures) to ${dir}\n`);
+      io.out(
+        `wrote ${idx.length} assets (${idx.filter((a) => a.kind === 'stamp').length} stamp keys, ${idx.filter((a) => a.kind === 'location').length} location textures) to ${dir}\n`,
+      );
       throw new CliExit(0);
     });
 
@@ -169,25 +185,50 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
     .option('--attribution', 'attribute every differing final code to the first stage differing by more than ε there')
     .option('--attribution-eps-mm <x>', 'ε of --attribution, mm (default 0.01)', parseNumber)
     .option('--note <text>', 'a line for the report summary (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
-    .action((g: string, r: string, o: GateOptions & { report?: string; title?: string; sharedPlotly?: string; strict?: boolean; referenceKind?: string; attribution?: boolean; attributionEpsMm?: number; note?: string[] }) => {
-      // A reference folder between the two renames of a swap is read from its kept old copy (read-only).
-      const c = checkRun(folderForReading(g), folderForReading(r), { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm }, o.report, o.title, o.sharedPlotly, {
-        referenceKind: o.referenceKind,
-        attribution: o.attribution || o.attributionEpsMm !== undefined,
-        attributionEpsilonMm: o.attributionEpsMm,
-        notes: o.note,
-      });
-      printCheck(io, o.title ?? g, c);
-      throw new CliExit(o.strict && !c.passed ? EXIT_GATE : 0);
-    });
+    .action(
+      (
+        g: string,
+        r: string,
+        o: GateOptions & {
+          report?: string;
+          title?: string;
+          sharedPlotly?: string;
+          strict?: boolean;
+          referenceKind?: string;
+          attribution?: boolean;
+          attributionEpsMm?: number;
+          note?: string[];
+        },
+      ) => {
+        // A reference folder between the two renames of a swap is read from its kept old copy (read-only).
+        const c = checkRun(
+          folderForReading(g),
+          folderForReading(r),
+          { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm },
+          o.report,
+          o.title,
+          o.sharedPlotly,
+          {
+            referenceKind: o.referenceKind,
+            attribution: o.attribution || o.attributionEpsMm !== undefined,
+            attributionEpsilonMm: o.attributionEpsMm,
+            notes: o.note,
+          },
+        );
+        printCheck(io, o.title ?? g, c);
+        throw new CliExit(o.strict && !c.passed ? EXIT_GATE : 0);
+      },
+    );
 
   program
     .command('bless')
-    .description('regenerate the references of a run (f64 path, settings from params.yaml), show the difference against the current ones, then replace them and update dvc.lock')
+    .description(
+      'regenerate the references of a run (f64 path, settings from params.yaml), show the difference against the current ones, then replace them and update dvc.lock',
+    )
     .argument('<run>', 'run name from params.yaml (e.g. tundra-r19, tundra-r19-1024)')
     .option('--yes', 'replace the references (without it, only the difference is shown)')
     .option('--reason <text>', 'why the heights moved (required with --yes; kept in references/bless/RUN.json)')
-    .option('--gpu', 'bless the run\'s GPU reference instead (references/gpu-RUN, `run --backend webgpu`; the record names the adapter)')
+    .option('--gpu', "bless the run's GPU reference instead (references/gpu-RUN, `run --backend webgpu`; the record names the adapter)")
     .action(async (name: string, o: { yes?: boolean; reason?: string; gpu?: boolean }) => {
       if (o.gpu) {
         await blessGpu(name, o, io);
@@ -195,7 +236,10 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
       }
       const root = projectRoot();
       const reason = o.reason?.trim();
-      if (o.yes && !reason) throw new UsageError(`bless ${name}: --yes needs --reason "<why the heights moved>" (the bless record keeps it), got ${JSON.stringify(o.reason ?? null)}`);
+      if (o.yes && !reason)
+        throw new UsageError(
+          `bless ${name}: --yes needs --reason "<why the heights moved>" (the bless record keeps it), got ${JSON.stringify(o.reason ?? null)}`,
+        );
       const params = parseYaml(readInputText(join(root, 'params.yaml'))) as { dumpWindow?: number; runs?: Record<string, { request: string; size: number }> };
       const run = params.runs?.[name];
       if (!run) throw new FormatError(`bless: no run ${JSON.stringify(name)} in params.yaml; runs: ${Object.keys(params.runs ?? {}).join(', ')}`);
@@ -204,7 +248,8 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
       const target = join(refs, name);
       const names = blessSwapNames(name);
       const removed = cleanBlessLeftovers(refs, name);
-      if (removed.length) io.out(`removed ${removed.length} stale staging folder(s) of an unfinished bless: ${removed.map((p) => p.slice(root.length + 1)).join(', ')}\n`);
+      if (removed.length)
+        io.out(`removed ${removed.length} stale staging folder(s) of an unfinished bless: ${removed.map((p) => p.slice(root.length + 1)).join(', ')}\n`);
       const tmp = makeStage(target, names);
       try {
         // Exactly the DVC reference stage's command (`run … --precision f64 --dump-window W`), so what bless writes is

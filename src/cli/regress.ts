@@ -58,7 +58,21 @@ export interface Regression {
   failed: boolean;
 }
 
-const STAGE_ORDER = ['layout', 'regions', 'sources', 'corners', 'raster-layer0', 'raster', 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode', 'final', 'manifest'];
+const STAGE_ORDER = [
+  'layout',
+  'regions',
+  'sources',
+  'corners',
+  'raster-layer0',
+  'raster',
+  'base',
+  'after-support',
+  'after-stamps',
+  'after-locations',
+  'pre-encode',
+  'final',
+  'manifest',
+];
 
 function git(root: string, args: string[]): string {
   return execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
@@ -121,7 +135,7 @@ export function regress(root: string, base: string): Regression {
     const files = new Set<string>();
     for (const h of [hHere, hBase]) for (const side of [h?.generated, h?.references]) for (const f of Object.keys(side ?? {})) files.add(f);
     const stages: StageRow[] = [...files]
-      .sort((a, b) => (STAGE_ORDER.indexOf(stageOf(a)) - STAGE_ORDER.indexOf(stageOf(b))) || a.localeCompare(b))
+      .sort((a, b) => STAGE_ORDER.indexOf(stageOf(a)) - STAGE_ORDER.indexOf(stageOf(b)) || a.localeCompare(b))
       .map((f) => {
         const key = `stages.${stageOf(f)}.innerRmsMm`;
         return {
@@ -177,7 +191,10 @@ function histogram(m: Metrics | null): string {
 export function regressionMarkdown(r: Regression, full = true): string {
   const L: string[] = [];
   L.push(`# heightbench regress: this tree against ${r.base} (${r.baseCommit.slice(0, 10)})`, '');
-  L.push(`Verdict: **${r.failed ? 'FAIL' : 'pass'}** — ${r.runs.filter((x) => x.verdict === 'FAIL').length} of ${r.runs.length} runs fail. A run fails when a gate fails here, or when a stage hash moved without a bless (references/bless record or dvc.lock reference hash changed). Values: base → **this tree** where they differ.`, '');
+  L.push(
+    `Verdict: **${r.failed ? 'FAIL' : 'pass'}** — ${r.runs.filter((x) => x.verdict === 'FAIL').length} of ${r.runs.length} runs fail. A run fails when a gate fails here, or when a stage hash moved without a bless (references/bless record or dvc.lock reference hash changed). Values: base → **this tree** where they differ.`,
+    '',
+  );
   L.push('| run | status | exact % | Δq histogram | max \\|Δq\\| | RMS mm | max mm | gates | stage hashes moved | blessed | verdict |');
   L.push('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const x of r.runs) {
@@ -196,7 +213,9 @@ export function regressionMarkdown(r: Regression, full = true): string {
   if (r.runs.some((x) => x.reasons.length)) L.push('');
   for (const x of r.runs) {
     if (!x.stages.length) continue;
-    const unchanged = x.stages.every((s) => s.innerRmsMm[0] === s.innerRmsMm[1] && (s.generated === 'same' || s.generated === '–') && (s.reference === 'same' || s.reference === '–'));
+    const unchanged = x.stages.every(
+      (s) => s.innerRmsMm[0] === s.innerRmsMm[1] && (s.generated === 'same' || s.generated === '–') && (s.reference === 'same' || s.reference === '–'),
+    );
     if (unchanged && !full) {
       L.push(`- ${x.run}: all ${x.stages.length} stage outputs hash and measure as at ${r.base}`);
       continue;
@@ -246,16 +265,22 @@ export function writeRegressionReport(root: string, out: string, r: Regression, 
     const figs: string[] = [];
     if (a) {
       writeFileAtomic(join(out, `${x.run}-base-diffmap.png`), a);
-      figs.push(`<figure><img src="${x.run}-base-diffmap.png" alt="${x.run} difference map at ${r.base}"><figcaption>${r.base}: signed Δq per block</figcaption></figure>`);
+      figs.push(
+        `<figure><img src="${x.run}-base-diffmap.png" alt="${x.run} difference map at ${r.base}"><figcaption>${r.base}: signed Δq per block</figcaption></figure>`,
+      );
     }
     if (b) {
       writeFileAtomic(join(out, `${x.run}-diffmap.png`), b);
-      figs.push(`<figure><img src="${x.run}-diffmap.png" alt="${x.run} difference map in this tree"><figcaption>this tree: signed Δq per block</figcaption></figure>`);
+      figs.push(
+        `<figure><img src="${x.run}-diffmap.png" alt="${x.run} difference map in this tree"><figcaption>this tree: signed Δq per block</figcaption></figure>`,
+      );
     }
     const c = changedPixels(a, b);
     if (c) {
       writeFileAtomic(join(out, `${x.run}-changed.png`), c.png);
-      figs.push(`<figure><img src="${x.run}-changed.png" alt="${x.run} blocks whose colour changed"><figcaption>blocks whose difference changed: ${c.changed}</figcaption></figure>`);
+      figs.push(
+        `<figure><img src="${x.run}-changed.png" alt="${x.run} blocks whose colour changed"><figcaption>blocks whose difference changed: ${c.changed}</figcaption></figure>`,
+      );
     }
     sections.push(`<h2>${x.run}: difference maps (f32 − f64 references; red above, blue below, white equal)</h2><div class="row">${figs.join('')}</div>`);
   }
@@ -285,7 +310,9 @@ export function regressCommand(o: { base: string; out?: string; json?: boolean }
 export const installRegress: CommandInstaller = (program: Command, io: CliIO) => {
   program
     .command('regress')
-    .description("compare this tree's regenerated reports (metrics, stage hashes, difference maps) with a base revision's, as Markdown and HTML; fails when a gate fails or a stage hash moved without a bless")
+    .description(
+      "compare this tree's regenerated reports (metrics, stage hashes, difference maps) with a base revision's, as Markdown and HTML; fails when a gate fails or a stage hash moved without a bless",
+    )
     .option('--base <rev>', 'git revision to compare against', 'HEAD')
     .option('--out <dir>', 'folder for index.html, summary.md, regress.json (default reports/regress)')
     .option('--json', 'print the comparison as JSON instead of Markdown')

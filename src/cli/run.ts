@@ -30,8 +30,12 @@ export const PLAN_STAGES = ['layout', 'regions', 'sources', 'corners'] as const;
 export const ALL_STAGES: readonly string[] = [...PLAN_STAGES, ...FIELD_STAGES];
 
 function parseStages(v: string): string[] {
-  const list = v.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const s of list) if (!ALL_STAGES.includes(s)) throw new InvalidArgumentError(`unknown stage ${JSON.stringify(s)}; expected some of ${ALL_STAGES.join(', ')}`);
+  const list = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const s of list)
+    if (!ALL_STAGES.includes(s)) throw new InvalidArgumentError(`unknown stage ${JSON.stringify(s)}; expected some of ${ALL_STAGES.join(', ')}`);
   return list;
 }
 
@@ -76,12 +80,23 @@ export function checkRunFolder(out: string): void {
   const known = runOutputNames();
   const foreign = readdirSync(out).filter((e) => !known.has(e) && !/^\..*\.(pending-[0-9a-f]{16}|tmp-.*)$/.test(e));
   if (foreign.length) {
-    throw new UsageError(`--out ${out}: holds ${foreign.length} entr${foreign.length === 1 ? 'y' : 'ies'} a run does not write (${foreign.slice(0, 3).map((e) => JSON.stringify(e)).join(', ')}${foreign.length > 3 ? ', …' : ''}); a run replaces its whole folder: give a new or empty folder`);
+    throw new UsageError(
+      `--out ${out}: holds ${foreign.length} entr${foreign.length === 1 ? 'y' : 'ies'} a run does not write (${foreign
+        .slice(0, 3)
+        .map((e) => JSON.stringify(e))
+        .join(', ')}${foreign.length > 3 ? ', …' : ''}); a run replaces its whole folder: give a new or empty folder`,
+    );
   }
 }
 
 /** Writes the kept field stages (R32 + sidecar), the final map (R16 and PNG16 + sidecars) and the manifest. */
-export function writeFieldOutputs(out: string, req: ReturnType<typeof loadRequest>, result: RunResult, stages: readonly string[], dumpWindow?: number): string[] {
+export function writeFieldOutputs(
+  out: string,
+  req: ReturnType<typeof loadRequest>,
+  result: RunResult,
+  stages: readonly string[],
+  dumpWindow?: number,
+): string[] {
   const grid = requestGrid(req);
   const written: string[] = [];
   // GPU-mimic switches are named in every sidecar (only when not the default, so default outputs keep their bytes).
@@ -120,7 +135,11 @@ export function writeFieldOutputs(out: string, req: ReturnType<typeof loadReques
 }
 
 /** Base plus one sparse signed delta layer per local stage, in a versioned binary store (terrain/store.ts). */
-export function writeRunStore(path: string, req: ReturnType<typeof loadRequest>, result: RunResult): { bytes: number; rawBytes: number; layers: { name: string; chunks: number }[] } {
+export function writeRunStore(
+  path: string,
+  req: ReturnType<typeof loadRequest>,
+  result: RunResult,
+): { bytes: number; rawBytes: number; layers: { name: string; chunks: number }[] } {
   const need = ['base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode'];
   for (const s of need) if (!result.fields.get(s)) throw new Error(`run store: stage ${s} was not kept`);
   const n = req.size;
@@ -172,9 +191,18 @@ function runInto(stage: string, target: string, req: ReturnType<typeof loadReque
   const t0 = process.hrtime.bigint();
   const wantsFields = o.store !== undefined || stages.some((s) => !(PLAN_STAGES as readonly string[]).includes(s));
   const keep = o.store ? [...new Set([...stages, 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode'])] : stages;
-  if (wantsFields) checkMemoryEstimate(`run ${req.id} at ${req.size}² (${o.precision}, ${keep.length} stages kept)`, runMemoryEstimate(req.size, o.precision, keep));
+  if (wantsFields)
+    checkMemoryEstimate(`run ${req.id} at ${req.size}² (${o.precision}, ${keep.length} stages kept)`, runMemoryEstimate(req.size, o.precision, keep));
   const progress = progressReporter({ label: `run ${req.id} ${req.size}² ${o.precision}`, quiet: o.quiet });
-  const result = wantsFields ? runPipeline(req, { precision: o.precision, keep, subpixelBits: o.subpixelBits, quadCoverage: o.quadCoverage, onStep: (name, stepMs) => progress.step(name, stepMs) }) : null;
+  const result = wantsFields
+    ? runPipeline(req, {
+        precision: o.precision,
+        keep,
+        subpixelBits: o.subpixelBits,
+        quadCoverage: o.quadCoverage,
+        onStep: (name, stepMs) => progress.step(name, stepMs),
+      })
+    : null;
   const plan = result ? result.plan : buildPlan(req);
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const staged: string[] = [];
@@ -187,7 +215,9 @@ function runInto(stage: string, target: string, req: ReturnType<typeof loadReque
     if (!result) throw new InvalidArgumentError('--store needs the field stages (leave --stages out, or include base and the later stages)');
     const s = writeRunStore(o.store, req, result);
     written.push(o.store);
-    io.out(`run store ${o.store}: ${(s.bytes / 1e6).toFixed(1)} MB (base + ${s.layers.map((l) => `${l.name} ${l.chunks} chunks`).join(', ')}) vs ${(s.rawBytes / 1e6).toFixed(1)} MB of raw float32 stage dumps\n`);
+    io.out(
+      `run store ${o.store}: ${(s.bytes / 1e6).toFixed(1)} MB (base + ${s.layers.map((l) => `${l.name} ${l.chunks} chunks`).join(', ')}) vs ${(s.rawBytes / 1e6).toFixed(1)} MB of raw float32 stage dumps\n`,
+    );
   }
   const counts = {
     request: req.id,
@@ -214,7 +244,9 @@ function runInto(stage: string, target: string, req: ReturnType<typeof loadReque
         `regions: ${counts.cells} cells, ${counts.corners} corners, ${counts.parents} parents`,
         `layout: ${plan.layout.counts.draws} location draws from ${plan.layout.counts.distinctResources} resources, ${plan.layout.counts.circles} circles, ${plan.layout.counts.rectangles} rectangles`,
         `mission narrowing: ${counts.narrowing.join(', ')}`,
-        `sources: ${Object.entries(counts.sourceBranches).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+        `sources: ${Object.entries(counts.sourceBranches)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}`,
         `corners: zero class ${plan.corners.counts.zeroClass}, blended ${plan.corners.counts.blend}, inside an envelope ${plan.corners.counts.insideEnvelope}`,
         ...(result
           ? [
@@ -222,7 +254,9 @@ function runInto(stage: string, target: string, req: ReturnType<typeof loadReque
               `encoding: clamped low ${result.manifest.counts.clampedLow}, high ${result.manifest.counts.clampedHigh}; precision ${o.precision}; ${Math.round(ms)} ms`,
             ]
           : []),
-        `PRNG draws: ${Object.entries(plan.stream.drawsByStage).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+        `PRNG draws: ${Object.entries(plan.stream.drawsByStage)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}`,
         `wrote ${written.length} file(s) to ${o.out}`,
       ].join('\n') + '\n',
     );
@@ -245,9 +279,14 @@ export const installRun: CommandInstaller = (program: Command, io: CliIO) => {
     .option('--dump-window <m>', 'crop stage dumps (not pre-encode, not final) to the central window, metres', parsePositiveNumber);
   addGpuRunOptions(cmd).action(async (request: string, opts: RunCliOptions & GpuRunCliOptions & { backend: 'cpu' | 'webgpu' }, command: Command) => {
     if (opts.backend === 'webgpu') {
-      if (command.getOptionValueSource('precision') === 'cli' && opts.precision !== 'f32') throw new UsageError(`--precision ${opts.precision}: the webgpu backend computes in the GPU's float32; leave --precision out`);
-      if (opts.quadCoverage !== undefined) throw new UsageError(`--quad-coverage ${opts.quadCoverage}: only with --backend cpu (the GPU's rasterizer decides its quads' coverage)`);
-      if (opts.subpixelBits !== undefined) throw new UsageError(`--subpixel-bits ${opts.subpixelBits}: only with --backend cpu (the GPU's rasterizer snaps as it does; its measured value is recorded in the sidecars)`);
+      if (command.getOptionValueSource('precision') === 'cli' && opts.precision !== 'f32')
+        throw new UsageError(`--precision ${opts.precision}: the webgpu backend computes in the GPU's float32; leave --precision out`);
+      if (opts.quadCoverage !== undefined)
+        throw new UsageError(`--quad-coverage ${opts.quadCoverage}: only with --backend cpu (the GPU's rasterizer decides its quads' coverage)`);
+      if (opts.subpixelBits !== undefined)
+        throw new UsageError(
+          `--subpixel-bits ${opts.subpixelBits}: only with --backend cpu (the GPU's rasterizer snaps as it does; its measured value is recorded in the sidecars)`,
+        );
       if (opts.store) throw new UsageError('--store: not available with --backend webgpu (write the stage files, then build a store from a CPU run)');
       throw new CliExit(await gpuRunCommand(request, opts, io, PLAN_STAGES, FIELD_STAGES));
     }

@@ -74,7 +74,9 @@ function layerIndex(t: Terrain, which: string, what: string): number {
   const byName = t.stack.layers.findIndex((l) => l.name === which);
   if (byName >= 0) return byName;
   if (Number.isInteger(n) && n >= 0 && n < t.stack.layers.length) return n;
-  throw new InputRangeError(`${what}: no layer ${JSON.stringify(which)} (layers: ${t.stack.layers.map((l, k) => `${k} ${JSON.stringify(l.name)}`).join(', ') || 'none'})`);
+  throw new InputRangeError(
+    `${what}: no layer ${JSON.stringify(which)} (layers: ${t.stack.layers.map((l, k) => `${k} ${JSON.stringify(l.name)}`).join(', ') || 'none'})`,
+  );
 }
 
 function paintIndex(t: Terrain, which: string): number {
@@ -88,7 +90,16 @@ function paintIndex(t: Terrain, which: string): number {
 function tileGrid(t: Terrain, i0: number, j0: number): GridDescription {
   const d = t.description;
   const q = d.tileSamples - 1;
-  return { xmin: i0 * d.metresPerQuad, ymin: j0 * d.metresPerQuad, sizeX: q * d.metresPerQuad, sizeY: q * d.metresPerQuad, columns: d.tileSamples, rows: d.tileSamples, convention: 'vertex', rowDirection: 'row0-at-ymin' };
+  return {
+    xmin: i0 * d.metresPerQuad,
+    ymin: j0 * d.metresPerQuad,
+    sizeX: q * d.metresPerQuad,
+    sizeY: q * d.metresPerQuad,
+    columns: d.tileSamples,
+    rows: d.tileSamples,
+    convention: 'vertex',
+    rowDirection: 'row0-at-ymin',
+  };
 }
 
 const tileName = (tx: number, ty: number, ext: string) => `tile_x${String(tx).padStart(3, '0')}_y${String(ty).padStart(3, '0')}.${ext}`;
@@ -104,7 +115,15 @@ interface DescOptions {
 }
 
 function descriptionFrom(o: DescOptions): TerrainDescription {
-  return { kind: o.kind, tileSamples: o.tileSamples, tilesX: o.tiles, tilesY: o.tilesY ?? o.tiles, metresPerQuad: o.metresPerQuad, range: o.range, ...(o.blockSize ? { blockSize: o.blockSize } : {}) };
+  return {
+    kind: o.kind,
+    tileSamples: o.tileSamples,
+    tilesX: o.tiles,
+    tilesY: o.tilesY ?? o.tiles,
+    metresPerQuad: o.metresPerQuad,
+    range: o.range,
+    ...(o.blockSize ? { blockSize: o.blockSize } : {}),
+  };
 }
 
 function installTerrainGroup(program: Command, io: CliIO): void {
@@ -152,20 +171,28 @@ function installTerrainGroup(program: Command, io: CliIO): void {
     .argument('<store>')
     .argument('<map>')
     .option('--name <name>', 'layer name (default: the file name)')
-    .option('--size <WxH>', 'size of a raw map without sidecar (a PNG\'s own size wins)', parseSize)
+    .option('--size <WxH>', "size of a raw map without sidecar (a PNG's own size wins)", parseSize)
     .addOption(new Option('--endian <le|be>', 'byte order of a raw .r16 without sidecar').argParser(parseEndian))
-    .option('--range <MIN,MAX>', 'height range of a 16-bit map without sidecar (default: the terrain\'s)', parseRange)
-    .action((store: string, map: string, o: { name?: string; size?: { width: number; height: number }; endian?: 'le' | 'be'; range?: { min: number; max: number } }) => {
-      const t = loadTerrain(store);
-      const loaded = readHeightfieldFile(map, { size: o.size, endian: o.endian, range: o.range ?? t.description.range });
-      for (const n of loaded.notes) io.err(`note: ${n}\n`);
-      const name = o.name ?? map.split('/').pop()!;
-      const r = importLayer(t, loaded.field, name, map);
-      saveTerrain(store, t);
-      const rs = r.resampled ? `, resampled edge-to-edge ${r.resampled.from.join('×')} → ${r.resampled.to.join('×')}` : '';
-      io.out(`${r.reimport ? 're-imported' : 'imported'} ${map} as layer ${r.index} ${JSON.stringify(name)} (${r.chunks} chunks${rs}); the base is unchanged\n`);
-      done();
-    });
+    .option('--range <MIN,MAX>', "height range of a 16-bit map without sidecar (default: the terrain's)", parseRange)
+    .action(
+      (
+        store: string,
+        map: string,
+        o: { name?: string; size?: { width: number; height: number }; endian?: 'le' | 'be'; range?: { min: number; max: number } },
+      ) => {
+        const t = loadTerrain(store);
+        const loaded = readHeightfieldFile(map, { size: o.size, endian: o.endian, range: o.range ?? t.description.range });
+        for (const n of loaded.notes) io.err(`note: ${n}\n`);
+        const name = o.name ?? map.split('/').pop()!;
+        const r = importLayer(t, loaded.field, name, map);
+        saveTerrain(store, t);
+        const rs = r.resampled ? `, resampled edge-to-edge ${r.resampled.from.join('×')} → ${r.resampled.to.join('×')}` : '';
+        io.out(
+          `${r.reimport ? 're-imported' : 'imported'} ${map} as layer ${r.index} ${JSON.stringify(name)} (${r.chunks} chunks${rs}); the base is unchanged\n`,
+        );
+        done();
+      },
+    );
 
   terrain
     .command('sculpt')
@@ -181,7 +208,11 @@ function installTerrainGroup(program: Command, io: CliIO): void {
       const index = exists ? layerIndex(t, o.layer, 'sculpt') : (addKindLayer(t.stack, o.layer, 'sculpt'), t.stack.layers.length - 1);
       const rect = stampHill(t.stack, index, o.at.i, o.at.j, o.radius, o.height);
       saveTerrain(store, t);
-      io.out(rect ? `sculpted layer ${index} ${JSON.stringify(t.stack.layers[index].name)} over samples ${rect.i0}…${rect.i1} × ${rect.j0}…${rect.j1}\n` : 'the stamp fell outside the terrain; nothing changed\n');
+      io.out(
+        rect
+          ? `sculpted layer ${index} ${JSON.stringify(t.stack.layers[index].name)} over samples ${rect.i0}…${rect.i1} × ${rect.j0}…${rect.j1}\n`
+          : 'the stamp fell outside the terrain; nothing changed\n',
+      );
       done();
     });
 
@@ -213,7 +244,9 @@ function installTerrainGroup(program: Command, io: CliIO): void {
       const t = loadTerrain(store);
       const changed = o.remove ? t.holes.remove(o.at.i, o.at.j) : t.holes.add(o.at.i, o.at.j);
       saveTerrain(store, t);
-      io.out(`${o.remove ? (changed ? 'removed the hole at' : 'no hole at') : changed ? 'hole at' : 'already a hole at'} (${o.at.i}, ${o.at.j}); ${t.holes.count} hole(s)\n`);
+      io.out(
+        `${o.remove ? (changed ? 'removed the hole at' : 'no hole at') : changed ? 'hole at' : 'already a hole at'} (${o.at.i}, ${o.at.j}); ${t.holes.count} hole(s)\n`,
+      );
       done();
     });
 
@@ -278,7 +311,9 @@ function installTerrainGroup(program: Command, io: CliIO): void {
       }
       const manifest = { format: 'heightbench.terrain-tiles', version: 1, store, description: d, derived: t.derived, holes: t.holes.list(), tiles };
       writeFileAtomic(join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
-      io.out(`wrote ${tiles.length} tiles of the composite (${S}² samples, shared boundaries) and manifest.json to ${outDir}${clipped ? ` (${clipped} samples clipped to the range)` : ''}\n`);
+      io.out(
+        `wrote ${tiles.length} tiles of the composite (${S}² samples, shared boundaries) and manifest.json to ${outDir}${clipped ? ` (${clipped} samples clipped to the range)` : ''}\n`,
+      );
       done();
     });
 
@@ -297,16 +332,22 @@ function installTerrainGroup(program: Command, io: CliIO): void {
         for (let tx = 0; tx < d.tilesX; tx++) {
           const c = collisionTile(t, tx, ty, { blockSize: o.blockSize, out: buf });
           const file = tileName(tx, ty, 'r32');
-          writeHeightfieldFile(join(outDir, file), floatHeightfield(tileGrid(t, c.placement.cornerX / d.metresPerQuad, c.placement.cornerZ / d.metresPerQuad), buf.slice()), {
-            stage: 'terrain-collision',
-            notes: { tile: [tx, ty], sentinel: COLLISION_NO_HEIGHT, blockSize: c.blockSize },
-          });
+          writeHeightfieldFile(
+            join(outDir, file),
+            floatHeightfield(tileGrid(t, c.placement.cornerX / d.metresPerQuad, c.placement.cornerZ / d.metresPerQuad), buf.slice()),
+            {
+              stage: 'terrain-collision',
+              notes: { tile: [tx, ty], sentinel: COLLISION_NO_HEIGHT, blockSize: c.blockSize },
+            },
+          );
           shapes.push({ file, tx, ty, placement: c.placement, blockSize: c.blockSize, holes: c.holes, canBeDynamic: c.canBeDynamic });
         }
       }
       const manifest = { format: 'heightbench.terrain-collision', version: 1, store, sentinel: COLLISION_NO_HEIGHT, shapes };
       writeFileAtomic(join(outDir, 'collision.json'), `${JSON.stringify(manifest, null, 1)}\n`);
-      io.out(`wrote ${shapes.length} collision shapes (${d.tileSamples}² float heights from the composite, block size ${shapes[0]?.blockSize}) and collision.json to ${outDir}\n`);
+      io.out(
+        `wrote ${shapes.length} collision shapes (${d.tileSamples}² float heights from the composite, block size ${shapes[0]?.blockSize}) and collision.json to ${outDir}\n`,
+      );
       done();
     });
 }
@@ -323,7 +364,9 @@ export const installTerrainCommands: CommandInstaller = (program: Command, io: C
     .action((map: string, out: string, o: { tileSamples?: number; preset?: string; format: 'r16' | 'png' }) => {
       const r = exportTiles(map, out, o);
       const d = r.manifest.derived as Record<string, number>;
-      io.out(`wrote ${r.files} tiles (${d.samplesX}² vertices, ${d.quadsPerTile} quads a tile, ${(d.extentX / (d.samplesX - 1)).toFixed(4)} m a quad) and manifest.json to ${out}\n`);
+      io.out(
+        `wrote ${r.files} tiles (${d.samplesX}² vertices, ${d.quadsPerTile} quads a tile, ${(d.extentX / (d.samplesX - 1)).toFixed(4)} m a quad) and manifest.json to ${out}\n`,
+      );
       throw new CliExit(0);
     });
   program
@@ -335,10 +378,27 @@ export const installTerrainCommands: CommandInstaller = (program: Command, io: C
     .option('--range <MIN,MAX>', 'authored height range', parseRange, { min: -500, max: 500 })
     .addOption(new Option('--kind <k>', 'tile kind').choices(['collision', 'lod']).default('collision'))
     .option('--block-size <n>', 'collision block size', parsePositiveInt)
-    .action((o: { tileSamples: number; tiles: number; metresPerQuad: number; range: { min: number; max: number }; kind: 'collision' | 'lod'; blockSize?: number }) => {
-      const d = describeTerrain({ kind: o.kind, tileSamples: o.tileSamples, tilesX: o.tiles, tilesY: o.tiles, metresPerQuad: o.metresPerQuad, range: o.range, blockSize: o.blockSize });
-      io.out(`${JSON.stringify(d, null, 2)}\n`);
-      throw new CliExit(0);
-    });
+    .action(
+      (o: {
+        tileSamples: number;
+        tiles: number;
+        metresPerQuad: number;
+        range: { min: number; max: number };
+        kind: 'collision' | 'lod';
+        blockSize?: number;
+      }) => {
+        const d = describeTerrain({
+          kind: o.kind,
+          tileSamples: o.tileSamples,
+          tilesX: o.tiles,
+          tilesY: o.tiles,
+          metresPerQuad: o.metresPerQuad,
+          range: o.range,
+          blockSize: o.blockSize,
+        });
+        io.out(`${JSON.stringify(d, null, 2)}\n`);
+        throw new CliExit(0);
+      },
+    );
   installTerrainGroup(program, io);
 };

@@ -124,12 +124,24 @@ export function atlasMetrics(a: Atlas): Record<string, unknown> {
       namedFirst: e.namedFirst,
     };
   }
-  return { request: a.request, size: a.size, precision: a.precision, ablationCount: a.entries.length, withSignature: v.withSignature, namedFirst: v.namedFirst, ablations };
+  return {
+    request: a.request,
+    size: a.size,
+    precision: a.precision,
+    ablationCount: a.entries.length,
+    withSignature: v.withSignature,
+    namedFirst: v.namedFirst,
+    ablations,
+  };
 }
 
 /** Wall times (never part of atlas.json). */
 export function atlasTimings(a: Atlas, totalMs?: number): Record<string, unknown> {
-  return { correctRunMs: a.correctRunMs, ...(totalMs === undefined ? {} : { totalMs }), runs: Object.fromEntries(a.entries.map((e) => [e.name, { ms: e.runMs, planReused: e.planReused }])) };
+  return {
+    correctRunMs: a.correctRunMs,
+    ...(totalMs === undefined ? {} : { totalMs }),
+    runs: Object.fromEntries(a.entries.map((e) => [e.name, { ms: e.runMs, planReused: e.planReused }])),
+  };
 }
 
 function escapeHtml(s: string): string {
@@ -173,16 +185,26 @@ function maskRows(a: Atlas): { head: string; rows: string } {
   const head = `<tr><th rowspan="2">ablation</th>${names.map((m) => `<th colspan="3">${escapeHtml(m)}</th>`).join('')}</tr>
 <tr>${names.map(() => '<th>exact codes %</th><th>RMS mm (codes)</th><th>float RMS mm</th>').join('')}</tr>`;
   const rows = a.entries
-    .map((e) => `<tr><td class="l"><b>${escapeHtml(e.name)}</b></td>${names.map((m) => {
-      const x = e.final.masks[m];
-      return `<td>${num(x.exactPercent, 5)}</td><td>${num(x.rmsMm)}</td><td>${num(x.floatRmsMm)}</td>`;
-    }).join('')}</tr>`)
+    .map(
+      (e) =>
+        `<tr><td class="l"><b>${escapeHtml(e.name)}</b></td>${names
+          .map((m) => {
+            const x = e.final.masks[m];
+            return `<td>${num(x.exactPercent, 5)}</td><td>${num(x.rmsMm)}</td><td>${num(x.floatRmsMm)}</td>`;
+          })
+          .join('')}</tr>`,
+    )
     .join('\n');
   return { head, rows };
 }
 
 function findingText(f: { kind: string; value: number; unit: string }): string {
-  const value = f.unit === 'factor' ? `×${f.value.toPrecision(7)}` : f.unit === 'share' || f.unit === 'share of residual' ? `${pct(f.value)} ${f.unit}` : `${f.value >= 0 ? '+' : '−'}${num(Math.abs(f.value))} ${f.unit}`;
+  const value =
+    f.unit === 'factor'
+      ? `×${f.value.toPrecision(7)}`
+      : f.unit === 'share' || f.unit === 'share of residual'
+        ? `${pct(f.value)} ${f.unit}`
+        : `${f.value >= 0 ? '+' : '−'}${num(Math.abs(f.value))} ${f.unit}`;
   return `${f.kind} ${value}`;
 }
 
@@ -293,7 +315,10 @@ ${confusionRows(a)}
 <h3>Ablations without a clean signature, and why</h3>
 <ul>${v.noSignature.map((x) => `<li><b>${escapeHtml(x.name)}</b>: ${escapeHtml(x.why)}.</li>`).join('\n')}</ul>
 <h3>Why the others look the way they do</h3>
-<ul>${a.entries.filter((e) => e.expect !== null).map((e) => `<li><b>${escapeHtml(e.name)}</b>: ${escapeHtml(e.signatureNote ?? '')}.</li>`).join('\n')}</ul>
+<ul>${a.entries
+    .filter((e) => e.expect !== null)
+    .map((e) => `<li><b>${escapeHtml(e.name)}</b>: ${escapeHtml(e.signatureNote ?? '')}.</li>`)
+    .join('\n')}</ul>
 <p class="note">Independent validation on real elevation data: <code>test/diagnose.test.ts</code> applies shifts of ±0.25 and
 ±0.5 texel, gains, a blur, a bias, a row flip, a transposition and wrap addressing to two real-elevation fixtures
 (nobody in this project made them) with its own code, and checks that diagnose recovers each applied value within a

@@ -62,25 +62,120 @@ const BLUR: readonly TermName[] = ['blur1', 'blur2', 'blur4', 'blur8'];
  * left out, or taps moved symmetrically toward the kernel's centre by 8-bit fractions → a blur term, sharper).
  */
 export const ABLATIONS: readonly AblationSpec[] = Object.freeze([
-  { name: 'pixel-corner-samples', label: 'pixels sampled at their corners (i + 0) instead of their centres (i + 0.5)', option: { conventions: { grid: { pixelCentre: 0 } } }, expect: ['shiftX', 'shiftY'] },
-  { name: 'resample-2i', label: 'halving reads source index 2i instead of the centre-aligned 2i + 0.5', option: { conventions: { resample: { alignment: 0 } } }, expect: ['shiftX', 'shiftY'] },
-  { name: 'renormalized-weights', label: 'smoothing weights divided by their sum (1.000002)', option: { conventions: { smoothing: { weights: C.smoothing.weights.map((w) => w / weightSum(C)) } } }, expect: ['gain'] },
-  { name: 'integer-taps', label: 'smoothing taps at rounded integer offsets, no bilinear sampling', option: { conventions: { smoothing: { offsets: C.smoothing.offsets.map((o) => Math.round(o) + 0) } } }, expect: ['shiftX', 'shiftY'] },
-  { name: 'recentred-kernel', label: 'tap offsets recentred on 0 (each moved by +0.5 texel)', option: { conventions: { smoothing: { offsets: C.smoothing.offsets.map((o) => o + 0.5) } } }, expect: ['shiftX', 'shiftY'] },
-  { name: 'no-cross-axis-half-texel', label: 'the other axis of each pass read at +0 instead of +0.5 texel', option: { conventions: { smoothing: { crossAxisOffset: 0 } } }, expect: ['shiftX', 'shiftY'] },
-  { name: 'mean-combine', label: 'the base as (h2 + h3)·0.5 instead of (h2 − h3)·0.5 + h3', option: { conventions: { smoothing: { combine: 'mean' } } }, expect: null },
-  { name: 'unfiltered-raster', label: 'the N² raster left unfiltered (the earlier heightbench rule; the article filters it)', option: { conventions: { smoothing: { filterFullResolution: false } } }, expect: BLUR },
-  { name: 'wrap-addressing', label: 'the smoothing chain wraps around the edges instead of clamping', option: { conventions: { sampling: { addressing: 'wrap' } } }, expect: ['edgeBand'] },
-  { name: 'subtexel-8bit', label: 'sub-texel fractions quantized to 8 bits (hardware filtering units)', option: { conventions: { sampling: { subTexel: 'hw8' } } }, expect: BLUR },
-  { name: 'mip-level0-only', label: 'stamps and location textures sampled from mip level 0 only (the chain dropped)', option: { conventions: { draws: { lod: 'level0' } } }, expect: null },
-  { name: 'sorted-draw-order', label: 'stamp and location draws sorted by asset key instead of instance order', option: { conventions: { draws: { order: 'sorted' } } }, expect: null },
-  { name: 'gaussian-corner-weights', label: 'corner source weights exp(−½(d/128 m)²) instead of (1 − d/512)⁶', option: { conventions: { corners: { shape: 'gaussian' } } }, expect: null },
-  { name: 'smoothed-near-step', label: 'the d = 96 m near-distance step smoothed into a continuous factor', option: { conventions: { corners: { nearRule: 'smoothed' } } }, expect: null },
-  { name: 'area-centroid-fans', label: 'fan centres at the polygon area centroid instead of the mean of edge midpoints', option: { conventions: { fans: { centre: 'area-centroid' } } }, expect: null },
-  { name: 'averaged-flagged-corners', label: 'fan centre height the mean of the flagged corners instead of the last one met', option: { conventions: { fans: { flagged: 'average' } } }, expect: null },
-  { name: 'sorted-edge-order', label: 'polygon edges sorted by midpoint coordinates instead of the generator order', option: { conventions: { fans: { edgeOrder: 'sorted' } } }, expect: null },
-  { name: 'unorm-half-even', label: 'UNORM16 by round-half-even instead of the Direct3D +0.5 and truncate', option: { conventions: { encoding: { rounding: 'half-even' } } }, expect: null },
-  { name: 'flipped-rows', label: 'stored rows reversed (row 0 at ymax) against the row0-at-ymin convention', option: { conventions: { grid: { rowDirection: 'row0-at-ymax' } } }, expect: ['rowFlip'] },
+  {
+    name: 'pixel-corner-samples',
+    label: 'pixels sampled at their corners (i + 0) instead of their centres (i + 0.5)',
+    option: { conventions: { grid: { pixelCentre: 0 } } },
+    expect: ['shiftX', 'shiftY'],
+  },
+  {
+    name: 'resample-2i',
+    label: 'halving reads source index 2i instead of the centre-aligned 2i + 0.5',
+    option: { conventions: { resample: { alignment: 0 } } },
+    expect: ['shiftX', 'shiftY'],
+  },
+  {
+    name: 'renormalized-weights',
+    label: 'smoothing weights divided by their sum (1.000002)',
+    option: { conventions: { smoothing: { weights: C.smoothing.weights.map((w) => w / weightSum(C)) } } },
+    expect: ['gain'],
+  },
+  {
+    name: 'integer-taps',
+    label: 'smoothing taps at rounded integer offsets, no bilinear sampling',
+    option: { conventions: { smoothing: { offsets: C.smoothing.offsets.map((o) => Math.round(o) + 0) } } },
+    expect: ['shiftX', 'shiftY'],
+  },
+  {
+    name: 'recentred-kernel',
+    label: 'tap offsets recentred on 0 (each moved by +0.5 texel)',
+    option: { conventions: { smoothing: { offsets: C.smoothing.offsets.map((o) => o + 0.5) } } },
+    expect: ['shiftX', 'shiftY'],
+  },
+  {
+    name: 'no-cross-axis-half-texel',
+    label: 'the other axis of each pass read at +0 instead of +0.5 texel',
+    option: { conventions: { smoothing: { crossAxisOffset: 0 } } },
+    expect: ['shiftX', 'shiftY'],
+  },
+  {
+    name: 'mean-combine',
+    label: 'the base as (h2 + h3)·0.5 instead of (h2 − h3)·0.5 + h3',
+    option: { conventions: { smoothing: { combine: 'mean' } } },
+    expect: null,
+  },
+  {
+    name: 'unfiltered-raster',
+    label: 'the N² raster left unfiltered (the earlier heightbench rule; the article filters it)',
+    option: { conventions: { smoothing: { filterFullResolution: false } } },
+    expect: BLUR,
+  },
+  {
+    name: 'wrap-addressing',
+    label: 'the smoothing chain wraps around the edges instead of clamping',
+    option: { conventions: { sampling: { addressing: 'wrap' } } },
+    expect: ['edgeBand'],
+  },
+  {
+    name: 'subtexel-8bit',
+    label: 'sub-texel fractions quantized to 8 bits (hardware filtering units)',
+    option: { conventions: { sampling: { subTexel: 'hw8' } } },
+    expect: BLUR,
+  },
+  {
+    name: 'mip-level0-only',
+    label: 'stamps and location textures sampled from mip level 0 only (the chain dropped)',
+    option: { conventions: { draws: { lod: 'level0' } } },
+    expect: null,
+  },
+  {
+    name: 'sorted-draw-order',
+    label: 'stamp and location draws sorted by asset key instead of instance order',
+    option: { conventions: { draws: { order: 'sorted' } } },
+    expect: null,
+  },
+  {
+    name: 'gaussian-corner-weights',
+    label: 'corner source weights exp(−½(d/128 m)²) instead of (1 − d/512)⁶',
+    option: { conventions: { corners: { shape: 'gaussian' } } },
+    expect: null,
+  },
+  {
+    name: 'smoothed-near-step',
+    label: 'the d = 96 m near-distance step smoothed into a continuous factor',
+    option: { conventions: { corners: { nearRule: 'smoothed' } } },
+    expect: null,
+  },
+  {
+    name: 'area-centroid-fans',
+    label: 'fan centres at the polygon area centroid instead of the mean of edge midpoints',
+    option: { conventions: { fans: { centre: 'area-centroid' } } },
+    expect: null,
+  },
+  {
+    name: 'averaged-flagged-corners',
+    label: 'fan centre height the mean of the flagged corners instead of the last one met',
+    option: { conventions: { fans: { flagged: 'average' } } },
+    expect: null,
+  },
+  {
+    name: 'sorted-edge-order',
+    label: 'polygon edges sorted by midpoint coordinates instead of the generator order',
+    option: { conventions: { fans: { edgeOrder: 'sorted' } } },
+    expect: null,
+  },
+  {
+    name: 'unorm-half-even',
+    label: 'UNORM16 by round-half-even instead of the Direct3D +0.5 and truncate',
+    option: { conventions: { encoding: { rounding: 'half-even' } } },
+    expect: null,
+  },
+  {
+    name: 'flipped-rows',
+    label: 'stored rows reversed (row 0 at ymax) against the row0-at-ymin convention',
+    option: { conventions: { grid: { rowDirection: 'row0-at-ymax' } } },
+    expect: ['rowFlip'],
+  },
   { name: 'f64-arithmetic', label: 'float64 arithmetic instead of the float32 evaluation order', option: { precision: 'f64' }, expect: null },
 ] satisfies AblationSpec[]);
 
@@ -119,26 +214,36 @@ export const ATLAS_FIT_PIXELS = 1 << 18;
  * without an expectation has a line here (test/atlas.test.ts checks it), shown in the atlas's validation section.
  */
 export const SIGNATURE_NOTES: Readonly<Record<string, string>> = Object.freeze({
-  'pixel-corner-samples': 'every stage that maps pixels to world reads half a pixel lower in x and y: a shift of −0.5 texel along both axes, visible from the raster on',
-  'resample-2i': 'each halving reads index 2i instead of 2i + 0.5: the coarse levels move by half a fine texel per halving, along both axes — a shift at the base',
+  'pixel-corner-samples':
+    'every stage that maps pixels to world reads half a pixel lower in x and y: a shift of −0.5 texel along both axes, visible from the raster on',
+  'resample-2i':
+    'each halving reads index 2i instead of 2i + 0.5: the coarse levels move by half a fine texel per halving, along both axes — a shift at the base',
   'renormalized-weights': 'dividing by the weight sum 1.000002 scales every pass by 1/1.000002: the base is the correct one scaled about 0 m — a gain',
-  'integer-taps': 'rounding the offsets moves the kernel\'s weighted mean by +0.2009 texel of each level per pass: a shift along both axes',
+  'integer-taps': "rounding the offsets moves the kernel's weighted mean by +0.2009 texel of each level per pass: a shift along both axes",
   'recentred-kernel': 'moving every tap by +0.5 texel moves each pass by +0.5 texel of its level: a shift along both axes',
   'no-cross-axis-half-texel': 'each pass reads the other axis half a texel lower: a shift along both axes, growing with the level',
-  'mean-combine': '(h2 + h3)·0.5 and (h2 − h3)·0.5 + h3 are the same number in exact arithmetic; in float32 they differ by at most a rounding (≈ 1e-6 mm here), below the divergence threshold — nothing for a signature to find',
+  'mean-combine':
+    '(h2 + h3)·0.5 and (h2 − h3)·0.5 + h3 are the same number in exact arithmetic; in float32 they differ by at most a rounding (≈ 1e-6 mm here), below the divergence threshold — nothing for a signature to find',
   'unfiltered-raster': 'skipping the N² filter leaves the base sharper: a negative blur (a Laplacian at the smoothing scales), named by a blur term',
-  'wrap-addressing': 'taps that cross the border read the opposite side instead of the edge: the difference lives in a band as wide as the chain\'s reach, named by the edge band (diagnosed with the band one N/8 texel wide); the outer blend replaces that band later, so the final map is unchanged',
-  'subtexel-8bit': 'rounding tap fractions to the nearest 1/256 moves the four outer taps toward the kernel\'s centre (by 0.00049 and 0.00032 texel, symmetrically about −0.5): a narrower kernel at every level and no shift — a sharpening, named by a blur term',
-  'mip-level0-only': 'stamps and location textures sampled from level 0 instead of their footprint\'s mip level: sharper detail, but only inside the textured footprints (a small share of the map), so a global Laplacian term explains only part of it',
-  'sorted-draw-order': 'order matters only where max/min/lerp draws overlap: a few local patches whose sign depends on the drawn assets, not on the reference\'s shape',
-  'gaussian-corner-weights': 'changes every corner height by an amount set by the source layout (distances to sources), not by the reference\'s shape: no field computed from the reference predicts it',
+  'wrap-addressing':
+    "taps that cross the border read the opposite side instead of the edge: the difference lives in a band as wide as the chain's reach, named by the edge band (diagnosed with the band one N/8 texel wide); the outer blend replaces that band later, so the final map is unchanged",
+  'subtexel-8bit':
+    "rounding tap fractions to the nearest 1/256 moves the four outer taps toward the kernel's centre (by 0.00049 and 0.00032 texel, symmetrically about −0.5): a narrower kernel at every level and no shift — a sharpening, named by a blur term",
+  'mip-level0-only':
+    "stamps and location textures sampled from level 0 instead of their footprint's mip level: sharper detail, but only inside the textured footprints (a small share of the map), so a global Laplacian term explains only part of it",
+  'sorted-draw-order':
+    "order matters only where max/min/lerp draws overlap: a few local patches whose sign depends on the drawn assets, not on the reference's shape",
+  'gaussian-corner-weights':
+    "changes every corner height by an amount set by the source layout (distances to sources), not by the reference's shape: no field computed from the reference predicts it",
   'smoothed-near-step': 'changes corner heights only for sources closer than 96 m: local steps at those corners, set by the source layout',
   'area-centroid-fans': 'moves each fan centre within its polygon: local changes inside each region cell, set by the cell shapes',
   'averaged-flagged-corners': 'changes the centre height of polygons with several flagged corners only: a few cells differ',
   'sorted-edge-order': 'changes which corner is met last and the fan triangulation of some cells: local changes in those cells',
-  'unorm-half-even': 'the floats are identical; only heights whose scaled value lands exactly on k + 0.5 encode one code lower: ±1-code ties scattered over the map, no float signature (codes show it in the Δq histogram only)',
+  'unorm-half-even':
+    'the floats are identical; only heights whose scaled value lands exactly on k + 0.5 encode one code lower: ±1-code ties scattered over the map, no float signature (codes show it in the Δq histogram only)',
   'flipped-rows': 'every stored field has its rows in reverse order: undoing a row flip removes the whole difference — the rowFlip check',
-  'f64-arithmetic': 'float64 evaluation differs from float32 by rounding only (the float32 weights sum to 1.0000020117 against 1.000002, a gain of ≈ 1e-7 at most): below the divergence threshold at every stage',
+  'f64-arithmetic':
+    'float64 evaluation differs from float32 by rounding only (the float32 weights sum to 1.0000020117 against 1.000002, a gain of ≈ 1e-7 at most): below the divergence threshold at every stage',
 });
 
 export interface StageDifference {
@@ -276,7 +381,14 @@ export function atlasRunner(req: PipelineRequest, opts: { precision: Precision; 
         base = buildDrawList(plan, { size: req.size, stamps, assets, assetsDir });
         planned.set(key, base);
       }
-      const dl: DrawList = { ...base, smoothing: { ...base.smoothing }, outer: { ...base.outer }, encoding: { ...base.encoding }, stamps: { ...base.stamps }, locations: { ...base.locations } };
+      const dl: DrawList = {
+        ...base,
+        smoothing: { ...base.smoothing },
+        outer: { ...base.outer },
+        encoding: { ...base.encoding },
+        stamps: { ...base.stamps },
+        locations: { ...base.locations },
+      };
       applyConventionsToList(dl, conventions, named);
       const exec = executeDrawListCpu(dl, { precision, keep: opts.keep, conventions, assets });
       return { fields: exec.fields, codes: exec.codes, planReused, ms: performance.now() - t0 };
@@ -347,7 +459,8 @@ export function buildAtlas(req: PipelineRequest, opts: AtlasOptions = {}): Atlas
   const ablations = opts.ablations ?? ABLATIONS;
   const names = new Set<string>();
   for (const a of ablations) {
-    if (!/^[a-z0-9][a-z0-9-]*$/.test(a.name)) throw new InputRangeError(`ablation name: expected lower-case letters, digits and '-', got ${JSON.stringify(a.name)}`);
+    if (!/^[a-z0-9][a-z0-9-]*$/.test(a.name))
+      throw new InputRangeError(`ablation name: expected lower-case letters, digits and '-', got ${JSON.stringify(a.name)}`);
     if (names.has(a.name)) throw new InputRangeError(`ablation name ${JSON.stringify(a.name)} appears twice`);
     names.add(a.name);
   }
@@ -364,7 +477,8 @@ export function buildAtlas(req: PipelineRequest, opts: AtlasOptions = {}): Atlas
   const correctStages = new Map<string, FloatHeightfield>(ATLAS_STAGES.map((s) => [s, floatHeightfield(grid, correctField.get(s)!)]));
   const correctCodes = codeHeightfield(grid, correct.codes.slice(), req.encoding);
   const inner = innerDiskMask(grid);
-  const diag = (stage: string, field: Float32Array) => brief(stage, diagnose(floatHeightfield(grid, field), correctStages.get(stage)!, { edgeBand, maxFitPixels: ATLAS_FIT_PIXELS }));
+  const diag = (stage: string, field: Float32Array) =>
+    brief(stage, diagnose(floatHeightfield(grid, field), correctStages.get(stage)!, { edgeBand, maxFitPixels: ATLAS_FIT_PIXELS }));
 
   const entries: AtlasEntry[] = [];
   let radialStepM = DEFAULT_MASKS.radialStep;
@@ -382,9 +496,11 @@ export function buildAtlas(req: PipelineRequest, opts: AtlasOptions = {}): Atlas
     for (const v of signed) maxAbsM = Math.max(maxAbsM, Math.abs(v));
     const firstDivergentStage = stages.find((s) => s.rmsMm > DIVERGENCE_MM)?.stage ?? null;
     const diagnosis = diag('pre-encode', pre);
-    const atFirst = firstDivergentStage === null ? null : firstDivergentStage === 'pre-encode' ? diagnosis : diag(firstDivergentStage, field(firstDivergentStage));
+    const atFirst =
+      firstDivergentStage === null ? null : firstDivergentStage === 'pre-encode' ? diagnosis : diag(firstDivergentStage, field(firstDivergentStage));
     const masks: AtlasEntry['final']['masks'] = {};
-    for (const [k, m] of Object.entries(fin.masks)) masks[k] = { exactPercent: m.exactPercent, rmsMm: m.rmsMm, maxAbsCode: m.maxAbsCode, floatRmsMm: preCmp.masks[k].floatRmsMm };
+    for (const [k, m] of Object.entries(fin.masks))
+      masks[k] = { exactPercent: m.exactPercent, rmsMm: m.rmsMm, maxAbsCode: m.maxAbsCode, floatRmsMm: preCmp.masks[k].floatRmsMm };
     entries.push({
       name: spec.name,
       label: spec.label,

@@ -65,7 +65,16 @@ export interface StageAttribution {
 }
 
 function sameGrid(a: GridDescription, b: GridDescription): boolean {
-  return a.xmin === b.xmin && a.ymin === b.ymin && a.sizeX === b.sizeX && a.sizeY === b.sizeY && a.columns === b.columns && a.rows === b.rows && a.convention === b.convention && a.rowDirection === b.rowDirection;
+  return (
+    a.xmin === b.xmin &&
+    a.ymin === b.ymin &&
+    a.sizeX === b.sizeX &&
+    a.sizeY === b.sizeY &&
+    a.columns === b.columns &&
+    a.rows === b.rows &&
+    a.convention === b.convention &&
+    a.rowDirection === b.rowDirection
+  );
 }
 
 /** Per final column/row, the dump's column/row holding the same world point, or −1 outside the dump. */
@@ -74,7 +83,8 @@ function indexMap(final: GridDescription, dump: GridDescription, axis: 'x' | 'y'
   const nD = axis === 'x' ? dump.columns : dump.rows;
   const pF = (axis === 'x' ? final.sizeX : final.sizeY) / nF;
   const pD = (axis === 'x' ? dump.sizeX : dump.sizeY) / nD;
-  if (Math.abs(pF - pD) > 1e-9 * pF) throw new MismatchError(`attribution: stage ${stage} has ${pD} m pixels, the final map ${pF} m; the dump must share the final pixel size`);
+  if (Math.abs(pF - pD) > 1e-9 * pF)
+    throw new MismatchError(`attribution: stage ${stage} has ${pD} m pixels, the final map ${pF} m; the dump must share the final pixel size`);
   const flip = (g: GridDescription) => axis === 'y' && g.rowDirection === 'row0-at-ymax';
   const oF = axis === 'x' ? final.xmin : final.ymin;
   const oD = axis === 'x' ? dump.xmin : dump.ymin;
@@ -83,7 +93,8 @@ function indexMap(final: GridDescription, dump: GridDescription, axis: 'x' | 'y'
     const world = oF + ((flip(final) ? nF - 1 - i : i) + 0.5) * pF;
     const c = (world - oD) / pD - 0.5;
     const k = Math.round(c);
-    if (Math.abs(c - k) > 1e-6) throw new MismatchError(`attribution: stage ${stage}'s pixel centres are not aligned with the final map's (offset ${c - k} px)`);
+    if (Math.abs(c - k) > 1e-6)
+      throw new MismatchError(`attribution: stage ${stage}'s pixel centres are not aligned with the final map's (offset ${c - k} px)`);
     out[i] = k < 0 || k >= nD ? -1 : flip(dump) ? nD - 1 - k : k;
   }
   return out;
@@ -97,7 +108,8 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
   if (!sameGrid(a.finalGrid, b.finalGrid)) throw new MismatchError('attribution: the two final maps have different grids');
   const W = a.finalGrid.columns;
   const H = a.finalGrid.rows;
-  if (a.codes.length !== W * H || b.codes.length !== W * H) throw new RangeError(`attribution: final codes ${a.codes.length} and ${b.codes.length}, expected ${W}×${H} = ${W * H}`);
+  if (a.codes.length !== W * H || b.codes.length !== W * H)
+    throw new RangeError(`attribution: final codes ${a.codes.length} and ${b.codes.length}, expected ${W}×${H} = ${W * H}`);
   const stages: string[] = [];
   const skipped: string[] = [];
   const cols: Int32Array[] = [];
@@ -195,10 +207,17 @@ export function attributeRunFolders(dirA: string, dirB: string, opts: Attributio
 /** One line per stage: "n of the differing pixels first diverge in <stage> (m straddles; |Δq| histogram)". */
 export function attributionSummary(r: StageAttribution): string[] {
   const order = [...r.stages, 'final-only', 'outside-window'].filter((s) => r.byStage[s]);
-  const lines = [`${r.differing} of ${r.pixels} final codes differ; ${r.straddles} are quantization straddles (|Δq| = 1, pre-encode within ${r.straddleMm.toFixed(3)} mm); stage ε = ${r.epsilonMm} mm`];
+  const lines = [
+    `${r.differing} of ${r.pixels} final codes differ; ${r.straddles} are quantization straddles (|Δq| = 1, pre-encode within ${r.straddleMm.toFixed(3)} mm); stage ε = ${r.epsilonMm} mm`,
+  ];
   for (const s of order) {
-    const h = Object.entries(r.deltaByStage[s] ?? {}).sort((x, y) => Number(x[0]) - Number(y[0])).map(([d, n]) => `|Δq| ${d}: ${n}`).join(', ');
-    lines.push(`  ${r.byStage[s]} first diverge ${s === 'final-only' ? 'only at the encode' : s === 'outside-window' ? 'outside the dumped window' : `in ${s}`} (${r.straddlesByStage[s] ?? 0} straddles; ${h})`);
+    const h = Object.entries(r.deltaByStage[s] ?? {})
+      .sort((x, y) => Number(x[0]) - Number(y[0]))
+      .map(([d, n]) => `|Δq| ${d}: ${n}`)
+      .join(', ');
+    lines.push(
+      `  ${r.byStage[s]} first diverge ${s === 'final-only' ? 'only at the encode' : s === 'outside-window' ? 'outside the dumped window' : `in ${s}`} (${r.straddlesByStage[s] ?? 0} straddles; ${h})`,
+    );
   }
   if (r.skipped.length) lines.push(`  not compared (dumped on one side only): ${r.skipped.join(', ')}`);
   return lines;

@@ -45,7 +45,15 @@ export interface CheckOptions {
   notes?: string[];
 }
 
-export function checkRun(genDir: string, refDir: string, gates: Gates, reportDir?: string, title?: string, sharedPlotly?: string, opts: CheckOptions = {}): RunCheck {
+export function checkRun(
+  genDir: string,
+  refDir: string,
+  gates: Gates,
+  reportDir?: string,
+  title?: string,
+  sharedPlotly?: string,
+  opts: CheckOptions = {},
+): RunCheck {
   const gen = readHeightfieldFile(join(genDir, 'final.r16')).field;
   const ref = readHeightfieldFile(join(refDir, 'final.r16')).field;
   const preEncode = join(genDir, 'pre-encode.r32');
@@ -58,7 +66,14 @@ export function checkRun(genDir: string, refDir: string, gates: Gates, reportDir
     if (!existsSync(a) || !existsSync(b)) continue;
     const r = compareHeightfields(readHeightfieldFile(a).field, readHeightfieldFile(b).field);
     const inner = r.masks.innerDisk;
-    stages.push({ stage: s, innerRmsMm: inner.floatRmsMm ?? Number.NaN, innerMaxAbsMm: inner.floatMaxAbsMm ?? Number.NaN, rmsMm: r.floatRmsMm ?? Number.NaN, maxAbsMm: r.floatMaxAbsMm ?? Number.NaN, pixels: r.pixels });
+    stages.push({
+      stage: s,
+      innerRmsMm: inner.floatRmsMm ?? Number.NaN,
+      innerMaxAbsMm: inner.floatMaxAbsMm ?? Number.NaN,
+      rmsMm: r.floatRmsMm ?? Number.NaN,
+      maxAbsMm: r.floatMaxAbsMm ?? Number.NaN,
+      pixels: r.pixels,
+    });
   }
   const outcomes = evaluateGates(final, gates);
   const firstDivergentStage = stages.find((s) => s.rmsMm > 0.01)?.stage ?? null;
@@ -70,7 +85,8 @@ export function checkRun(genDir: string, refDir: string, gates: Gates, reportDir
     const a = (JSON.parse(readFileSync(refSide, 'utf8')) as { producer?: { adapter?: Record<string, string> } }).producer?.adapter;
     if (a) notes.push(`Reference adapter: ${a.vendor} ${a.architecture} ${a.device} (${a.description}) via ${a.host}.`);
   }
-  if (opts.attribution) check.stageAttribution = attributeRunFolders(genDir, refDir, opts.attributionEpsilonMm !== undefined ? { epsilonMm: opts.attributionEpsilonMm } : {});
+  if (opts.attribution)
+    check.stageAttribution = attributeRunFolders(genDir, refDir, opts.attributionEpsilonMm !== undefined ? { epsilonMm: opts.attributionEpsilonMm } : {});
   if (reportDir) {
     writeComparisonReport(reportDir, final, gen, ref, {
       generated: join(genDir, 'final.r16'),
@@ -96,7 +112,10 @@ export function checkRun(genDir: string, refDir: string, gates: Gates, reportDir
     }
     flat['gates.passed'] = check.passed ? 1 : 0;
     writeFileAtomic(join(reportDir, 'metrics.json'), `${JSON.stringify(flat, null, 2)}\n`);
-    writeFileAtomic(join(reportDir, 'stages.json'), `${JSON.stringify({ stages, firstDivergentStage, gates: outcomes, passed: check.passed, ...(opts.referenceKind ? { referenceKind: opts.referenceKind } : {}), ...(check.stageAttribution ? { stageAttribution: check.stageAttribution } : {}) }, null, 2)}\n`);
+    writeFileAtomic(
+      join(reportDir, 'stages.json'),
+      `${JSON.stringify({ stages, firstDivergentStage, gates: outcomes, passed: check.passed, ...(opts.referenceKind ? { referenceKind: opts.referenceKind } : {}), ...(check.stageAttribution ? { stageAttribution: check.stageAttribution } : {}) }, null, 2)}\n`,
+    );
   }
   return check;
 }

@@ -567,7 +567,8 @@ function choleskySolve(M: Float64Array, rhs: Float64Array, m: number): Float64Ar
       let v = M[a * m + b];
       for (let t = 0; t < b; t++) v -= L[a * m + t] * L[b * m + t];
       if (a === b) {
-        if (!(v > 0)) throw new Error(`diagnose: normal matrix not positive definite at pivot ${a} (${v}); the conditioning check should have removed this term`);
+        if (!(v > 0))
+          throw new Error(`diagnose: normal matrix not positive definite at pivot ${a} (${v}); the conditioning check should have removed this term`);
         L[a * m + a] = Math.sqrt(v);
       } else {
         L[a * m + b] = v / L[b * m + b];
@@ -724,7 +725,13 @@ function buildFindings(
   for (const c of checks) {
     // A direct check is a finding only when undoing it removes more than the whole regression does.
     if (c.explainedShare < MIN_FINDING_SHARE || c.explainedShare <= r2) continue;
-    out.push({ kind: c.name, value: c.explainedShare, unit: 'share', share: c.explainedShare, sentence: `${CHECK_TEXT[c.name]}: undoing it removes ${pct(c.explainedShare)} of the difference.` });
+    out.push({
+      kind: c.name,
+      value: c.explainedShare,
+      unit: 'share',
+      share: c.explainedShare,
+      sentence: `${CHECK_TEXT[c.name]}: undoing it removes ${pct(c.explainedShare)} of the difference.`,
+    });
   }
   // Energy left after the fit and concentrated in the band: an addressing signature the constant cannot capture.
   if (edge.width > 0 && edge.pixelShare < 0.25 && edge.residualEnergyShare >= 0.5) {
@@ -755,11 +762,15 @@ export function diagnosisText(d: Diagnosis): string {
     lines.push('findings (largest share first):');
     d.findings.forEach((f, n) => lines.push(`  ${n + 1}. ${f.sentence}`));
   }
-  lines.push(`fit: R² ${pct(d.explainedShare)} (shares are Shapley values of R²), residual RMS ${fmtM(d.residualRmsM)}, condition number ${d.conditionNumber.toPrecision(3)}`);
+  lines.push(
+    `fit: R² ${pct(d.explainedShare)} (shares are Shapley values of R²), residual RMS ${fmtM(d.residualRmsM)}, condition number ${d.conditionNumber.toPrecision(3)}`,
+  );
   lines.push('  term       coefficient        share   signature');
   for (const t of d.terms) {
     const coef = t.coefficient === null ? `left out: ${t.leftOut}` : `${t.coefficient.toPrecision(5)} ${t.unit}`;
-    lines.push(`  ${t.name.padEnd(10)} ${coef.padEnd(18)} ${t.coefficient === null ? '' : pct(t.share).padStart(7)}   ${t.coefficient === null ? '' : t.signature}`);
+    lines.push(
+      `  ${t.name.padEnd(10)} ${coef.padEnd(18)} ${t.coefficient === null ? '' : pct(t.share).padStart(7)}   ${t.coefficient === null ? '' : t.signature}`,
+    );
   }
   lines.push(
     `direct checks (share of Σ Δ² removed by undoing each): ${d.directChecks.map((c) => `${c.name} ${c.explainedShare > 0 ? pct(c.explainedShare) : 'none (makes Δ larger)'}`).join(', ')}`,

@@ -16,7 +16,8 @@ export interface GateOutcome {
 
 export function evaluateGates(r: ComparisonResult, g: Gates): GateOutcome[] {
   const out: GateOutcome[] = [];
-  if (g.minExactPercent !== undefined) out.push({ name: 'exact codes %', limit: `≥ ${g.minExactPercent}`, value: r.exactPercent, passed: r.exactPercent >= g.minExactPercent });
+  if (g.minExactPercent !== undefined)
+    out.push({ name: 'exact codes %', limit: `≥ ${g.minExactPercent}`, value: r.exactPercent, passed: r.exactPercent >= g.minExactPercent });
   if (g.maxCode !== undefined) out.push({ name: 'max |Δq|', limit: `≤ ${g.maxCode}`, value: r.maxAbsCode, passed: r.maxAbsCode <= g.maxCode });
   if (g.maxRmsMm !== undefined) out.push({ name: 'RMS mm', limit: `≤ ${g.maxRmsMm}`, value: r.rmsMm, passed: r.rmsMm <= g.maxRmsMm });
   return out;

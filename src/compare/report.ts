@@ -12,7 +12,19 @@ import { sampleBilinear } from '../core/sampling.js';
 import { columnWorldX, rowWorldY, worldToColumn, worldToRow } from '../core/grid.js';
 import type { Heightfield } from '../core/heightfield.js';
 import { writeFileAtomic } from '../io/atomic.js';
-import { DIVERGING_STOPS, MAGNITUDE_STOPS, TERRAIN_STOPS, diverging, downsampleMaxAbs, downsampleMean, magnitude, plotlyColorscale, scalarPng, sideBySidePng, terrain } from './pictures.js';
+import {
+  DIVERGING_STOPS,
+  MAGNITUDE_STOPS,
+  TERRAIN_STOPS,
+  diverging,
+  downsampleMaxAbs,
+  downsampleMean,
+  magnitude,
+  plotlyColorscale,
+  scalarPng,
+  sideBySidePng,
+  terrain,
+} from './pictures.js';
 import type { ComparisonResult, RegionMetrics } from './compare.js';
 import type { GateOutcome } from './gates.js';
 
@@ -42,7 +54,18 @@ export const ARTICLE_STAGE_ANCHORS_MM: Readonly<Record<string, number>> = { base
 export function flattenMetrics(r: ComparisonResult): Record<string, number> {
   const out: Record<string, number> = {};
   const region = (prefix: string, m: RegionMetrics) => {
-    for (const k of ['pixels', 'exact', 'exactPercent', 'maxAbsCode', 'meanSignedCode', 'rmsMm', 'maxAbsMm', 'floatRmsMm', 'floatMaxAbsMm', 'floatBiasMm'] as const) {
+    for (const k of [
+      'pixels',
+      'exact',
+      'exactPercent',
+      'maxAbsCode',
+      'meanSignedCode',
+      'rmsMm',
+      'maxAbsMm',
+      'floatRmsMm',
+      'floatMaxAbsMm',
+      'floatBiasMm',
+    ] as const) {
       const v = m[k];
       if (typeof v === 'number') out[`${prefix}${k}`] = v;
     }
@@ -75,11 +98,17 @@ function fmt(v: number | undefined, digits = 4): string {
 export function summaryMarkdown(r: ComparisonResult, meta: ReportMeta): string {
   const L: string[] = [];
   L.push(`# ${meta.title ?? 'Comparison'}`, '');
-  L.push(`generated \`${meta.generated}\` vs reference \`${meta.reference}\` — ${r.grid.columns}×${r.grid.rows}, range ${r.range.min}…${r.range.max} m (1 code = ${(r.metresPerCode * 1000).toFixed(3)} mm)`, '');
+  L.push(
+    `generated \`${meta.generated}\` vs reference \`${meta.reference}\` — ${r.grid.columns}×${r.grid.rows}, range ${r.range.min}…${r.range.max} m (1 code = ${(r.metresPerCode * 1000).toFixed(3)} mm)`,
+    '',
+  );
   if (meta.referenceKind) L.push(`Reference: ${meta.referenceKind}.`, '');
   for (const n of meta.notes ?? []) L.push(n);
   if (meta.notes?.length) L.push('');
-  L.push('| scope | pixels | exact % | Δq histogram | max \\|Δq\\| | RMS mm | max mm |' + (r.floatRmsMm !== undefined ? ' float RMS mm | float max mm | float bias mm |' : ''));
+  L.push(
+    '| scope | pixels | exact % | Δq histogram | max \\|Δq\\| | RMS mm | max mm |' +
+      (r.floatRmsMm !== undefined ? ' float RMS mm | float max mm | float bias mm |' : ''),
+  );
   L.push('|---|---|---|---|---|---|---|' + (r.floatRmsMm !== undefined ? '---|---|---|' : ''));
   const row = (name: string, m: RegionMetrics) => {
     const h = Object.entries(m.histogram)
@@ -93,16 +122,32 @@ export function summaryMarkdown(r: ComparisonResult, meta: ReportMeta): string {
   row('full map', r);
   for (const [name, m] of Object.entries(r.masks)) row(name, m);
   L.push('');
-  if (r.maxAbsCodeAt) L.push(`Largest |Δq| = ${r.maxAbsCode} at pixel (${r.maxAbsCodeAt.pixel.join(', ')}), world (${r.maxAbsCodeAt.world.map((x) => x.toFixed(2)).join(', ')}) m.`, '');
-  if (r.nonFinite.pixelsExcluded > 0) L.push(`Non-finite values excluded: generated ${r.nonFinite.generated}, reference ${r.nonFinite.reference} (${r.nonFinite.pixelsExcluded} pixels).`, '');
+  if (r.maxAbsCodeAt)
+    L.push(
+      `Largest |Δq| = ${r.maxAbsCode} at pixel (${r.maxAbsCodeAt.pixel.join(', ')}), world (${r.maxAbsCodeAt.world.map((x) => x.toFixed(2)).join(', ')}) m.`,
+      '',
+    );
+  if (r.nonFinite.pixelsExcluded > 0)
+    L.push(`Non-finite values excluded: generated ${r.nonFinite.generated}, reference ${r.nonFinite.reference} (${r.nonFinite.pixelsExcluded} pixels).`, '');
   if (r.attribution) {
     const a = r.attribution;
-    L.push(`Residual attribution (ε = ${a.epsilonCodes} code = ${a.epsilonMm.toFixed(4)} mm): ${a.differing} differing pixels — ${a.straddle} quantization straddles, ${a.deviation} real deviations${a.inconsistent ? `, ${a.inconsistent} where the float does not encode to the generated code` : ''}.`, '');
+    L.push(
+      `Residual attribution (ε = ${a.epsilonCodes} code = ${a.epsilonMm.toFixed(4)} mm): ${a.differing} differing pixels — ${a.straddle} quantization straddles, ${a.deviation} real deviations${a.inconsistent ? `, ${a.inconsistent} where the float does not encode to the generated code` : ''}.`,
+      '',
+    );
   }
   if (meta.stages?.length) {
-    L.push('## Stages', '', 'Float difference per stage dump (generated − reference). [D] anchors: the article\'s CPU rebuild against its GPU output, inner-400 m RMS.', '');
+    L.push(
+      '## Stages',
+      '',
+      "Float difference per stage dump (generated − reference). [D] anchors: the article's CPU rebuild against its GPU output, inner-400 m RMS.",
+      '',
+    );
     L.push('| stage | inner 400 m RMS mm | article anchor mm | inner max mm | RMS mm | max mm |', '|---|---|---|---|---|---|');
-    for (const s of meta.stages) L.push(`| ${s.stage} | ${fmt(s.innerRmsMm)} | ${ARTICLE_STAGE_ANCHORS_MM[s.stage] ?? '–'} | ${fmt(s.innerMaxAbsMm)} | ${fmt(s.rmsMm)} | ${fmt(s.maxAbsMm)} |`);
+    for (const s of meta.stages)
+      L.push(
+        `| ${s.stage} | ${fmt(s.innerRmsMm)} | ${ARTICLE_STAGE_ANCHORS_MM[s.stage] ?? '–'} | ${fmt(s.innerMaxAbsMm)} | ${fmt(s.rmsMm)} | ${fmt(s.maxAbsMm)} |`,
+      );
     L.push('');
   }
   if (meta.stageAttribution?.length) {
@@ -153,7 +198,13 @@ export function plotlyPath(): string {
  * −k keeps the first in row order). Both sides must be 16-bit codes on one grid (the caller checks). Display only: the
  * statistics come from the full-resolution comparison.
  */
-export function signedBlockDq(gen: Uint16Array, ref: Uint16Array, columns: number, rows: number, size: number): { data: Float32Array; columns: number; rows: number } {
+export function signedBlockDq(
+  gen: Uint16Array,
+  ref: Uint16Array,
+  columns: number,
+  rows: number,
+  size: number,
+): { data: Float32Array; columns: number; rows: number } {
   const bw = Math.ceil(columns / size);
   const bh = Math.ceil(rows / size);
   const data = new Float32Array(bw * bh);
@@ -193,8 +244,24 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
 
   put('metrics.json', `${JSON.stringify(flattenMetrics(r), null, 2)}\n`);
   put('summary.md', summaryMarkdown(r, meta));
-  put('histogram.json', `${JSON.stringify(Object.entries(r.histogram).map(([d, c]) => ({ dq: Number(d), count: c })).sort((a, b) => a.dq - b.dq), null, 1)}\n`);
-  put('radial.json', `${JSON.stringify(r.radial.rings.map((x) => ({ r: (x.r0 + x.r1) / 2, ...x })), null, 1)}\n`);
+  put(
+    'histogram.json',
+    `${JSON.stringify(
+      Object.entries(r.histogram)
+        .map(([d, c]) => ({ dq: Number(d), count: c }))
+        .sort((a, b) => a.dq - b.dq),
+      null,
+      1,
+    )}\n`,
+  );
+  put(
+    'radial.json',
+    `${JSON.stringify(
+      r.radial.rings.map((x) => ({ r: (x.r0 + x.r1) / 2, ...x })),
+      null,
+      1,
+    )}\n`,
+  );
 
   // The difference map. Signed (Δq = generated − reference) when both sides are codes; when a side is float the
   // comparison keeps only |Δq| per block, and the map says so (magnitude scale, |Δq| title).
@@ -205,7 +272,10 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   put('diffmap.png', scalarPng(blockDq, B.columns, B.rows, signed ? (x) => diverging(x / vmax) : (x) => magnitude(x / vmax), row0AtBottom));
   if (B.signedMaxM) {
     const fm = Math.max(1e-9, r.floatMaxAbsMm ?? 0) / 1000;
-    put('diffmap-float.png', scalarPng(B.signedMaxM, B.columns, B.rows, (x) => diverging(x / fm), row0AtBottom));
+    put(
+      'diffmap-float.png',
+      scalarPng(B.signedMaxM, B.columns, B.rows, (x) => diverging(x / fm), row0AtBottom),
+    );
   }
   // Pictures at most 1024 px a side (display only), both maps on one colour scale (the HTML figures use the same).
   const factor = Math.max(1, Math.ceil(Math.max(g.columns, g.rows) / 1024));
@@ -213,9 +283,17 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   const hr = displayHeights(ref, factor);
   let lo = Infinity;
   let hi = -Infinity;
-  for (const d of [hg.data, hr.data]) for (let k = 0; k < d.length; k++) if (d[k] === d[k]) { lo = Math.min(lo, d[k]); hi = Math.max(hi, d[k]); }
+  for (const d of [hg.data, hr.data])
+    for (let k = 0; k < d.length; k++)
+      if (d[k] === d[k]) {
+        lo = Math.min(lo, d[k]);
+        hi = Math.max(hi, d[k]);
+      }
   const span = hi > lo ? hi - lo : 1;
-  put('heightmaps.png', sideBySidePng(hg.data, hr.data, hg.w, hg.h, (x) => terrain((x - lo) / span), row0AtBottom));
+  put(
+    'heightmaps.png',
+    sideBySidePng(hg.data, hr.data, hg.w, hg.h, (x) => terrain((x - lo) / span), row0AtBottom),
+  );
 
   // Plotly data: display-pooled difference map (max-magnitude pooling keeps every difference visible).
   const dfac = Math.max(1, Math.ceil(Math.max(B.columns, B.rows) / 512));
@@ -225,8 +303,8 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   const hr2 = displayHeights(ref, hfac);
   const axisX = Array.from({ length: hg2.w }, (_, i) => columnWorldX(g, (i + 0.5) * hfac - 0.5));
   const axisY = Array.from({ length: hg2.h }, (_, j) => rowWorldY(g, (j + 0.5) * hfac - 0.5));
-  const daxisX = Array.from({ length: dm.w }, (_, i) => columnWorldX(g, ((i + 0.5) * dfac) * B.size - 0.5));
-  const daxisY = Array.from({ length: dm.h }, (_, j) => rowWorldY(g, ((j + 0.5) * dfac) * B.size - 0.5));
+  const daxisX = Array.from({ length: dm.w }, (_, i) => columnWorldX(g, (i + 0.5) * dfac * B.size - 0.5));
+  const daxisY = Array.from({ length: dm.h }, (_, j) => rowWorldY(g, (j + 0.5) * dfac * B.size - 0.5));
 
   // 3D disk of radius 625 m about the domain centre (or the largest disk inside a smaller domain), both maps on the
   // same sample positions (display only).
@@ -247,7 +325,12 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   }
   let zlo = Infinity;
   let zhi = -Infinity;
-  for (const z of [z3g, z3r]) for (let k = 0; k < z.length; k++) if (z[k] === z[k]) { zlo = Math.min(zlo, z[k]); zhi = Math.max(zhi, z[k]); }
+  for (const z of [z3g, z3r])
+    for (let k = 0; k < z.length; k++)
+      if (z[k] === z[k]) {
+        zlo = Math.min(zlo, z[k]);
+        zhi = Math.max(zhi, z[k]);
+      }
 
   let plotly: { src: string } | { inline: string };
   if (meta.selfContained) {
@@ -267,7 +350,16 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   const data = {
     title: meta.title ?? 'Comparison',
     domain: { x: [g.xmin, g.xmin + g.sizeX], y: [g.ymin, g.ymin + g.sizeY] },
-    diff: { z: { ...b64f32(dm.data), shape: `${dm.h},${dm.w}` }, x: daxisX, y: daxisY, zmax: vmax, pool: dfac, block: B.size, blockMetres: (B.size * g.sizeX) / g.columns, signed },
+    diff: {
+      z: { ...b64f32(dm.data), shape: `${dm.h},${dm.w}` },
+      x: daxisX,
+      y: daxisY,
+      zmax: vmax,
+      pool: dfac,
+      block: B.size,
+      blockMetres: (B.size * g.sizeX) / g.columns,
+      signed,
+    },
     colours: { diverging: plotlyColorscale(DIVERGING_STOPS), magnitude: plotlyColorscale(MAGNITUDE_STOPS), terrain: plotlyColorscale(TERRAIN_STOPS) },
     heights: {
       gen: { ...b64f32(hg2.data), shape: `${hg2.h},${hg2.w}` },
@@ -278,7 +370,9 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
       zmax: hi,
       factor: hfac,
     },
-    hist: Object.entries(r.histogram).map(([d, c]) => [Number(d), c]).sort((a, b) => a[0] - b[0]),
+    hist: Object.entries(r.histogram)
+      .map(([d, c]) => [Number(d), c])
+      .sort((a, b) => a[0] - b[0]),
     radial: r.radial.rings.map((x) => [(x.r0 + x.r1) / 2, x.rmsMm, x.maxAbsMm, x.floatRmsMm ?? null]),
     radialStep: r.radial.step,
     disk: {
@@ -309,16 +403,35 @@ export function markdownToHtml(md: string): string {
   const lines = md.split('\n');
   for (let k = 0; k < lines.length; k++) {
     const l = lines[k];
-    const inline = (t: string) => escapeHtml(t).replace(/`([^`]*)`/g, '<code>$1</code>').replace(/\*\*(.*?)\*\*/g, '<b>$1</b>');
+    const inline = (t: string) =>
+      escapeHtml(t)
+        .replace(/`([^`]*)`/g, '<code>$1</code>')
+        .replace(/\*\*(.*?)\*\*/g, '<b>$1</b>');
     if (l.startsWith('# ')) out.push(`<h1>${escapeHtml(l.slice(2))}</h1>`);
     else if (l.startsWith('## ')) out.push(`<h2>${escapeHtml(l.slice(3))}</h2>`);
     else if (l.startsWith('- ')) out.push(`<li>${inline(l.slice(2))}</li>`);
     else if (l.startsWith('|') && lines[k + 1]?.startsWith('|---')) {
-      const cells = (s: string) => s.slice(1, -1).split(/(?<!\\)\|/).map((c) => escapeHtml(c.trim().replace(/\\\|/g, '|')));
-      out.push('<table><tr>' + cells(l).map((c) => `<th>${c}</th>`).join('') + '</tr>');
+      const cells = (s: string) =>
+        s
+          .slice(1, -1)
+          .split(/(?<!\\)\|/)
+          .map((c) => escapeHtml(c.trim().replace(/\\\|/g, '|')));
+      out.push(
+        '<table><tr>' +
+          cells(l)
+            .map((c) => `<th>${c}</th>`)
+            .join('') +
+          '</tr>',
+      );
       k += 2;
       while (k < lines.length && lines[k].startsWith('|')) {
-        out.push('<tr>' + cells(lines[k]).map((c) => `<td>${c.replace(/\*\*(.*?)\*\*/g, '<b>$1</b>')}</td>`).join('') + '</tr>');
+        out.push(
+          '<tr>' +
+            cells(lines[k])
+              .map((c) => `<td>${c.replace(/\*\*(.*?)\*\*/g, '<b>$1</b>')}</td>`)
+              .join('') +
+            '</tr>',
+        );
         k++;
       }
       out.push('</table>');
@@ -330,9 +443,10 @@ export function markdownToHtml(md: string): string {
 
 function reportHtml(data: unknown, md: string, plotly: { src: string } | { inline: string }): string {
   const script = 'src' in plotly ? `<script src="${escapeHtml(plotly.src)}"></script>` : `<script>${plotly.inline}</script>`;
-  const missing = 'src' in plotly
-    ? `Plotly did not load (this page expects it at ${escapeHtml(plotly.src)}, relative to the page), so the figures cannot be drawn. Open the report where heightbench wrote it, or write it with --self-contained to get one file that carries Plotly.`
-    : 'Plotly did not load, so the figures cannot be drawn.';
+  const missing =
+    'src' in plotly
+      ? `Plotly did not load (this page expects it at ${escapeHtml(plotly.src)}, relative to the page), so the figures cannot be drawn. Open the report where heightbench wrote it, or write it with --self-contained to get one file that carries Plotly.`
+      : 'Plotly did not load, so the figures cannot be drawn.';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>heightbench comparison</title>
 <style>body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1400px}table{border-collapse:collapse;margin:.5em 0}

@@ -146,7 +146,18 @@ export const DEFAULT_CONVENTIONS: Readonly<Conventions> = freeze<Conventions>({
     passes: 'x-then-y',
     combine: 'difference',
   },
-  corners: { range: 512, exponent: 6, shape: 'power', gaussianSigma: 128, nearRange: 96, nearGain: 10, nearRule: 'strict', insideWeight: 1000, selfTerm: 'joint', heightScale: 512 },
+  corners: {
+    range: 512,
+    exponent: 6,
+    shape: 'power',
+    gaussianSigma: 128,
+    nearRange: 96,
+    nearGain: 10,
+    nearRule: 'strict',
+    insideWeight: 1000,
+    selfTerm: 'joint',
+    heightScale: 512,
+  },
   fans: { centre: 'edge-midpoints', flagged: 'last', edgeOrder: 'generator' },
   draws: { order: 'generator', lod: 'footprint', borderWindow: 0.15 },
   outer: { inner: 620, outer: 680, initialHeight: 0 },
@@ -159,21 +170,33 @@ const G = (basis: string): ConventionSource => ({ label: 'G', basis });
 
 /** Label and basis of every leaf of the declaration (test/conventions.test.ts checks the two cover each other). */
 export const CONVENTION_SOURCES: Readonly<Record<string, ConventionSource>> = Object.freeze({
-  stages: D('"Organizing the Implementation around Stage Inputs and Outputs": base, support, natural Stamps, location textures, outer blend, then R16 encoding; names by content'),
+  stages: D(
+    '"Organizing the Implementation around Stage Inputs and Outputs": base, support, natural Stamps, location textures, outer blend, then R16 encoding; names by content',
+  ),
   'grid.pixelCentre': D('"Mapping Pixel Centers to Texture Coordinates": "pixel i lies at xmin+(i+0.5)×L/N"'),
-  'grid.rowDirection': R('the article asks for an explicit row direction ("image rows must have an explicit direction") without giving one; row 0 at ymin is the same formula as X, stated in every sidecar'),
-  'sampling.texelCentre': G('bilinear sampling: texel-space x = u·N − 0.5 (Direct3D, Vulkan, CUDA agree); the article\'s figure 13 maps world to continuous texel coordinates the same way'),
+  'grid.rowDirection': R(
+    'the article asks for an explicit row direction ("image rows must have an explicit direction") without giving one; row 0 at ymin is the same formula as X, stated in every sidecar',
+  ),
+  'sampling.texelCentre': G(
+    "bilinear sampling: texel-space x = u·N − 0.5 (Direct3D, Vulkan, CUDA agree); the article's figure 13 maps world to continuous texel coordinates the same way",
+  ),
   'sampling.addressing': D('"Why Half-Texel Offsets Belong to the Formula": "With clamp addressing, samples outside the texture remain at its edge"'),
-  'sampling.subTexel': R('exact float fractions: a GPU keeps at least 8 sub-texel bits (gpu-rules.md), so no fixed width reproduces a given GPU; \'hw8\' is the hardware-like ablation'),
+  'sampling.subTexel': R(
+    "exact float fractions: a GPU keeps at least 8 sub-texel bits (gpu-rules.md), so no fixed width reproduces a given GPU; 'hw8' is the hardware-like ablation",
+  ),
   'resample.alignment': D('"Resampling is center-aligned too": destination i reads source (i+0.5)×Ns/Nd−0.5'),
-  'raster.subpixelBits': G('rasterization: vertex positions snap to 16.8 fixed point before coverage (src/pipeline/raster.ts implements the snap; fewer bits mimic a device that snaps coarser — SwiftShader measured 4)'),
+  'raster.subpixelBits': G(
+    'rasterization: vertex positions snap to 16.8 fixed point before coverage (src/pipeline/raster.ts implements the snap; fewer bits mimic a device that snaps coarser — SwiftShader measured 4)',
+  ),
   'raster.fillRule': G('rasterization: the top-left rule covers a shared edge exactly once'),
   'raster.blend': D('"Rasterizing Height Geometry…": "two layers accumulated with ADD blending"'),
   'smoothing.offsets': D('"Multilevel Smoothing…": main-axis offsets −4.30908, −2.37532, −0.5, 1.37532, 3.30908; "not a reason to recenter the kernel"'),
   'smoothing.weights': D('weights 0.055028, 0.244038, 0.401870, 0.244038, 0.055028, summing to 1.000002: "do not renormalize them"'),
   'smoothing.crossAxisOffset': D('"the other axis also includes a half-texel offset"'),
   'smoothing.levels': D('"successively downsamples to 2048², 1024², and 512², applying the corresponding filters at each level"'),
-  'smoothing.filterFullResolution': D('"Starting with the 4096² floating-point field … applying the corresponding filters at each level": the N² field is filtered too'),
+  'smoothing.filterFullResolution': D(
+    '"Starting with the 4096² floating-point field … applying the corresponding filters at each level": the N² field is filtered too',
+  ),
   'smoothing.order': D('each level is the filter of the halved previous level: "Lower-resolution inputs have already been filtered and resized upstream"'),
   'smoothing.passes': D('"a separable five-tap filter: first along X, then along Y"'),
   'smoothing.combine': D('"Retain the single-precision order (h2-h3)×0.5+h3"'),
@@ -191,15 +214,21 @@ export const CONVENTION_SOURCES: Readonly<Record<string, ConventionSource>> = Ob
   'fans.flagged': D('"the last encountered flagged corner to overwrite the center height … This is not an average of every flagged corner"'),
   'fans.edgeOrder': D('"Preserve the generator\'s edge order instead of sorting edges by coordinates"'),
   'draws.order': D('"Preserve the established instance and draw order. Sorting by resource key … requires an equivalence argument"'),
-  'draws.lod': D('"Supplying only the highest-resolution mip0 can produce different sampled heights"; the LOD rule itself is the GPU one (gpu-rules.md, mip level of detail)'),
-  'draws.borderWindow': R('location textures fade over 15 % of their side at each border (smoothstep), so a texture meets the ground without a step; the article gives no window'),
+  'draws.lod': D(
+    '"Supplying only the highest-resolution mip0 can produce different sampled heights"; the LOD rule itself is the GPU one (gpu-rules.md, mip level of detail)',
+  ),
+  'draws.borderWindow': R(
+    'location textures fade over 15 % of their side at each border (smoothstep), so a texture meets the ground without a step; the article gives no window',
+  ),
   'outer.inner': D('"begins final outer blending 620 m from the center"'),
   'outer.outer': D('"completes it at 680 m"'),
   'outer.initialHeight': R('the article gives no initial value (its −2 m is a teaching number); a render target cleared before drawing holds 0'),
   'encoding.min': D('"u = clamp((Hmeters + 500) × 0.001, 0, 1)"'),
   'encoding.max': D('"This covers approximately −500 to 500 m"'),
   'encoding.maxCode': D('"Decode integer codes from 0 to 65535"'),
-  'encoding.rounding': G('Float → UNORM16: "c = c × (2^16 − 1); c = c + 0.5; drop the fraction" (round half up, not ties-to-even); the article: "UNORM16 explicitly identifies this format-conversion rule"'),
+  'encoding.rounding': G(
+    'Float → UNORM16: "c = c × (2^16 − 1); c = c + 0.5; drop the fraction" (round half up, not ties-to-even); the article: "UNORM16 explicitly identifies this format-conversion rule"',
+  ),
 });
 
 /** Every leaf path of a conventions object ('smoothing.offsets', 'grid.pixelCentre', …), in declaration order. */
@@ -227,7 +256,9 @@ function refusal(path: string, v: unknown, c: Conventions): string | null {
   const oneOf = (...xs: unknown[]) => (xs.includes(v) ? null : `expected one of ${xs.map(show).join(', ')}`);
   switch (path) {
     case 'stages':
-      return Array.isArray(v) && v.length === STAGES.length && v.every((s, i) => s === STAGES[i]) ? null : `the executors run the stages ${show(STAGES)} in that order`;
+      return Array.isArray(v) && v.length === STAGES.length && v.every((s, i) => s === STAGES[i])
+        ? null
+        : `the executors run the stages ${show(STAGES)} in that order`;
     case 'grid.pixelCentre':
     case 'sampling.texelCentre':
     case 'resample.alignment':
@@ -240,7 +271,9 @@ function refusal(path: string, v: unknown, c: Conventions): string | null {
     case 'sampling.subTexel':
       return oneOf('exact', 'hw8');
     case 'raster.subpixelBits':
-      return Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 8 ? null : 'the rasterizer snaps to 0…8 fraction bits (src/pipeline/raster.ts snapFixed)';
+      return Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 8
+        ? null
+        : 'the rasterizer snaps to 0…8 fraction bits (src/pipeline/raster.ts snapFixed)';
     case 'raster.fillRule':
       return oneOf('top-left');
     case 'raster.blend':

@@ -75,7 +75,16 @@ export interface EncodeCounts {
 }
 
 /** The JavaScript encode of height_px[from, to) into out (the reference for the SIMD kernel); counts added to `c`. */
-function encodeRange(height_px: ArrayLike<number>, out: Uint16Array, from: number, to: number, fmin: number, fscale: number, c: EncodeCounts, halfEven: boolean): void {
+function encodeRange(
+  height_px: ArrayLike<number>,
+  out: Uint16Array,
+  from: number,
+  to: number,
+  fmin: number,
+  fscale: number,
+  c: EncodeCounts,
+  halfEven: boolean,
+): void {
   let clampedLow = 0;
   let clampedHigh = 0;
   let nan = 0;
@@ -122,9 +131,18 @@ function encodeScratch() {
     const memory = newWasmMemory(countsAt + 16);
     const k = memory ? instantiateWasm<EncodeKernel>(ENCODE_WASM_BASE64, { env: { memory } }) : null;
     if (k) checkModule('encode', k as unknown as Record<string, unknown>);
-    scratch = k && memory
-      ? { k, srcAt, dstAt, countsAt, src: new Float32Array(memory.buffer, srcAt, ENCODE_CHUNK), dst: new Uint16Array(memory.buffer, dstAt, ENCODE_CHUNK), counts: new Int32Array(memory.buffer, countsAt, 3) }
-      : null;
+    scratch =
+      k && memory
+        ? {
+            k,
+            srcAt,
+            dstAt,
+            countsAt,
+            src: new Float32Array(memory.buffer, srcAt, ENCODE_CHUNK),
+            dst: new Uint16Array(memory.buffer, dstAt, ENCODE_CHUNK),
+            counts: new Int32Array(memory.buffer, countsAt, 3),
+          }
+        : null;
   }
   return scratch;
 }
@@ -186,11 +204,7 @@ export function decodeTable(range: HeightRange = DEFAULT_RANGE): Float64Array {
 }
 
 /** Decodes a code field into `out` (Float32Array or Float64Array of the same length) and returns it. */
-export function decodeFieldR16<T extends Float32Array | Float64Array>(
-  code_px: Uint16Array,
-  out: T,
-  range: HeightRange = DEFAULT_RANGE,
-): T {
+export function decodeFieldR16<T extends Float32Array | Float64Array>(code_px: Uint16Array, out: T, range: HeightRange = DEFAULT_RANGE): T {
   if (out.length !== code_px.length) {
     throw new RangeError(`decodeFieldR16: output length ${out.length} does not match input length ${code_px.length}`);
   }

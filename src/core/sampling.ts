@@ -81,25 +81,11 @@ export function sampleTexel(
  * Samples `field` (row-major, `width` × `height`) at continuous texel coordinate (x, y) with clamp addressing,
  * float64 — the article's bilinear formula.
  */
-export function sampleBilinear(
-  field: ArrayLike<number>,
-  width: number,
-  height: number,
-  x: number,
-  y: number,
-  mode: SubTexelMode = 'exact',
-): number {
+export function sampleBilinear(field: ArrayLike<number>, width: number, height: number, x: number, y: number, mode: SubTexelMode = 'exact'): number {
   return sampleTexel(field, width, height, x, y, identity, mode);
 }
 
 /** Samples at normalized texture coordinates (u, v) ∈ [0, 1]: texel-space x = u·width − 0.5. */
-export function sampleUV(
-  field: ArrayLike<number>,
-  width: number,
-  height: number,
-  u: number,
-  v: number,
-  mode: SubTexelMode = 'exact',
-): number {
+export function sampleUV(field: ArrayLike<number>, width: number, height: number, u: number, v: number, mode: SubTexelMode = 'exact'): number {
   return sampleBilinear(field, width, height, u * width - 0.5, v * height - 0.5, mode);
 }

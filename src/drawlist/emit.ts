@@ -149,7 +149,14 @@ export function buildDrawList(plan: Plan, opts: DrawListOptions): DrawList {
         program = { mode: 'min', blend: 'min', k, c: { query: 'footprint-max' } };
         break;
       case 'lerp':
-        program = { mode: 'lerp', blend: 'read-modify-write', k, a: zero(info.program.lerpAlpha), sMax: kinds.get(s.key) === 'depression' ? -4 : 6, c: { query: 'footprint-centre' } };
+        program = {
+          mode: 'lerp',
+          blend: 'read-modify-write',
+          k,
+          a: zero(info.program.lerpAlpha),
+          sMax: kinds.get(s.key) === 'depression' ? -4 : 6,
+          c: { query: 'footprint-centre' },
+        };
         break;
     }
     return { asset: s.key, ...placed(asset, stampMatrix(s, info)), program, source: { kind: 'stamp', instance: s.id, info: s.info } };
@@ -160,7 +167,12 @@ export function buildDrawList(plan: Plan, opts: DrawListOptions): DrawList {
     const key = world.resources[q.resource].texture;
     const asset = assetOf(key, 'location texture');
     const m = chain(rotation(q.heading), translation(q.x, q.y));
-    return { asset: key, ...placed(asset, m), program: { mode: 'location', blend: 'read-modify-write', supportTarget: idx, window: 'border-0.15' }, source: { kind: 'location', instance: q.id, resource: q.resourceId } };
+    return {
+      asset: key,
+      ...placed(asset, m),
+      program: { mode: 'location', blend: 'read-modify-write', supportTarget: idx, window: 'border-0.15' },
+      source: { kind: 'location', instance: q.id, resource: q.resourceId },
+    };
   });
 
   // Asset table, sorted by id.
@@ -169,7 +181,16 @@ export function buildDrawList(plan: Plan, opts: DrawListOptions): DrawList {
     const a = used.get(id)!;
     const e = index.get(id);
     if (!e) throw new FormatError(`${join(opts.assetsDir, 'index.json')}: asset ${id} is not listed`);
-    const entry: DrawListAsset = { id, kind: e.kind, file: e.file, sha256: e.sha256, size: a.size, levelSizes: [...a.sizes], worldSize: zero(a.worldSize), decode: { metresPerCode: a.decode.metresPerCode, offsetMetres: zero(a.decode.offsetMetres) } };
+    const entry: DrawListAsset = {
+      id,
+      kind: e.kind,
+      file: e.file,
+      sha256: e.sha256,
+      size: a.size,
+      levelSizes: [...a.sizes],
+      worldSize: zero(a.worldSize),
+      decode: { metresPerCode: a.decode.metresPerCode, offsetMetres: zero(a.decode.offsetMetres) },
+    };
     if (opts.embedAssets) entry.embedded = new Uint8Array(readFileSync(join(opts.assetsDir, e.file)));
     return entry;
   });

@@ -46,7 +46,8 @@ function bytesToBase64(b: Uint8Array): string {
 }
 
 function base64ToBytes(path: string, s: string): Uint8Array {
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s) || s.length % 4 !== 0) throw new FormatError(`${path}: expected base64 text, found ${s.length > 40 ? `${JSON.stringify(s.slice(0, 40))}…` : JSON.stringify(s)}`);
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s) || s.length % 4 !== 0)
+    throw new FormatError(`${path}: expected base64 text, found ${s.length > 40 ? `${JSON.stringify(s.slice(0, 40))}…` : JSON.stringify(s)}`);
   if (NodeBuf) {
     const b = NodeBuf.from(s, 'base64');
     return new Uint8Array(b.buffer, b.byteOffset, b.byteLength).slice();
@@ -78,7 +79,8 @@ function decodeArray(path: string, v: unknown, encoding: Encoded['encoding'], wi
   checkLiteral(`${path}.encoding`, o.encoding, encoding);
   const count = checkNumber(`${path}.count`, o.count, { integer: true, min: 0, max: 2 ** 31 - 1 });
   const bytes = base64ToBytes(`${path}.data`, checkString(`${path}.data`, o.data));
-  if (bytes.length !== count * width) throw new FormatError(`${path}.data: expected ${count} × ${width} = ${count * width} bytes for count ${count}, found ${bytes.length}`);
+  if (bytes.length !== count * width)
+    throw new FormatError(`${path}.data: expected ${count} × ${width} = ${count * width} bytes for count ${count}, found ${bytes.length}`);
   return bytes;
 }
 
@@ -104,7 +106,16 @@ function decodeI32(path: string, v: unknown): Int32Array {
 /** The JSON value of a draw list (typed arrays encoded; fixed key order). */
 export function drawListToJson(dl: DrawList): JsonObject {
   const layer = (l: TriangleLayer) => ({ layer: l.layer, count: l.count, xyh: encodeF64(l.xyh), cell: encodeI32(l.cell) });
-  const draw = <P>(d: AssetDraw<P>) => ({ asset: d.asset, localToWorld: d.localToWorld, worldToLocal: d.worldToLocal, bounds: d.bounds, centre: d.centre, lod: d.lod, program: d.program, source: d.source });
+  const draw = <P>(d: AssetDraw<P>) => ({
+    asset: d.asset,
+    localToWorld: d.localToWorld,
+    worldToLocal: d.worldToLocal,
+    bounds: d.bounds,
+    centre: d.centre,
+    lod: d.lod,
+    program: d.program,
+    source: d.source,
+  });
   return {
     format: dl.format,
     version: dl.version,
@@ -197,12 +208,23 @@ function parseDraw<P>(path: string, v: unknown, program: (p: string, v: unknown)
   const o = checkObject(path, v);
   checkKeys(path, o, ['asset', 'localToWorld', 'worldToLocal', 'bounds', 'centre', 'lod', 'program', 'source']);
   const bounds = numbers(`${path}.bounds`, o.bounds, 4) as [number, number, number, number];
-  if (!(bounds[0] <= bounds[1] && bounds[2] <= bounds[3])) throw new FormatError(`${path}.bounds: expected [x0, x1, y0, y1] with x0 ≤ x1 and y0 ≤ y1, found ${JSON.stringify(bounds)}`);
+  if (!(bounds[0] <= bounds[1] && bounds[2] <= bounds[3]))
+    throw new FormatError(`${path}.bounds: expected [x0, x1, y0, y1] with x0 ≤ x1 and y0 ≤ y1, found ${JSON.stringify(bounds)}`);
   const s = checkObject(`${path}.source`, o.source);
   const source: AssetDraw<P>['source'] =
     kind === 'stamp'
-      ? (checkKeys(`${path}.source`, s, ['kind', 'instance', 'info']), { kind: checkLiteral(`${path}.source.kind`, s.kind, 'stamp'), instance: int(`${path}.source.instance`, s.instance), info: checkString(`${path}.source.info`, s.info) })
-      : (checkKeys(`${path}.source`, s, ['kind', 'instance', 'resource']), { kind: checkLiteral(`${path}.source.kind`, s.kind, 'location'), instance: int(`${path}.source.instance`, s.instance), resource: checkString(`${path}.source.resource`, s.resource) });
+      ? (checkKeys(`${path}.source`, s, ['kind', 'instance', 'info']),
+        {
+          kind: checkLiteral(`${path}.source.kind`, s.kind, 'stamp'),
+          instance: int(`${path}.source.instance`, s.instance),
+          info: checkString(`${path}.source.info`, s.info),
+        })
+      : (checkKeys(`${path}.source`, s, ['kind', 'instance', 'resource']),
+        {
+          kind: checkLiteral(`${path}.source.kind`, s.kind, 'location'),
+          instance: int(`${path}.source.instance`, s.instance),
+          resource: checkString(`${path}.source.resource`, s.resource),
+        });
   return {
     asset: checkString(`${path}.asset`, o.asset),
     localToWorld: numbers(`${path}.localToWorld`, o.localToWorld, 6) as Affine6,
@@ -300,8 +322,24 @@ function parseAsset(path: string, v: unknown): DrawListAsset {
 export function drawListFromJson(v: unknown, where = 'drawlist'): DrawList {
   const o = checkObject(where, v);
   checkLiteral(`${where}.format`, o.format, DRAWLIST_FORMAT);
-  if (o.version !== DRAWLIST_VERSION) throw new FormatError(`${where}.version: this heightbench reads draw list version ${DRAWLIST_VERSION}, the file has ${JSON.stringify(o.version)}`);
-  checkKeys(where, o, ['format', 'version', 'producer', 'request', 'grid', 'stages', 'raster', 'smoothing', 'support', 'stamps', 'locations', 'outer', 'encoding', 'assets']);
+  if (o.version !== DRAWLIST_VERSION)
+    throw new FormatError(`${where}.version: this heightbench reads draw list version ${DRAWLIST_VERSION}, the file has ${JSON.stringify(o.version)}`);
+  checkKeys(where, o, [
+    'format',
+    'version',
+    'producer',
+    'request',
+    'grid',
+    'stages',
+    'raster',
+    'smoothing',
+    'support',
+    'stamps',
+    'locations',
+    'outer',
+    'encoding',
+    'assets',
+  ]);
   const pr = checkObject(`${where}.producer`, o.producer);
   const rq = checkObject(`${where}.request`, o.request);
   const g = checkObject(`${where}.grid`, o.grid);
@@ -336,7 +374,11 @@ export function drawListFromJson(v: unknown, where = 'drawlist'): DrawList {
     format: DRAWLIST_FORMAT,
     version: DRAWLIST_VERSION,
     producer: { name: checkString(`${where}.producer.name`, pr.name), version: checkString(`${where}.producer.version`, pr.version) },
-    request: { id: checkString(`${where}.request.id`, rq.id), world: checkString(`${where}.request.world`, rq.world), seed: int(`${where}.request.seed`, rq.seed, 1) },
+    request: {
+      id: checkString(`${where}.request.id`, rq.id),
+      world: checkString(`${where}.request.world`, rq.world),
+      seed: int(`${where}.request.seed`, rq.seed, 1),
+    },
     grid: {
       xmin: num(`${where}.grid.xmin`, g.xmin),
       ymin: num(`${where}.grid.ymin`, g.ymin),
@@ -368,7 +410,9 @@ export function drawListFromJson(v: unknown, where = 'drawlist'): DrawList {
       locations: checkArray(`${where}.support.locations`, su.locations).map((l, i) => parseSupportLocation(`${where}.support.locations[${i}]`, l)),
     },
     stamps: { draws: checkArray(`${where}.stamps.draws`, st.draws).map((d, i) => parseDraw(`${where}.stamps.draws[${i}]`, d, parseStampProgram, 'stamp')) },
-    locations: { draws: checkArray(`${where}.locations.draws`, lo.draws).map((d, i) => parseDraw(`${where}.locations.draws[${i}]`, d, parseLocationProgram, 'location')) },
+    locations: {
+      draws: checkArray(`${where}.locations.draws`, lo.draws).map((d, i) => parseDraw(`${where}.locations.draws[${i}]`, d, parseLocationProgram, 'location')),
+    },
     outer: {
       centre: numbers(`${where}.outer.centre`, ou.centre, 2) as [number, number],
       inner,
@@ -394,13 +438,18 @@ export function drawListFromJson(v: unknown, where = 'drawlist'): DrawList {
   dl.locations.draws.forEach((d, i) => checkAsset(`${where}.locations.draws[${i}]`, d.asset));
   const nloc = dl.support.locations.length;
   dl.support.locations.forEach((l, i) => {
-    if (l.location !== i) throw new FormatError(`${where}.support.locations[${i}].location: expected ${i} (locations are listed in instance order), found ${l.location}`);
+    if (l.location !== i)
+      throw new FormatError(`${where}.support.locations[${i}].location: expected ${i} (locations are listed in instance order), found ${l.location}`);
     l.children.forEach((c, k) => {
-      if (c.location >= nloc) throw new FormatError(`${where}.support.locations[${i}].children[${k}].location: expected an index below ${nloc}, found ${c.location}`);
+      if (c.location >= nloc)
+        throw new FormatError(`${where}.support.locations[${i}].children[${k}].location: expected an index below ${nloc}, found ${c.location}`);
     });
   });
   dl.locations.draws.forEach((d, i) => {
-    if (d.program.supportTarget >= nloc) throw new FormatError(`${where}.locations.draws[${i}].program.supportTarget: expected a support location index below ${nloc}, found ${d.program.supportTarget}`);
+    if (d.program.supportTarget >= nloc)
+      throw new FormatError(
+        `${where}.locations.draws[${i}].program.supportTarget: expected a support location index below ${nloc}, found ${d.program.supportTarget}`,
+      );
   });
   return dl;
 }

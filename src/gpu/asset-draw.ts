@@ -168,7 +168,15 @@ function pipelineFor(ctx: GpuContext, mode: AssetProgramMode): GPURenderPipeline
       vertex: {
         module,
         entryPoint: 'vs_quad',
-        buffers: [{ arrayStride: 16, attributes: [{ shaderLocation: 0, offset: 0, format: 'float32x2' }, { shaderLocation: 1, offset: 8, format: 'float32x2' }] }],
+        buffers: [
+          {
+            arrayStride: 16,
+            attributes: [
+              { shaderLocation: 0, offset: 0, format: 'float32x2' },
+              { shaderLocation: 1, offset: 8, format: 'float32x2' },
+            ],
+          },
+        ],
       },
       fragment: { module, entryPoint: 'fs_asset', targets: [{ format: 'r32float', blend: blendOf(mode) }] },
       primitive: { topology: 'triangle-list', cullMode: 'none' },
@@ -332,7 +340,11 @@ export function assetDrawSet(ctx: GpuContext, grid: GpuGrid, specs: readonly Ass
         const j1 = Math.min(grid.n, Math.ceil(y1) + 1);
         if (i1 <= i0 || j1 <= j0) return;
         end();
-        enc.copyTextureToTexture({ texture: target, origin: { x: i0, y: j0 } }, { texture: res.old, origin: { x: i0, y: j0 } }, { width: i1 - i0, height: j1 - j0 });
+        enc.copyTextureToTexture(
+          { texture: target, origin: { x: i0, y: j0 } },
+          { texture: res.old, origin: { x: i0, y: j0 } },
+          { width: i1 - i0, height: j1 - j0 },
+        );
       }
       if (!pass) {
         pass = enc.beginRenderPass({ colorAttachments: [{ view: targetView, loadOp: 'load', storeOp: 'store' }] });
@@ -353,7 +365,17 @@ export function assetDrawSet(ctx: GpuContext, grid: GpuGrid, specs: readonly Ass
  * Encodes one draw into `target` (a set of one; see assetDrawSet). Returns the buffers to destroy after the work
  * completes.
  */
-export function encodeAssetDraw(ctx: GpuContext, enc: GPUCommandEncoder, grid: GpuGrid, asset: GPUTexture, worldSize: number, localToWorld: readonly number[], p: AssetDrawParams, target: GPUTexture, res: AssetDrawResources): GPUBuffer[] {
+export function encodeAssetDraw(
+  ctx: GpuContext,
+  enc: GPUCommandEncoder,
+  grid: GpuGrid,
+  asset: GPUTexture,
+  worldSize: number,
+  localToWorld: readonly number[],
+  p: AssetDrawParams,
+  target: GPUTexture,
+  res: AssetDrawResources,
+): GPUBuffer[] {
   const set = assetDrawSet(ctx, grid, [{ asset, worldSize, localToWorld, params: p }], target, res);
   set.encode(enc, 0);
   set.end();
@@ -368,7 +390,20 @@ export function assetTexture(ctx: GpuContext, levels: readonly Float32Array[], s
     if (s !== want) throw new RangeError(`asset ${label}: level ${k} is ${s}², WebGPU's mip chain needs ${want}²`);
     if (levels[k].length !== s * s) throw new RangeError(`asset ${label}: level ${k} holds ${levels[k].length} values, expected ${s * s}`);
   });
-  const tex = ctx.device.createTexture({ label, size: { width: sizes[0], height: sizes[0] }, format: 'r32float', mipLevelCount: levels.length, usage: 0x4 | 0x2 /* TEXTURE_BINDING | COPY_DST */ });
-  levels.forEach((l, k) => ctx.device.queue.writeTexture({ texture: tex, mipLevel: k }, l, { bytesPerRow: sizes[k] * 4, rowsPerImage: sizes[k] }, { width: sizes[k], height: sizes[k] }));
+  const tex = ctx.device.createTexture({
+    label,
+    size: { width: sizes[0], height: sizes[0] },
+    format: 'r32float',
+    mipLevelCount: levels.length,
+    usage: 0x4 | 0x2 /* TEXTURE_BINDING | COPY_DST */,
+  });
+  levels.forEach((l, k) =>
+    ctx.device.queue.writeTexture(
+      { texture: tex, mipLevel: k },
+      l,
+      { bytesPerRow: sizes[k] * 4, rowsPerImage: sizes[k] },
+      { width: sizes[k], height: sizes[k] },
+    ),
+  );
   return tex;
 }

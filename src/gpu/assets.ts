@@ -31,7 +31,8 @@ export function decodeAsset(asset: DrawListAsset, bytes: Uint8Array): DecodedAss
     throw new GpuInputError(`${what}: not a readable KTX2 file (${e instanceof Error ? e.message : String(e)})`);
   }
   if (c.vkFormat !== R16_UNORM) throw new GpuInputError(`${what}: vkFormat ${c.vkFormat}, expected ${R16_UNORM} (R16_UNORM)`);
-  if (c.levels.length !== asset.levelSizes.length) throw new GpuInputError(`${what}: ${c.levels.length} levels in the file, the draw list says ${asset.levelSizes.length}`);
+  if (c.levels.length !== asset.levelSizes.length)
+    throw new GpuInputError(`${what}: ${c.levels.length} levels in the file, the draw list says ${asset.levelSizes.length}`);
   if (c.pixelWidth !== asset.size) throw new GpuInputError(`${what}: level 0 is ${c.pixelWidth} wide, the draw list says ${asset.size}`);
   const { metresPerCode, offsetMetres } = asset.decode;
   const levels = c.levels.map((lv, k) => {

@@ -23,7 +23,14 @@ import { FIELD_STAGES, type ExecuteOptions, type FieldStage, type GpuRunResult }
 import { packMessage } from './transfer.js';
 
 export const CHROMIUM_PATH = process.env.HEIGHTBENCH_CHROMIUM ?? '/usr/bin/chromium';
-export const CHROMIUM_FLAGS = ['--headless=new', '--no-sandbox', '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-vulkan=swiftshader', '--use-webgpu-adapter=swiftshader'];
+export const CHROMIUM_FLAGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--enable-unsafe-webgpu',
+  '--enable-features=Vulkan',
+  '--use-vulkan=swiftshader',
+  '--use-webgpu-adapter=swiftshader',
+];
 export const CHROMIUM_INSTALL_HINT = "install Debian's chromium (`sudo apt-get install chromium`, or `make setup`, which runs scripts/ensure-chromium.sh)";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -40,7 +47,10 @@ async function moduleSource(rel: string): Promise<string | null> {
   let out = transpiled.get(ts);
   if (out === undefined) {
     const tsc = (await import('typescript')).default;
-    out = tsc.transpileModule(readFileSync(ts, 'utf8'), { compilerOptions: { module: tsc.ModuleKind.ESNext, target: tsc.ScriptTarget.ES2022 }, fileName: ts }).outputText;
+    out = tsc.transpileModule(readFileSync(ts, 'utf8'), {
+      compilerOptions: { module: tsc.ModuleKind.ESNext, target: tsc.ScriptTarget.ES2022 },
+      fileName: ts,
+    }).outputText;
     transpiled.set(ts, out);
   }
   return out;
@@ -74,8 +84,13 @@ export async function runInChromium(dl: DrawList, assets: ReadonlyMap<string, De
   const job = packMessage({ drawList: dl, assets: new Map(assets), opts: { encodeRule: opts.encodeRule, lod: opts.lod, uv: opts.uv } });
   const fields: Partial<Record<FieldStage, Float32Array>> = {};
   let codes: Uint16Array | null = null;
-  let settle!: { resolve: (s: { adapter: AdapterRecord; timings: Record<string, number>; counts: GpuRunResult['counts'] }) => void; reject: (e: Error) => void };
-  const done = new Promise<{ adapter: AdapterRecord; timings: Record<string, number>; counts: GpuRunResult['counts'] }>((resolve, reject) => (settle = { resolve, reject }));
+  let settle!: {
+    resolve: (s: { adapter: AdapterRecord; timings: Record<string, number>; counts: GpuRunResult['counts'] }) => void;
+    reject: (e: Error) => void;
+  };
+  const done = new Promise<{ adapter: AdapterRecord; timings: Record<string, number>; counts: GpuRunResult['counts'] }>(
+    (resolve, reject) => (settle = { resolve, reject }),
+  );
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '/';
     if (req.method === 'GET' && url === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
@@ -101,7 +116,11 @@ export async function runInChromium(dl: DrawList, assets: ReadonlyMap<string, De
     else if (url === '/job/done') settle.resolve(JSON.parse(body.toString('utf8')));
     else if (url === '/job/error') {
       const text = body.toString('utf8');
-      settle.reject(text.startsWith('GpuUnavailableError') ? new GpuUnavailableError(`chromium: ${text.split('\n')[0]}`) : new Error(`GPU executor in chromium failed: ${text}`));
+      settle.reject(
+        text.startsWith('GpuUnavailableError')
+          ? new GpuUnavailableError(`chromium: ${text.split('\n')[0]}`)
+          : new Error(`GPU executor in chromium failed: ${text}`),
+      );
     }
   };
   const server = createServer((req, res) => {
@@ -115,9 +134,14 @@ export async function runInChromium(dl: DrawList, assets: ReadonlyMap<string, De
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS, headless: true });
   } catch (e) {
     server.close();
-    throw new GpuUnavailableError(`chromium at ${CHROMIUM_PATH} did not start (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); ${CHROMIUM_INSTALL_HINT}`);
+    throw new GpuUnavailableError(
+      `chromium at ${CHROMIUM_PATH} did not start (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); ${CHROMIUM_INSTALL_HINT}`,
+    );
   }
-  const timer = setTimeout(() => settle.reject(new Error(`chromium host: no result within ${(opts.timeoutMs ?? 600_000) / 1000} s`)), opts.timeoutMs ?? 600_000);
+  const timer = setTimeout(
+    () => settle.reject(new Error(`chromium host: no result within ${(opts.timeoutMs ?? 600_000) / 1000} s`)),
+    opts.timeoutMs ?? 600_000,
+  );
   try {
     const page = await browser.newPage();
     page.on('pageerror', (e) => settle.reject(new Error(`chromium page error: ${e.message}`)));

@@ -80,7 +80,9 @@ export async function createContext(adapter: GPUAdapter | null, host: string, in
   const missing = REQUIRED_FEATURES.filter((f) => !adapter.features.has(f));
   if (missing.length) {
     const rec = adapterRecord(adapter, host);
-    throw new GpuUnavailableError(`WebGPU adapter ${rec.vendor}/${rec.architecture} from ${host} lacks ${missing.join(', ')} (needed for r32float sampling and blending); ${installHint}`);
+    throw new GpuUnavailableError(
+      `WebGPU adapter ${rec.vendor}/${rec.architecture} from ${host} lacks ${missing.join(', ')} (needed for r32float sampling and blending); ${installHint}`,
+    );
   }
   const lim = adapter.limits;
   const device = await adapter.requestDevice({
@@ -100,8 +102,20 @@ export async function createContext(adapter: GPUAdapter | null, host: string, in
   return {
     device,
     adapter: adapterRecord(adapter, host),
-    linearClamp: device.createSampler({ magFilter: 'linear', minFilter: 'linear', mipmapFilter: 'nearest', addressModeU: 'clamp-to-edge', addressModeV: 'clamp-to-edge' }),
-    trilinearClamp: device.createSampler({ magFilter: 'linear', minFilter: 'linear', mipmapFilter: 'linear', addressModeU: 'clamp-to-edge', addressModeV: 'clamp-to-edge' }),
+    linearClamp: device.createSampler({
+      magFilter: 'linear',
+      minFilter: 'linear',
+      mipmapFilter: 'nearest',
+      addressModeU: 'clamp-to-edge',
+      addressModeV: 'clamp-to-edge',
+    }),
+    trilinearClamp: device.createSampler({
+      magFilter: 'linear',
+      minFilter: 'linear',
+      mipmapFilter: 'linear',
+      addressModeU: 'clamp-to-edge',
+      addressModeV: 'clamp-to-edge',
+    }),
   };
 }
 
@@ -130,7 +144,8 @@ export function fieldTexture(ctx: GpuContext, width: number, height: number, lab
 
 /** Writes a row-major float32 field (row 0 = texture row 0) into one mip level of an r32float texture. */
 export function uploadField(ctx: GpuContext, tex: GPUTexture, data: Float32Array, width: number, height: number, mipLevel = 0): void {
-  if (data.length !== width * height) throw new RangeError(`uploadField ${tex.label}: expected ${width}×${height} = ${width * height} values, got ${data.length}`);
+  if (data.length !== width * height)
+    throw new RangeError(`uploadField ${tex.label}: expected ${width}×${height} = ${width * height} values, got ${data.length}`);
   ctx.device.queue.writeTexture({ texture: tex, mipLevel }, data, { bytesPerRow: width * 4, rowsPerImage: height }, { width, height });
 }
 

@@ -77,7 +77,9 @@ export function openDawn(): Promise<GpuContext> {
     try {
       mod = (await import('webgpu')) as unknown as DawnModule;
     } catch (e) {
-      throw new GpuUnavailableError(`the npm package webgpu (Dawn for Node) did not load: ${e instanceof Error ? e.message : String(e)}; run \`npm ci\` (make setup)`);
+      throw new GpuUnavailableError(
+        `the npm package webgpu (Dawn for Node) did not load: ${e instanceof Error ? e.message : String(e)}; run \`npm ci\` (make setup)`,
+      );
     }
     dawnGpu = mod.create([]);
     const adapter = await dawnGpu.requestAdapter();

@@ -68,12 +68,22 @@ function checkRange(r: EncodeRange): void {
 }
 
 /** Encodes the codes of `src` into a new storage buffer (width × height / 2 u32) and returns it. */
-export function encodeUnorm16(ctx: GpuContext, enc: GPUCommandEncoder, src: GPUTexture, range: EncodeRange, rule: EncodeRule): { codes: GPUBuffer; params: GPUBuffer } {
+export function encodeUnorm16(
+  ctx: GpuContext,
+  enc: GPUCommandEncoder,
+  src: GPUTexture,
+  range: EncodeRange,
+  rule: EncodeRule,
+): { codes: GPUBuffer; params: GPUBuffer } {
   checkRange(range);
   if (!ENCODE_RULES.includes(rule)) throw new RangeError(`encode: rule must be one of ${ENCODE_RULES.join(', ')}, got ${String(rule)}`);
   if (src.width % 2 !== 0) throw new RangeError(`encode: the width must be even (two codes per 32-bit word), got ${src.width}`);
   const pipeline = cachedPipeline(ctx, 'encode', () =>
-    ctx.device.createComputePipeline({ label: 'encode', layout: 'auto', compute: { module: shaderModule(ctx, ENCODE_WGSL, 'encode'), entryPoint: 'cs_encode' } }),
+    ctx.device.createComputePipeline({
+      label: 'encode',
+      layout: 'auto',
+      compute: { module: shaderModule(ctx, ENCODE_WGSL, 'encode'), entryPoint: 'cs_encode' },
+    }),
   );
   const bytes = src.width * src.height * 2;
   const codes = ctx.device.createBuffer({ label: 'codes', size: Math.ceil(bytes / 4) * 4, usage: 0x80 | 0x4 /* STORAGE | COPY_SRC */ });

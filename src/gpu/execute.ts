@@ -56,8 +56,7 @@ export interface ExecuteOptions {
  * 'final', gpuMs covers the encode and the codes' read-back together.
  */
 export type StageEvent =
-  | { stage: DrawListStage; phase: 'start' }
-  | { stage: DrawListStage; phase: 'done'; ms: number; gpuMs: number; readbackMs: number; deliverMs: number };
+  { stage: DrawListStage; phase: 'start' } | { stage: DrawListStage; phase: 'done'; ms: number; gpuMs: number; readbackMs: number; deliverMs: number };
 
 export interface GpuRunResult {
   fields: Partial<Record<FieldStage, Float32Array>>;
@@ -74,16 +73,24 @@ export function checkSmoothingSection(dl: DrawList): void {
   const s = dl.smoothing;
   const same = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((v, k) => v === b[k]);
   if (!same(s.offsets, GPU_TAPS.offsets) || !same(s.weights, GPU_TAPS.weights)) {
-    throw new GpuInputError(`GPU executor: the list's smoothing taps (offsets ${JSON.stringify(s.offsets)}, weights ${JSON.stringify(s.weights)}) differ from the article's, which the WGSL implements`);
+    throw new GpuInputError(
+      `GPU executor: the list's smoothing taps (offsets ${JSON.stringify(s.offsets)}, weights ${JSON.stringify(s.weights)}) differ from the article's, which the WGSL implements`,
+    );
   }
   if (s.levels !== 3) throw new GpuInputError(`GPU executor: smoothing.levels must be 3, got ${s.levels}`);
   if (s.combine !== '(h2 - h3) * 0.5 + h3') throw new GpuInputError(`GPU executor: smoothing.combine ${JSON.stringify(s.combine)} is not the article's`);
   if (s.sampler !== 'linear-clamp') throw new GpuInputError(`GPU executor: smoothing.sampler ${JSON.stringify(s.sampler)} is not linear-clamp`);
 }
 
-export async function executeDrawList(ctx: GpuContext, dl: DrawList, assets: ReadonlyMap<string, DecodedAsset>, opts: ExecuteOptions = {}): Promise<GpuRunResult> {
+export async function executeDrawList(
+  ctx: GpuContext,
+  dl: DrawList,
+  assets: ReadonlyMap<string, DecodedAsset>,
+  opts: ExecuteOptions = {},
+): Promise<GpuRunResult> {
   const g = dl.grid;
-  if (g.convention !== 'texel-centre' || g.rowDirection !== 'row0-at-ymin') throw new GpuInputError(`GPU executor: grid must be texel-centre, row0-at-ymin; got ${g.convention}, ${g.rowDirection}`);
+  if (g.convention !== 'texel-centre' || g.rowDirection !== 'row0-at-ymin')
+    throw new GpuInputError(`GPU executor: grid must be texel-centre, row0-at-ymin; got ${g.convention}, ${g.rowDirection}`);
   if (g.n % 8 !== 0) throw new GpuInputError(`GPU executor: grid.n must be divisible by 8 (three halvings), got ${g.n}`);
   checkSmoothingSection(dl);
   const grid: GpuGrid = { xmin: g.xmin, ymin: g.ymin, size: g.size, n: g.n };
@@ -233,7 +240,8 @@ export async function executeDrawList(ctx: GpuContext, dl: DrawList, assets: Rea
       dl.locations.draws.map((d) => {
         const { tex, worldSize } = assetTex(d.asset);
         const ti = supIndex.get(d.program.supportTarget);
-        if (ti === undefined) throw new GpuInputError(`GPU executor: location draw names support target ${d.program.supportTarget}, which has no support entry`);
+        if (ti === undefined)
+          throw new GpuInputError(`GPU executor: location draw names support target ${d.program.supportTarget}, which has no support entry`);
         const params: AssetDrawParams = { mode: 'location', lodSource: lod, lodList: d.lod, targetIndex: ti, uvSource: uv, worldToLocal: d.worldToLocal };
         return { asset: tex, worldSize, localToWorld: d.localToWorld, params };
       }),
@@ -270,7 +278,13 @@ export async function executeDrawList(ctx: GpuContext, dl: DrawList, assets: Rea
       codes,
       adapter: ctx.adapter,
       timings,
-      counts: { layer0: l0.count, layer100: l100.count, supportShapes: locs.reduce((s, L) => s + L.shapes.length, 0), stamps: stampDraws.length, locations: dl.locations.draws.length },
+      counts: {
+        layer0: l0.count,
+        layer100: l100.count,
+        supportShapes: locs.reduce((s, L) => s + L.shapes.length, 0),
+        stamps: stampDraws.length,
+        locations: dl.locations.draws.length,
+      },
     };
   } finally {
     await dev.queue.onSubmittedWorkDone();

@@ -40,7 +40,15 @@ export interface OuterBand {
 }
 
 /** Encodes target = blend(inner, outer). `outer` is a texture of the same size or a constant height in metres. */
-export function encodeOuterBlend(ctx: GpuContext, enc: GPUCommandEncoder, grid: GpuGrid, band: OuterBand, inner: GPUTexture, outer: GPUTexture | number, target: GPUTexture): GPUBuffer {
+export function encodeOuterBlend(
+  ctx: GpuContext,
+  enc: GPUCommandEncoder,
+  grid: GpuGrid,
+  band: OuterBand,
+  inner: GPUTexture,
+  outer: GPUTexture | number,
+  target: GPUTexture,
+): GPUBuffer {
   if (!(band.outer > band.inner)) throw new RangeError(`outer blend: expected outer radius > inner radius, got inner ${band.inner}, outer ${band.outer}`);
   if (target === inner) throw new RangeError('outer blend: the target must differ from the inner field');
   for (const t of [inner, target, ...(typeof outer === 'number' ? [] : [outer])]) {
@@ -70,7 +78,9 @@ export function encodeOuterBlend(ctx: GpuContext, enc: GPUCommandEncoder, grid: 
       { binding: 2, resource: { buffer: ub } },
     ],
   });
-  const pass = enc.beginRenderPass({ colorAttachments: [{ view: target.createView(), loadOp: 'clear', storeOp: 'store', clearValue: { r: 0, g: 0, b: 0, a: 0 } }] });
+  const pass = enc.beginRenderPass({
+    colorAttachments: [{ view: target.createView(), loadOp: 'clear', storeOp: 'store', clearValue: { r: 0, g: 0, b: 0, a: 0 } }],
+  });
   pass.setPipeline(pipeline);
   pass.setBindGroup(0, bind);
   pass.draw(3);

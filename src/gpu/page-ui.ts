@@ -272,7 +272,12 @@ export function startPageUi(deps: PageUiDeps): void {
       return;
     }
     if (w.location.protocol === 'file:') {
-      fail(`?list=${q}`, new Error('a page opened from a file cannot fetch another file; serve the folder over HTTP (e.g. `python3 -m http.server`) or pick the list with the button'));
+      fail(
+        `?list=${q}`,
+        new Error(
+          'a page opened from a file cannot fetch another file; serve the folder over HTTP (e.g. `python3 -m http.server`) or pick the list with the button',
+        ),
+      );
     } else if (url.origin !== w.location.origin) {
       fail(`?list=${q}`, new Error(`the list must be on the page's own origin ${w.location.origin}, got ${url.origin}`));
     } else {

@@ -19,7 +19,8 @@ export interface PageJob {
   opts: Pick<ExecuteOptions, 'encodeRule' | 'lod' | 'uv'>;
 }
 
-const BROWSER_HINT = 'start chromium with --enable-unsafe-webgpu --enable-features=Vulkan --use-vulkan=swiftshader --use-webgpu-adapter=swiftshader (heightbench does this), or open the page in a browser with WebGPU';
+const BROWSER_HINT =
+  'start chromium with --enable-unsafe-webgpu --enable-features=Vulkan --use-vulkan=swiftshader --use-webgpu-adapter=swiftshader (heightbench does this), or open the page in a browser with WebGPU';
 
 export async function runPage(origin = ''): Promise<void> {
   const post = async (path: string, body: string | ArrayBufferView) => {

@@ -21,7 +21,12 @@ export const PROBE_WGSL = /* wgsl */ `
 }
 `;
 
-export async function sampleAt(ctx: GpuContext, tex: GPUTexture, uvl: readonly (readonly [number, number, number])[], sampler: 'linear' | 'trilinear' = 'linear'): Promise<Float32Array> {
+export async function sampleAt(
+  ctx: GpuContext,
+  tex: GPUTexture,
+  uvl: readonly (readonly [number, number, number])[],
+  sampler: 'linear' | 'trilinear' = 'linear',
+): Promise<Float32Array> {
   const n = uvl.length;
   if (n === 0) return new Float32Array(0);
   const pipeline = cachedPipeline(ctx, 'probe', () =>

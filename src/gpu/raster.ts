@@ -55,12 +55,25 @@ function rasterPipeline(ctx: GpuContext): GPURenderPipeline {
       vertex: {
         module,
         entryPoint: 'vs_tri',
-        buffers: [{ arrayStride: 12, attributes: [{ shaderLocation: 0, offset: 0, format: 'float32x2' }, { shaderLocation: 1, offset: 8, format: 'float32' }] }],
+        buffers: [
+          {
+            arrayStride: 12,
+            attributes: [
+              { shaderLocation: 0, offset: 0, format: 'float32x2' },
+              { shaderLocation: 1, offset: 8, format: 'float32' },
+            ],
+          },
+        ],
       },
       fragment: {
         module,
         entryPoint: 'fs_tri',
-        targets: [{ format: 'r32float', blend: { color: { operation: 'add', srcFactor: 'one', dstFactor: 'one' }, alpha: { operation: 'add', srcFactor: 'one', dstFactor: 'one' } } }],
+        targets: [
+          {
+            format: 'r32float',
+            blend: { color: { operation: 'add', srcFactor: 'one', dstFactor: 'one' }, alpha: { operation: 'add', srcFactor: 'one', dstFactor: 'one' } },
+          },
+        ],
       },
       primitive: { topology: 'triangle-list', cullMode: 'none' },
     });
@@ -71,7 +84,14 @@ function rasterPipeline(ctx: GpuContext): GPURenderPipeline {
  * Encodes one ADD draw of `xyh`'s triangles into `target` (cleared to 0 first when `clear`). The vertex buffer is
  * returned so the caller can destroy it after submission.
  */
-export function encodeRaster(ctx: GpuContext, enc: GPUCommandEncoder, grid: GpuGrid, xyh: ArrayLike<number>, target: GPUTexture, clear: boolean): GPUBuffer | null {
+export function encodeRaster(
+  ctx: GpuContext,
+  enc: GPUCommandEncoder,
+  grid: GpuGrid,
+  xyh: ArrayLike<number>,
+  target: GPUTexture,
+  clear: boolean,
+): GPUBuffer | null {
   checkGrid(grid, 'raster');
   if (target.width !== grid.n || target.height !== grid.n || target.format !== 'r32float') {
     throw new RangeError(`raster: target must be ${grid.n}×${grid.n} r32float, got ${target.width}×${target.height} ${target.format}`);

@@ -103,7 +103,9 @@ function fullscreenPipeline(ctx: GpuContext, code: string, entry: string): GPURe
 }
 
 function drawFullscreen(enc: GPUCommandEncoder, pipeline: GPURenderPipeline, bind: GPUBindGroup, target: GPUTexture): void {
-  const pass = enc.beginRenderPass({ colorAttachments: [{ view: target.createView(), loadOp: 'clear', storeOp: 'store', clearValue: { r: 0, g: 0, b: 0, a: 0 } }] });
+  const pass = enc.beginRenderPass({
+    colorAttachments: [{ view: target.createView(), loadOp: 'clear', storeOp: 'store', clearValue: { r: 0, g: 0, b: 0, a: 0 } }],
+  });
   pass.setPipeline(pipeline);
   pass.setBindGroup(0, bind);
   pass.draw(3);
@@ -185,13 +187,22 @@ export interface LentTextures {
  * Encodes the whole chain: raster (N²) → levels → base written into `base` (N²). `filterFullResolution` true is the
  * corrected rule (four filtered levels). The level textures are created here (or lent, see LentTextures) and returned.
  */
-export function encodeSmoothingChain(ctx: GpuContext, enc: GPUCommandEncoder, raster: GPUTexture, base: GPUTexture, filterFullResolution = true, lent?: LentTextures): SmoothingTextures {
+export function encodeSmoothingChain(
+  ctx: GpuContext,
+  enc: GPUCommandEncoder,
+  raster: GPUTexture,
+  base: GPUTexture,
+  filterFullResolution = true,
+  lent?: LentTextures,
+): SmoothingTextures {
   const n = raster.width;
-  if (raster.height !== n || n % 8 !== 0 || n < 8) throw new RangeError(`smoothing: the raster must be square with a size divisible by 8, got ${raster.width}×${raster.height}`);
+  if (raster.height !== n || n % 8 !== 0 || n < 8)
+    throw new RangeError(`smoothing: the raster must be square with a size divisible by 8, got ${raster.width}×${raster.height}`);
   if (base.width !== n || base.height !== n) throw new RangeError(`smoothing: base must be ${n}×${n}, got ${base.width}×${base.height}`);
   if (lent) {
     for (const t of [lent.scratch, lent.level]) {
-      if (t === raster || t.width !== n || t.height !== n) throw new RangeError(`smoothing: a lent texture must be ${n}×${n} and not the raster, got ${t.label} ${t.width}×${t.height}`);
+      if (t === raster || t.width !== n || t.height !== n)
+        throw new RangeError(`smoothing: a lent texture must be ${n}×${n} and not the raster, got ${t.label} ${t.width}×${t.height}`);
     }
     if (lent.scratch === lent.level) throw new RangeError('smoothing: the lent scratch and level must be two textures');
   }

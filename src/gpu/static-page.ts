@@ -63,7 +63,10 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
 export async function decodeEmbeddedAssets(dl: DrawList): Promise<Map<string, DecodedAsset>> {
   const out = new Map<string, DecodedAsset>();
   for (const a of dl.assets) {
-    if (!a.embedded) throw new GpuInputError(`asset ${a.id} (${a.file}) is not embedded in the draw list: write the list with \`heightbench drawlist REQUEST --embed-assets --out FILE.json\``);
+    if (!a.embedded)
+      throw new GpuInputError(
+        `asset ${a.id} (${a.file}) is not embedded in the draw list: write the list with \`heightbench drawlist REQUEST --embed-assets --out FILE.json\``,
+      );
     const sha = await sha256Hex(a.embedded);
     if (sha !== a.sha256) throw new GpuInputError(`asset ${a.id}: SHA-256 ${sha} differs from the draw list's ${a.sha256}`);
     out.set(a.id, decodeAsset(a, a.embedded));
@@ -81,7 +84,14 @@ function littleEndian(a: Float32Array | Uint16Array): Uint8Array {
 }
 
 /** The sidecar text of one page file (heightbench.sidecar v1, key order as src/io/sidecar.ts writes it). */
-export async function pageSidecar(dl: DrawList, name: string, stage: DrawListStage, bytes: Uint8Array, adapter: AdapterRecord, producer: PageProducer): Promise<string> {
+export async function pageSidecar(
+  dl: DrawList,
+  name: string,
+  stage: DrawListStage,
+  bytes: Uint8Array,
+  adapter: AdapterRecord,
+  producer: PageProducer,
+): Promise<string> {
   const g = dl.grid;
   const r16 = name.endsWith('.r16');
   const range = { min: dl.encoding.min, max: dl.encoding.max };
@@ -110,7 +120,13 @@ export async function pageSidecar(dl: DrawList, name: string, stage: DrawListSta
  * Runs the list on `gpu`'s adapter. Each field is turned into its file as soon as it is read back and handed to
  * `cb.file`; nothing is kept here, so the page holds one field array at a time.
  */
-export async function runListOnGpu(gpu: GPU | undefined, dl: DrawList, producer: PageProducer, cb: PageRunCallbacks = {}, host = 'browser'): Promise<PageRunResult> {
+export async function runListOnGpu(
+  gpu: GPU | undefined,
+  dl: DrawList,
+  producer: PageProducer,
+  cb: PageRunCallbacks = {},
+  host = 'browser',
+): Promise<PageRunResult> {
   if (!gpu) throw new GpuUnavailableError(`this browser has no WebGPU (navigator.gpu is missing): ${PAGE_HINT}`);
   const assets = await decodeEmbeddedAssets(dl);
   const ctx = await createContext(await gpu.requestAdapter(), host, PAGE_HINT);

@@ -161,7 +161,16 @@ export interface SupportRun {
  * Encodes steps 1–3 on `field` (in place; `old` is a same-size scratch texture). The returned buffers hold the
  * targets (f32 per location) for the location texture draws; destroy them after the work completes.
  */
-export function encodeSupport(ctx: GpuContext, enc: GPUCommandEncoder, grid: GpuGrid, locations: readonly GpuSupportLocation[], a: number, b: number, field: GPUTexture, old: GPUTexture): SupportRun {
+export function encodeSupport(
+  ctx: GpuContext,
+  enc: GPUCommandEncoder,
+  grid: GpuGrid,
+  locations: readonly GpuSupportLocation[],
+  a: number,
+  b: number,
+  field: GPUTexture,
+  old: GPUTexture,
+): SupportRun {
   const px = grid.size / grid.n;
   const queries: EnvelopeQuery[] = [];
   const locBuf = new ArrayBuffer(Math.max(1, locations.length) * 32);
@@ -174,7 +183,10 @@ export function encodeSupport(ctx: GpuContext, enc: GPUCommandEncoder, grid: Gpu
     for (const s of L.shapes) {
       const [i0, i1] = pixelSpan(s.x - s.boundRadius, s.x + s.boundRadius, grid.xmin, px, grid.n);
       const [j0, j1] = pixelSpan(s.y - s.boundRadius, s.y + s.boundRadius, grid.ymin, px, grid.n);
-      const shape = s.kind === 'circle' ? { kind: 'circle' as const, x: s.x, y: s.y, radius: s.radius } : { kind: 'rect' as const, x: s.x, y: s.y, halfSize: s.halfSize, angle: s.angle };
+      const shape =
+        s.kind === 'circle'
+          ? { kind: 'circle' as const, x: s.x, y: s.y, radius: s.radius }
+          : { kind: 'rect' as const, x: s.x, y: s.y, halfSize: s.halfSize, angle: s.angle };
       queries.push({ i0, i1, j0, j1, ci, cj, shape });
       shapeList.push(s.boundRadius, s.transitionWidth, 0, 0);
     }
@@ -188,7 +200,8 @@ export function encodeSupport(ctx: GpuContext, enc: GPUCommandEncoder, grid: Gpu
     f[5] = L.floor ?? 0;
     u[6] = L.floor === null ? 0 : 1;
     for (const c of L.children) {
-      if (!Number.isInteger(c.index) || c.index < 0 || c.index >= locations.length) throw new RangeError(`support: location ${l} names child ${c.index}, outside [0, ${locations.length})`);
+      if (!Number.isInteger(c.index) || c.index < 0 || c.index >= locations.length)
+        throw new RangeError(`support: location ${l} names child ${c.index}, outside [0, ${locations.length})`);
       childList.push(c.index, c.weight);
     }
   });
@@ -213,11 +226,17 @@ export function encodeSupport(ctx: GpuContext, enc: GPUCommandEncoder, grid: Gpu
   const buffers = [locs, children, shapes, scratch, coef];
   if (locations.length) {
     const tp = cachedPipeline(ctx, 'support-targets', () =>
-      ctx.device.createComputePipeline({ label: 'support targets', layout: 'auto', compute: { module: shaderModule(ctx, SUPPORT_TARGETS_WGSL, 'support targets'), entryPoint: 'cs_targets' } }),
+      ctx.device.createComputePipeline({
+        label: 'support targets',
+        layout: 'auto',
+        compute: { module: shaderModule(ctx, SUPPORT_TARGETS_WGSL, 'support targets'), entryPoint: 'cs_targets' },
+      }),
     );
     const bind = ctx.device.createBindGroup({
       layout: tp.getBindGroupLayout(0),
-      entries: [locs, children, shapes, envelopes.result, targets, widths, scratch].map((buffer, binding) => ({ binding, resource: { buffer } })).concat([{ binding: 7, resource: { buffer: coef } }]),
+      entries: [locs, children, shapes, envelopes.result, targets, widths, scratch]
+        .map((buffer, binding) => ({ binding, resource: { buffer } }))
+        .concat([{ binding: 7, resource: { buffer: coef } }]),
     });
     const pass = enc.beginComputePass();
     pass.setPipeline(tp);
@@ -263,7 +282,11 @@ export function encodeSupport(ctx: GpuContext, enc: GPUCommandEncoder, grid: Gpu
       const ub = ctx.device.createBuffer({ size: 64, usage: 0x40 | 0x8 });
       ctx.device.queue.writeBuffer(ub, 0, u);
       buffers.push(vb, ub);
-      enc.copyTextureToTexture({ texture: field, origin: { x: i0, y: j0 } }, { texture: old, origin: { x: i0, y: j0 } }, { width: i1 - i0 + 1, height: j1 - j0 + 1 });
+      enc.copyTextureToTexture(
+        { texture: field, origin: { x: i0, y: j0 } },
+        { texture: old, origin: { x: i0, y: j0 } },
+        { width: i1 - i0 + 1, height: j1 - j0 + 1 },
+      );
       const bind = ctx.device.createBindGroup({
         layout: dp.getBindGroupLayout(0),
         entries: [

@@ -80,7 +80,10 @@ export function withFaults<T>(plan: FaultPlan | null, fn: () => T): { steps: FsS
 }
 
 /** Async variant of withFaults (for the CLI entry point). */
-export async function withFaultsAsync<T>(plan: FaultPlan | null, fn: () => Promise<T>): Promise<{ steps: FsStep[]; fired: boolean; result?: T; error?: unknown }> {
+export async function withFaultsAsync<T>(
+  plan: FaultPlan | null,
+  fn: () => Promise<T>,
+): Promise<{ steps: FsStep[]; fired: boolean; result?: T; error?: unknown }> {
   state.plan = plan;
   state.count = 0;
   state.crashed = false;

@@ -12,15 +12,7 @@
 import { existsSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { FormatError, LimitError, MismatchError } from '../errors.js';
-import {
-  DEFAULT_RANGE,
-  DOMAIN_SIZE,
-  DOMAIN_XMIN,
-  type GridDescription,
-  type HeightRange,
-  type RowDirection,
-  type SampleConvention,
-} from '../core/grid.js';
+import { DEFAULT_RANGE, DOMAIN_SIZE, DOMAIN_XMIN, type GridDescription, type HeightRange, type RowDirection, type SampleConvention } from '../core/grid.js';
 import { codeHeightfield, encodeHeightfield, floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
 import type { EncodeCounts } from '../core/encoding.js';
 import { pendingPathFor, writeFilePairAtomic } from './atomic.js';
@@ -107,12 +99,15 @@ function extentText(e: { xmin: number; ymin: number; sizeX: number; sizeY: numbe
  */
 export function checkSettingsAgainstSidecar(path: string, container: Container, sc: Sidecar, s: ReadSettings): void {
   if (sc.file !== basename(path)) {
-    throw new MismatchError(`${path}: the sidecar describes file ${JSON.stringify(sc.file)}, not ${JSON.stringify(basename(path))} (a pair renamed one file at a time?)`);
+    throw new MismatchError(
+      `${path}: the sidecar describes file ${JSON.stringify(sc.file)}, not ${JSON.stringify(basename(path))} (a pair renamed one file at a time?)`,
+    );
   }
   if (container === 'png16' && sc.endian !== 'be') throw new MismatchError(`${path}: sidecar says endian ${sc.endian}, a PNG is big-endian`);
   if (container === 'r32' && sc.endian !== 'le') throw new MismatchError(`${path}: sidecar says endian ${sc.endian}, R32 is little-endian only`);
   if (container === 'r32' && sc.encoding.kind !== 'float32') throw new MismatchError(`${path}: sidecar says ${sc.encoding.kind} samples, an R32 holds float32`);
-  if (container !== 'r32' && sc.encoding.kind !== 'unorm16') throw new MismatchError(`${path}: sidecar says ${sc.encoding.kind} samples, a 16-bit container holds unorm16`);
+  if (container !== 'r32' && sc.encoding.kind !== 'unorm16')
+    throw new MismatchError(`${path}: sidecar says ${sc.encoding.kind} samples, a 16-bit container holds unorm16`);
   const g = sc.grid;
   if (s.endian && s.endian !== sc.endian && container !== 'png16') {
     throw new MismatchError(`${path}: --endian ${s.endian} contradicts the sidecar's ${sc.endian}`);
@@ -152,7 +147,9 @@ function readCommittedPayload(path: string, container: Container, sidecar: Sidec
   if (!existsSync(pending)) throw first;
   const bytes = readPayload(pending, container, sidecar, s);
   verifyPayload(sidecar, bytes, pending);
-  notes.push(`payload read from ${basename(pending)}: a write of this pair was interrupted after its sidecar was committed; the next write of ${basename(path)} moves it in`);
+  notes.push(
+    `payload read from ${basename(pending)}: a write of this pair was interrupted after its sidecar was committed; the next write of ${basename(path)} moves it in`,
+  );
   return bytes;
 }
 
@@ -188,7 +185,12 @@ export async function readHeightfieldFiles(paths: readonly string[], settings: R
       const loaded = readHeightfieldFileWith(path, settings, (sidecar, payload, file) => {
         if (payload.length !== sidecar.payload.bytes) verifyPayload(sidecar, payload, file); // throws the count refusal
         // A digest that cannot be computed counts as a mismatch: the synchronous reader then decides.
-        digests.push(sha256HexAsync(payload).then((h) => h === sidecar.payload.sha256, () => false));
+        digests.push(
+          sha256HexAsync(payload).then(
+            (h) => h === sidecar.payload.sha256,
+            () => false,
+          ),
+        );
       });
       return { loaded, digests };
     } catch {
@@ -228,7 +230,16 @@ function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: P
       throw new MismatchError(`${path}: sidecar grid ${grid.columns}×${grid.rows} vs PNG ${png.width}×${png.height}`);
     }
     const range = sidecarRange(sidecar, settings.range, path);
-    return { path, container, endian: 'be', field: codeHeightfield(grid, png.codes, range), sidecar, fileBytes: bytes.length, interlaced: png.interlaced, notes };
+    return {
+      path,
+      container,
+      endian: 'be',
+      field: codeHeightfield(grid, png.codes, range),
+      sidecar,
+      fileBytes: bytes.length,
+      interlaced: png.interlaced,
+      notes,
+    };
   }
 
   const bytesPerSample = container === 'r16' ? 2 : 4;
@@ -251,7 +262,7 @@ function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: P
   }
   if (container === 'r16') checkR16Size(bytes.length, width, height, path);
   else checkR32Size(bytes.length, width, height, path);
-  const endian: Endian = sidecar ? sidecar.endian : settings.endian ?? 'le';
+  const endian: Endian = sidecar ? sidecar.endian : (settings.endian ?? 'le');
   const grid = sidecar ? sidecar.grid : defaultGrid(width, height, settings);
   if (container === 'r16') {
     const range = sidecarRange(sidecar, settings.range, path);
@@ -259,7 +270,16 @@ function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: P
     return { path, container, endian, field, sidecar, fileBytes: bytes.length, interlaced: false, notes };
   }
   if (endian !== 'le') throw new FormatError(`${path}: R32 is little-endian only, got ${endian}`);
-  return { path, container, endian, field: floatHeightfield(grid, decodeR32(bytes, width, height)), sidecar, fileBytes: bytes.length, interlaced: false, notes };
+  return {
+    path,
+    container,
+    endian,
+    field: floatHeightfield(grid, decodeR32(bytes, width, height)),
+    sidecar,
+    fileBytes: bytes.length,
+    interlaced: false,
+    notes,
+  };
 }
 
 function sidecarRange(sidecar: Sidecar | null, setting: HeightRange | undefined, path: string): HeightRange {
@@ -315,11 +335,9 @@ export function writeHeightfieldFile(path: string, field: Heightfield, s: WriteS
       encodeCounts = enc.counts;
     }
     if (codes.kind !== 'codes') throw new Error('unreachable: codes expected');
-    const endian: Endian = container === 'png16' ? 'be' : s.endian ?? 'le';
+    const endian: Endian = container === 'png16' ? 'be' : (s.endian ?? 'le');
     payload =
-      container === 'png16'
-        ? encodePng16(codes.code_px, codes.grid.columns, codes.grid.rows, { interlace: s.interlace })
-        : encodeR16(codes.code_px, endian);
+      container === 'png16' ? encodePng16(codes.code_px, codes.grid.columns, codes.grid.rows, { interlace: s.interlace }) : encodeR16(codes.code_px, endian);
     sidecarFields = { container, endian, grid: codes.grid, encoding: unorm16Encoding(codes.range) };
   }
   const sidecar = makeSidecar(path, payload, { ...sidecarFields, stage: s.stage, request: s.request, notes: s.notes, adapter: s.adapter });

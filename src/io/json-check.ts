@@ -33,9 +33,7 @@ export function checkNullableString(path: string, v: unknown): string | null {
 
 export function checkNumber(path: string, v: unknown, opts: { min?: number; max?: number; integer?: boolean } = {}): number {
   const { min = -Infinity, max = Infinity, integer = false } = opts;
-  const what = `${integer ? 'an integer' : 'a number'}${
-    Number.isFinite(min) || Number.isFinite(max) ? ` in [${min}, ${max}]` : ''
-  }`;
+  const what = `${integer ? 'an integer' : 'a number'}${Number.isFinite(min) || Number.isFinite(max) ? ` in [${min}, ${max}]` : ''}`;
   if (typeof v !== 'number' || !Number.isFinite(v)) fail(path, what, v);
   if (integer && !Number.isInteger(v)) fail(path, what, v);
   if (v < min || v > max) fail(path, what, v);

@@ -25,7 +25,7 @@ export function memoryBudgetBytes(): number {
 }
 
 function budgetSource(): string {
-  return process.env.HEIGHTBENCH_MAX_MEMORY_MB ? 'HEIGHTBENCH_MAX_MEMORY_MB' : '80 % of this machine\'s memory; set HEIGHTBENCH_MAX_MEMORY_MB to change it';
+  return process.env.HEIGHTBENCH_MAX_MEMORY_MB ? 'HEIGHTBENCH_MAX_MEMORY_MB' : "80 % of this machine's memory; set HEIGHTBENCH_MAX_MEMORY_MB to change it";
 }
 
 /** Refuses work whose estimated memory exceeds the budget, naming what and both figures. */

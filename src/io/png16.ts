@@ -162,19 +162,30 @@ export function checkPngChunks(bytes: Uint8Array, header?: PngHeader): Uint8Arra
     if (off + 12 > bytes.length) throw new FormatError(`PNG: truncated: chunk header at byte ${off} runs past the end (${bytes.length} bytes)`);
     const len = u32(bytes, off);
     const type = String.fromCharCode(bytes[off + 4], bytes[off + 5], bytes[off + 6], bytes[off + 7]);
-    if (!/^[A-Za-z]{4}$/.test(type)) throw new FormatError(`PNG: chunk at byte ${off} has an invalid type ${JSON.stringify(type)} (four ASCII letters expected)`);
+    if (!/^[A-Za-z]{4}$/.test(type))
+      throw new FormatError(`PNG: chunk at byte ${off} has an invalid type ${JSON.stringify(type)} (four ASCII letters expected)`);
     if (len > 0x7fffffff) throw new FormatError(`PNG: chunk ${JSON.stringify(type)} at byte ${off} declares ${len} bytes, over the PNG maximum of 2^31 − 1`);
     const end = off + 12 + len;
     if (end > bytes.length) {
-      throw new FormatError(`PNG: truncated: chunk ${JSON.stringify(type)} at byte ${off} needs ${len} data bytes, the file ends ${end - bytes.length} bytes short`);
+      throw new FormatError(
+        `PNG: truncated: chunk ${JSON.stringify(type)} at byte ${off} needs ${len} data bytes, the file ends ${end - bytes.length} bytes short`,
+      );
     }
     if (!chunkCrcOk(bytes, off, len)) {
-      throw new FormatError(`PNG: corrupt: CRC mismatch in chunk ${JSON.stringify(type)} at byte ${off} (stored ${u32(bytes, off + 8 + len).toString(16).padStart(8, '0')}, computed ${crc32(bytes.subarray(off + 4, off + 8 + len)).toString(16).padStart(8, '0')})`);
+      throw new FormatError(
+        `PNG: corrupt: CRC mismatch in chunk ${JSON.stringify(type)} at byte ${off} (stored ${u32(bytes, off + 8 + len)
+          .toString(16)
+          .padStart(8, '0')}, computed ${crc32(bytes.subarray(off + 4, off + 8 + len))
+          .toString(16)
+          .padStart(8, '0')})`,
+      );
     }
     const critical = (bytes[off + 4] & 0x20) === 0;
     if (type === 'IHDR' && index > 0) throw new FormatError(`PNG: a second IHDR chunk at byte ${off}`);
-    if (type === 'PLTE' && (colourType === 0 || colourType === 4)) throw new FormatError(`PNG: PLTE chunk at byte ${off} in a greyscale file (a palette is not allowed there)`);
-    if (critical && !KNOWN_CRITICAL.has(type)) throw new FormatError(`PNG: unknown critical chunk ${JSON.stringify(type)} at byte ${off}: it cannot be skipped safely`);
+    if (type === 'PLTE' && (colourType === 0 || colourType === 4))
+      throw new FormatError(`PNG: PLTE chunk at byte ${off} in a greyscale file (a palette is not allowed there)`);
+    if (critical && !KNOWN_CRITICAL.has(type))
+      throw new FormatError(`PNG: unknown critical chunk ${JSON.stringify(type)} at byte ${off}: it cannot be skipped safely`);
     if (type === 'IDAT') {
       if (idatEnded) throw new FormatError(`PNG: IDAT chunk at byte ${off} after another chunk ended the image data (IDAT chunks must be consecutive)`);
       idat.push(bytes.subarray(off + 8, off + 8 + len));
@@ -279,7 +290,11 @@ export function decodePng16(bytes: Uint8Array, opts: { pixelLimit?: number } = {
   checkHeightfieldPngHeader(header, opts.pixelLimit ?? DEFAULT_PNG_PIXEL_LIMIT);
   const zdata = checkPngChunks(bytes, header);
   const expected = pngImageDataBytes(header);
-  const raw = inflateImageData(zdata, expected, `a ${header.width}×${header.height} ${header.interlace ? 'Adam7-interlaced' : 'non-interlaced'} 16-bit grey IHDR`);
+  const raw = inflateImageData(
+    zdata,
+    expected,
+    `a ${header.width}×${header.height} ${header.interlace ? 'Adam7-interlaced' : 'non-interlaced'} 16-bit grey IHDR`,
+  );
   const codes = new Uint16Array(header.width * header.height);
   unfilterInto(raw, header, codes);
   return { width: header.width, height: header.height, codes, interlaced: header.interlace === 1 };

@@ -22,9 +22,7 @@ export function inferSquareR16Side(bytes: number): number | null {
 export function checkR16Size(byteCount: number, width: number, height: number, what = 'R16'): void {
   const expected = expectedR16Bytes(width, height);
   if (byteCount !== expected) {
-    throw new FormatError(
-      `${what}: ${byteCount} bytes do not fit ${width}×${height} samples: ${width} × ${height} × 2 bytes = ${expected} bytes`,
-    );
+    throw new FormatError(`${what}: ${byteCount} bytes do not fit ${width}×${height} samples: ${width} × ${height} × 2 bytes = ${expected} bytes`);
   }
 }
 

@@ -9,9 +9,7 @@ const hostIsLittleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 export function checkR32Size(byteCount: number, width: number, height: number, what = 'R32'): void {
   const expected = width * height * 4;
   if (byteCount !== expected) {
-    throw new FormatError(
-      `${what}: ${byteCount} bytes do not fit ${width}×${height} samples: ${width} × ${height} × 4 bytes = ${expected} bytes`,
-    );
+    throw new FormatError(`${what}: ${byteCount} bytes do not fit ${width}×${height} samples: ${width} × ${height} × 4 bytes = ${expected} bytes`);
   }
 }
 

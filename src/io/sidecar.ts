@@ -9,26 +9,11 @@ import { createHash, webcrypto } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { FormatError } from '../errors.js';
-import {
-  ROW_DIRECTIONS,
-  SAMPLE_CONVENTIONS,
-  metresPerCode,
-  validateRange,
-  type GridDescription,
-  type HeightRange,
-} from '../core/grid.js';
+import { ROW_DIRECTIONS, SAMPLE_CONVENTIONS, metresPerCode, validateRange, type GridDescription, type HeightRange } from '../core/grid.js';
 import { PRODUCER_NAME, PRODUCER_VERSION } from '../version.js';
 import { writeFileAtomic } from './atomic.js';
 import { readInputText } from './read-input.js';
-import {
-  checkLiteral,
-  checkNullableString,
-  checkNumber,
-  checkObject,
-  checkOneOf,
-  checkString,
-  parseJson,
-} from './json-check.js';
+import { checkLiteral, checkNullableString, checkNumber, checkObject, checkOneOf, checkString, parseJson } from './json-check.js';
 
 export const SIDECAR_FORMAT = 'heightbench.sidecar';
 export const SIDECAR_VERSION = 1;
@@ -38,8 +23,7 @@ export type Endian = 'le' | 'be';
 export const CONTAINERS: readonly Container[] = ['r16', 'png16', 'r32'];
 
 export type HeightEncoding =
-  | { readonly kind: 'unorm16'; readonly range: HeightRange; readonly metresPerCode: number }
-  | { readonly kind: 'float32'; readonly unit: 'm' };
+  { readonly kind: 'unorm16'; readonly range: HeightRange; readonly metresPerCode: number } | { readonly kind: 'float32'; readonly unit: 'm' };
 
 export interface Sidecar {
   readonly format: typeof SIDECAR_FORMAT;
@@ -106,7 +90,9 @@ export function makeSidecar(file: string, payload: Uint8Array, f: SidecarFields)
     encoding: f.encoding,
     stage: f.stage ?? null,
     request: f.request ?? null,
-    producer: f.adapter ? { name: PRODUCER_NAME, version: PRODUCER_VERSION, adapter: adapterInfo(f.adapter) } : { name: PRODUCER_NAME, version: PRODUCER_VERSION },
+    producer: f.adapter
+      ? { name: PRODUCER_NAME, version: PRODUCER_VERSION, adapter: adapterInfo(f.adapter) }
+      : { name: PRODUCER_NAME, version: PRODUCER_VERSION },
     payload: { bytes: payload.length, sha256: sha256Hex(payload) },
     ...(f.notes ? { notes: f.notes } : {}),
   };
@@ -126,9 +112,7 @@ export function parseSidecar(v: unknown, where = 'sidecar'): Sidecar {
   const o = checkObject(where, v);
   checkLiteral(`${where}.format`, o.format, SIDECAR_FORMAT);
   if (o.version !== SIDECAR_VERSION) {
-    throw new FormatError(
-      `${where}.version: this heightbench reads sidecar version ${SIDECAR_VERSION}, the file has version ${JSON.stringify(o.version)}`,
-    );
+    throw new FormatError(`${where}.version: this heightbench reads sidecar version ${SIDECAR_VERSION}, the file has version ${JSON.stringify(o.version)}`);
   }
   const g = checkObject(`${where}.grid`, o.grid);
   const convention = checkOneOf(`${where}.grid.convention`, g.convention, SAMPLE_CONVENTIONS);
@@ -205,7 +189,9 @@ export function readSidecarFor(file: string): Sidecar | null {
 /** Refuses a payload whose bytes do not match its sidecar's count and hash. */
 export function verifyPayload(sidecar: Sidecar, payload: Uint8Array, file: string): void {
   if (payload.length !== sidecar.payload.bytes) {
-    throw new FormatError(`${file}: sidecar says ${sidecar.payload.bytes} bytes, the file has ${payload.length} (the file changed after its sidecar was written)`);
+    throw new FormatError(
+      `${file}: sidecar says ${sidecar.payload.bytes} bytes, the file has ${payload.length} (the file changed after its sidecar was written)`,
+    );
   }
   const sha = sha256Hex(payload);
   if (sha !== sidecar.payload.sha256) {

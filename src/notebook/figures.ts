@@ -44,7 +44,8 @@ function fitSquareAxes(layout: Record<string, unknown>): Record<string, unknown>
 export function plotlyFigure(id: string, traces: readonly Trace[], layout: Record<string, unknown> = {}, height = 420): string {
   const data = JSON.stringify(traces);
   const lay = JSON.stringify(fitSquareAxes({ margin: { t: 40, l: 60, r: 20, b: 50 }, ...layout }));
-  const missing = 'Plotly did not load (this page expects it at ../plotly.min.js, next to the reports folder), so this figure cannot be drawn. Open the notebook export inside reports/notebooks/.';
+  const missing =
+    'Plotly did not load (this page expects it at ../plotly.min.js, next to the reports folder), so this figure cannot be drawn. Open the notebook export inside reports/notebooks/.';
   return `<div id="${id}" style="height:${height}px"></div>
 <script>if (!window.Plotly) document.write('<script src="../plotly.min.js"><\\/script>');</script>
 <script>if (window.Plotly) Plotly.newPlot(${JSON.stringify(id)}, ${data}, ${lay}, {displaylogo: false, responsive: true});
@@ -52,7 +53,12 @@ else { const e = document.getElementById(${JSON.stringify(id)}); e.style.height 
 }
 
 /** A window of a field as heatmap data (rows of world Y upwards), box-mean downsampled to at most `maxPixels` a side. */
-export function heatmapData(field: ArrayLike<number>, grid: GridDescription, window: number, maxPixels = 200): { z: (number | null)[][]; x: number[]; y: number[] } {
+export function heatmapData(
+  field: ArrayLike<number>,
+  grid: GridDescription,
+  window: number,
+  maxPixels = 200,
+): { z: (number | null)[][]; x: number[]; y: number[] } {
   const c = window < grid.sizeX ? cropCentre(field, grid, window) : { grid, data: Float32Array.from(field) };
   const n = c.grid.columns;
   const f = Math.max(1, Math.ceil(n / maxPixels));
@@ -63,14 +69,15 @@ export function heatmapData(field: ArrayLike<number>, grid: GridDescription, win
     for (let i = 0; i < m; i++) {
       let s = 0;
       let k = 0;
-      for (let b = 0; b < f; b++) for (let a = 0; a < f; a++) {
-        const jj = j * f + b;
-        const ii = i * f + a;
-        if (jj < n && ii < n) {
-          s += c.data[jj * n + ii];
-          k++;
+      for (let b = 0; b < f; b++)
+        for (let a = 0; a < f; a++) {
+          const jj = j * f + b;
+          const ii = i * f + a;
+          if (jj < n && ii < n) {
+            s += c.data[jj * n + ii];
+            k++;
+          }
         }
-      }
       row.push(round(s / k));
     }
     z.push(row);
@@ -80,9 +87,23 @@ export function heatmapData(field: ArrayLike<number>, grid: GridDescription, win
   return { z, x, y };
 }
 
-export function heatmapTrace(field: ArrayLike<number>, grid: GridDescription, window: number, opts: { zmin?: number; zmax?: number; colorscale?: string; title?: string; maxPixels?: number } = {}): Trace {
+export function heatmapTrace(
+  field: ArrayLike<number>,
+  grid: GridDescription,
+  window: number,
+  opts: { zmin?: number; zmax?: number; colorscale?: string; title?: string; maxPixels?: number } = {},
+): Trace {
   const d = heatmapData(field, grid, window, opts.maxPixels);
-  return { type: 'heatmap', z: d.z, x: d.x, y: d.y, zmin: opts.zmin, zmax: opts.zmax, colorscale: colourScale(opts.colorscale), colorbar: { title: { text: opts.title ?? 'height (m)' } } };
+  return {
+    type: 'heatmap',
+    z: d.z,
+    x: d.x,
+    y: d.y,
+    zmin: opts.zmin,
+    zmax: opts.zmax,
+    colorscale: colourScale(opts.colorscale),
+    colorbar: { title: { text: opts.title ?? 'height (m)' } },
+  };
 }
 
 /** The reports' scales for the names the notebooks use: heights (default) on terrain, 'RdBu' on the diverging scale. */
@@ -182,10 +203,18 @@ export function referenceStage(name: string, stage: string): { field: Float32Arr
  * Inner-400 m RMS (and maximum) of a stage against a reference dump, in mm. The generated field is cropped to the
  * reference's window first.
  */
-export function stageAgainstReference(field: ArrayLike<number>, grid: GridDescription, ref: { field: Float32Array; grid: GridDescription }): { innerRmsMm: number; innerMaxAbsMm: number; rmsMm: number } {
+export function stageAgainstReference(
+  field: ArrayLike<number>,
+  grid: GridDescription,
+  ref: { field: Float32Array; grid: GridDescription },
+): { innerRmsMm: number; innerMaxAbsMm: number; rmsMm: number } {
   const c = cropCentre(field, grid, ref.grid.sizeX);
   const r = compareHeightfields(floatHeightfield(c.grid, c.data), floatHeightfield(ref.grid, ref.field));
-  return { innerRmsMm: r.masks.innerDisk.floatRmsMm ?? Number.NaN, innerMaxAbsMm: r.masks.innerDisk.floatMaxAbsMm ?? Number.NaN, rmsMm: r.floatRmsMm ?? Number.NaN };
+  return {
+    innerRmsMm: r.masks.innerDisk.floatRmsMm ?? Number.NaN,
+    innerMaxAbsMm: r.masks.innerDisk.floatMaxAbsMm ?? Number.NaN,
+    rmsMm: r.floatRmsMm ?? Number.NaN,
+  };
 }
 
 /**
@@ -193,8 +222,7 @@ export function stageAgainstReference(field: ArrayLike<number>, grid: GridDescri
  * Returns a one-line record; throws when the value does not match, so a notebook run fails loudly.
  */
 export function checkNumber(label: string, actual: number, expected: number, opts: { digits?: number; tol?: number } = {}): string {
-  const ok =
-    opts.digits !== undefined ? actual.toFixed(opts.digits) === expected.toFixed(opts.digits) : Math.abs(actual - expected) <= (opts.tol ?? 0);
+  const ok = opts.digits !== undefined ? actual.toFixed(opts.digits) === expected.toFixed(opts.digits) : Math.abs(actual - expected) <= (opts.tol ?? 0);
   const line = `${ok ? '✓' : '✗'} ${label}: ${actual}${opts.digits !== undefined ? ` (≈ ${actual.toFixed(opts.digits)})` : ''}, article ${expected}`;
   if (!ok) throw new Error(line);
   return line;

@@ -8,7 +8,17 @@ import type { GridDescription } from '../core/grid.js';
 import { cropCentre } from '../core/crop.js';
 import { loadRequest, requestGrid, type PipelineRequest } from '../pipeline/request.js';
 import { FIELD_STAGES, runPipeline, type RunResult } from '../pipeline/run.js';
-import { difference, heatmapTrace, missionMarkers, plotlyFigure, rangeOf, referenceStage, stageAgainstReference, symmetricLimit, type Trace } from './figures.js';
+import {
+  difference,
+  heatmapTrace,
+  missionMarkers,
+  plotlyFigure,
+  rangeOf,
+  referenceStage,
+  stageAgainstReference,
+  symmetricLimit,
+  type Trace,
+} from './figures.js';
 import { InputRangeError } from '../errors.js';
 
 export interface StageSession {
@@ -75,8 +85,14 @@ export function stageSession(o: StageSessionOptions = {}): StageSession {
       const m = symmetricLimit(d, grid, window);
       const rd = rangeOf(cropCentre(d, grid, window).data);
       const html = [
-        figure(`${prefix}-before`, [heatmapTrace(a, grid, window, { zmin: lo, zmax: hi }), markers], { title: { text: `${before} (central ${window} m)` }, ...SQUARE_AXES }),
-        figure(`${prefix}-after`, [heatmapTrace(b, grid, window, { zmin: lo, zmax: hi }), markers], { title: { text: `${after} (same colour scale)` }, ...SQUARE_AXES }),
+        figure(`${prefix}-before`, [heatmapTrace(a, grid, window, { zmin: lo, zmax: hi }), markers], {
+          title: { text: `${before} (central ${window} m)` },
+          ...SQUARE_AXES,
+        }),
+        figure(`${prefix}-after`, [heatmapTrace(b, grid, window, { zmin: lo, zmax: hi }), markers], {
+          title: { text: `${after} (same colour scale)` },
+          ...SQUARE_AXES,
+        }),
         figure(`${prefix}-delta`, [heatmapTrace(d, grid, window, { zmin: -m, zmax: m, colorscale: 'RdBu', title: 'Δ m' }), markers], {
           title: { text: `${after} − ${before}: ${rd.min.toFixed(3)} … ${rd.max.toFixed(3)} m, symmetric scale` },
           ...SQUARE_AXES,

@@ -254,7 +254,10 @@ export function buildAssets(world: WorldConfig, dir: string, worldSha256 = ''): 
   for (const k of world.stamps.keys) add('stamp', k.key, k.size, k.worldSize, k.decode, stampHeights(k));
   for (const t of world.locationTextures) add('location', t.key, t.size, t.worldSize, t.decode, locationHeights(t));
   // Written last: an interrupted build leaves no index and is redone.
-  writeFileAtomic(join(dir, 'index.json'), `${JSON.stringify({ format: 'heightbench.assets', version: 1, world: world.name, worldSha256, assets: index }, null, 1)}\n`);
+  writeFileAtomic(
+    join(dir, 'index.json'),
+    `${JSON.stringify({ format: 'heightbench.assets', version: 1, world: world.name, worldSha256, assets: index }, null, 1)}\n`,
+  );
   return index;
 }
 

@@ -23,7 +23,14 @@ export interface BaseStage {
   /** Both layers before smoothing; null when the caller did not ask to keep it (keepRaster: false). */
   raster: Field | null;
   base: Field;
-  stats: { layer0: RasterStats; layer100: RasterStats; reliefCells: number; pinnedCorners: number; overwrittenCentres: number; timings: Record<string, number> };
+  stats: {
+    layer0: RasterStats;
+    layer100: RasterStats;
+    reliefCells: number;
+    pinnedCorners: number;
+    overwrittenCentres: number;
+    timings: Record<string, number>;
+  };
 }
 
 /**
@@ -71,7 +78,13 @@ export function layer100Fans(plan: Plan): { fans: TriangleList; cells: number } 
   for (let k = 0; k < nc; k++) {
     h[k] = P.relief.amplitude * groupFieldAt(P.regions.groupField, (m.corner_xy[2 * k] - xmin) / size, (m.corner_xy[2 * k + 1] - ymin) / size);
   }
-  const input: FanInput = { polygons: m.cell_corners, corner_xy: m.corner_xy, corner_height: h, corner_flag: new Uint8Array(nc), corner_replacement: new Float64Array(nc) };
+  const input: FanInput = {
+    polygons: m.cell_corners,
+    corner_xy: m.corner_xy,
+    corner_height: h,
+    corner_flag: new Uint8Array(nc),
+    corner_replacement: new Float64Array(nc),
+  };
   let cells = 0;
   m.cell_corners.forEach((_, c) => {
     if (relief(c)) cells++;
@@ -79,7 +92,12 @@ export function layer100Fans(plan: Plan): { fans: TriangleList; cells: number } 
   return { fans: buildFans(input, relief, plan.conventions?.fans), cells };
 }
 
-export function buildBase(plan: Plan, n: number, precision: Precision, opts: { keepLayer0?: boolean; keepRaster?: boolean; ablation?: SmoothingAblation } = {}): BaseStage {
+export function buildBase(
+  plan: Plan,
+  n: number,
+  precision: Precision,
+  opts: { keepLayer0?: boolean; keepRaster?: boolean; ablation?: SmoothingAblation } = {},
+): BaseStage {
   const keepRaster = opts.keepRaster ?? true;
   const grid = { xmin: plan.request.domain.xmin, ymin: plan.request.domain.ymin, size: plan.request.domain.size, n };
   let t0 = performance.now();
@@ -102,6 +120,13 @@ export function buildBase(plan: Plan, n: number, precision: Precision, opts: { k
     rasterLayer0,
     raster: keepRaster ? raster : null,
     base,
-    stats: { layer0: s0, layer100: s100, reliefCells: l100.cells, pinnedCorners: l0.input.corner_flag.reduce((a, b) => a + b, 0), overwrittenCentres: overwritten, timings },
+    stats: {
+      layer0: s0,
+      layer100: s100,
+      reliefCells: l100.cells,
+      pinnedCorners: l0.input.corner_flag.reduce((a, b) => a + b, 0),
+      overwrittenCentres: overwritten,
+      timings,
+    },
   };
 }

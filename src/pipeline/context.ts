@@ -61,9 +61,16 @@ export function defaultExecutor(precision: Precision, n: number, c: Conventions 
 /** Reasons the SIMD kernels cannot implement `c` (empty when they can): checked before a 'simd' run starts. */
 export function kernelRefusals(c: Conventions): string[] {
   const out: string[] = [];
-  if (c.sampling.addressing !== 'clamp') out.push(`sampling.addressing ${JSON.stringify(c.sampling.addressing)}: the smoothing kernels implement clamp addressing only (their Y pass keeps a ring of rows made in ascending order)`);
-  if (c.sampling.texelCentre !== DEFAULT_CONVENTIONS.sampling.texelCentre) out.push(`sampling.texelCentre ${c.sampling.texelCentre}: the draw kernel was built with texel centres at ${DEFAULT_CONVENTIONS.sampling.texelCentre}`);
-  if (c.draws.borderWindow !== DEFAULT_CONVENTIONS.draws.borderWindow) out.push(`draws.borderWindow ${c.draws.borderWindow}: the draw kernel was built with the window ${DEFAULT_CONVENTIONS.draws.borderWindow} (scripts/build-wasm.mjs)`);
+  if (c.sampling.addressing !== 'clamp')
+    out.push(
+      `sampling.addressing ${JSON.stringify(c.sampling.addressing)}: the smoothing kernels implement clamp addressing only (their Y pass keeps a ring of rows made in ascending order)`,
+    );
+  if (c.sampling.texelCentre !== DEFAULT_CONVENTIONS.sampling.texelCentre)
+    out.push(`sampling.texelCentre ${c.sampling.texelCentre}: the draw kernel was built with texel centres at ${DEFAULT_CONVENTIONS.sampling.texelCentre}`);
+  if (c.draws.borderWindow !== DEFAULT_CONVENTIONS.draws.borderWindow)
+    out.push(
+      `draws.borderWindow ${c.draws.borderWindow}: the draw kernel was built with the window ${DEFAULT_CONVENTIONS.draws.borderWindow} (scripts/build-wasm.mjs)`,
+    );
   return out;
 }
 
@@ -72,7 +79,13 @@ export function kernelRefusals(c: Conventions): string[] {
  * 'simd' a new arena for an n × n field. Refuses 'simd' where the kernels cannot run or cannot implement the
  * conventions, with the reason.
  */
-export function runContext(opts: { precision?: Precision; executor?: Executor; conventions?: ConventionOverride | null; n: number; baseOverRaster?: boolean }): StageContext {
+export function runContext(opts: {
+  precision?: Precision;
+  executor?: Executor;
+  conventions?: ConventionOverride | null;
+  n: number;
+  baseOverRaster?: boolean;
+}): StageContext {
   const conventions = resolveConventions(opts.conventions ?? null);
   const executor = opts.executor ?? defaultExecutor(opts.precision ?? 'f32', opts.n, conventions);
   if (!EXECUTORS.includes(executor)) throw new InputRangeError(`executor: expected one of ${EXECUTORS.join(', ')}, got ${JSON.stringify(executor)}`);
@@ -80,7 +93,10 @@ export function runContext(opts: { precision?: Precision; executor?: Executor; c
     throw new InputRangeError(`executor ${executor} computes in ${precisionOf({ executor, conventions })}, but precision ${opts.precision} was asked for`);
   }
   if (executor !== 'simd') return { executor, conventions, arena: null };
-  if (!simdAvailable(opts.n)) throw new InputRangeError(`executor simd: the WebAssembly SIMD kernels cannot run a ${opts.n}² field here (they need WebAssembly SIMD, HEIGHTBENCH_NO_WASM unset, and a size that is a multiple of 32); use executor js-f32`);
+  if (!simdAvailable(opts.n))
+    throw new InputRangeError(
+      `executor simd: the WebAssembly SIMD kernels cannot run a ${opts.n}² field here (they need WebAssembly SIMD, HEIGHTBENCH_NO_WASM unset, and a size that is a multiple of 32); use executor js-f32`,
+    );
   const refused = kernelRefusals(conventions);
   if (refused.length > 0) throw new InputRangeError(`executor simd cannot implement these conventions: ${refused.join('; ')}; use executor js-f32`);
   const made = createArena(opts.n, { baseOverRaster: opts.baseOverRaster });

@@ -84,7 +84,13 @@ export interface CornerSourceView {
 }
 
 /** Height of one non-zero-class corner at (x, y) with self height `selfHeight`. */
-export function cornerHeight(x: number, y: number, sources: readonly CornerSourceView[], selfHeight: number, k: CornerRules = RULES): { height: number; branch: CornerBranch } {
+export function cornerHeight(
+  x: number,
+  y: number,
+  sources: readonly CornerSourceView[],
+  selfHeight: number,
+  k: CornerRules = RULES,
+): { height: number; branch: CornerBranch } {
   let n = 0;
   let den = 0;
   let dmin = Infinity;

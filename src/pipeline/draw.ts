@@ -28,7 +28,12 @@ export interface DrawGrid {
 /** World bounding box of an asset square drawn with matrix m. */
 export function drawBounds(asset: HeightAsset, m: Affine): { x0: number; x1: number; y0: number; y1: number } {
   const h = asset.worldSize / 2;
-  const pts = [[-h, -h], [h, -h], [h, h], [-h, h]].map((p) => transformPoint(m, p as [number, number]));
+  const pts = [
+    [-h, -h],
+    [h, -h],
+    [h, h],
+    [-h, h],
+  ].map((p) => transformPoint(m, p as [number, number]));
   return {
     x0: Math.min(...pts.map((p) => p[0])),
     x1: Math.max(...pts.map((p) => p[0])),
@@ -61,7 +66,6 @@ export type DrawProgram =
 
 const MODE = { add: 0, max: 1, min: 2, lerp: 3, location: 4 } as const;
 
-
 /** Where a draw lands, resolved from its transform once (the draw list stores these). */
 export interface PlacedDraw {
   /** World → asset-local metres (invert(m)). */
@@ -79,12 +83,28 @@ export function placeDraw(asset: HeightAsset, m: Affine, g: DrawGrid): PlacedDra
   return { inv: invert(m), bounds: drawBounds(asset, m), lod: footprintLod(asset, asset.worldSize * scaleOf(m), g.size / g.n) };
 }
 
-export function drawAsset(field: Field, g: DrawGrid, asset: HeightAsset, m: Affine, R: (x: number) => number, program: DrawProgram, ctx?: StageContext): { pixels: number; lod: number } {
+export function drawAsset(
+  field: Field,
+  g: DrawGrid,
+  asset: HeightAsset,
+  m: Affine,
+  R: (x: number) => number,
+  program: DrawProgram,
+  ctx?: StageContext,
+): { pixels: number; lod: number } {
   return drawPlaced(field, g, asset, placeDraw(asset, m, g), R, program, ctx);
 }
 
 /** drawAsset with the placement already resolved; `ctx` (optional) chooses the executor and the conventions. */
-export function drawPlaced(field: Field, g: DrawGrid, asset: HeightAsset, placed: PlacedDraw, R: (x: number) => number, program: DrawProgram, ctx?: StageContext): { pixels: number; lod: number } {
+export function drawPlaced(
+  field: Field,
+  g: DrawGrid,
+  asset: HeightAsset,
+  placed: PlacedDraw,
+  R: (x: number) => number,
+  program: DrawProgram,
+  ctx?: StageContext,
+): { pixels: number; lod: number } {
   const px = g.size / g.n;
   const lod = placed.lod;
   const w = mipWeights(lod, asset.levels.length);
@@ -114,7 +134,12 @@ export function drawPlaced(field: Field, g: DrawGrid, asset: HeightAsset, placed
   const wB = R(w.weightUpper);
   if (ctx?.executor === 'simd' && ctx.arena && field instanceof Float32Array && !cover) {
     // The simd executor draws with the kernel, with these same steps (draw.wat).
-    const px = drawInArena(field, asset, { inv, W, grid: g, cols: [i0, i1], rows: [j0, j1], lower: w.lower, upper: w.upper, twoLevels, wA, wB, mode, k, c, a, sMax, pc }, ctx.arena);
+    const px = drawInArena(
+      field,
+      asset,
+      { inv, W, grid: g, cols: [i0, i1], rows: [j0, j1], lower: w.lower, upper: w.upper, twoLevels, wA, wB, mode, k, c, a, sMax, pc },
+      ctx.arena,
+    );
     if (px !== null) return { pixels: px, lod };
   }
   let pixels = 0;
@@ -161,7 +186,13 @@ export function footprintQuery(field: Field, g: DrawGrid, asset: HeightAsset, m:
 }
 
 /** footprintQuery over a resolved box, with the centre sample at world point (cx, cy). */
-export function footprintQueryAt(field: Field, g: DrawGrid, b: { x0: number; x1: number; y0: number; y1: number }, [cx, cy]: readonly [number, number], ctx?: StageContext): { hmin: number; hmax: number; centre: number } {
+export function footprintQueryAt(
+  field: Field,
+  g: DrawGrid,
+  b: { x0: number; x1: number; y0: number; y1: number },
+  [cx, cy]: readonly [number, number],
+  ctx?: StageContext,
+): { hmin: number; hmax: number; centre: number } {
   const px = g.size / g.n;
   const pc = (ctx?.conventions ?? DEFAULT_CONVENTIONS).grid.pixelCentre;
   const [i0, i1] = pixelRange(b.x0, b.x1, g.xmin, px, g.n, pc);

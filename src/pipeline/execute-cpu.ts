@@ -143,14 +143,22 @@ export function listConventions(dl: DrawList, c: Conventions = resolveConvention
   const s = dl.smoothing;
   const same = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x, i) => x === b[i]);
   const want = { offsets: c.smoothing.offsets, weights: c.smoothing.weights, levels: c.smoothing.levels, order: c.smoothing.order };
-  const bad =
-    !same(s.offsets, want.offsets) ? ['offsets', s.offsets, want.offsets]
-    : !same(s.weights, want.weights) ? ['weights', s.weights, want.weights]
-    : s.levels !== want.levels ? ['levels', s.levels, want.levels]
-    : s.order !== want.order ? ['order', s.order, want.order]
-    : null;
-  if (bad) throw new MismatchError(`draw list smoothing.${bad[0]}: this CPU executor implements ${JSON.stringify(bad[2])} under the conventions in force, the list asks for ${JSON.stringify(bad[1])}`);
-  return s.filterFullResolution === c.smoothing.filterFullResolution ? c : resolveConventions({ smoothing: { filterFullResolution: s.filterFullResolution } }, c);
+  const bad = !same(s.offsets, want.offsets)
+    ? ['offsets', s.offsets, want.offsets]
+    : !same(s.weights, want.weights)
+      ? ['weights', s.weights, want.weights]
+      : s.levels !== want.levels
+        ? ['levels', s.levels, want.levels]
+        : s.order !== want.order
+          ? ['order', s.order, want.order]
+          : null;
+  if (bad)
+    throw new MismatchError(
+      `draw list smoothing.${bad[0]}: this CPU executor implements ${JSON.stringify(bad[2])} under the conventions in force, the list asks for ${JSON.stringify(bad[1])}`,
+    );
+  return s.filterFullResolution === c.smoothing.filterFullResolution
+    ? c
+    : resolveConventions({ smoothing: { filterFullResolution: s.filterFullResolution } }, c);
 }
 
 /** Refuses a list whose smoothing section is not the chain smoothing.ts implements under the declaration. */
@@ -174,8 +182,16 @@ export function resolveAssets(dl: DrawList, given?: ReadonlyMap<string, HeightAs
       h = readAssetKtx2(bytes, a.file);
     }
     const levels = h.sizes.join(',');
-    if (h.size !== a.size || levels !== a.levelSizes.join(',') || h.worldSize !== a.worldSize || h.decode.metresPerCode !== a.decode.metresPerCode || h.decode.offsetMetres !== a.decode.offsetMetres) {
-      throw new MismatchError(`draw list asset ${a.id}: the list says size ${a.size}, levels [${a.levelSizes.join(',')}], worldSize ${a.worldSize}, decode ${JSON.stringify(a.decode)}; the loaded asset has size ${h.size}, levels [${levels}], worldSize ${h.worldSize}, decode ${JSON.stringify(h.decode)}`);
+    if (
+      h.size !== a.size ||
+      levels !== a.levelSizes.join(',') ||
+      h.worldSize !== a.worldSize ||
+      h.decode.metresPerCode !== a.decode.metresPerCode ||
+      h.decode.offsetMetres !== a.decode.offsetMetres
+    ) {
+      throw new MismatchError(
+        `draw list asset ${a.id}: the list says size ${a.size}, levels [${a.levelSizes.join(',')}], worldSize ${a.worldSize}, decode ${JSON.stringify(a.decode)}; the loaded asset has size ${h.size}, levels [${levels}], worldSize ${h.worldSize}, decode ${JSON.stringify(h.decode)}`,
+      );
     }
     out.set(a.id, h);
   }
@@ -187,7 +203,12 @@ const triangles = (l: TriangleLayer) => ({ xyh: l.xyh, count: l.count, polygon: 
 function placement<P>(d: AssetDraw<P>, c: Conventions, cover?: (i: number, j: number) => boolean): PlacedDraw {
   // conventions draws.lod: 'level0' drops the mip chain (level 0 only, an ablation); `cover` overrides the quad's
   // coverage (the snapped-quad mimic switch).
-  return { inv: d.worldToLocal, bounds: { x0: d.bounds[0], x1: d.bounds[1], y0: d.bounds[2], y1: d.bounds[3] }, lod: c.draws.lod === 'level0' ? 0 : d.lod, ...(cover ? { cover } : {}) };
+  return {
+    inv: d.worldToLocal,
+    bounds: { x0: d.bounds[0], x1: d.bounds[1], y0: d.bounds[2], y1: d.bounds[3] },
+    lod: c.draws.lod === 'level0' ? 0 : d.lod,
+    ...(cover ? { cover } : {}),
+  };
 }
 
 /** Reverses the row order of an n × n field in place. */
@@ -215,13 +236,17 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
   const pc = conventions.grid.pixelCentre;
   const g: DrawGrid = { xmin: dl.grid.xmin, ymin: dl.grid.ymin, size: dl.grid.size, n };
   if (dl.outer.centre[0] !== g.xmin + g.size / 2 || dl.outer.centre[1] !== g.ymin + g.size / 2) {
-    throw new MismatchError(`draw list outer.centre: this CPU executor blends around the grid centre (${g.xmin + g.size / 2}, ${g.ymin + g.size / 2}), the list has (${dl.outer.centre.join(', ')})`);
+    throw new MismatchError(
+      `draw list outer.centre: this CPU executor blends around the grid centre (${g.xmin + g.size / 2}, ${g.ymin + g.size / 2}), the list has (${dl.outer.centre.join(', ')})`,
+    );
   }
   const assets = resolveAssets(dl, opts.assets, opts.assetsDir);
   const keep = new Set(opts.keep ?? []);
   const quadCoverage = opts.quadCoverage ?? 'exact';
-  if (!QUAD_COVERAGE_CHOICES.includes(quadCoverage)) throw new MismatchError(`quadCoverage: expected one of ${QUAD_COVERAGE_CHOICES.join(', ')}, got ${JSON.stringify(quadCoverage)}`);
-  const coverOf = <P>(d: AssetDraw<P>) => (quadCoverage === 'snapped' ? snappedQuadCoverage(g, assets.get(d.asset)!.worldSize, d.localToWorld, dl.raster.subpixelBits) : undefined);
+  if (!QUAD_COVERAGE_CHOICES.includes(quadCoverage))
+    throw new MismatchError(`quadCoverage: expected one of ${QUAD_COVERAGE_CHOICES.join(', ')}, got ${JSON.stringify(quadCoverage)}`);
+  const coverOf = <P>(d: AssetDraw<P>) =>
+    quadCoverage === 'snapped' ? snappedQuadCoverage(g, assets.get(d.asset)!.worldSize, d.localToWorld, dl.raster.subpixelBits) : undefined;
   const fields = new Map<string, Field>();
   const timings: Record<string, number> = {};
   // Timing keys are the ones runPipeline's manifest always used (base, base.raster, base.smoothing, support,
@@ -237,7 +262,9 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
 
   // Layers 0 and 100 (ADD), then the smoothing chain.
   const raster = ctx.arena ? ctx.arena.rasterView : newField(precision, n * n);
-  const layer0 = stage('raster-layer0', 'base.raster', () => rasterizeTriangles(triangles(dl.raster.layers[0]), g, raster, ctx, undefined, dl.raster.subpixelBits));
+  const layer0 = stage('raster-layer0', 'base.raster', () =>
+    rasterizeTriangles(triangles(dl.raster.layers[0]), g, raster, ctx, undefined, dl.raster.subpixelBits),
+  );
   if (keep.has('raster-layer0')) fields.set('raster-layer0', raster.slice());
   const layer100 = stage('raster', 'base.raster', () => rasterizeTriangles(triangles(dl.raster.layers[1]), g, raster, ctx, undefined, dl.raster.subpixelBits));
   const smoothed = stage('base', 'base.smoothing', () => smoothingChain(raster, n, ctx));
@@ -253,7 +280,10 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
     const env = locs.map((l) => domainEnvelope(field, g, l.shapes, pc));
     const refs = env.map((e) => (e.hmin + e.hmax) / 2);
     return locs.map((l, idx) => {
-      const weighted = parentChildReference(refs[idx], l.children.map((c) => ({ height: refs[c.location], weight: c.weight })));
+      const weighted = parentChildReference(
+        refs[idx],
+        l.children.map((c) => ({ height: refs[c.location], weight: c.weight })),
+      );
       let target = weighted + l.offset;
       const floorApplied = l.floor !== null && target < l.floor;
       if (floorApplied) target = l.floor!;
@@ -261,10 +291,29 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
         const e = supportExtent(s.boundRadius, env[idx].hmin, env[idx].hmax, target, dl.support.a, dl.support.b);
         return { ...e, width: s.transitionWidth * e.k, strength: s.strength };
       });
-      return { location: idx, hmin: env[idx].hmin, hmax: env[idx].hmax, reference: refs[idx], weighted, target, children: l.children.map((c) => c.location), floorApplied, shapes };
+      return {
+        location: idx,
+        hmin: env[idx].hmin,
+        hmax: env[idx].hmax,
+        reference: refs[idx],
+        weighted,
+        target,
+        children: l.children.map((c) => c.location),
+        floorApplied,
+        shapes,
+      };
     });
   });
-  const supportWrites = stage('after-support', 'support.apply', () => applySupport(field, g, dl.support.locations.map((l) => ({ supports: l.shapes })), support, precision, pc));
+  const supportWrites = stage('after-support', 'support.apply', () =>
+    applySupport(
+      field,
+      g,
+      dl.support.locations.map((l) => ({ supports: l.shapes })),
+      support,
+      precision,
+      pc,
+    ),
+  );
   if (keep.has('after-support')) fields.set('after-support', field.slice());
 
   // Natural stamps, in order; existing-terrain operands from the field as it stands before each draw.

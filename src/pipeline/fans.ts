@@ -70,7 +70,12 @@ export interface TriangleList {
 }
 
 /** Centre of one polygon: position from edge midpoints; height from endpoints, with the flag overwrite rule. */
-export function fanCentre(ids: readonly number[], inp: FanInput, rules: FanRules = RULES, edges: readonly (readonly [number, number])[] = polygonEdges(ids, inp.corner_xy, rules)): { x: number; y: number; h: number; overwritten: boolean } {
+export function fanCentre(
+  ids: readonly number[],
+  inp: FanInput,
+  rules: FanRules = RULES,
+  edges: readonly (readonly [number, number])[] = polygonEdges(ids, inp.corner_xy, rules),
+): { x: number; y: number; h: number; overwritten: boolean } {
   let sx = 0;
   let sy = 0;
   let sh = 0;

@@ -117,7 +117,8 @@ export function footprintClearance(a: PlacedFootprint, b: PlacedFootprint): numb
     for (const ang of [f.angle, f.angle + Math.PI / 2]) {
       const ux = Math.cos(ang);
       const uy = Math.sin(ang);
-      const extent = (g: PlacedFootprint) => g.halfSize[0] * Math.abs(Math.cos(g.angle) * ux + Math.sin(g.angle) * uy) + g.halfSize[1] * Math.abs(-Math.sin(g.angle) * ux + Math.cos(g.angle) * uy);
+      const extent = (g: PlacedFootprint) =>
+        g.halfSize[0] * Math.abs(Math.cos(g.angle) * ux + Math.sin(g.angle) * uy) + g.halfSize[1] * Math.abs(-Math.sin(g.angle) * ux + Math.cos(g.angle) * uy);
       const o = extent(a) + extent(b) - Math.abs((b.x - a.x) * ux + (b.y - a.y) * uy);
       overlap = Math.min(overlap, o);
     }
@@ -265,11 +266,17 @@ export function buildLayout(world: WorldConfig, req: PipelineRequest, stream: Pr
         if (k < 0) throw new InputRangeError(`layout: stage ${st.name} has no eligible resource`);
         const [d0, d1] = st.distance ?? [40, 90];
         const q = instances[parent];
-        place(pool[k].i, st.name, [], () => {
-          const d = d0 + (d1 - d0) * stream.uniform();
-          const t = 2 * Math.PI * stream.uniform();
-          return [q.x + d * Math.cos(t), q.y + d * Math.sin(t)];
-        }, parent);
+        place(
+          pool[k].i,
+          st.name,
+          [],
+          () => {
+            const d = d0 + (d1 - d0) * stream.uniform();
+            const t = 2 * Math.PI * stream.uniform();
+            return [q.x + d * Math.cos(t), q.y + d * Math.sin(t)];
+          },
+          parent,
+        );
       }
     } else {
       const pool = res.map((r, i) => ({ r, i })).filter(({ r }) => r.stage === st.name && sceneOk(r) && categoryAllows(r.categories, req.locationCategories));
@@ -288,6 +295,13 @@ export function buildLayout(world: WorldConfig, req: PipelineRequest, stream: Pr
   return {
     instances,
     narrowing,
-    counts: { draws: instances.length, distinctResources: new Set(instances.map((q) => q.resource)).size, circles, rectangles, attempts, relaxed: relaxedCount },
+    counts: {
+      draws: instances.length,
+      distinctResources: new Set(instances.map((q) => q.resource)).size,
+      circles,
+      rectangles,
+      attempts,
+      relaxed: relaxedCount,
+    },
   };
 }

@@ -14,7 +14,15 @@ import { chain, rotation, translation } from './transforms.js';
 import type { WorldConfig } from './world.js';
 import { InputRangeError } from '../errors.js';
 
-export function drawLocations(field: Field, g: DrawGrid, instances: readonly LocationInstance[], targets: readonly SupportTarget[], world: WorldConfig, assets: Map<string, HeightAsset>, precision: Precision): { draws: number; pixels: number; textures: number } {
+export function drawLocations(
+  field: Field,
+  g: DrawGrid,
+  instances: readonly LocationInstance[],
+  targets: readonly SupportTarget[],
+  world: WorldConfig,
+  assets: Map<string, HeightAsset>,
+  precision: Precision,
+): { draws: number; pixels: number; textures: number } {
   const R = precision === 'f32' ? Math.fround : (x: number) => x;
   let pixels = 0;
   const used = new Set<string>();

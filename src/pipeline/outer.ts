@@ -61,7 +61,14 @@ function fullRunField(field: Field, row: number, a: number, b: number, outer: Fi
  *     bisection on the very expression used per pixel. Band pixels evaluate the whole formula; fully outer pixels
  *     evaluate it with α = 1 (no square root): R(1 − 1) = 0 and R(1·h) = h, so the value is the same bit for bit.
  */
-export function applyOuterBlend(field: Field, g: DrawGrid, band: { inner: number; outer: number }, outerInput: Field | number, precision: Precision, pc: number = DEFAULT_CONVENTIONS.grid.pixelCentre): { blendedPixels: number; fullyOuter: number } {
+export function applyOuterBlend(
+  field: Field,
+  g: DrawGrid,
+  band: { inner: number; outer: number },
+  outerInput: Field | number,
+  precision: Precision,
+  pc: number = DEFAULT_CONVENTIONS.grid.pixelCentre,
+): { blendedPixels: number; fullyOuter: number } {
   const R = precision === 'f32' ? Math.fround : (x: number) => x;
   const px = g.size / g.n;
   const n = g.n;

@@ -46,7 +46,13 @@ export function planStageData(plan: Plan, stage: 'layout' | 'regions' | 'sources
       };
     case 'regions':
       return {
-        counts: { cells: m.cell_corners.length, corners: m.corner_xy.length / 2, parents: m.parent_group.length, ...m.counts, groupChangesAfterLayout: plan.groupChanges },
+        counts: {
+          cells: m.cell_corners.length,
+          corners: m.corner_xy.length / 2,
+          parents: m.parent_group.length,
+          ...m.counts,
+          groupChangesAfterLayout: plan.groupChanges,
+        },
         cells: m.cell_corners.map((ids, c) => ({
           id: c,
           site: [round(m.site_xy[2 * c]), round(m.site_xy[2 * c + 1])],
@@ -63,7 +69,13 @@ export function planStageData(plan: Plan, stage: 'layout' | 'regions' | 'sources
     case 'corners':
       return {
         counts: corners.counts,
-        corners: Array.from(corners.corner_height, (h, k) => ({ id: k, x: round(m.corner_xy[2 * k]), y: round(m.corner_xy[2 * k + 1]), height: round(h), branch: corners.corner_branch[k] })),
+        corners: Array.from(corners.corner_height, (h, k) => ({
+          id: k,
+          x: round(m.corner_xy[2 * k]),
+          y: round(m.corner_xy[2 * k + 1]),
+          height: round(h),
+          branch: corners.corner_branch[k],
+        })),
       };
   }
 }

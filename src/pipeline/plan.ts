@@ -46,7 +46,8 @@ export function selectRecipe(world: WorldConfig, req: PipelineRequest, stream: P
   if (!entry) throw new FormatError(`request ${req.id}: recipe entry ${req.recipeEntry} does not exist in world ${world.name}`);
   const cands = entry.subconfigs.map((s) => ({ weight: s.weight, eligible: req.sceneTypes.includes(s.sceneType) }));
   const k = weightedPick(stream, cands);
-  if (k < 0) throw new FormatError(`request ${req.id}: no sub-configuration of recipe ${req.recipeEntry} matches scene types ${JSON.stringify(req.sceneTypes)}`);
+  if (k < 0)
+    throw new FormatError(`request ${req.id}: no sub-configuration of recipe ${req.recipeEntry} matches scene types ${JSON.stringify(req.sceneTypes)}`);
   const sub = entry.subconfigs[k];
   if (!sub.params) throw new FormatError(`world ${world.name}: recipe ${req.recipeEntry} sub-configuration ${k} (${sub.name}) is eligible but has no params`);
   return { entry: req.recipeEntry, subIndex: k, name: sub.name, probabilities: selectionProbabilities(cands), params: sub.params };

@@ -58,7 +58,8 @@ export function snapFixed(v: number, bits = MAX_SUBPIXEL_BITS): number {
 
 /** Checks a sub-pixel precision: an integer 0…8 (what the 1/256 edge functions can represent). */
 export function checkSubpixelBits(bits: number, where: string): number {
-  if (!Number.isInteger(bits) || bits < 0 || bits > MAX_SUBPIXEL_BITS) throw new InputRangeError(`${where}: sub-pixel bits must be an integer 0…${MAX_SUBPIXEL_BITS}, got ${bits}`);
+  if (!Number.isInteger(bits) || bits < 0 || bits > MAX_SUBPIXEL_BITS)
+    throw new InputRangeError(`${where}: sub-pixel bits must be an integer 0…${MAX_SUBPIXEL_BITS}, got ${bits}`);
   return bits;
 }
 
@@ -68,7 +69,12 @@ export function ownsEdge(dx: number, dy: number): boolean {
 }
 
 /** Barycentric weights of p in triangle abc (teaching form, float64): P = λ0·A + λ1·B + λ2·C. */
-export function barycentric(p: readonly [number, number], a: readonly [number, number], b: readonly [number, number], c: readonly [number, number]): [number, number, number] {
+export function barycentric(
+  p: readonly [number, number],
+  a: readonly [number, number],
+  b: readonly [number, number],
+  c: readonly [number, number],
+): [number, number, number] {
   const area = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
   const l1 = ((p[0] - a[0]) * (c[1] - a[1]) - (p[1] - a[1]) * (c[0] - a[0])) / area;
   const l2 = ((b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])) / area;
@@ -76,7 +82,13 @@ export function barycentric(p: readonly [number, number], a: readonly [number, n
 }
 
 /** h(P) = λ0·h0 + λ1·h1 + λ2·h2 with the barycentric weights of p (teaching form, float64). */
-export function barycentricHeight(p: readonly [number, number], a: readonly [number, number], b: readonly [number, number], c: readonly [number, number], h: readonly [number, number, number]): number {
+export function barycentricHeight(
+  p: readonly [number, number],
+  a: readonly [number, number],
+  b: readonly [number, number],
+  c: readonly [number, number],
+  h: readonly [number, number, number],
+): number {
   const [l0, l1, l2] = barycentric(p, a, b, c);
   return l0 * h[0] + l1 * h[1] + l2 * h[2];
 }
@@ -117,7 +129,22 @@ function lastInside(e0: number, s: number, strict: boolean): number {
 }
 
 /** One covered span of a row, f32 rounding (see header for the order). */
-function spanF32(target: Float32Array, row: number, lo: number, hi: number, e0: number, e1: number, e2: number, s0: number, s1: number, s2: number, invArea: number, h0: number, h1: number, h2: number): void {
+function spanF32(
+  target: Float32Array,
+  row: number,
+  lo: number,
+  hi: number,
+  e0: number,
+  e1: number,
+  e2: number,
+  s0: number,
+  s1: number,
+  s2: number,
+  invArea: number,
+  h0: number,
+  h1: number,
+  h2: number,
+): void {
   const f = Math.fround;
   for (let i = lo; i <= hi; i++) {
     const l0 = f((e0 + s0 * i) * invArea);
@@ -129,7 +156,22 @@ function spanF32(target: Float32Array, row: number, lo: number, hi: number, e0: 
 }
 
 /** The same span unrounded. */
-function spanF64(target: Float64Array, row: number, lo: number, hi: number, e0: number, e1: number, e2: number, s0: number, s1: number, s2: number, invArea: number, h0: number, h1: number, h2: number): void {
+function spanF64(
+  target: Float64Array,
+  row: number,
+  lo: number,
+  hi: number,
+  e0: number,
+  e1: number,
+  e2: number,
+  s0: number,
+  s1: number,
+  s2: number,
+  invArea: number,
+  h0: number,
+  h1: number,
+  h2: number,
+): void {
   for (let i = lo; i <= hi; i++) {
     target[row + i] += (e0 + s0 * i) * invArea * h0 + (e1 + s1 * i) * invArea * h1 + (e2 + s2 * i) * invArea * h2;
   }
@@ -143,15 +185,39 @@ const BAND_SHIFT = 5;
 const BAND = 1 << BAND_SHIFT;
 
 /** Spans of rows ja..jb of the triangle recorded at `r`; returns the pixels covered. */
-function rasterRows(rec: Float64Array, r: number, ja: number, jb: number, n: number, target: Field, f32: boolean, queue: SpanQueue | null, coverage: Uint16Array | undefined, C: number): number {
-  const ax0 = rec[r], ay0 = rec[r + 1], bx0 = rec[r + 2];
-  const ax1 = rec[r + 4], ay1 = rec[r + 5], bx1 = rec[r + 6];
-  const ax2 = rec[r + 8], ay2 = rec[r + 9], bx2 = rec[r + 10];
-  const s0 = rec[r + 12], s1 = rec[r + 13], s2 = rec[r + 14];
-  const st0 = rec[r + 15] === 1, st1 = rec[r + 16] === 1, st2 = rec[r + 17] === 1;
-  const h0 = rec[r + 18], h1 = rec[r + 19], h2 = rec[r + 20];
+function rasterRows(
+  rec: Float64Array,
+  r: number,
+  ja: number,
+  jb: number,
+  n: number,
+  target: Field,
+  f32: boolean,
+  queue: SpanQueue | null,
+  coverage: Uint16Array | undefined,
+  C: number,
+): number {
+  const ax0 = rec[r],
+    ay0 = rec[r + 1],
+    bx0 = rec[r + 2];
+  const ax1 = rec[r + 4],
+    ay1 = rec[r + 5],
+    bx1 = rec[r + 6];
+  const ax2 = rec[r + 8],
+    ay2 = rec[r + 9],
+    bx2 = rec[r + 10];
+  const s0 = rec[r + 12],
+    s1 = rec[r + 13],
+    s2 = rec[r + 14];
+  const st0 = rec[r + 15] === 1,
+    st1 = rec[r + 16] === 1,
+    st2 = rec[r + 17] === 1;
+  const h0 = rec[r + 18],
+    h1 = rec[r + 19],
+    h2 = rec[r + 20];
   const invArea = rec[r + 21];
-  const i0b = rec[r + 24], i1b = rec[r + 25];
+  const i0b = rec[r + 24],
+    i1b = rec[r + 25];
   let pixels = 0;
   for (let j = ja; j <= jb; j++) {
     const py = j * SUBPIXEL + C;
@@ -185,7 +251,14 @@ function rasterRows(rec: Float64Array, r: number, ja: number, jb: number, n: num
  * `coverage`, when given, counts the triangles that covered each pixel (invariant checks).
  * `subpixelBits` (default 8, [G] Direct3D's 16.8): the vertex snapping grid, 2^−bits pixel (see snapFixed).
  */
-export function rasterizeTriangles(tris: TriangleList, g: RasterGrid, target: Field, ctxOrPrecision: Precision | StageContext, coverage?: Uint16Array, subpixelBits?: number): RasterStats {
+export function rasterizeTriangles(
+  tris: TriangleList,
+  g: RasterGrid,
+  target: Field,
+  ctxOrPrecision: Precision | StageContext,
+  coverage?: Uint16Array,
+  subpixelBits?: number,
+): RasterStats {
   const ctx = stageContext(ctxOrPrecision);
   // The snapping grid: an explicit argument (the draw list's raster.subpixelBits), else the conventions in force.
   const bits = checkSubpixelBits(subpixelBits ?? ctx.conventions.raster.subpixelBits, 'rasterizeTriangles');
@@ -256,7 +329,8 @@ export function rasterizeTriangles(tris: TriangleList, g: RasterGrid, target: Fi
   let queue: SpanQueue | null = null;
   if (ctx.executor === 'simd' && !coverage) {
     const arena = ctx.arena;
-    if (!arena || !inArena(target, arena) || target.byteOffset !== arena.rasterAt || target.length !== n * n) throw new RangeError(`rasterizeTriangles: the simd executor draws into its arena's ${n}² raster view (context.arena.rasterView)`);
+    if (!arena || !inArena(target, arena) || target.byteOffset !== arena.rasterAt || target.length !== n * n)
+      throw new RangeError(`rasterizeTriangles: the simd executor draws into its arena's ${n}² raster view (context.arena.rasterView)`);
     queue = spanQueueOf(arena);
   }
   let pixels = 0;

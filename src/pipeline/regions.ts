@@ -215,7 +215,13 @@ function nearestSeedParents(site_xy: Float64Array, parent_seedCell: Int32Array):
 }
 
 /** Partition step: a border cell may move to its first neighbouring parent (seed cells stay). Returns the count moved. */
-function partitionBorderCells(cell_parent: Int32Array, cell_neighbours: readonly number[][], seeds: ReadonlySet<number>, probability: number, stream: PrngStream): number {
+function partitionBorderCells(
+  cell_parent: Int32Array,
+  cell_neighbours: readonly number[][],
+  seeds: ReadonlySet<number>,
+  probability: number,
+  stream: PrngStream,
+): number {
   let reassigned = 0;
   for (let c = 0; c < cell_parent.length; c++) {
     if (seeds.has(c)) continue;
@@ -230,7 +236,13 @@ function partitionBorderCells(cell_parent: Int32Array, cell_neighbours: readonly
 }
 
 /** Height groups: the coordinate field at each parent's seed site, then a random branch that may flip the group. */
-function drawParentGroups(p: RecipeParams['regions'], domain: Domain, site_xy: Float64Array, parent_seedCell: Int32Array, stream: PrngStream): { parent_group: Int8Array; flipped: number } {
+function drawParentGroups(
+  p: RecipeParams['regions'],
+  domain: Domain,
+  site_xy: Float64Array,
+  parent_seedCell: Int32Array,
+  stream: PrngStream,
+): { parent_group: Int8Array; flipped: number } {
   const parent_group = new Int8Array(parent_seedCell.length);
   let flipped = 0;
   for (let q = 0; q < parent_seedCell.length; q++) {
@@ -253,7 +265,9 @@ export function buildRegions(p: RecipeParams['regions'], domain: Domain, stream:
   const n = site_xy.length / 2;
   if (n < 3) {
     // Validation, not a bug: too small a domain for the world's site spacing leaves no region map to build.
-    throw new InputRangeError(`regions: request domain.size ${domain.size} m holds only ${n} region site(s) ${p.minSpacing} m apart; at least 3 are needed (use a larger domain)`);
+    throw new InputRangeError(
+      `regions: request domain.size ${domain.size} m holds only ${n} region site(s) ${p.minSpacing} m apart; at least 3 are needed (use a larger domain)`,
+    );
   }
   const delaunay = new Delaunay(site_xy);
   const { corner_xy, cell_corners } = voronoiCells(delaunay, n, domain);

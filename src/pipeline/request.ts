@@ -48,7 +48,10 @@ export function setConfigDir(dir: string | null): void {
   const holds = (p: string) => existsSync(join(p, 'worlds')) || existsSync(join(p, 'requests'));
   if (holds(d)) configOverride = d;
   else if (holds(join(d, 'config'))) configOverride = join(d, 'config');
-  else throw new FormatError(`--config ${JSON.stringify(dir)}: expected a folder holding worlds/ and requests/ (or a folder holding config/), found neither in ${d}`);
+  else
+    throw new FormatError(
+      `--config ${JSON.stringify(dir)}: expected a folder holding worlds/ and requests/ (or a folder holding config/), found neither in ${d}`,
+    );
 }
 
 function nearestProject(): string | null {
@@ -69,7 +72,9 @@ export function projectRoot(): string {
   if (near) return near;
   const pkg = packageRoot();
   if (existsSync(join(pkg, 'config', 'worlds'))) return pkg;
-  throw new FormatError(`cannot find heightbench's config/ folder above ${process.cwd()} nor in the package (${pkg}); pass --config DIR or set HEIGHTBENCH_ROOT`);
+  throw new FormatError(
+    `cannot find heightbench's config/ folder above ${process.cwd()} nor in the package (${pkg}); pass --config DIR or set HEIGHTBENCH_ROOT`,
+  );
 }
 
 /** The config folder (worlds/, requests/): --config DIR, else <project root>/config. */

@@ -87,7 +87,9 @@ export interface RunManifest {
 /** SHA-256 of the world configuration file, stored in the asset index so stale assets are rebuilt. */
 export function worldHash(world: WorldConfig): string {
   const path = join(configDir(), 'worlds', `${world.name}.json`);
-  return createHash('sha256').update(existsSync(path) ? readFileSync(path) : JSON.stringify(world)).digest('hex');
+  return createHash('sha256')
+    .update(existsSync(path) ? readFileSync(path) : JSON.stringify(world))
+    .digest('hex');
 }
 
 /** Loads the world's assets from `dir`, building them first when the folder is missing or was built from another world file. */
@@ -141,7 +143,15 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
   const drawList = time('drawlist', () => applyConventionsToList(buildDrawList(plan, { size: n, stamps, assets, assetsDir }), conventions, named));
   // The mimic switch wins over the conventions' snapping (both default to 8: [G] Direct3D's 16.8).
   if (opts.subpixelBits !== undefined) drawList.raster.subpixelBits = opts.subpixelBits;
-  const exec = executeDrawListCpu(drawList, { precision: opts.precision, executor: opts.executor, keep: opts.keep, conventions, quadCoverage: opts.quadCoverage, assets, onStage: opts.onStep });
+  const exec = executeDrawListCpu(drawList, {
+    precision: opts.precision,
+    executor: opts.executor,
+    keep: opts.keep,
+    conventions,
+    quadCoverage: opts.quadCoverage,
+    assets,
+    onStage: opts.onStep,
+  });
   Object.assign(timings, exec.timingsMs);
   const { fields, codes, support } = exec;
   const { layer0, layer100, supportWrites, encode: enc } = exec.stats;

@@ -109,7 +109,13 @@ type Address = (i: number, n: number) => number;
 const addressOf = (c: Conventions): Address => (c.sampling.addressing === 'wrap' ? wrapIndex : clampIndex);
 
 /** Halving (each output reads source 2i + a: bilinear with fx = fy = a, a = conventions resample.alignment). */
-export function downsampleHalf(src: Field, n: number, out: Field, R: (x: number) => number, tp: Pick<Taps, 'downG' | 'downF'> = { downG: 0.5, downF: 0.5 }): Field {
+export function downsampleHalf(
+  src: Field,
+  n: number,
+  out: Field,
+  R: (x: number) => number,
+  tp: Pick<Taps, 'downG' | 'downF'> = { downG: 0.5, downF: 0.5 },
+): Field {
   const m = n >> 1;
   const g = tp.downG;
   const f = tp.downF;
@@ -195,8 +201,10 @@ export function filterY(src: Field, n: number, out: Field, R: (x: number) => num
   const kmin = Math.min(...tp.k);
   const kmax = Math.max(...tp.k);
   const wrap = addr !== clampIndex;
-  if (!wrap && (kmax - kmin > FILTER_Y_RING - 2 || kmax < -1)) throw new RangeError(`filterY: tap rows ${kmin}…${kmax + 1} do not fit a ring of ${FILTER_Y_RING} rows`);
-  if (!wrap && scratch.length < FILTER_Y_RING * n) throw new RangeError(`filterY: scratch holds ${scratch.length} samples, expected at least ${FILTER_Y_RING * n}`);
+  if (!wrap && (kmax - kmin > FILTER_Y_RING - 2 || kmax < -1))
+    throw new RangeError(`filterY: tap rows ${kmin}…${kmax + 1} do not fit a ring of ${FILTER_Y_RING} rows`);
+  if (!wrap && scratch.length < FILTER_Y_RING * n)
+    throw new RangeError(`filterY: scratch holds ${scratch.length} samples, expected at least ${FILTER_Y_RING * n}`);
   const rows = wrap ? (scratch.length >= n * n ? scratch : new (scratch.constructor as Float64ArrayConstructor)(n * n)) : scratch;
   if (wrap) for (let r = 0; r < n; r++) crossRow(src, r * n, n, rows, r * n, R, tp, addr);
   const mask = FILTER_Y_RING - 1;
@@ -283,7 +291,16 @@ export function composeBase(l2: Field, l3: Field, n: number, out: Field, R: (x: 
   const x2 = lerpLevelRows(l2, m2, n, R, a2, out instanceof Float32Array ? new Float32Array(m2 * n) : new Float64Array(m2 * n));
   const x3 = lerpLevelRows(l3, m3, n, R, a3, out instanceof Float32Array ? new Float32Array(m3 * n) : new Float64Array(m3 * n));
   for (let j = 0; j < n; j++) {
-    composeRow(x2, x3, out, j * n, n, { r20: a2.i0[j] * n, r21: a2.i1[j] * n, fy2: a2.f[j], gy2: a2.g[j], r30: a3.i0[j] * n, r31: a3.i1[j] * n, fy3: a3.f[j], gy3: a3.g[j] }, R, mean);
+    composeRow(
+      x2,
+      x3,
+      out,
+      j * n,
+      n,
+      { r20: a2.i0[j] * n, r21: a2.i1[j] * n, fy2: a2.f[j], gy2: a2.g[j], r30: a3.i0[j] * n, r31: a3.i1[j] * n, fy3: a3.f[j], gy3: a3.g[j] },
+      R,
+      mean,
+    );
   }
   return out;
 }
@@ -335,10 +352,23 @@ export function smoothingChain(raster: Field, n: number, ctxOrPrecision: StageCo
   const filterRaster = conventions.smoothing.filterFullResolution;
   if (ctx0.executor === 'simd') {
     // Same operations, same order, on WebAssembly SIMD: bit-identical to the loop below (test/smoothing.test.ts).
-    if (!(raster instanceof Float32Array) || (out !== undefined && !(out instanceof Float32Array))) throw new RangeError('smoothing: the simd executor runs float32 fields');
-    if (conventions.sampling.addressing !== 'clamp') throw new InputRangeError(`smoothing: the simd executor implements clamp addressing only, the conventions ask for ${conventions.sampling.addressing}; use executor js-f32`);
+    if (!(raster instanceof Float32Array) || (out !== undefined && !(out instanceof Float32Array)))
+      throw new RangeError('smoothing: the simd executor runs float32 fields');
+    if (conventions.sampling.addressing !== 'clamp')
+      throw new InputRangeError(
+        `smoothing: the simd executor implements clamp addressing only, the conventions ask for ${conventions.sampling.addressing}; use executor js-f32`,
+      );
     const t0 = performance.now();
-    const { levels, base } = wasmSmoothingChain(raster, n, tp, upTaps(n, n >> 2, R, conventions), upTaps(n, n >> 3, R, conventions), ctx0.arena ?? null, out as Float32Array | undefined, filterRaster);
+    const { levels, base } = wasmSmoothingChain(
+      raster,
+      n,
+      tp,
+      upTaps(n, n >> 2, R, conventions),
+      upTaps(n, n >> 3, R, conventions),
+      ctx0.arena ?? null,
+      out as Float32Array | undefined,
+      filterRaster,
+    );
     timings.wasm = performance.now() - t0;
     return { levels, base, timings };
   }

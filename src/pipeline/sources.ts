@@ -48,7 +48,11 @@ export function segmentDistance(p: Point, a: Point, b: Point): number {
  * dot/len2 with its point on the infinite line and that distance, then the clamped t, the nearest point q and the
  * distance (the same value segmentDistance returns).
  */
-export function segmentProjection(p: Point, a: Point, b: Point): { dot: number; len2: number; tLine: number; lineDistance: number; t: number; q: Point; distance: number } {
+export function segmentProjection(
+  p: Point,
+  a: Point,
+  b: Point,
+): { dot: number; len2: number; tLine: number; lineDistance: number; t: number; q: Point; distance: number } {
   const ex = b[0] - a[0];
   const ey = b[1] - a[1];
   const len2 = ex * ex + ey * ey;
@@ -142,7 +146,13 @@ export interface LocationForSource {
   envelope: number;
 }
 
-export function computeSources(view: SourceRegionView, locations: readonly LocationForSource[], params: SourceParams, stream: PrngStream, heightScale: number = HEIGHT_SCALE): SourceRecord[] {
+export function computeSources(
+  view: SourceRegionView,
+  locations: readonly LocationForSource[],
+  params: SourceParams,
+  stream: PrngStream,
+  heightScale: number = HEIGHT_SCALE,
+): SourceRecord[] {
   stream.stage('sources');
   const out: SourceRecord[] = [];
   locations.forEach((loc, index) => {
@@ -160,7 +170,14 @@ export function computeSources(view: SourceRegionView, locations: readonly Locat
     const shape = { margin: params.margin, transitionWidth: params.transitionWidth, amplitude: amp };
     if (first.length > 0) {
       const r = nearestCentreThenEdge(view, first, p);
-      out.push({ ...base, referenceCell: r.cell, referenceList: 'first', edgeDistance: r.distance, branch: 'ordinary', height: sourceHeight(r.distance, shape) * heightScale });
+      out.push({
+        ...base,
+        referenceCell: r.cell,
+        referenceList: 'first',
+        edgeDistance: r.distance,
+        branch: 'ordinary',
+        height: sourceHeight(r.distance, shape) * heightScale,
+      });
       return;
     }
     const second = candidates(params.secondGroup);
@@ -174,7 +191,14 @@ export function computeSources(view: SourceRegionView, locations: readonly Locat
     if (pool.length === 0) throw new InputRangeError(`source of location #${index}: its parent region ${own} owns no cells (empty parent set)`);
     const pick = pool[stream.below(pool.length)]; // the fallback consumes a draw, continuing the request's stream
     const r = nearestCentreThenEdge(view, [pick], p);
-    out.push({ ...base, referenceCell: r.cell, referenceList: 'fallback', edgeDistance: r.distance, branch: 'fallback', height: sourceHeight(r.distance, shape) * heightScale });
+    out.push({
+      ...base,
+      referenceCell: r.cell,
+      referenceList: 'fallback',
+      edgeDistance: r.distance,
+      branch: 'fallback',
+      height: sourceHeight(r.distance, shape) * heightScale,
+    });
   });
   return out;
 }

@@ -78,7 +78,10 @@ export function selectStamps(m: RegionMap, world: WorldConfig, stream: PrngStrea
   m.cell_parent.forEach((q, c) => cellsOf[q].push(c));
   for (let q = 0; q < m.parent_group.length; q++) {
     const zones = S.zoneItems.filter((z) => z.groups.includes(m.parent_group[q]));
-    const zk = weightedPick(stream, zones.map((z) => ({ weight: z.weight, eligible: true })));
+    const zk = weightedPick(
+      stream,
+      zones.map((z) => ({ weight: z.weight, eligible: true })),
+    );
     if (zk < 0) continue;
     const zone = zones[zk];
     const zoneGroups = zone.stampGroups.map((id) => groups.get(id)!);
@@ -97,10 +100,16 @@ export function selectStamps(m: RegionMap, world: WorldConfig, stream: PrngStrea
         y1 = Math.max(y1, m.corner_xy[2 * id + 1]);
       }
       for (let n = 0; n < count; n++) {
-        const gk = weightedPick(stream, zoneGroups.map((g) => ({ weight: g.weight, eligible: true })));
+        const gk = weightedPick(
+          stream,
+          zoneGroups.map((g) => ({ weight: g.weight, eligible: true })),
+        );
         const group = zoneGroups[gk];
         const groupInfos = group.infos.map((id) => infos.get(id)!);
-        const ik = weightedPick(stream, groupInfos.map((i) => ({ weight: i.weight, eligible: true })));
+        const ik = weightedPick(
+          stream,
+          groupInfos.map((i) => ({ weight: i.weight, eligible: true })),
+        );
         if (ik < 0) continue;
         const info = groupInfos[ik];
         let pos: [number, number] | null = null;
@@ -117,7 +126,19 @@ export function selectStamps(m: RegionMap, world: WorldConfig, stream: PrngStrea
         }
         const rot = 2 * Math.PI * stream.uniform();
         const scale = info.scaleRange[0] + (info.scaleRange[1] - info.scaleRange[0]) * stream.uniform();
-        const inst: StampInstance = { id: instances.length, parent: q, cell: c, zone: zone.id, group: group.id, info: info.id, key: info.key, x: pos[0], y: pos[1], rotation: rot, scale };
+        const inst: StampInstance = {
+          id: instances.length,
+          parent: q,
+          cell: c,
+          zone: zone.id,
+          group: group.id,
+          info: info.id,
+          key: info.key,
+          x: pos[0],
+          y: pos[1],
+          rotation: rot,
+          scale,
+        };
         instances.push(inst);
         if (!byGroup.has(group.id)) byGroup.set(group.id, []);
         byGroup.get(group.id)!.push(inst);
@@ -143,7 +164,14 @@ export function stampMatrix(inst: StampInstance, info: StampInfoDef): Affine {
 }
 
 /** Draws every instance in order into `field` (in place). */
-export function drawStamps(field: Field, g: DrawGrid, sel: StampSelection, world: WorldConfig, assets: Map<string, HeightAsset>, precision: Precision): { pixels: number; lodRange: [number, number] } {
+export function drawStamps(
+  field: Field,
+  g: DrawGrid,
+  sel: StampSelection,
+  world: WorldConfig,
+  assets: Map<string, HeightAsset>,
+  precision: Precision,
+): { pixels: number; lodRange: [number, number] } {
   const R = precision === 'f32' ? Math.fround : (x: number) => x;
   const infos = new Map(world.stamps.infos.map((i) => [i.id, i]));
   const kinds = new Map(world.stamps.keys.map((k) => [k.key, k.kind]));

@@ -119,13 +119,23 @@ export function domainEnvelope(field: Field, g: DrawGrid, shapes: readonly World
   return { hmin, hmax };
 }
 
-export function computeSupportTargets(base: Field, g: DrawGrid, instances: readonly LocationInstance[], world: WorldConfig, p: SupportParams, groupOf: (x: number, y: number) => number): SupportTarget[] {
+export function computeSupportTargets(
+  base: Field,
+  g: DrawGrid,
+  instances: readonly LocationInstance[],
+  world: WorldConfig,
+  p: SupportParams,
+  groupOf: (x: number, y: number) => number,
+): SupportTarget[] {
   const env = instances.map((q) => domainEnvelope(base, g, q.supports));
   const refs = env.map((e) => (e.hmin + e.hmax) / 2);
   const groupNames = ['zero', 'first', 'second', 'upland'];
   return instances.map((q, idx) => {
     const children = instances.filter((c) => c.parent === q.id && Math.hypot(c.x - q.x, c.y - q.y) <= 150 && world.resources[c.resource].parentWeight > 0);
-    const weighted = parentChildReference(refs[idx], children.map((c) => ({ height: refs[c.id], weight: world.resources[c.resource].parentWeight })));
+    const weighted = parentChildReference(
+      refs[idx],
+      children.map((c) => ({ height: refs[c.id], weight: world.resources[c.resource].parentWeight })),
+    );
     let target = weighted + (p.stageOffsets[q.stage] ?? 0);
     const floor = p.regionFloor[groupNames[groupOf(q.x, q.y)] ?? 'upland'] ?? -Infinity;
     const floorApplied = target < floor;
@@ -135,12 +145,29 @@ export function computeSupportTargets(base: Field, g: DrawGrid, instances: reado
       const e = supportExtent(shapeRadius(s), env[idx].hmin, env[idx].hmax, target, p.a, p.b);
       return { ...e, width: s.transitionWidth * e.k, strength: Math.min(1, s.strength * res.wrapperStrength * p.strength) };
     });
-    return { location: idx, hmin: env[idx].hmin, hmax: env[idx].hmax, reference: refs[idx], weighted, target, children: children.map((c) => c.id), floorApplied, shapes };
+    return {
+      location: idx,
+      hmin: env[idx].hmin,
+      hmax: env[idx].hmax,
+      reference: refs[idx],
+      weighted,
+      target,
+      children: children.map((c) => c.id),
+      floorApplied,
+      shapes,
+    };
   });
 }
 
 /** Applies every shape in draw order to `field` (in place). Returns the number of pixel writes. */
-export function applySupport(field: Field, g: DrawGrid, instances: readonly Pick<LocationInstance, 'supports'>[], targets: readonly Pick<SupportTarget, 'target' | 'shapes'>[], precision: Precision, pc: number = PC): number {
+export function applySupport(
+  field: Field,
+  g: DrawGrid,
+  instances: readonly Pick<LocationInstance, 'supports'>[],
+  targets: readonly Pick<SupportTarget, 'target' | 'shapes'>[],
+  precision: Precision,
+  pc: number = PC,
+): number {
   const R = precision === 'f32' ? Math.fround : (x: number) => x;
   const px = g.size / g.n;
   let writes = 0;

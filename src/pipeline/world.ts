@@ -4,17 +4,7 @@
  */
 import { readInputText } from '../io/read-input.js';
 import { FormatError, InputError } from '../errors.js';
-import {
-  checkArray,
-  checkBoolean,
-  checkLiteral,
-  checkNumber,
-  checkObject,
-  checkOneOf,
-  checkString,
-  parseJson,
-  type JsonObject,
-} from '../io/json-check.js';
+import { checkArray, checkBoolean, checkLiteral, checkNumber, checkObject, checkOneOf, checkString, parseJson, type JsonObject } from '../io/json-check.js';
 
 export interface SupportShape {
   kind: 'circle' | 'rect';
@@ -185,7 +175,11 @@ function parseParams(v: unknown, p: string): RecipeParams {
       firstGroup: num(s, P('sources'), 'firstGroup', int(0, 255)),
       secondGroup: num(s, P('sources'), 'secondGroup', int(0, 255)),
     },
-    corners: { margin: num(c, P('corners'), 'margin', nonneg), transitionWidth: num(c, P('corners'), 'transitionWidth', pos), amplitudeNorm: num(c, P('corners'), 'amplitudeNorm') },
+    corners: {
+      margin: num(c, P('corners'), 'margin', nonneg),
+      transitionWidth: num(c, P('corners'), 'transitionWidth', pos),
+      amplitudeNorm: num(c, P('corners'), 'amplitudeNorm'),
+    },
     relief: { parentFraction: num(rl, P('relief'), 'parentFraction', prob), amplitude: num(rl, P('relief'), 'amplitude') },
     support: {
       a: num(su, P('support'), 'a', pos),
@@ -291,7 +285,8 @@ function parseLocationTexture(v: unknown, p: string): LocationTextureDef {
 function checkTextureKeys(resources: readonly LocationResource[], textures: readonly LocationTextureDef[], where: string): void {
   const texKeys = new Set(textures.map((t) => t.key));
   resources.forEach((r, i) => {
-    if (!texKeys.has(r.texture)) throw new FormatError(`${where}.resources[${i}].texture: expected a key of locationTextures, found ${JSON.stringify(r.texture)}`);
+    if (!texKeys.has(r.texture))
+      throw new FormatError(`${where}.resources[${i}].texture: expected a key of locationTextures, found ${JSON.stringify(r.texture)}`);
   });
 }
 
@@ -316,7 +311,13 @@ function parseStampKey(v: unknown, p: string): StampKeyDef {
     kind: checkOneOf(`${p}.kind`, k.kind, ['ridge', 'depression', 'peaks', 'mound'] as const),
     size: num(k, p, 'size', int(2, 8192)),
     worldSize: num(k, p, 'worldSize', pos),
-    bell: { seed: num(b, bp, 'seed', int(1, 2147483646)), nb: num(b, bp, 'nb', int(1, 1000)), p1: num(b, bp, 'p1'), p2: num(b, bp, 'p2'), p3: num(b, bp, 'p3', pos) },
+    bell: {
+      seed: num(b, bp, 'seed', int(1, 2147483646)),
+      nb: num(b, bp, 'nb', int(1, 1000)),
+      p1: num(b, bp, 'p1'),
+      p2: num(b, bp, 'p2'),
+      p3: num(b, bp, 'p3', pos),
+    },
     stretch: num(k, p, 'stretch', pos),
     decode: parseDecode(d, `${p}.decode`),
   };
@@ -383,7 +384,12 @@ function parseStampLists(sm: JsonObject, p: string): Omit<WorldConfig['stamps'],
 }
 
 function parseHeightGroups(hg: JsonObject, p: string): WorldConfig['heightGroups'] {
-  return { zero: num(hg, p, 'zero', int(0, 255)), first: num(hg, p, 'first', int(0, 255)), second: num(hg, p, 'second', int(0, 255)), upland: num(hg, p, 'upland', int(0, 255)) };
+  return {
+    zero: num(hg, p, 'zero', int(0, 255)),
+    first: num(hg, p, 'first', int(0, 255)),
+    second: num(hg, p, 'second', int(0, 255)),
+    upland: num(hg, p, 'upland', int(0, 255)),
+  };
 }
 
 /**
@@ -398,7 +404,9 @@ export function parseWorld(v: unknown, where = 'world'): WorldConfig {
   const hg = checkObject(`${where}.heightGroups`, o.heightGroups);
   const recipes = parseRecipes(o.recipes, `${where}.recipes`);
   const resources = checkArray(`${where}.resources`, o.resources).map((rv, i) => parseResource(rv, `${where}.resources[${i}]`));
-  const locationTextures = checkArray(`${where}.locationTextures`, o.locationTextures).map((tv, i) => parseLocationTexture(tv, `${where}.locationTextures[${i}]`));
+  const locationTextures = checkArray(`${where}.locationTextures`, o.locationTextures).map((tv, i) =>
+    parseLocationTexture(tv, `${where}.locationTextures[${i}]`),
+  );
   checkTextureKeys(resources, locationTextures, where);
   const pl = checkObject(`${where}.placement`, o.placement);
   const cl = checkObject(`${where}.placement.clearance`, pl.clearance);
@@ -413,7 +421,10 @@ export function parseWorld(v: unknown, where = 'world'): WorldConfig {
     locationTextures,
     placement: {
       maxAttempts: num(pl, `${where}.placement`, 'maxAttempts', int(1, 100000)),
-      clearance: { supportFactor: num(cl, `${where}.placement.clearance`, 'supportFactor', nonneg), global: num(cl, `${where}.placement.clearance`, 'global', nonneg) },
+      clearance: {
+        supportFactor: num(cl, `${where}.placement.clearance`, 'supportFactor', nonneg),
+        global: num(cl, `${where}.placement.clearance`, 'global', nonneg),
+      },
       stages,
     },
     stamps: { ...stampLists, maxAttempts: num(sm, `${where}.stamps`, 'maxAttempts', int(1, 10000)) },

@@ -148,13 +148,16 @@ export class PatchSelector {
     if (source.covers(top, 0, 0)) {
       source.bounds(top, 0, 0, this.scratch);
       if (this.scratch[1] - this.scratch[0] > this.heightSpan) {
-        throw new InputRangeError(`CDLOD: the source's root spans ${this.scratch[1] - this.scratch[0]} m of height, more than the ${this.heightSpan} m the ranges were checked for`);
+        throw new InputRangeError(
+          `CDLOD: the source's root spans ${this.scratch[1] - this.scratch[0]} m of height, more than the ${this.heightSpan} m the ranges were checked for`,
+        );
       }
       if (this.node(top, 0, 0) === OUT) this.emit(top, top, 0, 0);
     }
     this.source = null;
     this.out = null;
-    if (out && this.counted > out.capacity) throw new InputRangeError(`patch list: capacity ${out.capacity}, the selection has ${this.counted} patches (count first with a null list)`);
+    if (out && this.counted > out.capacity)
+      throw new InputRangeError(`patch list: capacity ${out.capacity}, the selection has ${this.counted} patches (count first with a null list)`);
     return this.counted;
   }
 
@@ -234,10 +237,16 @@ export class PatchSelector {
 export class HeightfieldPatchSource implements PatchSource {
   readonly min: Float32Array[] = [];
   readonly max: Float32Array[] = [];
-  constructor(heights: ArrayLike<number>, readonly samples: number, readonly depth: number, readonly water: number | null = null) {
+  constructor(
+    heights: ArrayLike<number>,
+    readonly samples: number,
+    readonly depth: number,
+    readonly water: number | null = null,
+  ) {
     const leaves = 2 ** (depth - 1);
     if (heights.length !== samples * samples) throw new InputRangeError(`patch source: ${heights.length} heights, expected ${samples}² = ${samples * samples}`);
-    if ((samples - 1) % leaves !== 0) throw new InputRangeError(`patch source: ${samples} samples a side do not split into ${leaves} leaf nodes (need (samples − 1) divisible by ${leaves})`);
+    if ((samples - 1) % leaves !== 0)
+      throw new InputRangeError(`patch source: ${samples} samples a side do not split into ${leaves} leaf nodes (need (samples − 1) divisible by ${leaves})`);
     const q = (samples - 1) / leaves;
     const mn0 = new Float32Array(leaves * leaves);
     const mx0 = new Float32Array(leaves * leaves);

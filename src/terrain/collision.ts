@@ -59,7 +59,9 @@ export function collisionBlockSize(terrain: Terrain, o: CollisionOptions = {}): 
   if (o.motion === 'dynamic') throw new InputRangeError('collision: a height field is static (no inertia tensor); refusing motion "dynamic"');
   const d = terrain.description;
   if (d.kind !== 'collision') {
-    throw new InputRangeError(`collision: the terrain has ${d.tileSamples}-sample ${d.kind} tiles; a collision height field needs a power-of-two sample count (e.g. ${d.tileSamples - 1})`);
+    throw new InputRangeError(
+      `collision: the terrain has ${d.tileSamples}-sample ${d.kind} tiles; a collision height field needs a power-of-two sample count (e.g. ${d.tileSamples - 1})`,
+    );
   }
   // describeTerrain holds the block rules; ask it about the requested block size.
   return describeTerrain({ ...d, blockSize: o.blockSize ?? d.blockSize }).blockSize as number;

@@ -56,7 +56,10 @@ export function describeTerrain(d: TerrainDescription): DerivedNumbers {
   if (d.kind === 'lod' && !isPow2(S - 1)) {
     throw new InputRangeError(`LOD tile of ${S} samples: expected 2ⁿ + 1 samples so that each mip keeps its boundary sample (e.g. 129 → 65 → 33)`);
   }
-  for (const [k, v] of [['tilesX', d.tilesX], ['tilesY', d.tilesY]] as const) {
+  for (const [k, v] of [
+    ['tilesX', d.tilesX],
+    ['tilesY', d.tilesY],
+  ] as const) {
     if (!Number.isInteger(v) || v < 1) throw new InputRangeError(`${k}: expected an integer ≥ 1, got ${v}`);
   }
   if (!(d.metresPerQuad > 0)) throw new InputRangeError(`metres per quad: expected > 0, got ${d.metresPerQuad}`);
@@ -66,11 +69,14 @@ export function describeTerrain(d: TerrainDescription): DerivedNumbers {
   if (d.kind === 'collision') {
     blockSize = d.blockSize ?? Math.min(8, S / 2);
     if (blockSize > S / 2) {
-      throw new InputRangeError(`collision tile of ${S} samples with blocks of ${blockSize}: fewer than two collision blocks per axis (an engine returns no shape, silently); use blocks of at most ${S / 2}`);
+      throw new InputRangeError(
+        `collision tile of ${S} samples with blocks of ${blockSize}: fewer than two collision blocks per axis (an engine returns no shape, silently); use blocks of at most ${S / 2}`,
+      );
     }
     if (S % blockSize !== 0) throw new InputRangeError(`collision block size ${blockSize}: the tile's ${S} samples must be a multiple of it`);
     blocks = S / blockSize;
-    if (blocks < 2) throw new InputRangeError(`collision tile of ${S} samples with blocks of ${blockSize}: fewer than two blocks per axis (an engine returns no shape)`);
+    if (blocks < 2)
+      throw new InputRangeError(`collision tile of ${S} samples with blocks of ${blockSize}: fewer than two blocks per axis (an engine returns no shape)`);
     if (!isPow2(blocks)) throw new InputRangeError(`collision tile: ${blocks} blocks per axis, expected a power of two`);
   }
   const q = S - 1;

@@ -23,7 +23,8 @@ export function exportTiles(mapPath: string, outDir: string, o: ExportOptions): 
   const map = readHeightfieldFile(mapPath).field;
   const g = map.grid;
   if (g.convention !== 'texel-centre') throw new MismatchError(`${mapPath}: expected a texel-centre map, got a ${g.convention} grid`);
-  if (g.columns !== g.rows || g.sizeX !== g.sizeY) throw new MismatchError(`${mapPath}: expected a square map, got ${g.columns}×${g.rows} over ${g.sizeX}×${g.sizeY} m`);
+  if (g.columns !== g.rows || g.sizeX !== g.sizeY)
+    throw new MismatchError(`${mapPath}: expected a square map, got ${g.columns}×${g.rows} over ${g.sizeX}×${g.sizeY} m`);
   let tileSamples: number;
   let tiles: number;
   let kind: TerrainDescription['kind'];
@@ -49,7 +50,12 @@ export function exportTiles(mapPath: string, outDir: string, o: ExportOptions): 
     for (let tx = 0; tx < tiles; tx++) {
       const w = tileWindow(tx, ty, tileSamples);
       readTile(v, vertices, w, tile);
-      const extent = { xmin: g.xmin + w.i0 * desc.metresPerQuad, ymin: g.ymin + w.j0 * desc.metresPerQuad, sizeX: q * desc.metresPerQuad, sizeY: q * desc.metresPerQuad };
+      const extent = {
+        xmin: g.xmin + w.i0 * desc.metresPerQuad,
+        ymin: g.ymin + w.j0 * desc.metresPerQuad,
+        sizeX: q * desc.metresPerQuad,
+        sizeY: q * desc.metresPerQuad,
+      };
       const tgrid: GridDescription = { ...extent, columns: tileSamples, rows: tileSamples, convention: 'vertex', rowDirection: g.rowDirection };
       const file = `tile_x${String(tx).padStart(3, '0')}_y${String(ty).padStart(3, '0')}.${o.format}`;
       const enc = encodeHeightfield(floatHeightfield(tgrid, tile.slice()), range);
@@ -57,7 +63,17 @@ export function exportTiles(mapPath: string, outDir: string, o: ExportOptions): 
       entries.push({ file, tx, ty, firstSample: [w.i0, w.j0], extent });
     }
   }
-  const manifest = { format: 'heightbench.tiles', version: 1, source: mapPath, preset: o.preset ?? null, description: desc, derived, vertexGrid: vgrid, rowDirection: g.rowDirection, tiles: entries };
+  const manifest = {
+    format: 'heightbench.tiles',
+    version: 1,
+    source: mapPath,
+    preset: o.preset ?? null,
+    description: desc,
+    derived,
+    vertexGrid: vgrid,
+    rowDirection: g.rowDirection,
+    tiles: entries,
+  };
   writeFileAtomic(join(outDir, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
   return { manifest, files: entries.length };
 }

@@ -16,7 +16,10 @@ import { InputRangeError } from '../errors.js';
 export class TerrainHoles {
   private readonly keys = new Set<number>();
 
-  constructor(readonly width: number, readonly height: number) {}
+  constructor(
+    readonly width: number,
+    readonly height: number,
+  ) {}
 
   get count(): number {
     return this.keys.size;

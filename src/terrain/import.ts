@@ -39,7 +39,8 @@ export function importHeights(terrain: Terrain, field: Heightfield): Float32Arra
   const src = heightsOf(field);
   const g = field.grid;
   if (g.columns === W && g.rows === H) return Float32Array.from(src);
-  if (g.columns < 2 || g.rows < 2) throw new InputRangeError(`import: a ${g.columns}×${g.rows} map cannot be resampled edge-to-edge (needs at least 2 samples a side)`);
+  if (g.columns < 2 || g.rows < 2)
+    throw new InputRangeError(`import: a ${g.columns}×${g.rows} map cannot be resampled edge-to-edge (needs at least 2 samples a side)`);
   // Both grids as vertex grids over one extent: corner samples land on corner samples (no flat lip).
   const extent = { xmin: 0, ymin: 0, sizeX: terrain.derived.extentX, sizeY: terrain.derived.extentY, rowDirection: g.rowDirection };
   const from: GridDescription = { ...extent, columns: g.columns, rows: g.rows, convention: 'vertex' };
@@ -56,7 +57,8 @@ export function importLayer(terrain: Terrain, field: Heightfield, name: string, 
   let layer: EditLayer;
   if (reimport) {
     layer = stack.layers[index];
-    if (layer.kind !== 'import') throw new InputRangeError(`import: layer ${JSON.stringify(name)} exists and is a ${layer.kind} layer, not an import; choose another name`);
+    if (layer.kind !== 'import')
+      throw new InputRangeError(`import: layer ${JSON.stringify(name)} exists and is a ${layer.kind} layer, not an import; choose another name`);
     layer.chunks.clear();
   } else {
     layer = stack.addLayer(name);
@@ -83,6 +85,9 @@ export function importLayer(terrain: Terrain, field: Heightfield, name: string, 
     }
   }
   stack.invalidateAll();
-  const resampled = field.grid.columns === W && field.grid.rows === stack.height ? null : { from: [field.grid.columns, field.grid.rows] as [number, number], to: [W, stack.height] as [number, number] };
+  const resampled =
+    field.grid.columns === W && field.grid.rows === stack.height
+      ? null
+      : { from: [field.grid.columns, field.grid.rows] as [number, number], to: [W, stack.height] as [number, number] };
   return { layer, index, reimport, resampled, chunks: layer.chunks.size };
 }

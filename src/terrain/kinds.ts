@@ -115,4 +115,3 @@ export function collapseLayer(stack: LayerStack, index: number): EditLayer {
   stack.collapse(index);
   return undo;
 }
-

@@ -59,7 +59,11 @@ export class EditLayer {
   /** Chunk key (cy · chunksX + cx) → CHUNK² deltas in metres. */
   readonly chunks: ChunkMap;
 
-  constructor(readonly name: string, readonly width: number, readonly height: number) {
+  constructor(
+    readonly name: string,
+    readonly width: number,
+    readonly height: number,
+  ) {
     this.chunks = new ChunkMap(Math.ceil(width / CHUNK) * Math.ceil(height / CHUNK));
   }
 
@@ -132,7 +136,13 @@ export class LayerStack {
   private readonly rangeMax: number;
   private readonly chunksX: number;
 
-  constructor(readonly width: number, readonly height: number, readonly base: Float32Array, readonly range: HeightRange, readonly cacheTile = CHUNK) {
+  constructor(
+    readonly width: number,
+    readonly height: number,
+    readonly base: Float32Array,
+    readonly range: HeightRange,
+    readonly cacheTile = CHUNK,
+  ) {
     if (base.length !== width * height) throw new InputRangeError(`layer stack: base has ${base.length} samples, expected ${width}×${height}`);
     this.cache = new Float32Array(width * height);
     this.rangeMin = range.min;
@@ -184,7 +194,8 @@ export class LayerStack {
    */
   compositeAtMany(i_sample: ArrayLike<number>, j_sample: ArrayLike<number>, out: Float32Array): Float32Array {
     const n = out.length;
-    if (i_sample.length !== n || j_sample.length !== n) throw new InputRangeError(`compositeAtMany: ${i_sample.length} columns, ${j_sample.length} rows and ${n} outputs, expected equal lengths`);
+    if (i_sample.length !== n || j_sample.length !== n)
+      throw new InputRangeError(`compositeAtMany: ${i_sample.length} columns, ${j_sample.length} rows and ${n} outputs, expected equal lengths`);
     const min = this.rangeMin;
     const max = this.rangeMax;
     const w = this.width;
@@ -192,7 +203,8 @@ export class LayerStack {
     for (let k = 0; k < n; k++) {
       const i = i_sample[k];
       const j = j_sample[k];
-      if (!(i >= 0 && j >= 0 && i < w && j < this.height) || (i | 0) !== i || (j | 0) !== j) throw new InputRangeError(`compositeAtMany: sample ${k} at (${i}, ${j}) is outside the ${w}×${this.height} grid`);
+      if (!(i >= 0 && j >= 0 && i < w && j < this.height) || (i | 0) !== i || (j | 0) !== j)
+        throw new InputRangeError(`compositeAtMany: sample ${k} at (${i}, ${j}) is outside the ${w}×${this.height} grid`);
       const b = base[j * w + i];
       out[k] = b < min ? min : b > max ? max : b;
     }
@@ -304,7 +316,8 @@ export class LayerStack {
 
   /** Adds layer `index`'s deltas × alpha into the layer below (scaled by that layer's alpha) and drops it. */
   collapse(index: number): void {
-    if (index < 1 || index >= this.layers.length) throw new InputRangeError(`collapse: layer ${index} has no layer below it (layers 0…${this.layers.length - 1})`);
+    if (index < 1 || index >= this.layers.length)
+      throw new InputRangeError(`collapse: layer ${index} has no layer below it (layers 0…${this.layers.length - 1})`);
     const upper = this.layers[index];
     const lower = this.layers[index - 1];
     if (lower.alpha === 0) throw new InputRangeError(`collapse: the layer below (${lower.name}) has alpha 0; its deltas cannot carry the upper layer`);

@@ -53,7 +53,8 @@ const u32 = (v: number) => {
 /** Writes a layer stack (and, for a terrain, its description, paint channels and holes) as version 2. */
 export function writeStore(stack: LayerStack, notes: Record<string, unknown> = {}, extras: StoreExtras = {}): Uint8Array {
   const w = extras.weights;
-  if (w && (w.width !== stack.width || w.height !== stack.height)) throw new InputRangeError(`store: paint channels ${w.width}×${w.height}, stack ${stack.width}×${stack.height}`);
+  if (w && (w.width !== stack.width || w.height !== stack.height))
+    throw new InputRangeError(`store: paint channels ${w.width}×${w.height}, stack ${stack.width}×${stack.height}`);
   const header: StoreHeader = {
     width: stack.width,
     height: stack.height,
@@ -66,7 +67,12 @@ export function writeStore(stack: LayerStack, notes: Record<string, unknown> = {
   const parts: Uint8Array[] = [];
   const enc = new TextEncoder();
   const json = enc.encode(JSON.stringify(header));
-  parts.push(Uint8Array.from(STORE_MAGIC, (ch) => ch.charCodeAt(0)), u32(STORE_VERSION), u32(json.length), json);
+  parts.push(
+    Uint8Array.from(STORE_MAGIC, (ch) => ch.charCodeAt(0)),
+    u32(STORE_VERSION),
+    u32(json.length),
+    json,
+  );
   const base = new Uint8Array(stack.base.length * 4);
   const bdv = new DataView(base.buffer);
   for (let k = 0; k < stack.base.length; k++) bdv.setFloat32(4 * k, stack.base[k], true);
@@ -158,7 +164,8 @@ export function readStore(bytes: Uint8Array): StoreContents {
     throw new FormatError(`${what}: grid ${header.width}×${header.height}, expected positive integers with at most 2²⁸ samples`);
   }
   const r = header.range;
-  if (!r || !Number.isFinite(r.min) || !Number.isFinite(r.max) || !(r.max > r.min)) throw new FormatError(`${what}: height range ${JSON.stringify(r)}, expected finite min < max`);
+  if (!r || !Number.isFinite(r.min) || !Number.isFinite(r.max) || !(r.max > r.min))
+    throw new FormatError(`${what}: height range ${JSON.stringify(r)}, expected finite min < max`);
   const n = header.width * header.height;
   need(n * 4);
   const base = new Float32Array(n);
@@ -200,7 +207,8 @@ export function readStore(bytes: Uint8Array): StoreContents {
         throw new FormatError(`${what}: chunk ${key} of layer ${layer.name} is corrupt (${(e as Error).message})`);
       }
       o += zlen;
-      if (raw.length !== CHUNK * CHUNK * type) throw new FormatError(`${what}: chunk ${key} of layer ${layer.name} inflates to ${raw.length} bytes, expected ${CHUNK * CHUNK * type}`);
+      if (raw.length !== CHUNK * CHUNK * type)
+        throw new FormatError(`${what}: chunk ${key} of layer ${layer.name} inflates to ${raw.length} bytes, expected ${CHUNK * CHUNK * type}`);
       const rdv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
       const d = new Float64Array(CHUNK * CHUNK);
       for (let q = 0; q < d.length; q++) d[q] = type === 4 ? rdv.getFloat32(4 * q, true) : rdv.getFloat64(8 * q, true);
@@ -220,7 +228,8 @@ export function readStore(bytes: Uint8Array): StoreContents {
       } catch (e) {
         throw new FormatError(`${what}: paint channels are corrupt (${(e as Error).message})`);
       }
-      if (raw.length !== n * names.length) throw new FormatError(`${what}: paint channels inflate to ${raw.length} bytes, expected ${n}×${names.length} = ${n * names.length}`);
+      if (raw.length !== n * names.length)
+        throw new FormatError(`${what}: paint channels inflate to ${raw.length} bytes, expected ${n}×${names.length} = ${n * names.length}`);
       weights = new TerrainWeights(header.width, header.height, names, new Uint8Array(raw));
     } else if (zlen !== 0) throw new FormatError(`${what}: ${zlen} bytes of paint channels but no paint layers named`);
     o += zlen;
@@ -230,7 +239,8 @@ export function readStore(bytes: Uint8Array): StoreContents {
       const i = dv.getUint32(o, true);
       const j = dv.getUint32(o + 4, true);
       o += 8;
-      if (i >= header.width || j >= header.height) throw new FormatError(`${what}: hole ${h} at (${i}, ${j}) outside the ${header.width}×${header.height} grid`);
+      if (i >= header.width || j >= header.height)
+        throw new FormatError(`${what}: hole ${h} at (${i}, ${j}) outside the ${header.width}×${header.height} grid`);
       holes.add(i, j);
     }
   }

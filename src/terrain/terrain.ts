@@ -34,7 +34,10 @@ export function createTerrain(description: TerrainDescription, o: CreateOptions 
   const names = o.paintLayers ?? ['ground'];
   // Bound memory before allocating: base + cache (8 bytes) and the paint bytes per sample.
   const bytes = samples * (8 + names.length);
-  if (bytes > 4 * 2 ** 30) throw new InputRangeError(`terrain of ${derived.samplesX}×${derived.samplesY} samples needs ${(bytes / 2 ** 30).toFixed(1)} GiB, more than the 4 GiB limit`);
+  if (bytes > 4 * 2 ** 30)
+    throw new InputRangeError(
+      `terrain of ${derived.samplesX}×${derived.samplesY} samples needs ${(bytes / 2 ** 30).toFixed(1)} GiB, more than the 4 GiB limit`,
+    );
   const { min, max } = description.range;
   const fill = o.fill ?? Math.min(max, Math.max(min, 0));
   if (!Number.isFinite(fill) || fill < min || fill > max) throw new InputRangeError(`fill height ${fill} m is outside the height range ${min}…${max} m`);
@@ -52,7 +55,11 @@ export function createTerrain(description: TerrainDescription, o: CreateOptions 
 export function assembleTerrain(description: TerrainDescription, stack: LayerStack, weights: TerrainWeights, holes: TerrainHoles): Terrain {
   const derived = describeTerrain(description);
   const want = `${derived.samplesX}×${derived.samplesY}`;
-  for (const [what, w, h] of [['layer stack', stack.width, stack.height], ['paint channels', weights.width, weights.height], ['holes', holes.width, holes.height]] as const) {
+  for (const [what, w, h] of [
+    ['layer stack', stack.width, stack.height],
+    ['paint channels', weights.width, weights.height],
+    ['holes', holes.width, holes.height],
+  ] as const) {
     if (w !== derived.samplesX || h !== derived.samplesY) throw new InputRangeError(`terrain: ${what} are ${w}×${h} samples, the description says ${want}`);
   }
   return { description, derived, stack, weights, holes };

@@ -18,9 +18,15 @@ import { InputRangeError } from '../errors.js';
 export class TerrainWeights {
   readonly weight_sampleLayer: Uint8Array;
 
-  constructor(readonly width: number, readonly height: number, readonly layerNames: readonly string[], data?: Uint8Array) {
+  constructor(
+    readonly width: number,
+    readonly height: number,
+    readonly layerNames: readonly string[],
+    data?: Uint8Array,
+  ) {
     if (layerNames.length < 1 || layerNames.length > 255) throw new InputRangeError(`paint layers: expected 1…255 names, got ${layerNames.length}`);
-    if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) throw new InputRangeError(`paint channels: expected a positive integer size, got ${width}×${height}`);
+    if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1)
+      throw new InputRangeError(`paint channels: expected a positive integer size, got ${width}×${height}`);
     const n = width * height * layerNames.length;
     if (data) {
       if (data.length !== n) throw new InputRangeError(`paint channels: ${data.length} bytes, expected ${width}×${height}×${layerNames.length} = ${n}`);
@@ -107,7 +113,8 @@ export class TerrainWeights {
 
 function checkTarget(layers: number, target: number): void {
   if (!Number.isInteger(target) || target < 0 || target > 255) throw new InputRangeError(`paint: weight expected an integer 0…255, got ${target}`);
-  if (layers === 1 && target !== 255) throw new InputRangeError(`paint: a terrain with one paint layer holds 255 at every sample; a weight of ${target} cannot act (add paint layers)`);
+  if (layers === 1 && target !== 255)
+    throw new InputRangeError(`paint: a terrain with one paint layer holds 255 at every sample; a weight of ${target} cannot act (add paint layers)`);
 }
 
 /**

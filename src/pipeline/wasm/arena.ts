@@ -33,7 +33,21 @@ export interface SmoothingExports {
   filterX(s: number, o: number, buf: number, n: number, tp: number): void;
   filterY(s: number, o: number, sc: number, n: number, tp: number): void;
   lerpLevelRows(l: number, m: number, n: number, i0: number, i1: number, f: number, g: number, rows: number): void;
-  composeRows(x2: number, x3: number, o: number, n: number, a2i0: number, a2i1: number, a2f: number, a2g: number, a3i0: number, a3i1: number, a3f: number, a3g: number, tp: number): void;
+  composeRows(
+    x2: number,
+    x3: number,
+    o: number,
+    n: number,
+    a2i0: number,
+    a2i1: number,
+    a2f: number,
+    a2g: number,
+    a3i0: number,
+    a3i1: number,
+    a3f: number,
+    a3g: number,
+    tp: number,
+  ): void;
 }
 
 /** Byte offsets of every smoothing buffer (levels at N/2, N/4, N/8; X-pass scratch; the upsampling rows and taps). */

@@ -7,7 +7,12 @@ import { inArena, type Arena } from './arena.js';
 import { encodeFieldR16, rangeConstants, type EncodeCounts, type UnormRounding } from '../../core/encoding.js';
 import { validateRange, type HeightRange } from '../../core/grid.js';
 
-export function encodeInArena(field: Float32Array, range: HeightRange, arena: Arena, rounding: UnormRounding = 'half-up'): { codes: Uint16Array; counts: EncodeCounts } {
+export function encodeInArena(
+  field: Float32Array,
+  range: HeightRange,
+  arena: Arena,
+  rounding: UnormRounding = 'half-up',
+): { codes: Uint16Array; counts: EncodeCounts } {
   if (!inArena(field, arena) || arena.codesAt < 0 || field.length !== arena.n * arena.n) {
     throw new RangeError(`encodeInArena: the field (${field.length} samples) is not the ${arena.n}² base of this arena`);
   }

@@ -34,7 +34,8 @@ export interface UpTaps {
 /** Reason the kernels cannot run these taps, or null (the Y pass's ring, beyond the per-tap range of layouts.ts). */
 export function tapRefusal(k: readonly number[]): string | null {
   if (!k.every((x, t) => t === 0 || x >= k[t - 1])) return `tap rows ${JSON.stringify(k)} must ascend`;
-  if (k[k.length - 1] - k[0] > FILTER_Y_RING - 2 || k[k.length - 1] < -1) return `tap rows ${JSON.stringify(k)} do not fit the Y pass's ring of ${FILTER_Y_RING} rows (k_max − k_min ≤ ${FILTER_Y_RING - 2}, k_max ≥ −1)`;
+  if (k[k.length - 1] - k[0] > FILTER_Y_RING - 2 || k[k.length - 1] < -1)
+    return `tap rows ${JSON.stringify(k)} do not fit the Y pass's ring of ${FILTER_Y_RING} rows (k_max − k_min ≤ ${FILTER_Y_RING - 2}, k_max ≥ −1)`;
   return null;
 }
 
@@ -44,7 +45,16 @@ export function tapRefusal(k: readonly number[]): string | null {
  * smoothed in place; any other array is first copied into it — or into a new arena when none is given). The base is
  * written into `out` when given, otherwise returned as a view of the arena, like the levels.
  */
-export function wasmSmoothingChain(raster: Float32Array, n: number, tp: WasmTaps, up2: UpTaps, up3: UpTaps, arena: Arena | null, out?: Float32Array, filterRaster = true): { levels: Float32Array[]; base: Float32Array; arena: Arena } {
+export function wasmSmoothingChain(
+  raster: Float32Array,
+  n: number,
+  tp: WasmTaps,
+  up2: UpTaps,
+  up3: UpTaps,
+  arena: Arena | null,
+  out?: Float32Array,
+  filterRaster = true,
+): { levels: Float32Array[]; base: Float32Array; arena: Arena } {
   const why = tapRefusal(tp.k);
   if (why) throw new RangeError(`smoothing kernels: ${why}`);
   if (!arena || arena.n !== n || !arena.smoothingLayout) {
@@ -58,7 +68,17 @@ export function wasmSmoothingChain(raster: Float32Array, n: number, tp: WasmTaps
   const buf = arena.memory.buffer;
   const i32 = new Int32Array(buf);
   const f32 = new Float32Array(buf);
-  writeBlock(buf, L.tp, 'taps', { k: tp.k, g: tp.g, f: tp.f, w: tp.w, crossG: tp.crossG, crossF: tp.crossF, downG: tp.downG, downF: tp.downF, combine: tp.combine });
+  writeBlock(buf, L.tp, 'taps', {
+    k: tp.k,
+    g: tp.g,
+    f: tp.f,
+    w: tp.w,
+    crossG: tp.crossG,
+    crossF: tp.crossF,
+    downG: tp.downG,
+    downF: tp.downF,
+    combine: tp.combine,
+  });
   [up2, up3].forEach((u, q) => {
     i32.set(u.i0, L.up[q].i0 / 4);
     i32.set(u.i1, L.up[q].i1 / 4);

@@ -171,10 +171,16 @@ export function layoutHash(): number {
  * Writes `values` into block `name` at byte `at` of `buffer`. Refuses a missing or unknown field, a wrong count, or a
  * value outside the range the kernel handles, naming the block, field, value and range.
  */
-export function writeBlock<B extends BlockName>(buffer: ArrayBufferLike, at: number, name: B, values: { [K in FieldName<B>]: number | readonly number[] }): void {
+export function writeBlock<B extends BlockName>(
+  buffer: ArrayBufferLike,
+  at: number,
+  name: B,
+  values: { [K in FieldName<B>]: number | readonly number[] },
+): void {
   const l = blockLayout(name);
   const given = values as Record<string, number | readonly number[]>;
-  for (const k of Object.keys(given)) if (!(k in l.fields)) throw new RangeError(`kernel block ${name}: no field ${k} (fields: ${Object.keys(l.fields).join(', ')})`);
+  for (const k of Object.keys(given))
+    if (!(k in l.fields)) throw new RangeError(`kernel block ${name}: no field ${k} (fields: ${Object.keys(l.fields).join(', ')})`);
   for (const [fname, p] of Object.entries(l.fields)) {
     const v = given[fname];
     if (v === undefined) throw new RangeError(`kernel block ${name}: field ${fname} not given`);
@@ -184,7 +190,12 @@ export function writeBlock<B extends BlockName>(buffer: ArrayBufferLike, at: num
       const bad = arr.find((x) => !(x >= p.range![0] && x <= p.range![1]));
       if (bad !== undefined) throw new RangeError(`kernel block ${name}.${fname}: ${bad} is outside what the kernel handles [${p.range[0]}, ${p.range[1]}]`);
     }
-    const view = p.type === 'i32' ? new Int32Array(buffer, at + p.offset, p.count) : p.type === 'f32' ? new Float32Array(buffer, at + p.offset, p.count) : new Float64Array(buffer, at + p.offset, p.count);
+    const view =
+      p.type === 'i32'
+        ? new Int32Array(buffer, at + p.offset, p.count)
+        : p.type === 'f32'
+          ? new Float32Array(buffer, at + p.offset, p.count)
+          : new Float64Array(buffer, at + p.offset, p.count);
     view.set(arr);
   }
 }
@@ -197,12 +208,15 @@ export function checkModule(module: ModuleName, exports: Record<string, unknown>
   const g = exports.layoutHash as { value?: number } | undefined;
   const want = layoutHash();
   if (!g || g.value !== want) {
-    throw new Error(`WebAssembly module ${module}: built from layout ${g?.value ?? 'none'}, this build's description (src/pipeline/wasm/layouts.ts) is ${want}; run node scripts/build-wasm.mjs`);
+    throw new Error(
+      `WebAssembly module ${module}: built from layout ${g?.value ?? 'none'}, this build's description (src/pipeline/wasm/layouts.ts) is ${want}; run node scripts/build-wasm.mjs`,
+    );
   }
   for (const [fn, params] of Object.entries(EXPORTS[module])) {
     const f = exports[fn] as ((...a: unknown[]) => unknown) | undefined;
     if (typeof f !== 'function') throw new Error(`WebAssembly module ${module}: export ${fn} missing`);
-    if (f.length !== params.length) throw new Error(`WebAssembly module ${module}: export ${fn} takes ${f.length} parameters, the description lists ${params.length} (${params.join(', ')})`);
+    if (f.length !== params.length)
+      throw new Error(`WebAssembly module ${module}: export ${fn} takes ${f.length} parameters, the description lists ${params.length} (${params.join(', ')})`);
   }
 }
 

@@ -10,7 +10,20 @@ import { blockLayout } from './layouts.js';
 
 export interface SpanQueue {
   /** Queues pixels dst … dst + len − 1 with edge values e_k + s_k·t (t = 0 … len − 1). */
-  push(dst: number, len: number, e0: number, s0: number, e1: number, s1: number, e2: number, s2: number, invArea: number, h0: number, h1: number, h2: number): void;
+  push(
+    dst: number,
+    len: number,
+    e0: number,
+    s0: number,
+    e1: number,
+    s1: number,
+    e2: number,
+    s2: number,
+    invArea: number,
+    h0: number,
+    h1: number,
+    h2: number,
+  ): void;
   /** Runs the kernel on every queued span (call before the target is read). */
   flush(): void;
 }
