@@ -25,8 +25,10 @@ import { parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { addGpuRunOptions, gpuRunCommand, type GpuRunCliOptions } from './gpu-run.js';
 import { progressReporter } from './progress.js';
+import { PLAN_STAGES } from './stage-names.js';
+import { FLOAT_STAGES } from '../conventions/index.js';
 
-export const PLAN_STAGES = ['layout', 'regions', 'sources', 'corners'] as const;
+export { PLAN_STAGES };
 export const ALL_STAGES: readonly string[] = [...PLAN_STAGES, ...FIELD_STAGES];
 
 function parseStages(v: string): string[] {
@@ -134,13 +136,16 @@ export function writeFieldOutputs(
   return written;
 }
 
+/** The float stages a run store holds: the declared float stages from the smoothed base on (base, then one delta per stage). */
+const STORE_STAGES: readonly string[] = FLOAT_STAGES.slice(FLOAT_STAGES.indexOf('base'));
+
 /** Base plus one sparse signed delta layer per local stage, in a versioned binary store (terrain/store.ts). */
 export function writeRunStore(
   path: string,
   req: ReturnType<typeof loadRequest>,
   result: RunResult,
 ): { bytes: number; rawBytes: number; layers: { name: string; chunks: number }[] } {
-  const need = ['base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode'];
+  const need = STORE_STAGES;
   for (const s of need) if (!result.fields.get(s)) throw new Error(`run store: stage ${s} was not kept`);
   const n = req.size;
   const f = (s: string) => result.fields.get(s)!;
@@ -190,7 +195,7 @@ function runInto(stage: string, target: string, req: ReturnType<typeof loadReque
   const stages = o.stages ?? [...ALL_STAGES];
   const t0 = process.hrtime.bigint();
   const wantsFields = o.store !== undefined || stages.some((s) => !(PLAN_STAGES as readonly string[]).includes(s));
-  const keep = o.store ? [...new Set([...stages, 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode'])] : stages;
+  const keep = o.store ? [...new Set([...stages, ...STORE_STAGES])] : stages;
   if (wantsFields)
     checkMemoryEstimate(`run ${req.id} at ${req.size}² (${o.precision}, ${keep.length} stages kept)`, runMemoryEstimate(req.size, o.precision, keep));
   const progress = progressReporter({ label: `run ${req.id} ${req.size}² ${o.precision}`, quiet: o.quiet });

@@ -19,11 +19,13 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { FLOAT_STAGES } from '../conventions/index.js';
 import { InputRangeError, MismatchError } from '../errors.js';
 import { readHeightfieldFile } from '../io/heightfield-file.js';
 import type { GridDescription } from '../core/grid.js';
 
-export const ATTRIBUTION_STAGES = ['raster-layer0', 'raster', 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode'] as const;
+/** The stages attributed: the declared stages that hold float fields (conventions FLOAT_STAGES). */
+export const ATTRIBUTION_STAGES = FLOAT_STAGES;
 export const DEFAULT_ATTRIBUTION_EPSILON_MM = 0.01;
 
 export interface StageField {
