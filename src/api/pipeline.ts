@@ -21,7 +21,8 @@ export { buildAssets, loadAssets, buildMipChain, readAssetKtx2, writeAssetKtx2, 
 export type { HeightAsset } from '../pipeline/assets.js';
 export { buildDrawList, outerDrawEligible } from '../drawlist/emit.js';
 export { serialiseDrawList, parseDrawList, drawListToJson, drawListFromJson } from '../drawlist/serial.js';
-export { DRAWLIST_FORMAT, DRAWLIST_VERSION, DRAWLIST_STAGES } from '../drawlist/types.js';
+export { DRAWLIST_FORMAT, DRAWLIST_VERSION } from '../drawlist/types.js';
+export { DRAWLIST_STAGES } from '../drawlist/serial.js';
 export type { DrawList, AssetDraw, StampProgram, LocationProgram, SupportLocation, SupportShape, TriangleLayer, DrawListAsset } from '../drawlist/types.js';
 export { executeDrawListCpu } from '../pipeline/execute-cpu.js';
 export type { CpuExecution, CpuExecuteOptions } from '../pipeline/execute-cpu.js';

@@ -1,5 +1,6 @@
 /** Parsers for CLI option values. Each refusal names the option, the expected form and the value found. */
 import { InvalidArgumentError } from 'commander';
+import { DEFAULT_RANGE } from '../core/grid.js';
 
 export function parseSize(v: string): { width: number; height: number } {
   const m = /^(\d+)(?:[xX×](\d+))?$/.exec(v.trim());
@@ -24,7 +25,7 @@ export function parseRange(v: string): { min: number; max: number } {
   const parts = v.split(',');
   const nums = parts.map(decimal);
   if (parts.length !== 2 || nums.some((x) => !Number.isFinite(x)) || parts.some((p) => p.trim() === '')) {
-    throw new InvalidArgumentError(`expected MIN,MAX in metres (e.g. -500,500), got ${JSON.stringify(v)}`);
+    throw new InvalidArgumentError(`expected MIN,MAX in metres (e.g. ${DEFAULT_RANGE.min},${DEFAULT_RANGE.max}), got ${JSON.stringify(v)}`);
   }
   if (!(nums[1] > nums[0])) throw new InvalidArgumentError(`expected MAX > MIN, got ${JSON.stringify(v)}`);
   if (!Number.isFinite(nums[1] - nums[0])) throw new InvalidArgumentError(`the span MAX − MIN overflows a double, got ${JSON.stringify(v)}`);

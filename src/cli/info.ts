@@ -1,6 +1,7 @@
 /** `heightbench info FILE [--json]`: format, size, bit depth, code and metre ranges, non-finite counts, sidecar. */
 import { readHeightfieldFile, summarizeHeightfield, type ReadSettings } from '../io/heightfield-file.js';
 import type { CliIO } from './io.js';
+import { metresPerCode } from '../core/grid.js';
 
 export function infoCommand(file: string, opts: { json?: boolean } & ReadSettings, io: CliIO): number {
   const s = summarizeHeightfield(readHeightfieldFile(file, opts));
@@ -16,7 +17,7 @@ export function infoCommand(file: string, opts: { json?: boolean } & ReadSetting
     `grid        ${g.convention}, x ${g.xmin}..${g.xmin + g.sizeX} m, y ${g.ymin}..${g.ymin + g.sizeY} m, ${g.rowDirection}`,
   ];
   if (s.range) {
-    lines.push(`range       ${s.range.min}..${s.range.max} m, ${((s.range.max - s.range.min) / 65535).toPrecision(6)} m per code`);
+    lines.push(`range       ${s.range.min}..${s.range.max} m, ${metresPerCode(s.range).toPrecision(6)} m per code`);
     lines.push(`codes       ${s.minCode}..${s.maxCode}`);
   }
   lines.push(`metres      ${fmt(s.minMetres)}..${fmt(s.maxMetres)}`);

@@ -16,11 +16,13 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { decode, encode } from 'fast-png';
 import { parse as parseYaml } from 'yaml';
+import { STAGES } from '../conventions/index.js';
 import { EXIT_GATE, FormatError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { markdownToHtml } from '../compare/report.js';
 import { projectRoot } from '../pipeline/request.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
+import { PLAN_STAGES } from './stage-names.js';
 
 /** The code compare and check --strict exit with when a gate fails. */
 export const REGRESS_FAILED_EXIT = EXIT_GATE;
@@ -58,21 +60,8 @@ export interface Regression {
   failed: boolean;
 }
 
-const STAGE_ORDER = [
-  'layout',
-  'regions',
-  'sources',
-  'corners',
-  'raster-layer0',
-  'raster',
-  'base',
-  'after-support',
-  'after-stamps',
-  'after-locations',
-  'pre-encode',
-  'final',
-  'manifest',
-];
+/** Report order of a run's files: the planning stages, the declared field stages, then the manifest. */
+const STAGE_ORDER: readonly string[] = [...PLAN_STAGES, ...STAGES, 'manifest'];
 
 function git(root: string, args: string[]): string {
   return execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });

@@ -25,8 +25,11 @@ import { parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { addGpuRunOptions, gpuRunCommand, type GpuRunCliOptions } from './gpu-run.js';
 import { progressReporter } from './progress.js';
+import { PLAN_STAGES } from './stage-names.js';
+import { EXECUTORS, type Executor } from '../pipeline/context.js';
+import { FLOAT_STAGES } from '../conventions/index.js';
 
-export const PLAN_STAGES = ['layout', 'regions', 'sources', 'corners'] as const;
+export { PLAN_STAGES };
 export const ALL_STAGES: readonly string[] = [...PLAN_STAGES, ...FIELD_STAGES];
 
 function parseStages(v: string): string[] {
@@ -46,6 +49,8 @@ export interface RunCliOptions {
   out: string;
   size?: number;
   precision: 'f32' | 'f64';
+  /** The executor, named explicitly (default: the precision's — simd where the kernels can run, else js-f32; f64). */
+  executor?: Executor;
   json?: boolean;
   /** Internal (bless): `out` is already a fresh staged folder; write into it directly. */
   inPlace?: boolean;
@@ -134,13 +139,16 @@ export function writeFieldOutputs(
   return written;
 }
 
+/** The float stages a run store holds: the declared float stages from the smoothed base on (base, then one delta per stage). */
+const STORE_STAGES: readonly string[] = FLOAT_STAGES.slice(FLOAT_STAGES.indexOf('base'));
+
 /** Base plus one sparse signed delta layer per local stage, in a versioned binary store (terrain/store.ts). */
 export function writeRunStore(
   path: string,
   req: ReturnType<typeof loadRequest>,
   result: RunResult,
 ): { bytes: number; rawBytes: number; layers: { name: string; chunks: number }[] } {
-  const need = ['base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode'];
+  const need = STORE_STAGES;
   for (const s of need) if (!result.fields.get(s)) throw new Error(`run store: stage ${s} was not kept`);
   const n = req.size;
   const f = (s: string) => result.fields.get(s)!;
@@ -190,13 +198,14 @@ function runInto(stage: string, target: string, req: ReturnType<typeof loadReque
   const stages = o.stages ?? [...ALL_STAGES];
   const t0 = process.hrtime.bigint();
   const wantsFields = o.store !== undefined || stages.some((s) => !(PLAN_STAGES as readonly string[]).includes(s));
-  const keep = o.store ? [...new Set([...stages, 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode'])] : stages;
+  const keep = o.store ? [...new Set([...stages, ...STORE_STAGES])] : stages;
   if (wantsFields)
     checkMemoryEstimate(`run ${req.id} at ${req.size}² (${o.precision}, ${keep.length} stages kept)`, runMemoryEstimate(req.size, o.precision, keep));
   const progress = progressReporter({ label: `run ${req.id} ${req.size}² ${o.precision}`, quiet: o.quiet });
   const result = wantsFields
     ? runPipeline(req, {
         precision: o.precision,
+        executor: o.executor,
         keep,
         subpixelBits: o.subpixelBits,
         quadCoverage: o.quadCoverage,
@@ -233,6 +242,7 @@ function runInto(stage: string, target: string, req: ReturnType<typeof loadReque
     cornerBranches: plan.corners.counts,
     drawsByStage: plan.stream.drawsByStage,
     runMs: Math.round(ms * 10) / 10,
+    executor: result?.executor,
     manifest: result?.manifest.counts,
     written,
   };
@@ -273,11 +283,23 @@ export const installRun: CommandInstaller = (program: Command, io: CliIO) => {
     .requiredOption('--out <dir>', 'output folder (a run replaces it whole)', parsePath)
     .option('--size <n>', 'output size (the same world at another resolution)', parsePositiveInt)
     .addOption(new Option('--precision <p>', 'f32 (GPU rounding) or f64 (reference)').choices(['f32', 'f64']).default('f32'))
+    .addOption(
+      new Option('--executor <e>', 'who runs the stages: simd (WebAssembly kernels, f32), js-f32 (JavaScript, f32) or f64 (JavaScript, reference)').choices([
+        ...EXECUTORS,
+      ]),
+    )
     .option('--json', 'print counts as JSON')
     .option('--quiet', 'no stage-by-stage progress on stderr (shown only on a terminal)')
     .option('--store <file>', 'also keep the run as base + one sparse delta layer per local stage (versioned binary store)', parsePath)
     .option('--dump-window <m>', 'crop stage dumps (not pre-encode, not final) to the central window, metres', parsePositiveNumber);
   addGpuRunOptions(cmd).action(async (request: string, opts: RunCliOptions & GpuRunCliOptions & { backend: 'cpu' | 'webgpu' }, command: Command) => {
+    if (opts.executor !== undefined) {
+      if (opts.backend === 'webgpu') throw new UsageError(`--executor ${opts.executor}: only with --backend cpu (the webgpu backend is its own executor)`);
+      const p = opts.executor === 'f64' ? 'f64' : 'f32';
+      if (command.getOptionValueSource('precision') === 'cli' && opts.precision !== p)
+        throw new UsageError(`--executor ${opts.executor} computes in ${p}, but --precision ${opts.precision} was given; leave --precision out`);
+      opts.precision = p;
+    }
     if (opts.backend === 'webgpu') {
       if (command.getOptionValueSource('precision') === 'cli' && opts.precision !== 'f32')
         throw new UsageError(`--precision ${opts.precision}: the webgpu backend computes in the GPU's float32; leave --precision out`);

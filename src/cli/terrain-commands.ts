@@ -17,7 +17,7 @@ import { resizeTerrain } from '../terrain/resize.js';
 import { collisionTile, COLLISION_NO_HEIGHT } from '../terrain/collision.js';
 import { readTile, tileWindow } from '../terrain/tiles.js';
 import { encodeHeightfield, floatHeightfield } from '../core/heightfield.js';
-import type { GridDescription } from '../core/grid.js';
+import { DEFAULT_RANGE, type GridDescription } from '../core/grid.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { readHeightfieldFile, writeHeightfieldFile } from '../io/heightfield-file.js';
 import { FormatError, InputRangeError } from '../errors.js';
@@ -140,7 +140,7 @@ function installTerrainGroup(program: Command, io: CliIO): void {
     .requiredOption('--tiles <n>', 'tiles along x (and y unless --tiles-y)', parsePositiveInt)
     .option('--tiles-y <n>', 'tiles along y', parsePositiveInt)
     .option('--metres-per-quad <m>', 'metres per quad', parseNumber, 1)
-    .option('--range <MIN,MAX>', 'authored height range, metres', parseRange, { min: -500, max: 500 })
+    .option('--range <MIN,MAX>', 'authored height range, metres', parseRange, { ...DEFAULT_RANGE })
     .addOption(new Option('--kind <k>', 'tile kind').choices(['collision', 'lod']).default('collision'))
     .option('--block-size <n>', 'collision block size', parsePositiveInt)
     .option('--fill <m>', 'base height, metres', parseNumber)
@@ -375,7 +375,7 @@ export const installTerrainCommands: CommandInstaller = (program: Command, io: C
     .requiredOption('--tile-samples <n>', 'samples per tile', parsePositiveInt)
     .requiredOption('--tiles <n>', 'tiles per axis', parsePositiveInt)
     .option('--metres-per-quad <m>', 'metres per quad', parseNumber, 1)
-    .option('--range <MIN,MAX>', 'authored height range', parseRange, { min: -500, max: 500 })
+    .option('--range <MIN,MAX>', 'authored height range', parseRange, { ...DEFAULT_RANGE })
     .addOption(new Option('--kind <k>', 'tile kind').choices(['collision', 'lod']).default('collision'))
     .option('--block-size <n>', 'collision block size', parsePositiveInt)
     .action(

@@ -16,6 +16,7 @@ import { MismatchError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { DIVERGING_STOPS, diverging, plotlyColorscale, scalarPng } from './pictures.js';
 import { plotlyPath } from './report.js';
+import { DEFAULT_MASKS as M } from './regions.js';
 import { ATLAS_FIT_PIXELS, ATLAS_STAGES, DIVERGENCE_MM, type Atlas, type AtlasEntry } from './atlas.js';
 
 /**
@@ -293,7 +294,7 @@ ${a.entries.map((e, k) => entryRow(e, k + 1)).join('\n')}
 <p class="note">A stage diverges when its float RMS against the correct run exceeds ${DIVERGENCE_MM} mm. Codes: the final R16
 maps; float: the pre-encode fields. Numbers: atlas.json (metrics.json: the summary DVC tracks; timings.json: wall times).</p>
 <h2>Masks</h2>
-<p class="note">The compare engine's masks (inner 400 m disk, central 1024 m window, the 620–680 m blend ring, outside it):
+<p class="note">The compare engine's masks (inner ${M.innerRadius} m disk, central ${M.windowSize} m window, the ${M.ringInner}–${M.ringOuter} m blend ring, outside it):
 exact codes and RMS from the final maps, float RMS from the pre-encode fields.</p>
 <table>${masks.head}
 ${masks.rows}

@@ -38,6 +38,9 @@ import type { Field, Precision } from '../pipeline/precision.js';
 import { DEFAULT_CONVENTIONS as C, mergeOverrides, resolveConventions, weightSum, type Conventions } from '../conventions/index.js';
 import { join } from 'node:path';
 
+/** Integer n in superscript digits (labels: the corner exponent). */
+const superscript = (n: number) => String(n).replace(/\d/g, (d) => '⁰¹²³⁴⁵⁶⁷⁸⁹'[Number(d)]);
+
 export interface AblationSpec {
   /** File-safe identifier. */
   name: string;
@@ -136,13 +139,13 @@ export const ABLATIONS: readonly AblationSpec[] = Object.freeze([
   },
   {
     name: 'gaussian-corner-weights',
-    label: 'corner source weights exp(−½(d/128 m)²) instead of (1 − d/512)⁶',
+    label: `corner source weights exp(−½(d/${C.corners.gaussianSigma} m)²) instead of (1 − d/${C.corners.range})${superscript(C.corners.exponent)}`,
     option: { conventions: { corners: { shape: 'gaussian' } } },
     expect: null,
   },
   {
     name: 'smoothed-near-step',
-    label: 'the d = 96 m near-distance step smoothed into a continuous factor',
+    label: `the d = ${C.corners.nearRange} m near-distance step smoothed into a continuous factor`,
     option: { conventions: { corners: { nearRule: 'smoothed' } } },
     expect: null,
   },
@@ -235,7 +238,7 @@ export const SIGNATURE_NOTES: Readonly<Record<string, string>> = Object.freeze({
     "order matters only where max/min/lerp draws overlap: a few local patches whose sign depends on the drawn assets, not on the reference's shape",
   'gaussian-corner-weights':
     "changes every corner height by an amount set by the source layout (distances to sources), not by the reference's shape: no field computed from the reference predicts it",
-  'smoothed-near-step': 'changes corner heights only for sources closer than 96 m: local steps at those corners, set by the source layout',
+  'smoothed-near-step': `changes corner heights only for sources closer than ${C.corners.nearRange} m: local steps at those corners, set by the source layout`,
   'area-centroid-fans': 'moves each fan centre within its polygon: local changes inside each region cell, set by the cell shapes',
   'averaged-flagged-corners': 'changes the centre height of polygons with several flagged corners only: a few cells differ',
   'sorted-edge-order': 'changes which corner is met last and the fan triangulation of some cells: local changes in those cells',

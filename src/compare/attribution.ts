@@ -19,11 +19,13 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { FLOAT_STAGES } from '../conventions/index.js';
 import { InputRangeError, MismatchError } from '../errors.js';
 import { readHeightfieldFile } from '../io/heightfield-file.js';
-import type { GridDescription } from '../core/grid.js';
+import { DEFAULT_RANGE, metresPerCode, type GridDescription } from '../core/grid.js';
 
-export const ATTRIBUTION_STAGES = ['raster-layer0', 'raster', 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode'] as const;
+/** The stages attributed: the declared stages that hold float fields (conventions FLOAT_STAGES). */
+export const ATTRIBUTION_STAGES = FLOAT_STAGES;
 export const DEFAULT_ATTRIBUTION_EPSILON_MM = 0.01;
 
 export interface StageField {
@@ -43,7 +45,7 @@ export interface AttributionOptions {
   epsilonMm?: number;
   /** Straddle tolerance on the pre-encode heights, mm (default: one code of the encoding range). */
   straddleMm?: number;
-  /** Metres per code of the final encoding (for the default straddle tolerance); default 1000/65535. */
+  /** Metres per code of the final encoding (for the default straddle tolerance); default that of DEFAULT_RANGE (1000/65535 m). */
   metresPerCode?: number;
 }
 
@@ -103,7 +105,7 @@ function indexMap(final: GridDescription, dump: GridDescription, axis: 'x' | 'y'
 export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOptions = {}): StageAttribution {
   const epsilonMm = opts.epsilonMm ?? DEFAULT_ATTRIBUTION_EPSILON_MM;
   if (!(epsilonMm >= 0)) throw new InputRangeError(`attribution: ε must be a non-negative number of mm, got ${epsilonMm}`);
-  const mpc = opts.metresPerCode ?? 1000 / 65535;
+  const mpc = opts.metresPerCode ?? metresPerCode(DEFAULT_RANGE);
   const straddleMm = opts.straddleMm ?? mpc * 1000;
   if (!sameGrid(a.finalGrid, b.finalGrid)) throw new MismatchError('attribution: the two final maps have different grids');
   const W = a.finalGrid.columns;
@@ -200,7 +202,7 @@ export function attributeRunFolders(dirA: string, dirB: string, opts: Attributio
   const a = load(dirA);
   const b = load(dirB);
   const fin = readHeightfieldFile(join(dirA, 'final.r16')).field;
-  const mpc = fin.kind === 'codes' ? (fin.range.max - fin.range.min) / 65535 : undefined;
+  const mpc = fin.kind === 'codes' ? metresPerCode(fin.range) : undefined;
   return attributeStages(a, b, { metresPerCode: mpc, ...opts });
 }
 

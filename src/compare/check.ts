@@ -4,6 +4,7 @@
  * inner 400 m disk and overall). Used by the reproduce pipeline and `heightbench check`.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { FLOAT_STAGES } from '../conventions/index.js';
 import { join } from 'node:path';
 import { readHeightfieldFile } from '../io/heightfield-file.js';
 import { writeFileAtomic } from '../io/atomic.js';
@@ -12,7 +13,8 @@ import { evaluateGates, type GateOutcome, type Gates } from './gates.js';
 import { flattenMetrics, writeComparisonReport } from './report.js';
 import { attributeRunFolders, attributionSummary, type StageAttribution } from './attribution.js';
 
-export const STAGE_DUMPS = ['raster-layer0', 'raster', 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode'] as const;
+/** The stage dumps `check` compares: the declared stages that hold float fields (conventions FLOAT_STAGES). */
+export const STAGE_DUMPS = FLOAT_STAGES;
 
 export interface StageComparison {
   stage: string;

@@ -11,8 +11,8 @@
  *     (NaN, ±Inf) are excluded from every metric and counted on their own.
  */
 import { MismatchError, InputRangeError } from '../errors.js';
-import { columnWorldX, gridDifference, metresPerCode, rowWorldY, type GridDescription, type HeightRange } from '../core/grid.js';
-import { decodeTable, encodeFieldR16, heightToUnorm } from '../core/encoding.js';
+import { columnWorldX, DEFAULT_RANGE, gridDifference, metresPerCode, rowWorldY, UNORM16_MAX, type GridDescription, type HeightRange } from '../core/grid.js';
+import { decodeTable, encodeFieldR16, encodeUnorm16, heightToUnorm } from '../core/encoding.js';
 import type { Heightfield } from '../core/heightfield.js';
 import { RegionAccumulator, reduceHistogram, sqrtRatio } from './accumulate.js';
 import {
@@ -222,7 +222,7 @@ export function compareHeightfields(gen: Heightfield, ref: Heightfield, opts: Co
 }
 
 function comparisonInputs(gen: Heightfield, ref: Heightfield, opts: CompareOptions): ComparisonInputs {
-  const range = ref.kind === 'codes' ? ref.range : gen.kind === 'codes' ? gen.range : { min: -500, max: 500 };
+  const range = ref.kind === 'codes' ? ref.range : gen.kind === 'codes' ? gen.range : DEFAULT_RANGE;
   const block = opts.block ?? 4;
   if (!Number.isInteger(block) || block < 1) throw new InputRangeError(`block size: expected an integer ≥ 1, got ${block}`);
   const G = sideOf(gen, range);
@@ -440,16 +440,16 @@ function nextDifference(a: Uint16Array, b: Uint16Array, a32: Uint32Array | null,
 }
 
 /**
- * Classifies one differing pixel. The generated float h encodes to gq; its float32 product p = u × 65535 lies a
+ * Classifies one differing pixel. The generated float h encodes to gq; its float32 product p = u × UNORM16_MAX lies a
  * distance |frac(p) − 0.5| (in codes) from the nearest code boundary k + 0.5. A straddle: |Δq| = 1, the reference code
  * is the neighbour across that boundary, and the distance is within ε.
  */
 function attributePixel(a: Attribution, h: number, gq: number, rq: number, range: HeightRange, eps: number): void {
   a.differing++;
   const u = heightToUnorm(h, range);
-  const p = Math.fround(u * 65535);
+  const p = Math.fround(u * UNORM16_MAX);
   const fl = Math.floor(p);
-  const expected = u <= 0 ? 0 : u >= 1 ? 65535 : Math.trunc(Math.fround(p + 0.5));
+  const expected = encodeUnorm16(u); // h is finite here (non-finite pixels are excluded before attribution)
   if (expected !== gq) {
     a.inconsistent++;
     return;

@@ -7,6 +7,7 @@
  * counts and the per-pixel classification of differing pixels can never disagree.
  */
 import { columnWorldX, rowWorldY, type GridDescription } from '../core/grid.js';
+import { DEFAULT_CONVENTIONS } from '../conventions/index.js';
 
 export type MaskDefinition =
   | { readonly kind: 'disk'; readonly radius: number }
@@ -22,8 +23,14 @@ export interface MaskSettings {
   radialStep: number;
 }
 
-/** [D] the article's scopes ("inner 400 m", "central 1,024×1,024 m", "620–680 m outer blend band"); [R] rings of 10 m. */
-export const DEFAULT_MASKS: MaskSettings = { innerRadius: 400, windowSize: 1024, ringInner: 620, ringOuter: 680, radialStep: 10 };
+/** [D] the article's scopes ("inner 400 m", "central 1,024×1,024 m", the outer blend band of conventions outer.inner…outer); [R] rings of 10 m. */
+export const DEFAULT_MASKS: MaskSettings = {
+  innerRadius: 400,
+  windowSize: 1024,
+  ringInner: DEFAULT_CONVENTIONS.outer.inner,
+  ringOuter: DEFAULT_CONVENTIONS.outer.outer,
+  radialStep: 10,
+};
 
 export function maskDefinitions(s: MaskSettings): Record<string, MaskDefinition> {
   return {

@@ -11,6 +11,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { sampleBilinear } from '../core/sampling.js';
 import { columnWorldX, rowWorldY, worldToColumn, worldToRow } from '../core/grid.js';
 import type { Heightfield } from '../core/heightfield.js';
+import { decodeHeightR16 } from '../core/encoding.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import {
   DIVERGING_STOPS,
@@ -177,15 +178,14 @@ function heightAt(f: Heightfield, x: number, y: number): number {
   const j = worldToRow(g, y);
   if (f.kind === 'float') return sampleBilinear(f.height_px, g.columns, g.rows, i, j);
   const q = sampleBilinear(f.code_px, g.columns, g.rows, i, j);
-  return (q * (f.range.max - f.range.min)) / 65535 + f.range.min;
+  return decodeHeightR16(q, f.range);
 }
 
 function displayHeights(f: Heightfield, factor: number): { data: Float32Array; w: number; h: number } {
   const g = f.grid;
   if (f.kind === 'float') return downsampleMean(f.height_px, g.columns, g.rows, factor);
   const d = downsampleMean(f.code_px, g.columns, g.rows, factor);
-  const span = f.range.max - f.range.min;
-  for (let k = 0; k < d.data.length; k++) d.data[k] = (d.data[k] * span) / 65535 + f.range.min;
+  for (let k = 0; k < d.data.length; k++) d.data[k] = decodeHeightR16(d.data[k], f.range);
   return d;
 }
 

@@ -17,6 +17,12 @@ import { InputRangeError } from '../errors.js';
 /** The field stages in execution order: the names of the stage files every executor writes. */
 export const STAGES = ['raster-layer0', 'raster', 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode', 'final'] as const;
 export type StageName = (typeof STAGES)[number];
+/** The stage that holds UNORM16 codes (the last one); every other stage holds float metres. */
+type Last<T extends readonly unknown[]> = T extends readonly [...unknown[], infer L] ? L : never;
+export const ENCODED_STAGE = STAGES[STAGES.length - 1] as Last<typeof STAGES>;
+export type FloatStageName = Exclude<StageName, typeof ENCODED_STAGE>;
+/** The stages that hold float fields (stage dumps, attribution, check), in execution order: STAGES less the encoded one. */
+export const FLOAT_STAGES: readonly FloatStageName[] = Object.freeze(STAGES.filter((s): s is FloatStageName => s !== ENCODED_STAGE));
 
 export type Addressing = 'clamp' | 'wrap';
 export type SubTexel = 'exact' | 'hw8';

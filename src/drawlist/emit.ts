@@ -27,9 +27,9 @@ import { stampMatrix, type StampSelection } from '../pipeline/stamps.js';
 import { shapeRadius } from '../pipeline/support.js';
 import { chain, rotation, transformPoint, translation, type Affine } from '../pipeline/transforms.js';
 import type { TriangleList } from '../pipeline/fans.js';
+import { DRAWLIST_STAGES, LOCATION_WINDOW } from './serial.js';
 import {
   DRAWLIST_FORMAT,
-  DRAWLIST_STAGES,
   DRAWLIST_VERSION,
   type Affine6,
   type AssetDraw,
@@ -170,7 +170,7 @@ export function buildDrawList(plan: Plan, opts: DrawListOptions): DrawList {
     return {
       asset: key,
       ...placed(asset, m),
-      program: { mode: 'location', blend: 'read-modify-write', supportTarget: idx, window: 'border-0.15' },
+      program: { mode: 'location', blend: 'read-modify-write', supportTarget: idx, window: LOCATION_WINDOW },
       source: { kind: 'location', instance: q.id, resource: q.resourceId },
     };
   });

@@ -14,11 +14,11 @@
  * Imports nothing from the CPU stage code, so the WebGPU side and the browser page can use it (base64 through Buffer
  * where it exists, atob/btoa elsewhere).
  */
+import { DEFAULT_CONVENTIONS, STAGES } from '../conventions/index.js';
 import { FormatError } from '../errors.js';
 import { checkArray, checkBoolean, checkLiteral, checkNumber, checkObject, checkOneOf, checkString, parseJson, type JsonObject } from '../io/json-check.js';
 import {
   DRAWLIST_FORMAT,
-  DRAWLIST_STAGES,
   DRAWLIST_VERSION,
   type Affine6,
   type AssetDraw,
@@ -31,6 +31,11 @@ import {
   type SupportShape,
   type TriangleLayer,
 } from './types.js';
+
+/** The stage names a draw list carries, in execution order: the conventions' declaration. */
+export const DRAWLIST_STAGES = STAGES;
+/** The location window a draw list names: the declared border fade width (the executors implement that one). */
+export const LOCATION_WINDOW: LocationProgram['window'] = `border-${DEFAULT_CONVENTIONS.draws.borderWindow}`;
 
 interface NodeBuffer {
   from(b: ArrayBufferLike, off: number, len: number): { toString(enc: 'base64'): string };
@@ -200,7 +205,7 @@ function parseLocationProgram(path: string, v: unknown): LocationProgram {
     mode: checkLiteral(`${path}.mode`, o.mode, 'location'),
     blend: checkLiteral(`${path}.blend`, o.blend, 'read-modify-write'),
     supportTarget: int(`${path}.supportTarget`, o.supportTarget),
-    window: checkLiteral(`${path}.window`, o.window, 'border-0.15'),
+    window: checkLiteral(`${path}.window`, o.window, LOCATION_WINDOW),
   };
 }
 

@@ -5,7 +5,8 @@
  * parameters) emits one draw list per run; every executor (CPU float32 kernels, CPU float64, WebGPU) consumes it.
  * "What is drawn" is defined here once; "how it is executed" lives in each executor.
  *
- * This file imports nothing, so any executor (including src/gpu/, which must not import CPU stage code) can use it.
+ * This file imports no values (only the stage names' type from the conventions, erased at build time), so any executor
+ * (including src/gpu/, which must not import CPU stage code or the conventions' values) can use it.
  * Serialisation and validation: src/drawlist/serial.ts (also free of CPU stage code). Emission: src/drawlist/emit.ts.
  *
  * Units and conventions (every field below uses them unless it says otherwise):
@@ -21,7 +22,7 @@
  * part of a draw's definition, not its result: the list states the footprint, the reduction and the formula, and
  * each executor evaluates them on its own field at the point in the draw order where the draw sits.
  *
- * Stage order (the names of the stage files every executor writes):
+ * Stage order (the names of the stage files every executor writes; declared once as STAGES in src/conventions):
  *   raster-layer0  layer 0 triangles ADDed into a zeroed field
  *   raster         + layer 100 triangles (ADD)
  *   base           smoothing chain over the raster
@@ -32,11 +33,13 @@
  *   final          UNORM16 encode over the encoding range
  */
 
+import type { StageName } from '../conventions/index.js';
+
 export const DRAWLIST_FORMAT = 'heightbench-drawlist';
 export const DRAWLIST_VERSION = 1;
 
-export const DRAWLIST_STAGES = ['raster-layer0', 'raster', 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode', 'final'] as const;
-export type DrawListStage = (typeof DRAWLIST_STAGES)[number];
+/** A stage name: the conventions' STAGES (a type-only import — nothing of the conventions reaches an executor's bundle). */
+export type DrawListStage = StageName;
 
 /** Affine [a, b, c, d, e, f]: x' = a·x + c·y + e, y' = b·x + d·y + f. */
 export type Affine6 = [number, number, number, number, number, number];
@@ -49,7 +52,7 @@ export interface DrawList {
   /** The request the list was planned from (id, world name, seed); the planner's other inputs are in the sections. */
   request: { id: string; world: string; seed: number };
   grid: DrawListGrid;
-  /** Stage names in execution order (DRAWLIST_STAGES). */
+  /** Stage names in execution order (the conventions' STAGES). */
   stages: DrawListStage[];
   raster: RasterSection;
   smoothing: SmoothingSection;
@@ -253,14 +256,15 @@ export type StampProgram =
 /**
  * A location texture draw: h ← h + window(u, v)·(T + s − h), T = the support target of `supportTarget` (computed by
  * the support stage of the same executor; float32 executors use fround(T)); window(u, v) = e(u)·e(v) with
- * e(t) = smoothstep of min(t, 1 − t)/0.15 clamped to [0, 1] (the asset border fade).
+ * e(t) = smoothstep of min(t, 1 − t)/w clamped to [0, 1] (the asset border fade), w named by `window` ('border-w').
  * Float32 order: R(h + R(R(window)·R(R(T + s) − h))).
  */
 export interface LocationProgram {
   mode: 'location';
   blend: 'read-modify-write';
   supportTarget: number;
-  window: 'border-0.15';
+  /** 'border-' + the fade width as a fraction of the asset side (conventions draws.borderWindow). */
+  window: `border-${number}`;
 }
 
 /**

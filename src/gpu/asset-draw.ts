@@ -64,6 +64,7 @@ struct VOut {
   return o;
 }
 
+// The 0.15 border window is written here independently on purpose (src/gpu reads nothing of src/conventions).
 fn edge_fade(t: f32) -> f32 {
   let e = clamp(min(t, 1.0 - t) / 0.15, 0.0, 1.0);
   return e * e * (3.0 - 2.0 * e);

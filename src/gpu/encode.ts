@@ -38,6 +38,7 @@ fn encode(h: f32) -> u32 {
   if (is_nan(m)) { return 0u; }
   let u = clamp(m, 0.0, 1.0);
   if (p.rule == 0u) {
+    // 65535 (the largest R16 code) is written here independently on purpose: src/gpu reads nothing of src/conventions.
     let c = u * 65535.0;
     let c_half = c + 0.5;
     return u32(c_half);

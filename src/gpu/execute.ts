@@ -29,6 +29,7 @@ import { encodeSmoothingChain, GPU_TAPS } from './smoothing.js';
 import { encodeSupport, type GpuSupportLocation } from './support.js';
 
 export type FieldStage = Exclude<DrawListStage, 'final'>;
+/** The float stages in execution order — written here independently on purpose: src/gpu is the independent reference and reads nothing of src/conventions (the type ties the names to the declaration). */
 export const FIELD_STAGES: readonly FieldStage[] = ['raster-layer0', 'raster', 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode'];
 
 export interface ExecuteOptions {

@@ -69,6 +69,7 @@ export interface PageUiDeps {
   producer: PageProducer;
 }
 
+/** Stage rows in execution order — written here independently on purpose: src/gpu is the independent reference and reads nothing of src/conventions. */
 const STAGES: readonly DrawListStage[] = ['raster-layer0', 'raster', 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode', 'final'];
 /** Longest side of the preview canvas, pixels. */
 const PREVIEW_MAX = 512;
@@ -184,7 +185,7 @@ export function startPageUi(deps: PageUiDeps): void {
     if (!g) return;
     const img = g.createImageData(m, m);
     const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    let lo = 65535;
+    let lo = 65535; // the largest R16 code, written here on purpose (src/gpu does not read the conventions)
     let hi = 0;
     for (let k = 0; k < n * n; k++) {
       const c = dv.getUint16(2 * k, true);

@@ -21,7 +21,10 @@
  */
 import { cachedPipeline, FULLSCREEN_VS, fieldTexture, shaderModule, type GpuContext } from './context.js';
 
-/** The article's taps (texels of the level being filtered) and weights, as the WGSL below spells them. */
+/**
+ * The article's taps (texels of the level being filtered) and weights, as the WGSL below spells them — written here independently on purpose: src/gpu is the independent reference and reads nothing of src/conventions
+ * (test/gpu-*.test.ts compare the GPU's output with the CPU's, which reads the declaration).
+ */
 export const GPU_TAPS = Object.freeze({
   offsets: Object.freeze([-4.30908, -2.37532, -0.5, 1.37532, 3.30908]),
   weights: Object.freeze([0.055028, 0.244038, 0.40187, 0.244038, 0.055028]),

@@ -50,6 +50,7 @@ export interface PageRunResult {
 /** Which browser the page asks for when WebGPU is missing. */
 export const PAGE_HINT = 'open the page in a browser with WebGPU enabled (Chrome/Edge 113+, or chromium with --enable-unsafe-webgpu)';
 
+/** The largest R16 code — written here independently on purpose: src/gpu is the independent reference and reads nothing of src/conventions. */
 const UNORM16_MAX = 65535;
 /** Notes the CLI's GPU run writes in its sidecars, with the options the page uses. */
 const NOTES = { backend: 'webgpu', storedAs: 'float32', encodeRule: 'd3d', lod: 'derivatives' } as const;

@@ -12,9 +12,18 @@
 import { existsSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { FormatError, LimitError, MismatchError } from '../errors.js';
-import { DEFAULT_RANGE, DOMAIN_SIZE, DOMAIN_XMIN, type GridDescription, type HeightRange, type RowDirection, type SampleConvention } from '../core/grid.js';
+import {
+  DEFAULT_RANGE,
+  DOMAIN_SIZE,
+  DOMAIN_XMIN,
+  UNORM16_MAX,
+  type GridDescription,
+  type HeightRange,
+  type RowDirection,
+  type SampleConvention,
+} from '../core/grid.js';
 import { codeHeightfield, encodeHeightfield, floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
-import type { EncodeCounts } from '../core/encoding.js';
+import { decodeHeightR16, type EncodeCounts } from '../core/encoding.js';
 import { pendingPathFor, writeFilePairAtomic } from './atomic.js';
 import { checkHeightfieldPngHeader, DEFAULT_PNG_PIXEL_LIMIT, decodePng16, encodePng16, pngImageDataBytes, readPngHeader } from './png16.js';
 import { readInputFile, readInputHead } from './read-input.js';
@@ -292,7 +301,7 @@ function sidecarRange(sidecar: Sidecar | null, setting: HeightRange | undefined,
 
 export interface WriteSettings {
   endian?: Endian;
-  /** Range for encoding a float field into a 16-bit container (default: the field's own, else −500 … 500 m). */
+  /** Range for encoding a float field into a 16-bit container (default: the field's own, else DEFAULT_RANGE). */
   range?: HeightRange;
   interlace?: boolean;
   stage?: string | null;
@@ -381,7 +390,7 @@ export function summarizeHeightfield(h: LoadedHeightfield): HeightfieldSummary {
   let maxMetres: number | null = null;
   let nf = { nan: 0, posInf: 0, negInf: 0 };
   if (f.kind === 'codes') {
-    let lo = 65535;
+    let lo = UNORM16_MAX;
     let hi = 0;
     const c = f.code_px;
     for (let i = 0; i < c.length; i++) {
@@ -391,9 +400,8 @@ export function summarizeHeightfield(h: LoadedHeightfield): HeightfieldSummary {
     }
     minCode = lo;
     maxCode = hi;
-    const span = f.range.max - f.range.min;
-    minMetres = (lo * span) / 65535 + f.range.min;
-    maxMetres = (hi * span) / 65535 + f.range.min;
+    minMetres = decodeHeightR16(lo, f.range);
+    maxMetres = decodeHeightR16(hi, f.range);
   } else {
     nf = countNonFinite(f.height_px);
     let lo = Infinity;

@@ -190,7 +190,7 @@ export function writeAssetKtx2(key: string, size: number, worldSize: number, d: 
   dfd.colorPrimaries = 1; // BT709
   dfd.transferFunction = 1; // linear
   dfd.bytesPlane = [2, 0, 0, 0, 0, 0, 0, 0];
-  dfd.samples = [{ bitOffset: 0, bitLength: 15, channelType: 0, samplePosition: [0, 0, 0, 0], sampleLower: 0, sampleUpper: 65535 }];
+  dfd.samples = [{ bitOffset: 0, bitLength: 15, channelType: 0, samplePosition: [0, 0, 0, 0], sampleLower: 0, sampleUpper: UNORM16_MAX }];
   c.keyValue = {
     [KV.key]: key,
     [KV.decode]: JSON.stringify(d),

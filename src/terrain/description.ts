@@ -11,7 +11,7 @@
  * Tiles share boundary samples: a terrain of T tiles of S samples per axis has T·(S − 1) + 1 samples.
  * The height range is authored: metres per step = (max − min)/65535 (40 m → 0.6 mm, 1000 m → 15.3 mm, same bytes).
  */
-import type { HeightRange } from '../core/grid.js';
+import { metresPerCode, type HeightRange } from '../core/grid.js';
 import { InputRangeError } from '../errors.js';
 
 export type TileKind = 'collision' | 'lod';
@@ -88,7 +88,7 @@ export function describeTerrain(d: TerrainDescription): DerivedNumbers {
     samplesY,
     extentX: d.tilesX * q * d.metresPerQuad,
     extentY: d.tilesY * q * d.metresPerQuad,
-    metresPerStep: (d.range.max - d.range.min) / 65535,
+    metresPerStep: metresPerCode(d.range),
     bytesR16: samplesX * samplesY * 2,
     bytesFloat32: samplesX * samplesY * 4,
     collisionShapes: d.tilesX * d.tilesY,

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { resampleField } from '../core/resample.js';
 import { encodeHeightfield, floatHeightfield, heightsOf } from '../core/heightfield.js';
-import type { GridDescription } from '../core/grid.js';
+import { DEFAULT_RANGE, type GridDescription } from '../core/grid.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { readHeightfieldFile, writeHeightfieldFile } from '../io/heightfield-file.js';
 import { describeTerrain, TILE_PRESETS, type TerrainDescription } from './description.js';
@@ -37,7 +37,7 @@ export function exportTiles(mapPath: string, outDir: string, o: ExportOptions): 
     kind = ((tileSamples - 1) & (tileSamples - 2)) === 0 ? 'lod' : 'collision';
     tiles = Math.ceil(g.columns / (tileSamples - 1));
   }
-  const range = map.kind === 'codes' ? map.range : { min: -500, max: 500 };
+  const range = map.kind === 'codes' ? map.range : DEFAULT_RANGE;
   const vertices = tiles * (tileSamples - 1) + 1;
   const desc: TerrainDescription = { kind, tileSamples, tilesX: tiles, tilesY: tiles, metresPerQuad: g.sizeX / (vertices - 1), range };
   const derived = describeTerrain(desc);

@@ -18,7 +18,8 @@
  *      which raises every touched sample by old min − new min — a uniform offset of the whole edit (tested);
  *  [R] base heights outside a narrower new range are clamped, and the count is reported.
  */
-import type { HeightRange } from '../core/grid.js';
+import { UNORM16_MAX, type HeightRange } from '../core/grid.js';
+import { decodeHeightR16 } from '../core/encoding.js';
 import { describeTerrain, type TerrainDescription } from './description.js';
 import { TerrainHoles } from './holes.js';
 import { CHUNK, LayerStack } from './layers.js';
@@ -30,8 +31,8 @@ const span = (r: HeightRange) => r.max - r.min;
 
 /** Absolute conversion of a 16-bit base code between ranges (real-valued; the caller rounds and clamps). */
 export function baseCodeAcrossRanges(code: number, from: HeightRange, to: HeightRange): number {
-  const metres = from.min + (code * span(from)) / 65535;
-  return ((metres - to.min) * 65535) / span(to);
+  const metres = decodeHeightR16(code, from);
+  return ((metres - to.min) * UNORM16_MAX) / span(to);
 }
 
 /** A delta in steps between ranges: scaled by the ratio of the spans, so its metres are unchanged. */
