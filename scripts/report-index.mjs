@@ -16,9 +16,10 @@ const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;');
 const runs = Object.keys(YAML.parse(readFileSync('params.yaml', 'utf8')).runs ?? {})
   .filter((name) => existsSync(join(root, name, 'stages.json')))
   .sort();
-const rows = runs.map((name) => {
-  const m = JSON.parse(readFileSync(join(root, name, 'metrics.json'), 'utf8'));
-  const s = JSON.parse(readFileSync(join(root, name, 'stages.json'), 'utf8'));
+/** One table row of a report folder: its metrics, gates and per-stage inner RMS, plus the comparison's kind and a note. */
+function reportRow(folder, kind, note) {
+  const m = JSON.parse(readFileSync(join(root, folder, 'metrics.json'), 'utf8'));
+  const s = JSON.parse(readFileSync(join(root, folder, 'stages.json'), 'utf8'));
   const hist = Object.keys(m)
     .filter((k) => k.startsWith('histogram.'))
     .map((k) => [Number(k.slice(10)), m[k]])
@@ -26,8 +27,16 @@ const rows = runs.map((name) => {
     .map(([d, c]) => `${d}: ${c}`)
     .join(', ');
   const stages = s.stages.map((x) => `${x.stage} ${x.innerRmsMm.toExponential(2)}`).join('<br>');
-  return `<tr><td><a href="${name}/index.html">${esc(name)}</a></td><td>${m.exactPercent.toFixed(4)}</td><td>${esc(hist)}</td><td>${m.maxAbsCode}</td><td>${m.rmsMm.toFixed(4)}</td><td style="text-align:left">f32 vs our own f64 references (consistency)</td><td>${s.passed ? 'pass' : '<b>FAIL</b>'}</td><td style="text-align:left">${stages}</td><td style="text-align:left">straddles / deviations: ${m['attribution.straddle'] ?? '–'} / ${m['attribution.deviation'] ?? '–'}</td></tr>`;
-});
+  const gates = s.gates && s.gates.length === 0 ? '–' : s.passed ? 'pass' : '<b>FAIL</b>';
+  return `<tr><td><a href="${folder}/index.html">${esc(folder)}</a></td><td>${m.exactPercent.toFixed(4)}</td><td>${esc(hist)}</td><td>${m.maxAbsCode}</td><td>${m.rmsMm.toFixed(4)}</td><td style="text-align:left">${kind}</td><td>${gates}</td><td style="text-align:left">${stages}</td><td style="text-align:left">${note(m)}</td></tr>`;
+}
+const rows = runs.map((name) =>
+  reportRow(
+    name,
+    'f32 vs our own f64 references (consistency)',
+    (m) => `straddles / deviations: ${m['attribution.straddle'] ?? '–'} / ${m['attribution.deviation'] ?? '–'}`,
+  ),
+);
 const gpuPage = existsSync(join(root, 'gpu', 'index.html'));
 const firstStages = (m) =>
   Object.keys(m)
@@ -43,18 +52,7 @@ for (const name of Object.keys(YAML.parse(readFileSync('params.yaml', 'utf8')).r
   ]) {
     const dir = join(root, `${name}${suffix}`);
     if (!existsSync(join(dir, 'stages.json'))) continue;
-    const m = JSON.parse(readFileSync(join(dir, 'metrics.json'), 'utf8'));
-    const s = JSON.parse(readFileSync(join(dir, 'stages.json'), 'utf8'));
-    const hist = Object.keys(m)
-      .filter((k) => k.startsWith('histogram.'))
-      .map((k) => [Number(k.slice(10)), m[k]])
-      .sort((a, b) => a[0] - b[0])
-      .map(([d, c]) => `${d}: ${c}`)
-      .join(', ');
-    const stages = s.stages.map((x) => `${x.stage} ${x.innerRmsMm.toExponential(2)}`).join('<br>');
-    gpuRows.push(
-      `<tr><td><a href="${name}${suffix}/index.html">${esc(name + suffix)}</a></td><td>${m.exactPercent.toFixed(4)}</td><td>${esc(hist)}</td><td>${m.maxAbsCode}</td><td>${m.rmsMm.toFixed(4)}</td><td style="text-align:left">CPU ${esc(side)} vs GPU reference (independent)</td><td>${s.gates.length ? (s.passed ? 'pass' : '<b>FAIL</b>') : '–'}</td><td style="text-align:left">${stages}</td><td style="text-align:left">${firstStages(m)}</td></tr>`,
-    );
+    gpuRows.push(reportRow(`${name}${suffix}`, `CPU ${esc(side)} vs GPU reference (independent)`, firstStages));
   }
 }
 // The ablation atlas (dvc.yaml stage atlas): its committed metrics.json, and a link once the page has been built.
