@@ -10,6 +10,7 @@
  *     metrics come from encoding float sides through the shared range with the UNORM16 rule. Non-finite values
  *     (NaN, ±Inf) are excluded from every metric and counted on their own.
  */
+import { Buffer } from 'node:buffer';
 import { MismatchError, InputRangeError } from '../errors.js';
 import { columnWorldX, DEFAULT_RANGE, gridDifference, metresPerCode, rowWorldY, UNORM16_MAX, type GridDescription, type HeightRange } from '../core/grid.js';
 import { decodeTable, encodeFieldR16, encodeUnorm16, heightToUnorm } from '../core/encoding.js';
@@ -297,9 +298,14 @@ function scanCodePairs(input: ComparisonInputs, regions: RegionSet, attribute: (
   const rc = input.R.codes;
   const gc32 = pairView(gc);
   const rc32 = pairView(rc);
+  // Byte views for a native comparison (memcmp) of whole rows: a row whose bytes agree holds no difference, so only
+  // the rows that differ are scanned pixel by pixel.
+  const gb = Buffer.from(gc.buffer, gc.byteOffset, gc.byteLength);
+  const rb = Buffer.from(rc.buffer, rc.byteOffset, rc.byteLength);
   for (let j = 0; j < H; j++) {
     const rowBase = j * W;
     const rowEnd = rowBase + W;
+    if (gb.compare(rb, 2 * rowBase, 2 * rowEnd, 2 * rowBase, 2 * rowEnd) === 0) continue;
     for (let k = nextDifference(gc, rc, gc32, rc32, rowBase, rowEnd); k < rowEnd; k = nextDifference(gc, rc, gc32, rc32, k + 1, rowEnd)) {
       addDifference(regions, input.block, k - rowBase, j, k, gc[k] - rc[k], 0, false);
       if (attribute) attribute(k);
