@@ -165,29 +165,36 @@ export function ringPixelCounts(g: RadialGeometry, step: number, rings: number):
   const mid = g.mid;
   let mirrored = n % 2 === 0 && mid === n / 2 - 1;
   for (let t = 0; mirrored && t <= mid; t++) mirrored = dx2[mid - t] === dx2[mid + 1 + t];
+  // Columns are (near) evenly spaced: a first guess of each edge's column from √(t − dy²) and the spacing, then a
+  // walk to the exact boundary with the same comparisons, makes each (row, ring) O(1) instead of a sweep over columns.
+  const dx = g.dx;
+  const x0 = dx[0];
+  const h = n > 1 ? (dx[n - 1] - x0) / (n - 1) : 0;
+  const guessable = h > 0 && Number.isFinite(h);
   const rowCounts = new Map<number, Float64Array>();
   for (let j = 0; j < g.grid.rows; j++) {
     const dy2 = g.dy2[j];
     let row = rowCounts.get(dy2);
     if (row === undefined) {
       row = new Float64Array(rings + 1);
-      // Left half: columns mid, mid−1, …, 0 (r² non-decreasing).
-      let p = mid;
       for (let k = 1; k <= rings; k++) {
         const t = edge2[k];
+        if (dx2[mid] + dy2 >= t) continue; // no column of this row is below this edge (monotone halves)
+        const r = Math.sqrt(t - dy2);
+        // Left half [0, mid] (r² non-increasing towards mid): p = last column with r² ≥ t, or −1.
+        let p = guessable ? Math.min(mid, Math.max(-1, Math.floor((-r - x0) / h))) : mid;
         while (p >= 0 && dx2[p] + dy2 < t) p--;
+        while (p < mid && dx2[p + 1] + dy2 >= t) p++;
         row[k] = mid - p;
-      }
-      if (mirrored) {
-        for (let k = 1; k <= rings; k++) row[k] *= 2;
-      } else {
-        // Right half: columns mid+1, …, n−1.
-        let q = mid + 1;
-        for (let k = 1; k <= rings; k++) {
-          const t = edge2[k];
-          while (q < n && dx2[q] + dy2 < t) q++;
-          row[k] += q - (mid + 1);
+        if (mirrored) {
+          row[k] *= 2;
+          continue;
         }
+        // Right half [mid + 1, n − 1]: q = first column with r² ≥ t, or n.
+        let q = guessable ? Math.min(n, Math.max(mid + 1, Math.ceil((r - x0) / h))) : mid + 1;
+        while (q < n && dx2[q] + dy2 < t) q++;
+        while (q > mid + 1 && dx2[q - 1] + dy2 >= t) q--;
+        row[k] += q - (mid + 1);
       }
       rowCounts.set(dy2, row);
     }
