@@ -206,9 +206,29 @@ function sharedBuffer(bytes: number): Buffer {
  * interrupted pair write) are exactly the synchronous reader's.
  */
 export async function readHeightfieldFiles(paths: readonly string[], settings: ReadSettings = {}): Promise<LoadedHeightfield[]> {
+  return startReadingHeightfieldFiles(paths, settings).verified;
+}
+
+/** The files as read, before their digests are known, and the verified result of readHeightfieldFiles. */
+export interface EarlyHeightfieldRead {
+  /**
+   * Each file as read (null where the fast read failed), NOT yet verified: work on it may start, but nothing derived
+   * from it may be shown or written unless `verified` resolves to these same objects.
+   */
+  early: (LoadedHeightfield | null)[];
+  /** What readHeightfieldFiles returns: an early object where its digest matched, else the synchronous reader's result. */
+  verified: Promise<LoadedHeightfield[]>;
+}
+
+/**
+ * readHeightfieldFiles in two steps: the payloads are read (synchronously) and their digests started; the caller may
+ * compute on `early` while the worker hashes, then must await `verified` before using any result.
+ */
+export function startReadingHeightfieldFiles(paths: readonly string[], settings: ReadSettings = {}): EarlyHeightfieldRead {
   const hasher = startDigestWorker();
+  let fast: ({ loaded: LoadedHeightfield; digests: Promise<boolean>[] } | null)[];
   try {
-    const fast = paths.map((path) => {
+    fast = paths.map((path) => {
       const digests: Promise<boolean>[] = [];
       try {
         const loaded = readHeightfieldFileWith(
@@ -231,16 +251,24 @@ export async function readHeightfieldFiles(paths: readonly string[], settings: R
         return null;
       }
     });
-    const out: LoadedHeightfield[] = [];
-    for (let k = 0; k < paths.length; k++) {
-      const f = fast[k];
-      const ok = f !== null && (await Promise.all(f.digests)).every(Boolean);
-      out.push(ok ? f.loaded : readHeightfieldFile(paths[k], settings));
-    }
-    return out;
-  } finally {
+  } catch (e) {
     hasher.close();
+    throw e;
   }
+  const verify = async (): Promise<LoadedHeightfield[]> => {
+    try {
+      const out: LoadedHeightfield[] = [];
+      for (let k = 0; k < paths.length; k++) {
+        const f = fast[k];
+        const ok = f !== null && (await Promise.all(f.digests)).every(Boolean);
+        out.push(ok ? f.loaded : readHeightfieldFile(paths[k], settings));
+      }
+      return out;
+    } finally {
+      hasher.close();
+    }
+  };
+  return { early: fast.map((f) => (f ? f.loaded : null)), verified: verify() };
 }
 
 interface DigestWorker {
