@@ -141,10 +141,20 @@ export function maskPixelCount(def: MaskDefinition, g: RadialGeometry): number {
     for (let j = 0; j < rows; j++) if (g.dy[j] >= -h && g.dy[j] <= h) n += c;
     return n;
   }
+  // A row's count depends only on its dy²: rows sharing one (mirror rows of a centred grid) are counted once.
+  const rowsWith = new Map<number, number[]>();
   for (let j = 0; j < rows; j++) {
-    if (def.kind === 'disk') n += g.countWithin(j, def.radius * def.radius, false);
-    else if (def.kind === 'outside') n += cols - g.countWithin(j, def.radius * def.radius, false);
-    else n += g.countWithin(j, def.outer * def.outer, false) - g.countWithin(j, def.inner * def.inner, true);
+    const same = rowsWith.get(g.dy2[j]);
+    if (same) same.push(j);
+    else rowsWith.set(g.dy2[j], [j]);
+  }
+  for (const same of rowsWith.values()) {
+    const j = same[0];
+    let c: number;
+    if (def.kind === 'disk') c = g.countWithin(j, def.radius * def.radius, false);
+    else if (def.kind === 'outside') c = cols - g.countWithin(j, def.radius * def.radius, false);
+    else c = g.countWithin(j, def.outer * def.outer, false) - g.countWithin(j, def.inner * def.inner, true);
+    n += c * same.length;
   }
   return n;
 }
