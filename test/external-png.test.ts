@@ -135,6 +135,14 @@ describe('PNG16 written by ImageMagick', () => {
     const back = readHeightfieldFile(p);
     expect(back.field.kind === 'codes' && Array.from(back.field.code_px)).toEqual(Array.from(codes));
   });
+  it('our Adam7 output (--interlace, written without a PNG library) reads back identically in ImageMagick', async () => {
+    const p = join(dir, 'ours-adam7.png');
+    const r16 = join(dir, 'ours-adam7.r16');
+    writeFileSync(r16, Buffer.from(codes.buffer));
+    expect((await cli('convert', r16, p, '--size', `${W}x${H}`, '--interlace')).code).toBe(0);
+    expect(readFileSync(p)[28]).toBe(1); // IHDR interlace method: Adam7
+    expect(Array.from(imagemagickCodes(p))).toEqual(Array.from(codes));
+  });
   it('our writer (Up filter on every row, Z_RLE deflate, IDAT chunks ≤ 1 MiB) reads back identically in ImageMagick, also split over chunks', async () => {
     const { encodePng16 } = await import('../src/api/formats.js');
     // Noise compresses badly: 1200×1000 samples need well over 1 MiB of deflate output, so several IDAT chunks.

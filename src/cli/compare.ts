@@ -3,14 +3,14 @@
  * Exit 0 when every gate passes, 3 when a gate fails (EXIT_GATE), 2 on bad input or usage, 1 on an internal failure.
  */
 import { Option, type Command } from 'commander';
-import { compareHeightfields, DEFAULT_STRADDLE_EPSILON_CODES } from '../compare/compare.js';
+import { compareHeightfields, DEFAULT_STRADDLE_EPSILON_CODES, type ComparisonResult } from '../compare/compare.js';
 import { evaluateGates } from '../compare/gates.js';
 import { resultJson, summaryMarkdown, writeComparisonReport } from '../compare/report.js';
 import { DEFAULT_MASKS } from '../compare/regions.js';
 import { floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
 import { gridDifference } from '../core/grid.js';
 import { EXIT_GATE, LimitError, MismatchError } from '../errors.js';
-import { readHeightfieldFile, readHeightfieldFiles, type ReadSettings } from '../io/heightfield-file.js';
+import { readHeightfieldFile, startReadingHeightfieldFiles, type ReadSettings } from '../io/heightfield-file.js';
 import { parseEndian, parseNonNegativeNumber, parseNumber, parsePath, parsePositiveInt, parsePositiveNumber, parseRange, parseSize } from './args.js';
 import type { CliIO, CommandInstaller } from './io.js';
 import { CliExit } from './io.js';
@@ -47,14 +47,16 @@ export interface CompareCliOptions extends ReadSettings {
   selfContained?: boolean;
 }
 
-/** Diagnosis and resampling load only when their option asks for them (startup is part of a comparison's time). */
-export async function compareCommand(generated: string, reference: string, o: CompareCliOptions, io: CliIO): Promise<number> {
-  const settings: ReadSettings = { size: o.size, endian: o.endian, range: o.range };
-  // Both payloads' sidecar digests run concurrently off the main thread; refusals come in this order, as before.
-  const [refFile, genFile] = await readHeightfieldFiles([reference, generated], settings);
-  const ref = refFile.field;
-  let gen: Heightfield = genFile.field;
-  // Limits before work: the radial profile's ring count follows from the reference grid's half-diagonal and the step.
+/** What the comparison computes from the two fields (before gates, reports and output). */
+interface Analysis {
+  gen: Heightfield;
+  ref: Heightfield;
+  generatedFloat: Float32Array | null;
+  result: ComparisonResult;
+}
+
+/** Limits before work: the radial profile's ring count follows from the reference grid's half-diagonal and the step. */
+function checkRingLimit(ref: Heightfield, o: CompareCliOptions): void {
   const step = o.radialStep ?? DEFAULT_MASKS.radialStep;
   const reach = Math.hypot(ref.grid.sizeX, ref.grid.sizeY) / 2;
   if (reach / step > MAX_RADIAL_RINGS) {
@@ -62,13 +64,11 @@ export async function compareCommand(generated: string, reference: string, o: Co
       `--radial-step ${step}: ${Math.ceil(reach / step)} rings over a ${ref.grid.sizeX}×${ref.grid.sizeY} m grid, over the limit of ${MAX_RADIAL_RINGS} (use a step ≥ ${reach / MAX_RADIAL_RINGS} m)`,
     );
   }
-  if (o.resample && gridDifference(gen.grid, ref.grid)) {
-    const { resampleField } = await import('../core/resample.js');
-    const out = new Float32Array(ref.grid.columns * ref.grid.rows);
-    gen = floatHeightfield(ref.grid, resampleField(heightsOf(gen), gen.grid, ref.grid, out));
-  } else if (o.resample && gen.kind === 'codes' && ref.kind === 'codes' && (gen.range.min !== ref.range.min || gen.range.max !== ref.range.max)) {
-    gen = floatHeightfield(gen.grid, heightsOf(gen));
-  }
+}
+
+/** The synchronous part of a comparison: limits, the --generated-float read, the metrics. */
+function analyse(gen: Heightfield, ref: Heightfield, o: CompareCliOptions, settings: ReadSettings): Analysis {
+  checkRingLimit(ref, o);
   let generatedFloat: Float32Array | null = null;
   if (o.generatedFloat) {
     const f = readHeightfieldFile(o.generatedFloat, settings).field;
@@ -89,6 +89,46 @@ export async function compareCommand(generated: string, reference: string, o: Co
     generatedFloat,
     straddleEpsilonCodes: o.straddleEps ?? DEFAULT_STRADDLE_EPSILON_CODES,
   });
+  return { gen, ref, generatedFloat, result };
+}
+
+/**
+ * Diagnosis and resampling load only when their option asks for them (startup is part of a comparison's time).
+ * Without --resample the metrics are computed while a worker thread checks both payloads' sidecar digests; they are
+ * used (and anything shown or written) only once both files verified as read — otherwise, or on a refusal, the outcome
+ * is exactly the sequential one: the read's refusal first, then the comparison's on the verified files.
+ */
+export async function compareCommand(generated: string, reference: string, o: CompareCliOptions, io: CliIO): Promise<number> {
+  const settings: ReadSettings = { size: o.size, endian: o.endian, range: o.range };
+  const reading = startReadingHeightfieldFiles([reference, generated], settings);
+  const [refEarly, genEarly] = reading.early;
+  let early: { value: Analysis } | { error: unknown } | null = null;
+  if (!o.resample && refEarly && genEarly) {
+    try {
+      early = { value: analyse(genEarly.field, refEarly.field, o, settings) };
+    } catch (e) {
+      early = { error: e };
+    }
+  }
+  const [refFile, genFile] = await reading.verified;
+  let analysis: Analysis;
+  if (early && refFile === refEarly && genFile === genEarly) {
+    if ('error' in early) throw early.error;
+    analysis = early.value;
+  } else {
+    const ref = refFile.field;
+    let gen: Heightfield = genFile.field;
+    checkRingLimit(ref, o);
+    if (o.resample && gridDifference(gen.grid, ref.grid)) {
+      const { resampleField } = await import('../core/resample.js');
+      const out = new Float32Array(ref.grid.columns * ref.grid.rows);
+      gen = floatHeightfield(ref.grid, resampleField(heightsOf(gen), gen.grid, ref.grid, out));
+    } else if (o.resample && gen.kind === 'codes' && ref.kind === 'codes' && (gen.range.min !== ref.range.min || gen.range.max !== ref.range.max)) {
+      gen = floatHeightfield(gen.grid, heightsOf(gen));
+    }
+    analysis = analyse(gen, ref, o, settings);
+  }
+  const { gen, ref, generatedFloat, result } = analysis;
   const gates = evaluateGates(result, { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm });
   const meta = { generated, reference, gates, title: o.title, sharedPlotly: o.sharedPlotly, selfContained: o.selfContained };
   if (o.report) writeComparisonReport(o.report, result, gen, ref, meta);

@@ -10,8 +10,19 @@
  *     metrics come from encoding float sides through the shared range with the UNORM16 rule. Non-finite values
  *     (NaN, ±Inf) are excluded from every metric and counted on their own.
  */
+import { Buffer } from 'node:buffer';
 import { MismatchError, InputRangeError } from '../errors.js';
-import { columnWorldX, DEFAULT_RANGE, gridDifference, metresPerCode, rowWorldY, UNORM16_MAX, type GridDescription, type HeightRange } from '../core/grid.js';
+import {
+  columnWorldX,
+  DEFAULT_RANGE,
+  gridDifference,
+  metresPerCode,
+  rowWorldY,
+  UNORM16_MAX,
+  validateRange,
+  type GridDescription,
+  type HeightRange,
+} from '../core/grid.js';
 import { decodeTable, encodeFieldR16, encodeUnorm16, heightToUnorm } from '../core/encoding.js';
 import type { Heightfield } from '../core/heightfield.js';
 import { RegionAccumulator, reduceHistogram, sqrtRatio } from './accumulate.js';
@@ -169,7 +180,8 @@ interface ComparisonInputs {
   G: Side;
   R: Side;
   withFloat: boolean;
-  table: Float64Array;
+  /** Decode table of the range; built only when a side is float (code-only pairs never decode). */
+  table: Float64Array | null;
 }
 
 /** Every accumulator the scan feeds: the whole map, each mask, each radial ring, the block maps. */
@@ -225,8 +237,10 @@ function comparisonInputs(gen: Heightfield, ref: Heightfield, opts: CompareOptio
   const range = ref.kind === 'codes' ? ref.range : gen.kind === 'codes' ? gen.range : DEFAULT_RANGE;
   const block = opts.block ?? 4;
   if (!Number.isInteger(block) || block < 1) throw new InputRangeError(`block size: expected an integer ≥ 1, got ${block}`);
+  validateRange(range);
   const G = sideOf(gen, range);
   const R = sideOf(ref, range);
+  const withFloat = G.heights !== null || R.heights !== null;
   return {
     grid: ref.grid,
     range,
@@ -235,8 +249,8 @@ function comparisonInputs(gen: Heightfield, ref: Heightfield, opts: CompareOptio
     block,
     G,
     R,
-    withFloat: G.heights !== null || R.heights !== null,
-    table: decodeTable(range),
+    withFloat,
+    table: withFloat ? decodeTable(range) : null,
   };
 }
 
@@ -297,9 +311,14 @@ function scanCodePairs(input: ComparisonInputs, regions: RegionSet, attribute: (
   const rc = input.R.codes;
   const gc32 = pairView(gc);
   const rc32 = pairView(rc);
+  // Byte views for a native comparison (memcmp) of whole rows: a row whose bytes agree holds no difference, so only
+  // the rows that differ are scanned pixel by pixel.
+  const gb = Buffer.from(gc.buffer, gc.byteOffset, gc.byteLength);
+  const rb = Buffer.from(rc.buffer, rc.byteOffset, rc.byteLength);
   for (let j = 0; j < H; j++) {
     const rowBase = j * W;
     const rowEnd = rowBase + W;
+    if (gb.compare(rb, 2 * rowBase, 2 * rowEnd, 2 * rowBase, 2 * rowEnd) === 0) continue;
     for (let k = nextDifference(gc, rc, gc32, rc32, rowBase, rowEnd); k < rowEnd; k = nextDifference(gc, rc, gc32, rc32, k + 1, rowEnd)) {
       addDifference(regions, input.block, k - rowBase, j, k, gc[k] - rc[k], 0, false);
       if (attribute) attribute(k);
@@ -315,7 +334,7 @@ function scanFloatPairs(input: ComparisonInputs, regions: RegionSet, excluded: U
   const rc = input.R.codes;
   const gh = input.G.heights;
   const rh = input.R.heights;
-  const table = input.table;
+  const table = input.table ?? decodeTable(input.range);
   for (let j = 0; j < H; j++) {
     const rowBase = j * W;
     for (let i = 0; i < W; i++) {

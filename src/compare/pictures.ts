@@ -2,7 +2,7 @@
  * Pictures for reports: colour maps, display downsampling, RGB PNG encoding.
  * Display downsampling is for display only; every statistic is computed at full resolution.
  */
-import { encode } from 'fast-png';
+import { pngFile } from '../io/png16.js';
 
 export type Rgb = [number, number, number];
 
@@ -112,19 +112,21 @@ export function downsampleMaxAbs(v: ArrayLike<number>, w: number, h: number, f: 
  * read), so a row0-at-ymin field appears north-up.
  */
 export function scalarPng(v: ArrayLike<number>, w: number, h: number, colour: (x: number) => Rgb, row0AtBottom: boolean): Uint8Array {
-  const rgb = new Uint8Array(w * h * 3);
+  // Filtered scanlines of an 8-bit RGB PNG: per row a filter byte 0 (None), then the row's RGB triples.
+  const stride = 1 + w * 3;
+  const rgb = new Uint8Array(stride * h);
   for (let j = 0; j < h; j++) {
     const dst = row0AtBottom ? h - 1 - j : j;
     for (let i = 0; i < w; i++) {
       const x = v[j * w + i];
       const [r, g, b] = x !== x ? [200, 200, 200] : colour(x);
-      const o = (dst * w + i) * 3;
+      const o = dst * stride + 1 + i * 3;
       rgb[o] = r;
       rgb[o + 1] = g;
       rgb[o + 2] = b;
     }
   }
-  return encode({ width: w, height: h, data: rgb, depth: 8, channels: 3 });
+  return pngFile(w, h, 8, 2, 0, rgb);
 }
 
 /** Two equally sized RGB images side by side with a gap. */

@@ -141,20 +141,31 @@ export function maskPixelCount(def: MaskDefinition, g: RadialGeometry): number {
     for (let j = 0; j < rows; j++) if (g.dy[j] >= -h && g.dy[j] <= h) n += c;
     return n;
   }
+  // A row's count depends only on its dy²: rows sharing one (mirror rows of a centred grid) are counted once.
+  const rowsWith = new Map<number, number[]>();
   for (let j = 0; j < rows; j++) {
-    if (def.kind === 'disk') n += g.countWithin(j, def.radius * def.radius, false);
-    else if (def.kind === 'outside') n += cols - g.countWithin(j, def.radius * def.radius, false);
-    else n += g.countWithin(j, def.outer * def.outer, false) - g.countWithin(j, def.inner * def.inner, true);
+    const same = rowsWith.get(g.dy2[j]);
+    if (same) same.push(j);
+    else rowsWith.set(g.dy2[j], [j]);
+  }
+  for (const same of rowsWith.values()) {
+    const j = same[0];
+    let c: number;
+    if (def.kind === 'disk') c = g.countWithin(j, def.radius * def.radius, false);
+    else if (def.kind === 'outside') c = cols - g.countWithin(j, def.radius * def.radius, false);
+    else c = g.countWithin(j, def.outer * def.outer, false) - g.countWithin(j, def.inner * def.inner, true);
+    n += c * same.length;
   }
   return n;
 }
 
 /**
  * Pixel counts of radial rings [k·w, (k+1)·w), by rows. Along a row, r² falls towards the column `mid` and rises away
- * from it, so each half is a sorted sequence; one sweep per half against the increasing squared edges (k·w)² counts
- * the pixels below every edge with the same strict comparison ringIndex uses. A row's counts depend only on its dy²,
- * so rows with an equal dy² (mirror rows of a centred grid) reuse them; when the two halves of a row mirror each
- * other exactly (dx²[mid − t] = dx²[mid + 1 + t] for every t), the right half's counts are the left half's.
+ * from it, so each half is a sorted sequence; for each squared edge (k·w)² the column where a half crosses it is
+ * guessed from the column spacing and then found exactly with the same strict comparison ringIndex uses. A row's
+ * counts depend only on its dy², so rows with an equal dy² (mirror rows of a centred grid) are counted once; when the
+ * two halves of a row mirror each other exactly (dx²[mid − t] = dx²[mid + 1 + t] for every t), the right half's counts
+ * are the left half's.
  */
 export function ringPixelCounts(g: RadialGeometry, step: number, rings: number): Float64Array {
   const below = new Float64Array(rings + 1); // pixels with r² < (k·w)², accumulated over rows
@@ -165,33 +176,36 @@ export function ringPixelCounts(g: RadialGeometry, step: number, rings: number):
   const mid = g.mid;
   let mirrored = n % 2 === 0 && mid === n / 2 - 1;
   for (let t = 0; mirrored && t <= mid; t++) mirrored = dx2[mid - t] === dx2[mid + 1 + t];
-  const rowCounts = new Map<number, Float64Array>();
-  for (let j = 0; j < g.grid.rows; j++) {
-    const dy2 = g.dy2[j];
-    let row = rowCounts.get(dy2);
-    if (row === undefined) {
-      row = new Float64Array(rings + 1);
-      // Left half: columns mid, mid−1, …, 0 (r² non-decreasing).
-      let p = mid;
-      for (let k = 1; k <= rings; k++) {
-        const t = edge2[k];
-        while (p >= 0 && dx2[p] + dy2 < t) p--;
-        row[k] = mid - p;
+  // Columns are (near) evenly spaced: a first guess of each edge's column from √(t − dy²) and the spacing, then a
+  // walk to the exact boundary with the same comparisons, makes each (row, ring) O(1) instead of a sweep over columns.
+  const dx = g.dx;
+  const x0 = dx[0];
+  const h = n > 1 ? (dx[n - 1] - x0) / (n - 1) : 0;
+  const guessable = h > 0 && Number.isFinite(h);
+  // Rows with an equal dy² (mirror rows of a centred grid) have equal counts: each distinct dy² is counted once and
+  // weighted by how many rows share it.
+  const rowsWith = new Map<number, number>();
+  for (let j = 0; j < g.grid.rows; j++) rowsWith.set(g.dy2[j], (rowsWith.get(g.dy2[j]) ?? 0) + 1);
+  for (const [dy2, mult] of rowsWith) {
+    for (let k = 1; k <= rings; k++) {
+      const t = edge2[k];
+      if (dx2[mid] + dy2 >= t) continue; // no column of this row is below this edge (monotone halves)
+      const r = Math.sqrt(t - dy2);
+      // Left half [0, mid] (r² non-increasing towards mid): p = last column with r² ≥ t, or −1.
+      let p = guessable ? Math.min(mid, Math.max(-1, Math.floor((-r - x0) / h))) : mid;
+      while (p >= 0 && dx2[p] + dy2 < t) p--;
+      while (p < mid && dx2[p + 1] + dy2 >= t) p++;
+      let c = mid - p;
+      if (mirrored) c *= 2;
+      else {
+        // Right half [mid + 1, n − 1]: q = first column with r² ≥ t, or n.
+        let q = guessable ? Math.min(n, Math.max(mid + 1, Math.ceil((r - x0) / h))) : mid + 1;
+        while (q < n && dx2[q] + dy2 < t) q++;
+        while (q > mid + 1 && dx2[q - 1] + dy2 >= t) q--;
+        c += q - (mid + 1);
       }
-      if (mirrored) {
-        for (let k = 1; k <= rings; k++) row[k] *= 2;
-      } else {
-        // Right half: columns mid+1, …, n−1.
-        let q = mid + 1;
-        for (let k = 1; k <= rings; k++) {
-          const t = edge2[k];
-          while (q < n && dx2[q] + dy2 < t) q++;
-          row[k] += q - (mid + 1);
-        }
-      }
-      rowCounts.set(dy2, row);
+      below[k] += c * mult;
     }
-    for (let k = 1; k <= rings; k++) below[k] += row[k];
   }
   const counts = new Float64Array(rings);
   for (let k = 0; k < rings; k++) counts[k] = below[k + 1] - below[k];

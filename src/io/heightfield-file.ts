@@ -10,6 +10,7 @@
  *    the range defaults to −500 … 500 m; byte order to little-endian.
  */
 import { existsSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { basename, extname } from 'node:path';
 import { FormatError, LimitError, MismatchError } from '../errors.js';
 import {
@@ -80,7 +81,7 @@ export interface LoadedHeightfield {
  * Reads the payload with its size bounded before reading: a PNG by what its IHDR allows (checked first), a raw file
  * by its sidecar, its --size, or the sample limit.
  */
-function readPayload(path: string, container: Container, sidecar: Sidecar | null, s: ReadSettings): Uint8Array {
+function readPayload(path: string, container: Container, sidecar: Sidecar | null, s: ReadSettings, alloc?: PayloadAlloc): Uint8Array {
   const pixelLimit = s.pixelLimit ?? (container === 'png16' ? DEFAULT_PNG_PIXEL_LIMIT : MAX_FIELD_PIXELS);
   if (container === 'png16') {
     const header = readPngHeader(readInputHead(path, 33).head);
@@ -90,7 +91,7 @@ function readPayload(path: string, container: Container, sidecar: Sidecar | null
     return readInputFile(path, data + Math.ceil(data / 8) + (16 << 20), `a ${header.width}×${header.height} 16-bit grey PNG never needs more`);
   }
   const bps = container === 'r16' ? 2 : 4;
-  if (sidecar) return readInputFile(path, sidecar.payload.bytes, "the sidecar's payload.bytes");
+  if (sidecar) return readInputFile(path, sidecar.payload.bytes, "the sidecar's payload.bytes", alloc);
   if (s.size) {
     checkFieldSize(`${path}: --size`, s.size.width, s.size.height, pixelLimit);
     return readInputFile(path, s.size.width * s.size.height * bps, `--size ${s.size.width}x${s.size.height} of ${bps}-byte samples`);
@@ -142,10 +143,18 @@ export function checkSettingsAgainstSidecar(path: string, container: Container, 
  * The payload a sidecar commits to: the file under its real name when its hash matches, else the pending file an
  * interrupted pair write left (src/io/atomic.ts), else a refusal naming the reason.
  */
-function readCommittedPayload(path: string, container: Container, sidecar: Sidecar, s: ReadSettings, notes: string[], verify: PayloadCheck): Uint8Array {
+function readCommittedPayload(
+  path: string,
+  container: Container,
+  sidecar: Sidecar,
+  s: ReadSettings,
+  notes: string[],
+  verify: PayloadCheck,
+  alloc?: PayloadAlloc,
+): Uint8Array {
   let first: unknown;
   try {
-    const bytes = readPayload(path, container, sidecar, s);
+    const bytes = readPayload(path, container, sidecar, s, alloc);
     verify(sidecar, bytes, path);
     return bytes;
   } catch (e) {
@@ -180,42 +189,147 @@ export function readHeightfieldFile(path: string, settings: ReadSettings = {}): 
 /** Checks a payload against its sidecar (count and hash), throwing the refusal. */
 type PayloadCheck = (sidecar: Sidecar, payload: Uint8Array, file: string) => void;
 
+/** Provides the buffer a sidecar-described payload is read into. */
+type PayloadAlloc = (bytes: number) => Buffer;
+
+/** A Buffer over fresh shared memory, which a worker thread can read without a copy. */
+function sharedBuffer(bytes: number): Buffer {
+  return Buffer.from(new SharedArrayBuffer(bytes), 0, bytes);
+}
+
 /**
- * Reads several heightfield files with the same checks and results as readHeightfieldFile, faster: the payloads'
- * SHA-256 digests (the sidecar check) run concurrently on libuv's thread pool (WebCrypto) instead of one after the
- * other on the main thread. Nothing is returned before every digest matched. A file whose fast read throws or whose
- * digest differs is read again by readHeightfieldFile, in the order given, so refusals (and the recovery of an
+ * Reads several heightfield files with the same checks and results as readHeightfieldFile, faster: each payload is
+ * read once into shared memory and its SHA-256 (the sidecar check) is computed by a worker thread from that same
+ * memory (no copy) while the main thread reads the next file and the caller may already start on the data; the
+ * returned promise settles only after every digest matched. A file whose fast read throws or whose digest differs (or
+ * cannot be computed) is read again by readHeightfieldFile, in the order given, so refusals (and the recovery of an
  * interrupted pair write) are exactly the synchronous reader's.
  */
 export async function readHeightfieldFiles(paths: readonly string[], settings: ReadSettings = {}): Promise<LoadedHeightfield[]> {
-  const fast = paths.map((path) => {
-    const digests: Promise<boolean>[] = [];
-    try {
-      const loaded = readHeightfieldFileWith(path, settings, (sidecar, payload, file) => {
-        if (payload.length !== sidecar.payload.bytes) verifyPayload(sidecar, payload, file); // throws the count refusal
-        // A digest that cannot be computed counts as a mismatch: the synchronous reader then decides.
-        digests.push(
-          sha256HexAsync(payload).then(
-            (h) => h === sidecar.payload.sha256,
-            () => false,
-          ),
-        );
-      });
-      return { loaded, digests };
-    } catch {
-      return null;
-    }
-  });
-  const out: LoadedHeightfield[] = [];
-  for (let k = 0; k < paths.length; k++) {
-    const f = fast[k];
-    const ok = f !== null && (await Promise.all(f.digests)).every(Boolean);
-    out.push(ok ? f.loaded : readHeightfieldFile(paths[k], settings));
-  }
-  return out;
+  return startReadingHeightfieldFiles(paths, settings).verified;
 }
 
-function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: PayloadCheck): LoadedHeightfield {
+/** The files as read, before their digests are known, and the verified result of readHeightfieldFiles. */
+export interface EarlyHeightfieldRead {
+  /**
+   * Each file as read (null where the fast read failed), NOT yet verified: work on it may start, but nothing derived
+   * from it may be shown or written unless `verified` resolves to these same objects.
+   */
+  early: (LoadedHeightfield | null)[];
+  /** What readHeightfieldFiles returns: an early object where its digest matched, else the synchronous reader's result. */
+  verified: Promise<LoadedHeightfield[]>;
+}
+
+/**
+ * readHeightfieldFiles in two steps: the payloads are read (synchronously) and their digests started; the caller may
+ * compute on `early` while the worker hashes, then must await `verified` before using any result.
+ */
+export function startReadingHeightfieldFiles(paths: readonly string[], settings: ReadSettings = {}): EarlyHeightfieldRead {
+  const hasher = startDigestWorker();
+  let fast: ({ loaded: LoadedHeightfield; digests: Promise<boolean>[] } | null)[];
+  try {
+    fast = paths.map((path) => {
+      const digests: Promise<boolean>[] = [];
+      try {
+        const loaded = readHeightfieldFileWith(
+          path,
+          settings,
+          (sidecar, payload, file) => {
+            if (payload.length !== sidecar.payload.bytes) verifyPayload(sidecar, payload, file); // throws the count refusal
+            // A digest that cannot be computed counts as a mismatch: the synchronous reader then decides.
+            digests.push(
+              hasher.digest(payload).then(
+                (h) => h === sidecar.payload.sha256,
+                () => false,
+              ),
+            );
+          },
+          sharedBuffer,
+        );
+        return { loaded, digests };
+      } catch {
+        return null;
+      }
+    });
+  } catch (e) {
+    hasher.close();
+    throw e;
+  }
+  const verify = async (): Promise<LoadedHeightfield[]> => {
+    try {
+      const out: LoadedHeightfield[] = [];
+      for (let k = 0; k < paths.length; k++) {
+        const f = fast[k];
+        const ok = f !== null && (await Promise.all(f.digests)).every(Boolean);
+        out.push(ok ? f.loaded : readHeightfieldFile(paths[k], settings));
+      }
+      return out;
+    } finally {
+      hasher.close();
+    }
+  };
+  return { early: fast.map((f) => (f ? f.loaded : null)), verified: verify() };
+}
+
+interface DigestWorker {
+  /** Hex SHA-256 of `bytes`; rejects when the worker fails. */
+  digest(bytes: Uint8Array): Promise<string>;
+  close(): void;
+}
+
+/** The worker's whole program: hash the shared bytes it is sent, answer with the hex digest. */
+const DIGEST_WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
+parentPort.on('message', (m) => {
+  const hex = createHash('sha256').update(new Uint8Array(m.buffer, m.offset, m.length)).digest('hex');
+  parentPort.postMessage({ id: m.id, hex });
+});
+`;
+
+/**
+ * A worker thread computing SHA-256 of payloads held in shared memory. It starts before the first file is read, so
+ * its start-up overlaps the reads. Bytes not in shared memory are hashed through WebCrypto instead (a copy).
+ */
+function startDigestWorker(): DigestWorker {
+  const pending = new Map<number, { resolve: (hex: string) => void; reject: (e: unknown) => void }>();
+  let next = 0;
+  let failure: unknown = null;
+  const fail = (e: unknown): void => {
+    failure = e ?? new Error('digest worker stopped');
+    for (const p of pending.values()) p.reject(failure);
+    pending.clear();
+  };
+  let worker: Worker | null = null;
+  try {
+    worker = new Worker(DIGEST_WORKER_SOURCE, { eval: true });
+    worker.on('message', (m: { id: number; hex: string }) => {
+      const p = pending.get(m.id);
+      pending.delete(m.id);
+      p?.resolve(m.hex);
+    });
+    worker.on('error', fail);
+    worker.on('exit', () => fail(null));
+  } catch (e) {
+    failure = e;
+  }
+  return {
+    digest(bytes: Uint8Array): Promise<string> {
+      if (!(bytes.buffer instanceof SharedArrayBuffer) || worker === null || failure !== null) return sha256HexAsync(bytes);
+      const id = next++;
+      const w = worker;
+      return new Promise<string>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        w.postMessage({ id, buffer: bytes.buffer, offset: bytes.byteOffset, length: bytes.length });
+      });
+    },
+    close(): void {
+      if (worker) void worker.terminate();
+    },
+  };
+}
+
+function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: PayloadCheck, alloc?: PayloadAlloc): LoadedHeightfield {
   const container = containerForPath(path);
   const sidecar = readSidecarFor(path);
   const notes: string[] = [];
@@ -225,7 +339,7 @@ function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: P
       throw new MismatchError(`${path}: sidecar describes a ${sidecar.container} payload, the extension says ${container}`);
     }
     checkSettingsAgainstSidecar(path, container, sidecar, settings);
-    bytes = readCommittedPayload(path, container, sidecar, settings, notes, verify);
+    bytes = readCommittedPayload(path, container, sidecar, settings, notes, verify, alloc);
   } else bytes = readPayload(path, container, null, settings);
 
   if (container === 'png16') {

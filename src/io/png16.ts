@@ -27,9 +27,9 @@
  *     formats.ts): ~10× faster than fast-png's filter-None + fflate level 3, and the file is smaller. Z_RLE only
  *     matches the previous byte (no hash chains), so the bytes do not depend on CPU-specific match finders; like any
  *     deflate output they are pinned to the zlib build (Node's), which golden.test.ts's final.png digest watches.
- *     Adam7 (`--interlace`, rare) stays on fast-png.
+ *     Adam7 (`--interlace`, rare): the seven passes' rows with filter type 0 (None), one deflate stream as above. No
+ *     PNG library is loaded on this path (fast-png alone cost ~25 ms of every command's start-up).
  */
-import { encode } from 'fast-png';
 import { constants as zlibConstants, crc32, deflateSync, inflateSync } from 'node:zlib';
 import { FormatError, LimitError } from '../errors.js';
 
@@ -304,14 +304,23 @@ export function encodePng16(code_px: Uint16Array, width: number, height: number,
   if (code_px.length !== width * height) {
     throw new RangeError(`encodePng16: ${code_px.length} samples do not fit ${width}×${height} = ${width * height}`);
   }
-  if (opts.interlace) return encode({ width, height, data: code_px, depth: 16, channels: 1 }, { interlace: 'Adam7' });
-  const zdata = deflateSync(upFilteredRows(code_px, width, height), { level: 6, strategy: zlibConstants.Z_RLE });
+  const rows = opts.interlace ? adam7Rows(code_px, width, height) : upFilteredRows(code_px, width, height);
+  return pngFile(width, height, 16, 0, opts.interlace ? 1 : 0, rows);
+}
+
+/**
+ * A PNG file of already filtered scanlines: IHDR (bit depth, colour type, compression 0, filter method 0, interlace
+ * method), one deflate stream (node:zlib, Z_RLE, level 6) in IDAT chunks of at most 1 MiB, IEND.
+ */
+export function pngFile(width: number, height: number, bitDepth: number, colourType: number, interlace: 0 | 1, filteredRows: Uint8Array): Uint8Array {
+  const zdata = deflateSync(filteredRows, { level: 6, strategy: zlibConstants.Z_RLE });
   const ihdr = new Uint8Array(13);
   const v = new DataView(ihdr.buffer);
   v.setUint32(0, width);
   v.setUint32(4, height);
-  ihdr[8] = 16; // bit depth
-  ihdr[9] = 0; // greyscale; compression 0, filter method 0, interlace 0 follow
+  ihdr[8] = bitDepth;
+  ihdr[9] = colourType; // compression 0 and filter method 0 follow
+  ihdr[12] = interlace;
   const idatCount = Math.max(1, Math.ceil(zdata.length / IDAT_CHUNK));
   const out = new Uint8Array(PNG_SIGNATURE.length + (12 + 13) + idatCount * 12 + zdata.length + 12);
   out.set(PNG_SIGNATURE, 0);
@@ -332,6 +341,27 @@ function writeChunk(out: Uint8Array, at: number, type: string, data: Uint8Array)
   out.set(data, at + 8);
   v.setUint32(at + 8 + data.length, crc32(out.subarray(at + 4, at + 8 + data.length)));
   return at + 12 + data.length;
+}
+
+/** Adam7 scanlines: pass by pass, per row a filter byte 0 (None), then the row's samples as big-endian bytes. */
+function adam7Rows(code_px: Uint16Array, width: number, height: number): Uint8Array {
+  const passes = passesOf({ width, height, interlace: 1 });
+  let total = 0;
+  for (const p of passes) total += p.rows * (1 + 2 * p.columns);
+  const out = new Uint8Array(total);
+  let o = 0;
+  for (const p of passes) {
+    for (let r = 0; r < p.rows; r++) {
+      out[o++] = 0;
+      const base = (p.y0 + r * p.dy) * width + p.x0;
+      for (let c = 0; c < p.columns; c++) {
+        const q = code_px[base + c * p.dx];
+        out[o++] = q >> 8;
+        out[o++] = q & 255;
+      }
+    }
+  }
+  return out;
 }
 
 /**

@@ -62,15 +62,16 @@ export function readInputHead(path: string, n: number): { size: number; head: Ui
 
 /**
  * Reads a whole regular file of at most `maxBytes` bytes. `limitReason` explains the limit in the refusal
- * (e.g. "a 4096×4096 R16 is 33554432 bytes").
+ * (e.g. "a 4096×4096 R16 is 33554432 bytes"). `alloc`, when given, provides the buffer (e.g. shared memory that a
+ * worker thread can hash without a copy).
  */
-export function readInputFile(path: string, maxBytes: number, limitReason = 'the limit for this kind of file'): Buffer {
+export function readInputFile(path: string, maxBytes: number, limitReason = 'the limit for this kind of file', alloc?: (bytes: number) => Buffer): Buffer {
   const { fd, size } = openRegular(path);
   try {
     if (size > maxBytes) {
       throw new LimitError(`${path}: ${size} bytes, over ${maxBytes} bytes (${limitReason}); refused before reading`);
     }
-    const buf = Buffer.allocUnsafe(size);
+    const buf = alloc ? alloc(size) : Buffer.allocUnsafe(size);
     let off = 0;
     while (off < size) {
       const got = readSync(fd, buf, off, size - off, off);
