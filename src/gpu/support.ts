@@ -20,19 +20,11 @@
  *     h + (strength·w)·(T − h).
  */
 import { cachedPipeline, shaderModule, type GpuContext, type GpuGrid } from './context.js';
+import type { SupportShape } from '../drawlist/types.js';
 import { envelopeRunner, pixelOf, pixelSpan, type EnvelopeQuery, type EnvelopeRunner } from './envelope.js';
 
-export interface GpuSupportShape {
-  kind: 'circle' | 'rect';
-  x: number;
-  y: number;
-  radius: number;
-  halfSize: [number, number];
-  angle: number;
-  boundRadius: number;
-  transitionWidth: number;
-  strength: number;
-}
+/** A support shape exactly as the draw list states it (the list's type, so the two cannot drift). */
+export type GpuSupportShape = SupportShape;
 
 export interface GpuSupportLocation {
   shapes: GpuSupportShape[];
