@@ -17,6 +17,7 @@ const MODULES = [
   { wat: 'src/pipeline/wasm/raster.wat', out: 'src/pipeline/wasm/raster-wasm.ts', name: 'RASTER_WASM_BASE64', template: true },
   { wat: 'src/core/wasm/encode.wat', out: 'src/core/wasm/encode-wasm.ts', name: 'ENCODE_WASM_BASE64', template: true },
   { wat: 'src/pipeline/wasm/draw.wat', out: 'src/pipeline/wasm/draw-wasm.ts', name: 'DRAW_WASM_BASE64', template: true },
+  { wat: 'src/compare/wasm/compare.wat', out: 'src/compare/wasm/compare-wasm.ts', name: 'COMPARE_WASM_BASE64' },
   { wat: 'src/bell/wasm/bell.wat', out: 'src/bell/wasm/bell-wasm.ts', name: 'BELL_WASM_BASE64', threads: true },
 ];
 const check = process.argv.includes('--check');

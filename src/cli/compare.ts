@@ -3,14 +3,15 @@
  * Exit 0 when every gate passes, 3 when a gate fails (EXIT_GATE), 2 on bad input or usage, 1 on an internal failure.
  */
 import { Option, type Command } from 'commander';
-import { compareHeightfields, DEFAULT_STRADDLE_EPSILON_CODES, type ComparisonResult } from '../compare/compare.js';
+import { compareCodeSources, compareHeightfields, DEFAULT_STRADDLE_EPSILON_CODES, type CompareOptions, type ComparisonResult } from '../compare/compare.js';
 import { evaluateGates } from '../compare/gates.js';
 import { resultJson, summaryMarkdown, writeComparisonReport } from '../compare/report.js';
 import { DEFAULT_MASKS } from '../compare/regions.js';
 import { floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
-import { gridDifference } from '../core/grid.js';
+import { gridDifference, type GridDescription } from '../core/grid.js';
 import { EXIT_GATE, LimitError, MismatchError } from '../errors.js';
 import { readHeightfieldFile, startReadingHeightfieldFiles, type ReadSettings } from '../io/heightfield-file.js';
+import { openR16Stream } from '../io/r16-stream.js';
 import { parseEndian, parseNonNegativeNumber, parseNumber, parsePath, parsePositiveInt, parsePositiveNumber, parseRange, parseSize } from './args.js';
 import type { CliIO, CommandInstaller } from './io.js';
 import { CliExit } from './io.js';
@@ -56,28 +57,19 @@ interface Analysis {
 }
 
 /** Limits before work: the radial profile's ring count follows from the reference grid's half-diagonal and the step. */
-function checkRingLimit(ref: Heightfield, o: CompareCliOptions): void {
+function checkRingLimit(grid: GridDescription, o: CompareCliOptions): void {
   const step = o.radialStep ?? DEFAULT_MASKS.radialStep;
-  const reach = Math.hypot(ref.grid.sizeX, ref.grid.sizeY) / 2;
+  const reach = Math.hypot(grid.sizeX, grid.sizeY) / 2;
   if (reach / step > MAX_RADIAL_RINGS) {
     throw new LimitError(
-      `--radial-step ${step}: ${Math.ceil(reach / step)} rings over a ${ref.grid.sizeX}×${ref.grid.sizeY} m grid, over the limit of ${MAX_RADIAL_RINGS} (use a step ≥ ${reach / MAX_RADIAL_RINGS} m)`,
+      `--radial-step ${step}: ${Math.ceil(reach / step)} rings over a ${grid.sizeX}×${grid.sizeY} m grid, over the limit of ${MAX_RADIAL_RINGS} (use a step ≥ ${reach / MAX_RADIAL_RINGS} m)`,
     );
   }
 }
 
-/** The synchronous part of a comparison: limits, the --generated-float read, the metrics. */
-function analyse(gen: Heightfield, ref: Heightfield, o: CompareCliOptions, settings: ReadSettings): Analysis {
-  checkRingLimit(ref, o);
-  let generatedFloat: Float32Array | null = null;
-  if (o.generatedFloat) {
-    const f = readHeightfieldFile(o.generatedFloat, settings).field;
-    const d = gridDifference(f.grid, gen.grid);
-    if (d) throw new MismatchError(`--generated-float grid differs from the generated map's in ${d}`);
-    if (f.kind !== 'float') throw new MismatchError(`--generated-float ${o.generatedFloat}: expected a float field (.r32), found 16-bit codes`);
-    generatedFloat = f.height_px;
-  }
-  const result = compareHeightfields(gen, ref, {
+/** The comparison's options from the command line's. */
+function compareOptions(o: CompareCliOptions, generatedFloat: Float32Array | null): CompareOptions {
+  return {
     block: o.block,
     masks: {
       innerRadius: o.innerRadius ?? DEFAULT_MASKS.innerRadius,
@@ -88,18 +80,62 @@ function analyse(gen: Heightfield, ref: Heightfield, o: CompareCliOptions, setti
     },
     generatedFloat,
     straddleEpsilonCodes: o.straddleEps ?? DEFAULT_STRADDLE_EPSILON_CODES,
-  });
+  };
+}
+
+/**
+ * The comparison streamed from both files as they are read (src/io/r16-stream.ts: no whole field in memory), when no
+ * option needs a whole field. Null where the ordinary read must decide — a file the stream does not serve, grids or
+ * ranges that differ (refused or resampled there), a ring limit exceeded, a payload that did not verify — so every
+ * refusal and recovery stays the ordinary path's.
+ */
+function compareStreamed(generated: string, reference: string, o: CompareCliOptions, settings: ReadSettings): ComparisonResult | null {
+  if (o.resample || o.report || o.diagnose || o.generatedFloat) return null;
+  const ref = openR16Stream(reference, settings);
+  const gen = ref && openR16Stream(generated, settings);
+  try {
+    if (!ref || !gen || gridDifference(gen.grid, ref.grid) || gen.range.min !== ref.range.min || gen.range.max !== ref.range.max) return null;
+    try {
+      checkRingLimit(ref.grid, o);
+    } catch {
+      return null;
+    }
+    const result = compareCodeSources(gen, ref, ref.grid, ref.range, compareOptions(o, null));
+    const refOk = ref.verified();
+    const genOk = gen.verified();
+    return refOk && genOk ? result : null;
+  } finally {
+    gen?.close();
+    ref?.close();
+  }
+}
+
+/** The synchronous part of a comparison: limits, the --generated-float read, the metrics. */
+function analyse(gen: Heightfield, ref: Heightfield, o: CompareCliOptions, settings: ReadSettings): Analysis {
+  checkRingLimit(ref.grid, o);
+  let generatedFloat: Float32Array | null = null;
+  if (o.generatedFloat) {
+    const f = readHeightfieldFile(o.generatedFloat, settings).field;
+    const d = gridDifference(f.grid, gen.grid);
+    if (d) throw new MismatchError(`--generated-float grid differs from the generated map's in ${d}`);
+    if (f.kind !== 'float') throw new MismatchError(`--generated-float ${o.generatedFloat}: expected a float field (.r32), found 16-bit codes`);
+    generatedFloat = f.height_px;
+  }
+  const result = compareHeightfields(gen, ref, compareOptions(o, generatedFloat));
   return { gen, ref, generatedFloat, result };
 }
 
 /**
  * Diagnosis and resampling load only when their option asks for them (startup is part of a comparison's time).
- * Without --resample the metrics are computed while a worker thread checks both payloads' sidecar digests; they are
+ * Two sidecar-described R16 files compared without an option that needs a whole field are streamed
+ * (compareStreamed). Otherwise, without --resample, the metrics are computed while a worker thread checks both payloads' sidecar digests; they are
  * used (and anything shown or written) only once both files verified as read — otherwise, or on a refusal, the outcome
  * is exactly the sequential one: the read's refusal first, then the comparison's on the verified files.
  */
 export async function compareCommand(generated: string, reference: string, o: CompareCliOptions, io: CliIO): Promise<number> {
   const settings: ReadSettings = { size: o.size, endian: o.endian, range: o.range };
+  const streamed = compareStreamed(generated, reference, o, settings);
+  if (streamed) return emit(streamed, generated, reference, o, io, null);
   const reading = startReadingHeightfieldFiles([reference, generated], settings);
   const [refEarly, genEarly] = reading.early;
   let early: { value: Analysis } | { error: unknown } | null = null;
@@ -118,7 +154,7 @@ export async function compareCommand(generated: string, reference: string, o: Co
   } else {
     const ref = refFile.field;
     let gen: Heightfield = genFile.field;
-    checkRingLimit(ref, o);
+    checkRingLimit(ref.grid, o);
     if (o.resample && gridDifference(gen.grid, ref.grid)) {
       const { resampleField } = await import('../core/resample.js');
       const out = new Float32Array(ref.grid.columns * ref.grid.rows);
@@ -128,12 +164,16 @@ export async function compareCommand(generated: string, reference: string, o: Co
     }
     analysis = analyse(gen, ref, o, settings);
   }
-  const { gen, ref, generatedFloat, result } = analysis;
+  return emit(analysis.result, generated, reference, o, io, analysis);
+}
+
+/** Gates, the report (when asked; it needs the fields), the diagnosis, the output and the exit code. */
+async function emit(result: ComparisonResult, generated: string, reference: string, o: CompareCliOptions, io: CliIO, fields: Analysis | null): Promise<number> {
   const gates = evaluateGates(result, { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm });
   const meta = { generated, reference, gates, title: o.title, sharedPlotly: o.sharedPlotly, selfContained: o.selfContained };
-  if (o.report) writeComparisonReport(o.report, result, gen, ref, meta);
-  const diagnoser = o.diagnose ? await import('../compare/diagnose.js') : null;
-  const diagnosis = diagnoser ? diagnoser.diagnose(gen, ref, { generatedFloat }) : undefined;
+  if (o.report && fields) writeComparisonReport(o.report, result, fields.gen, fields.ref, meta);
+  const diagnoser = o.diagnose && fields ? await import('../compare/diagnose.js') : null;
+  const diagnosis = diagnoser && fields ? diagnoser.diagnose(fields.gen, fields.ref, { generatedFloat: fields.generatedFloat }) : undefined;
   if (o.json) io.out(`${JSON.stringify({ ...resultJson(result), gates, ...(diagnosis ? { diagnosis } : {}) }, null, 2)}\n`);
   else io.out(summaryMarkdown(result, meta) + (diagnoser && diagnosis ? `\n## Diagnosis\n\n${diagnoser.diagnosisText(diagnosis)}` : ''));
   const failed = gates.filter((g) => !g.passed);

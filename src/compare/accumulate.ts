@@ -10,7 +10,9 @@
  */
 
 /** Δq in [−DENSE, DENSE] is counted in a small dense array; larger |Δq| (rare) in a map. */
-const DENSE = 64;
+export const DENSE = 64;
+/** Bins of a dense histogram (index Δq + DENSE). */
+export const DENSE_BINS = 2 * DENSE + 1;
 
 /** Neumaier compensated sum. */
 export class CompensatedSum {
@@ -50,7 +52,7 @@ export class RegionAccumulator {
   addCode(dq: number, k: number): void {
     if (dq === 0) return;
     if (dq >= -DENSE && dq <= DENSE) {
-      if (this.dense === null) this.dense = new Float64Array(2 * DENSE + 1);
+      if (this.dense === null) this.dense = new Float64Array(DENSE_BINS);
       this.dense[dq + DENSE]++;
     } else {
       if (this.sparse === null) this.sparse = new Map();
@@ -73,6 +75,56 @@ export class RegionAccumulator {
       this.maxAbsMAt = k;
       this.maxSignedM = dm;
     }
+  }
+}
+
+/**
+ * Code tallies of many regions at once, as flat arrays (region q's dense bins at q·DENSE_BINS…), which the comparison
+ * kernel (compare.wat) can also write. `into` gives region q's counts to a RegionAccumulator, which then holds exactly
+ * what addCode would have given it for the same Δq sequence.
+ */
+export class CodeTally {
+  readonly dense: Float64Array;
+  readonly maxAbs: Int32Array;
+  readonly maxAt: Int32Array;
+  private readonly sparse = new Map<number, Map<number, number>>();
+
+  /** `storage`: arrays to tally into (zeroed; maxAt is set to −1 here), else new ones. */
+  constructor(
+    readonly regions: number,
+    storage?: { dense: Float64Array; maxAbs: Int32Array; maxAt: Int32Array },
+  ) {
+    this.dense = storage?.dense ?? new Float64Array(regions * DENSE_BINS);
+    this.maxAbs = storage?.maxAbs ?? new Int32Array(regions);
+    this.maxAt = storage?.maxAt ?? new Int32Array(regions);
+    if (this.dense.length !== regions * DENSE_BINS || this.maxAbs.length !== regions || this.maxAt.length !== regions) {
+      throw new RangeError(`CodeTally: storage for ${regions} regions needs ${regions * DENSE_BINS} bins and ${regions} maxima`);
+    }
+    this.maxAt.fill(-1);
+  }
+
+  /** Counts Δq = dq ≠ 0 at pixel k in region q (addCode's rule: dense bins, else the sparse map; first maximum). */
+  add(q: number, dq: number, k: number): void {
+    const a = dq < 0 ? -dq : dq;
+    if (a <= DENSE) this.dense[q * DENSE_BINS + dq + DENSE]++;
+    else {
+      let m = this.sparse.get(q);
+      if (!m) this.sparse.set(q, (m = new Map()));
+      m.set(dq, (m.get(dq) ?? 0) + 1);
+    }
+    if (a > this.maxAbs[q]) {
+      this.maxAbs[q] = a;
+      this.maxAt[q] = k;
+    }
+  }
+
+  /** Gives region q's counts, maximum and its position to `acc` (which must have no code counts of its own). */
+  into(q: number, acc: RegionAccumulator): void {
+    const bins = this.dense.subarray(q * DENSE_BINS, (q + 1) * DENSE_BINS);
+    acc.dense = bins.some((c) => c !== 0) ? bins.slice() : null;
+    acc.sparse = this.sparse.get(q) ?? null;
+    acc.maxAbsCode = this.maxAbs[q];
+    acc.maxAbsCodeAt = this.maxAt[q];
   }
 }
 

@@ -10,7 +10,6 @@
  *     metrics come from encoding float sides through the shared range with the UNORM16 rule. Non-finite values
  *     (NaN, ±Inf) are excluded from every metric and counted on their own.
  */
-import { Buffer } from 'node:buffer';
 import { MismatchError, InputRangeError } from '../errors.js';
 import {
   columnWorldX,
@@ -26,9 +25,11 @@ import {
 import { decodeTable, encodeFieldR16, encodeUnorm16, heightToUnorm } from '../core/encoding.js';
 import type { Heightfield } from '../core/heightfield.js';
 import { RegionAccumulator, reduceHistogram, sqrtRatio } from './accumulate.js';
+import { arrayCodeSource, createCodePairExecutor, SCAN_CHUNK, type CodeSource, type CompareExecutor, type TallyPlan } from './kernel.js';
 import {
   DEFAULT_MASKS,
   RadialGeometry,
+  maskBounds,
   maskContains,
   maskDefinitions,
   maskPixelCount,
@@ -46,6 +47,8 @@ export interface CompareOptions {
   generatedFloat?: Float32Array | null;
   /** Straddle tolerance: a float within this many codes of a code boundary counts as a quantization straddle. */
   straddleEpsilonCodes?: number;
+  /** Executor of a code pair's scan, tally and ring counts (kernel.ts); each gives the same result. Default: defaultCompareExecutor. */
+  executor?: CompareExecutor;
 }
 
 /** [R] 0.01 code ≈ 0.15 mm for −500…500 m: far above float32 rounding near ±500 m (~3e-5 m), far below a real error. */
@@ -170,18 +173,21 @@ export function checkComparable(gen: Heightfield, ref: Heightfield): void {
   }
 }
 
-/** What the scan reads: both sides' codes (and floats), the range, the decode table, the block size. */
+/** What every comparison reads: the grid, the range, the mask settings, the block size, the sides' kinds. */
 interface ComparisonInputs {
   grid: GridDescription;
   range: HeightRange;
   mpc: number;
   settings: MaskSettings;
   block: number;
+  kinds: ComparisonResult['kind'];
+}
+
+/** Both sides of a pair where a side is float: codes (float sides encoded through the range) and metres. */
+interface FloatPairSides {
   G: Side;
   R: Side;
-  withFloat: boolean;
-  /** Decode table of the range; built only when a side is float (code-only pairs never decode). */
-  table: Float64Array | null;
+  table: Float64Array;
 }
 
 /** Every accumulator the scan feeds: the whole map, each mask, each radial ring, the block maps. */
@@ -212,50 +218,92 @@ interface Exclusions {
 
 export function compareHeightfields(gen: Heightfield, ref: Heightfield, opts: CompareOptions = {}): ComparisonResult {
   checkComparable(gen, ref);
-  const input = comparisonInputs(gen, ref, opts);
-  const { grid, mpc } = input;
-  const n = grid.columns * grid.rows;
-  const gf = opts.generatedFloat ?? null;
-  if (gf && gf.length !== n) throw new InputRangeError(`generated float field: ${gf.length} samples, expected ${grid.columns}×${grid.rows} = ${n}`);
-  const regions = regionSet(input);
-  const excluded = findNonFinite(input);
-  const eps = opts.straddleEpsilonCodes ?? DEFAULT_STRADDLE_EPSILON_CODES;
-  // Attribution of differing pixels (needs the generated side's pre-encode floats).
-  const attribution: Attribution | undefined = gf
-    ? { epsilonCodes: eps, epsilonMm: eps * mpc * 1000, differing: 0, straddle: 0, deviation: 0, inconsistent: 0 }
-    : undefined;
-  const attribute = attribution && gf ? (k: number) => attributePixel(attribution, gf[k], input.G.codes[k], input.R.codes[k], input.range, eps) : null;
-  if (input.withFloat) scanFloatPairs(input, regions, excluded.mask, attribute);
-  else scanCodePairs(input, regions, attribute);
-  setRegionPixelCounts(regions, excluded.pixels, grid);
-  const result = assembleResult(gen, ref, input, regions, excluded);
+  if (gen.kind === 'codes' && ref.kind === 'codes') {
+    return compareCodeSources(arrayCodeSource(gen.code_px), arrayCodeSource(ref.code_px), ref.grid, ref.range, opts);
+  }
+  const range = ref.kind === 'codes' ? ref.range : gen.kind === 'codes' ? gen.range : DEFAULT_RANGE;
+  const input = comparisonInputs(ref.grid, range, { generated: gen.kind, reference: ref.kind }, opts);
+  const sides: FloatPairSides = { G: sideOf(gen, range), R: sideOf(ref, range), table: decodeTable(range) };
+  const gf = generatedFloatOf(input, opts);
+  const regions = regionSet(input, true);
+  const excluded = findNonFinite(input, sides);
+  const attribution = attributionFor(input, gf, opts);
+  const attribute =
+    attribution && gf ? (k: number) => attributePixel(attribution, gf[k], sides.G.codes[k], sides.R.codes[k], range, attribution.epsilonCodes) : null;
+  scanFloatPairs(input, sides, regions, excluded.mask, attribute);
+  setRegionPixelCounts(regions, excluded.pixels, input.grid, ringPixelCounts(regions.geo, regions.step, regions.ringAcc.length));
+  const result = assembleResult(input, regions, excluded);
   if (attribution) result.attribution = attribution;
   return result;
 }
 
-function comparisonInputs(gen: Heightfield, ref: Heightfield, opts: CompareOptions): ComparisonInputs {
-  const range = ref.kind === 'codes' ? ref.range : gen.kind === 'codes' ? gen.range : DEFAULT_RANGE;
+/**
+ * The comparison of two code fields on `grid`, both encoded with `range`, read a chunk at a time from two sources —
+ * arrays in memory (compareHeightfields) or the files themselves as they are read (src/io/r16-stream.ts). The caller
+ * has checked that both sides have this grid and range. The chunks go to the executor named in the options
+ * (kernel.ts); every metric is the same whichever runs.
+ */
+export function compareCodeSources(gen: CodeSource, ref: CodeSource, grid: GridDescription, range: HeightRange, opts: CompareOptions = {}): ComparisonResult {
+  const input = comparisonInputs(grid, range, { generated: 'codes', reference: 'codes' }, opts);
+  const gf = generatedFloatOf(input, opts);
+  const regions = regionSet(input, false);
+  const plan: TallyPlan = {
+    columns: grid.columns,
+    rows: grid.rows,
+    block: input.block,
+    bw: regions.bw,
+    bh: regions.bh,
+    geo: regions.geo,
+    masks: regions.maskDefs.map(maskBounds),
+    step: regions.step,
+    rings: regions.ringAcc.length,
+  };
+  const ex = createCodePairExecutor(plan, opts.executor);
+  const attribution = attributionFor(input, gf, opts);
+  const visit = attribution && gf ? (k: number, gq: number, rq: number) => attributePixel(attribution, gf[k], gq, rq, range, attribution.epsilonCodes) : null;
+  const n = grid.columns * grid.rows;
+  for (let start = 0; start < n; start += SCAN_CHUNK) {
+    const count = Math.min(SCAN_CHUNK, n - start);
+    gen.fill(ex.slotG, start, count);
+    ref.fill(ex.slotR, start, count);
+    ex.tallyChunk(start, count, visit);
+  }
+  const { tally, blockCode } = ex.result();
+  tally.into(0, regions.whole);
+  regions.maskAcc.forEach((acc, m) => tally.into(1 + m, acc));
+  regions.ringAcc.forEach((acc, q) => tally.into(1 + regions.maskAcc.length + q, acc));
+  regions.blockCode = blockCode;
+  setRegionPixelCounts(regions, [], grid, ex.ringCounts());
+  const result = assembleResult(input, regions, { generated: 0, reference: 0, pixels: [], mask: new Uint8Array(0) });
+  if (attribution) result.attribution = attribution;
+  return result;
+}
+
+function comparisonInputs(grid: GridDescription, range: HeightRange, kinds: ComparisonResult['kind'], opts: CompareOptions): ComparisonInputs {
   const block = opts.block ?? 4;
   if (!Number.isInteger(block) || block < 1) throw new InputRangeError(`block size: expected an integer ≥ 1, got ${block}`);
   validateRange(range);
-  const G = sideOf(gen, range);
-  const R = sideOf(ref, range);
-  const withFloat = G.heights !== null || R.heights !== null;
-  return {
-    grid: ref.grid,
-    range,
-    mpc: metresPerCode(range),
-    settings: { ...DEFAULT_MASKS, ...opts.masks },
-    block,
-    G,
-    R,
-    withFloat,
-    table: withFloat ? decodeTable(range) : null,
-  };
+  return { grid, range, mpc: metresPerCode(range), settings: { ...DEFAULT_MASKS, ...opts.masks }, block, kinds };
 }
 
-function regionSet(input: ComparisonInputs): RegionSet {
-  const { grid, settings, block: B, withFloat } = input;
+/** The generated side's pre-encode floats (attribution), checked against the grid. */
+function generatedFloatOf(input: ComparisonInputs, opts: CompareOptions): Float32Array | null {
+  const n = input.grid.columns * input.grid.rows;
+  const gf = opts.generatedFloat ?? null;
+  if (gf && gf.length !== n) throw new InputRangeError(`generated float field: ${gf.length} samples, expected ${input.grid.columns}×${input.grid.rows} = ${n}`);
+  return gf;
+}
+
+/** Attribution of differing pixels, when the generated side's pre-encode floats are given. */
+function attributionFor(input: ComparisonInputs, gf: Float32Array | null, opts: CompareOptions): Attribution | undefined {
+  if (!gf) return undefined;
+  const eps = opts.straddleEpsilonCodes ?? DEFAULT_STRADDLE_EPSILON_CODES;
+  return { epsilonCodes: eps, epsilonMm: eps * input.mpc * 1000, differing: 0, straddle: 0, deviation: 0, inconsistent: 0 };
+}
+
+/** The regions of a comparison; the block maps are made here for float pairs (the code executor makes its own). */
+function regionSet(input: ComparisonInputs, withFloat: boolean): RegionSet {
+  const { grid, settings, block: B } = input;
   const geo = new RadialGeometry(grid);
   const defs = maskDefinitions(settings);
   const maskNames = Object.keys(defs);
@@ -273,18 +321,17 @@ function regionSet(input: ComparisonInputs): RegionSet {
     ringAcc: Array.from({ length: nRings }, () => new RegionAccumulator()),
     bw,
     bh,
-    blockCode: new Uint16Array(bw * bh),
+    blockCode: new Uint16Array(withFloat ? bw * bh : 0),
     blockFloat: withFloat ? new Float32Array(bw * bh) : null,
     blockFloatAbs: withFloat ? new Float64Array(bw * bh) : null,
   };
 }
 
-function findNonFinite(input: ComparisonInputs): Exclusions {
+function findNonFinite(input: ComparisonInputs, sides: FloatPairSides): Exclusions {
   const n = input.grid.columns * input.grid.rows;
-  const e: Exclusions = { generated: 0, reference: 0, pixels: [], mask: new Uint8Array(input.withFloat ? n : 0) };
-  if (!input.withFloat) return e;
-  const gh = input.G.heights;
-  const rh = input.R.heights;
+  const e: Exclusions = { generated: 0, reference: 0, pixels: [], mask: new Uint8Array(n) };
+  const gh = sides.G.heights;
+  const rh = sides.R.heights;
   for (let k = 0; k < n; k++) {
     const a = gh ? gh[k] : 0;
     const b = rh ? rh[k] : 0;
@@ -300,41 +347,21 @@ function findNonFinite(input: ComparisonInputs): Exclusions {
   return e;
 }
 
-/**
- * Code-only pairs: runs of equal pixels are skipped in a tight loop over pixel pairs (nextDifference); each
- * differing pixel goes to addDifference. Zero differences add nothing to any accumulator.
- */
-function scanCodePairs(input: ComparisonInputs, regions: RegionSet, attribute: ((k: number) => void) | null): void {
-  const W = input.grid.columns;
-  const H = input.grid.rows;
-  const gc = input.G.codes;
-  const rc = input.R.codes;
-  const gc32 = pairView(gc);
-  const rc32 = pairView(rc);
-  // Byte views for a native comparison (memcmp) of whole rows: a row whose bytes agree holds no difference, so only
-  // the rows that differ are scanned pixel by pixel.
-  const gb = Buffer.from(gc.buffer, gc.byteOffset, gc.byteLength);
-  const rb = Buffer.from(rc.buffer, rc.byteOffset, rc.byteLength);
-  for (let j = 0; j < H; j++) {
-    const rowBase = j * W;
-    const rowEnd = rowBase + W;
-    if (gb.compare(rb, 2 * rowBase, 2 * rowEnd, 2 * rowBase, 2 * rowEnd) === 0) continue;
-    for (let k = nextDifference(gc, rc, gc32, rc32, rowBase, rowEnd); k < rowEnd; k = nextDifference(gc, rc, gc32, rc32, k + 1, rowEnd)) {
-      addDifference(regions, input.block, k - rowBase, j, k, gc[k] - rc[k], 0, false);
-      if (attribute) attribute(k);
-    }
-  }
-}
-
 /** Pairs where a side is float: every pixel is visited (a difference in metres can hide under equal codes). */
-function scanFloatPairs(input: ComparisonInputs, regions: RegionSet, excluded: Uint8Array, attribute: ((k: number) => void) | null): void {
+function scanFloatPairs(
+  input: ComparisonInputs,
+  sides: FloatPairSides,
+  regions: RegionSet,
+  excluded: Uint8Array,
+  attribute: ((k: number) => void) | null,
+): void {
   const W = input.grid.columns;
   const H = input.grid.rows;
-  const gc = input.G.codes;
-  const rc = input.R.codes;
-  const gh = input.G.heights;
-  const rh = input.R.heights;
-  const table = input.table ?? decodeTable(input.range);
+  const gc = sides.G.codes;
+  const rc = sides.R.codes;
+  const gh = sides.G.heights;
+  const rh = sides.R.heights;
+  const table = sides.table;
   for (let j = 0; j < H; j++) {
     const rowBase = j * W;
     for (let i = 0; i < W; i++) {
@@ -379,14 +406,14 @@ function addDifference(r: RegionSet, B: number, i: number, j: number, k: number,
 }
 
 /** Region pixel counts from geometry, minus the excluded pixels in each region. */
-function setRegionPixelCounts(r: RegionSet, excluded: readonly number[], grid: GridDescription): void {
+/** Region pixel counts: masks from geometry, rings as counted by the caller's executor, minus excluded pixels. */
+function setRegionPixelCounts(r: RegionSet, excluded: readonly number[], grid: GridDescription, ringCounts: Float64Array): void {
   const { geo, step } = r;
   const W = grid.columns;
   r.whole.pixels = W * grid.rows - excluded.length;
   r.maskDefs.forEach((d, m) => {
     r.maskAcc[m].pixels = maskPixelCount(d, geo);
   });
-  const ringCounts = ringPixelCounts(geo, step, r.ringAcc.length);
   r.ringAcc.forEach((acc, k) => {
     acc.pixels = ringCounts[k];
   });
@@ -401,12 +428,13 @@ function setRegionPixelCounts(r: RegionSet, excluded: readonly number[], grid: G
   }
 }
 
-function assembleResult(gen: Heightfield, ref: Heightfield, input: ComparisonInputs, r: RegionSet, excluded: Exclusions): ComparisonResult {
-  const { grid, mpc, withFloat, block } = input;
+function assembleResult(input: ComparisonInputs, r: RegionSet, excluded: Exclusions): ComparisonResult {
+  const { grid, mpc, block, kinds } = input;
+  const withFloat = kinds.generated === 'float' || kinds.reference === 'float';
   const step = r.step;
   const result: ComparisonResult = {
     ...regionMetrics(r.whole, mpc, grid, withFloat),
-    kind: { generated: gen.kind, reference: ref.kind },
+    kind: { ...kinds },
     range: input.range,
     metresPerCode: mpc,
     grid,
@@ -431,31 +459,6 @@ function assembleResult(gen: Heightfield, ref: Heightfield, input: ComparisonInp
     result.masks[name] = { ...regionMetrics(r.maskAcc[m], mpc, grid, withFloat), definition: r.maskDefs[m] };
   });
   return result;
-}
-
-/** A view of a code array as pixel pairs (Uint32), or null when its offset is not 4-byte aligned. */
-function pairView(a: Uint16Array): Uint32Array | null {
-  return a.byteOffset % 4 === 0 ? new Uint32Array(a.buffer, a.byteOffset, a.length >> 1) : null;
-}
-
-/**
- * First index in [k, end) where a and b differ, or end. Compares pixel pairs through the Uint32 views, eight pixels
- * per step while they agree (the OR of four XORs is zero only when all four pairs are equal).
- */
-function nextDifference(a: Uint16Array, b: Uint16Array, a32: Uint32Array | null, b32: Uint32Array | null, k: number, end: number): number {
-  if (a32 !== null && b32 !== null) {
-    if (k & 1) {
-      if (k >= end || a[k] !== b[k]) return k;
-      k++;
-    }
-    let p = k >> 1;
-    const pend = end >> 1;
-    while (p + 4 <= pend && ((a32[p] ^ b32[p]) | (a32[p + 1] ^ b32[p + 1]) | (a32[p + 2] ^ b32[p + 2]) | (a32[p + 3] ^ b32[p + 3])) === 0) p += 4;
-    while (p < pend && a32[p] === b32[p]) p++;
-    k = p << 1;
-  }
-  while (k < end && a[k] === b[k]) k++;
-  return k;
 }
 
 /**

@@ -113,20 +113,41 @@ export class RadialGeometry {
   }
 }
 
-/** Pixel-membership predicate of a mask, for a pixel with squared radius r2 and offsets dx, dy. */
-export function maskContains(def: MaskDefinition, r2: number, dx: number, dy: number): boolean {
+/**
+ * A mask as bounds on r², |dx| and |dy| (±∞ where a kind has none): the one form of the membership predicate, read by
+ * maskContainsBounds here and by the comparison kernel (compare.wat).
+ */
+export interface MaskBounds {
+  /** r² > lo when loStrict, else r² ≥ lo. */
+  lo: number;
+  loStrict: boolean;
+  /** r² ≤ hi. */
+  hi: number;
+  /** −half ≤ dx ≤ half and −half ≤ dy ≤ half. */
+  half: number;
+}
+
+export function maskBounds(def: MaskDefinition): MaskBounds {
   switch (def.kind) {
     case 'disk':
-      return r2 <= def.radius * def.radius;
+      return { lo: -Infinity, loStrict: false, hi: def.radius * def.radius, half: Infinity };
     case 'annulus':
-      return r2 >= def.inner * def.inner && r2 <= def.outer * def.outer;
+      return { lo: def.inner * def.inner, loStrict: false, hi: def.outer * def.outer, half: Infinity };
     case 'outside':
-      return r2 > def.radius * def.radius;
-    case 'window': {
-      const h = def.size / 2;
-      return dx >= -h && dx <= h && dy >= -h && dy <= h;
-    }
+      return { lo: def.radius * def.radius, loStrict: true, hi: Infinity, half: Infinity };
+    case 'window':
+      return { lo: -Infinity, loStrict: false, hi: Infinity, half: def.size / 2 };
   }
+}
+
+/** Pixel-membership predicate for a pixel with squared radius r2 and offsets dx, dy. */
+export function maskContainsBounds(b: MaskBounds, r2: number, dx: number, dy: number): boolean {
+  return (b.loStrict ? r2 > b.lo : r2 >= b.lo) && r2 <= b.hi && dx >= -b.half && dx <= b.half && dy >= -b.half && dy <= b.half;
+}
+
+/** Pixel-membership predicate of a mask (maskContainsBounds of its bounds). */
+export function maskContains(def: MaskDefinition, r2: number, dx: number, dy: number): boolean {
+  return maskContainsBounds(maskBounds(def), r2, dx, dy);
 }
 
 /** Pixel count of a mask over the whole grid, by rows, with the same predicates as maskContains. */
@@ -160,15 +181,23 @@ export function maskPixelCount(def: MaskDefinition, g: RadialGeometry): number {
 }
 
 /**
- * Pixel counts of radial rings [k·w, (k+1)·w), by rows. Along a row, r² falls towards the column `mid` and rises away
- * from it, so each half is a sorted sequence; for each squared edge (k·w)² the column where a half crosses it is
- * guessed from the column spacing and then found exactly with the same strict comparison ringIndex uses. A row's
- * counts depend only on its dy², so rows with an equal dy² (mirror rows of a centred grid) are counted once; when the
- * two halves of a row mirror each other exactly (dx²[mid − t] = dx²[mid + 1 + t] for every t), the right half's counts
- * are the left half's.
+ * What the ring count loop reads (ringPixelCounts): squared ring edges, the distinct rows (dy², how many rows share
+ * it), whether the two halves of a row mirror each other, and the column spacing for the first guess.
  */
-export function ringPixelCounts(g: RadialGeometry, step: number, rings: number): Float64Array {
-  const below = new Float64Array(rings + 1); // pixels with r² < (k·w)², accumulated over rows
+export interface RingCountPlan {
+  rings: number;
+  /** (k·w)² for k ∈ [0, rings]. */
+  edge2: Float64Array;
+  /** Distinct dy² in first-row order, and the number of rows sharing each. */
+  rowDy2: Float64Array;
+  rowMult: Float64Array;
+  mirrored: boolean;
+  guessable: boolean;
+  x0: number;
+  h: number;
+}
+
+export function ringCountPlan(g: RadialGeometry, step: number, rings: number): RingCountPlan {
   const edge2 = new Float64Array(rings + 1);
   for (let k = 0; k <= rings; k++) edge2[k] = k * step * (k * step);
   const dx2 = g.dx2;
@@ -176,17 +205,49 @@ export function ringPixelCounts(g: RadialGeometry, step: number, rings: number):
   const mid = g.mid;
   let mirrored = n % 2 === 0 && mid === n / 2 - 1;
   for (let t = 0; mirrored && t <= mid; t++) mirrored = dx2[mid - t] === dx2[mid + 1 + t];
-  // Columns are (near) evenly spaced: a first guess of each edge's column from √(t − dy²) and the spacing, then a
-  // walk to the exact boundary with the same comparisons, makes each (row, ring) O(1) instead of a sweep over columns.
-  const dx = g.dx;
-  const x0 = dx[0];
-  const h = n > 1 ? (dx[n - 1] - x0) / (n - 1) : 0;
-  const guessable = h > 0 && Number.isFinite(h);
+  const x0 = g.dx[0];
+  const h = n > 1 ? (g.dx[n - 1] - x0) / (n - 1) : 0;
   // Rows with an equal dy² (mirror rows of a centred grid) have equal counts: each distinct dy² is counted once and
   // weighted by how many rows share it.
   const rowsWith = new Map<number, number>();
   for (let j = 0; j < g.grid.rows; j++) rowsWith.set(g.dy2[j], (rowsWith.get(g.dy2[j]) ?? 0) + 1);
-  for (const [dy2, mult] of rowsWith) {
+  return {
+    rings,
+    edge2,
+    rowDy2: Float64Array.from(rowsWith.keys()),
+    rowMult: Float64Array.from(rowsWith.values()),
+    mirrored,
+    guessable: h > 0 && Number.isFinite(h),
+    x0,
+    h,
+  };
+}
+
+/** Pixel counts per ring from the squared-edge counts `below` (pixels with r² < edge2[k]). */
+export function ringCountsFromBelow(below: Float64Array, rings: number): Float64Array {
+  const counts = new Float64Array(rings);
+  for (let k = 0; k < rings; k++) counts[k] = below[k + 1] - below[k];
+  return counts;
+}
+
+/**
+ * Pixel counts of radial rings [k·w, (k+1)·w), by rows, in JavaScript (the comparison kernel's ringCounts runs the
+ * same loop). Along a row, r² falls towards the column `mid` and rises away from it, so each half is a sorted
+ * sequence; for each squared edge (k·w)² the column where a half crosses it is guessed from the column spacing and
+ * then found exactly with the same strict comparison ringIndex uses. A row's counts depend only on its dy², so rows
+ * with an equal dy² are counted once; when the two halves of a row mirror each other exactly
+ * (dx²[mid − t] = dx²[mid + 1 + t] for every t), the right half's counts are the left half's.
+ */
+export function ringPixelCounts(g: RadialGeometry, step: number, rings: number): Float64Array {
+  const plan = ringCountPlan(g, step, rings);
+  const { edge2, mirrored, guessable, x0, h } = plan;
+  const below = new Float64Array(rings + 1); // pixels with r² < (k·w)², accumulated over rows
+  const dx2 = g.dx2;
+  const n = g.grid.columns;
+  const mid = g.mid;
+  for (let row = 0; row < plan.rowDy2.length; row++) {
+    const dy2 = plan.rowDy2[row];
+    const mult = plan.rowMult[row];
     for (let k = 1; k <= rings; k++) {
       const t = edge2[k];
       if (dx2[mid] + dy2 >= t) continue; // no column of this row is below this edge (monotone halves)
@@ -207,9 +268,7 @@ export function ringPixelCounts(g: RadialGeometry, step: number, rings: number):
       below[k] += c * mult;
     }
   }
-  const counts = new Float64Array(rings);
-  for (let k = 0; k < rings; k++) counts[k] = below[k + 1] - below[k];
-  return counts;
+  return ringCountsFromBelow(below, rings);
 }
 
 /** Ring index of squared radius r2, consistent with ringPixelCounts' squared edges. */

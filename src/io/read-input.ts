@@ -22,7 +22,8 @@ function kindOf(st: Stats): string {
   return 'not a regular file';
 }
 
-function openRegular(path: string): { fd: number; size: number } {
+/** Opens a regular file (refusing anything else by what it is) and returns its descriptor and size. */
+export function openRegular(path: string): { fd: number; size: number } {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);

@@ -1,0 +1,252 @@
+/**
+ * The comparison's executors for code pairs: the difference scan with its tally, and the ring pixel counts.
+ *
+ * Inputs: chunks of both sides' codes, written by a CodeSource into the executor's two slots (SCAN_CHUNK pixels
+ * each), and a TallyPlan (grid shape, block size, radial geometry, mask bounds, ring width).
+ * Outputs: a CodeTally over the regions (0 the whole map, 1…M the masks, then the rings), the block-maximum map,
+ * the ring pixel counts — what addCode and ringPixelCounts give, bit for bit (test/compare-kernel.test.ts).
+ * 'simd' runs compare.wat on a memory of its own (a one-shot `heightbench compare` never warms V8's optimizing tiers,
+ * where a kernel is compiled before it runs); 'js' runs the same steps in JavaScript, the reference.
+ * [R] The caller names the executor (CompareOptions.executor); the default is 'simd' unless WebAssembly is
+ *     unavailable, HEIGHTBENCH_NO_WASM=1, or the plan's buffers would exceed MAX_KERNEL_BYTES.
+ */
+import { compiledWasm, newWasmMemory, wasmDisabled } from '../core/wasm.js';
+import { CodeTally, DENSE_BINS } from './accumulate.js';
+import { maskContainsBounds, ringCountPlan, ringCountsFromBelow, ringIndex, ringPixelCounts, type MaskBounds, type RadialGeometry } from './regions.js';
+import { COMPARE_WASM_BASE64 } from './wasm/compare-wasm.js';
+
+export type CompareExecutor = 'simd' | 'js';
+export const COMPARE_EXECUTORS: readonly CompareExecutor[] = ['simd', 'js'];
+
+/** [R] Pixels per chunk: 64 Ki codes = 128 KiB a side, so both slots and the index list stay in a core's L2. */
+export const SCAN_CHUNK = 65536;
+
+/** [R] Most bytes the SIMD executor's memory may take (a block map of 1-pixel blocks is 2 bytes a pixel). */
+export const MAX_KERNEL_BYTES = 1 << 30;
+
+/** One side of a code comparison, read a chunk at a time. */
+export interface CodeSource {
+  /** Writes codes [start, start + count) into slot[0, count) (native order). Called with ascending, adjacent chunks. */
+  fill(slot: Uint16Array, start: number, count: number): void;
+}
+
+/** A code source over an array in memory. */
+export function arrayCodeSource(code_px: Uint16Array): CodeSource {
+  return { fill: (slot, start, count) => slot.set(code_px.subarray(start, start + count)) };
+}
+
+export interface TallyPlan {
+  columns: number;
+  rows: number;
+  /** Block size, and blocks per row and per column of the block map. */
+  block: number;
+  bw: number;
+  bh: number;
+  geo: RadialGeometry;
+  masks: readonly MaskBounds[];
+  step: number;
+  rings: number;
+}
+
+/** Called for each differing pixel k (ascending) with its generated and reference codes. */
+export type DifferenceVisitor = (k: number, gq: number, rq: number) => void;
+
+export interface CodePairExecutor {
+  readonly executor: CompareExecutor;
+  /** The slots a source fills before tallyChunk. */
+  readonly slotG: Uint16Array;
+  readonly slotR: Uint16Array;
+  /** Tallies pixels [start, start + count) held in the slots (count ≤ SCAN_CHUNK). */
+  tallyChunk(start: number, count: number, visit: DifferenceVisitor | null): void;
+  /** The tally and block map after the last chunk (the block map is the caller's to keep). */
+  result(): { tally: CodeTally; blockCode: Uint16Array };
+  ringCounts(): Float64Array;
+}
+
+/** Bytes the SIMD executor's memory needs for `plan` (checked before anything is allocated). */
+export function kernelBytes(plan: TallyPlan): number {
+  return layoutFor(plan, plan.rows).size;
+}
+
+/** The executor used when the caller names none. */
+export function defaultCompareExecutor(plan: TallyPlan): CompareExecutor {
+  if (wasmDisabled() || compiledWasm(COMPARE_WASM_BASE64) === null) return 'js';
+  return kernelBytes(plan) <= MAX_KERNEL_BYTES ? 'simd' : 'js';
+}
+
+export function createCodePairExecutor(plan: TallyPlan, executor: CompareExecutor = defaultCompareExecutor(plan)): CodePairExecutor {
+  if (!COMPARE_EXECUTORS.includes(executor))
+    throw new RangeError(`compare executor: expected one of ${COMPARE_EXECUTORS.join(', ')}, got ${JSON.stringify(executor)}`);
+  return executor === 'simd' ? simdExecutor(plan) : jsExecutor(plan);
+}
+
+/**
+ * One differing pixel k with Δq = dq, in JavaScript: its block, region 0, each mask holding it, its ring. The js
+ * executor's whole tally, and the simd executor's for the |Δq| > DENSE pixels the kernel leaves to it.
+ */
+function tallyPixel(p: TallyPlan, tally: CodeTally, blockCode: Uint16Array, k: number, dq: number): void {
+  const i = k % p.columns;
+  const j = (k - i) / p.columns;
+  const a = dq < 0 ? -dq : dq;
+  const b = ((j / p.block) | 0) * p.bw + ((i / p.block) | 0);
+  if (a > blockCode[b]) blockCode[b] = a;
+  const { dx, dy, dx2, dy2 } = p.geo;
+  const r2 = dx2[i] + dy2[j];
+  tally.add(0, dq, k);
+  for (let m = 0; m < p.masks.length; m++) if (maskContainsBounds(p.masks[m], r2, dx[i], dy[j])) tally.add(1 + m, dq, k);
+  tally.add(1 + p.masks.length + ringIndex(r2, p.step), dq, k);
+}
+
+function jsExecutor(p: TallyPlan): CodePairExecutor {
+  const slotG = new Uint16Array(SCAN_CHUNK);
+  const slotR = new Uint16Array(SCAN_CHUNK);
+  const tally = new CodeTally(1 + p.masks.length + p.rings);
+  const blockCode = new Uint16Array(p.bw * p.bh);
+  return {
+    executor: 'js',
+    slotG,
+    slotR,
+    tallyChunk(start, count, visit) {
+      for (let t = 0; t < count; t++) {
+        const g = slotG[t];
+        const r = slotR[t];
+        if (g === r) continue;
+        tallyPixel(p, tally, blockCode, start + t, g - r);
+        if (visit) visit(start + t, g, r);
+      }
+    },
+    result: () => ({ tally, blockCode }),
+    ringCounts: () => ringPixelCounts(p.geo, p.step, p.rings),
+  };
+}
+
+interface KernelExports {
+  differences(a: number, b: number, count: number, out: number): number;
+  tally(...args: number[]): number;
+  ringCounts(...args: number[]): void;
+}
+
+/** Parameter counts of the kernel's exports, checked at load. */
+const KERNEL_ARITY: Record<keyof KernelExports, number> = { differences: 4, tally: 23, ringCounts: 13 };
+
+/** Byte offsets of every buffer in the SIMD executor's memory (16-byte aligned), and its size. */
+function layoutFor(p: TallyPlan, distinctRows: number) {
+  let at = 0;
+  const take = (bytes: number): number => {
+    const here = at;
+    at += Math.ceil(bytes / 16) * 16;
+    return here;
+  };
+  const M = p.masks.length;
+  const regions = 1 + M + p.rings;
+  const places = {
+    slotG: take(2 * SCAN_CHUNK),
+    slotR: take(2 * SCAN_CHUNK),
+    idx: take(4 * SCAN_CHUNK),
+    overflow: take(4 * SCAN_CHUNK),
+    dx: take(8 * p.columns),
+    dx2: take(8 * p.columns),
+    dy: take(8 * p.rows),
+    dy2: take(8 * p.rows),
+    maskLo: take(8 * M),
+    maskHi: take(8 * M),
+    maskHalf: take(8 * M),
+    maskStrict: take(8 * M),
+    dense: take(8 * DENSE_BINS * regions),
+    maxAbs: take(4 * regions),
+    maxAt: take(4 * regions),
+    block: take(2 * p.bw * p.bh),
+    edge2: take(8 * (p.rings + 1)),
+    below: take(8 * (p.rings + 1)),
+    rowDy2: take(8 * distinctRows),
+    rowMult: take(8 * distinctRows),
+  };
+  return { ...places, size: at, regions };
+}
+
+function simdExecutor(p: TallyPlan): CodePairExecutor {
+  const mod = wasmDisabled() ? null : compiledWasm(COMPARE_WASM_BASE64);
+  if (!mod) throw new Error('compare executor simd: WebAssembly SIMD is unavailable here (or HEIGHTBENCH_NO_WASM=1); use the js executor');
+  // The layout holds room for every row as distinct (an upper bound: the count is known only once the plan is made).
+  const L = layoutFor(p, p.rows);
+  if (L.size > MAX_KERNEL_BYTES)
+    throw new RangeError(`compare executor simd: ${L.size} bytes of buffers for this grid and block size, over ${MAX_KERNEL_BYTES}; use the js executor`);
+  const memory = newWasmMemory(L.size);
+  const WA = (globalThis as unknown as { WebAssembly: { Instance: new (m: object, i: object) => { exports: unknown } } }).WebAssembly;
+  const kernel = new WA.Instance(mod, { env: { memory } }).exports as KernelExports;
+  for (const [fn, n] of Object.entries(KERNEL_ARITY)) {
+    const f = (kernel as unknown as Record<string, unknown>)[fn];
+    if (typeof f !== 'function' || f.length !== n)
+      throw new Error(`compare.wat: export ${fn} missing or not of ${n} parameters; run node scripts/build-wasm.mjs`);
+  }
+  const buf = memory!.buffer;
+  const f64 = (at: number, n: number): Float64Array => new Float64Array(buf, at, n);
+  const M = p.masks.length;
+  f64(L.dx, p.columns).set(p.geo.dx);
+  f64(L.dx2, p.columns).set(p.geo.dx2);
+  f64(L.dy, p.rows).set(p.geo.dy);
+  f64(L.dy2, p.rows).set(p.geo.dy2);
+  f64(L.maskLo, M).set(p.masks.map((m) => m.lo));
+  f64(L.maskHi, M).set(p.masks.map((m) => m.hi));
+  f64(L.maskHalf, M).set(p.masks.map((m) => m.half));
+  f64(L.maskStrict, M).set(p.masks.map((m) => (m.loStrict ? 1 : 0)));
+  const tally = new CodeTally(L.regions, {
+    dense: f64(L.dense, DENSE_BINS * L.regions),
+    maxAbs: new Int32Array(buf, L.maxAbs, L.regions),
+    maxAt: new Int32Array(buf, L.maxAt, L.regions),
+  });
+  const blockCode = new Uint16Array(buf, L.block, p.bw * p.bh);
+  const slotG = new Uint16Array(buf, L.slotG, SCAN_CHUNK);
+  const slotR = new Uint16Array(buf, L.slotR, SCAN_CHUNK);
+  const idx = new Int32Array(buf, L.idx, SCAN_CHUNK);
+  const overflow = new Int32Array(buf, L.overflow, SCAN_CHUNK);
+  return {
+    executor: 'simd',
+    slotG,
+    slotR,
+    tallyChunk(start, count, visit) {
+      const over = kernel.tally(
+        L.slotG, L.slotR, count, start, L.idx,
+        p.columns, p.block, p.bw, L.block,
+        L.dx, L.dx2, L.dy, L.dy2,
+        L.maskLo, L.maskHi, L.maskHalf, L.maskStrict, M,
+        p.step, L.dense, L.maxAbs, L.maxAt, L.overflow,
+      ); // prettier-ignore
+      for (let o = 0; o < over; o++) {
+        const k = overflow[o];
+        tallyPixel(p, tally, blockCode, k, slotG[k - start] - slotR[k - start]);
+      }
+      if (visit) {
+        const n = kernel.differences(L.slotG, L.slotR, count, L.idx);
+        for (let s = 0; s < n; s++) visit(start + idx[s], slotG[idx[s]], slotR[idx[s]]);
+      }
+    },
+    result: () => ({ tally, blockCode: blockCode.slice() }),
+    ringCounts() {
+      const plan = ringCountPlan(p.geo, p.step, p.rings);
+      const D = plan.rowDy2.length;
+      f64(L.edge2, p.rings + 1).set(plan.edge2);
+      const below = f64(L.below, p.rings + 1);
+      below.fill(0);
+      f64(L.rowDy2, D).set(plan.rowDy2);
+      f64(L.rowMult, D).set(plan.rowMult);
+      const g = p.geo;
+      kernel.ringCounts(
+        L.dx2,
+        p.columns,
+        g.mid,
+        plan.mirrored ? 1 : 0,
+        plan.guessable ? 1 : 0,
+        plan.x0,
+        plan.h,
+        L.rowDy2,
+        L.rowMult,
+        D,
+        L.edge2,
+        p.rings,
+        L.below,
+      );
+      return ringCountsFromBelow(below, p.rings);
+    },
+  };
+}
