@@ -89,9 +89,10 @@ function compareOptions(o: CompareCliOptions, generatedFloat: Float32Array | nul
  * ranges that differ (refused or resampled there), a ring limit exceeded, a payload that did not verify — so every
  * refusal and recovery stays the ordinary path's.
  */
-function compareStreamed(generated: string, reference: string, o: CompareCliOptions, settings: ReadSettings): ComparisonResult | null {
+async function compareStreamed(generated: string, reference: string, o: CompareCliOptions, settings: ReadSettings): Promise<ComparisonResult | null> {
   if (o.resample || o.report || o.diagnose || o.generatedFloat) return null;
-  const ref = openR16Stream(reference, settings);
+  // [R] A worker thread reads and hashes the reference while this thread reads and hashes the generated file.
+  const ref = openR16Stream(reference, settings, { reader: 'worker' });
   const gen = ref && openR16Stream(generated, settings);
   try {
     if (!ref || !gen || gridDifference(gen.grid, ref.grid) || gen.range.min !== ref.range.min || gen.range.max !== ref.range.max) return null;
@@ -101,8 +102,8 @@ function compareStreamed(generated: string, reference: string, o: CompareCliOpti
       return null;
     }
     const result = compareCodeSources(gen, ref, ref.grid, ref.range, compareOptions(o, null));
-    const refOk = ref.verified();
-    const genOk = gen.verified();
+    const refOk = await ref.verified();
+    const genOk = await gen.verified();
     return refOk && genOk ? result : null;
   } finally {
     gen?.close();
@@ -134,7 +135,7 @@ function analyse(gen: Heightfield, ref: Heightfield, o: CompareCliOptions, setti
  */
 export async function compareCommand(generated: string, reference: string, o: CompareCliOptions, io: CliIO): Promise<number> {
   const settings: ReadSettings = { size: o.size, endian: o.endian, range: o.range };
-  const streamed = compareStreamed(generated, reference, o, settings);
+  const streamed = await compareStreamed(generated, reference, o, settings);
   if (streamed) return emit(streamed, generated, reference, o, io, null);
   const reading = startReadingHeightfieldFiles([reference, generated], settings);
   const [refEarly, genEarly] = reading.early;

@@ -231,7 +231,14 @@ export function compareHeightfields(gen: Heightfield, ref: Heightfield, opts: Co
   const attribute =
     attribution && gf ? (k: number) => attributePixel(attribution, gf[k], sides.G.codes[k], sides.R.codes[k], range, attribution.epsilonCodes) : null;
   scanFloatPairs(input, sides, regions, excluded.mask, attribute);
-  setRegionPixelCounts(regions, excluded.pixels, input.grid, ringPixelCounts(regions.geo, regions.step, regions.ringAcc.length));
+  const ringCounts = ringPixelCounts(regions.geo, regions.step, regions.ringAcc.length);
+  setRegionPixelCounts(
+    regions,
+    excluded.pixels,
+    input.grid,
+    ringCounts,
+    regions.maskDefs.map((d) => maskPixelCount(d, regions.geo)),
+  );
   const result = assembleResult(input, regions, excluded);
   if (attribution) result.attribution = attribution;
   return result;
@@ -254,6 +261,7 @@ export function compareCodeSources(gen: CodeSource, ref: CodeSource, grid: GridD
     bw: regions.bw,
     bh: regions.bh,
     geo: regions.geo,
+    maskDefs: regions.maskDefs,
     masks: regions.maskDefs.map(maskBounds),
     step: regions.step,
     rings: regions.ringAcc.length,
@@ -273,7 +281,8 @@ export function compareCodeSources(gen: CodeSource, ref: CodeSource, grid: GridD
   regions.maskAcc.forEach((acc, m) => tally.into(1 + m, acc));
   regions.ringAcc.forEach((acc, q) => tally.into(1 + regions.maskAcc.length + q, acc));
   regions.blockCode = blockCode;
-  setRegionPixelCounts(regions, [], grid, ex.ringCounts());
+  const counts = ex.geometryCounts();
+  setRegionPixelCounts(regions, [], grid, counts.rings, counts.masks);
   const result = assembleResult(input, regions, { generated: 0, reference: 0, pixels: [], mask: new Uint8Array(0) });
   if (attribution) result.attribution = attribution;
   return result;
@@ -406,13 +415,13 @@ function addDifference(r: RegionSet, B: number, i: number, j: number, k: number,
 }
 
 /** Region pixel counts from geometry, minus the excluded pixels in each region. */
-/** Region pixel counts: masks from geometry, rings as counted by the caller's executor, minus excluded pixels. */
-function setRegionPixelCounts(r: RegionSet, excluded: readonly number[], grid: GridDescription, ringCounts: Float64Array): void {
+/** Region pixel counts from geometry (as counted by the caller's executor), minus the excluded pixels in each region. */
+function setRegionPixelCounts(r: RegionSet, excluded: readonly number[], grid: GridDescription, ringCounts: Float64Array, maskCounts: readonly number[]): void {
   const { geo, step } = r;
   const W = grid.columns;
   r.whole.pixels = W * grid.rows - excluded.length;
-  r.maskDefs.forEach((d, m) => {
-    r.maskAcc[m].pixels = maskPixelCount(d, geo);
+  r.maskAcc.forEach((acc, m) => {
+    acc.pixels = maskCounts[m];
   });
   r.ringAcc.forEach((acc, k) => {
     acc.pixels = ringCounts[k];

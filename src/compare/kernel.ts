@@ -4,7 +4,7 @@
  * Inputs: chunks of both sides' codes, written by a CodeSource into the executor's two slots (SCAN_CHUNK pixels
  * each), and a TallyPlan (grid shape, block size, radial geometry, mask bounds, ring width).
  * Outputs: a CodeTally over the regions (0 the whole map, 1…M the masks, then the rings), the block-maximum map,
- * the ring pixel counts — what addCode and ringPixelCounts give, bit for bit (test/compare-kernel.test.ts).
+ * the ring and mask pixel counts — what addCode, ringPixelCounts and maskPixelCount give, bit for bit (test/compare-kernel.test.ts).
  * 'simd' runs compare.wat on a memory of its own (a one-shot `heightbench compare` never warms V8's optimizing tiers,
  * where a kernel is compiled before it runs); 'js' runs the same steps in JavaScript, the reference.
  * [R] The caller names the executor (CompareOptions.executor); the default is 'simd' unless WebAssembly is
@@ -12,7 +12,18 @@
  */
 import { compiledWasm, newWasmMemory, wasmDisabled } from '../core/wasm.js';
 import { CodeTally, DENSE_BINS } from './accumulate.js';
-import { maskContainsBounds, ringCountPlan, ringCountsFromBelow, ringIndex, ringPixelCounts, type MaskBounds, type RadialGeometry } from './regions.js';
+import {
+  maskContainsBounds,
+  maskCountTerms,
+  maskPixelCount,
+  ringEdges2,
+  ringIndex,
+  ringPixelCounts,
+  rowCountPlan,
+  type MaskBounds,
+  type MaskDefinition,
+  type RadialGeometry,
+} from './regions.js';
 import { COMPARE_WASM_BASE64 } from './wasm/compare-wasm.js';
 
 export type CompareExecutor = 'simd' | 'js';
@@ -43,6 +54,8 @@ export interface TallyPlan {
   bw: number;
   bh: number;
   geo: RadialGeometry;
+  maskDefs: readonly MaskDefinition[];
+  /** maskBounds of each of maskDefs. */
   masks: readonly MaskBounds[];
   step: number;
   rings: number;
@@ -60,7 +73,8 @@ export interface CodePairExecutor {
   tallyChunk(start: number, count: number, visit: DifferenceVisitor | null): void;
   /** The tally and block map after the last chunk (the block map is the caller's to keep). */
   result(): { tally: CodeTally; blockCode: Uint16Array };
-  ringCounts(): Float64Array;
+  /** Pixel counts of each ring and each mask (plan.maskDefs) from geometry. */
+  geometryCounts(): { rings: Float64Array; masks: number[] };
 }
 
 /** Bytes the SIMD executor's memory needs for `plan` (checked before anything is allocated). */
@@ -116,18 +130,18 @@ function jsExecutor(p: TallyPlan): CodePairExecutor {
       }
     },
     result: () => ({ tally, blockCode }),
-    ringCounts: () => ringPixelCounts(p.geo, p.step, p.rings),
+    geometryCounts: () => ({ rings: ringPixelCounts(p.geo, p.step, p.rings), masks: p.maskDefs.map((d) => maskPixelCount(d, p.geo)) }),
   };
 }
 
 interface KernelExports {
   differences(a: number, b: number, count: number, out: number): number;
   tally(...args: number[]): number;
-  ringCounts(...args: number[]): void;
+  countBelow(...args: number[]): void;
 }
 
 /** Parameter counts of the kernel's exports, checked at load. */
-const KERNEL_ARITY: Record<keyof KernelExports, number> = { differences: 4, tally: 23, ringCounts: 13 };
+const KERNEL_ARITY: Record<keyof KernelExports, number> = { differences: 4, tally: 23, countBelow: 13 };
 
 /** Byte offsets of every buffer in the SIMD executor's memory (16-byte aligned), and its size. */
 function layoutFor(p: TallyPlan, distinctRows: number) {
@@ -156,8 +170,8 @@ function layoutFor(p: TallyPlan, distinctRows: number) {
     maxAbs: take(4 * regions),
     maxAt: take(4 * regions),
     block: take(2 * p.bw * p.bh),
-    edge2: take(8 * (p.rings + 1)),
-    below: take(8 * (p.rings + 1)),
+    thresholds: take(8 * (p.rings + 2 * p.maskDefs.length)),
+    below: take(8 * (p.rings + 2 * p.maskDefs.length)),
     rowDy2: take(8 * distinctRows),
     rowMult: take(8 * distinctRows),
   };
@@ -222,19 +236,29 @@ function simdExecutor(p: TallyPlan): CodePairExecutor {
       }
     },
     result: () => ({ tally, blockCode: blockCode.slice() }),
-    ringCounts() {
-      const plan = ringCountPlan(p.geo, p.step, p.rings);
+    geometryCounts() {
+      // One pass over the distinct rows counts "r² < t" for every ring edge and every mask term (maskCountTerms).
+      const plan = rowCountPlan(p.geo);
       const D = plan.rowDy2.length;
-      f64(L.edge2, p.rings + 1).set(plan.edge2);
-      const below = f64(L.below, p.rings + 1);
+      const edge2 = ringEdges2(p.step, p.rings);
+      const terms = p.maskDefs.map(maskCountTerms);
+      const thresholds = [...edge2.subarray(1)];
+      const at = terms.map((t) => {
+        if (!t) return null;
+        const plus = t.plus.map((x) => thresholds.push(x) - 1);
+        const minus = t.minus.map((x) => thresholds.push(x) - 1);
+        return { total: t.total, plus, minus };
+      });
+      const T = thresholds.length;
+      f64(L.thresholds, T).set(thresholds);
+      const below = f64(L.below, T);
       below.fill(0);
       f64(L.rowDy2, D).set(plan.rowDy2);
       f64(L.rowMult, D).set(plan.rowMult);
-      const g = p.geo;
-      kernel.ringCounts(
+      kernel.countBelow(
         L.dx2,
         p.columns,
-        g.mid,
+        p.geo.mid,
         plan.mirrored ? 1 : 0,
         plan.guessable ? 1 : 0,
         plan.x0,
@@ -242,11 +266,22 @@ function simdExecutor(p: TallyPlan): CodePairExecutor {
         L.rowDy2,
         L.rowMult,
         D,
-        L.edge2,
-        p.rings,
+        L.thresholds,
+        T,
         L.below,
       );
-      return ringCountsFromBelow(below, p.rings);
+      const rings = new Float64Array(p.rings);
+      for (let k = 0; k < p.rings; k++) rings[k] = below[k] - (k > 0 ? below[k - 1] : 0);
+      const total = p.columns * p.rows;
+      const masks = p.maskDefs.map((def, m) => {
+        const t = at[m];
+        if (!t) return maskPixelCount(def, p.geo);
+        let c = t.total * total;
+        for (const q of t.plus) c += below[q];
+        for (const q of t.minus) c -= below[q];
+        return c;
+      });
+      return { rings, masks };
     },
   };
 }

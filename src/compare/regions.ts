@@ -181,13 +181,11 @@ export function maskPixelCount(def: MaskDefinition, g: RadialGeometry): number {
 }
 
 /**
- * What the ring count loop reads (ringPixelCounts): squared ring edges, the distinct rows (dy², how many rows share
- * it), whether the two halves of a row mirror each other, and the column spacing for the first guess.
+ * What a by-rows count of "pixels with r² < t" reads (ringPixelCounts, and the comparison kernel's countBelow): the
+ * distinct rows (dy², how many rows share it), whether the two halves of a row mirror each other, and the column
+ * spacing for the first guess of each crossing.
  */
-export interface RingCountPlan {
-  rings: number;
-  /** (k·w)² for k ∈ [0, rings]. */
-  edge2: Float64Array;
+export interface RowCountPlan {
   /** Distinct dy² in first-row order, and the number of rows sharing each. */
   rowDy2: Float64Array;
   rowMult: Float64Array;
@@ -197,9 +195,7 @@ export interface RingCountPlan {
   h: number;
 }
 
-export function ringCountPlan(g: RadialGeometry, step: number, rings: number): RingCountPlan {
-  const edge2 = new Float64Array(rings + 1);
-  for (let k = 0; k <= rings; k++) edge2[k] = k * step * (k * step);
+export function rowCountPlan(g: RadialGeometry): RowCountPlan {
   const dx2 = g.dx2;
   const n = g.grid.columns;
   const mid = g.mid;
@@ -212,8 +208,6 @@ export function ringCountPlan(g: RadialGeometry, step: number, rings: number): R
   const rowsWith = new Map<number, number>();
   for (let j = 0; j < g.grid.rows; j++) rowsWith.set(g.dy2[j], (rowsWith.get(g.dy2[j]) ?? 0) + 1);
   return {
-    rings,
-    edge2,
     rowDy2: Float64Array.from(rowsWith.keys()),
     rowMult: Float64Array.from(rowsWith.values()),
     mirrored,
@@ -223,6 +217,13 @@ export function ringCountPlan(g: RadialGeometry, step: number, rings: number): R
   };
 }
 
+/** Squared ring edges (k·w)² for k ∈ [0, rings]. */
+export function ringEdges2(step: number, rings: number): Float64Array {
+  const edge2 = new Float64Array(rings + 1);
+  for (let k = 0; k <= rings; k++) edge2[k] = k * step * (k * step);
+  return edge2;
+}
+
 /** Pixel counts per ring from the squared-edge counts `below` (pixels with r² < edge2[k]). */
 export function ringCountsFromBelow(below: Float64Array, rings: number): Float64Array {
   const counts = new Float64Array(rings);
@@ -230,8 +231,35 @@ export function ringCountsFromBelow(below: Float64Array, rings: number): Float64
   return counts;
 }
 
+/** The smallest double above x ≥ 0: r² ≤ x is r² < nextUp(x) for any double r². */
+export function nextUp(x: number): number {
+  if (!(x >= 0) || x === Infinity) throw new RangeError(`nextUp: expected a finite x ≥ 0, got ${x}`);
+  const v = new Float64Array([x === 0 ? 0 : x]);
+  const bits = new BigUint64Array(v.buffer);
+  bits[0] += 1n;
+  return v[0];
+}
+
 /**
- * Pixel counts of radial rings [k·w, (k+1)·w), by rows, in JavaScript (the comparison kernel's ringCounts runs the
+ * A disk, annulus or outside mask's pixel count as counts of "r² < t": total·(all pixels) + Σ below(plus) −
+ * Σ below(minus), with r² ≤ x written r² < nextUp(x) — maskPixelCount's predicates exactly. Null for a window
+ * (its count is separable and cheap).
+ */
+export function maskCountTerms(def: MaskDefinition): { total: 0 | 1; plus: number[]; minus: number[] } | null {
+  switch (def.kind) {
+    case 'disk':
+      return { total: 0, plus: [nextUp(def.radius * def.radius)], minus: [] };
+    case 'annulus':
+      return { total: 0, plus: [nextUp(def.outer * def.outer)], minus: [def.inner * def.inner] };
+    case 'outside':
+      return { total: 1, plus: [], minus: [nextUp(def.radius * def.radius)] };
+    case 'window':
+      return null;
+  }
+}
+
+/**
+ * Pixel counts of radial rings [k·w, (k+1)·w), by rows, in JavaScript (the comparison kernel's countBelow runs the
  * same loop). Along a row, r² falls towards the column `mid` and rises away from it, so each half is a sorted
  * sequence; for each squared edge (k·w)² the column where a half crosses it is guessed from the column spacing and
  * then found exactly with the same strict comparison ringIndex uses. A row's counts depend only on its dy², so rows
@@ -239,8 +267,9 @@ export function ringCountsFromBelow(below: Float64Array, rings: number): Float64
  * (dx²[mid − t] = dx²[mid + 1 + t] for every t), the right half's counts are the left half's.
  */
 export function ringPixelCounts(g: RadialGeometry, step: number, rings: number): Float64Array {
-  const plan = ringCountPlan(g, step, rings);
-  const { edge2, mirrored, guessable, x0, h } = plan;
+  const plan = rowCountPlan(g);
+  const edge2 = ringEdges2(step, rings);
+  const { mirrored, guessable, x0, h } = plan;
   const below = new Float64Array(rings + 1); // pixels with r² < (k·w)², accumulated over rows
   const dx2 = g.dx2;
   const n = g.grid.columns;

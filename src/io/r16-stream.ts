@@ -10,8 +10,8 @@
  * the digest or the byte count differs `verified` answers false: the caller then reads the files the ordinary way
  * (readHeightfieldFile), which gives the refusal, or the recovery of an interrupted pair write, exactly as before.
  * [R] Streaming keeps 64 MiB of a 4096² pair out of memory: no page is faulted in and freed, and hashing and
- *     comparing run on data still in the cache. The digest is computed on this thread: a worker thread hashing one
- *     file through a ring of shared slots measured no faster on two cores (the copies and wake-ups cost what it saved).
+ *     comparing run on data still in the cache. With `reader: 'worker'` a worker thread reads and hashes the file
+ *     ahead of the caller (stream-worker.ts), so two files are hashed on two cores.
  */
 import { closeSync, readSync } from 'node:fs';
 import { createHash, type Hash } from 'node:crypto';
@@ -19,6 +19,7 @@ import { isInputError } from '../errors.js';
 import type { GridDescription, HeightRange } from '../core/grid.js';
 import { checkSettingsAgainstSidecar, containerForPath, type ReadSettings } from './heightfield-file.js';
 import { openRegular } from './read-input.js';
+import { startStreamReader, type StreamReader } from './stream-worker.js';
 import { readSidecarFor } from './sidecar.js';
 
 const hostIsLittleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -30,13 +31,18 @@ export interface R16CodeStream {
   /** Writes codes [start, start + count) into slot[0, count); chunks must come in order, each after the last. */
   fill(slot: Uint16Array, start: number, count: number): void;
   /** After the last chunk: true when every committed byte was read, no more, and its SHA-256 is the sidecar's. Closes the file. */
-  verified(): boolean;
+  verified(): Promise<boolean>;
   /** Closes the file (idempotent). */
   close(): void;
 }
 
+export interface StreamOptions {
+  /** 'worker': a worker thread reads and hashes the file ahead of the caller (stream-worker.ts); default this thread. */
+  reader?: 'this-thread' | 'worker';
+}
+
 /** Opens `path` for streaming, or null where the ordinary reader must decide (see the header). */
-export function openR16Stream(path: string, settings: ReadSettings): R16CodeStream | null {
+export function openR16Stream(path: string, settings: ReadSettings, options: StreamOptions = {}): R16CodeStream | null {
   let fd = -1;
   try {
     if (containerForPath(path) !== 'r16' || !hostIsLittleEndian) return null;
@@ -52,7 +58,8 @@ export function openR16Stream(path: string, settings: ReadSettings): R16CodeStre
       closeSync(fd);
       return null;
     }
-    return new Stream(path, fd, sidecar.grid, sidecar.encoding.range, bytes, sidecar.payload.sha256);
+    const reader = options.reader === 'worker' ? startStreamReader(fd, bytes) : null;
+    return new Stream(path, fd, sidecar.grid, sidecar.encoding.range, bytes, sidecar.payload.sha256, reader);
   } catch (e) {
     if (fd >= 0) closeSync(fd);
     if (isInputError(e)) return null;
@@ -61,7 +68,8 @@ export function openR16Stream(path: string, settings: ReadSettings): R16CodeStre
 }
 
 class Stream implements R16CodeStream {
-  private readonly hash: Hash = createHash('sha256');
+  /** The digest when this thread reads; null when a worker reads and hashes (`reader`). */
+  private readonly hash: Hash | null;
   private next = 0;
   private intact = true;
   private open = true;
@@ -73,13 +81,24 @@ class Stream implements R16CodeStream {
     readonly range: HeightRange,
     private readonly bytes: number,
     private readonly sha256: string,
-  ) {}
+    private readonly reader: StreamReader | null,
+  ) {
+    this.hash = reader ? null : createHash('sha256');
+  }
 
   fill(slot: Uint16Array, start: number, count: number): void {
     const view = new Uint8Array(slot.buffer, slot.byteOffset, 2 * count);
     if (!this.open || start * 2 !== this.next || 2 * count > this.bytes - this.next) {
       this.intact = false;
       view.fill(0);
+      return;
+    }
+    if (this.reader) {
+      if (!this.reader.read(view)) {
+        this.intact = false;
+        view.fill(0);
+      }
+      this.next += view.length;
       return;
     }
     let off = 0;
@@ -92,21 +111,30 @@ class Stream implements R16CodeStream {
       this.intact = false; // the file shrank while it was read
       view.fill(0, off);
     }
-    this.hash.update(view);
+    this.hash!.update(view);
     this.next += view.length;
   }
 
-  verified(): boolean {
+  async verified(): Promise<boolean> {
     if (!this.open) return false;
     try {
+      if (!this.intact || this.next !== this.bytes) return false;
+      if (this.reader) {
+        // The worker checked the file's end and hashed exactly what it handed over.
+        const r = await this.reader.result();
+        return r.whole && r.hex === this.sha256;
+      }
       // Exactly the committed bytes: all of them read, none after them (the file did not grow), the same digest.
-      return this.intact && this.next === this.bytes && readSync(this.fd, new Uint8Array(1), 0, 1, this.bytes) === 0 && this.hash.digest('hex') === this.sha256;
+      return readSync(this.fd, new Uint8Array(1), 0, 1, this.bytes) === 0 && this.hash!.digest('hex') === this.sha256;
+    } catch {
+      return false; // the worker failed: the ordinary reader decides
     } finally {
-      this.closeFile();
+      this.close();
     }
   }
 
   close(): void {
+    this.reader?.stop();
     this.closeFile();
   }
 

@@ -115,23 +115,24 @@
       (br $each)))
     (local.get $no))
 
-  ;; ringCounts(...): the double loop of ringPixelCounts (regions.ts) - for each distinct row (dy^2, multiplicity) and
-  ;; each ring edge k in [1, rings] with squared edge t = edge2[k], the columns of the row with r^2 < t, found from a
-  ;; guess floor((-sqrt(t - dy^2) - x0)/h) (left half) and ceil((sqrt(t - dy^2) - x0)/h) (right half) and walked to the exact boundary
-  ;; with the same comparisons; below[k] += count x multiplicity. Mirrored rows count the left half twice.
-  (func (export "ringCounts")
+  ;; countBelow(...): the double loop of ringPixelCounts (regions.ts) over any list of squared radii - for each distinct
+  ;; row (dy^2, multiplicity) and each threshold t = thresholds[q], q in [0, T), the columns of the row with r^2 < t,
+  ;; found from a guess floor((-sqrt(t - dy^2) - x0)/h) (left half) and ceil((sqrt(t - dy^2) - x0)/h) (right half) and
+  ;; walked to the exact boundary with the same comparisons; below[q] += count * multiplicity. Mirrored rows count the
+  ;; left half twice.
+  (func (export "countBelow")
     (param $dx2 i32) (param $n i32) (param $mid i32) (param $mirrored i32) (param $guessable i32) (param $x0 f64) (param $h f64)
-    (param $rowDy2 i32) (param $rowMult i32) (param $rows i32) (param $edge2 i32) (param $rings i32) (param $below i32)
+    (param $rowDy2 i32) (param $rowMult i32) (param $rows i32) (param $thresholds i32) (param $T i32) (param $below i32)
     (local $r i32) (local $k i32) (local $dy2 f64) (local $mult f64) (local $t f64) (local $rr f64) (local $p i32) (local $q i32)
     (local $c i32) (local $addr i32)
     (block $rdone (loop $rowl
       (br_if $rdone (i32.ge_u (local.get $r) (local.get $rows)))
       (local.set $dy2 (f64.load (i32.add (local.get $rowDy2) (i32.shl (local.get $r) (i32.const 3)))))
       (local.set $mult (f64.load (i32.add (local.get $rowMult) (i32.shl (local.get $r) (i32.const 3)))))
-      (local.set $k (i32.const 1))
+      (local.set $k (i32.const 0))
       (block $kdone (loop $ring
-        (br_if $kdone (i32.gt_s (local.get $k) (local.get $rings)))
-        (local.set $t (f64.load (i32.add (local.get $edge2) (i32.shl (local.get $k) (i32.const 3)))))
+        (br_if $kdone (i32.ge_s (local.get $k) (local.get $T)))
+        (local.set $t (f64.load (i32.add (local.get $thresholds) (i32.shl (local.get $k) (i32.const 3)))))
         (if (f64.lt (f64.add (f64.load (i32.add (local.get $dx2) (i32.shl (local.get $mid) (i32.const 3)))) (local.get $dy2)) (local.get $t))
           (then
             (local.set $rr (f64.sqrt (f64.sub (local.get $t) (local.get $dy2))))

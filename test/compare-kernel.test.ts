@@ -1,0 +1,245 @@
+/**
+ * The comparison's executors (src/compare/kernel.ts) and the streamed comparison (src/io/r16-stream.ts): the SIMD
+ * kernel (compare.wat) gives the JavaScript executor's result bit for bit, on grids chosen to reach every branch —
+ * chunk edges, the vector loop's tail, |Δq| beyond the dense bins, pixels exactly on mask and ring boundaries,
+ * grids whose halves do not mirror — and the CLI's streamed comparison gives what the in-memory one gives, or steps
+ * aside so that the ordinary reader refuses or recovers exactly as before.
+ */
+import { readFileSync, writeFileSync, truncateSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { codeHeightfield, compareHeightfields, domainGrid, writeHeightfieldFile, type GridDescription } from '../src/index.js';
+import { createCodePairExecutor, defaultCompareExecutor, SCAN_CHUNK, type CompareExecutor, type TallyPlan } from '../src/compare/kernel.js';
+import {
+  DEFAULT_MASKS,
+  RadialGeometry,
+  maskBounds,
+  maskDefinitions,
+  maskPixelCount,
+  nextUp,
+  ringPixelCounts,
+  type MaskSettings,
+} from '../src/compare/regions.js';
+import { openR16Stream } from '../src/io/r16-stream.js';
+import { withFaults } from '../src/io/fs-ops.js';
+import { cli, tempDir, testRandom } from './helpers.js';
+
+function grid(columns: number, rows: number, over: Partial<GridDescription> = {}): GridDescription {
+  return { xmin: -columns / 2, ymin: -rows / 2, sizeX: columns, sizeY: rows, columns, rows, convention: 'texel-centre', rowDirection: 'row0-at-ymin', ...over };
+}
+
+/** A reference field and a generated one differing at `pick`ed pixels by ±1, small and large steps (incl. ±65535). */
+function pair(n: number, seed: number, pick: (k: number, r: () => number) => boolean): { gen: Uint16Array; ref: Uint16Array } {
+  const rnd = testRandom(seed);
+  const ref = new Uint16Array(n);
+  for (let k = 0; k < n; k++) ref[k] = 1 + Math.floor(rnd() * 65533);
+  const gen = ref.slice();
+  for (let k = 0; k < n; k++) {
+    if (!pick(k, rnd)) continue;
+    const u = rnd();
+    if (u < 0.6) gen[k] = ref[k] + (u < 0.3 ? 1 : -1);
+    else if (u < 0.8) gen[k] = Math.min(65535, Math.max(0, ref[k] + Math.round((rnd() - 0.5) * 128)));
+    else if (u < 0.95) gen[k] = Math.floor(rnd() * 65536);
+    else {
+      ref[k] = u < 0.975 ? 0 : 65535;
+      gen[k] = 65535 - ref[k];
+    }
+  }
+  return { gen, ref };
+}
+
+interface Case {
+  name: string;
+  grid: GridDescription;
+  masks?: Partial<MaskSettings>;
+  block?: number;
+}
+
+const CASES: Case[] = [
+  { name: 'a single pixel', grid: grid(1, 1) },
+  { name: 'odd 7×5 (vector loop never runs)', grid: grid(7, 5), block: 3 },
+  { name: '301×257: several chunks, a tail of 5 codes after the last 16', grid: grid(301, 257), block: 7 },
+  // Vertex grid, 1 m spacing, centred: pixels lie exactly at r = 5, on the 5 m disk and ring edges.
+  {
+    name: 'vertex grid with pixels exactly on the boundaries',
+    grid: grid(41, 41, { xmin: -20, ymin: -20, sizeX: 40, sizeY: 40, convention: 'vertex' }),
+    masks: { innerRadius: 5, windowSize: 10, ringInner: 5, ringOuter: 13, radialStep: 5 },
+    block: 1,
+  },
+  {
+    name: 'off-centre, non-square, halves that do not mirror',
+    grid: grid(260, 300, { xmin: 3.3, ymin: -17.1, sizeX: 260 * 0.7, sizeY: 300 * 0.45 }),
+    masks: { innerRadius: 30, windowSize: 50, ringInner: 40, ringOuter: 90, radialStep: 0.37 },
+  },
+  { name: 'the domain grid at 512², article masks', grid: domainGrid(512) },
+];
+
+function planFor(g: GridDescription, settings: MaskSettings, block: number): TallyPlan {
+  const geo = new RadialGeometry(g);
+  const defs = Object.values(maskDefinitions(settings));
+  return {
+    columns: g.columns,
+    rows: g.rows,
+    block,
+    bw: Math.ceil(g.columns / block),
+    bh: Math.ceil(g.rows / block),
+    geo,
+    maskDefs: defs,
+    masks: defs.map(maskBounds),
+    step: settings.radialStep,
+    rings: Math.max(1, Math.ceil(geo.maxRadius() / settings.radialStep + 1e-9)),
+  };
+}
+
+describe('executors: the SIMD kernel gives the JavaScript result bit for bit', () => {
+  for (const c of CASES) {
+    it(c.name, () => {
+      const n = c.grid.columns * c.grid.rows;
+      for (const [seed, density] of [
+        [1, 0.002],
+        [2, 0.3],
+        [3, 1],
+      ] as const) {
+        const { gen, ref } = pair(n, seed, (_k, r) => r() < density);
+        const G = codeHeightfield(c.grid, gen);
+        const R = codeHeightfield(c.grid, ref);
+        const opts = { masks: c.masks, block: c.block };
+        const js = compareHeightfields(G, R, { ...opts, executor: 'js' });
+        const simd = compareHeightfields(G, R, { ...opts, executor: 'simd' });
+        expect(simd, `seed ${seed}`).toEqual(js);
+        expect(Array.from(simd.blocks.maxAbsCode)).toEqual(Array.from(js.blocks.maxAbsCode));
+        // An invariant of both: every pixel is in exactly one ring; the histogram counts every pixel.
+        expect(js.radial.rings.reduce((s, r) => s + r.pixels, 0)).toBe(n);
+        expect(Object.values(js.histogram).reduce((s, v) => s + v, 0)).toBe(n);
+      }
+    });
+  }
+
+  it('regression fixture overflow-at-chunk-edge: |Δq| > 64 on both sides of a chunk boundary keeps the first maximum', () => {
+    const g = grid(SCAN_CHUNK / 64, 130); // 1024 × 130: two chunk boundaries
+    const n = g.columns * g.rows;
+    const ref = new Uint16Array(n).fill(30000);
+    const gen = ref.slice();
+    for (const k of [SCAN_CHUNK - 1, SCAN_CHUNK, 2 * SCAN_CHUNK - 16, 2 * SCAN_CHUNK + 15, n - 1]) gen[k] = 30000 + 900;
+    gen[5] = 30001; // a dense difference before the large ones
+    for (const ex of ['js', 'simd'] as const) {
+      const r = compareHeightfields(codeHeightfield(g, gen), codeHeightfield(g, ref), { executor: ex });
+      expect(r.maxAbsCode).toBe(900);
+      expect(r.maxAbsCodeAt?.pixel).toEqual([(SCAN_CHUNK - 1) % g.columns, Math.floor((SCAN_CHUNK - 1) / g.columns)]);
+      expect(r.histogram).toEqual({ '0': n - 6, '1': 1, '900': 5 });
+    }
+  });
+
+  it('geometry counts: the kernel counts every ring and mask as ringPixelCounts and maskPixelCount do', () => {
+    for (const c of CASES) {
+      const settings = { ...DEFAULT_MASKS, ...c.masks };
+      const plan = planFor(c.grid, settings, 4);
+      const counts = createCodePairExecutor(plan, 'simd').geometryCounts();
+      expect(Array.from(counts.rings), c.name).toEqual(Array.from(ringPixelCounts(plan.geo, plan.step, plan.rings)));
+      expect(counts.masks, c.name).toEqual(plan.maskDefs.map((d) => maskPixelCount(d, plan.geo)));
+    }
+  });
+
+  it('nextUp: r ≤ x exactly when r < nextUp(x), on neighbouring doubles', () => {
+    const rnd = testRandom(9);
+    for (let t = 0; t < 2000; t++) {
+      const x = t === 0 ? 0 : rnd() * 10 ** Math.floor(rnd() * 12 - 4);
+      const up = nextUp(x);
+      expect(up > x).toBe(true);
+      // No double lies strictly between x and nextUp(x): their midpoint rounds to one of them.
+      const mid = x + (up - x) / 2;
+      expect(mid === x || mid === up).toBe(true);
+    }
+    expect(() => nextUp(-1)).toThrow(/finite x ≥ 0, got -1/);
+  });
+
+  it('the executor setting acts: each runs its own code, names itself, and refuses a name it does not know', () => {
+    const plan = planFor(grid(64, 64), DEFAULT_MASKS, 4);
+    const simd = createCodePairExecutor(plan, 'simd');
+    const js = createCodePairExecutor(plan, 'js');
+    expect(simd.executor).toBe('simd');
+    expect(js.executor).toBe('js');
+    // The SIMD executor's slots live in its WebAssembly memory, the JavaScript one's in plain arrays of their own.
+    expect(simd.slotG.buffer).toBe(simd.slotR.buffer);
+    expect(js.slotG.buffer).not.toBe(js.slotR.buffer);
+    expect(defaultCompareExecutor(plan)).toBe('simd');
+    expect(() => createCodePairExecutor(plan, 'gpu' as CompareExecutor)).toThrow(/expected one of simd, js, got "gpu"/);
+  });
+});
+
+describe('the streamed comparison (heightbench compare on two sidecar R16 files)', () => {
+  const dir = tempDir('hb-stream-');
+  const g = domainGrid(300); // 90,000 pixels: two chunks
+  const { gen, ref } = pair(300 * 300, 4, (_k, r) => r() < 0.01);
+  const genPath = join(dir, 'gen.r16');
+  const refPath = join(dir, 'ref.r16');
+  writeHeightfieldFile(genPath, codeHeightfield(g, gen));
+  writeHeightfieldFile(refPath, codeHeightfield(g, ref));
+  const inMemory = compareHeightfields(codeHeightfield(g, gen), codeHeightfield(g, ref), { executor: 'js' });
+
+  it('streams from both files (this thread and a worker) and prints what the in-memory comparison gives', async () => {
+    for (const reader of ['this-thread', 'worker'] as const) {
+      const s = openR16Stream(refPath, {}, { reader });
+      expect(s).not.toBeNull();
+      const slot = new Uint16Array(SCAN_CHUNK);
+      const got = new Uint16Array(300 * 300);
+      for (let start = 0; start < got.length; start += SCAN_CHUNK) {
+        const count = Math.min(SCAN_CHUNK, got.length - start);
+        s!.fill(slot, start, count);
+        got.set(slot.subarray(0, count), start);
+      }
+      expect(await s!.verified()).toBe(true);
+      expect(Array.from(got)).toEqual(Array.from(ref));
+    }
+    const r = await cli('compare', genPath, refPath, '--json');
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j.exact).toBe(inMemory.exact);
+    expect(j.histogram).toEqual(inMemory.histogram);
+    expect(j.rmsMm).toBe(inMemory.rmsMm);
+    expect(j.masks.innerDisk.pixels).toBe(inMemory.masks.innerDisk.pixels);
+    expect(j.radial.rings.map((x: { pixels: number }) => x.pixels)).toEqual(inMemory.radial.rings.map((x) => x.pixels));
+  });
+
+  it('a payload changed after its sidecar: the stream does not verify, and the CLI refuses as the ordinary reader does (exit 2)', async () => {
+    const bad = join(dir, 'bad.r16');
+    writeHeightfieldFile(bad, codeHeightfield(g, gen));
+    const bytes = readFileSync(bad);
+    bytes[12345] ^= 1;
+    writeFileSync(bad, bytes);
+    for (const reader of ['this-thread', 'worker'] as const) {
+      const s = openR16Stream(bad, {}, { reader })!;
+      const slot = new Uint16Array(SCAN_CHUNK);
+      for (let start = 0; start < 90000; start += SCAN_CHUNK) s.fill(slot, start, Math.min(SCAN_CHUNK, 90000 - start));
+      expect(await s.verified()).toBe(false);
+    }
+    for (const args of [
+      [bad, refPath],
+      [genPath, bad],
+    ]) {
+      const r = await cli('compare', ...args, '--json');
+      expect(r.code).toBe(2);
+      expect(r.out).toBe('');
+      expect(r.err).toMatch(/bad\.r16: SHA-256 [0-9a-f]{64} does not match the sidecar's [0-9a-f]{64} \(the file changed after its sidecar was written\)/);
+    }
+  });
+
+  it('a truncated payload is left to the ordinary reader, which refuses it naming both sizes', async () => {
+    const short = join(dir, 'short.r16');
+    writeHeightfieldFile(short, codeHeightfield(g, gen));
+    truncateSync(short, 1000);
+    expect(openR16Stream(short, {})).toBeNull();
+    const r = await cli('compare', short, refPath, '--json');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/short\.r16: sidecar says 180000 bytes, the file has 1000/);
+  });
+
+  it('an interrupted pair write is recovered through the pending payload, as the ordinary reader does', async () => {
+    const path = join(dir, 'pending.r16');
+    writeHeightfieldFile(path, codeHeightfield(g, ref));
+    withFaults({ at: 4, mode: 'crash' }, () => writeHeightfieldFile(path, codeHeightfield(g, gen)));
+    const r = await cli('compare', path, genPath, '--json');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).exact).toBe(300 * 300); // the pending payload holds `gen`
+  });
+});
