@@ -46,9 +46,10 @@ $(VENV_STAMP): requirements.txt
 	.venv/bin/pip install --quiet -r requirements.txt
 	@touch $@
 
-$(DIST_STAMP): $(SRC) tsconfig.json tsconfig.build.json $(NODE_STAMP)
+$(DIST_STAMP): $(SRC) tsconfig.json tsconfig.build.json scripts/bundle-cli.mjs $(NODE_STAMP)
 	@rm -rf dist
 	node node_modules/typescript/bin/tsc -p tsconfig.build.json
+	node scripts/bundle-cli.mjs
 	@touch $@
 
 # External peer tools used by tests (ImageMagick, netpbm, optipng), installed only when missing.

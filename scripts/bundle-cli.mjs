@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// Bundles the compiled CLI (dist/cli/bin.js and everything it imports, statically or lazily) into
+// dist/cli-bundle/: one entry module plus shared chunks, so a command loads a few files instead of about forty —
+// startup is part of every command's time (a one-shot `heightbench compare` spends about a quarter of its life
+// loading modules). [R] The chunks sit beside the entry, at the depth of dist/<dir>/ that the modules' own
+// import.meta.url paths assume (src/pipeline/request.ts finds the package root two folders up). Packages that load
+// native code or browsers, and the ones only tests and builds use, stay external: they resolve from node_modules.
+// The command groups stay lazy (a dynamic import becomes a chunk). Run by `npm run build` after tsc.
+import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
+
+rmSync('dist/cli-bundle', { recursive: true, force: true });
+await build({
+  entryPoints: { heightbench: 'dist/cli/bin.js' },
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  outdir: 'dist/cli-bundle',
+  chunkNames: '[name]-[hash]',
+  external: ['webgpu', 'playwright-core', 'esbuild', 'typescript', 'wabt', 'tsx'],
+  // CommonJS dependencies (commander) call require(); an ES module has none of its own.
+  banner: { js: "import { createRequire as __heightbenchRequire } from 'node:module';\nconst require = __heightbenchRequire(import.meta.url);" },
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  legalComments: 'none',
+});
