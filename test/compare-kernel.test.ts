@@ -224,6 +224,21 @@ describe('the streamed comparison (heightbench compare on two sidecar R16 files)
     }
   });
 
+  it('HEIGHTBENCH_NO_THREADS=1 keeps the reading on this thread (no worker starts), with the same codes', async () => {
+    const { startStreamReader } = await import('../src/io/stream-worker.js');
+    const before = process.env.HEIGHTBENCH_NO_THREADS;
+    process.env.HEIGHTBENCH_NO_THREADS = '1';
+    try {
+      expect(startStreamReader(0, 10)).toBeNull();
+      const r = await cli('compare', genPath, refPath, '--json');
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.out).exact).toBe(inMemory.exact);
+    } finally {
+      if (before === undefined) delete process.env.HEIGHTBENCH_NO_THREADS;
+      else process.env.HEIGHTBENCH_NO_THREADS = before;
+    }
+  });
+
   it('a truncated payload is left to the ordinary reader, which refuses it naming both sizes', async () => {
     const short = join(dir, 'short.r16');
     writeHeightfieldFile(short, codeHeightfield(g, gen));

@@ -10,12 +10,15 @@ import { join } from 'node:path';
 import { compareCodeSources } from '../../src/compare/compare.js';
 import { writeHeightfieldFile } from '../../src/io/heightfield-file.js';
 import { openR16Stream } from '../../src/io/r16-stream.js';
+import { prestartStreamWorker } from '../../src/io/stream-worker.js';
 import { codeHeightfield } from '../../src/core/heightfield.js';
 import { domainGrid } from '../../src/core/grid.js';
 import { BENCH_DIR, report, syntheticCodes, type BenchRow } from '../util.js';
 
 if (process.argv[2] === '--child') {
   const [a, b] = process.argv.slice(3);
+  prestartStreamWorker(); // as the CLI's entry does, before its modules load
+  await new Promise((resolve) => setTimeout(resolve, 50));
   const t0 = process.hrtime.bigint();
   // As the CLI compares two sidecar R16 files: streamed, the reference read and hashed by a worker thread.
   const ref = openR16Stream(b, {}, { reader: 'worker' });

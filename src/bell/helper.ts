@@ -7,7 +7,7 @@
  *     call on the calling thread.
  */
 import { Worker } from 'node:worker_threads';
-import { availableParallelism } from 'node:os';
+import { threadsWanted } from '../core/threads.js';
 import type { WasmMemory } from '../core/wasm.js';
 
 const SOURCE = `
@@ -45,9 +45,7 @@ export function helperCalls(): number {
   return calls;
 }
 
-export function threadsWanted(): boolean {
-  return process.env.HEIGHTBENCH_NO_THREADS !== '1' && availableParallelism() >= 2;
-}
+export { threadsWanted };
 
 /** The helper when it is ready to run kernels in `memory`; otherwise null (starting it the first time). */
 export function readyHelper(module: object, memory: WasmMemory): BellHelper | null {

@@ -9,8 +9,10 @@
  * payload's bytes (no fewer, none after them) and the digest of what it read: the bytes the consumer copied out.
  * [R] `prestartStreamWorker` starts the thread before the CLI loads its command modules, so its start-up overlaps the
  *     loading rather than the comparison. The thread is unref'd until used and never keeps the process alive.
+ *     HEIGHTBENCH_NO_THREADS=1 (src/core/threads.ts) starts none.
  */
 import { Worker } from 'node:worker_threads';
+import { threadsWanted } from '../core/threads.js';
 
 /** The worker's whole program. */
 const SOURCE = `
@@ -56,7 +58,7 @@ let prestarted: Worker | null = null;
 
 /** Starts a stream worker now, for a command that will stream a file (see the header). */
 export function prestartStreamWorker(): void {
-  if (prestarted) return;
+  if (prestarted || !threadsWanted()) return;
   try {
     prestarted = new Worker(SOURCE, { eval: true });
     prestarted.unref();
@@ -81,8 +83,12 @@ export interface StreamReader {
   stop(): void;
 }
 
-/** A worker reading `bytes` bytes of `fd` (the prestarted one if any); null where no thread can be started. */
+/**
+ * A worker reading `bytes` bytes of `fd` (the prestarted one if any); null where no thread can be started or threads
+ * are not wanted (threadsWanted): the caller then reads on its own thread.
+ */
 export function startStreamReader(fd: number, bytes: number): StreamReader | null {
+  if (!threadsWanted()) return null;
   let worker = prestarted;
   prestarted = null;
   if (!worker) {
