@@ -255,7 +255,7 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
         // Exactly the DVC reference stage's command (`run … --precision f64 --dump-window W`), so what bless writes is
         // what `dvc repro` regenerates and dvc.lock stays consistent.
         const quiet: CliIO = { out: () => undefined, err: (t) => io.err(t) };
-        runCommand(run.request, { out: tmp, size: run.size, precision: 'f64', dumpWindow: params.dumpWindow, inPlace: true }, quiet);
+        await runCommand(run.request, { out: tmp, size: run.size, precision: 'f64', dumpWindow: params.dumpWindow, inPlace: true }, quiet);
         if (existsSync(join(target, 'final.r16'))) {
           const c = checkRun(tmp, target, {}, join(root, 'reports', `bless-${name}`), `bless ${name}: new vs current references`);
           printCheck(io, `new vs current ${name}`, c);

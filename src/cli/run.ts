@@ -13,7 +13,9 @@ import { codeHeightfield, floatHeightfield } from '../core/heightfield.js';
 import { cropCentre } from '../core/crop.js';
 import { LayerStack } from '../terrain/layers.js';
 import { deltaLayer, writeStore } from '../terrain/store.js';
-import { writeHeightfieldFile } from '../io/heightfield-file.js';
+import { commitPreparedR32, prepareR32Write, writeHeightfieldFile, type PreparedR32 } from '../io/heightfield-file.js';
+import { startBackgroundWriter } from '../io/background-writer.js';
+import type { GridDescription } from '../core/grid.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
@@ -94,31 +96,62 @@ export function checkRunFolder(out: string): void {
   }
 }
 
-/** Writes the kept field stages (R32 + sidecar), the final map (R16 and PNG16 + sidecars) and the manifest. */
-export function writeFieldOutputs(
+/** Whether stage `s` is dumped cropped: the pre-encode field is always written whole (attribution reads every pixel). */
+function cropped(s: string, dumpWindow?: number): dumpWindow is number {
+  return dumpWindow !== undefined && dumpWindow > 0 && s !== 'pre-encode';
+}
+
+/** What a kept field stage is written as: the whole field in float32, or its central window (--dump-window). */
+function stageDump(f: Float32Array | Float64Array, s: string, grid: GridDescription, dumpWindow?: number): { grid: GridDescription; heights: Float32Array } {
+  if (cropped(s, dumpWindow)) {
+    const crop = cropCentre(f, grid, dumpWindow);
+    return { grid: crop.grid, heights: crop.data };
+  }
+  return { grid, heights: f instanceof Float32Array ? f : Float32Array.from(f) };
+}
+
+/** A stage dump's sidecar notes. */
+function stageNotes(s: string, notes: Record<string, unknown>, dumpWindow?: number): Record<string, unknown> {
+  return cropped(s, dumpWindow) ? { ...notes, window: `central ${dumpWindow} m` } : notes;
+}
+
+/** Sidecar notes of a run's outputs; the GPU-mimic switches are named only when not the default (default outputs keep their bytes). */
+function outputNotes(result: Pick<RunResult, 'precision' | 'drawList' | 'manifest'>) {
+  const snap = {
+    ...(result.drawList.raster.subpixelBits !== 8 ? { subpixelBits: result.drawList.raster.subpixelBits } : {}),
+    ...(result.manifest.quadCoverage ? { quadCoverage: result.manifest.quadCoverage } : {}),
+  };
+  return { snap, stage: { precision: result.precision, storedAs: 'float32', ...snap } };
+}
+
+/**
+ * Writes the kept field stages (R32 + sidecar), the final map (R16 and PNG16 + sidecars) and the manifest. A stage
+ * whose payload a background writer already wrote (`prepared`, started while the pipeline ran) is committed from it —
+ * the same bytes and sidecar as a write here.
+ */
+export async function writeFieldOutputs(
   out: string,
   req: ReturnType<typeof loadRequest>,
   result: RunResult,
   stages: readonly string[],
   dumpWindow?: number,
-): string[] {
+  prepared: ReadonlyMap<string, PreparedR32> = new Map(),
+): Promise<string[]> {
   const grid = requestGrid(req);
   const written: string[] = [];
-  // GPU-mimic switches are named in every sidecar (only when not the default, so default outputs keep their bytes).
-  const snap = {
-    ...(result.drawList.raster.subpixelBits !== 8 ? { subpixelBits: result.drawList.raster.subpixelBits } : {}),
-    ...(result.manifest.quadCoverage ? { quadCoverage: result.manifest.quadCoverage } : {}),
-  };
-  const notes = { precision: result.precision, storedAs: 'float32', ...snap };
+  const { snap, stage: notes } = outputNotes(result);
   for (const s of stages) {
     if (s === 'final') continue;
     const f = result.fields.get(s);
     if (!f) continue;
     const path = join(out, `${s}.r32`);
-    // The pre-encode field is always written whole (residual attribution reads every pixel); other dumps may be cropped.
-    const crop = dumpWindow && s !== 'pre-encode' ? cropCentre(f, grid, dumpWindow) : null;
-    const field = crop ? floatHeightfield(crop.grid, crop.data) : floatHeightfield(grid, f instanceof Float32Array ? f : Float32Array.from(f));
-    writeHeightfieldFile(path, field, { stage: s, request: req.id, notes: crop ? { ...notes, window: `central ${dumpWindow} m` } : notes });
+    const settings = { stage: s, request: req.id, notes: stageNotes(s, notes, dumpWindow) };
+    const ahead = prepared.get(s);
+    if (ahead) await commitPreparedR32(ahead, settings);
+    else {
+      const d = stageDump(f, s, grid, dumpWindow);
+      writeHeightfieldFile(path, floatHeightfield(d.grid, d.heights), settings);
+    }
     written.push(path);
   }
   if (stages.includes('final')) {
@@ -160,7 +193,7 @@ export function writeRunStore(
   return { bytes: bytes.length, rawBytes: need.length * n * n * 4, layers };
 }
 
-export function runCommand(request: string, o: RunCliOptions, io: CliIO): number {
+export async function runCommand(request: string, o: RunCliOptions, io: CliIO): Promise<number> {
   if (o.out === '') throw new UsageError('--out: expected a folder, got an empty path ""');
   const req = loadRequest(request, o.size);
   const target = resolve(o.out);
@@ -170,7 +203,7 @@ export function runCommand(request: string, o: RunCliOptions, io: CliIO): number
   }
   const stage = o.inPlace ? target : makeStage(target);
   try {
-    return runInto(stage, target, req, o, io);
+    return await runInto(stage, target, req, o, io);
   } finally {
     if (!o.inPlace && existsSync(stage)) {
       try {
@@ -194,7 +227,7 @@ export function runMemoryEstimate(size: number, precision: 'f32' | 'f64', keep: 
   return (kept + 5) * n * bps + n * 2 + n * 4;
 }
 
-function runInto(stage: string, target: string, req: ReturnType<typeof loadRequest>, o: RunCliOptions, io: CliIO): number {
+async function runInto(stage: string, target: string, req: ReturnType<typeof loadRequest>, o: RunCliOptions, io: CliIO): Promise<number> {
   const stages = o.stages ?? [...ALL_STAGES];
   const t0 = process.hrtime.bigint();
   const wantsFields = o.store !== undefined || stages.some((s) => !(PLAN_STAGES as readonly string[]).includes(s));
@@ -202,22 +235,53 @@ function runInto(stage: string, target: string, req: ReturnType<typeof loadReque
   if (wantsFields)
     checkMemoryEstimate(`run ${req.id} at ${req.size}² (${o.precision}, ${keep.length} stages kept)`, runMemoryEstimate(req.size, o.precision, keep));
   const progress = progressReporter({ label: `run ${req.id} ${req.size}² ${o.precision}`, quiet: o.quiet });
-  const result = wantsFields
-    ? runPipeline(req, {
-        precision: o.precision,
-        executor: o.executor,
-        keep,
-        subpixelBits: o.subpixelBits,
-        quadCoverage: o.quadCoverage,
-        onStep: (name, stepMs) => progress.step(name, stepMs),
-      })
-    : null;
-  const plan = result ? result.plan : buildPlan(req);
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  const staged: string[] = [];
-  for (const s of PLAN_STAGES) if (stages.includes(s)) staged.push(writeStageJson(stage, plan, s));
-  if (result) staged.push(...progress.time('write outputs', () => writeFieldOutputs(stage, req, result, stages, o.dumpWindow)));
-  if (stage !== target) swapFolderIn(stage, target, defaultSwapNames(target));
+  // [R] Each kept field stage is handed to a background writer as soon as the pipeline has it: its digest and durable
+  //     write overlap the later stages (src/io/background-writer.ts). Without threads every write happens after.
+  const writer = wantsFields ? startBackgroundWriter() : null;
+  const prepared = new Map<string, PreparedR32>();
+  const grid = requestGrid(req);
+  try {
+    const result = wantsFields
+      ? runPipeline(req, {
+          precision: o.precision,
+          executor: o.executor,
+          keep,
+          subpixelBits: o.subpixelBits,
+          quadCoverage: o.quadCoverage,
+          onStep: (name, stepMs) => progress.step(name, stepMs),
+          onField: (s, f) => {
+            if (!writer || !stages.includes(s)) return;
+            const d = stageDump(f, s, grid, o.dumpWindow);
+            prepared.set(s, prepareR32Write(writer, join(stage, `${s}.r32`), d.grid, d.heights));
+          },
+        })
+      : null;
+    const plan = result ? result.plan : buildPlan(req);
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    const staged: string[] = [];
+    for (const s of PLAN_STAGES) if (stages.includes(s)) staged.push(writeStageJson(stage, plan, s));
+    if (result) {
+      const w0 = performance.now();
+      staged.push(...(await writeFieldOutputs(stage, req, result, stages, o.dumpWindow, prepared)));
+      progress.step('write outputs', performance.now() - w0);
+    }
+    if (stage !== target) swapFolderIn(stage, target, defaultSwapNames(target));
+    return finishRun(staged, result, plan, ms, req, o, io, progress);
+  } finally {
+    await writer?.close(); // every write settled before the caller removes or keeps the staging folder
+  }
+}
+
+function finishRun(
+  staged: string[],
+  result: RunResult | null,
+  plan: ReturnType<typeof buildPlan>,
+  ms: number,
+  req: ReturnType<typeof loadRequest>,
+  o: RunCliOptions,
+  io: CliIO,
+  progress: ReturnType<typeof progressReporter>,
+): number {
   const written = staged.map((p) => join(o.out, basename(p)));
   progress.done(`${written.length} file(s) in ${o.out}`);
   if (o.store) {
@@ -315,6 +379,6 @@ export const installRun: CommandInstaller = (program: Command, io: CliIO) => {
     for (const k of ['gpuHost', 'encodeRule', 'lod'] as const) {
       if (opts[k] !== undefined) throw new UsageError(`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: only with --backend webgpu`);
     }
-    throw new CliExit(runCommand(request, opts, io));
+    throw new CliExit(await runCommand(request, opts, io));
   });
 };

@@ -27,6 +27,14 @@ export function temporaryPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
 }
 
+/**
+ * Where a payload written ahead of its pair's commit waits (a background writer's file, commitPreparedPair): a hidden
+ * name that recoverPair removes as a leftover, except the one being committed.
+ */
+export function preparedPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.prepared-${process.pid}-${randomBytes(4).toString('hex')}`);
+}
+
 /** Where a pair's payload waits between its sidecar's commit and its final rename. */
 export function pendingPathFor(path: string, sha256: string): string {
   return join(dirname(path), `.${basename(path)}.pending-${sha256.slice(0, 16)}`);
@@ -68,7 +76,7 @@ function sha256Of(bytes: Uint8Array): string {
  * names is moved in (when the payload under the real name is not already it); every other leftover of this name
  * (pending payloads, temporary files) is removed.
  */
-export function recoverPair(dataPath: string, committedSha: string | null): void {
+export function recoverPair(dataPath: string, committedSha: string | null, keep: string | null = null): void {
   const dir = dirname(dataPath);
   const base = basename(dataPath);
   let entries: string[];
@@ -77,8 +85,9 @@ export function recoverPair(dataPath: string, committedSha: string | null): void
   } catch {
     return;
   }
-  const prefixes = [`.${base}.pending-`, `.${base}.tmp-`, `.${base}.json.tmp-`];
-  const leftovers = entries.filter((e) => prefixes.some((p) => e.startsWith(p)));
+  const prefixes = [`.${base}.pending-`, `.${base}.tmp-`, `.${base}.json.tmp-`, `.${base}.prepared-`];
+  const kept = keep === null ? null : basename(keep);
+  const leftovers = entries.filter((e) => e !== kept && prefixes.some((p) => e.startsWith(p)));
   if (leftovers.length === 0) return;
   const committed = committedSha ? basename(pendingPathFor(dataPath, committedSha)) : null;
   for (const e of leftovers) {
@@ -122,6 +131,39 @@ export function writeFilePairAtomic(
   }
   // Committed: from here a failure leaves the new pair readable through its pending payload, and the next write
   // of this name moves it in.
+  renameStep(pending, dataPath);
+  fsyncDirStep(dir);
+}
+
+/**
+ * writeFilePairAtomic for a payload already written and flushed at `preparedPath` (by a background writer) whose
+ * SHA-256 is `payloadSha256`: the prepared file becomes the pending payload (step 1 by a rename), then the pair is
+ * committed exactly as writeFilePairAtomic commits it. On a failure before the commit point nothing of the new pair
+ * is left, the prepared file included.
+ */
+export function commitPreparedPair(
+  dataPath: string,
+  preparedPath: string,
+  payloadSha256: string,
+  sidecarPath: string,
+  sidecarText: string,
+  committedSha: () => string | null,
+): void {
+  const dir = dirname(dataPath);
+  const pending = pendingPathFor(dataPath, payloadSha256);
+  const tmpSidecar = temporaryPathFor(sidecarPath);
+  try {
+    mkdirStep(dir);
+    recoverPair(dataPath, committedSha(), preparedPath);
+    renameStep(preparedPath, pending);
+    writeNewFileDurable(tmpSidecar, Buffer.from(sidecarText, 'utf8'));
+    renameStep(tmpSidecar, sidecarPath); // commit point
+  } catch (e) {
+    bestEffortUnlink(tmpSidecar);
+    bestEffortUnlink(pending);
+    bestEffortUnlink(preparedPath);
+    throw e;
+  }
   renameStep(pending, dataPath);
   fsyncDirStep(dir);
 }

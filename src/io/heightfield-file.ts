@@ -25,7 +25,9 @@ import {
 } from '../core/grid.js';
 import { codeHeightfield, encodeHeightfield, floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
 import { decodeHeightR16, type EncodeCounts } from '../core/encoding.js';
-import { pendingPathFor, writeFilePairAtomic } from './atomic.js';
+import { commitPreparedPair, pendingPathFor, preparedPathFor, writeFilePairAtomic } from './atomic.js';
+import { unlinkStep } from './fs-ops.js';
+import type { BackgroundWriter, WrittenPayload } from './background-writer.js';
 import { checkHeightfieldPngHeader, DEFAULT_PNG_PIXEL_LIMIT, decodePng16, encodePng16, pngImageDataBytes, readPngHeader } from './png16.js';
 import { readInputFile, readInputHead } from './read-input.js';
 import { checkFieldSize, MAX_FIELD_PIXELS } from './limits.js';
@@ -33,6 +35,7 @@ import { decodeR16, encodeR16, inferSquareR16Side, checkR16Size } from './r16.js
 import { countNonFinite, decodeR32, encodeR32, inferSquareR32Side, checkR32Size } from './r32.js';
 import {
   makeSidecar,
+  makeSidecarForDigest,
   readSidecarFor,
   sidecarPathFor,
   unorm16Encoding,
@@ -444,7 +447,7 @@ export function writeHeightfieldFile(path: string, field: Heightfield, s: WriteS
   if (container === 'r32') {
     if (s.endian && s.endian !== 'le') throw new FormatError(`${path}: R32 is little-endian only, got ${s.endian}`);
     payload = encodeR32(heightsOf(field));
-    sidecarFields = { container, endian: 'le' as const, grid: field.grid, encoding: { kind: 'float32' as const, unit: 'm' as const } };
+    sidecarFields = r32SidecarFields(field.grid);
   } else {
     let codes = field;
     if (field.kind === 'float') {
@@ -472,6 +475,67 @@ export function writeHeightfieldFile(path: string, field: Heightfield, s: WriteS
     }
   });
   return { path, sidecar, encodeCounts };
+}
+
+function r32SidecarFields(grid: GridDescription) {
+  return { container: 'r32' as const, endian: 'le' as const, grid, encoding: { kind: 'float32' as const, unit: 'm' as const } };
+}
+
+/** An R32 heightfield file whose payload a background writer is writing (prepareR32Write). */
+export interface PreparedR32 {
+  path: string;
+  grid: GridDescription;
+  preparedPath: string;
+  written: Promise<WrittenPayload>;
+}
+
+/**
+ * Starts writing the float field `heights` on `grid` as the R32 payload of `path`, on the background writer: the
+ * payload (copied into shared memory unless it is there already; it must not change until written) is written
+ * durably and hashed off this thread under a prepared name.
+ * commitPreparedR32 then writes the sidecar and commits the pair — the same files, bytes and sidecar as
+ * writeHeightfieldFile(path, floatHeightfield(grid, heights), settings).
+ */
+export function prepareR32Write(writer: BackgroundWriter, path: string, grid: GridDescription, heights: Float32Array): PreparedR32 {
+  if (containerForPath(path) !== 'r32') throw new FormatError(`${path}: a prepared write is an R32 (.r32) payload`);
+  const bytes = encodeR32(heights);
+  let shared = bytes;
+  if (!(bytes.buffer instanceof SharedArrayBuffer)) {
+    shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
+    shared.set(bytes);
+  }
+  const preparedPath = preparedPathFor(path);
+  return { path, grid, preparedPath, written: writer.write(preparedPath, shared) };
+}
+
+/** Commits a prepared R32 write (see prepareR32Write) once its payload is on disk. */
+export async function commitPreparedR32(p: PreparedR32, s: WriteSettings = {}): Promise<WrittenHeightfield> {
+  let payload: WrittenPayload;
+  try {
+    payload = await p.written;
+  } catch (e) {
+    try {
+      unlinkStep(p.preparedPath); // a write that failed part-way leaves nothing
+    } catch {
+      /* the error being thrown says what went wrong */
+    }
+    throw e;
+  }
+  const sidecar = makeSidecarForDigest(p.path, payload, {
+    ...r32SidecarFields(p.grid),
+    stage: s.stage,
+    request: s.request,
+    notes: s.notes,
+    adapter: s.adapter,
+  });
+  commitPreparedPair(p.path, p.preparedPath, payload.sha256, sidecarPathFor(p.path), sidecarText(sidecar), () => {
+    try {
+      return readSidecarFor(p.path)?.payload.sha256 ?? null;
+    } catch {
+      return null;
+    }
+  });
+  return { path: p.path, sidecar, encodeCounts: null };
 }
 
 export interface HeightfieldSummary {

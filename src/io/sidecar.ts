@@ -80,6 +80,11 @@ export interface SidecarFields {
 }
 
 export function makeSidecar(file: string, payload: Uint8Array, f: SidecarFields): Sidecar {
+  return makeSidecarForDigest(file, { bytes: payload.length, sha256: sha256Hex(payload) }, f);
+}
+
+/** makeSidecar for a payload known by its byte count and SHA-256 (hashed elsewhere, e.g. by a background writer). */
+export function makeSidecarForDigest(file: string, payload: { bytes: number; sha256: string }, f: SidecarFields): Sidecar {
   return {
     format: SIDECAR_FORMAT,
     version: SIDECAR_VERSION,
@@ -93,7 +98,7 @@ export function makeSidecar(file: string, payload: Uint8Array, f: SidecarFields)
     producer: f.adapter
       ? { name: PRODUCER_NAME, version: PRODUCER_VERSION, adapter: adapterInfo(f.adapter) }
       : { name: PRODUCER_NAME, version: PRODUCER_VERSION },
-    payload: { bytes: payload.length, sha256: sha256Hex(payload) },
+    payload: { bytes: payload.bytes, sha256: payload.sha256 },
     ...(f.notes ? { notes: f.notes } : {}),
   };
 }

@@ -28,7 +28,7 @@ import { resolveConventions, type ConventionOverride, type Conventions } from '.
 import { precisionOf, runContext, type Executor, type StageContext } from './context.js';
 import { readAssetKtx2, type HeightAsset } from './assets.js';
 import { drawPlaced, footprintQueryAt, type DrawGrid, type DrawProgram, type PlacedDraw } from './draw.js';
-import { newField, type Field, type Precision } from './precision.js';
+import { newField, sharedCopy, type Field, type Precision } from './precision.js';
 import { ownsEdge, rasterizeTriangles, snapFixed, SUBPIXEL, type RasterStats } from './raster.js';
 import { ablationOverride, smoothingChain, type SmoothingAblation } from './smoothing.js';
 import { applySupport, domainEnvelope, parentChildReference, supportExtent, type SupportTarget } from './support.js';
@@ -51,6 +51,11 @@ export interface CpuExecuteOptions {
   assetsDir?: string;
   /** Called after each stage with its name and wall time (progress). */
   onStage?: (stage: string, ms: number) => void;
+  /**
+   * Called with each kept field stage as soon as it is final (the array is the one returned in `fields`; it is not
+   * changed afterwards): a run writes it out while the later stages are computed.
+   */
+  onField?: (stage: string, field: Field) => void;
   /** [G] GPU-mimic switch: stamp and location-texture quads cover what a rasterizer covers — the pixel centres inside
    *  the quad's corners snapped to the list's `raster.subpixelBits`, top-left rule — instead of every pixel whose
    *  centre maps inside the asset square ('exact', the default). */
@@ -248,6 +253,10 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
   const coverOf = <P>(d: AssetDraw<P>) =>
     quadCoverage === 'snapped' ? snappedQuadCoverage(g, assets.get(d.asset)!.worldSize, d.localToWorld, dl.raster.subpixelBits) : undefined;
   const fields = new Map<string, Field>();
+  const kept = (name: string, f: Field): void => {
+    fields.set(name, f);
+    opts.onField?.(name, f);
+  };
   const timings: Record<string, number> = {};
   // Timing keys are the ones runPipeline's manifest always used (base, base.raster, base.smoothing, support,
   // support.apply, stamps.draw, locations, outer, encode); onStage hears the stage names.
@@ -265,14 +274,14 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
   const layer0 = stage('raster-layer0', 'base.raster', () =>
     rasterizeTriangles(triangles(dl.raster.layers[0]), g, raster, ctx, undefined, dl.raster.subpixelBits),
   );
-  if (keep.has('raster-layer0')) fields.set('raster-layer0', raster.slice());
+  if (keep.has('raster-layer0')) kept('raster-layer0', sharedCopy(raster));
   const layer100 = stage('raster', 'base.raster', () => rasterizeTriangles(triangles(dl.raster.layers[1]), g, raster, ctx, undefined, dl.raster.subpixelBits));
   const smoothed = stage('base', 'base.smoothing', () => smoothingChain(raster, n, ctx));
   for (const [k, v] of Object.entries(smoothed.timings)) timings[`base.${k}`] = v;
   timings.base = timings['base.raster'] + timings['base.smoothing'];
-  if (keep.has('raster')) fields.set('raster', raster);
+  if (keep.has('raster')) kept('raster', raster);
   const field = smoothed.base; // transformed in place from here on
-  if (keep.has('base')) fields.set('base', field.slice());
+  if (keep.has('base')) kept('base', sharedCopy(field));
 
   // Support: every target from the base field first, then every shape in order.
   const support = stage('support.targets', 'support', (): SupportTarget[] => {
@@ -314,7 +323,7 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
       pc,
     ),
   );
-  if (keep.has('after-support')) fields.set('after-support', field.slice());
+  if (keep.has('after-support')) kept('after-support', sharedCopy(field));
 
   // Natural stamps, in order; existing-terrain operands from the field as it stands before each draw.
   const operand = (c: FootprintOperand, q: { hmin: number; hmax: number; centre: number }) => {
@@ -342,7 +351,7 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
     }
     return { pixels, lodRange: [lodLo, lodHi] as [number, number] };
   });
-  if (keep.has('after-stamps')) fields.set('after-stamps', field.slice());
+  if (keep.has('after-stamps')) kept('after-stamps', sharedCopy(field));
 
   // Location textures, in order, on their locations' support targets.
   const locations = stage('after-locations', 'locations', () => {
@@ -355,11 +364,11 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
     }
     return { draws: dl.locations.draws.length, pixels, textures: used.size };
   });
-  if (keep.has('after-locations')) fields.set('after-locations', field.slice());
+  if (keep.has('after-locations')) kept('after-locations', sharedCopy(field));
 
   const outerInput: Field | number = dl.outer.input.kind === 'raster' ? raster : dl.outer.input.height;
   const outer = stage('pre-encode', 'outer', () => applyOuterBlend(field, g, { inner: dl.outer.inner, outer: dl.outer.outer }, outerInput, precision, pc));
-  fields.set('pre-encode', field);
+  kept('pre-encode', field);
 
   // The simd executor encodes in its arena with the kernel (codes returned as a view); the others in JavaScript.
   const range = { min: dl.encoding.min, max: dl.encoding.max };

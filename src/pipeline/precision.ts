@@ -22,3 +22,13 @@ export type Field = Float32Array | Float64Array;
 export function newField(p: Precision, n: number): Field {
   return p === 'f32' ? new Float32Array(n) : new Float64Array(n);
 }
+
+/**
+ * A copy of `f` in shared memory: a kept stage snapshot that a worker thread (the run's background writer) can read
+ * without another copy. Otherwise it is what `f.slice()` gives.
+ */
+export function sharedCopy(f: Field): Field {
+  const out = f instanceof Float32Array ? new Float32Array(new SharedArrayBuffer(f.byteLength)) : new Float64Array(new SharedArrayBuffer(f.byteLength));
+  out.set(f);
+  return out;
+}

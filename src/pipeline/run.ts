@@ -49,6 +49,8 @@ export interface RunOptions {
   assetsDir?: string;
   /** Called as each timed step ends, with its wall-clock time (progress display; never changes the result). */
   onStep?: (name: string, ms: number) => void;
+  /** Called with each kept field stage as soon as it is final (see CpuExecuteOptions.onField). */
+  onField?: (stage: string, field: Float32Array | Float64Array) => void;
 }
 
 export interface RunResult {
@@ -151,6 +153,7 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
     quadCoverage: opts.quadCoverage,
     assets,
     onStage: opts.onStep,
+    onField: opts.onField,
   });
   Object.assign(timings, exec.timingsMs);
   const { fields, codes, support } = exec;

@@ -1,0 +1,151 @@
+/**
+ * The run's background writer (src/io/background-writer.ts) and the prepared pair commit (commitPreparedPair,
+ * commitPreparedR32): the same files, bytes and sidecars as a write on the calling thread; the pair protocol holds
+ * under a fault at every step; a failed background write is a file-system error naming the path and the cause; and
+ * `heightbench run` writes the same folder with and without threads.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { domainGrid, floatHeightfield, readHeightfieldFile, writeHeightfieldFile } from '../src/index.js';
+import { startBackgroundWriter } from '../src/io/background-writer.js';
+import { commitPreparedR32, prepareR32Write } from '../src/io/heightfield-file.js';
+import { withFaults, withFaultsAsync } from '../src/io/fs-ops.js';
+import { fileSystemMessage, isFileSystemErrno } from '../src/errors.js';
+import { cli, tempDir, testRandom } from './helpers.js';
+
+const root = tempDir('hb-bgw-');
+const N = 48;
+const g = domainGrid(N);
+const rnd = testRandom(11);
+const heights = (k: number): Float32Array => {
+  const h = new Float32Array(new SharedArrayBuffer(N * N * 4));
+  for (let i = 0; i < h.length; i++) h[i] = (rnd() - 0.5) * 900 + k;
+  return h;
+};
+const OLD = heights(1);
+const NEW = heights(2);
+const LATER = heights(3);
+
+function seen(path: string): 'old' | 'new' | 'later' | 'absent' | 'refused' {
+  try {
+    const r = readHeightfieldFile(path);
+    const f = r.field.kind === 'float' ? r.field.height_px : null;
+    const eq = (a: Float32Array) => f !== null && f.length === a.length && f.every((v, i) => Object.is(v, a[i]));
+    return eq(OLD) ? 'old' : eq(NEW) ? 'new' : eq(LATER) ? 'later' : 'refused';
+  } catch (e) {
+    return /no such file/.test((e as Error).message) ? 'absent' : 'refused';
+  }
+}
+
+describe('background writer', () => {
+  it('writes the bytes durably and answers their count and SHA-256', async () => {
+    const w = startBackgroundWriter()!;
+    expect(w).not.toBeNull();
+    const bytes = new Uint8Array(NEW.buffer);
+    const path = join(root, 'plain.bin');
+    const r = await w.write(path, bytes);
+    await w.close();
+    expect(r.bytes).toBe(bytes.length);
+    expect(r.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(Buffer.compare(readFileSync(path), Buffer.from(bytes))).toBe(0);
+  });
+
+  it('a failed write is the file-system error, naming the path and the cause', async () => {
+    const w = startBackgroundWriter()!;
+    const path = join(root, 'no-such-folder', 'x.bin');
+    const e = await w.write(path, new Uint8Array(new SharedArrayBuffer(8))).catch((x: unknown) => x);
+    await w.close();
+    expect(isFileSystemErrno(e)).toBe(true);
+    expect(fileSystemMessage(e as NodeJS.ErrnoException)).toBe(`${path}: no such file or folder (ENOENT, open)`);
+  });
+
+  it('refuses bytes that are not in shared memory (the worker could not read them)', async () => {
+    const w = startBackgroundWriter()!;
+    expect(() => w.write(join(root, 'y.bin'), new Uint8Array(4))).toThrow(/must be in shared memory/);
+    await w.close();
+  });
+});
+
+describe('prepared R32 pairs', () => {
+  it('give exactly the files writeHeightfieldFile gives, into an empty folder and over an old pair', async () => {
+    for (const before of ['none', 'pair'] as const) {
+      const a = join(root, `same-${before}-a`, 'map.r32');
+      const b = join(root, `same-${before}-b`, 'map.r32');
+      mkdirSync(join(root, `same-${before}-a`), { recursive: true });
+      mkdirSync(join(root, `same-${before}-b`), { recursive: true });
+      if (before === 'pair') for (const p of [a, b]) writeHeightfieldFile(p, floatHeightfield(g, OLD));
+      const s = { stage: 'base', request: 'test', notes: { precision: 'f32' } };
+      writeHeightfieldFile(a, floatHeightfield(g, NEW), s);
+      const w = startBackgroundWriter()!;
+      await commitPreparedR32(prepareR32Write(w, b, g, NEW), s);
+      await w.close();
+      expect(readFileSync(b).equals(readFileSync(a))).toBe(true);
+      expect(readFileSync(`${b}.json`, 'utf8')).toBe(readFileSync(`${a}.json`, 'utf8').replace(/same-\w+-a/g, (m) => m.replace(/-a$/, '-b')));
+      expect(readdirSync(join(root, `same-${before}-b`)).sort()).toEqual(['map.r32', 'map.r32.json']);
+    }
+  });
+
+  for (const mode of ['error', 'crash'] as const) {
+    it(`a fault at every commit step (${mode}) leaves the old pair or the new one, and the next write leaves exactly the pair`, async () => {
+      const prepare = async (k: number) => {
+        const dir = join(root, `fault-${mode}-${k}`);
+        mkdirSync(dir, { recursive: true });
+        const path = join(dir, 'map.r32');
+        writeHeightfieldFile(path, floatHeightfield(g, OLD));
+        const w = startBackgroundWriter()!;
+        const p = prepareR32Write(w, path, g, NEW);
+        await p.written;
+        await w.close();
+        return { dir, path, p };
+      };
+      const dry = await prepare(-1);
+      const steps = (await withFaultsAsync(null, () => commitPreparedR32(dry.p))).steps;
+      expect(steps.map((s) => s.kind)).toEqual(['mkdir', 'rename', 'write', 'rename', 'rename', 'fsync-dir']);
+      for (let k = 0; k < steps.length; k++) {
+        const { dir, path, p } = await prepare(k);
+        const r = await withFaultsAsync({ at: k, mode }, () => commitPreparedR32(p));
+        expect(r.fired, `step ${k}`).toBe(true);
+        // The commit point is the sidecar's rename (step 3): before it the old pair, after it the new one.
+        expect(seen(path), `step ${k} (${steps[k].kind})`).toBe(k <= 3 ? 'old' : 'new');
+        if (mode === 'error' && k <= 3) expect(readdirSync(dir).sort(), `step ${k}: clean-up ran`).toEqual(['map.r32', 'map.r32.json']);
+        withFaults(null, () => writeHeightfieldFile(path, floatHeightfield(g, LATER)));
+        expect(seen(path)).toBe('later');
+        expect(readdirSync(dir).sort()).toEqual(['map.r32', 'map.r32.json']);
+      }
+    });
+  }
+
+  it('a background write that failed leaves nothing and rethrows its error', async () => {
+    const dir = join(root, 'failed');
+    const path = join(dir, 'map.r32'); // the folder does not exist: the worker's open fails
+    const w = startBackgroundWriter()!;
+    const p = prepareR32Write(w, path, g, NEW);
+    const e = await commitPreparedR32(p).catch((x: unknown) => x);
+    await w.close();
+    expect(isFileSystemErrno(e)).toBe(true);
+    expect(existsSync(dir)).toBe(false);
+  });
+});
+
+describe('heightbench run', () => {
+  it('writes the same folder with the background writer and without threads', async () => {
+    const a = join(root, 'run-threads');
+    const b = join(root, 'run-no-threads');
+    expect((await cli('run', 'teaching-512', '--out', a, '--quiet')).code).toBe(0);
+    const before = process.env.HEIGHTBENCH_NO_THREADS;
+    process.env.HEIGHTBENCH_NO_THREADS = '1';
+    try {
+      expect(startBackgroundWriter()).toBeNull();
+      expect((await cli('run', 'teaching-512', '--out', b, '--quiet')).code).toBe(0);
+    } finally {
+      if (before === undefined) delete process.env.HEIGHTBENCH_NO_THREADS;
+      else process.env.HEIGHTBENCH_NO_THREADS = before;
+    }
+    const names = readdirSync(a).sort();
+    expect(readdirSync(b).sort()).toEqual(names);
+    expect(names).toContain('after-stamps.r32');
+    for (const f of names.filter((n) => n !== 'timings.json')) expect(readFileSync(join(a, f)).equals(readFileSync(join(b, f))), f).toBe(true);
+  });
+});
