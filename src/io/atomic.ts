@@ -115,24 +115,7 @@ export function writeFilePairAtomic(
   sidecarText: string,
   committedSha: () => string | null,
 ): void {
-  const dir = dirname(dataPath);
-  mkdirStep(dir);
-  recoverPair(dataPath, committedSha());
-  const pending = pendingPathFor(dataPath, payloadSha256);
-  const tmpSidecar = temporaryPathFor(sidecarPath);
-  try {
-    writeNewFileDurable(pending, payload);
-    writeNewFileDurable(tmpSidecar, Buffer.from(sidecarText, 'utf8'));
-    renameStep(tmpSidecar, sidecarPath); // commit point
-  } catch (e) {
-    bestEffortUnlink(tmpSidecar);
-    bestEffortUnlink(pending);
-    throw e;
-  }
-  // Committed: from here a failure leaves the new pair readable through its pending payload, and the next write
-  // of this name moves it in.
-  renameStep(pending, dataPath);
-  fsyncDirStep(dir);
+  commitPair(dataPath, payloadSha256, sidecarPath, sidecarText, committedSha, null, (pending) => writeNewFileDurable(pending, payload));
 }
 
 /**
@@ -149,21 +132,36 @@ export function commitPreparedPair(
   sidecarText: string,
   committedSha: () => string | null,
 ): void {
+  commitPair(dataPath, payloadSha256, sidecarPath, sidecarText, committedSha, preparedPath, (pending) => renameStep(preparedPath, pending));
+}
+
+/** The pair protocol (see the header); `placePending` puts the flushed payload at the pending name (step 1). */
+function commitPair(
+  dataPath: string,
+  payloadSha256: string,
+  sidecarPath: string,
+  sidecarText: string,
+  committedSha: () => string | null,
+  preparedPath: string | null,
+  placePending: (pending: string) => void,
+): void {
   const dir = dirname(dataPath);
   const pending = pendingPathFor(dataPath, payloadSha256);
   const tmpSidecar = temporaryPathFor(sidecarPath);
   try {
     mkdirStep(dir);
     recoverPair(dataPath, committedSha(), preparedPath);
-    renameStep(preparedPath, pending);
+    placePending(pending);
     writeNewFileDurable(tmpSidecar, Buffer.from(sidecarText, 'utf8'));
     renameStep(tmpSidecar, sidecarPath); // commit point
   } catch (e) {
     bestEffortUnlink(tmpSidecar);
     bestEffortUnlink(pending);
-    bestEffortUnlink(preparedPath);
+    if (preparedPath) bestEffortUnlink(preparedPath);
     throw e;
   }
+  // Committed: from here a failure leaves the new pair readable through its pending payload, and the next write
+  // of this name moves it in.
   renameStep(pending, dataPath);
   fsyncDirStep(dir);
 }

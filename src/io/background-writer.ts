@@ -15,6 +15,11 @@
 import { Worker } from 'node:worker_threads';
 import { threadsWanted } from '../core/threads.js';
 
+/**
+ * The worker's whole program. Its write is writeNewFileDurable's (fs-ops.ts) — create exclusively, write all, fsync,
+ * close — restated because an evaluated program imports no heightbench module; test/background-writer.test.ts checks
+ * that the files are those the calling thread writes.
+ */
 const SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { openSync, writeSync, fsyncSync, closeSync } = require('node:fs');
