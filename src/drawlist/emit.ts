@@ -24,7 +24,7 @@ import type { Plan } from '../pipeline/plan.js';
 import { cellAt } from '../pipeline/regions.js';
 import { SMOOTHING_CHAIN, SMOOTHING_TAPS } from '../pipeline/smoothing.js';
 import { stampMatrix, type StampSelection } from '../pipeline/stamps.js';
-import { shapeRadius } from '../pipeline/support.js';
+import { supportLocationsOf } from '../pipeline/support.js';
 import { chain, rotation, transformPoint, translation, type Affine } from '../pipeline/transforms.js';
 import type { TriangleList } from '../pipeline/fans.js';
 import { DRAWLIST_STAGES, LOCATION_WINDOW } from './serial.js';
@@ -98,36 +98,10 @@ export function buildDrawList(plan: Plan, opts: DrawListOptions): DrawList {
     };
   };
 
-  // Support: the static half of computeSupportTargets (same filters, same order).
+  // Support: what is known before any height is read (supportLocationsOf); the executors compute the targets.
   const inst = plan.layout.instances;
-  const groupNames = ['zero', 'first', 'second', 'upland'];
   const groupOf = (x: number, y: number) => plan.regions.parent_group[plan.regions.cell_parent[cellAt(plan.regions, x, y)]];
-  const supportLocations: SupportLocation[] = inst.map((q, idx) => {
-    const res = world.resources[q.resource];
-    const children = inst.filter((c) => c.parent === q.id && Math.hypot(c.x - q.x, c.y - q.y) <= 150 && world.resources[c.resource].parentWeight > 0);
-    const floor = P.support.regionFloor[groupNames[groupOf(q.x, q.y)] ?? 'upland'];
-    return {
-      location: idx,
-      resource: q.resourceId,
-      stage: q.stage,
-      x: zero(q.x),
-      y: zero(q.y),
-      shapes: q.supports.map((s) => ({
-        kind: s.kind,
-        x: zero(s.x),
-        y: zero(s.y),
-        radius: zero(s.radius),
-        halfSize: [zero(s.halfSize[0]), zero(s.halfSize[1])] as [number, number],
-        angle: zero(s.angle),
-        boundRadius: zero(shapeRadius(s)),
-        transitionWidth: zero(s.transitionWidth),
-        strength: zero(Math.min(1, s.strength * res.wrapperStrength * P.support.strength)),
-      })),
-      children: children.map((c) => ({ location: c.id, weight: world.resources[c.resource].parentWeight })),
-      offset: zero(P.support.stageOffsets[q.stage] ?? 0),
-      floor: floor === undefined || !Number.isFinite(floor) ? null : zero(floor),
-    };
-  });
+  const supportLocations: SupportLocation[] = supportLocationsOf(inst, world, P.support, groupOf, zero);
 
   // Natural stamps: drawStamps's programs, with the existing-terrain operands described.
   const infos = new Map(world.stamps.infos.map((i) => [i.id, i]));

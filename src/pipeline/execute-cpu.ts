@@ -31,7 +31,7 @@ import { drawPlaced, footprintQueryAt, type DrawGrid, type DrawProgram, type Pla
 import { newField, sharedCopy, type Field, type Precision } from './precision.js';
 import { ownsEdge, rasterizeTriangles, snapFixed, SUBPIXEL, type RasterStats } from './raster.js';
 import { ablationOverride, smoothingChain, type SmoothingAblation } from './smoothing.js';
-import { applySupport, domainEnvelope, parentChildReference, supportExtent, type SupportTarget } from './support.js';
+import { applySupport, supportTargetsFor, type SupportTarget } from './support.js';
 import { applyOuterBlend } from './outer.js';
 import { encodeInArena } from './wasm/encode-kernel.js';
 import { sha256Hex } from '../io/sidecar.js';
@@ -284,35 +284,7 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
   if (keep.has('base')) kept('base', sharedCopy(field));
 
   // Support: every target from the base field first, then every shape in order.
-  const support = stage('support.targets', 'support', (): SupportTarget[] => {
-    const locs = dl.support.locations;
-    const env = locs.map((l) => domainEnvelope(field, g, l.shapes, pc));
-    const refs = env.map((e) => (e.hmin + e.hmax) / 2);
-    return locs.map((l, idx) => {
-      const weighted = parentChildReference(
-        refs[idx],
-        l.children.map((c) => ({ height: refs[c.location], weight: c.weight })),
-      );
-      let target = weighted + l.offset;
-      const floorApplied = l.floor !== null && target < l.floor;
-      if (floorApplied) target = l.floor!;
-      const shapes = l.shapes.map((s) => {
-        const e = supportExtent(s.boundRadius, env[idx].hmin, env[idx].hmax, target, dl.support.a, dl.support.b);
-        return { ...e, width: s.transitionWidth * e.k, strength: s.strength };
-      });
-      return {
-        location: idx,
-        hmin: env[idx].hmin,
-        hmax: env[idx].hmax,
-        reference: refs[idx],
-        weighted,
-        target,
-        children: l.children.map((c) => c.location),
-        floorApplied,
-        shapes,
-      };
-    });
-  });
+  const support = stage('support.targets', 'support', (): SupportTarget[] => supportTargetsFor(field, g, dl.support.locations, dl.support.a, dl.support.b, pc));
   const supportWrites = stage('after-support', 'support.apply', () =>
     applySupport(
       field,

@@ -33,6 +33,7 @@ import type { DrawGrid } from './draw.js';
 import { pixelRange } from './draw.js';
 import { boxDistance, type LocationInstance, type WorldSupport } from './layout.js';
 import type { WorldConfig } from './world.js';
+import type { SupportLocation } from '../drawlist/types.js';
 
 /** k = (1 − t) + t·relief. */
 export function supportExtentFactor(t: number, relief: number): number {
@@ -119,31 +120,66 @@ export function domainEnvelope(field: Field, g: DrawGrid, shapes: readonly World
   return { hmin, hmax };
 }
 
-export function computeSupportTargets(
-  base: Field,
-  g: DrawGrid,
+/**
+ * What the support stage knows of each location before any height is read — the draw list's support section: shapes
+ * (with their strengths, shape × wrapper × recipe, clamped to 1), participating children and their weights, the
+ * stage offset, the region floor. `normalize` is applied to every number written (the draw list's −0 → 0).
+ */
+export function supportLocationsOf(
   instances: readonly LocationInstance[],
   world: WorldConfig,
   p: SupportParams,
   groupOf: (x: number, y: number) => number,
-): SupportTarget[] {
-  const env = instances.map((q) => domainEnvelope(base, g, q.supports));
-  const refs = env.map((e) => (e.hmin + e.hmax) / 2);
+  normalize: (x: number) => number = (x) => x,
+): SupportLocation[] {
+  const z = normalize;
   const groupNames = ['zero', 'first', 'second', 'upland'];
   return instances.map((q, idx) => {
+    const res = world.resources[q.resource];
     const children = instances.filter((c) => c.parent === q.id && Math.hypot(c.x - q.x, c.y - q.y) <= 150 && world.resources[c.resource].parentWeight > 0);
+    const floor = p.regionFloor[groupNames[groupOf(q.x, q.y)] ?? 'upland'];
+    return {
+      location: idx,
+      resource: q.resourceId,
+      stage: q.stage,
+      x: z(q.x),
+      y: z(q.y),
+      shapes: q.supports.map((s) => ({
+        kind: s.kind,
+        x: z(s.x),
+        y: z(s.y),
+        radius: z(s.radius),
+        halfSize: [z(s.halfSize[0]), z(s.halfSize[1])] as [number, number],
+        angle: z(s.angle),
+        boundRadius: z(shapeRadius(s)),
+        transitionWidth: z(s.transitionWidth),
+        strength: z(Math.min(1, s.strength * res.wrapperStrength * p.strength)),
+      })),
+      children: children.map((c) => ({ location: c.id, weight: world.resources[c.resource].parentWeight })),
+      offset: z(p.stageOffsets[q.stage] ?? 0),
+      floor: floor === undefined || !Number.isFinite(floor) ? null : z(floor),
+    };
+  });
+}
+
+/**
+ * Every location's support target from the base field (all targets first, before any shape is applied): domain
+ * envelope, mid-envelope reference, parent–child weighting, offset, floor, and each shape's extent.
+ */
+export function supportTargetsFor(base: Field, g: DrawGrid, locs: readonly SupportLocation[], a: number, b: number, pc: number = PC): SupportTarget[] {
+  const env = locs.map((l) => domainEnvelope(base, g, l.shapes, pc));
+  const refs = env.map((e) => (e.hmin + e.hmax) / 2);
+  return locs.map((l, idx) => {
     const weighted = parentChildReference(
       refs[idx],
-      children.map((c) => ({ height: refs[c.id], weight: world.resources[c.resource].parentWeight })),
+      l.children.map((c) => ({ height: refs[c.location], weight: c.weight })),
     );
-    let target = weighted + (p.stageOffsets[q.stage] ?? 0);
-    const floor = p.regionFloor[groupNames[groupOf(q.x, q.y)] ?? 'upland'] ?? -Infinity;
-    const floorApplied = target < floor;
-    if (floorApplied) target = floor;
-    const res = world.resources[q.resource];
-    const shapes = q.supports.map((s) => {
-      const e = supportExtent(shapeRadius(s), env[idx].hmin, env[idx].hmax, target, p.a, p.b);
-      return { ...e, width: s.transitionWidth * e.k, strength: Math.min(1, s.strength * res.wrapperStrength * p.strength) };
+    let target = weighted + l.offset;
+    const floorApplied = l.floor !== null && target < l.floor;
+    if (floorApplied) target = l.floor!;
+    const shapes = l.shapes.map((s) => {
+      const e = supportExtent(s.boundRadius, env[idx].hmin, env[idx].hmax, target, a, b);
+      return { ...e, width: s.transitionWidth * e.k, strength: s.strength };
     });
     return {
       location: idx,
@@ -152,11 +188,23 @@ export function computeSupportTargets(
       reference: refs[idx],
       weighted,
       target,
-      children: children.map((c) => c.id),
+      children: l.children.map((c) => c.location),
       floorApplied,
       shapes,
     };
   });
+}
+
+/** Targets of `instances` from the base field: supportTargetsFor over supportLocationsOf (what a run computes). */
+export function computeSupportTargets(
+  base: Field,
+  g: DrawGrid,
+  instances: readonly LocationInstance[],
+  world: WorldConfig,
+  p: SupportParams,
+  groupOf: (x: number, y: number) => number,
+): SupportTarget[] {
+  return supportTargetsFor(base, g, supportLocationsOf(instances, world, p, groupOf), p.a, p.b);
 }
 
 /** Applies every shape in draw order to `field` (in place). Returns the number of pixel writes. */
