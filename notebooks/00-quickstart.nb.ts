@@ -29,4 +29,4 @@ tslab.display.markdown(hb.summaryMarkdown(cmp, { generated: 'tundra-r19 at 1024�
 if (cmp.maxAbsCode > 1 || cmp.exactPercent < 99.9) throw new Error('the f32 pipeline left its gates');
 // %%
 session.show('f00-diff', [{ type: 'heatmap', z: Array.from({ length: cmp.blocks.rows }, (_, j) => Array.from(cmp.blocks.maxAbsCode.subarray(j * cmp.blocks.columns, (j + 1) * cmp.blocks.columns))), colorscale: 'Reds', zmin: 0, zmax: Math.max(1, cmp.maxAbsCode) }],
-  { title: { text: '4×4 block maximum |Δq| (full map)' }, yaxis: { scaleanchor: 'x' } }, 520);
+  { title: { text: '4×4 block maximum |Δq| (full map)' }, xaxis: { title: { text: 'block column (4 px = 2 m)' } }, yaxis: { title: { text: 'block row (4 px = 2 m)' }, scaleanchor: 'x' } }, 520);

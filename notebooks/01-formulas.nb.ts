@@ -83,7 +83,7 @@ tslab.display.html(hb.plotlyFigure('f01-regions', [
   { x: [-20, 20, 20, -20, -20], y: [20, 20, 580, 580, 20], name: 'B (centre 300 m away)', fill: 'toself' },
   { x: [0, 104], y: [0, 0], mode: 'lines+markers', name: 'd = 104 m (chosen)' },
   { x: [0, 0], y: [0, 20], mode: 'lines', line: { dash: 'dot' }, name: 'nearest edge overall (20 m, not used)' },
-], { title: { text: 'Nearest centre vs nearest edge' }, yaxis: { scaleanchor: 'x' } }));
+], { title: { text: 'Nearest centre vs nearest edge' }, xaxis: { title: { text: 'x (m, from the sample)' } }, yaxis: { title: { text: 'y (m, from the sample)' }, scaleanchor: 'x' } }));
 // %% [markdown]
 // ## Corner weights: sixth power, the jump at 96 m, the strong negative branch
 // **[D]** `d < 0 → 1000; 0 ≤ d < 512 → (1 − d/512)⁶; else 0`, then strictly for `d < 96`: × `(1 − d/96) × 10`.
@@ -143,7 +143,7 @@ log([
 ]);
 tslab.display.html(hb.plotlyFigure('f01-corners', [
   { type: 'bar', x: ['C₁', 'C₂', 'C₁ without T'], y: [c1, c2, c1NoT], text: [c1, c2, c1NoT].map((v) => v.toFixed(6)), textposition: 'outside' },
-], { title: { text: 'Corner heights (m)' }, yaxis: { range: [0, 8] } }, 320));
+], { title: { text: 'Corner heights (m)' }, xaxis: { title: { text: 'corner' } }, yaxis: { title: { text: 'height (m)' }, range: [0, 8] } }, 320));
 // %% [markdown]
 // ## Barycentric and bilinear interpolation; the half-pixel shift
 // **[E]** P = (2, 3) in A(0,0), B(10,0), C(0,10) with heights 0/10/20 → weights 0.5, 0.2, 0.3 and 8 m.
@@ -254,7 +254,7 @@ const rr = Array.from({ length: 121 }, (_, i) => 590 + i);
 tslab.display.html(hb.plotlyFigure('f01-outer', [
   { x: rr, y: rr.map((r) => hb.smoothstepBlend(r, 20, -2)), name: 'blended height' },
   { x: [635, 650, 665], y: [16.5625, 9, 1.4375], mode: 'markers', name: 'article values' },
-], { title: { text: 'Outer blend across 620–680 m' }, xaxis: { title: { text: 'radius (m)' } } }, 320));
+], { title: { text: 'Outer blend across 620–680 m' }, xaxis: { title: { text: 'radius (m)' } }, yaxis: { title: { text: 'height (m)' } } }, 320));
 // %% [markdown]
 // ## R16: the code unit and the RMS of a mostly-exact map
 // **[D]** `u = clamp((H + 500) × 0.001, 0, 1)` in float32, then UNORM16; one code = 1000/65535 m ≈ 1.526 cm. A map

@@ -28,4 +28,4 @@ const rows = Array.from({ length: 24 }, (_, j) => Array.from(r.subarray(j * 24, 
 let cx = 0; let cy = 0; let s = 0;
 rows.forEach((row, j) => row.forEach((v, i) => { s += v; cx += v * (i - 12); cy += v * (j - 12); }));
 console.log(`sum ${s.toFixed(6)} (weights sum ${hb.SMOOTHING_TAPS.weights.reduce((a, b) => a + b, 0).toFixed(6)} per pass), centroid (${(cx / s).toExponential(1)}, ${(cy / s).toExponential(1)}) texels`);
-session.show('f04-impulse', [{ type: 'heatmap', z: rows, colorscale: 'Viridis' }], { title: { text: 'Impulse response of one level (X pass then Y pass)' }, yaxis: { scaleanchor: 'x' } }, 420);
+session.show('f04-impulse', [{ type: 'heatmap', z: rows, colorscale: 'Viridis' }], { title: { text: 'Impulse response of one level (X pass then Y pass)' }, xaxis: { title: { text: 'column (texels; impulse at 12)' } }, yaxis: { title: { text: 'row (texels; impulse at 12)' }, scaleanchor: 'x' } }, 420);

@@ -21,6 +21,6 @@ if (v !== 1043618065) throw new Error('minstd_rand0');
 // %%
 const n = p.size;
 const rows = (f: ArrayLike<number>) => Array.from({ length: n }, (_, j) => Array.from({ length: n }, (_, i) => f[j * n + i]));
-tslab.display.html(hb.plotlyFigure('f09-heights', [{ type: 'heatmap', z: rows(fast), colorscale: 'Earth' }], { title: { text: 'Heights (columns follow x, rows follow y)' }, yaxis: { scaleanchor: 'x' } }, 460));
+tslab.display.html(hb.plotlyFigure('f09-heights', [{ type: 'heatmap', z: rows(fast), colorscale: 'Earth' }], { title: { text: 'Heights (columns follow x, rows follow y)' }, xaxis: { title: { text: 'column (x)' } }, yaxis: { title: { text: 'row (y)' }, scaleanchor: 'x' } }, 460));
 const shade = hb.shadeLightness(hb.applySeaLevel(fast, 3), n);
-tslab.display.html(hb.plotlyFigure('f09-shaded', [{ type: 'heatmap', z: rows(shade), colorscale: 'Greys', reversescale: true }], { title: { text: 'The seed\'s shading with sea level 3 (a picture, not heights)' }, yaxis: { scaleanchor: 'x' } }, 460));
+tslab.display.html(hb.plotlyFigure('f09-shaded', [{ type: 'heatmap', z: rows(shade), colorscale: 'Greys', reversescale: true }], { title: { text: 'The seed\'s shading with sea level 3 (a picture, not heights)' }, xaxis: { title: { text: 'column (x)' } }, yaxis: { title: { text: 'row (y)' }, scaleanchor: 'x' } }, 460));

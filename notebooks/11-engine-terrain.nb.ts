@@ -24,7 +24,7 @@ const check = (label: string, actual: number, expected: number, tol: number) => 
   return line;
 };
 const heat = (id: string, z: (number | null)[][], title: string, extra: Record<string, unknown> = {}, x?: number[], y?: number[]) =>
-  tslab.display.html(hb.plotlyFigure(id, [{ type: 'heatmap', z, x, y, colorscale: 'Earth', ...extra }], { title: { text: title }, yaxis: { scaleanchor: 'x' } }, 440));
+  tslab.display.html(hb.plotlyFigure(id, [{ type: 'heatmap', z, x, y, colorscale: 'Earth', ...extra }], { title: { text: title }, xaxis: { title: { text: 'x (m)' } }, yaxis: { title: { text: 'z (m)' }, scaleanchor: 'x' } }, 440));
 // %% [markdown]
 // ## One grid, sixteen tile windows
 // **[D]** A tile is a window into one grid, so a boundary sample has one home. The picture colours each sample by the
@@ -103,7 +103,7 @@ if (upFirst !== 135 || small.stack.compositeAt(5, 5) !== 145) throw new Error('r
 tslab.display.html(hb.plotlyFigure('f11-reorder', [
   { type: 'bar', x: ['base', '+20 (clamped at 150)', '−15'], y: [140, 150, 135], name: 'up, then down' },
   { type: 'bar', x: ['base', '−15', '+20'], y: [140, 125, 145], name: 'down, then up' },
-], { title: { text: 'The same two layers in both orders (m); the ceiling is 150 m' }, barmode: 'group', shapes: [{ type: 'line', xref: 'paper', x0: 0, x1: 1, y0: 150, y1: 150, line: { dash: 'dot' } }] }, 360));
+], { title: { text: 'The same two layers in both orders (m); the ceiling is 150 m' }, xaxis: { title: { text: 'after each layer' } }, yaxis: { title: { text: 'height (m)' } }, barmode: 'group', shapes: [{ type: 'line', xref: 'paper', x0: 0, x1: 1, y0: 150, y1: 150, line: { dash: 'dot' } }] }, 360));
 // %% [markdown]
 // ## Paint channels: 255 at every sample
 // **[D]** Painting one layer shares the rest over the others by largest remainder. **[E]** [200, 50, 5] with layer 0
@@ -169,7 +169,7 @@ console.log(`${(bytes.length / 1e6).toFixed(2)} MB, version ${back.version}; lay
 if (same !== 509 * 509) throw new Error('store round trip');
 const dense = 509 * 509 * 4;
 tslab.display.html(hb.plotlyFigure('f11-store', [{ type: 'bar', x: ['store file (base + touched chunks + paint + holes)', 'base grid alone (float32)', 'base + every layer dense + composite'], y: [bytes.length / 1e6, dense / 1e6, (dense * (2 + t.stack.layers.length)) / 1e6] }],
-  { title: { text: 'Megabytes: only touched chunks are stored, the composite never' } }, 360));
+  { title: { text: 'Megabytes: only touched chunks are stored, the composite never' }, xaxis: { title: { text: 'what is kept' } }, yaxis: { title: { text: 'MB' } } }, 360));
 // %% [markdown]
 // ## CDLOD patch selection
 // **[D]** A root square, a depth, ranges, and a source answering "how tall" and "is anything here". **[R]** For the
@@ -194,7 +194,7 @@ const traces = Array.from({ length: list.count }, (_, k) => {
   const z0 = list.nz[k] * s;
   return { type: 'scatter', mode: 'lines', x: [x0, x0 + s, x0 + s, x0, x0], y: [z0, z0, z0 + s, z0 + s, z0], fill: 'toself', line: { color: '#333', width: 1 }, fillcolor: colours[list.lod[k]], opacity: 0.6, showlegend: false, hoverinfo: 'text', text: `lod ${list.lod[k]}` };
 });
-tslab.display.html(hb.plotlyFigure('f11-cdlod', [...traces, { type: 'scatter', mode: 'markers', x: [200], y: [150], marker: { size: 10, color: 'black' }, name: 'camera' }], { title: { text: 'CDLOD patches by level of detail (red = finest)' }, yaxis: { scaleanchor: 'x' } }, 480));
+tslab.display.html(hb.plotlyFigure('f11-cdlod', [...traces, { type: 'scatter', mode: 'markers', x: [200], y: [150], marker: { size: 10, color: 'black' }, name: 'camera' }], { title: { text: 'CDLOD patches by level of detail (red = finest)' }, xaxis: { title: { text: 'x (m)' } }, yaxis: { title: { text: 'z (m)' }, scaleanchor: 'x' } }, 480));
 // **[D]** covers must be conservative: water below 25 m, with the sea only in some corners of nodes.
 const water = new hb.HeightfieldPatchSource(lodT.stack.cached(), 513, depth, 25);
 const wet = sel.select(water, 200, 60, 150, null);

@@ -99,7 +99,19 @@ async function plotlyFigures(page) {
         const r = el.getBoundingClientRect();
         const svg = el.querySelector('.main-svg');
         const gl = el.querySelector('canvas');
-        return { id: el.id, w: r.width, h: r.height, drawn: !!el._fullLayout && !!svg && svg.getBoundingClientRect().width > 0, gl: !!gl };
+        // Cartesian axes without a title (3D scenes and hidden axes aside): a reader should never guess a unit.
+        // The title is read from the figure's own layout: the full layout fills in a placeholder text.
+        const fl = el._fullLayout;
+        const ids = fl && fl._subplots ? [...(fl._subplots.xaxis ?? []), ...(fl._subplots.yaxis ?? [])] : [];
+        const untitled = ids.filter((id) => {
+          const key = id.replace(/^([xy])/, '$1axis');
+          if (fl[key]?.visible === false) return false;
+          // An axis that shares another's range without tick labels (stacked subplots) is named by that one.
+          if (el.layout?.[key]?.matches && el.layout[key].showticklabels === false) return false;
+          const t = el.layout?.[key]?.title;
+          return !String((typeof t === 'string' ? t : t?.text) ?? '').trim();
+        });
+        return { id: el.id, w: r.width, h: r.height, drawn: !!fl && !!svg && svg.getBoundingClientRect().width > 0, gl: !!gl, untitled };
       }),
     );
     if ((figs.length && figs.every((f) => f.drawn)) || Date.now() > deadline) return figs;
@@ -134,6 +146,8 @@ async function checkPage(browser, p) {
     const byId = new Map(figs.map((f) => [f.id, f]));
     const notDrawn = expected.filter((id) => !(byId.get(id)?.drawn && byId.get(id).w > 0 && byId.get(id).h > 0));
     check(`${label}: ${expected.length} Plotly figures drawn with non-zero size`, notDrawn.length === 0, `not drawn: ${notDrawn.join(', ')}`);
+    const untitled = figs.filter((f) => f.untitled?.length).map((f) => `${f.id} (${f.untitled.join(', ')})`);
+    check(`${label}: every cartesian axis of every figure has a title`, untitled.length === 0, `untitled: ${untitled.join('; ')}`);
     check(`${label}: no "Plotly did not load" message`, !(await page.isVisible('#plotly-missing')) && (await page.$$('.plotly-missing')).length === 0);
   }
   if (p.kind === 'dvc-plots') {
