@@ -149,3 +149,41 @@ describe('heightbench run', () => {
     for (const f of names.filter((n) => n !== 'timings.json')) expect(readFileSync(join(a, f)).equals(readFileSync(join(b, f))), f).toBe(true);
   });
 });
+
+describe('review fixes (regression fixtures named after the bugs)', () => {
+  it('failed-rewrite-keeps-committed-pending: a failed rewrite of the same bytes keeps the committed pending payload', () => {
+    const dir = join(root, 'rewrite');
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, 'map.r32');
+    writeHeightfieldFile(path, floatHeightfield(g, OLD));
+    // A crash after the commit point: the sidecar names NEW, the payload waits under its pending name.
+    withFaults({ at: 4, mode: 'crash' }, () => writeHeightfieldFile(path, floatHeightfield(g, NEW)));
+    expect(seen(path)).toBe('new');
+    // The rerun writes the same bytes; its first recovery step (moving the committed pending payload in) fails once.
+    const r = withFaults({ at: 1, mode: 'error', code: 'EIO' }, () => writeHeightfieldFile(path, floatHeightfield(g, NEW)));
+    expect(r.fired).toBe(true);
+    expect(seen(path)).toBe('new');
+  });
+
+  it('duplicate-stage-names: --stages base,base writes base once', async () => {
+    const out = join(root, 'dup-stages');
+    const r = await cli('run', 'teaching-512', '--size', '128', '--stages', 'base,base', '--out', out, '--quiet');
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(['base.r32', 'base.r32.json', 'manifest.json', 'timings.json']);
+  });
+
+  it('onfield-before-flip: under row0-at-ymax a stage is handed out after its rows are flipped', async () => {
+    const { runPipeline } = await import('../src/pipeline/run.js');
+    const { loadRequest } = await import('../src/pipeline/request.js');
+    const heard = new Map<string, Float32Array | Float64Array>();
+    const r = runPipeline(loadRequest('teaching-512', 128), {
+      precision: 'f32',
+      keep: ['base', 'after-stamps'],
+      conventions: { grid: { rowDirection: 'row0-at-ymax' } },
+      onField: (s, f) => heard.set(s, f.slice()),
+    });
+    expect([...heard.keys()].sort()).toEqual(['after-stamps', 'base', 'pre-encode']);
+    for (const [s, f] of heard) expect(Array.from(f), s).toEqual(Array.from(r.fields.get(s)!));
+  });
+});

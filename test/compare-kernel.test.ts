@@ -258,3 +258,37 @@ describe('the streamed comparison (heightbench compare on two sidecar R16 files)
     expect(JSON.parse(r.out).exact).toBe(300 * 300); // the pending payload holds `gen`
   });
 });
+
+describe('review fixes (regression fixtures named after the bugs)', () => {
+  it('huge-radius-mask: a radius whose square overflows is counted as the JavaScript executor counts it', () => {
+    const g = grid(64, 48);
+    const { gen, ref } = pair(64 * 48, 5, (_k, r) => r() < 0.2);
+    const opts = { masks: { innerRadius: 1e200, ringInner: 0, ringOuter: 1e200 } };
+    const js = compareHeightfields(codeHeightfield(g, gen), codeHeightfield(g, ref), { ...opts, executor: 'js' });
+    const simd = compareHeightfields(codeHeightfield(g, gen), codeHeightfield(g, ref), { ...opts, executor: 'simd' });
+    expect(simd).toEqual(js);
+    expect(js.masks.innerDisk.pixels).toBe(64 * 48);
+  });
+
+  it('worker-failure-seen-at-once: a stream worker that fails is noticed without waiting for the stall limit', async () => {
+    const { startStreamReader } = await import('../src/io/stream-worker.js');
+    const reader = startStreamReader(987654, 1 << 20)!; // no such descriptor: the worker's first read fails
+    const t0 = performance.now();
+    expect(reader.read(new Uint8Array(4096))).toBe(false);
+    expect(performance.now() - t0).toBeLessThan(5000); // the stall limit is 10 s
+    await expect(reader.result()).rejects.toThrow();
+  });
+
+  it('huge-sidecar-grid: a grid over the sample limit is left to the ordinary reader, which refuses it', async () => {
+    const dir = tempDir('hb-huge-');
+    const path = join(dir, 'huge.r16');
+    writeHeightfieldFile(path, codeHeightfield(domainGrid(4), new Uint16Array(16)));
+    const sc = JSON.parse(readFileSync(`${path}.json`, 'utf8'));
+    sc.grid.columns = 65536;
+    sc.grid.rows = 65536;
+    writeFileSync(`${path}.json`, JSON.stringify(sc));
+    expect(openR16Stream(path, {})).toBeNull();
+    const r = await cli('compare', path, path, '--json');
+    expect(r.code).toBe(2);
+  });
+});

@@ -3,7 +3,7 @@
  * bilinear samples at fractional offsets), or with renormalized weights, is held against f64 references.
  */
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { checkRun } from '../src/compare/check.js';
 import { writeFieldOutputs } from '../src/cli/run.js';
 import { FIELD_STAGES, loadRequest, runPipeline } from '../src/index.js';
@@ -15,9 +15,11 @@ describe('gate test (teaching-512)', () => {
   const d = tempDir('hb-gate-');
   const req = loadRequest('teaching-512');
   const write = (name: string, r: ReturnType<typeof runPipeline>) => writeFieldOutputs(join(d, name), req, r, [...FIELD_STAGES]);
-  write('ref', runPipeline(req, { precision: 'f64', keep: [...FIELD_STAGES] }));
-  write('ok', runPipeline(req, { precision: 'f32', keep: [...FIELD_STAGES] }));
-  write('integer-taps', runPipeline(req, { precision: 'f32', keep: [...FIELD_STAGES], ablation: { integerTaps: true } }));
+  beforeAll(async () => {
+    await write('ref', runPipeline(req, { precision: 'f64', keep: [...FIELD_STAGES] }));
+    await write('ok', runPipeline(req, { precision: 'f32', keep: [...FIELD_STAGES] }));
+    await write('integer-taps', runPipeline(req, { precision: 'f32', keep: [...FIELD_STAGES], ablation: { integerTaps: true } }));
+  }, 120_000);
   it('the f32 pipeline passes against its f64 references, every differing code a quantization straddle', () => {
     const c = checkRun(join(d, 'ok'), join(d, 'ref'), gates);
     expect(c.passed).toBe(true);

@@ -41,7 +41,7 @@ function parseStages(v: string): string[] {
     .filter(Boolean);
   for (const s of list)
     if (!ALL_STAGES.includes(s)) throw new InvalidArgumentError(`unknown stage ${JSON.stringify(s)}; expected some of ${ALL_STAGES.join(', ')}`);
-  return list;
+  return [...new Set(list)]; // a stage named twice is written once
 }
 
 export interface RunCliOptions {
@@ -218,13 +218,16 @@ export async function runCommand(request: string, o: RunCliOptions, io: CliIO): 
 /**
  * [R] Memory a run needs, estimated before it starts: every kept field stage, plus five working fields (raster,
  * smoothing levels, the field being composed), in the precision's sample size, plus the encoded outputs (codes and
- * one serialized payload). Conservative: measured peaks are lower (README "Limits").
+ * one serialized payload), plus the float32 copies the background writer may hold until written (in f32 the two
+ * stages that live in the arena, raster and pre-encode; in f64 every kept stage). Conservative: measured peaks are
+ * lower (README "Limits").
  */
 export function runMemoryEstimate(size: number, precision: 'f32' | 'f64', keep: readonly string[]): number {
   const n = size * size;
   const bps = precision === 'f64' ? 8 : 4;
   const kept = keep.filter((s) => (FIELD_STAGES as readonly string[]).includes(s)).length;
-  return (kept + 5) * n * bps + n * 2 + n * 4;
+  const writerCopies = precision === 'f64' ? kept : Math.min(kept, 2);
+  return (kept + 5) * n * bps + n * 2 + n * 4 + writerCopies * n * 4;
 }
 
 async function runInto(stage: string, target: string, req: ReturnType<typeof loadRequest>, o: RunCliOptions, io: CliIO): Promise<number> {

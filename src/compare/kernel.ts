@@ -88,10 +88,30 @@ export function defaultCompareExecutor(plan: TallyPlan): CompareExecutor {
   return kernelBytes(plan) <= MAX_KERNEL_BYTES ? 'simd' : 'js';
 }
 
-export function createCodePairExecutor(plan: TallyPlan, executor: CompareExecutor = defaultCompareExecutor(plan)): CodePairExecutor {
-  if (!COMPARE_EXECUTORS.includes(executor))
-    throw new RangeError(`compare executor: expected one of ${COMPARE_EXECUTORS.join(', ')}, got ${JSON.stringify(executor)}`);
-  return executor === 'simd' ? simdExecutor(plan) : jsExecutor(plan);
+/** The SIMD executor's memory could not be had (the system refused the allocation). */
+class KernelMemoryError extends RangeError {}
+
+/**
+ * The executor named, or the default one. [R] A default SIMD executor whose memory the system refuses gives way to
+ * the JavaScript one, which needs less; a named one reports the failure.
+ */
+export function createCodePairExecutor(plan: TallyPlan, executor?: CompareExecutor): CodePairExecutor {
+  const chosen = executor ?? defaultCompareExecutor(plan);
+  if (!COMPARE_EXECUTORS.includes(chosen))
+    throw new RangeError(`compare executor: expected one of ${COMPARE_EXECUTORS.join(', ')}, got ${JSON.stringify(chosen)}`);
+  if (chosen === 'js') return jsExecutor(plan);
+  try {
+    return simdExecutor(plan);
+  } catch (e) {
+    if (executor === undefined && e instanceof KernelMemoryError) return jsExecutor(plan);
+    throw e;
+  }
+}
+
+function checkChunk(start: number, count: number): void {
+  if (!(Number.isInteger(start) && Number.isInteger(count) && start >= 0 && count >= 0 && count <= SCAN_CHUNK)) {
+    throw new RangeError(`tallyChunk: expected 0 ≤ count ≤ ${SCAN_CHUNK} pixels at an integer start ≥ 0, got ${count} at ${start}`);
+  }
 }
 
 /**
@@ -121,6 +141,7 @@ function jsExecutor(p: TallyPlan): CodePairExecutor {
     slotG,
     slotR,
     tallyChunk(start, count, visit) {
+      checkChunk(start, count);
       for (let t = 0; t < count; t++) {
         const g = slotG[t];
         const r = slotR[t];
@@ -185,7 +206,12 @@ function simdExecutor(p: TallyPlan): CodePairExecutor {
   const L = layoutFor(p, p.rows);
   if (L.size > MAX_KERNEL_BYTES)
     throw new RangeError(`compare executor simd: ${L.size} bytes of buffers for this grid and block size, over ${MAX_KERNEL_BYTES}; use the js executor`);
-  const memory = newWasmMemory(L.size);
+  let memory: ReturnType<typeof newWasmMemory>;
+  try {
+    memory = newWasmMemory(L.size);
+  } catch (e) {
+    throw new KernelMemoryError(`compare executor simd: ${L.size} bytes of WebAssembly memory refused (${e instanceof Error ? e.message : String(e)})`);
+  }
   const WA = (globalThis as unknown as { WebAssembly: { Instance: new (m: object, i: object) => { exports: unknown } } }).WebAssembly;
   const kernel = new WA.Instance(mod, { env: { memory } }).exports as KernelExports;
   for (const [fn, n] of Object.entries(KERNEL_ARITY)) {
@@ -219,6 +245,7 @@ function simdExecutor(p: TallyPlan): CodePairExecutor {
     slotG,
     slotR,
     tallyChunk(start, count, visit) {
+      checkChunk(start, count);
       const over = kernel.tally(
         L.slotG, L.slotR, count, start, L.idx,
         p.columns, p.block, p.bw, L.block,

@@ -243,9 +243,12 @@ export function nextUp(x: number): number {
 /**
  * A disk, annulus or outside mask's pixel count as counts of "r² < t": total·(all pixels) + Σ below(plus) −
  * Σ below(minus), with r² ≤ x written r² < nextUp(x) — maskPixelCount's predicates exactly. Null for a window
- * (its count is separable and cheap).
+ * (its count is separable and cheap) and for a radius whose square is not finite.
  */
 export function maskCountTerms(def: MaskDefinition): { total: 0 | 1; plus: number[]; minus: number[] } | null {
+  // A squared radius that overflows (a radius near 1e200) has no next double: maskPixelCount counts such a mask.
+  const squares = def.kind === 'annulus' ? [def.inner * def.inner, def.outer * def.outer] : def.kind === 'window' ? [] : [def.radius * def.radius];
+  if (squares.some((x) => !Number.isFinite(x))) return null;
   switch (def.kind) {
     case 'disk':
       return { total: 0, plus: [nextUp(def.radius * def.radius)], minus: [] };

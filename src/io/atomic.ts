@@ -148,9 +148,16 @@ function commitPair(
   const dir = dirname(dataPath);
   const pending = pendingPathFor(dataPath, payloadSha256);
   const tmpSidecar = temporaryPathFor(sidecarPath);
+  // Before anything of this write exists: a failure here must not touch `pending`, which may be a committed payload
+  // of the same bytes that recoverPair is moving in (a rerun after a crash).
   try {
     mkdirStep(dir);
     recoverPair(dataPath, committedSha(), preparedPath);
+  } catch (e) {
+    if (preparedPath) bestEffortUnlink(preparedPath);
+    throw e;
+  }
+  try {
     placePending(pending);
     writeNewFileDurable(tmpSidecar, Buffer.from(sidecarText, 'utf8'));
     renameStep(tmpSidecar, sidecarPath); // commit point

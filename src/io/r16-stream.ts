@@ -19,6 +19,7 @@ import { isInputError } from '../errors.js';
 import type { GridDescription, HeightRange } from '../core/grid.js';
 import { checkSettingsAgainstSidecar, containerForPath, type ReadSettings } from './heightfield-file.js';
 import { openRegular } from './read-input.js';
+import { checkFieldSize } from './limits.js';
 import { startStreamReader, type StreamReader } from './stream-worker.js';
 import { readSidecarFor } from './sidecar.js';
 
@@ -50,6 +51,7 @@ export function openR16Stream(path: string, settings: ReadSettings, options: Str
     if (!sidecar || sidecar.container !== 'r16' || sidecar.endian !== 'le' || sidecar.encoding.kind !== 'unorm16') return null;
     checkSettingsAgainstSidecar(path, 'r16', sidecar, settings);
     const { columns, rows } = sidecar.grid;
+    checkFieldSize(`${path}: sidecar grid`, columns, rows); // the ordinary reader's limit (refused there, with the reason)
     const bytes = columns * rows * 2;
     if (sidecar.payload.bytes !== bytes) return null;
     const opened = openRegular(path);

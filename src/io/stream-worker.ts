@@ -4,7 +4,7 @@
  * comparison move off the comparing thread, and the consumer only copies each ready slot out.
  *
  * The ring's counters are Int32 words moved with Atomics — ctrl[0] chunks produced, ctrl[1] chunks consumed,
- * ctrl[2] a stop request — so there is no message per chunk; the worker waits only when every slot is unconsumed, the
+ * ctrl[2] a stop request, ctrl[3] the worker failed — so there is no message per chunk; the worker waits only when every slot is unconsumed, the
  * consumer only when the next chunk is not read yet. At the end the worker posts whether it read exactly the
  * payload's bytes (no fewer, none after them) and the digest of what it read: the bytes the consumer copied out.
  * [R] `prestartStreamWorker` starts the thread before the CLI loads its command modules, so its start-up overlaps the
@@ -21,6 +21,16 @@ const { readSync } = require('node:fs');
 const { createHash } = require('node:crypto');
 parentPort.once('message', (m) => {
   const ctrl = new Int32Array(m.ctrl);
+  try {
+    run(m, ctrl);
+  } catch (e) {
+    // The consumer cannot hear an error event while it waits: a flag in the ring's words tells it at once.
+    Atomics.store(ctrl, 3, 1);
+    Atomics.notify(ctrl, 0);
+    throw e;
+  }
+});
+function run(m, ctrl) {
   const ring = new Uint8Array(m.ring);
   const h = createHash('sha256');
   let whole = true;
@@ -51,7 +61,7 @@ parentPort.once('message', (m) => {
   }
   const grew = readSync(m.fd, new Uint8Array(1), 0, 1, m.bytes) !== 0;
   parentPort.postMessage({ whole: whole && !grew, hex: h.digest('hex') });
-});
+}
 `;
 
 let prestarted: Worker | null = null;
@@ -60,8 +70,13 @@ let prestarted: Worker | null = null;
 export function prestartStreamWorker(): void {
   if (prestarted || !threadsWanted()) return;
   try {
-    prestarted = new Worker(SOURCE, { eval: true });
-    prestarted.unref();
+    const w = new Worker(SOURCE, { eval: true });
+    w.unref();
+    // A thread that fails to start is simply not used (the reading stays on the caller's thread).
+    w.on('error', () => {
+      if (prestarted === w) prestarted = null;
+    });
+    prestarted = w;
   } catch {
     prestarted = null;
   }
@@ -100,7 +115,7 @@ export function startStreamReader(fd: number, bytes: number): StreamReader | nul
   }
   const w = worker;
   w.ref();
-  const ctrl = new Int32Array(new SharedArrayBuffer(12));
+  const ctrl = new Int32Array(new SharedArrayBuffer(16));
   const ringBuffer = new SharedArrayBuffer(STREAM_SLOTS * STREAM_SLOT_BYTES);
   const ring = new Uint8Array(ringBuffer);
   let failure: unknown = null;
@@ -133,7 +148,7 @@ export function startStreamReader(fd: number, bytes: number): StreamReader | nul
         for (;;) {
           const produced = Atomics.load(ctrl, 0);
           if (produced > c) break;
-          if (failure !== null || waited >= STALL_MS) {
+          if (failure !== null || Atomics.load(ctrl, 3) !== 0 || waited >= STALL_MS) {
             stop();
             return false;
           }

@@ -253,9 +253,11 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
   const coverOf = <P>(d: AssetDraw<P>) =>
     quadCoverage === 'snapped' ? snappedQuadCoverage(g, assets.get(d.asset)!.worldSize, d.localToWorld, dl.raster.subpixelBits) : undefined;
   const fields = new Map<string, Field>();
+  // onField hears each kept stage as soon as it is final — after the row flip of row0-at-ymax, so at the end then.
+  const flipAtEnd = conventions.grid.rowDirection === 'row0-at-ymax';
   const kept = (name: string, f: Field): void => {
     fields.set(name, f);
-    opts.onField?.(name, f);
+    if (!flipAtEnd) opts.onField?.(name, f);
   };
   const timings: Record<string, number> = {};
   // Timing keys are the ones runPipeline's manifest always used (base, base.raster, base.smoothing, support,
@@ -351,8 +353,9 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
     return { codes: out, counts: encodeFieldR16(field, out, range, rounding) };
   });
   // [R] The pipeline computes with row 0 at ymin; row0-at-ymax (an ablation) stores every output row-reversed.
-  if (conventions.grid.rowDirection === 'row0-at-ymax') {
+  if (flipAtEnd) {
     for (const f of new Set<Field | Uint16Array>([...fields.values(), codes])) flipRows(f, n);
+    for (const [name, f] of fields) opts.onField?.(name, f);
   }
 
   return {
