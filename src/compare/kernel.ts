@@ -16,6 +16,7 @@ import {
   maskContainsBounds,
   maskCountTerms,
   maskPixelCount,
+  ringCountsFromBelow,
   ringEdges2,
   ringIndex,
   ringPixelCounts,
@@ -191,8 +192,8 @@ function layoutFor(p: TallyPlan, distinctRows: number) {
     maxAbs: take(4 * regions),
     maxAt: take(4 * regions),
     block: take(2 * p.bw * p.bh),
-    thresholds: take(8 * (p.rings + 2 * p.maskDefs.length)),
-    below: take(8 * (p.rings + 2 * p.maskDefs.length)),
+    thresholds: take(8 * (p.rings + 1 + 2 * p.maskDefs.length)),
+    below: take(8 * (p.rings + 1 + 2 * p.maskDefs.length)),
     rowDy2: take(8 * distinctRows),
     rowMult: take(8 * distinctRows),
   };
@@ -269,7 +270,8 @@ function simdExecutor(p: TallyPlan): CodePairExecutor {
       const D = plan.rowDy2.length;
       const edge2 = ringEdges2(p.step, p.rings);
       const terms = p.maskDefs.map(maskCountTerms);
-      const thresholds = [...edge2.subarray(1)];
+      // Every ring edge (edge2[0] = 0 counts no pixel), so below[k] is ringPixelCounts' below[k] for k ≤ rings.
+      const thresholds = [...edge2];
       const at = terms.map((t) => {
         if (!t) return null;
         const plus = t.plus.map((x) => thresholds.push(x) - 1);
@@ -297,8 +299,7 @@ function simdExecutor(p: TallyPlan): CodePairExecutor {
         T,
         L.below,
       );
-      const rings = new Float64Array(p.rings);
-      for (let k = 0; k < p.rings; k++) rings[k] = below[k] - (k > 0 ? below[k - 1] : 0);
+      const rings = ringCountsFromBelow(below, p.rings);
       const total = p.columns * p.rows;
       const masks = p.maskDefs.map((def, m) => {
         const t = at[m];
