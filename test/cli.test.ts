@@ -34,9 +34,9 @@ describe('heightbench info', () => {
   });
   it('refuses a missing file and an unknown extension with exit 2', async () => {
     expect((await cli('info', join(d, 'nope.r16'))).err).toMatch(/nope.r16: no such file/);
-    const r = await cli('info', join(d, 'map.tif'));
+    const r = await cli('info', join(d, 'map.jp2'));
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/unknown extension "\.tif", expected \.r16, \.png or \.r32/);
+    expect(r.err).toMatch(/unknown extension "\.jp2", expected \.r16, \.png, \.r32, \.dds, \.exr, \.tif\/\.tiff or \.npy/);
   });
   it('refuses bad usage with exit 2', async () => {
     expect((await cli('info')).code).toBe(2);

@@ -2,17 +2,20 @@
  * `heightbench compare GENERATED REFERENCE [options]` — metrics, masks, radial profile, block map, reports, gates.
  * Exit 0 when every gate passes, 3 when a gate fails (EXIT_GATE), 2 on bad input or usage, 1 on an internal failure.
  */
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { compareCodeSources, compareHeightfields, DEFAULT_STRADDLE_EPSILON_CODES, type CompareOptions, type ComparisonResult } from '../compare/compare.js';
 import { evaluateGates } from '../compare/gates.js';
 import { resultJson, summaryMarkdown, writeComparisonReport } from '../compare/report.js';
 import { DEFAULT_MASKS } from '../compare/regions.js';
-import { floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
+import { floatHeightfield, heightsOf, withRowDirection, type Heightfield } from '../core/heightfield.js';
 import { gridDifference, type GridDescription } from '../core/grid.js';
 import { EXIT_GATE, LimitError, MismatchError } from '../errors.js';
-import { readHeightfieldFile, startReadingHeightfieldFiles, type ReadSettings } from '../io/heightfield-file.js';
+import { readHeightfieldFileAsync, startReadingHeightfieldFiles, type LoadedHeightfield, type ReadSettings } from '../io/heightfield-file.js';
+import { outsideContainerFor } from '../io/outside.js';
+import { sidecarSources, type ConventionSources } from '../io/input-conventions.js';
+import { addInputFlags, conventionLines, defaultsWarning, readSettingsFrom, settingsPerInput, type InputFlags } from './input-flags.js';
 import { openR16Stream } from '../io/r16-stream.js';
-import { parseEndian, parseNonNegativeNumber, parseNumber, parsePath, parsePositiveInt, parsePositiveNumber, parseRange, parseSize } from './args.js';
+import { parseNonNegativeNumber, parseNumber, parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
 import type { CliIO, CommandInstaller } from './io.js';
 import { CliExit } from './io.js';
 import { InvalidArgumentError } from 'commander';
@@ -28,7 +31,7 @@ function parsePair(v: string): [number, number] {
   return [p[0], p[1]];
 }
 
-export interface CompareCliOptions extends ReadSettings {
+export interface CompareCliOptions extends InputFlags {
   json?: boolean;
   report?: string;
   block?: number;
@@ -111,12 +114,17 @@ async function compareStreamed(generated: string, reference: string, o: CompareC
   }
 }
 
-/** The synchronous part of a comparison: limits, the --generated-float read, the metrics. */
-function analyse(gen: Heightfield, ref: Heightfield, o: CompareCliOptions, settings: ReadSettings): Analysis {
+/**
+ * The part of a comparison after both files are read: limits, the --generated-float read, the metrics. [R] A generated
+ * side stored in the other row order than the reference (both stating it) is reordered exactly to the reference's
+ * before comparing; resampling is never needed for that.
+ */
+async function analyse(genIn: Heightfield, ref: Heightfield, o: CompareCliOptions, settings: ReadSettings): Promise<Analysis> {
   checkRingLimit(ref.grid, o);
+  const gen = withRowDirection(genIn, ref.grid.rowDirection);
   let generatedFloat: Float32Array | null = null;
   if (o.generatedFloat) {
-    const f = readHeightfieldFile(o.generatedFloat, settings).field;
+    const f = withRowDirection((await readHeightfieldFileAsync(o.generatedFloat, settings)).field, ref.grid.rowDirection);
     const d = gridDifference(f.grid, gen.grid);
     if (d) throw new MismatchError(`--generated-float grid differs from the generated map's in ${d}`);
     if (f.kind !== 'float') throw new MismatchError(`--generated-float ${o.generatedFloat}: expected a float field (.r32), found 16-bit codes`);
@@ -134,15 +142,27 @@ function analyse(gen: Heightfield, ref: Heightfield, o: CompareCliOptions, setti
  * is exactly the sequential one: the read's refusal first, then the comparison's on the verified files.
  */
 export async function compareCommand(generated: string, reference: string, o: CompareCliOptions, io: CliIO): Promise<number> {
-  const settings: ReadSettings = { size: o.size, endian: o.endian, range: o.range };
+  const settings = readSettingsFrom(o, true);
   const streamed = await compareStreamed(generated, reference, o, settings);
-  if (streamed) return emit(streamed, generated, reference, o, io, null);
+  if (streamed) {
+    const sources = { generated: sidecarSources(`${generated}.json`), reference: sidecarSources(`${reference}.json`) };
+    return emit(streamed, generated, reference, o, io, null, sources);
+  }
+  const [refSettings, genSettings] = settingsPerInput([reference, generated], settings);
+  if (outsideContainerFor(generated) || outsideContainerFor(reference) || refSettings !== genSettings) {
+    // Outside containers (DDS, EXR, TIFF, .npy) have no sidecar digest to check ahead, and inputs read with their own
+    // settings are read one by one: read both, then compare.
+    const refFile = await readHeightfieldFileAsync(reference, refSettings);
+    const genFile = await readHeightfieldFileAsync(generated, genSettings);
+    const analysis = await prepare(refFile, genFile, o, genSettings);
+    return emit(analysis.result, generated, reference, o, io, analysis, sourcesOf(genFile, refFile));
+  }
   const reading = startReadingHeightfieldFiles([reference, generated], settings);
   const [refEarly, genEarly] = reading.early;
   let early: { value: Analysis } | { error: unknown } | null = null;
   if (!o.resample && refEarly && genEarly) {
     try {
-      early = { value: analyse(genEarly.field, refEarly.field, o, settings) };
+      early = { value: await analyse(genEarly.field, refEarly.field, o, settings) };
     } catch (e) {
       early = { error: e };
     }
@@ -152,30 +172,56 @@ export async function compareCommand(generated: string, reference: string, o: Co
   if (early && refFile === refEarly && genFile === genEarly) {
     if ('error' in early) throw early.error;
     analysis = early.value;
-  } else {
-    const ref = refFile.field;
-    let gen: Heightfield = genFile.field;
-    checkRingLimit(ref.grid, o);
-    if (o.resample && gridDifference(gen.grid, ref.grid)) {
-      const { resampleField } = await import('../core/resample.js');
-      const out = new Float32Array(ref.grid.columns * ref.grid.rows);
-      gen = floatHeightfield(ref.grid, resampleField(heightsOf(gen), gen.grid, ref.grid, out));
-    } else if (o.resample && gen.kind === 'codes' && ref.kind === 'codes' && (gen.range.min !== ref.range.min || gen.range.max !== ref.range.max)) {
-      gen = floatHeightfield(gen.grid, heightsOf(gen));
-    }
-    analysis = analyse(gen, ref, o, settings);
+  } else analysis = await prepare(refFile, genFile, o, settings);
+  return emit(analysis.result, generated, reference, o, io, analysis, sourcesOf(genFile, refFile));
+}
+
+function sourcesOf(gen: LoadedHeightfield, ref: LoadedHeightfield): { generated: ConventionSources; reference: ConventionSources } {
+  return { generated: gen.conventions, reference: ref.conventions };
+}
+
+/** The comparison of two verified files: --resample onto the reference grid when asked, then the analysis. */
+async function prepare(refFile: LoadedHeightfield, genFile: LoadedHeightfield, o: CompareCliOptions, settings: ReadSettings): Promise<Analysis> {
+  const ref = refFile.field;
+  let gen: Heightfield = withRowDirection(genFile.field, ref.grid.rowDirection);
+  checkRingLimit(ref.grid, o);
+  if (o.resample && gridDifference(gen.grid, ref.grid)) {
+    const { resampleField } = await import('../core/resample.js');
+    const out = new Float32Array(ref.grid.columns * ref.grid.rows);
+    gen = floatHeightfield(ref.grid, resampleField(heightsOf(gen), gen.grid, ref.grid, out));
+  } else if (o.resample && gen.kind === 'codes' && ref.kind === 'codes' && (gen.range.min !== ref.range.min || gen.range.max !== ref.range.max)) {
+    gen = floatHeightfield(gen.grid, heightsOf(gen));
   }
-  return emit(analysis.result, generated, reference, o, io, analysis);
+  return analyse(gen, ref, o, settings);
 }
 
 /** Gates, the report (when asked; it needs the fields), the diagnosis, the output and the exit code. */
-async function emit(result: ComparisonResult, generated: string, reference: string, o: CompareCliOptions, io: CliIO, fields: Analysis | null): Promise<number> {
+async function emit(
+  result: ComparisonResult,
+  generated: string,
+  reference: string,
+  o: CompareCliOptions,
+  io: CliIO,
+  fields: Analysis | null,
+  inputs: { generated: ConventionSources; reference: ConventionSources },
+): Promise<number> {
+  for (const [label, path, c] of [
+    ['generated', generated, inputs.generated],
+    ['reference', reference, inputs.reference],
+  ] as const) {
+    const w = defaultsWarning(label, path, c);
+    if (w) io.err(w);
+  }
   const gates = evaluateGates(result, { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm });
-  const meta = { generated, reference, gates, title: o.title, sharedPlotly: o.sharedPlotly, selfContained: o.selfContained };
+  const notes = conventionLines([
+    { label: 'generated side', conventions: inputs.generated },
+    { label: 'reference', conventions: inputs.reference },
+  ]);
+  const meta = { generated, reference, gates, title: o.title, sharedPlotly: o.sharedPlotly, selfContained: o.selfContained, notes };
   if (o.report && fields) writeComparisonReport(o.report, result, fields.gen, fields.ref, meta);
   const diagnoser = o.diagnose && fields ? await import('../compare/diagnose.js') : null;
   const diagnosis = diagnoser && fields ? diagnoser.diagnose(fields.gen, fields.ref, { generatedFloat: fields.generatedFloat }) : undefined;
-  if (o.json) io.out(`${JSON.stringify({ ...resultJson(result), gates, ...(diagnosis ? { diagnosis } : {}) }, null, 2)}\n`);
+  if (o.json) io.out(`${JSON.stringify({ ...resultJson(result), gates, inputs, ...(diagnosis ? { diagnosis } : {}) }, null, 2)}\n`);
   else io.out(summaryMarkdown(result, meta) + (diagnoser && diagnosis ? `\n## Diagnosis\n\n${diagnoser.diagnosisText(diagnosis)}` : ''));
   const failed = gates.filter((g) => !g.passed);
   if (failed.length) {
@@ -186,7 +232,7 @@ async function emit(result: ComparisonResult, generated: string, reference: stri
 }
 
 export const installCompare: CommandInstaller = (program: Command, io: CliIO) => {
-  program
+  const cmd = program
     .command('compare')
     .description('compare a generated heightfield with a reference: exact codes, ±1 histogram, RMS mm, masks, radial profile, block map')
     .argument('<generated>', 'generated heightfield file', parsePath)
@@ -207,11 +253,8 @@ export const installCompare: CommandInstaller = (program: Command, io: CliIO) =>
     .option('--diagnose', 'also explain the difference (shift, gain, blur, bias, edge band, flips; see `heightbench diagnose`)')
     .option('--title <text>', 'report title')
     .option('--shared-plotly <file>', 'link this plotly.min.js instead of copying one into the report', parsePath)
-    .option('--self-contained', 'inline Plotly into the report page (one file to send)')
-    .option('--size <WxH>', 'size of raw inputs without sidecar', parseSize)
-    .addOption(new Option('--endian <le|be>', 'byte order of raw inputs without sidecar').argParser(parseEndian))
-    .option('--range <MIN,MAX>', 'height range of 16-bit inputs without sidecar', parseRange)
-    .action(async (g: string, r: string, opts: CompareCliOptions) => {
-      throw new CliExit(await compareCommand(g, r, opts, io));
-    });
+    .option('--self-contained', 'inline Plotly into the report page (one file to send)');
+  addInputFlags(cmd).action(async (g: string, r: string, opts: CompareCliOptions) => {
+    throw new CliExit(await compareCommand(g, r, opts, io));
+  });
 };

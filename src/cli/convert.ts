@@ -11,13 +11,14 @@ import { MismatchError } from '../errors.js';
 import { floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
 import { resampleField } from '../core/resample.js';
 import type { GridDescription, HeightRange, RowDirection, SampleConvention } from '../core/grid.js';
-import { readHeightfieldFile, writeHeightfieldFile } from '../io/heightfield-file.js';
+import { readHeightfieldFileAsync, writeHeightfieldFileAsync } from '../io/heightfield-file.js';
+import { readSettingsFrom, type InputFlags } from './input-flags.js';
 import { sidecarPathFor, type Endian } from '../io/sidecar.js';
 import { existsSync } from 'node:fs';
 import { checkFieldSize, checkMemoryEstimate } from '../io/limits.js';
 import type { CliIO } from './io.js';
 
-export interface ConvertOptions {
+export interface ConvertOptions extends InputFlags {
   size?: { width: number; height: number };
   endian?: Endian;
   range?: HeightRange;
@@ -46,16 +47,10 @@ export function outputGrid(input: GridDescription, opts: ConvertOptions): GridDe
   return { ...input, convention, columns, rows };
 }
 
-export function convertCommand(input: string, output: string, opts: ConvertOptions, io: CliIO): number {
+export async function convertCommand(input: string, output: string, opts: ConvertOptions, io: CliIO): Promise<number> {
   // --range describes an input without sidecar and the output's encoding: beside a sidecar it only sets the output.
   const hasSidecar = existsSync(sidecarPathFor(input));
-  const loaded = readHeightfieldFile(input, {
-    size: opts.size,
-    endian: opts.endian,
-    range: hasSidecar ? undefined : opts.range,
-    extent: opts.extent,
-    rowDirection: opts.rowDirection,
-  });
+  const loaded = await readHeightfieldFileAsync(input, { ...readSettingsFrom(opts, false), range: hasSidecar ? undefined : opts.range });
   let field: Heightfield = loaded.field;
   const dstGrid = outputGrid(field.grid, opts);
   checkFieldSize('convert output (--resample/--grid)', dstGrid.columns, dstGrid.rows);
@@ -67,7 +62,7 @@ export function convertCommand(input: string, output: string, opts: ConvertOptio
     field = floatHeightfield(dstGrid, resampleField(heightsOf(field), field.grid, dstGrid, out));
   }
   const outRange = opts.range ?? (loaded.field.kind === 'codes' ? loaded.field.range : undefined);
-  const written = writeHeightfieldFile(output, field, {
+  const written = await writeHeightfieldFileAsync(output, field, {
     endian: opts.endian,
     range: outRange,
     interlace: opts.interlace,

@@ -3,17 +3,18 @@
  * least-squares combination of signatures of the reference (shift, gain, blur, bias, edge band) and checks flips and a
  * transposition directly (src/compare/diagnose.ts). Exit 0 with a diagnosis (also when nothing explains Δ), 2 on bad input.
  */
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { diagnose, diagnosisText, DEFAULT_EDGE_BAND, DEFAULT_EXPLAINED_THRESHOLD, type Diagnosis } from '../compare/diagnose.js';
 import { gridDifference } from '../core/grid.js';
 import { MismatchError } from '../errors.js';
-import { readHeightfieldFile, type ReadSettings } from '../io/heightfield-file.js';
-import { parseEndian, parseNumber, parseRange, parseSize } from './args.js';
+import { readHeightfieldFileAsync, type ReadSettings } from '../io/heightfield-file.js';
+import { addInputFlags, readSettingsFrom, settingsPerInput, type InputFlags } from './input-flags.js';
+import { parseNumber } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
-import type { Heightfield } from '../core/heightfield.js';
+import { withRowDirection, type Heightfield } from '../core/heightfield.js';
 import { InvalidArgumentError } from 'commander';
 
-export interface DiagnoseCliOptions extends ReadSettings {
+export interface DiagnoseCliOptions extends InputFlags {
   generatedFloat?: string;
   json?: boolean;
   edgeBand?: number;
@@ -21,19 +22,23 @@ export interface DiagnoseCliOptions extends ReadSettings {
 }
 
 /** Reads the --generated-float file and checks it lies on the generated map's grid. */
-export function readGeneratedFloat(path: string, gen: Heightfield, settings: ReadSettings): Float32Array {
-  const f = readHeightfieldFile(path, settings).field;
+export async function readGeneratedFloat(path: string, gen: Heightfield, settings: ReadSettings): Promise<Float32Array> {
+  const f = withRowDirection((await readHeightfieldFileAsync(path, settings)).field, gen.grid.rowDirection);
   const d = gridDifference(f.grid, gen.grid);
   if (d) throw new MismatchError(`--generated-float grid differs from the generated map's in ${d}`);
   if (f.kind !== 'float') throw new MismatchError(`--generated-float ${path}: expected a float field (.r32), found 16-bit codes`);
   return f.height_px;
 }
 
-export function diagnoseFiles(generated: string, reference: string, o: DiagnoseCliOptions): Diagnosis {
-  const settings: ReadSettings = { size: o.size, endian: o.endian, range: o.range };
-  const ref = readHeightfieldFile(reference, settings).field;
-  const gen = readHeightfieldFile(generated, settings).field;
-  const generatedFloat = o.generatedFloat ? readGeneratedFloat(o.generatedFloat, gen, settings) : null;
+/**
+ * [R] Both files state their row direction (a sidecar, the file, or flags): a generated side stored in the other row
+ * order is reordered exactly to the reference's first, so a flip diagnosed here is a flip of the data, not of storage.
+ */
+export async function diagnoseFiles(generated: string, reference: string, o: DiagnoseCliOptions): Promise<Diagnosis> {
+  const [refSettings, genSettings] = settingsPerInput([reference, generated], readSettingsFrom(o, true));
+  const ref = (await readHeightfieldFileAsync(reference, refSettings)).field;
+  const gen = withRowDirection((await readHeightfieldFileAsync(generated, genSettings)).field, ref.grid.rowDirection);
+  const generatedFloat = o.generatedFloat ? await readGeneratedFloat(o.generatedFloat, gen, genSettings) : null;
   return diagnose(gen, ref, { generatedFloat, edgeBand: o.edgeBand, explainedThreshold: o.threshold });
 }
 
@@ -44,7 +49,7 @@ function parseBand(v: string): number {
 }
 
 export const installDiagnose: CommandInstaller = (program: Command, io: CliIO) => {
-  program
+  const cmd = program
     .command('diagnose')
     .description('name the likely cause of a difference: shift, gain, blur, bias, edge band, flipped rows or transposition')
     .argument('<generated>')
@@ -52,13 +57,10 @@ export const installDiagnose: CommandInstaller = (program: Command, io: CliIO) =
     .option('--generated-float <file>', "the generated side's pre-encode float field (.r32): Δ is taken from it")
     .option('--json', 'print the diagnosis as JSON')
     .option('--edge-band <k>', `width of the edge-band signature, texels (default ${DEFAULT_EDGE_BAND})`, parseBand)
-    .option('--threshold <r2>', `R² below which nothing is said to explain Δ (default ${DEFAULT_EXPLAINED_THRESHOLD})`, parseNumber)
-    .option('--size <WxH>', 'size of raw inputs without sidecar', parseSize)
-    .addOption(new Option('--endian <le|be>', 'byte order of raw inputs without sidecar').argParser(parseEndian))
-    .option('--range <MIN,MAX>', 'height range of 16-bit inputs without sidecar', parseRange)
-    .action((g: string, r: string, opts: DiagnoseCliOptions) => {
-      const d = diagnoseFiles(g, r, opts);
-      io.out(opts.json ? `${JSON.stringify(d, null, 2)}\n` : diagnosisText(d));
-      throw new CliExit(0);
-    });
+    .option('--threshold <r2>', `R² below which nothing is said to explain Δ (default ${DEFAULT_EXPLAINED_THRESHOLD})`, parseNumber);
+  addInputFlags(cmd).action(async (g: string, r: string, opts: DiagnoseCliOptions) => {
+    const d = await diagnoseFiles(g, r, opts);
+    io.out(opts.json ? `${JSON.stringify(d, null, 2)}\n` : diagnosisText(d));
+    throw new CliExit(0);
+  });
 };

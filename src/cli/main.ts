@@ -6,7 +6,8 @@
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT_INPUT, EXIT_INTERNAL, inputErrorMessage, isInputError } from '../errors.js';
 import { PRODUCER_VERSION } from '../version.js';
-import { parseEndian, parseExtent, parseGridConvention, parsePath, parseRange, parseSize } from './args.js';
+import { parseGridConvention, parsePath, parseSize } from './args.js';
+import { addInputFlags } from './input-flags.js';
 import { CliExit, processIO, type CliIO, type CommandInstaller } from './io.js';
 import { groupsFor } from './commands.js';
 import { setConfigDir } from '../pipeline/request.js';
@@ -27,36 +28,34 @@ function buildProgram(io: CliIO, installers: readonly CommandInstaller[]): Comma
     )
     .hook('preAction', (root) => setConfigDir((root.opts() as { config?: string }).config ?? null));
 
-  program
-    .command('info')
-    .description('describe a heightfield file (.r16, .png, .r32) and its sidecar')
-    .argument('<file>', 'heightfield file', parsePath)
-    .option('--json', 'print JSON')
-    .option('--size <WxH>', 'size of a raw file without sidecar', parseSize)
-    .addOption(new Option('--endian <le|be>', 'byte order of a raw .r16 without sidecar').argParser(parseEndian))
-    .option('--range <MIN,MAX>', 'height range of a 16-bit file without sidecar, metres', parseRange)
-    .action(async (file: string, opts) => {
-      const { infoCommand } = await import('./info.js');
-      throw new CliExit(infoCommand(file, opts, io));
-    });
+  addInputFlags(
+    program
+      .command('info')
+      .description('describe a heightfield file (.r16, .png, .r32, .dds, .exr, .tif, .npy), its sidecar and where each convention came from')
+      .argument('<file>', 'heightfield file', parsePath)
+      .option('--json', 'print JSON'),
+    'a file',
+  ).action(async (file: string, opts) => {
+    const { infoCommand } = await import('./info.js');
+    throw new CliExit(await infoCommand(file, opts, io));
+  });
 
-  program
-    .command('convert')
-    .description('convert between .r16, .png (16-bit grey) and .r32, optionally resampling through world coordinates')
-    .argument('<in>', 'input heightfield file', parsePath)
-    .argument('<out>', 'output heightfield file', parsePath)
-    .option('--size <WxH>', 'size of a raw input without sidecar, and of a raw output', parseSize)
-    .addOption(new Option('--endian <le|be>', 'byte order of a raw input without sidecar, and of a raw .r16 output').argParser(parseEndian))
-    .option('--range <MIN,MAX>', 'height range of a 16-bit input without sidecar, and of the output encoding', parseRange)
-    .addOption(new Option('--grid <texel|vertex>', 'sample convention of the output').argParser(parseGridConvention))
-    .option('--resample <N>', 'output samples per axis (N or WxH), resampled through world coordinates', parseSize)
-    .option('--extent <XMIN,YMIN,SIZE>', 'world extent of an input without sidecar, metres', parseExtent)
-    .addOption(new Option('--row-direction <dir>', 'row order of an input without sidecar').choices(['row0-at-ymin', 'row0-at-ymax']))
-    .option('--interlace', 'write PNG output with Adam7 interlacing')
-    .action(async (input: string, output: string, opts) => {
-      const { convertCommand } = await import('./convert.js');
-      throw new CliExit(convertCommand(input, output, opts, io));
-    });
+  addInputFlags(
+    program
+      .command('convert')
+      .description(
+        'convert between .r16, .png (16-bit grey), .r32, .tif (GeoTIFF) and .npy (reading .dds and .exr too), optionally resampling through world coordinates',
+      )
+      .argument('<in>', 'input heightfield file', parsePath)
+      .argument('<out>', 'output heightfield file', parsePath)
+      .addOption(new Option('--grid <texel|vertex>', 'sample convention of the output').argParser(parseGridConvention))
+      .option('--resample <N>', 'output samples per axis (N or WxH), resampled through world coordinates', parseSize)
+      .option('--interlace', 'write PNG output with Adam7 interlacing'),
+    'the input (and the raw output: --size, --endian; the output encoding: --range)',
+  ).action(async (input: string, output: string, opts) => {
+    const { convertCommand } = await import('./convert.js');
+    throw new CliExit(await convertCommand(input, output, opts, io));
+  });
 
   for (const install of installers) install(program, io);
   return program;

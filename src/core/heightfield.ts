@@ -51,3 +51,18 @@ export function encodeHeightfield(f: FloatHeightfield, range: HeightRange = DEFA
   const counts = encodeFieldR16(f.height_px, code_px, range);
   return { field: codeHeightfield(f.grid, code_px, range), counts };
 }
+
+/**
+ * The same heightfield stored in the other row order (`rowDirection`): rows reversed, every sample exact. Returns `f`
+ * itself when it is stored that way already. Lets two files that state opposite row directions for the same extent be
+ * compared pixel by pixel without resampling.
+ */
+export function withRowDirection(f: Heightfield, rowDirection: GridDescription['rowDirection']): Heightfield {
+  if (f.grid.rowDirection === rowDirection) return f;
+  const grid: GridDescription = { ...f.grid, rowDirection };
+  const { columns, rows } = f.grid;
+  const src = f.kind === 'codes' ? f.code_px : f.height_px;
+  const out = f.kind === 'codes' ? new Uint16Array(src.length) : new Float32Array(src.length);
+  for (let j = 0; j < rows; j++) out.set(src.subarray(j * columns, (j + 1) * columns), (rows - 1 - j) * columns);
+  return f.kind === 'codes' ? codeHeightfield(grid, out as Uint16Array, f.range) : floatHeightfield(grid, out as Float32Array);
+}

@@ -12,17 +12,9 @@
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { basename, extname } from 'node:path';
-import { FormatError, LimitError, MismatchError } from '../errors.js';
-import {
-  DEFAULT_RANGE,
-  DOMAIN_SIZE,
-  DOMAIN_XMIN,
-  UNORM16_MAX,
-  type GridDescription,
-  type HeightRange,
-  type RowDirection,
-  type SampleConvention,
-} from '../core/grid.js';
+import { FormatError, LimitError, MismatchError, UsageError } from '../errors.js';
+import { outsideContainerFor } from './outside.js';
+import { DEFAULT_RANGE, UNORM16_MAX, type GridDescription, type HeightRange, type RowDirection, type SampleConvention } from '../core/grid.js';
 import { codeHeightfield, encodeHeightfield, floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
 import { decodeHeightR16, type EncodeCounts } from '../core/encoding.js';
 import { commitPreparedPair, pendingPathFor, preparedPathFor, writeFilePairAtomic } from './atomic.js';
@@ -31,6 +23,14 @@ import type { BackgroundWriter, WrittenPayload } from './background-writer.js';
 import { checkHeightfieldPngHeader, DEFAULT_PNG_PIXEL_LIMIT, decodePng16, encodePng16, pngImageDataBytes, readPngHeader } from './png16.js';
 import { readInputFile, readInputHead } from './read-input.js';
 import { checkFieldSize, MAX_FIELD_PIXELS } from './limits.js';
+import {
+  resolveInputConventions,
+  sidecarSources,
+  type ConventionFlags,
+  type ConventionSources,
+  type ResolvedConventions,
+  type SampleEncoding,
+} from './input-conventions.js';
 import { decodeR16, encodeR16, inferSquareR16Side, checkR16Size } from './r16.js';
 import { countNonFinite, decodeR32, encodeR32, inferSquareR32Side, checkR32Size } from './r32.js';
 import {
@@ -53,10 +53,45 @@ export function containerForPath(path: string): Container {
   if (ext === '.r16' || ext === '.raw') return 'r16';
   if (ext === '.png') return 'png16';
   if (ext === '.r32') return 'r32';
-  throw new FormatError(`${path}: unknown extension ${JSON.stringify(ext)}, expected .r16, .png or .r32`);
+  const outside = outsideContainerFor(path);
+  if (outside) return outside;
+  throw new FormatError(`${path}: unknown extension ${JSON.stringify(ext)}, expected .r16, .png, .r32, .dds, .exr, .tif/.tiff or .npy`);
 }
 
-export interface ReadSettings {
+/**
+ * Reads a heightfield file of any container, heightbench's own (.r16, .png, .r32: as readHeightfieldFile) or an
+ * outside one (.dds, .exr, .tif/.tiff, .npy: src/io/outside.ts, whose TIFF decoder is asynchronous).
+ */
+export async function readHeightfieldFileAsync(path: string, settings: ReadSettings = {}): Promise<LoadedHeightfield> {
+  const outside = outsideContainerFor(path);
+  if (!outside) return readHeightfieldFile(path, settings);
+  const { readOutsideFile } = await import('./outside.js');
+  return readOutsideFile(path, outside, settings);
+}
+
+/** Writes a heightfield file of any container heightbench writes (.r16, .png, .r32, .tif/.tiff, .npy) with its sidecar. */
+export async function writeHeightfieldFileAsync(path: string, field: Heightfield, s: WriteSettings = {}): Promise<WrittenHeightfield> {
+  const outside = outsideContainerFor(path);
+  if (!outside) return writeHeightfieldFile(path, field, s);
+  const { writeOutsideFile } = await import('./outside.js');
+  return writeOutsideFile(path, outside, field, s);
+}
+
+/**
+ * How to read an input: sizes and byte order of raw files, and the conventions of a file without sidecar
+ * (ConventionFlags: extent, row direction, range or `encoding: 'metres'`, and whether they must be stated — see
+ * src/io/input-conventions.ts).
+ */
+/** heightbench's own container of a path; an outside one goes through the asynchronous reader and writer. */
+function ownContainer(path: string, what: 'read' | 'write'): 'r16' | 'png16' | 'r32' {
+  const c = containerForPath(path);
+  if (c === 'r16' || c === 'png16' || c === 'r32') return c;
+  throw new UsageError(
+    `${path}: a ${c.toUpperCase()} file is ${what === 'read' ? 'read' : 'written'} by ${what === 'read' ? 'readHeightfieldFileAsync' : 'writeHeightfieldFileAsync'} (the synchronous ${what}er takes .r16, .png and .r32)`,
+  );
+}
+
+export interface ReadSettings extends ConventionFlags {
   /** Size of a raw input without sidecar (ignored for PNG, whose IHDR wins). */
   size?: { width: number; height: number };
   endian?: Endian;
@@ -66,6 +101,12 @@ export interface ReadSettings {
   convention?: SampleConvention;
   rowDirection?: RowDirection;
   pixelLimit?: number;
+  /** DDS / EXR / multi-band TIFF: the channel (R, G, B, A; an EXR channel name; a TIFF band). */
+  channel?: string;
+  /** DDS mip level (default 0). */
+  level?: number;
+  /** DDS array slice (default 0). */
+  slice?: number;
 }
 
 export interface LoadedHeightfield {
@@ -78,6 +119,8 @@ export interface LoadedHeightfield {
   interlaced: boolean;
   /** Settings that were overridden by the file itself (e.g. a PNG's size), for the user to see. */
   notes: string[];
+  /** Where each convention came from (sidecar, the file, a container default, a flag, heightbench's defaults). */
+  conventions: ConventionSources;
 }
 
 /**
@@ -174,15 +217,9 @@ function readCommittedPayload(
   return bytes;
 }
 
-function defaultGrid(width: number, height: number, s: ReadSettings): GridDescription {
-  const e = s.extent ?? { xmin: DOMAIN_XMIN, ymin: DOMAIN_XMIN, sizeX: DOMAIN_SIZE, sizeY: DOMAIN_SIZE };
-  return {
-    ...e,
-    columns: width,
-    rows: height,
-    convention: s.convention ?? 'texel-centre',
-    rowDirection: s.rowDirection ?? 'row0-at-ymin',
-  };
+/** The grid and encoding of a file without sidecar (src/io/input-conventions.ts), or the sidecar's. */
+function describeWithout(path: string, width: number, height: number, samples: 'integer' | 'float', s: ReadSettings): ResolvedConventions {
+  return resolveInputConventions(path, width, height, samples, {}, s);
 }
 
 export function readHeightfieldFile(path: string, settings: ReadSettings = {}): LoadedHeightfield {
@@ -333,7 +370,7 @@ function startDigestWorker(): DigestWorker {
 }
 
 function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: PayloadCheck, alloc?: PayloadAlloc): LoadedHeightfield {
-  const container = containerForPath(path);
+  const container = ownContainer(path, 'read');
   const sidecar = readSidecarFor(path);
   const notes: string[] = [];
   let bytes: Uint8Array;
@@ -351,20 +388,21 @@ function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: P
       notes.push(`size setting ${settings.size.width}x${settings.size.height} ignored: the PNG is ${header.width}x${header.height}`);
     }
     const png = decodePng16(bytes, { pixelLimit: settings.pixelLimit });
-    const grid = sidecar ? sidecar.grid : defaultGrid(png.width, png.height, settings);
+    const described = sidecar ? sidecarConventions(sidecar, path) : describeWithout(path, png.width, png.height, 'integer', settings);
+    const grid = described.grid;
     if (grid.columns !== png.width || grid.rows !== png.height) {
       throw new MismatchError(`${path}: sidecar grid ${grid.columns}×${grid.rows} vs PNG ${png.width}×${png.height}`);
     }
-    const range = sidecarRange(sidecar, settings.range, path);
     return {
       path,
       container,
       endian: 'be',
-      field: codeHeightfield(grid, png.codes, range),
+      field: integerField(grid, png.codes, described.encoding),
       sidecar,
       fileBytes: bytes.length,
       interlaced: png.interlaced,
       notes,
+      conventions: described.sources,
     };
   }
 
@@ -389,11 +427,12 @@ function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: P
   if (container === 'r16') checkR16Size(bytes.length, width, height, path);
   else checkR32Size(bytes.length, width, height, path);
   const endian: Endian = sidecar ? sidecar.endian : (settings.endian ?? 'le');
-  const grid = sidecar ? sidecar.grid : defaultGrid(width, height, settings);
+  const samples = container === 'r16' ? 'integer' : 'float';
+  const described = sidecar ? sidecarConventions(sidecar, path) : describeWithout(path, width, height, samples, settings);
+  const { grid, sources: conventions } = described;
   if (container === 'r16') {
-    const range = sidecarRange(sidecar, settings.range, path);
-    const field = codeHeightfield(grid, decodeR16(bytes, width, height, endian), range);
-    return { path, container, endian, field, sidecar, fileBytes: bytes.length, interlaced: false, notes };
+    const field = integerField(grid, decodeR16(bytes, width, height, endian), described.encoding);
+    return { path, container, endian, field, sidecar, fileBytes: bytes.length, interlaced: false, notes, conventions };
   }
   if (endian !== 'le') throw new FormatError(`${path}: R32 is little-endian only, got ${endian}`);
   return {
@@ -405,15 +444,23 @@ function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: P
     fileBytes: bytes.length,
     interlaced: false,
     notes,
+    conventions,
   };
 }
 
-function sidecarRange(sidecar: Sidecar | null, setting: HeightRange | undefined, path: string): HeightRange {
-  if (!sidecar) return setting ?? DEFAULT_RANGE;
-  if (sidecar.encoding.kind !== 'unorm16') {
+/** 16-bit integer samples as a field: UNORM16 codes of a range, or heights in metres (`--encoding metres`). */
+function integerField(grid: GridDescription, samples: Uint16Array, encoding: SampleEncoding): Heightfield {
+  if (encoding.kind === 'unorm16') return codeHeightfield(grid, samples, encoding.range);
+  return floatHeightfield(grid, Float32Array.from(samples));
+}
+
+/** A sidecar's conventions: its grid, and its encoding (a 16-bit container must hold UNORM16 codes). */
+function sidecarConventions(sidecar: Sidecar, path: string): ResolvedConventions {
+  const encoding: SampleEncoding = sidecar.encoding.kind === 'unorm16' ? { kind: 'unorm16', range: sidecar.encoding.range } : { kind: 'metres' };
+  if (encoding.kind !== 'unorm16' && sidecar.container !== 'r32') {
     throw new MismatchError(`${path}: sidecar says ${sidecar.encoding.kind} samples, a 16-bit container holds unorm16`);
   }
-  return sidecar.encoding.range;
+  return { grid: sidecar.grid, encoding, sources: sidecarSources(sidecarPathFor(path)) };
 }
 
 export interface WriteSettings {
@@ -440,7 +487,7 @@ export interface WrittenHeightfield {
  * Floats written to a 16-bit container are encoded (clamped and NaN pixels counted); codes written to R32 are decoded.
  */
 export function writeHeightfieldFile(path: string, field: Heightfield, s: WriteSettings = {}): WrittenHeightfield {
-  const container = containerForPath(path);
+  const container = ownContainer(path, 'write');
   let payload: Uint8Array;
   let encodeCounts: EncodeCounts | null = null;
   let sidecarFields;

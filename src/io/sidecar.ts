@@ -18,9 +18,10 @@ import { checkLiteral, checkNullableString, checkNumber, checkObject, checkOneOf
 export const SIDECAR_FORMAT = 'heightbench.sidecar';
 export const SIDECAR_VERSION = 1;
 
-export type Container = 'r16' | 'png16' | 'r32';
+/** heightbench's own containers (r16, png16, r32) and the outside ones it reads (dds, exr, tiff, npy) and writes (tiff, npy). */
+export type Container = 'r16' | 'png16' | 'r32' | 'dds' | 'exr' | 'tiff' | 'npy';
 export type Endian = 'le' | 'be';
-export const CONTAINERS: readonly Container[] = ['r16', 'png16', 'r32'];
+export const CONTAINERS: readonly Container[] = ['r16', 'png16', 'r32', 'dds', 'exr', 'tiff', 'npy'];
 
 export type HeightEncoding =
   { readonly kind: 'unorm16'; readonly range: HeightRange; readonly metresPerCode: number } | { readonly kind: 'float32'; readonly unit: 'm' };

@@ -1,0 +1,7 @@
+// Placeholder until the Dds decoder lands (its branch replaces this file).
+import { FormatError } from '../../errors.js';
+import type { DecodedRaster, RasterLimits, RasterSelection } from './raster.js';
+
+export function decodeDds(_bytes: Uint8Array, where: string, _sel: RasterSelection, _limits: RasterLimits): DecodedRaster {
+  throw new FormatError(`${where}: dds reading is not built yet`);
+}

@@ -1,0 +1,213 @@
+/**
+ * The conventions of an input file that has no heightbench sidecar: where each one comes from, and the refusal when a
+ * comparison would otherwise rest on a guess.
+ *
+ * Inputs: what the file itself carries (GeoTIFF georeferencing, a format that says its samples are UNORM16 codes, a
+ * container's documented row order), the flags the user gave, and whether the command requires stated conventions.
+ * Output: the grid, the encoding, and per convention its origin — 'file', 'container' (a container's default, stated
+ * with its reason), 'flag', or 'default' (heightbench's own defaults, taken only when allowed).
+ * Rules [R] (the article: "Delivery must include world extent, resolution, coordinate direction, and decoding
+ * conventions alongside pixels. … Without those conventions, a pixel file cannot identify where a world position should
+ * sample or how many meters it should return."):
+ *  - a convention the file carries wins; a flag given beside it must agree (refused naming both values);
+ *  - a container default (row order of frame captures) may be overridden by a flag;
+ *  - a convention neither carried nor given is taken from heightbench's defaults only when the command does not
+ *    require stated conventions (info, convert) or the user said --assume-defaults; compare, check and diagnose refuse,
+ *    naming what is missing and the flags that give it.
+ */
+import { DEFAULT_RANGE, DOMAIN_SIZE, DOMAIN_XMIN, type GridDescription, type HeightRange, type RowDirection, type SampleConvention } from '../core/grid.js';
+import { MismatchError, UsageError } from '../errors.js';
+
+/** Where a convention came from. */
+export type ConventionOrigin = 'sidecar' | 'file' | 'container' | 'flag' | 'default';
+
+export interface ConventionSources {
+  readonly extent: ConventionOrigin;
+  readonly rowDirection: ConventionOrigin;
+  /** What the samples mean: UNORM16 codes of a range, heights in metres (integers or floats). */
+  readonly encoding: ConventionOrigin;
+  /** One line per convention saying what it is and why (for reports and --json). */
+  readonly notes: readonly string[];
+}
+
+/** How samples map to heights. */
+export type SampleEncoding = { readonly kind: 'unorm16'; readonly range: HeightRange } | { readonly kind: 'metres' };
+
+export interface Extent {
+  readonly xmin: number;
+  readonly ymin: number;
+  readonly sizeX: number;
+  readonly sizeY: number;
+}
+
+/** What a file carries about its own grid and samples, besides a sidecar. */
+export interface FileConventions {
+  readonly extent?: { readonly value: Extent; readonly why: string };
+  readonly rowDirection?: { readonly value: RowDirection; readonly origin: 'file' | 'container'; readonly why: string };
+  /** Set when the format itself says what integer samples mean (DDS R16_UNORM: codes; int16 DEM: metres). */
+  readonly encoding?: { readonly kind: 'unorm16' | 'metres'; readonly why: string };
+  readonly convention?: SampleConvention;
+}
+
+/** The convention flags of the read settings (src/io/heightfield-file.ts ReadSettings). */
+export interface ConventionFlags {
+  extent?: Extent;
+  rowDirection?: RowDirection;
+  convention?: SampleConvention;
+  range?: HeightRange;
+  /** `--encoding metres`: integer samples are heights in metres (as a DEM stores them), not UNORM16 codes. */
+  encoding?: 'metres' | 'unorm16';
+  /** Compare, check and diagnose: refuse a convention that would come from heightbench's defaults. */
+  requireConventions?: boolean;
+  /** `--assume-defaults`: the user says heightbench's stated defaults are meant. */
+  assumeDefaults?: boolean;
+}
+
+export interface ResolvedConventions {
+  readonly grid: GridDescription;
+  /** For integer samples: codes of a range, or metres. Float samples are always metres. */
+  readonly encoding: SampleEncoding;
+  readonly sources: ConventionSources;
+}
+
+/** heightbench's defaults for a file that states nothing, as the refusal and the notes name them. */
+export const INPUT_DEFAULTS = Object.freeze({
+  extent: Object.freeze({ xmin: DOMAIN_XMIN, ymin: DOMAIN_XMIN, sizeX: DOMAIN_SIZE, sizeY: DOMAIN_SIZE }),
+  rowDirection: 'row0-at-ymin' as RowDirection,
+  convention: 'texel-centre' as SampleConvention,
+  range: DEFAULT_RANGE,
+});
+
+function extentText(e: Extent): string {
+  return `${e.xmin},${e.ymin},${e.sizeX},${e.sizeY}`;
+}
+
+/**
+ * Resolves the grid and encoding of a file without sidecar (see the header for the rules). `samples` says whether
+ * the stored samples are integers (whose meaning must be stated) or floats (heights in metres).
+ */
+export function resolveInputConventions(
+  path: string,
+  width: number,
+  height: number,
+  samples: 'integer' | 'float',
+  file: FileConventions,
+  flags: ConventionFlags,
+): ResolvedConventions {
+  const notes: string[] = [];
+  const missing: string[] = [];
+  const allowDefaults = !flags.requireConventions || flags.assumeDefaults === true;
+
+  let extent: Extent;
+  let extentOrigin: ConventionOrigin;
+  if (file.extent) {
+    if (flags.extent && extentText(flags.extent) !== extentText(file.extent.value)) {
+      throw new MismatchError(`${path}: --extent ${extentText(flags.extent)} contradicts the file's ${extentText(file.extent.value)} (${file.extent.why})`);
+    }
+    extent = file.extent.value;
+    extentOrigin = 'file';
+    notes.push(`extent ${extentText(extent)} from the file (${file.extent.why})`);
+  } else if (flags.extent) {
+    extent = flags.extent;
+    extentOrigin = 'flag';
+    notes.push(`extent ${extentText(extent)} from --extent`);
+  } else {
+    extent = INPUT_DEFAULTS.extent;
+    extentOrigin = 'default';
+    missing.push('its extent (--extent XMIN,YMIN,SIZE[,SIZEY])');
+    notes.push(`extent ${extentText(extent)}: heightbench's default (the file carries none)`);
+  }
+
+  let rowDirection: RowDirection;
+  let rowOrigin: ConventionOrigin;
+  const carried = file.rowDirection;
+  if (carried && carried.origin === 'file') {
+    if (flags.rowDirection && flags.rowDirection !== carried.value) {
+      throw new MismatchError(`${path}: --row-direction ${flags.rowDirection} contradicts the file's ${carried.value} (${carried.why})`);
+    }
+    rowDirection = carried.value;
+    rowOrigin = 'file';
+    notes.push(`row direction ${rowDirection} from the file (${carried.why})`);
+  } else if (flags.rowDirection) {
+    rowDirection = flags.rowDirection;
+    rowOrigin = 'flag';
+    notes.push(`row direction ${rowDirection} from --row-direction${carried ? ` (over the container's default ${carried.value})` : ''}`);
+  } else if (carried) {
+    rowDirection = carried.value;
+    rowOrigin = 'container';
+    notes.push(`row direction ${rowDirection}: the container's default [R] (${carried.why})`);
+  } else {
+    rowDirection = INPUT_DEFAULTS.rowDirection;
+    rowOrigin = 'default';
+    missing.push('its row direction (--row-direction row0-at-ymin|row0-at-ymax)');
+    notes.push(`row direction ${rowDirection}: heightbench's default (the file carries none)`);
+  }
+
+  let encoding: SampleEncoding;
+  let encodingOrigin: ConventionOrigin;
+  if (flags.encoding === 'metres' && flags.range && samples === 'integer' && !file.encoding) {
+    throw new UsageError(
+      `${path}: --encoding metres and --range ${flags.range.min},${flags.range.max} contradict each other (a range describes UNORM16 codes)`,
+    );
+  }
+  if (samples === 'float') {
+    if (flags.encoding === 'unorm16') throw new MismatchError(`${path}: --encoding unorm16 given for a file of float samples (heights in metres)`);
+    encoding = { kind: 'metres' };
+    encodingOrigin = 'file';
+    notes.push(`float samples: heights in metres${flags.range ? '; --range applies to codes only, not to these samples' : ''}`);
+  } else if (file.encoding) {
+    if (flags.encoding && flags.encoding !== file.encoding.kind) {
+      throw new MismatchError(
+        `${path}: --encoding ${flags.encoding} contradicts the file, whose samples are ${file.encoding.kind === 'metres' ? 'heights in metres' : 'UNORM16 codes'} (${file.encoding.why})`,
+      );
+    }
+    if (file.encoding.kind === 'metres') {
+      encoding = { kind: 'metres' };
+      encodingOrigin = 'file';
+      notes.push(`samples are heights in metres (${file.encoding.why})${flags.range ? '; --range applies to codes only, not to these samples' : ''}`);
+    } else if (flags.range) {
+      encoding = { kind: 'unorm16', range: flags.range };
+      encodingOrigin = 'flag';
+      notes.push(`UNORM16 codes (${file.encoding.why}) of range ${flags.range.min},${flags.range.max} from --range`);
+    } else {
+      encoding = { kind: 'unorm16', range: INPUT_DEFAULTS.range };
+      encodingOrigin = 'default';
+      missing.push('the height range of its UNORM16 codes (--range MIN,MAX)');
+      notes.push(`UNORM16 codes (${file.encoding.why}) of range ${INPUT_DEFAULTS.range.min},${INPUT_DEFAULTS.range.max}: heightbench's default`);
+    }
+  } else if (flags.encoding === 'metres') {
+    encoding = { kind: 'metres' };
+    encodingOrigin = 'flag';
+    notes.push('integer samples are heights in metres (--encoding metres)');
+  } else if (flags.range) {
+    encoding = { kind: 'unorm16', range: flags.range };
+    encodingOrigin = 'flag';
+    notes.push(`integer samples are UNORM16 codes of range ${flags.range.min},${flags.range.max} (--range)`);
+  } else {
+    encoding = { kind: 'unorm16', range: INPUT_DEFAULTS.range };
+    encodingOrigin = 'default';
+    missing.push('what its integer samples mean (--range MIN,MAX for UNORM16 codes, or --encoding metres for heights)');
+    notes.push(`integer samples taken as UNORM16 codes of range ${INPUT_DEFAULTS.range.min},${INPUT_DEFAULTS.range.max}: heightbench's default`);
+  }
+
+  if (missing.length && !allowDefaults) {
+    throw new UsageError(
+      `${path}: has no sidecar and does not carry ${missing.join(', ')}; give ${missing.length > 1 ? 'them' : 'it'}, or --assume-defaults to take heightbench's stated defaults (extent ${extentText(INPUT_DEFAULTS.extent)}, ${INPUT_DEFAULTS.rowDirection}, UNORM16 range ${INPUT_DEFAULTS.range.min},${INPUT_DEFAULTS.range.max}) — conventions are asked for, never guessed`,
+    );
+  }
+  if (missing.length) notes.push('defaults taken: ' + (flags.assumeDefaults ? '--assume-defaults' : 'this command does not require stated conventions'));
+
+  const grid: GridDescription = {
+    ...extent,
+    columns: width,
+    rows: height,
+    convention: flags.convention ?? file.convention ?? INPUT_DEFAULTS.convention,
+    rowDirection,
+  };
+  return { grid, encoding, sources: { extent: extentOrigin, rowDirection: rowOrigin, encoding: encodingOrigin, notes } };
+}
+
+/** The sources of a file read through its heightbench sidecar: every convention from the sidecar. */
+export function sidecarSources(sidecarPath: string): ConventionSources {
+  return { extent: 'sidecar', rowDirection: 'sidecar', encoding: 'sidecar', notes: [`every convention from the sidecar ${sidecarPath}`] };
+}

@@ -1,0 +1,250 @@
+/**
+ * Reading and writing heightfields in the containers researchers bring: DDS (frame-capture render targets), OpenEXR,
+ * TIFF/GeoTIFF, NumPy .npy. The decoders (src/io/formats/) turn bytes into one band of stored samples; this module
+ * reads the bytes through the hardened reader, gives the samples their grid and meaning, and writes TIFF and .npy.
+ *
+ * Inputs: a path, read settings (flags for conventions the file does not carry). Output: a LoadedHeightfield, the
+ * same value the .r16/.png/.r32 reader returns, with `conventions` saying where each convention came from.
+ * Rules:
+ *  - bytes read are bounded before reading: the sample limit × 8 bytes × 4 channels plus 64 MiB of headers and
+ *    compression overhead [R]; decoders bound every declared size again before allocating;
+ *  - a heightbench sidecar beside the file is authoritative (as for every container); without one, conventions come
+ *    from the file (GeoTIFF georeferencing; DDS R16_UNORM says its samples are codes; int16 samples are metres), from
+ *    flags, or from stated defaults only where allowed (src/io/input-conventions.ts);
+ *  - [R] frame captures (DDS, EXR) default to row 0 at ymax: a render target's row 0 is the top of the viewport
+ *    (Direct3D, Vulkan, Metal and WebGPU framebuffer coordinates all start at the top-left), and a top-down
+ *    orthographic height pass maps world +y to the top of the viewport, so the first stored row is the northern edge;
+ *    a capture made with the opposite projection says so with --row-direction row0-at-ymin;
+ *  - samples equal to a no-data value (GDAL_NODATA) become NaN; integer samples with no-data are read as heights in
+ *    metres (float) when they are metres, and refused when they are UNORM16 codes (a code field cannot hold NaN);
+ *  - float64 samples are narrowed to float32 (heightbench's float fields), and the note says so.
+ */
+import { basename, extname } from 'node:path';
+import { codeHeightfield, floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
+import { encodeHeightfield } from '../core/heightfield.js';
+import { DEFAULT_RANGE, type GridDescription, type HeightRange } from '../core/grid.js';
+import { FormatError, MismatchError } from '../errors.js';
+import { MAX_FIELD_PIXELS } from './limits.js';
+import { readInputFile } from './read-input.js';
+import { writeFilePairAtomic } from './atomic.js';
+import { makeSidecar, readSidecarFor, sidecarPathFor, sidecarText, unorm16Encoding, verifyPayload, type Sidecar } from './sidecar.js';
+import { resolveInputConventions, sidecarSources, type FileConventions, type ResolvedConventions, type SampleEncoding } from './input-conventions.js';
+import type { DecodedRaster, RasterSelection } from './formats/raster.js';
+import type { LoadedHeightfield, ReadSettings, WriteSettings, WrittenHeightfield } from './heightfield-file.js';
+import type { EncodeCounts } from '../core/encoding.js';
+
+export type OutsideContainer = 'dds' | 'exr' | 'tiff' | 'npy';
+
+/** The outside container an extension names, or null. */
+export function outsideContainerFor(path: string): OutsideContainer | null {
+  const ext = extname(path).toLowerCase();
+  if (ext === '.dds') return 'dds';
+  if (ext === '.exr') return 'exr';
+  if (ext === '.tif' || ext === '.tiff') return 'tiff';
+  if (ext === '.npy') return 'npy';
+  return null;
+}
+
+/** Containers whose row 0 defaults to ymax (frame captures; see the header). */
+const CAPTURE_ROW_REASON =
+  "a render target's row 0 is the top of the viewport, where a top-down orthographic height pass puts world +y; give --row-direction if the capture's projection differs";
+
+async function decode(container: OutsideContainer, bytes: Uint8Array, where: string, sel: RasterSelection, pixelLimit: number): Promise<DecodedRaster> {
+  const limits = { pixelLimit };
+  switch (container) {
+    case 'dds':
+      return (await import('./formats/dds.js')).decodeDds(bytes, where, sel, limits);
+    case 'exr':
+      return (await import('./formats/exr.js')).decodeExr(bytes, where, sel, limits);
+    case 'tiff':
+      return (await import('./formats/tiff.js')).decodeTiff(bytes, where, sel, limits);
+    case 'npy':
+      return (await import('./formats/npy.js')).decodeNpy(bytes, where, sel, limits);
+  }
+}
+
+/** What the decoded file itself says about its conventions. */
+function carriedConventions(r: DecodedRaster): FileConventions {
+  const out: { -readonly [K in keyof FileConventions]: FileConventions[K] } = {};
+  if (r.georeference) {
+    const g = r.georeference;
+    out.extent = { value: { xmin: g.xmin, ymin: g.ymin, sizeX: g.sizeX, sizeY: g.sizeY }, why: g.source };
+    out.rowDirection = { value: g.rowDirection, origin: 'file', why: g.source };
+    out.convention = 'texel-centre';
+  } else if (r.container === 'dds' || r.container === 'exr') {
+    out.rowDirection = { value: 'row0-at-ymax', origin: 'container', why: CAPTURE_ROW_REASON };
+  }
+  if (r.unorm16) out.encoding = { kind: 'unorm16', why: `${r.description}: the format's samples are UNORM16 codes` };
+  else if (r.sampleType === 'int16') out.encoding = { kind: 'metres', why: 'signed 16-bit samples cannot be UNORM16 codes: heights in metres' };
+  return out;
+}
+
+/** The sidecar's conventions for an outside file (authoritative; the file's own georeferencing must agree). */
+function fromSidecar(path: string, sc: Sidecar, r: DecodedRaster, s: ReadSettings): ResolvedConventions {
+  if (sc.file !== basename(path))
+    throw new MismatchError(`${path}: the sidecar describes file ${JSON.stringify(sc.file)}, not ${JSON.stringify(basename(path))}`);
+  if (sc.grid.columns !== r.width || sc.grid.rows !== r.height) {
+    throw new MismatchError(`${path}: sidecar grid ${sc.grid.columns}×${sc.grid.rows} vs the file's ${r.width}×${r.height}`);
+  }
+  const file = carriedConventions(r);
+  const g = sc.grid;
+  if (file.extent) {
+    const a = file.extent.value;
+    if (a.xmin !== g.xmin || a.ymin !== g.ymin || a.sizeX !== g.sizeX || a.sizeY !== g.sizeY) {
+      throw new MismatchError(
+        `${path}: the sidecar's extent ${g.xmin},${g.ymin},${g.sizeX},${g.sizeY} contradicts the file's ${a.xmin},${a.ymin},${a.sizeX},${a.sizeY}`,
+      );
+    }
+  }
+  if (file.rowDirection?.origin === 'file' && file.rowDirection.value !== g.rowDirection) {
+    throw new MismatchError(`${path}: the sidecar's ${g.rowDirection} contradicts the file's ${file.rowDirection.value}`);
+  }
+  // Flags beside a sidecar must agree with it, as for every container.
+  const flagged: [string, unknown, unknown][] = [
+    ['--extent', s.extent && `${s.extent.xmin},${s.extent.ymin},${s.extent.sizeX},${s.extent.sizeY}`, `${g.xmin},${g.ymin},${g.sizeX},${g.sizeY}`],
+    ['--row-direction', s.rowDirection, g.rowDirection],
+    [
+      '--range',
+      s.range && sc.encoding.kind === 'unorm16' && `${s.range.min},${s.range.max}`,
+      sc.encoding.kind === 'unorm16' ? `${sc.encoding.range.min},${sc.encoding.range.max}` : undefined,
+    ],
+  ];
+  for (const [flag, given, has] of flagged) {
+    if (given !== undefined && given !== false && given !== has)
+      throw new MismatchError(`${path}: ${flag} ${String(given)} contradicts the sidecar's ${String(has)}`);
+  }
+  const encoding: SampleEncoding = sc.encoding.kind === 'unorm16' ? { kind: 'unorm16', range: sc.encoding.range } : { kind: 'metres' };
+  return { grid: g, encoding, sources: sidecarSources(sidecarPathFor(path)) };
+}
+
+/** Reads a DDS, EXR, TIFF or .npy heightfield (see the header for the rules). */
+export async function readOutsideFile(path: string, container: OutsideContainer, s: ReadSettings): Promise<LoadedHeightfield> {
+  const pixelLimit = s.pixelLimit ?? MAX_FIELD_PIXELS;
+  const sidecar = readSidecarFor(path);
+  if (sidecar && sidecar.container !== container)
+    throw new MismatchError(`${path}: sidecar describes a ${sidecar.container} payload, the extension says ${container}`);
+  const maxBytes = sidecar ? sidecar.payload.bytes : pixelLimit * 8 * 4 + (64 << 20);
+  const bytes = readInputFile(path, maxBytes, sidecar ? "the sidecar's payload.bytes" : `the limit of ${pixelLimit} samples of up to 4 × 8 bytes`);
+  if (sidecar) verifyPayload(sidecar, bytes, path);
+  const raster = await decode(container, bytes, path, { channel: s.channel, level: s.level, slice: s.slice }, pixelLimit);
+  const samples = raster.sampleType === 'uint16' || raster.sampleType === 'int16' ? 'integer' : 'float';
+  const resolved = sidecar
+    ? fromSidecar(path, sidecar, raster, s)
+    : resolveInputConventions(path, raster.width, raster.height, samples, carriedConventions(raster), s);
+  const notes = [raster.description];
+  const field = toField(path, raster, resolved, notes);
+  return {
+    path,
+    container,
+    endian: 'le',
+    field,
+    sidecar,
+    fileBytes: bytes.length,
+    interlaced: false,
+    notes,
+    conventions: resolved.sources,
+  };
+}
+
+/** The decoded samples as a heightfield on the resolved grid. */
+function toField(path: string, r: DecodedRaster, c: ResolvedConventions, notes: string[]): Heightfield {
+  const grid: GridDescription = c.grid;
+  const v = r.values;
+  const nodata = r.nodata;
+  if (c.encoding.kind === 'unorm16') {
+    if (!(v instanceof Uint16Array)) {
+      throw new MismatchError(`${path}: UNORM16 codes need unsigned 16-bit samples, the file holds ${r.sampleType}`);
+    }
+    if (nodata !== null && Number.isFinite(nodata) && v.includes(nodata)) {
+      throw new FormatError(
+        `${path}: ${countOf(v, nodata)} samples equal the no-data value ${nodata}, which a UNORM16 code field cannot hold; read the file as metres (--encoding metres) or without no-data`,
+      );
+    }
+    return codeHeightfield(grid, v, c.encoding.range);
+  }
+  const out = v instanceof Float32Array ? v : new Float32Array(v.length);
+  if (out !== v) for (let i = 0; i < v.length; i++) out[i] = v[i];
+  if (r.sampleType === 'float64') notes.push('float64 samples narrowed to float32');
+  if (nodata !== null) {
+    let n = 0;
+    if (Number.isNaN(nodata)) n = countNaN(out);
+    else
+      for (let i = 0; i < out.length; i++)
+        if (v[i] === nodata) {
+          out[i] = NaN;
+          n++;
+        }
+    notes.push(`no-data ${nodata}: ${n} samples read as NaN`);
+  }
+  return floatHeightfield(grid, out);
+}
+
+function countOf(v: Uint16Array, x: number): number {
+  let n = 0;
+  for (let i = 0; i < v.length; i++) if (v[i] === x) n++;
+  return n;
+}
+
+function countNaN(v: Float32Array): number {
+  let n = 0;
+  for (let i = 0; i < v.length; i++) if (v[i] !== v[i]) n++;
+  return n;
+}
+
+/**
+ * Writes `field` as a TIFF (GeoTIFF tags for the extent; uint16 codes or float32 metres) or a .npy (uint16 codes or
+ * float32 metres, row 0 first as the grid stores it), atomically with its sidecar.
+ */
+export async function writeOutsideFile(path: string, container: OutsideContainer, field: Heightfield, s: WriteSettings): Promise<WrittenHeightfield> {
+  let f: Heightfield = field;
+  let encodeCounts: EncodeCounts | null = null;
+  if (s.range && field.kind === 'float') {
+    const enc = encodeHeightfield(field, s.range);
+    f = enc.field;
+    encodeCounts = enc.counts;
+  } else if (s.range && field.kind === 'codes' && (s.range.min !== field.range.min || s.range.max !== field.range.max)) {
+    const enc = encodeHeightfield(floatHeightfield(field.grid, heightsOf(field)), s.range);
+    f = enc.field;
+    encodeCounts = enc.counts;
+  }
+  const values = f.kind === 'codes' ? f.code_px : f.height_px;
+  const g = f.grid;
+  let payload: Uint8Array;
+  if (container === 'tiff') {
+    const { encodeTiff } = await import('./formats/tiff.js');
+    payload = encodeTiff({
+      width: g.columns,
+      height: g.rows,
+      values,
+      georeference: { xmin: g.xmin, ymin: g.ymin, sizeX: g.sizeX, sizeY: g.sizeY, rowDirection: g.rowDirection, source: 'heightbench grid' },
+      nodata: null,
+      compression: 'deflate',
+    });
+  } else if (container === 'npy') {
+    const { encodeNpy } = await import('./formats/npy.js');
+    payload = encodeNpy(values, g.columns, g.rows);
+  } else {
+    throw new FormatError(
+      `${path}: heightbench reads ${container.toUpperCase()} files but writes only .tif and .npy among outside containers (and .r16, .png, .r32)`,
+    );
+  }
+  const range: HeightRange = f.kind === 'codes' ? f.range : DEFAULT_RANGE;
+  const sidecar = makeSidecar(path, payload, {
+    container,
+    endian: 'le',
+    grid: g,
+    encoding: f.kind === 'codes' ? unorm16Encoding(range) : { kind: 'float32', unit: 'm' },
+    stage: s.stage,
+    request: s.request,
+    notes: s.notes,
+    adapter: s.adapter,
+  });
+  writeFilePairAtomic(path, payload, sidecar.payload.sha256, sidecarPathFor(path), sidecarText(sidecar), () => {
+    try {
+      return readSidecarFor(path)?.payload.sha256 ?? null;
+    } catch {
+      return null;
+    }
+  });
+  return { path, sidecar, encodeCounts };
+}
