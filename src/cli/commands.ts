@@ -19,6 +19,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   { commands: ['gpu-page'], load: async () => (await import('./gpu-page.js')).installGpuPage },
   { commands: ['assets', 'check', 'bless'], load: async () => (await import('./pipeline-commands.js')).installPipelineCommands },
   { commands: ['compare'], load: async () => (await import('./compare.js')).installCompare },
+  { commands: ['import'], load: async () => (await import('./import.js')).installImport },
   { commands: ['diagnose'], load: async () => (await import('./diagnose.js')).installDiagnose },
   { commands: ['atlas'], load: async () => (await import('./atlas.js')).installAtlas },
   { commands: ['bell'], load: async () => (await import('./bell.js')).installBell },

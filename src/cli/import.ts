@@ -1,0 +1,295 @@
+/**
+ * `heightbench import FILE --stage NAME --out RUN_DIR [grid flags] [--request ID] [--source TEXT] [--replace] [--dvc]`
+ * `heightbench import --manifest FILE [--out RUN_DIR] [--replace] [--dvc]`
+ *
+ * Turns captures from outside (DDS, EXR, TIFF, .npy, headerless raw, or heightbench's own files) into a reference run
+ * folder in heightbench's format, so `check`, attribution, `diagnose`, `regress` and the reports work on it unchanged:
+ *  - the final map (stage `final`) must hold UNORM16 codes (a render-target readback) and is written as final.r16; a
+ *    float field is refused there — encoding it here would be an approximate CPU encoding, which the article says does
+ *    not prove codewise equivalence; import it as `pre-encode` instead;
+ *  - every other stage is written as `<stage>.r32` (float32 metres; codes are decoded exactly);
+ *  - each sidecar records the import: original file name and container, the capture's SHA-256, the source tool, what
+ *    was selected (channel, level, slice) and where each convention came from; `imports.json` lists every import;
+ *  - conventions must be stated (sidecar, georeferencing, flags or --assume-defaults), as for a comparison;
+ *  - an existing run folder gains stages; a stage already there is replaced only with --replace; the folder is built
+ *    staged and swapped in whole (a reader sees the old run or the new one);
+ *  - `--dvc` tracks the run folder with `dvc add` (the folder's .dvc file is written beside it).
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { parse as parseYaml } from 'yaml';
+import { STAGES } from '../conventions/index.js';
+import { floatHeightfield, heightsOf, withRowDirection, type Heightfield } from '../core/heightfield.js';
+import { FileSystemError, FormatError, MismatchError, UsageError } from '../errors.js';
+import { writeFileAtomic } from '../io/atomic.js';
+import { defaultSwapNames, makeStage, recoverFolder, removeStale, swapFolderIn } from '../io/folder-swap.js';
+import { readHeightfieldFileAsync, writeHeightfieldFile, containerForPath } from '../io/heightfield-file.js';
+import { checkArray, checkObject, checkString, parseJson } from '../io/json-check.js';
+import { readInputFile, readInputText } from '../io/read-input.js';
+import { MAX_FIELD_PIXELS } from '../io/limits.js';
+import { parseExtent, parsePath, parseRange } from './args.js';
+import { addInputFlags, readSettingsFrom, type InputFlags } from './input-flags.js';
+import { CliExit, type CliIO, type CommandInstaller } from './io.js';
+
+export interface ImportCliOptions extends InputFlags {
+  stage?: string;
+  out?: string;
+  request?: string;
+  source?: string;
+  manifest?: string;
+  replace?: boolean;
+  dvc?: boolean;
+}
+
+/** One capture to import: the file, its stage, and its own read flags. */
+interface Capture {
+  file: string;
+  stage: string;
+  flags: InputFlags;
+  source: string | null;
+  request: string | null;
+}
+
+/** The name a stage is stored under in a run folder. */
+function stageFileName(stage: string): string {
+  return stage === 'final' ? 'final.r16' : `${stage}.r32`;
+}
+
+function checkStage(stage: string, where: string): string {
+  if (!(STAGES as readonly string[]).includes(stage)) {
+    throw new UsageError(`${where}: stage ${JSON.stringify(stage)} is not one of the pipeline's stages: ${STAGES.join(', ')}`);
+  }
+  return stage;
+}
+
+/** The captures a manifest lists (YAML or JSON): { out?, request?, source?, captures: [{ file, stage, …flags }] }. */
+function readManifest(path: string, o: ImportCliOptions): { out: string | undefined; captures: Capture[] } {
+  const text = readInputText(path, 1 << 20);
+  let doc: unknown;
+  if (/\.json$/i.test(path)) doc = parseJson(text, path);
+  else {
+    try {
+      doc = parseYaml(text, { maxAliasCount: 100 });
+    } catch (e) {
+      throw new FormatError(`${path}: not valid YAML: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+    }
+  }
+  const m = checkObject(path, doc);
+  const known = new Set(['out', 'request', 'source', 'captures']);
+  for (const k of Object.keys(m)) if (!known.has(k)) throw new FormatError(`${path}: unknown key ${JSON.stringify(k)} (expected ${[...known].join(', ')})`);
+  const base = dirname(path);
+  const text_ = (k: string, v: unknown) => (v === undefined ? undefined : checkString(`${path}.${k}`, v));
+  const out = text_('out', m.out);
+  const list = checkArray(`${path}.captures`, m.captures);
+  if (list.length === 0) throw new FormatError(`${path}.captures: expected at least one capture`);
+  const captureKeys = new Set(['file', 'stage', 'extent', 'rowDirection', 'range', 'encoding', 'channel', 'level', 'slice', 'source', 'request']);
+  const captures = list.map((c, i): Capture => {
+    const w = `${path}.captures[${i}]`;
+    const e = checkObject(w, c);
+    for (const k of Object.keys(e))
+      if (!captureKeys.has(k)) throw new FormatError(`${w}: unknown key ${JSON.stringify(k)} (expected ${[...captureKeys].join(', ')})`);
+    const file = checkString(`${w}.file`, e.file);
+    const str = (k: string) => (e[k] === undefined ? undefined : checkString(`${w}.${k}`, e[k]));
+    const num = (k: string) => {
+      if (e[k] === undefined) return undefined;
+      if (typeof e[k] !== 'number' || !Number.isInteger(e[k]) || (e[k] as number) < 0)
+        throw new FormatError(`${w}.${k}: expected an integer ≥ 0, found ${JSON.stringify(e[k])}`);
+      return e[k] as number;
+    };
+    const rd = str('rowDirection');
+    if (rd !== undefined && rd !== 'row0-at-ymin' && rd !== 'row0-at-ymax')
+      throw new FormatError(`${w}.rowDirection: expected row0-at-ymin or row0-at-ymax, found ${JSON.stringify(rd)}`);
+    const enc = str('encoding');
+    if (enc !== undefined && enc !== 'metres' && enc !== 'unorm16')
+      throw new FormatError(`${w}.encoding: expected metres or unorm16, found ${JSON.stringify(enc)}`);
+    const parsed = <T>(k: string, f: (v: string) => T): T | undefined => {
+      const v = str(k);
+      if (v === undefined) return undefined;
+      try {
+        return f(v);
+      } catch (err) {
+        throw new FormatError(`${w}.${k}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    };
+    return {
+      file: isAbsolute(file) ? file : join(base, file),
+      stage: checkStage(checkString(`${w}.stage`, e.stage), w),
+      flags: {
+        ...o,
+        extent: parsed('extent', parseExtent) ?? o.extent,
+        rowDirection: rd ?? o.rowDirection,
+        range: parsed('range', parseRange) ?? o.range,
+        encoding: enc ?? o.encoding,
+        channel: str('channel') ?? o.channel,
+        level: num('level') ?? o.level,
+        slice: num('slice') ?? o.slice,
+      },
+      source: str('source') ?? text_('source', m.source) ?? o.source ?? null,
+      request: str('request') ?? text_('request', m.request) ?? o.request ?? null,
+    };
+  });
+  return { out, captures };
+}
+
+/**
+ * The field a stage file holds: codes for final (refusing floats, see the header), float metres otherwise, stored
+ * [R] in heightbench's row order (row 0 at ymin) so attribution and check line pixels up with runs the pipeline wrote;
+ * the reordering is exact and the note records the capture's own row order.
+ */
+function stageField(c: Capture, loaded: Heightfield): { field: Heightfield; note: string | null } {
+  const f = withRowDirection(loaded, 'row0-at-ymin');
+  const reordered = f !== loaded ? `rows reordered exactly from the capture's ${loaded.grid.rowDirection} to row0-at-ymin` : null;
+  const { field, note } = stageFieldOf(c, f);
+  return { field, note: [reordered, note].filter(Boolean).join('; ') || null };
+}
+
+function stageFieldOf(c: Capture, f: Heightfield): { field: Heightfield; note: string | null } {
+  if (c.stage === 'final') {
+    if (f.kind !== 'codes') {
+      throw new MismatchError(
+        `${c.file}: stage final holds R16 codes read back from the render target; this file holds float heights — import it as pre-encode, or bring the R16_UNORM readback (a CPU encoding here would not prove codewise equivalence)`,
+      );
+    }
+    return { field: f, note: null };
+  }
+  if (f.kind === 'codes')
+    return { field: floatHeightfield(f.grid, heightsOf(f)), note: `UNORM16 codes of range ${f.range.min},${f.range.max} decoded to metres` };
+  return { field: f, note: null };
+}
+
+function sha256OfFile(path: string): string {
+  // Bounded like every input: the largest field of 8-byte samples in four channels plus headers.
+  return createHash('sha256')
+    .update(readInputFile(path, MAX_FIELD_PIXELS * 32 + (64 << 20)))
+    .digest('hex');
+}
+
+interface ImportRecord {
+  stage: string;
+  file: string;
+  container: string;
+  sha256: string;
+  source: string | null;
+  request: string | null;
+  description: string[];
+  conventions: unknown;
+}
+
+/** Runs the import; returns the lines to print. */
+export async function importCommand(file: string | undefined, o: ImportCliOptions, io: CliIO): Promise<number> {
+  let captures: Capture[];
+  let out = o.out;
+  if (o.manifest) {
+    if (file !== undefined)
+      throw new UsageError(`import: give FILE with --stage, or --manifest, not both (got ${JSON.stringify(file)} and --manifest ${o.manifest})`);
+    const m = readManifest(o.manifest, o);
+    captures = m.captures;
+    out ??= m.out === undefined ? undefined : isAbsolute(m.out) ? m.out : join(dirname(o.manifest), m.out);
+  } else {
+    if (file === undefined) throw new UsageError('import: give FILE --stage NAME, or --manifest FILE');
+    if (!o.stage) throw new UsageError(`import ${file}: --stage NAME is required (one of ${STAGES.join(', ')})`);
+    captures = [{ file, stage: checkStage(o.stage, '--stage'), flags: o, source: o.source ?? null, request: o.request ?? null }];
+  }
+  if (!out) throw new UsageError('import: --out RUN_DIR is required (or `out:` in the manifest)');
+  const target = resolve(out);
+  const seen = new Set<string>();
+  for (const c of captures) {
+    if (seen.has(c.stage)) throw new UsageError(`import: stage ${c.stage} is given twice`);
+    seen.add(c.stage);
+    containerForPath(c.file); // refuses an unknown extension before anything is read
+  }
+
+  // Read everything first: a refusal leaves the run folder untouched.
+  const loaded = [];
+  for (const c of captures) {
+    const l = await readHeightfieldFileAsync(c.file, readSettingsFrom(c.flags, true));
+    loaded.push({ c, l, ...stageField(c, l.field), sha256: sha256OfFile(c.file) });
+  }
+
+  const names = defaultSwapNames(target);
+  recoverFolder(target, names);
+  removeStale(target, names);
+  const existing = existsSync(target) ? (statSync(target).isDirectory() ? readdirSync(target) : null) : [];
+  if (existing === null) throw new UsageError(`--out ${out}: is a file, expected a run folder`);
+  for (const { c } of loaded) {
+    if (existing.includes(stageFileName(c.stage)) && !o.replace) {
+      throw new UsageError(`--out ${out}: already holds stage ${c.stage} (${stageFileName(c.stage)}); give --replace to replace it`);
+    }
+  }
+  let records: ImportRecord[] = [];
+  if (existing.includes('imports.json')) {
+    const prev = checkObject('imports.json', parseJson(readInputText(join(target, 'imports.json'), 1 << 20), join(target, 'imports.json')));
+    records = checkArray('imports.json.imports', prev.imports) as ImportRecord[];
+  }
+
+  const stage = makeStage(target, names);
+  try {
+    const replaced = new Set(loaded.map(({ c }) => stageFileName(c.stage)));
+    for (const e of existing) {
+      if (e === 'imports.json' || replaced.has(e) || replaced.has(e.replace(/\.json$/, ''))) continue;
+      const p = join(target, e);
+      if (!statSync(p).isFile()) throw new UsageError(`--out ${out}: holds ${JSON.stringify(e)}, which is not a file; a run folder holds stage files only`);
+      copyFileSync(p, join(stage, e));
+    }
+    const lines: string[] = [];
+    for (const { c, l, field, note, sha256 } of loaded) {
+      const record: ImportRecord = {
+        stage: c.stage,
+        file: basename(c.file),
+        container: l.container,
+        sha256,
+        source: c.source,
+        request: c.request,
+        description: [...l.notes, ...(note ? [note] : [])],
+        conventions: l.conventions,
+      };
+      writeHeightfieldFile(join(stage, stageFileName(c.stage)), field, {
+        stage: c.stage,
+        request: c.request,
+        notes: { import: record },
+      });
+      records = records.filter((r) => r.stage !== c.stage).concat([record]);
+      lines.push(
+        `imported ${c.file} (${l.container}, ${field.grid.columns}×${field.grid.rows}, sha256 ${sha256.slice(0, 12)}…) as ${c.stage} → ${join(out, stageFileName(c.stage))}`,
+      );
+    }
+    writeFileAtomic(join(stage, 'imports.json'), `${JSON.stringify({ format: 'heightbench.imports', version: 1, imports: records }, null, 2)}\n`);
+    swapFolderIn(stage, target, names);
+    io.out(`${lines.join('\n')}\n`);
+  } catch (e) {
+    removeStale(target, names);
+    throw e;
+  }
+  if (o.dvc) dvcAdd(target, io);
+  return 0;
+}
+
+/** `dvc add` of the run folder, with the project's venv on the PATH. */
+function dvcAdd(target: string, io: CliIO): void {
+  const venv = join(process.cwd(), '.venv', 'bin');
+  const env = { ...process.env, PATH: `${venv}${delimiter}${process.env.PATH ?? ''}`, DVC_NO_ANALYTICS: '1' };
+  const r = spawnSync('dvc', ['add', '--quiet', target], { env, encoding: 'utf8' });
+  if (r.error) throw new FileSystemError(`--dvc: could not run dvc (${r.error.message}); run make setup, or dvc add ${target} yourself`);
+  if (r.status !== 0) throw new FileSystemError(`--dvc: dvc add ${target} failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-1)[0]}`);
+  io.out(`tracked ${target} with DVC (${target}.dvc); dvc push sends it to the configured remote\n`);
+}
+
+export const installImport: CommandInstaller = (program: Command, io: CliIO) => {
+  const cmd = program
+    .command('import')
+    .description('import captures (DDS, EXR, TIFF, .npy, raw, heightbench files) as stages of a reference run folder that every command reads')
+    .argument('[file]', 'capture to import (or --manifest)', parsePath)
+    .option('--stage <name>', `pipeline stage the capture holds (${STAGES.join(', ')})`)
+    .option('--out <run-dir>', 'run folder to create or add stages to', parsePath)
+    .option('--request <id>', 'request id the capture was made for')
+    .option('--source <text>', 'the tool or system the capture came from (recorded in the sidecar)')
+    .option('--manifest <file>', 'YAML or JSON mapping many captures to stages', parsePath)
+    .option('--replace', 'replace a stage the run folder holds already')
+    .option('--dvc', 'track the run folder with DVC (dvc add)');
+  addInputFlags(cmd, 'captures').action(async (file: string | undefined, opts: ImportCliOptions) => {
+    throw new CliExit(await importCommand(file, opts, io));
+  });
+};
