@@ -30,6 +30,7 @@ import { readHeightfieldFileAsync, writeHeightfieldFile, containerForPath } from
 import { checkArray, checkObject, checkString, parseJson } from '../io/json-check.js';
 import { readInputFile, readInputText } from '../io/read-input.js';
 import { MAX_FIELD_PIXELS } from '../io/limits.js';
+import { packageRoot } from '../pipeline/request.js';
 import { parseExtent, parsePath, parseRange } from './args.js';
 import { addInputFlags, readSettingsFrom, type InputFlags } from './input-flags.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
@@ -267,11 +268,11 @@ export async function importCommand(file: string | undefined, o: ImportCliOption
   return 0;
 }
 
-/** `dvc add` of the run folder, with the project's venv on the PATH. */
+/** `dvc add` of the run folder in the DVC project holding it, with heightbench's own venv (make setup) on the PATH. */
 function dvcAdd(target: string, io: CliIO): void {
-  const venv = join(process.cwd(), '.venv', 'bin');
+  const venv = join(packageRoot(), '.venv', 'bin');
   const env = { ...process.env, PATH: `${venv}${delimiter}${process.env.PATH ?? ''}`, DVC_NO_ANALYTICS: '1' };
-  const r = spawnSync('dvc', ['add', '--quiet', target], { env, encoding: 'utf8' });
+  const r = spawnSync('dvc', ['add', '--quiet', basename(target)], { env, encoding: 'utf8', cwd: dirname(target) });
   if (r.error) throw new FileSystemError(`--dvc: could not run dvc (${r.error.message}); run make setup, or dvc add ${target} yourself`);
   if (r.status !== 0) throw new FileSystemError(`--dvc: dvc add ${target} failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-1)[0]}`);
   io.out(`tracked ${target} with DVC (${target}.dvc); dvc push sends it to the configured remote\n`);
