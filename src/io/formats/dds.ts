@@ -466,63 +466,76 @@ function pickChannel(layout: PixelLayout, formatName: string, requested: string 
 
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
-/** Copies one channel of `count` pixels starting at byte `start` into a fresh typed array. */
+/** Copies one channel of `count` pixels starting at byte `start` into a fresh typed array the caller owns. */
 function extract(bytes: Uint8Array, start: number, count: number, layout: PixelLayout, channel: number): Uint16Array | Float32Array {
   const n = layout.channels.length;
   const cb = componentBytes(layout.component);
-  // Own the bytes, aligned at offset 0: the copy is a memcpy and the typed view then needs no alignment care.
-  const span = bytes.slice(start, start + count * n * cb);
-  if (layout.component === 'float32') {
-    const all = LITTLE_ENDIAN_HOST ? new Float32Array(span.buffer, 0, count * n) : readF32(span, count * n);
-    return n === 1 ? all : strided(all, new Float32Array(count), n, channel);
+  const end = start + count * n * cb;
+  if (!LITTLE_ENDIAN_HOST) return extractPortable(bytes.subarray(start, end), count, layout, channel);
+  if (n === 1 && layout.component !== 'float16') {
+    const own = bytes.slice(start, end); // a memcpy into a buffer at offset 0, so the view is aligned
+    return layout.component === 'float32' ? new Float32Array(own.buffer) : new Uint16Array(own.buffer);
   }
-  const codes = LITTLE_ENDIAN_HOST ? new Uint16Array(span.buffer, 0, count * n) : readU16(span, count * n);
-  const one = n === 1 ? codes : strided(codes, new Uint16Array(count), n, channel);
-  return layout.component === 'float16' ? widenFloat16(one) : one;
-}
-
-function strided<T extends Uint16Array | Float32Array>(src: T, dst: T, n: number, channel: number): T {
-  for (let i = 0, j = channel; i < dst.length; i++, j += n) dst[i] = src[j];
-  return dst;
-}
-
-function readU16(span: Uint8Array, count: number): Uint16Array {
-  const dv = new DataView(span.buffer, span.byteOffset, span.byteLength);
+  // Read in place when aligned (no copy of the other channels), else from an aligned copy.
+  const aligned = (bytes.byteOffset + start) % cb === 0;
+  const src = aligned ? bytes.subarray(start, end) : bytes.slice(start, end);
+  if (cb === 4) {
+    // float32 moved as 32-bit words: exact, NaN payloads included.
+    const words = new Uint32Array(src.buffer, src.byteOffset, count * n);
+    const out = new Uint32Array(count);
+    for (let i = 0, j = channel; i < count; i++, j += n) out[i] = words[j];
+    return new Float32Array(out.buffer);
+  }
+  const codes = new Uint16Array(src.buffer, src.byteOffset, count * n);
+  if (layout.component === 'float16') return widenHalfStrided(codes, count, n, channel);
   const out = new Uint16Array(count);
-  for (let i = 0; i < count; i++) out[i] = dv.getUint16(2 * i, true);
+  for (let i = 0, j = channel; i < count; i++, j += n) out[i] = codes[j];
   return out;
 }
 
-function readF32(span: Uint8Array, count: number): Float32Array {
+/** Byte-order-independent path (a big-endian host): DataView reads, one component at a time. */
+function extractPortable(span: Uint8Array, count: number, layout: PixelLayout, channel: number): Uint16Array | Float32Array {
   const dv = new DataView(span.buffer, span.byteOffset, span.byteLength);
-  const out = new Float32Array(count);
-  for (let i = 0; i < count; i++) out[i] = dv.getFloat32(4 * i, true);
-  return out;
+  const n = layout.channels.length;
+  if (layout.component === 'float32') {
+    const out = new Float32Array(count);
+    for (let i = 0; i < count; i++) out[i] = dv.getFloat32(4 * (i * n + channel), true);
+    return out;
+  }
+  const codes = new Uint16Array(count);
+  for (let i = 0; i < count; i++) codes[i] = dv.getUint16(2 * (i * n + channel), true);
+  return layout.component === 'float16' ? widenFloat16(codes) : codes;
 }
 
-let halfTable: Float32Array | null = null;
+let halfBits: Uint32Array | null = null;
 
-/** IEEE 754 binary16 → binary32 for every bit pattern (exact: every half value is a float). */
-function buildHalfTable(): Float32Array {
-  const t = new Float32Array(65536);
-  for (let bits = 0; bits < 65536; bits++) {
-    const sign = bits & 0x8000 ? -1 : 1;
-    const exp = (bits >>> 10) & 0x1f;
-    const mant = bits & 0x3ff;
-    let v: number;
-    if (exp === 0)
-      v = mant * 2 ** -24; // zero and subnormals
-    else if (exp === 31) v = mant === 0 ? Infinity : NaN;
-    else v = (1 + mant / 1024) * 2 ** (exp - 15);
-    t[bits] = sign * v;
+/** binary32 bit patterns of every binary16 value (exact: each half value is a float; NaN keeps sign and payload). */
+function buildHalfTable(): Uint32Array {
+  const values = new Float32Array(65536);
+  const bits = new Uint32Array(values.buffer);
+  for (let h = 0; h < 65536; h++) {
+    const negative = (h & 0x8000) !== 0;
+    const exp = (h >>> 10) & 0x1f;
+    const mant = h & 0x3ff;
+    if (exp === 31) {
+      bits[h] = (negative ? 0x80000000 : 0) | 0x7f800000 | (mant << 13); // ±Inf, NaN with its payload
+      continue;
+    }
+    // exp 0: zero and subnormals (mant · 2^-24); otherwise (1 + mant/1024) · 2^(exp-15).
+    const v = exp === 0 ? mant * 2 ** -24 : (1 + mant / 1024) * 2 ** (exp - 15);
+    values[h] = negative ? -v : v;
   }
-  return t;
+  return bits;
+}
+
+function widenHalfStrided(codes: Uint16Array, count: number, n: number, channel: number): Float32Array {
+  const t = (halfBits ??= buildHalfTable());
+  const out = new Uint32Array(count);
+  for (let i = 0, j = channel; i < count; i++, j += n) out[i] = t[codes[j]];
+  return new Float32Array(out.buffer);
 }
 
 /** Widens float16 bit patterns to float32 values, exactly (NaN stays NaN, ±0 and ±Inf keep their sign). */
 export function widenFloat16(codes: Uint16Array): Float32Array {
-  const t = (halfTable ??= buildHalfTable());
-  const out = new Float32Array(codes.length);
-  for (let i = 0; i < codes.length; i++) out[i] = t[codes[i]];
-  return out;
+  return widenHalfStrided(codes, codes.length, 1, 0);
 }

@@ -247,7 +247,16 @@ export function decodeNpy(bytes: Uint8Array, where: string, sel: RasterSelection
     fail(where, `${present - need} bytes follow the ${need}-byte array (another array appended?); expected the file to end there`);
   }
 
-  const raw = bytes.slice(h.dataOffset, h.dataOffset + need); // an aligned copy the result owns
+  // Fortran order stores a[:, 0] first: element (r, c) at c·H + r. It is transposed as integer words (exact bits)
+  // straight from the file's bytes when they are aligned; C order is one copy. Either way the result owns its buffer.
+  let raw: Uint8Array;
+  if (h.fortran && width > 1 && height > 1) {
+    const aligned = (bytes.byteOffset + h.dataOffset) % kind.size === 0;
+    const src = aligned ? bytes.subarray(h.dataOffset, h.dataOffset + need) : bytes.slice(h.dataOffset, h.dataOffset + need);
+    raw = transposeWords(src, kind.size, height, width);
+  } else {
+    raw = bytes.slice(h.dataOffset, h.dataOffset + need);
+  }
   if (little !== LITTLE_ENDIAN_HOST) swapBytes(raw, kind.size);
   let values: RasterValues;
   switch (kind.type) {
@@ -267,8 +276,6 @@ export function decodeNpy(bytes: Uint8Array, where: string, sel: RasterSelection
       values = new Float64Array(raw.buffer);
       break;
   }
-  // Fortran order stores a[:, 0] first: element (r, c) at c·H + r. Transpose into row-major.
-  if (h.fortran && width > 1 && height > 1) values = transpose(values, height, width);
   return {
     container: 'npy',
     width,
@@ -307,21 +314,47 @@ function swapBytes(b: Uint8Array, size: number): void {
   }
 }
 
-/** Column-major (rows × cols) → row-major, in cache-sized tiles. */
-function transpose<T extends RasterValues>(src: T, rows: number, cols: number): T {
-  const dst = new (src.constructor as new (n: number) => T)(src.length);
-  const B = 64;
-  for (let r0 = 0; r0 < rows; r0 += B) {
-    const r1 = Math.min(rows, r0 + B);
-    for (let c0 = 0; c0 < cols; c0 += B) {
-      const c1 = Math.min(cols, c0 + B);
+/** Column-major (rows × cols) samples of `size` bytes → row-major, in cache-sized tiles, as 16- or 32-bit words. */
+function transposeWords(b: Uint8Array, size: number, rows: number, cols: number): Uint8Array {
+  const out = new Uint8Array(b.length);
+  const n = b.length / size;
+  if (size === 2) transpose16(new Uint16Array(b.buffer, b.byteOffset, n), new Uint16Array(out.buffer), rows, cols);
+  else transpose32(new Uint32Array(b.buffer, b.byteOffset, (n * size) / 4), new Uint32Array(out.buffer), rows, cols, size / 4);
+  return out;
+}
+
+const TILE = 64;
+
+function transpose16(src: Uint16Array, dst: Uint16Array, rows: number, cols: number): void {
+  for (let r0 = 0; r0 < rows; r0 += TILE) {
+    const r1 = Math.min(rows, r0 + TILE);
+    for (let c0 = 0; c0 < cols; c0 += TILE) {
+      const c1 = Math.min(cols, c0 + TILE);
       for (let r = r0; r < r1; r++) {
-        const row = r * cols;
-        for (let c = c0; c < c1; c++) dst[row + c] = src[c * rows + r];
+        for (let c = c0, d = r * cols + c0, s = c0 * rows + r; c < c1; c++, d++, s += rows) dst[d] = src[s];
       }
     }
   }
-  return dst;
+}
+
+/** words = 32-bit words per sample (1 for float32, 2 for float64). */
+function transpose32(src: Uint32Array, dst: Uint32Array, rows: number, cols: number, words: number): void {
+  for (let r0 = 0; r0 < rows; r0 += TILE) {
+    const r1 = Math.min(rows, r0 + TILE);
+    for (let c0 = 0; c0 < cols; c0 += TILE) {
+      const c1 = Math.min(cols, c0 + TILE);
+      for (let r = r0; r < r1; r++) {
+        if (words === 1) {
+          for (let c = c0, d = r * cols + c0, s = c0 * rows + r; c < c1; c++, d++, s += rows) dst[d] = src[s];
+        } else {
+          for (let c = c0, d = 2 * (r * cols + c0), s = 2 * (c0 * rows + r); c < c1; c++, d += 2, s += 2 * rows) {
+            dst[d] = src[s];
+            dst[d + 1] = src[s + 1];
+          }
+        }
+      }
+    }
+  }
 }
 
 /**
