@@ -183,7 +183,7 @@ describe('DDS files packed by the Python peer', () => {
       'DDS DXGI_FORMAT_R16G16B16A16_UNORM (DX10), mip 0 of 2, slice 0 of 1, channel B of RGBA',
     );
     expect(decodeDds(fileOf('legacy_l16'), 'a', { level: 1 }, LIMITS).description).toBe(
-      'DDS DXGI_FORMAT_R16_UNORM (legacy D3DFMT_L16, read as DXGI_FORMAT_R16_UNORM), mip 1 of 6, slice 0 of 1',
+      'DDS D3DFMT_L16 (legacy header, read as DXGI_FORMAT_R16_UNORM), mip 1 of 6, slice 0 of 1',
     );
   });
 
@@ -336,6 +336,26 @@ describe('refusals name the value', () => {
     expect(decodeFails(patched('r16_unorm_mips', 76, 40)).message).toContain('DDS_PIXELFORMAT.dwSize is 40, expected 32');
     expect(decodeFails(patched('r16_unorm_mips', 0, 0x474e5089)).message).toContain('no "DDS " magic');
     expect(decodeFails(patched('r16_unorm_mips', 28, 7)).message).toContain('dwMipMapCount 7 exceeds the 6 levels a 37×23 texture has');
+  });
+
+  it('a declared data size that overflows is refused even without a pixel limit', () => {
+    const b = patched('r16_unorm_mips', 16, 0xffffffff);
+    const dv = new DataView(b.buffer);
+    dv.setUint32(12, 0xffffffff, true);
+    dv.setUint32(20, 0, true);
+    dv.setUint32(140, 0xffffffff, true); // arraySize
+    const e = decodeFails(b, {}, { pixelLimit: Infinity });
+    expect(e).toBeInstanceOf(FormatError);
+    expect(e.message).toContain('declared data size overflows (4294967295 slices of');
+  });
+
+  it('a legacy DDSD_LINEARSIZE holding the top level byte count is accepted; any other value is not', () => {
+    const c = cases.get('r16_unorm_nopitch')!;
+    const b = patched('r16_unorm_nopitch', 8, 0x1 | 0x2 | 0x4 | 0x1000 | 0x80000); // flags: LINEARSIZE, no PITCH
+    new DataView(b.buffer).setUint32(20, c.width * c.height * 2, true);
+    sameValues(decodeDds(b, 'a', {}, LIMITS).values, expected(c.expects[0]));
+    new DataView(b.buffer).setUint32(20, 29, true);
+    expect(decodeFails(b).message).toContain('declared linear size 29 bytes contradicts');
   });
 
   it('a declared pitch that contradicts tight rows is refused', () => {

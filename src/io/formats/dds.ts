@@ -436,7 +436,8 @@ export function decodeDds(bytes: Uint8Array, where: string, sel: RasterSelection
   const values = extract(bytes, start, count, layout, channel);
 
   const sampleType = layout.component === 'unorm16' ? 'uint16' : layout.component;
-  const headerWords = h.headerKind === 'DX10' ? 'DX10' : `${h.headerKind}, read as ${formatName.replace(/ \(\d+\)$/, '')}`;
+  const bareName = formatName.replace(/ \(\d+\)$/, '');
+  const formatWords = h.headerKind === 'DX10' ? `${bareName} (DX10)` : `${h.headerKind.replace('legacy ', '')} (legacy header, read as ${bareName})`;
   const channelWords = layout.channels.length > 1 ? `, channel ${layout.channels[channel]} of ${layout.channels}` : '';
   return {
     container: 'dds',
@@ -447,7 +448,7 @@ export function decodeDds(bytes: Uint8Array, where: string, sel: RasterSelection
     unorm16: layout.component === 'unorm16',
     georeference: null,
     nodata: null,
-    description: `DDS ${formatName.replace(/ \(\d+\)$/, '')} (${headerWords}), mip ${level} of ${h.mipCount}, slice ${slice} of ${h.arraySize}${channelWords}`,
+    description: `DDS ${formatWords}, mip ${level} of ${h.mipCount}, slice ${slice} of ${h.arraySize}${channelWords}`,
   };
 }
 
