@@ -150,7 +150,7 @@ class HeaderParser {
   }
 }
 
-interface NpyHeader {
+export interface NpyHeader {
   readonly version: string;
   readonly descr: string;
   readonly fortran: boolean;
