@@ -10,7 +10,6 @@ import {
   baseCodeAcrossRanges,
   codeHeightfield,
   collapseLayer,
-  collisionQuadsAlive,
   collisionTile,
   COLLISION_NO_HEIGHT,
   createTerrain,
@@ -92,40 +91,37 @@ describe('paint weights: one byte per layer, sum exactly 255, largest remainder'
   });
 });
 
-describe('holes: coordinates, up to four quads, index buffer and collision alike', () => {
-  it('an interior hole kills 4 quads, an edge hole 2, a corner hole 1 — the same quads in both', () => {
+describe('holes: coordinates; the triangles with a hole corner leave the mesh (checked against Jolt in terrain-jolt.test.ts)', () => {
+  it('an interior hole drops 6 triangles, an edge hole 3 (or 1), a corner hole 2 (or 1) — one mask for mesh and collider', () => {
+    // Jolt's split: quad (i, j) has the diagonal (i, j)–(i+1, j+1). An interior sample is a corner of six triangles;
+    // on the left edge of three; the top-left corner (0, 0) of both triangles of quad (0, 0); the top-right corner
+    // (7, 0) of one, triangle 1 of quad (6, 0) (worked by hand from QUAD_TRIANGLES' picture in holes.ts).
     for (const [i, j, killed] of [
-      [3, 3, 4],
-      [0, 3, 2],
-      [0, 0, 1],
+      [3, 3, 6],
+      [0, 3, 3],
+      [0, 0, 2],
+      [7, 0, 1],
     ] as const) {
       const t = createTerrain(desc({ tilesX: 1, tilesY: 1 }));
       t.holes.add(i, j);
       const w = tileWindow(0, 0, 8);
       const idx = new Uint32Array(t.holes.countTileIndices(w));
       expect(t.holes.fillTileIndices(w, idx)).toBe(idx.length);
-      expect(idx.length / 6).toBe(49 - killed);
+      expect(idx.length / 3).toBe(98 - killed);
+      for (let k = 0; k < idx.length; k++) expect(idx[k]).not.toBe(j * 8 + i); // no live triangle uses the hole
       const c = collisionTile(t, 0, 0);
       expect(c.heights[j * 8 + i]).toBe(COLLISION_NO_HEIGHT);
-      expect(collisionQuadsAlive(c)).toBe(49 - killed);
-      // Quad by quad: a quad is in the index buffer exactly when the collider keeps it.
-      const inIndex = new Set<number>();
-      for (let k = 0; k < idx.length; k += 6) inIndex.add(idx[k]); // first index = the quad's (i, j) corner
-      for (let q = 0; q < 7; q++) {
-        for (let p = 0; p < 7; p++) {
-          const v = q * 8 + p;
-          const collider = [v, v + 1, v + 8, v + 9].every((s) => c.heights[s] !== COLLISION_NO_HEIGHT);
-          expect(inIndex.has(v)).toBe(collider);
-        }
-      }
+      expect(c.heights.filter((h) => h === COLLISION_NO_HEIGHT)).toHaveLength(1);
+      expect(t.holes.tileHoleMask(w).holes).toBe(1);
     }
   });
-  it('a hole on a shared tile boundary kills two quads in each tile', () => {
+  it('a hole on a shared tile boundary is in both tiles: three triangles each side', () => {
     const t = createTerrain(desc());
     t.holes.add(7, 3); // column 7 is the boundary between tiles (0, 0) and (1, 0)
-    expect(t.holes.countTileIndices(tileWindow(0, 0, 8)) / 6).toBe(47);
-    expect(t.holes.countTileIndices(tileWindow(1, 0, 8)) / 6).toBe(47);
-    expect(collisionQuadsAlive(collisionTile(t, 1, 0))).toBe(47);
+    expect(t.holes.countTileIndices(tileWindow(0, 0, 8)) / 3).toBe(95);
+    expect(t.holes.countTileIndices(tileWindow(1, 0, 8)) / 3).toBe(95);
+    expect(collisionTile(t, 1, 0).heights[3 * 8 + 0]).toBe(COLLISION_NO_HEIGHT);
+    expect(collisionTile(t, 0, 0).heights[3 * 8 + 7]).toBe(COLLISION_NO_HEIGHT);
   });
   it('three holes cost three coordinate pairs in the store, not a mask', () => {
     const t = createTerrain(desc({ tilesX: 8, tilesY: 8 }));
