@@ -29,6 +29,8 @@ import {
   setLayerVisible,
   stampHill,
   TerrainWeights,
+  tileMip0,
+  tileMips,
   tileWindow,
   writeTerrainStore,
   type PatchSource,
@@ -174,8 +176,7 @@ describe('layer kinds, reorder, collapse, visibility', () => {
     const s = t.stack;
     addKindLayer(s, 'up', 'sculpt').addDelta(3, 3, 8);
     addKindLayer(s, 'down', 'sculpt').addDelta(3, 3, -4);
-    s.base[3 * s.width + 3] = 5;
-    s.invalidateAll();
+    s.writeBase([5], { i0: 3, j0: 3, i1: 3, j1: 3 });
     s.resolve();
     expect(s.cached()[3 * s.width + 3]).toBe(6); // min(13, 10) − 4
     moveLayer(s, 1, 0);
@@ -320,7 +321,7 @@ describe('resize: by sample index; range change preserves metres', () => {
     sculpt.alpha = 0.5;
     sculpt.visible = false;
     stampHill(t.stack, 1, 7, 7, 3, 6);
-    t.stack.base[2 * 15 + 5] = 33;
+    t.stack.writeBase([33], { i0: 5, j0: 2, i1: 5, j1: 2 });
     t.weights.paintSample(5, 2, 1, 200);
     t.holes.add(14, 14);
     const r = resizeTerrain(t, desc({ tilesX: 4, tilesY: 4 }), { offset: { i: 7, j: 7 }, fill: 1 });
@@ -620,5 +621,44 @@ describe('settings that cannot act are refused', () => {
     t.stack.layers[0].alpha = 0.5;
     importLayer(t, floatHeightfield(g, new Float32Array(225).fill(20)), 'wm');
     expect(t.stack.compositeAt(3, 3)).toBe(10);
+  });
+});
+
+describe('the API the seed implies: a terrain from a base heightfield, mip 0 from the resolved cache', () => {
+  it('createTerrain({ base }) and writeBase invalidate what they must; the composite follows', () => {
+    const d = desc({ kind: 'lod', tileSamples: 9 }); // 2 × 2 tiles of 9: 17 samples a side
+    const base = Float32Array.from({ length: 17 * 17 }, (_, k) => (k % 17) + 2 * Math.floor(k / 17));
+    const t = createTerrain(d, { base });
+    t.stack.resolve();
+    expect(t.stack.compositeAt(5, 3)).toBe(5 + 6);
+    expect(t.stack.cached()[3 * 17 + 5]).toBe(11);
+    expect(() => createTerrain(d, { base: new Float32Array(10) })).toThrow('createTerrain: base of 10 heights, the description has 17×17 = 289 samples');
+    expect(() => createTerrain(d, { base, fill: 3 })).toThrow(/a fill height or a base heightfield, not both/);
+    const bad = Float32Array.from(base);
+    bad[2 * 17 + 4] = Number.NaN;
+    expect(() => createTerrain(d, { base: bad })).toThrow('base write: height NaN at sample (4, 2) is not a finite number');
+    // A documented write of a rectangle: only that rectangle goes stale, and resolve brings the cache to the base.
+    t.stack.writeBase([50, 51, 52, 53], { i0: 10, j0: 12, i1: 11, j1: 13 });
+    expect(t.stack.isResolved({ i0: 10, j0: 12, i1: 11, j1: 13 })).toBe(false);
+    expect(t.stack.compositeAt(11, 13)).toBe(53);
+    t.stack.resolve();
+    expect(t.stack.cached()[13 * 17 + 11]).toBe(53);
+  });
+  it('mip 0 is a copy of the resolved cache, refused while stale; the chain is max-reduced from it', () => {
+    const d = desc({ kind: 'lod', tileSamples: 9 });
+    const t = createTerrain(d, { base: Float32Array.from({ length: 17 * 17 }, (_, k) => k % 5) });
+    expect(() => tileMip0(t.stack, 1, 1, 9)).toThrow('mip 0 of tile (1, 1): the composite cache under samples 8…16 × 8…16 is stale; call resolve() first');
+    t.stack.resolve();
+    const m0 = tileMip0(t.stack, 1, 1, 9);
+    expect(m0[0]).toBe(t.stack.compositeAt(8, 8));
+    expect(m0[8 * 9 + 8]).toBe(t.stack.compositeAt(16, 16));
+    addKindLayer(t.stack, 's', 'sculpt');
+    stampHill(t.stack, 0, 12, 12, 2, 4); // a stroke invalidates its rectangle: the tile is stale again
+    expect(() => tileMip0(t.stack, 1, 1, 9)).toThrow(/is stale; call resolve\(\) first/);
+    t.stack.resolve();
+    const chain = tileMips(t.stack, 1, 1, 9);
+    expect(chain.map((m) => m.size)).toEqual([9, 5, 3]);
+    expect(chain[0].data[4 * 9 + 4]).toBe(t.stack.compositeAt(12, 12)); // the hill is in level 0
+    expect(Math.max(...chain[2].data)).toBe(Math.max(...chain[0].data)); // the max survives every level
   });
 });
