@@ -120,18 +120,23 @@ const rock = Float32Array.from({ length: 509 * 509 }, (_, k) => t.weights.weight
 console.log('every sample sums to 255 (verify passed)');
 heat('f11-paint', rows(rock, 509, 509), 'Paint channel "rock" (0…255)', { colorscale: 'Greys', reversescale: true }, axis(509), axis(509));
 // %% [markdown]
-// ## Holes: coordinates, four quads each
-// **[D]** Three holes are three coordinate pairs; each kills the up-to-four quads around its sample in the index buffer
-// and in the collision data. The picture shows live quads of tile (1, 2) around a hole at (200, 300).
+// ## Holes: coordinates; the triangles around each, in the mesh and in Jolt alike
+// **[D]** Three holes are three coordinate pairs. **[R]** A hole removes every triangle that has its sample as a corner
+// — six around an interior sample, with Jolt's split (diagonal from (i, j) to (i + 1, j + 1)) — in the index buffer
+// and in the collider alike: a Jolt height field can only remove ground through its no-collision sentinel, which
+// removes exactly those triangles (the seed's "four quads" would leave two of the eight triangles in the collider).
+// Two neighbouring holes share the two triangles of the edge between them: 6 + 6 − 2 = 10. The picture shows live
+// triangles per quad (0, 1 or 2) of tile (1, 2) around the holes at (200, 300) and (201, 300).
 // %%
 for (const [i, j] of [[200, 300], [201, 300], [20, 30]]) t.holes.add(i, j);
 const tw = hb.tileWindow(1, 2, 128);
 const indices = new Uint32Array(t.holes.countTileIndices(tw));
 t.holes.fillTileIndices(tw, indices);
-console.log(`${t.holes.count} holes stored as ${t.holes.list().length} pairs; tile (1, 2): ${indices.length / 6} of ${127 * 127} quads live (two adjacent holes kill 6)`);
-if (indices.length / 6 !== 127 * 127 - 6) throw new Error('hole quads');
-const live = Array.from({ length: 9 }, (_, b) => Array.from({ length: 9 }, (_, a) => (t.holes.quadAlive(196 + a, 296 + b) ? 1 : 0)));
-heat('f11-holes', live, 'Quads alive near the holes at (200, 300) and (201, 300)', { colorscale: 'Greys', reversescale: true }, axis(9, 1).map((v) => v + 196), axis(9, 1).map((v) => v + 296));
+console.log(`${t.holes.count} holes stored as ${t.holes.list().length} pairs; tile (1, 2): ${indices.length / 3} of ${2 * 127 * 127} triangles live (two adjacent holes drop 10)`);
+if (indices.length / 3 !== 2 * 127 * 127 - 10) throw new Error('hole triangles');
+const holeMask = t.holes.tileHoleMask(tw).mask;
+const live = Array.from({ length: 9 }, (_, b) => Array.from({ length: 9 }, (_, a) => [0, 1].filter((k) => hb.triangleAlive(holeMask, 128, 196 - 127 + a, 296 - 254 + b, k)).length));
+heat('f11-holes', live, 'Live triangles per quad near the holes at (200, 300) and (201, 300)', { colorscale: 'Greys', reversescale: true }, axis(9, 1).map((v) => v + 196), axis(9, 1).map((v) => v + 296));
 // %% [markdown]
 // ## Collision data: the composite, a sentinel at holes
 // **[D]** Sixteen shapes of 128² floats; the hill is in them (a collider from the base would let the player fall through).
@@ -139,10 +144,78 @@ heat('f11-holes', live, 'Quads alive near the holes at (200, 300) and (201, 300)
 const shapes = Array.from({ length: 16 }, (_, k) => hb.collisionTile(t, k % 4, Math.floor(k / 4)));
 const local = (380 - 2 * 127) * 128 + (150 - 127); // sample (150, 380) lies in tile (1, 2), first sample (127, 254)
 const c12 = shapes[2 * 4 + 1];
-console.log(`${shapes.length} shapes, block size ${c12.blockSize}, placement ${JSON.stringify(c12.placement)}, canBeDynamic ${c12.canBeDynamic}`);
+console.log(`${shapes.length} shapes, block size ${c12.blockSize}, ${c12.bitsPerSample} bits per sample, placement ${JSON.stringify(c12.placement)}, canBeDynamic ${c12.canBeDynamic}`);
 console.log(check('collision height at the hill centre = composite, m', c12.heights[local], t.stack.compositeAt(150, 380), 0));
 console.log(`base there: ${t.stack.base[380 * 509 + 150]} m; holes in tile (1, 2): ${c12.holes}; the sentinel is ${c12.sentinel.toExponential(4)}`);
 heat('f11-collision', rows(c12.heights, 128, 128, 1, (v) => (v === c12.sentinel ? null : v)), 'Collision heights of tile (1, 2) (gaps: holes)', {}, axis(128, 1).map((v) => v + 127), axis(128, 1).map((v) => v + 254));
+// %% [markdown]
+// ## Through Jolt: a ray hits the ground compositeAt says, and a hole is seen by both
+// **[D]** One Jolt HeightFieldShape per tile (npm `jolt-physics`, the WebAssembly build of JoltPhysics): the tile's
+// floats, `mOffset` = its corner, `mScale` = (metres per quad, 1, metres per quad), its block size and bits per
+// sample; a ray cast straight down through Jolt's query. **[R]** Jolt stores each sample in 2^bits − 1 steps of its
+// block's range, so the hit is compositeAt within half a step (test/jolt-terrain.ts derives the bound).
+// %%
+const Jolt = (await import('jolt-physics')).default;
+const J = await Jolt();
+const joltShape = (c: hb.CollisionTile) => {
+  const s = new J.HeightFieldShapeSettings();
+  s.mOffset = new J.Vec3(c.placement.cornerX, 0, c.placement.cornerZ);
+  s.mScale = new J.Vec3(c.placement.step, 1, c.placement.step);
+  s.mSampleCount = c.placement.samples;
+  s.mBlockSize = c.blockSize;
+  s.mBitsPerSample = c.bitsPerSample;
+  s.mHeightSamples.resize(c.heights.length);
+  J.HEAPF32.set(c.heights, J.getPointer(s.mHeightSamples.data()) >> 2);
+  const r = s.Create();
+  if (r.HasError()) throw new Error(`Jolt: ${r.GetError().c_str()}`);
+  return r.Get();
+};
+const tiles12 = [shapes[2 * 4 + 1]];
+const ts = new J.TransformedShape();
+ts.mShape = joltShape(tiles12[0]);
+ts.mShapePositionCOM = new J.RVec3(0, 0, 0); // a height field's centre of mass is its origin
+ts.mShapeRotation = new J.Quat(0, 0, 0, 1);
+const down = (x: number, z: number) => {
+  const hit = new J.RayCastResult();
+  ts.CastRay(new J.RRayCast(new J.RVec3(x, 200, z), new J.Vec3(0, -300, 0)), hit);
+  return hit.mFraction <= 1 ? 200 - 300 * hit.mFraction : null;
+};
+// The hill centre, sample (150, 380): the ray lands on compositeAt.
+const yHill = down(150, 380);
+console.log(check('Jolt ray at the hill centre vs compositeAt(150, 380), m', yHill ?? NaN, t.stack.compositeAt(150, 380), 0.05));
+// The hole at (200, 300) is corner (1, 0) of quad (199, 300): its triangle 1, (0, 0)–(1, 1)–(1, 0), uses it (no ground),
+// its triangle 0, (0, 0)–(0, 1)–(1, 1), does not.
+const inHole = down(199 + 2 / 3, 300 + 1 / 3);
+const beside = down(199 + 1 / 3, 300 + 2 / 3);
+const meshHas = (i: number, j: number, k: number) => hb.triangleAlive(holeMask, 128, i - 127, j - 254, k);
+console.log(`centroid of triangle 1 of quad (199, 300): Jolt ${inHole === null ? 'no hit' : `hit at ${inHole.toFixed(3)} m`}, mesh ${meshHas(199, 300, 1) ? 'has it' : 'has none'}`);
+console.log(`centroid of triangle 0 of quad (199, 300): Jolt ${beside === null ? 'no hit' : `hit at ${beside.toFixed(3)} m`}, mesh ${meshHas(199, 300, 0) ? 'has it' : 'has none'}`);
+if (inHole !== null || meshHas(199, 300, 1) || beside === null || !meshHas(199, 300, 0)) throw new Error('hole: Jolt and the mesh disagree');
+// A row of rays across the holes at z = 300 + 2/3: Jolt's ground beside compositeAt interpolated on the mesh triangle.
+const xsRay = Array.from({ length: 61 }, (_, k) => 185 + k / 2);
+const joltY = xsRay.map((x) => down(x, 300 + 2 / 3));
+// The mesh's height at (x, z): the plane of its triangle through three compositeAt values (triangle 0 when fz ≥ fx).
+const meshAt = (x: number, z: number) => {
+  const i = Math.floor(x);
+  const j = Math.floor(z);
+  const fx = x - i;
+  const fz = z - j;
+  const h = (a: number, b: number) => t.stack.compositeAt(i + a, j + b);
+  const k = fz >= fx ? 0 : 1;
+  if (!meshHas(i, j, k)) return null;
+  return k === 0 ? h(0, 0) + fz * (h(0, 1) - h(0, 0)) + fx * (h(1, 1) - h(0, 1)) : h(0, 0) + fx * (h(1, 0) - h(0, 0)) + fz * (h(1, 1) - h(1, 0));
+};
+const meshY = xsRay.map((x) => meshAt(x, 300 + 2 / 3));
+let worst = 0;
+xsRay.forEach((x, k) => {
+  if ((joltY[k] === null) !== (meshY[k] === null)) throw new Error(`ray at x = ${x}: Jolt and the mesh disagree about ground`);
+  if (joltY[k] !== null) worst = Math.max(worst, Math.abs((joltY[k] as number) - (meshY[k] as number)));
+});
+console.log(`${xsRay.length} rays across the holes: ${joltY.filter((y) => y === null).length} fall through, where the mesh has no triangle; elsewhere |Jolt − mesh| ≤ ${worst.toFixed(4)} m`);
+tslab.display.html(hb.plotlyFigure('f11-jolt', [
+  { type: 'scatter', mode: 'markers', x: xsRay, y: joltY, name: 'Jolt ray hit (m)' },
+  { type: 'scatter', mode: 'lines', x: xsRay, y: meshY, name: 'the mesh triangle through compositeAt (gaps: no triangle)', line: { dash: 'dot' } },
+], { title: { text: 'Rays through Jolt across the holes at (200, 300) and (201, 300)' }, xaxis: { title: { text: 'x (m)' } }, yaxis: { title: { text: 'height (m)' } } }, 360));
 // %% [markdown]
 // ## Resize: a ring of tiles; a range change keeps metres
 // **[D]** Copies by sample index: old sample (0, 0) lands at (127, 127) in a 6×6-tile terrain. **[D]** A wider range

@@ -116,9 +116,10 @@ export type { StageSession } from './notebook/session.js';
 export { plotlyColorscale, DIVERGING_STOPS, TERRAIN_STOPS, MAGNITUDE_STOPS } from './compare/pictures.js';
 
 // The terrain API (engine notes, seed 004; issue 20).
-export { describeTerrain, TILE_PRESETS } from './terrain/description.js';
+export { describeTerrain, TILE_PRESETS, JOLT_HEIGHTFIELD, DEFAULT_BITS_PER_SAMPLE } from './terrain/description.js';
 export type { TerrainDescription, DerivedNumbers, TileKind } from './terrain/description.js';
-export { tileWindow, readTile, maxReduce } from './terrain/tiles.js';
+export { tileWindow, readTile, maxReduce, tileMip0, tileMips } from './terrain/tiles.js';
+export type { TileWindow } from './terrain/tiles.js';
 export { LayerStack, EditLayer, CHUNK, LAYER_KINDS } from './terrain/layers.js';
 export type { LayerKind, Rect } from './terrain/layers.js';
 export { writeStore, readStore, deltaLayer, STORE_VERSION, writeTerrainStore, readTerrainStore, STORE_VERSIONS_READ } from './terrain/store.js';
@@ -126,13 +127,13 @@ export { exportTiles } from './terrain/export.js';
 export { createTerrain } from './terrain/terrain.js';
 export type { Terrain, CreateOptions } from './terrain/terrain.js';
 export { TerrainWeights } from './terrain/weights.js';
-export { TerrainHoles } from './terrain/holes.js';
+export { TerrainHoles, QUAD_TRIANGLES, triangleAlive } from './terrain/holes.js';
 export { acceptsBrush, brushRefusal, addKindLayer, stampHill, setLayerVisible, setLayerAlpha, moveLayer, collapseLayer } from './terrain/kinds.js';
 export { importLayer, importHeights } from './terrain/import.js';
 export type { ImportResult } from './terrain/import.js';
 export { resizeTerrain, baseCodeAcrossRanges, deltaStepsAcrossRanges } from './terrain/resize.js';
 export type { ResizeOptions, ResizeReport } from './terrain/resize.js';
-export { collisionTile, collisionQuadsAlive, COLLISION_NO_HEIGHT } from './terrain/collision.js';
+export { collisionTile, collisionSettings, COLLISION_NO_HEIGHT } from './terrain/collision.js';
 export type { CollisionTile, CollisionOptions, HeightFieldPlacement } from './terrain/collision.js';
 export { PatchSelector, PatchList, HeightfieldPatchSource, minimalRanges } from './terrain/cdlod.js';
 export type { PatchSource, SelectorSettings } from './terrain/cdlod.js';

@@ -10,7 +10,6 @@ import {
   baseCodeAcrossRanges,
   codeHeightfield,
   collapseLayer,
-  collisionQuadsAlive,
   collisionTile,
   COLLISION_NO_HEIGHT,
   createTerrain,
@@ -30,6 +29,8 @@ import {
   setLayerVisible,
   stampHill,
   TerrainWeights,
+  tileMip0,
+  tileMips,
   tileWindow,
   writeTerrainStore,
   type PatchSource,
@@ -92,40 +93,37 @@ describe('paint weights: one byte per layer, sum exactly 255, largest remainder'
   });
 });
 
-describe('holes: coordinates, up to four quads, index buffer and collision alike', () => {
-  it('an interior hole kills 4 quads, an edge hole 2, a corner hole 1 — the same quads in both', () => {
+describe('holes: coordinates; the triangles with a hole corner leave the mesh (checked against Jolt in terrain-jolt.test.ts)', () => {
+  it('an interior hole drops 6 triangles, an edge hole 3 (or 1), a corner hole 2 (or 1) — one mask for mesh and collider', () => {
+    // Jolt's split: quad (i, j) has the diagonal (i, j)–(i+1, j+1). An interior sample is a corner of six triangles;
+    // on the left edge of three; the top-left corner (0, 0) of both triangles of quad (0, 0); the top-right corner
+    // (7, 0) of one, triangle 1 of quad (6, 0) (worked by hand from QUAD_TRIANGLES' picture in holes.ts).
     for (const [i, j, killed] of [
-      [3, 3, 4],
-      [0, 3, 2],
-      [0, 0, 1],
+      [3, 3, 6],
+      [0, 3, 3],
+      [0, 0, 2],
+      [7, 0, 1],
     ] as const) {
       const t = createTerrain(desc({ tilesX: 1, tilesY: 1 }));
       t.holes.add(i, j);
       const w = tileWindow(0, 0, 8);
       const idx = new Uint32Array(t.holes.countTileIndices(w));
       expect(t.holes.fillTileIndices(w, idx)).toBe(idx.length);
-      expect(idx.length / 6).toBe(49 - killed);
+      expect(idx.length / 3).toBe(98 - killed);
+      for (let k = 0; k < idx.length; k++) expect(idx[k]).not.toBe(j * 8 + i); // no live triangle uses the hole
       const c = collisionTile(t, 0, 0);
       expect(c.heights[j * 8 + i]).toBe(COLLISION_NO_HEIGHT);
-      expect(collisionQuadsAlive(c)).toBe(49 - killed);
-      // Quad by quad: a quad is in the index buffer exactly when the collider keeps it.
-      const inIndex = new Set<number>();
-      for (let k = 0; k < idx.length; k += 6) inIndex.add(idx[k]); // first index = the quad's (i, j) corner
-      for (let q = 0; q < 7; q++) {
-        for (let p = 0; p < 7; p++) {
-          const v = q * 8 + p;
-          const collider = [v, v + 1, v + 8, v + 9].every((s) => c.heights[s] !== COLLISION_NO_HEIGHT);
-          expect(inIndex.has(v)).toBe(collider);
-        }
-      }
+      expect(c.heights.filter((h) => h === COLLISION_NO_HEIGHT)).toHaveLength(1);
+      expect(t.holes.tileHoleMask(w).holes).toBe(1);
     }
   });
-  it('a hole on a shared tile boundary kills two quads in each tile', () => {
+  it('a hole on a shared tile boundary is in both tiles: three triangles each side', () => {
     const t = createTerrain(desc());
     t.holes.add(7, 3); // column 7 is the boundary between tiles (0, 0) and (1, 0)
-    expect(t.holes.countTileIndices(tileWindow(0, 0, 8)) / 6).toBe(47);
-    expect(t.holes.countTileIndices(tileWindow(1, 0, 8)) / 6).toBe(47);
-    expect(collisionQuadsAlive(collisionTile(t, 1, 0))).toBe(47);
+    expect(t.holes.countTileIndices(tileWindow(0, 0, 8)) / 3).toBe(95);
+    expect(t.holes.countTileIndices(tileWindow(1, 0, 8)) / 3).toBe(95);
+    expect(collisionTile(t, 1, 0).heights[3 * 8 + 0]).toBe(COLLISION_NO_HEIGHT);
+    expect(collisionTile(t, 0, 0).heights[3 * 8 + 7]).toBe(COLLISION_NO_HEIGHT);
   });
   it('three holes cost three coordinate pairs in the store, not a mask', () => {
     const t = createTerrain(desc({ tilesX: 8, tilesY: 8 }));
@@ -178,8 +176,7 @@ describe('layer kinds, reorder, collapse, visibility', () => {
     const s = t.stack;
     addKindLayer(s, 'up', 'sculpt').addDelta(3, 3, 8);
     addKindLayer(s, 'down', 'sculpt').addDelta(3, 3, -4);
-    s.base[3 * s.width + 3] = 5;
-    s.invalidateAll();
+    s.writeBase([5], { i0: 3, j0: 3, i1: 3, j1: 3 });
     s.resolve();
     expect(s.cached()[3 * s.width + 3]).toBe(6); // min(13, 10) − 4
     moveLayer(s, 1, 0);
@@ -324,7 +321,7 @@ describe('resize: by sample index; range change preserves metres', () => {
     sculpt.alpha = 0.5;
     sculpt.visible = false;
     stampHill(t.stack, 1, 7, 7, 3, 6);
-    t.stack.base[2 * 15 + 5] = 33;
+    t.stack.writeBase([33], { i0: 5, j0: 2, i1: 5, j1: 2 });
     t.weights.paintSample(5, 2, 1, 200);
     t.holes.add(14, 14);
     const r = resizeTerrain(t, desc({ tilesX: 4, tilesY: 4 }), { offset: { i: 7, j: 7 }, fill: 1 });
@@ -624,5 +621,44 @@ describe('settings that cannot act are refused', () => {
     t.stack.layers[0].alpha = 0.5;
     importLayer(t, floatHeightfield(g, new Float32Array(225).fill(20)), 'wm');
     expect(t.stack.compositeAt(3, 3)).toBe(10);
+  });
+});
+
+describe('the API the seed implies: a terrain from a base heightfield, mip 0 from the resolved cache', () => {
+  it('createTerrain({ base }) and writeBase invalidate what they must; the composite follows', () => {
+    const d = desc({ kind: 'lod', tileSamples: 9 }); // 2 × 2 tiles of 9: 17 samples a side
+    const base = Float32Array.from({ length: 17 * 17 }, (_, k) => (k % 17) + 2 * Math.floor(k / 17));
+    const t = createTerrain(d, { base });
+    t.stack.resolve();
+    expect(t.stack.compositeAt(5, 3)).toBe(5 + 6);
+    expect(t.stack.cached()[3 * 17 + 5]).toBe(11);
+    expect(() => createTerrain(d, { base: new Float32Array(10) })).toThrow('createTerrain: base of 10 heights, the description has 17×17 = 289 samples');
+    expect(() => createTerrain(d, { base, fill: 3 })).toThrow(/a fill height or a base heightfield, not both/);
+    const bad = Float32Array.from(base);
+    bad[2 * 17 + 4] = Number.NaN;
+    expect(() => createTerrain(d, { base: bad })).toThrow('base write: height NaN at sample (4, 2) is not a finite number');
+    // A documented write of a rectangle: only that rectangle goes stale, and resolve brings the cache to the base.
+    t.stack.writeBase([50, 51, 52, 53], { i0: 10, j0: 12, i1: 11, j1: 13 });
+    expect(t.stack.isResolved({ i0: 10, j0: 12, i1: 11, j1: 13 })).toBe(false);
+    expect(t.stack.compositeAt(11, 13)).toBe(53);
+    t.stack.resolve();
+    expect(t.stack.cached()[13 * 17 + 11]).toBe(53);
+  });
+  it('mip 0 is a copy of the resolved cache, refused while stale; the chain is max-reduced from it', () => {
+    const d = desc({ kind: 'lod', tileSamples: 9 });
+    const t = createTerrain(d, { base: Float32Array.from({ length: 17 * 17 }, (_, k) => k % 5) });
+    expect(() => tileMip0(t.stack, 1, 1, 9)).toThrow('mip 0 of tile (1, 1): the composite cache under samples 8…16 × 8…16 is stale; call resolve() first');
+    t.stack.resolve();
+    const m0 = tileMip0(t.stack, 1, 1, 9);
+    expect(m0[0]).toBe(t.stack.compositeAt(8, 8));
+    expect(m0[8 * 9 + 8]).toBe(t.stack.compositeAt(16, 16));
+    addKindLayer(t.stack, 's', 'sculpt');
+    stampHill(t.stack, 0, 12, 12, 2, 4); // a stroke invalidates its rectangle: the tile is stale again
+    expect(() => tileMip0(t.stack, 1, 1, 9)).toThrow(/is stale; call resolve\(\) first/);
+    t.stack.resolve();
+    const chain = tileMips(t.stack, 1, 1, 9);
+    expect(chain.map((m) => m.size)).toEqual([9, 5, 3]);
+    expect(chain[0].data[4 * 9 + 4]).toBe(t.stack.compositeAt(12, 12)); // the hill is in level 0
+    expect(Math.max(...chain[2].data)).toBe(Math.max(...chain[0].data)); // the max survives every level
   });
 });

@@ -112,6 +112,7 @@ interface DescOptions {
   range: { min: number; max: number };
   kind: TileKind;
   blockSize?: number;
+  bitsPerSample?: number;
 }
 
 function descriptionFrom(o: DescOptions): TerrainDescription {
@@ -123,6 +124,7 @@ function descriptionFrom(o: DescOptions): TerrainDescription {
     metresPerQuad: o.metresPerQuad,
     range: o.range,
     ...(o.blockSize ? { blockSize: o.blockSize } : {}),
+    ...(o.bitsPerSample ? { bitsPerSample: o.bitsPerSample } : {}),
   };
 }
 
@@ -142,7 +144,8 @@ function installTerrainGroup(program: Command, io: CliIO): void {
     .option('--metres-per-quad <m>', 'metres per quad', parseNumber, 1)
     .option('--range <MIN,MAX>', 'authored height range, metres', parseRange, { ...DEFAULT_RANGE })
     .addOption(new Option('--kind <k>', 'tile kind').choices(['collision', 'lod']).default('collision'))
-    .option('--block-size <n>', 'collision block size', parsePositiveInt)
+    .option('--block-size <n>', "collision block size (Jolt's 2…8, dividing the tile samples)", parsePositiveInt)
+    .option('--bits-per-sample <n>', "collision height bits per sample (Jolt's 1…16, default 8)", parsePositiveInt)
     .option('--fill <m>', 'base height, metres', parseNumber)
     .option('--paint-layers <names>', 'comma-separated paint layer names', parseNames, ['ground'])
     .action((store: string, o: DescOptions & { fill?: number; paintLayers: string[] }) => {
@@ -236,7 +239,7 @@ function installTerrainGroup(program: Command, io: CliIO): void {
 
   terrain
     .command('hole')
-    .description('punch (or with --remove, fill) a hole at one sample: the up-to-four quads around it leave the mesh and the collider')
+    .description('punch (or with --remove, fill) a hole at one sample: the triangles using it (six inside) leave the mesh and the Jolt collider')
     .argument('<store>')
     .requiredOption('--at <I,J>', 'sample', parseAt)
     .option('--remove', 'remove the hole instead')
@@ -319,28 +322,38 @@ function installTerrainGroup(program: Command, io: CliIO): void {
 
   terrain
     .command('collision')
-    .description('per tile: float heights from the composite (sentinel at holes) as .r32 with sidecar, plus collision.json')
+    .description('per tile: float heights from the composite (sentinel at holes) as .r32 with sidecar, plus collision.json — one Jolt HeightFieldShape each')
     .argument('<store>')
     .argument('<outdir>')
-    .option('--block-size <n>', 'collision block size in samples', parsePositiveInt)
-    .action((store: string, outDir: string, o: { blockSize?: number }) => {
+    .option('--block-size <n>', "collision block size in samples (Jolt's 2…8, dividing the tile samples, two blocks a side at least)", parsePositiveInt)
+    .option('--bits-per-sample <n>', "bits per height sample in Jolt's block quantisation (1…16, default 8)", parsePositiveInt)
+    .action((store: string, outDir: string, o: { blockSize?: number; bitsPerSample?: number }) => {
       const t = loadTerrain(store);
       const d = t.description;
       const shapes: Record<string, unknown>[] = [];
       const buf = new Float32Array(d.tileSamples * d.tileSamples);
       for (let ty = 0; ty < d.tilesY; ty++) {
         for (let tx = 0; tx < d.tilesX; tx++) {
-          const c = collisionTile(t, tx, ty, { blockSize: o.blockSize, out: buf });
+          const c = collisionTile(t, tx, ty, { blockSize: o.blockSize, bitsPerSample: o.bitsPerSample, out: buf });
           const file = tileName(tx, ty, 'r32');
           writeHeightfieldFile(
             join(outDir, file),
             floatHeightfield(tileGrid(t, c.placement.cornerX / d.metresPerQuad, c.placement.cornerZ / d.metresPerQuad), buf.slice()),
             {
               stage: 'terrain-collision',
-              notes: { tile: [tx, ty], sentinel: COLLISION_NO_HEIGHT, blockSize: c.blockSize },
+              notes: { tile: [tx, ty], sentinel: COLLISION_NO_HEIGHT, blockSize: c.blockSize, bitsPerSample: c.bitsPerSample },
             },
           );
-          shapes.push({ file, tx, ty, placement: c.placement, blockSize: c.blockSize, holes: c.holes, canBeDynamic: c.canBeDynamic });
+          shapes.push({
+            file,
+            tx,
+            ty,
+            placement: c.placement,
+            blockSize: c.blockSize,
+            bitsPerSample: c.bitsPerSample,
+            holes: c.holes,
+            canBeDynamic: c.canBeDynamic,
+          });
         }
       }
       const manifest = { format: 'heightbench.terrain-collision', version: 1, store, sentinel: COLLISION_NO_HEIGHT, shapes };
@@ -378,6 +391,7 @@ export const installTerrainCommands: CommandInstaller = (program: Command, io: C
     .option('--range <MIN,MAX>', 'authored height range', parseRange, { ...DEFAULT_RANGE })
     .addOption(new Option('--kind <k>', 'tile kind').choices(['collision', 'lod']).default('collision'))
     .option('--block-size <n>', 'collision block size', parsePositiveInt)
+    .option('--bits-per-sample <n>', 'collision bits per sample', parsePositiveInt)
     .action(
       (o: {
         tileSamples: number;
@@ -386,6 +400,7 @@ export const installTerrainCommands: CommandInstaller = (program: Command, io: C
         range: { min: number; max: number };
         kind: 'collision' | 'lod';
         blockSize?: number;
+        bitsPerSample?: number;
       }) => {
         const d = describeTerrain({
           kind: o.kind,
@@ -395,6 +410,7 @@ export const installTerrainCommands: CommandInstaller = (program: Command, io: C
           metresPerQuad: o.metresPerQuad,
           range: o.range,
           blockSize: o.blockSize,
+          bitsPerSample: o.bitsPerSample,
         });
         io.out(`${JSON.stringify(d, null, 2)}\n`);
         throw new CliExit(0);

@@ -240,6 +240,28 @@ export class LayerStack {
     this.dirty.fill(1);
   }
 
+  /**
+   * Writes base heights (metres) over an inclusive rectangle (default: the whole grid), row-major, and invalidates
+   * exactly that rectangle — the documented way to change the base (the seed's "a base grid"; an import writes a
+   * layer instead). Refuses a wrong length and non-finite values, naming the first offending sample.
+   */
+  writeBase(values: ArrayLike<number>, r: Rect = { i0: 0, j0: 0, i1: this.width - 1, j1: this.height - 1 }): void {
+    if (
+      !(r.i0 >= 0 && r.j0 >= 0 && r.i1 < this.width && r.j1 < this.height && r.i0 <= r.i1 && r.j0 <= r.j1) ||
+      ![r.i0, r.j0, r.i1, r.j1].every(Number.isInteger)
+    )
+      throw new InputRangeError(`base write: rectangle ${r.i0}…${r.i1} × ${r.j0}…${r.j1} is not inside the ${this.width}×${this.height} grid`);
+    const w = r.i1 - r.i0 + 1;
+    const h = r.j1 - r.j0 + 1;
+    if (values.length !== w * h) throw new InputRangeError(`base write: ${values.length} heights for a ${w}×${h} rectangle, expected ${w * h}`);
+    for (let k = 0; k < values.length; k++) {
+      if (!Number.isFinite(values[k]))
+        throw new InputRangeError(`base write: height ${values[k]} at sample (${r.i0 + (k % w)}, ${r.j0 + Math.floor(k / w)}) is not a finite number`);
+    }
+    for (let j = 0; j < h; j++) for (let i = 0; i < w; i++) this.base[(r.j0 + j) * this.width + r.i0 + i] = values[j * w + i];
+    this.invalidate(r);
+  }
+
   /** Recomputes stale cache tiles. */
   resolve(): void {
     this.lastResolved = 0;

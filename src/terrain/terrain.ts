@@ -23,6 +23,11 @@ export interface Terrain {
 export interface CreateOptions {
   /** Height of every base sample in metres (default 0, clamped into the range). */
   fill?: number;
+  /**
+   * A base heightfield instead of a fill: samplesX × samplesY heights in metres, row-major (copied). Heights outside
+   * the range are kept in the base and clamped by the composite, as every base is.
+   */
+  base?: ArrayLike<number>;
   /** Names of the paint layers (default one, "ground"). */
   paintLayers?: readonly string[];
 }
@@ -39,13 +44,19 @@ export function createTerrain(description: TerrainDescription, o: CreateOptions 
       `terrain of ${derived.samplesX}×${derived.samplesY} samples needs ${(bytes / 2 ** 30).toFixed(1)} GiB, more than the 4 GiB limit`,
     );
   const { min, max } = description.range;
+  if (o.base !== undefined && o.fill !== undefined) throw new InputRangeError('createTerrain: give a fill height or a base heightfield, not both');
   const fill = o.fill ?? Math.min(max, Math.max(min, 0));
   if (!Number.isFinite(fill) || fill < min || fill > max) throw new InputRangeError(`fill height ${fill} m is outside the height range ${min}…${max} m`);
-  const base = new Float32Array(samples).fill(fill);
+  if (o.base !== undefined && o.base.length !== samples)
+    throw new InputRangeError(
+      `createTerrain: base of ${o.base.length} heights, the description has ${derived.samplesX}×${derived.samplesY} = ${samples} samples`,
+    );
+  const stack = new LayerStack(derived.samplesX, derived.samplesY, new Float32Array(samples).fill(fill), description.range);
+  if (o.base !== undefined) stack.writeBase(o.base); // checks every height, invalidates the whole cache
   return {
     description,
     derived,
-    stack: new LayerStack(derived.samplesX, derived.samplesY, base, description.range),
+    stack,
     weights: new TerrainWeights(derived.samplesX, derived.samplesY, names),
     holes: new TerrainHoles(derived.samplesX, derived.samplesY),
   };

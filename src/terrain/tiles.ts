@@ -2,7 +2,8 @@
  * One grid, tile windows sharing boundary samples (seed 004): a boundary sample has one home — the grid — and every
  * tile that touches it reads the same value. Tile (tx, ty) of S samples covers grid samples [tx·(S − 1), tx·(S − 1) + S).
  */
-import { InputRangeError } from '../errors.js';
+import type { LayerStack } from './layers.js';
+import { InputRangeError, UsageError } from '../errors.js';
 
 export interface TileWindow {
   tx: number;
@@ -52,4 +53,33 @@ export function maxReduce(src: Float32Array, n: number): { data: Float32Array; s
     }
   }
   return { data: out, size: m };
+}
+
+/**
+ * Mip level 0 of tile (tx, ty) of S samples (seed 004: "Level 0 is read from the composite cache, so the caller has
+ * to have resolved it"): a copy of the cached composite, refused while any cache tile under the window is stale —
+ * reading it then would hand out the ground as it was before the last edit. Call `stack.resolve()` first.
+ */
+export function tileMip0(stack: LayerStack, tx: number, ty: number, tileSamples: number, out = new Float32Array(tileSamples * tileSamples)): Float32Array {
+  const w = tileWindow(tx, ty, tileSamples);
+  const rect = { i0: w.i0, j0: w.j0, i1: w.i0 + tileSamples - 1, j1: w.j0 + tileSamples - 1 };
+  if (!Number.isInteger(tx) || !Number.isInteger(ty) || tx < 0 || ty < 0 || rect.i1 >= stack.width || rect.j1 >= stack.height)
+    throw new InputRangeError(`mip 0: tile (${tx}, ${ty}) of ${tileSamples} samples is outside the ${stack.width}×${stack.height} grid`);
+  if (out.length !== tileSamples * tileSamples)
+    throw new InputRangeError(`mip 0: output of ${out.length} floats, expected ${tileSamples}² = ${tileSamples * tileSamples}`);
+  if (!stack.isResolved(rect))
+    throw new UsageError(
+      `mip 0 of tile (${tx}, ${ty}): the composite cache under samples ${rect.i0}…${rect.i1} × ${rect.j0}…${rect.j1} is stale; call resolve() first`,
+    );
+  return readTile(stack.cached(), stack.width, w, out);
+}
+
+/** The max-reduced mip chain of a 2ⁿ + 1 tile, level 0 from the resolved cache (tileMip0) down to 3 samples. */
+export function tileMips(stack: LayerStack, tx: number, ty: number, tileSamples: number): { data: Float32Array; size: number }[] {
+  const chain = [{ data: tileMip0(stack, tx, ty, tileSamples), size: tileSamples }];
+  while (chain[chain.length - 1].size > 3) {
+    const top = chain[chain.length - 1];
+    chain.push(maxReduce(top.data, top.size));
+  }
+  return chain;
 }
