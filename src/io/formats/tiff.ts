@@ -10,11 +10,11 @@
  *    listed; all samples of a pixel the same type. Anything else is refused naming SampleFormat and BitsPerSample.
  *  - Strips or tiles, chunky or planar; compression none (1), LZW (5), deflate (8, 32946), PackBits (32773),
  *    predictor 1, 2 (horizontal) or 3 (floating point); any other compression is refused by name.
- *  - [R] The library `geotiff` parses the IFD, its tags and the GeoKey values, and supplies the LZW and PackBits
- *    decoders. heightbench inflates deflate blocks with node:zlib (bounded output, faster than geotiff's pako), undoes
- *    the predictor itself and assembles the band: geotiff 3.0.5's readRasters decodes big-endian files with
- *    predictor 2 or 3 wrongly (it differences the words in the host's byte order) and reads every sample through a
- *    DataView call, several times slower than copying rows.
+ *  - [R] The library `geotiff` parses the IFD, its tags and their values. heightbench decodes the blocks itself:
+ *    deflate through node:zlib (bounded output, faster than geotiff's pako), LZW and PackBits with bounded decoders
+ *    below (geotiff's grow plain arrays without bound and can exhaust memory fatally on a corrupt stream), then undoes
+ *    the predictor and assembles the band. geotiff 3.0.5's readRasters also decodes big-endian files with predictor 2
+ *    or 3 wrongly (it differences the words in the host's byte order) and reads every sample through a DataView call.
  *  - Hardening, before anything is allocated in proportion to the file's claims: every IFD entry's values must lie
  *    inside the file; width × height must be within limits.pixelLimit; every strip/tile must lie inside the file and
  *    their byte counts together cannot exceed its size; a block must decode to the bytes its rows need (deflate output
@@ -296,9 +296,8 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
     throw new FormatError(`${where}: TIFF: geotiff failed while ${step}: ${msg}`);
   };
   let fd: Directory;
-  let geotiff: typeof import('geotiff');
   try {
-    geotiff = await import('geotiff');
+    const geotiff = await import('geotiff');
     const ab =
       bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer ? bytes.buffer : bytes.slice().buffer;
     const tiff = await geotiff.fromArrayBuffer(ab);
@@ -403,16 +402,6 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
   const rowBytes = bw * pixelBytes;
   const sampleAt = planar === 2 ? 0 : band * sampleBytes;
 
-  let lib: { decode(buffer: ArrayBuffer): Promise<ArrayBufferLike> } | null = null;
-  if (compression === 5 || compression === 32773) {
-    step = `preparing the ${compName} decoder`;
-    try {
-      lib = await geotiff.getDecoder(compression, { tileWidth: bw, tileHeight: bh, planarConfiguration: planar, bitsPerSample: bitsList, predictor: 1 });
-    } catch (e) {
-      wrap(e);
-    }
-  }
-
   const nodata = tags.has(T.GdalNodata) ? parseNodata(String(tags.get(T.GdalNodata)), where) : null;
   const outBytes = new Uint8Array(width * height * sampleBytes);
   const scratch = new Uint8Array(rowBytes);
@@ -445,14 +434,8 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
           throw new FormatError(`${where}: TIFF ${what}: deflate data is corrupt or inflates past ${Math.max(need, bh * rowBytes)} bytes (${(e as Error).message})`);
         }
       } else {
-        step = `decoding ${what} (${compName})`;
-        let out: ArrayBufferLike;
-        try {
-          out = await (lib as NonNullable<typeof lib>).decode(src.slice().buffer);
-        } catch (e) {
-          return wrap(e);
-        }
-        block = new Uint8Array(out);
+        // LZW and PackBits output is capped at the block's size: the rows past it are never needed.
+        block = compression === 5 ? lzwDecode(src, Math.max(need, bh * rowBytes), where, what) : packBitsDecode(src, Math.max(need, bh * rowBytes));
       }
       if (block.length < need) throw new FormatError(`${where}: TIFF ${what} decodes to ${block.length} bytes, expected ${need} (truncated or corrupt)`);
       if (predictor !== 3 && !scan.littleEndian && sampleBytes > 1) swapWords(block.subarray(0, need), sampleBytes);
@@ -492,6 +475,99 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
   if (nodata !== null) description += `; GDAL_NODATA ${nodata}`;
   if (scan.furtherIfds > 0) description += `; IFD 0 read, ${scan.furtherIfds} further IFD${scan.furtherIfds === 1 ? '' : 's'} (overviews or pages) ignored`;
   return { container: 'tiff', width, height, sampleType: kind.type, values, unorm16: false, georeference, nodata, description };
+}
+
+/**
+ * TIFF LZW (codes MSB-first, 9 to 12 bits, the width growing one code early as libtiff writes it), decoding at most
+ * `max` bytes. [R] Written here rather than geotiff's: that one grows a plain array without bound and can run away on a
+ * corrupt stream (a fatal out-of-memory, not an exception).
+ */
+export function lzwDecode(src: Uint8Array, max: number, where: string, what: string): Uint8Array {
+  const out = new Uint8Array(max);
+  const prefix = new Int16Array(4096);
+  const suffix = new Uint8Array(4096);
+  const first = new Uint8Array(4096);
+  const length = new Uint16Array(4096);
+  for (let i = 0; i < 256; i++) {
+    prefix[i] = -1;
+    suffix[i] = i;
+    first[i] = i;
+    length[i] = 1;
+  }
+  const totalBits = src.length * 8;
+  let bit = 0;
+  let width = 9;
+  let next = 258;
+  let old = -1;
+  let o = 0;
+  const corrupt = (why: string): never => {
+    throw new FormatError(`${where}: TIFF ${what}: LZW data is corrupt (${why} at bit ${bit})`);
+  };
+  const emit = (code: number): void => {
+    const end = o + length[code];
+    for (let p = end - 1, c = code; c >= 0; p--, c = prefix[c]) if (p < max) out[p] = suffix[c];
+    o = Math.min(end, max);
+  };
+  while (o < max && bit + width <= totalBits) {
+    const at = bit >>> 3;
+    const chunk = (src[at] << 16) | ((src[at + 1] ?? 0) << 8) | (src[at + 2] ?? 0);
+    const code = (chunk >>> (24 - (bit & 7) - width)) & ((1 << width) - 1);
+    bit += width;
+    if (code === 257) break;
+    if (code === 256) {
+      width = 9;
+      next = 258;
+      old = -1;
+      continue;
+    }
+    if (old < 0) {
+      if (code > 255) corrupt(`code ${code} right after a clear code`);
+      emit(code);
+      old = code;
+      continue;
+    }
+    let head: number;
+    if (code < next) {
+      head = first[code];
+    } else if (code === next) {
+      head = first[old];
+    } else {
+      return corrupt(`code ${code} beyond the table's ${next} entries`);
+    }
+    if (next < 4096) {
+      prefix[next] = old;
+      suffix[next] = head;
+      first[next] = first[old];
+      length[next] = length[old] + 1;
+      next++;
+    }
+    emit(code);
+    old = code;
+    if (next + 1 >= 1 << width && width < 12) width++;
+  }
+  return o === max ? out : out.subarray(0, o);
+}
+
+/** PackBits (Apple run-length), decoding at most `max` bytes. */
+export function packBitsDecode(src: Uint8Array, max: number): Uint8Array {
+  const out = new Uint8Array(max);
+  let i = 0;
+  let o = 0;
+  while (i < src.length && o < max) {
+    const h = (src[i++] << 24) >> 24;
+    if (h >= 0) {
+      const n = Math.min(h + 1, src.length - i, max - o);
+      out.set(src.subarray(i, i + n), o);
+      i += h + 1;
+      o += n;
+    } else if (h !== -128) {
+      if (i >= src.length) break;
+      const n = Math.min(1 - h, max - o);
+      out.fill(src[i++], o, o + n);
+      o += n;
+    }
+  }
+  return o === max ? out : out.subarray(0, o);
 }
 
 function fillSparse(out: Uint8Array, kind: SampleKind, nodata: number | null, width: number, x0: number, y0: number, cols: number, rows: number): void {
