@@ -236,18 +236,28 @@ describe('decodeTiff refuses what it cannot read, naming the value', () => {
     await expect(decodeTiff(whole.slice(0, whole.length - 1), 'cut.tif', {}, LIMITS)).rejects.toThrow(/lies beyond the end of the file \(\d+ bytes; truncated\?\)/);
   });
 
-  it('random corruption never escapes as anything but a FormatError', async () => {
-    const whole = new Uint8Array(readFileSync(join(dir, 'tf_le_uint16_strips_lzw_p2.tif')));
+  it('random corruption (header, IFD or compressed data) never escapes as anything but a FormatError or LimitError', async () => {
     let seed = 7;
-    const rnd = (): number => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
-    for (let k = 0; k < 300; k++) {
-      const b = whole.slice();
-      for (let n = 0; n < 4; n++) b[Math.floor(rnd() * Math.min(b.length, 400))] = Math.floor(rnd() * 256);
-      const e = await decodeTiff(b, 'noise.tif', {}, LIMITS).then(
-        () => null,
-        (x: unknown) => x,
-      );
-      if (e !== null) expect(e instanceof FormatError || e instanceof LimitError, `${String(e)}`).toBe(true);
+    const rnd = (): number => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
+    for (const f of ['tf_le_uint16_strips_lzw_p2.tif', 'gd_float32_tiles_deflate_p3.tif', 'tf_rgb_planar.tif', 'tf_uint16_packbits.tif', 'tf_be_float64_tiles_lzw_p3.tif']) {
+      const whole = new Uint8Array(readFileSync(join(dir, f)));
+      let refused = 0;
+      for (let k = 0; k < 150; k++) {
+        const b = whole.slice();
+        // Half the trials hit the first 400 bytes (header and IFD), half anywhere (mostly compressed data).
+        const span = k % 2 === 0 ? Math.min(b.length, 400) : b.length;
+        for (let n = 0; n < 4; n++) b[Math.floor(rnd() * span)] = Math.floor(rnd() * 256);
+        const e = await decodeTiff(b, 'noise.tif', { channel: f.includes('rgb') ? '2' : undefined }, LIMITS).then(
+          () => null,
+          (x: unknown) => x,
+        );
+        if (e !== null) {
+          refused++;
+          expect(e instanceof FormatError || e instanceof LimitError, `${f} trial ${k}: ${String(e)}`).toBe(true);
+          expect((e as Error).message, `${f} trial ${k}`).toMatch(/^noise\.tif: /);
+        }
+      }
+      expect(refused, `${f}: some corruptions are detected`).toBeGreaterThan(0);
     }
   });
 

@@ -25,7 +25,7 @@
  *    GDAL makes too. A positive ModelPixelScale y (y falls as the row grows) is north-up → row0-at-ymax; a negative one,
  *    or a transformation with a positive y step, → row0-at-ymin.
  */
-import { inflateSync } from 'node:zlib';
+import { inflate } from 'node:zlib';
 import { FormatError, InputError, LimitError } from '../../errors.js';
 import type { DecodedRaster, RasterGeoreference, RasterLimits, RasterSampleType, RasterSelection, RasterValues } from './raster.js';
 
@@ -272,12 +272,20 @@ function undoHorizontal(b: Uint8Array, rows: number, rowBytes: number, size: num
  * (most significant first, whatever the file's byte order) back into little-endian words, written to `out`.
  */
 function undoFloatRow(row: Uint8Array, out: Uint8Array, size: number, stride: number): void {
-  for (let i = stride; i < row.length; i++) row[i] = row[i] + row[i - stride];
-  const wc = row.length / size;
+  const n = row.length;
+  if (stride === 1) {
+    let acc = row[0];
+    for (let i = 1; i < n; i++) {
+      acc = (acc + row[i]) & 0xff;
+      row[i] = acc;
+    }
+  } else {
+    for (let i = stride; i < n; i++) row[i] = row[i] + row[i - stride];
+  }
+  const wc = n / size;
   for (let b = 0; b < size; b++) {
     const plane = b * wc;
-    const dst = size - 1 - b;
-    for (let i = 0; i < wc; i++) out[i * size + dst] = row[plane + i];
+    for (let i = 0, d = size - 1 - b; i < wc; i++, d += size) out[d] = row[plane + i];
   }
 }
 
@@ -403,61 +411,104 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
   const sampleAt = planar === 2 ? 0 : band * sampleBytes;
 
   const nodata = tags.has(T.GdalNodata) ? parseNodata(String(tags.get(T.GdalNodata)), where) : null;
+  const cap = bh * rowBytes;
+  // A block may exceed the image (small images in 256² tiles) but not without bound: 64 MiB or the whole image.
+  const maxBlock = Math.max(64 * 2 ** 20, width * height * pixelBytes);
+  if (cap > maxBlock) {
+    throw new FormatError(`${where}: TIFF ${tiled ? `tile ${bw}×${bh}` : `strip of ${bh} rows`} needs ${cap} bytes, over ${maxBlock} for a ${width}×${height} image`);
+  }
   const outBytes = new Uint8Array(width * height * sampleBytes);
   const scratch = new Uint8Array(rowBytes);
-  let sparse = 0;
-  for (let by = 0; by < down; by++) {
-    const rows = tiled ? bh : Math.min(bh, height - by * bh);
-    const need = rows * rowBytes;
-    for (let bx = 0; bx < across; bx++) {
-      const index = firstBlock + by * across + bx;
-      const what = `${tiled ? 'tile' : 'strip'} ${index}`;
-      const validCols = Math.min(bw, width - bx * bw);
-      const validRows = Math.min(rows, height - by * bh);
-      const count = counts[index];
-      let block: Uint8Array;
-      if (count === 0) {
-        // A sparse block (GDAL SPARSE_OK): GDAL reads it as nodata, else 0.
-        sparse++;
-        fillSparse(outBytes, kind, nodata, width, bx * bw, by * bh, validCols, validRows);
-        continue;
-      }
-      const src = bytes.subarray(offsets[index], offsets[index] + count);
+  const blockName = (index: number): string => `${tiled ? 'tile' : 'strip'} ${index}`;
+  const rowsOf = (by: number): number => (tiled ? bh : Math.min(bh, height - by * bh));
+  /** Decompresses one block to at least the bytes its rows need (sparse blocks: null). */
+  const inflateBlock = (index: number, need: number): Promise<Uint8Array | null> => {
+    const count = counts[index];
+    if (count === 0) return Promise.resolve(null);
+    const src = bytes.subarray(offsets[index], offsets[index] + count);
+    const what = blockName(index);
+    if (compression === 8 || compression === 32946) {
+      // Asynchronous inflate runs on libuv's thread pool, so several blocks inflate at once.
+      return new Promise((resolve, reject) => {
+        inflate(src, { maxOutputLength: Math.max(need, cap) }, (err, out) => {
+          if (err) reject(new FormatError(`${where}: TIFF ${what}: deflate data is corrupt or inflates past ${Math.max(need, cap)} bytes (${err.message})`));
+          else resolve(out.byteOffset % 8 === 0 ? new Uint8Array(out.buffer, out.byteOffset, out.byteLength) : new Uint8Array(out));
+        });
+      });
+    }
+    try {
       if (compression === 1) {
         if (count < need) throw new FormatError(`${where}: TIFF ${what} holds ${count} bytes, expected ${need} (truncated?)`);
-        block = src.slice(0, need);
-      } else if (compression === 8 || compression === 32946) {
-        try {
-          const out = inflateSync(src, { maxOutputLength: Math.max(need, bh * rowBytes) });
-          block = out.byteOffset % 8 === 0 ? new Uint8Array(out.buffer, out.byteOffset, out.byteLength) : new Uint8Array(out);
-        } catch (e) {
-          throw new FormatError(`${where}: TIFF ${what}: deflate data is corrupt or inflates past ${Math.max(need, bh * rowBytes)} bytes (${(e as Error).message})`);
-        }
-      } else {
-        // LZW and PackBits output is capped at the block's size: the rows past it are never needed.
-        block = compression === 5 ? lzwDecode(src, Math.max(need, bh * rowBytes), where, what) : packBitsDecode(src, Math.max(need, bh * rowBytes));
+        return Promise.resolve(src.slice(0, need));
       }
-      if (block.length < need) throw new FormatError(`${where}: TIFF ${what} decodes to ${block.length} bytes, expected ${need} (truncated or corrupt)`);
-      if (predictor !== 3 && !scan.littleEndian && sampleBytes > 1) swapWords(block.subarray(0, need), sampleBytes);
-      if (predictor === 2) undoHorizontal(block, rows, rowBytes, sampleBytes, blockSpp);
-      for (let r = 0; r < validRows; r++) {
-        let row = block.subarray(r * rowBytes, (r + 1) * rowBytes);
-        if (predictor === 3) {
-          undoFloatRow(row, scratch, sampleBytes, blockSpp);
-          row = scratch;
-        }
-        const dst = ((by * bh + r) * width + bx * bw) * sampleBytes;
-        if (blockSpp === 1) {
-          outBytes.set(row.subarray(0, validCols * sampleBytes), dst);
-        } else {
-          for (let c = 0; c < validCols; c++) {
-            const s = c * pixelBytes + sampleAt;
-            for (let k = 0; k < sampleBytes; k++) outBytes[dst + c * sampleBytes + k] = row[s + k];
-          }
+      // LZW and PackBits output is capped at the block's size: the rows past it are never needed.
+      return Promise.resolve(compression === 5 ? lzwDecode(src, Math.max(need, cap), where, what) : packBitsDecode(src, Math.max(need, cap)));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  };
+  const jobs: { index: number; bx: number; by: number }[] = [];
+  for (let by = 0; by < down; by++) for (let bx = 0; bx < across; bx++) jobs.push({ index: firstBlock + by * across + bx, bx, by });
+  // A window of blocks in flight; each settles into a result object so no rejection goes unobserved.
+  const WINDOW = Math.max(1, Math.min(16, Math.floor(256 * 2 ** 20 / cap)));
+  type Settled = { ok: true; block: Uint8Array | null } | { ok: false; error: unknown };
+  const inflight: Promise<Settled>[] = [];
+  const start = (j: number): void => {
+    const job = jobs[j];
+    inflight[j] = inflateBlock(job.index, rowsOf(job.by) * rowBytes).then(
+      (block): Settled => ({ ok: true, block }),
+      (error: unknown): Settled => ({ ok: false, error }),
+    );
+  };
+  for (let j = 0; j < Math.min(WINDOW, jobs.length); j++) start(j);
+  let sparse = 0;
+  let failure: unknown = null;
+  for (let j = 0; j < jobs.length; j++) {
+    const settled = await inflight[j];
+    delete inflight[j];
+    if (failure !== null) continue;
+    if (j + WINDOW < jobs.length) start(j + WINDOW);
+    if (!settled.ok) {
+      failure = settled.error;
+      // Let the blocks already in flight settle (their results are dropped) before reporting.
+      continue;
+    }
+    const { index, bx, by } = jobs[j];
+    const rows = rowsOf(by);
+    const need = rows * rowBytes;
+    const validCols = Math.min(bw, width - bx * bw);
+    const validRows = Math.min(rows, height - by * bh);
+    const block = settled.block;
+    if (block === null) {
+      // A sparse block (GDAL SPARSE_OK): GDAL reads it as nodata, else 0.
+      sparse++;
+      fillSparse(outBytes, kind, nodata, width, bx * bw, by * bh, validCols, validRows);
+      continue;
+    }
+    if (block.length < need) {
+      failure = new FormatError(`${where}: TIFF ${blockName(index)} decodes to ${block.length} bytes, expected ${need} (truncated or corrupt)`);
+      continue;
+    }
+    if (predictor !== 3 && !scan.littleEndian && sampleBytes > 1) swapWords(block.subarray(0, need), sampleBytes);
+    if (predictor === 2) undoHorizontal(block, rows, rowBytes, sampleBytes, blockSpp);
+    for (let r = 0; r < validRows; r++) {
+      let row = block.subarray(r * rowBytes, (r + 1) * rowBytes);
+      if (predictor === 3) {
+        undoFloatRow(row, scratch, sampleBytes, blockSpp);
+        row = scratch;
+      }
+      const dst = ((by * bh + r) * width + bx * bw) * sampleBytes;
+      if (blockSpp === 1) {
+        outBytes.set(row.subarray(0, validCols * sampleBytes), dst);
+      } else {
+        for (let c = 0; c < validCols; c++) {
+          const s0 = c * pixelBytes + sampleAt;
+          for (let k = 0; k < sampleBytes; k++) outBytes[dst + c * sampleBytes + k] = row[s0 + k];
         }
       }
     }
   }
+  if (failure !== null) throw failure;
 
   const values = typedValues(outBytes, kind.type);
   const georeference = readGeoreference(nums, tags, width, height, where);
