@@ -52,7 +52,16 @@ interface ReadBack {
     crs: string | null;
     area_or_point: string | null;
   };
-  tifffile: { compression: number; predictor: number; tiled: boolean; tile: number[] | null; rowsperstrip: number; dtype: string; shape: number[]; pages: number };
+  tifffile: {
+    compression: number;
+    predictor: number;
+    tiled: boolean;
+    tile: number[] | null;
+    rowsperstrip: number;
+    dtype: string;
+    shape: number[];
+    pages: number;
+  };
   warnings: string[];
 }
 
@@ -110,7 +119,8 @@ const read = (name: string, sel = {}): Promise<DecodedRaster> => decodeTiff(new 
 
 describe('decodeTiff reads what tifffile and GDAL wrote', () => {
   it('covers the whole matrix: 4 sample types × strips/tiles × none/deflate/LZW × every predictor, both byte orders', () => {
-    const key = (w: Written): string => `${w.writer} ${w.dtype} ${w.options.layout} ${w.options.compression} p${w.options.predictor} ${w.options.byteorder ?? ''}`;
+    const key = (w: Written): string =>
+      `${w.writer} ${w.dtype} ${w.options.layout} ${w.options.compression} p${w.options.predictor} ${w.options.byteorder ?? ''}`;
     const keys = new Set(written.map(key));
     for (const dtype of ['uint16', 'int16', 'float32', 'float64']) {
       for (const layout of ['strips', 'tiles']) {
@@ -162,7 +172,7 @@ describe('decodeTiff reads what tifffile and GDAL wrote', () => {
   });
 
   it('gives the extent and row direction rasterio reports, and GDAL_NODATA', async () => {
-    const geo = written.filter((w) => w.writer === 'rasterio');
+    const geo = written.filter((w) => w.bounds !== undefined);
     expect(geo.length).toBeGreaterThan(40);
     for (const w of geo) {
       const r = await read(w.file);
@@ -180,6 +190,12 @@ describe('decodeTiff reads what tifffile and GDAL wrote', () => {
     expect([point.georeference?.xmin, point.georeference?.ymin]).toEqual([1000, 2000 - 37 * 10]);
     expect(point.nodata).toBe(-Infinity);
     expect((await read('gd_nocrs.tif')).nodata).toBe(Infinity);
+    const southPoint = await read('gd_south_point.tif');
+    expect(southPoint.georeference?.source).toMatch(/^ModelTransformation, PixelIsPoint/);
+    expect([southPoint.georeference?.xmin, southPoint.georeference?.ymin, southPoint.georeference?.rowDirection]).toEqual([10, -30, 'row0-at-ymin']);
+    // Raster (10, 5) tied to (1000, 2000) with 2 × 3 pixels: column 0 starts 20 to the west, row 0 15 to the north.
+    const og = (await read('tf_tiepoint_offset.tif')).georeference as RasterGeoreference;
+    expect([og.xmin, og.ymin + og.sizeY, og.rowDirection]).toEqual([980, 2015, 'row0-at-ymax']);
     expect((await read('gd_float32_tiles_deflate_p3.tif')).description).toContain('EPSG:32633');
     expect((await read('tf_nogeo.tif')).georeference).toBeNull();
   });
@@ -233,13 +249,21 @@ describe('decodeTiff refuses what it cannot read, naming the value', () => {
       expect(e, `cut at ${cut}`).toBeInstanceOf(FormatError);
       expect((e as Error).message, `cut at ${cut}`).toMatch(/^cut\.tif: /);
     }
-    await expect(decodeTiff(whole.slice(0, whole.length - 1), 'cut.tif', {}, LIMITS)).rejects.toThrow(/lies beyond the end of the file \(\d+ bytes; truncated\?\)/);
+    await expect(decodeTiff(whole.slice(0, whole.length - 1), 'cut.tif', {}, LIMITS)).rejects.toThrow(
+      /lies beyond the end of the file \(\d+ bytes; truncated\?\)/,
+    );
   });
 
   it('random corruption (header, IFD or compressed data) never escapes as anything but a FormatError or LimitError', async () => {
     let seed = 7;
     const rnd = (): number => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
-    for (const f of ['tf_le_uint16_strips_lzw_p2.tif', 'gd_float32_tiles_deflate_p3.tif', 'tf_rgb_planar.tif', 'tf_uint16_packbits.tif', 'tf_be_float64_tiles_lzw_p3.tif']) {
+    for (const f of [
+      'tf_le_uint16_strips_lzw_p2.tif',
+      'gd_float32_tiles_deflate_p3.tif',
+      'tf_rgb_planar.tif',
+      'tf_uint16_packbits.tif',
+      'tf_be_float64_tiles_lzw_p3.tif',
+    ]) {
       const whole = new Uint8Array(readFileSync(join(dir, f)));
       let refused = 0;
       for (let k = 0; k < 150; k++) {
@@ -274,12 +298,16 @@ describe('decodeTiff refuses what it cannot read, naming the value', () => {
     await expect(decodeTiff(b, 'huge.tif', {}, LIMITS)).rejects.toBeInstanceOf(LimitError);
     setLong(256, 4000);
     setLong(257, 4000);
-    await expect(decodeTiff(b, 'big.tif', {}, LIMITS)).rejects.toThrow(/big\.tif: TIFF StripOffsets\/StripByteCounts list 1\/1 blocks, expected \d+|holds \d+ bytes, expected/);
+    await expect(decodeTiff(b, 'big.tif', {}, LIMITS)).rejects.toThrow(
+      /big\.tif: TIFF StripOffsets\/StripByteCounts list 1\/1 blocks, expected \d+|holds \d+ bytes, expected/,
+    );
     // An IFD entry claiming 2^30 values is refused before geotiff would allocate them.
     const c = encodeTiff({ width: 20, height: 10, values: new Uint16Array(200), georeference: null, compression: 'none' });
     const cv = new DataView(c.buffer);
     for (let i = 0; i < n; i++) if (cv.getUint16(10 + 12 * i, true) === 273) cv.setUint32(10 + 12 * i + 4, 1 << 30, true);
-    await expect(decodeTiff(c, 'count.tif', {}, LIMITS)).rejects.toThrow(/tag 273 declares 1073741824 values \(4294967296 bytes\) at byte \d+, beyond the end of the file/);
+    await expect(decodeTiff(c, 'count.tif', {}, LIMITS)).rejects.toThrow(
+      /tag 273 declares 1073741824 values \(4294967296 bytes\) at byte \d+, beyond the end of the file/,
+    );
   });
 });
 
@@ -317,7 +345,12 @@ describe('encodeTiff writes what GDAL and tifffile read', () => {
       const rb = back[i];
       const what = c.name;
       expect(rb.warnings, what).toEqual([]);
-      expect([rb.rasterio.width, rb.rasterio.height, rb.rasterio.count, rb.rasterio.dtype], what).toEqual([W, H, 1, c.values instanceof Float32Array ? 'float32' : 'uint16']);
+      expect([rb.rasterio.width, rb.rasterio.height, rb.rasterio.count, rb.rasterio.dtype], what).toEqual([
+        W,
+        H,
+        1,
+        c.values instanceof Float32Array ? 'float32' : 'uint16',
+      ]);
       const want = fileOrder(c.values, c.georeference);
       expectSameBytes(new Uint8Array(readFileSync(`${paths[i]}.rio.raw`)), want, `${what} via rasterio`);
       expectSameBytes(new Uint8Array(readFileSync(`${paths[i]}.tf.raw`)), want, `${what} via tifffile`);

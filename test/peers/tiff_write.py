@@ -150,6 +150,8 @@ cases = {
     "gd_south_up.tif": dict(transform=Affine(2.0, 0.0, -100.0, 0.0, 3.0, 50.0), nodata=float("nan")),
     # PixelIsPoint: GDAL writes the tiepoint at the centre of pixel (0,0) and reads the area extent back
     "gd_point.tif": dict(transform=Affine(10.0, 0.0, 1000.0, 0.0, -10.0, 2000.0), point=True, nodata=float("-inf")),
+    # south-up and PixelIsPoint together: a ModelTransformation tied at the centre of pixel (0,0)
+    "gd_south_point.tif": dict(transform=Affine(4.0, 0.0, 10.0, 0.0, 2.0, -30.0), point=True, nodata=-9999.0),
     # no CRS, tiepoint far from the origin, nodata +inf
     "gd_nocrs.tif": dict(transform=Affine(0.5, 0.0, -3.25, 0.0, -0.25, 7.75), crs=None, nodata=float("inf")),
 }
@@ -161,6 +163,16 @@ for name, kw in cases.items():
 
 gdal_write("bad_rotated.tif", values("float32", 400), Affine(2.0, 0.5, 0.0, 0.25, -2.0, 100.0))
 gdal_write("bad_lerc.tif", values("float32", 401), north, compress="LERC")
+
+# a tiepoint at raster (10, 5) instead of (0, 0), written tag by tag; rasterio says what extent it means
+a = values("float32", 501)
+geo_tags = [
+    (33550, "d", 3, (2.0, 3.0, 0.0), False),
+    (33922, "d", 6, (10.0, 5.0, 0.0, 1000.0, 2000.0, 0.0), False),
+    (34735, "H", 8, (1, 1, 0, 1, 1025, 0, 1, 1), False),
+]
+tifffile.imwrite(os.path.join(OUT, "tf_tiepoint_offset.tif"), a, photometric="minisblack", extratags=geo_tags)
+record("tf_tiepoint_offset.tif", "tifffile", "float32", a, dict(layout="strips", compression="none", predictor=1), **with_rasterio("tf_tiepoint_offset.tif"))
 
 # a raster without any geo tags (tifffile) for georeference null
 a = values("uint16", 500)

@@ -108,7 +108,8 @@ export function encodeTiff(o: TiffEncodeOptions): Uint8Array {
   if (!float && !(values instanceof Uint16Array)) throw new InputTypeError('encodeTiff: values must be a Uint16Array or a Float32Array');
   if (values.length !== width * height) throw new InputRangeError(`encodeTiff: ${values.length} values for ${width}×${height}, expected ${width * height}`);
   const compression = o.compression ?? 'deflate';
-  if (compression !== 'none' && compression !== 'deflate') throw new InputRangeError(`encodeTiff: compression ${JSON.stringify(compression)}, expected "none" or "deflate"`);
+  if (compression !== 'none' && compression !== 'deflate')
+    throw new InputRangeError(`encodeTiff: compression ${JSON.stringify(compression)}, expected "none" or "deflate"`);
   const tile = o.tile ?? null;
   if (tile !== null && !(Number.isInteger(tile) && tile >= 16 && tile % 16 === 0 && tile <= 65536)) {
     throw new InputRangeError(`encodeTiff: tile ${tile}, expected a multiple of 16 from 16 to 65536 (TIFF 6.0)`);
@@ -167,13 +168,7 @@ export function encodeTiff(o: TiffEncodeOptions): Uint8Array {
     }
   }
 
-  const entries: Entry[] = [
-    longs(256, [width]),
-    longs(257, [height]),
-    shorts(258, [sampleBytes * 8]),
-    shorts(259, [deflate ? 8 : 1]),
-    shorts(262, [1]),
-  ];
+  const entries: Entry[] = [longs(256, [width]), longs(257, [height]), shorts(258, [sampleBytes * 8]), shorts(259, [deflate ? 8 : 1]), shorts(262, [1])];
   if (o.description !== undefined) entries.push(ascii(270, o.description));
   entries.push(shorts(277, [1]));
   if (tile === null) entries.push(longs(278, [bh]));
@@ -193,7 +188,12 @@ export function encodeTiff(o: TiffEncodeOptions): Uint8Array {
   // Offsets and byte counts: placeholders of the right size, filled in once the layout is known.
   const offTag = tile !== null ? 324 : 273;
   const cntTag = tile !== null ? 325 : 279;
-  entries.push(longs(offTag, blocks.map(() => 0)));
+  entries.push(
+    longs(
+      offTag,
+      blocks.map(() => 0),
+    ),
+  );
   entries.push(
     longs(
       cntTag,

@@ -192,7 +192,14 @@ function sampleKind(format: number, bits: number): SampleKind | null {
   return null;
 }
 
-const SAMPLE_FORMAT_NAMES: Record<number, string> = { 1: 'unsigned integer', 2: 'signed integer', 3: 'IEEE float', 4: 'undefined', 5: 'complex integer', 6: 'complex float' };
+const SAMPLE_FORMAT_NAMES: Record<number, string> = {
+  1: 'unsigned integer',
+  2: 'signed integer',
+  3: 'IEEE float',
+  4: 'undefined',
+  5: 'complex integer',
+  6: 'complex float',
+};
 
 /** Picks the band: a 1-based index, or R/G/B(/A) for an RGB photometric file. */
 function pickBand(sel: RasterSelection, spp: number, photometric: number, where: string): number {
@@ -348,7 +355,9 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
     const b = bitsList[Math.min(s, bitsList.length - 1)];
     const f = formatList[Math.min(s, formatList.length - 1)];
     if (b !== bits || f !== format) {
-      throw new FormatError(`${where}: TIFF samples differ in type (BitsPerSample ${bitsList.join('/')}, SampleFormat ${formatList.join('/')}); expected one type`);
+      throw new FormatError(
+        `${where}: TIFF samples differ in type (BitsPerSample ${bitsList.join('/')}, SampleFormat ${formatList.join('/')}); expected one type`,
+      );
     }
   }
   const kind = sampleKind(format, bits);
@@ -366,10 +375,13 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
   const compName = SUPPORTED_COMPRESSION[compression];
   if (compName === undefined) {
     const name = COMPRESSION_NAMES[compression] ?? 'unknown';
-    throw new FormatError(`${where}: TIFF Compression ${compression} (${name}) is not supported; expected none (1), LZW (5), deflate (8 or 32946) or PackBits (32773)`);
+    throw new FormatError(
+      `${where}: TIFF Compression ${compression} (${name}) is not supported; expected none (1), LZW (5), deflate (8 or 32946) or PackBits (32773)`,
+    );
   }
   const predictor = one(T.Predictor, 1, 'Predictor');
-  if (predictor !== 1 && predictor !== 2 && predictor !== 3) throw new FormatError(`${where}: TIFF Predictor ${predictor} is not supported; expected 1, 2 or 3`);
+  if (predictor !== 1 && predictor !== 2 && predictor !== 3)
+    throw new FormatError(`${where}: TIFF Predictor ${predictor} is not supported; expected 1, 2 or 3`);
   if (predictor === 3 && format !== 3) throw new FormatError(`${where}: TIFF Predictor 3 (floating point) on SampleFormat ${format}; expected SampleFormat 3`);
   const planar = one(T.PlanarConfiguration, 1, 'PlanarConfiguration');
   if (planar !== 1 && planar !== 2) throw new FormatError(`${where}: TIFF PlanarConfiguration ${planar}, expected 1 (chunky) or 2 (planar)`);
@@ -389,7 +401,9 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
   const perPlane = across * down;
   const needed = planar === 2 ? perPlane * spp : perPlane;
   if (offsets.length < needed || counts.length < needed) {
-    throw new FormatError(`${where}: TIFF ${layoutName} list ${offsets.length}/${counts.length} blocks, expected ${needed} for ${width}×${height} in ${bw}×${bh} blocks`);
+    throw new FormatError(
+      `${where}: TIFF ${layoutName} list ${offsets.length}/${counts.length} blocks, expected ${needed} for ${width}×${height} in ${bw}×${bh} blocks`,
+    );
   }
   const firstBlock = planar === 2 ? band * perPlane : 0;
   let total = 0;
@@ -415,7 +429,9 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
   // A block may exceed the image (small images in 256² tiles) but not without bound: 64 MiB or the whole image.
   const maxBlock = Math.max(64 * 2 ** 20, width * height * pixelBytes);
   if (cap > maxBlock) {
-    throw new FormatError(`${where}: TIFF ${tiled ? `tile ${bw}×${bh}` : `strip of ${bh} rows`} needs ${cap} bytes, over ${maxBlock} for a ${width}×${height} image`);
+    throw new FormatError(
+      `${where}: TIFF ${tiled ? `tile ${bw}×${bh}` : `strip of ${bh} rows`} needs ${cap} bytes, over ${maxBlock} for a ${width}×${height} image`,
+    );
   }
   const outBytes = new Uint8Array(width * height * sampleBytes);
   const scratch = new Uint8Array(rowBytes);
@@ -450,7 +466,7 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
   const jobs: { index: number; bx: number; by: number }[] = [];
   for (let by = 0; by < down; by++) for (let bx = 0; bx < across; bx++) jobs.push({ index: firstBlock + by * across + bx, bx, by });
   // A window of blocks in flight; each settles into a result object so no rejection goes unobserved.
-  const WINDOW = Math.max(1, Math.min(16, Math.floor(256 * 2 ** 20 / cap)));
+  const WINDOW = Math.max(1, Math.min(16, Math.floor((256 * 2 ** 20) / cap)));
   type Settled = { ok: true; block: Uint8Array | null } | { ok: false; error: unknown };
   const inflight: Promise<Settled>[] = [];
   const start = (j: number): void => {
@@ -722,7 +738,9 @@ function readGeoreference(
     const b = matrix[1];
     const e = matrix[4];
     if (b !== 0 || e !== 0) {
-      throw new FormatError(`${where}: GeoTIFF ModelTransformation is rotated or sheared (row/column terms b = ${b}, e = ${e}); expected b = e = 0 (axis-aligned)`);
+      throw new FormatError(
+        `${where}: GeoTIFF ModelTransformation is rotated or sheared (row/column terms b = ${b}, e = ${e}); expected b = e = 0 (axis-aligned)`,
+      );
     }
     a = matrix[0];
     f = matrix[5];
@@ -730,7 +748,9 @@ function readGeoreference(
     y0 = matrix[7] + c0 * f;
     source = `ModelTransformation, ${typeText}`;
   } else {
-    const has = [...tags.keys()].filter((t) => t === T.ModelPixelScale || t === T.ModelTiepoint).map((t) => (t === T.ModelPixelScale ? 'ModelPixelScale' : 'ModelTiepoint'));
+    const has = [...tags.keys()]
+      .filter((t) => t === T.ModelPixelScale || t === T.ModelTiepoint)
+      .map((t) => (t === T.ModelPixelScale ? 'ModelPixelScale' : 'ModelTiepoint'));
     throw new FormatError(`${where}: GeoTIFF has only ${has.join(' and ')}; expected ModelPixelScale + ModelTiepoint, or ModelTransformation`);
   }
   if (!(Number.isFinite(a) && a > 0)) throw new FormatError(`${where}: GeoTIFF x pixel size is ${a}, expected a positive number (columns running toward +x)`);
