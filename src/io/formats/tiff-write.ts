@@ -13,7 +13,7 @@
  *    uint16 and 3 (floating point) for float32, GDAL's recommended pairs; 'none' is Compression 1 without predictor.
  *  - GeoTIFF: ModelPixelScale + ModelTiepoint (PixelIsArea, tiepoint = corner of pixel (0,0)) and a GeoKeyDirectory
  *    with GTModelTypeGeoKey = 32767 (user-defined) and GTRasterTypeGeoKey = 1 (PixelIsArea). No CRS is known, so none
- *    is claimed: GDAL reads the file with an empty CRS and no warning. A row0-at-ymin field is written flipped (the
+ *    is claimed: GDAL 3.10 reads this as a local (engineering) CRS "unnamed" with unknown units, without a warning. A row0-at-ymin field is written flipped (the
  *    file's row 0 is the field's last row) so every file is north-up; GDAL also reads a ModelTransformation with a
  *    positive y step, but many other GeoTIFF readers assume north-up pixel-scale files.
  *  - GDAL_NODATA (tag 42113) as text when nodata is given: the shortest decimal that reads back as the same number,

@@ -296,6 +296,28 @@ function undoFloatRow(row: Uint8Array, out: Uint8Array, size: number, stride: nu
   }
 }
 
+/**
+ * Predictor 3 for one row of single-sample float32/float64 words, written as little-endian uint32 words into `out` from
+ * word `at`: byte differences undone, then the planes (most significant first) recombined; only `cols` words are kept.
+ */
+function floatRowInto(row: Uint8Array, out: Uint32Array, at: number, cols: number, size: number): void {
+  const n = row.length;
+  let acc = row[0];
+  for (let i = 1; i < n; i++) {
+    acc = (acc + row[i]) & 0xff;
+    row[i] = acc;
+  }
+  const wc = n / size;
+  if (size === 4) {
+    for (let i = 0; i < cols; i++) out[at + i] = ((row[i] << 24) | (row[wc + i] << 16) | (row[2 * wc + i] << 8) | row[3 * wc + i]) >>> 0;
+  } else {
+    for (let i = 0; i < cols; i++) {
+      out[at + 2 * i + 1] = ((row[i] << 24) | (row[wc + i] << 16) | (row[2 * wc + i] << 8) | row[3 * wc + i]) >>> 0;
+      out[at + 2 * i] = ((row[4 * wc + i] << 24) | (row[5 * wc + i] << 16) | (row[6 * wc + i] << 8) | row[7 * wc + i]) >>> 0;
+    }
+  }
+}
+
 /** Reads page 0 of a (Geo)TIFF and returns one band of it; see the file header for the rules. */
 export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSelection, limits: RasterLimits): Promise<DecodedRaster> {
   const scan = scanIfds(bytes, where);
@@ -435,6 +457,7 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
   }
   const outBytes = new Uint8Array(width * height * sampleBytes);
   const scratch = new Uint8Array(rowBytes);
+  const out32 = new Uint32Array(outBytes.buffer, 0, sampleBytes % 4 === 0 ? outBytes.length / 4 : 0);
   const blockName = (index: number): string => `${tiled ? 'tile' : 'strip'} ${index}`;
   const rowsOf = (by: number): number => (tiled ? bh : Math.min(bh, height - by * bh));
   /** Decompresses one block to at least the bytes its rows need (sparse blocks: null). */
@@ -507,6 +530,13 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
     }
     if (predictor !== 3 && !scan.littleEndian && sampleBytes > 1) swapWords(block.subarray(0, need), sampleBytes);
     if (predictor === 2) undoHorizontal(block, rows, rowBytes, sampleBytes, blockSpp);
+    if (predictor === 3 && blockSpp === 1 && (sampleBytes === 4 || sampleBytes === 8)) {
+      // The common float GeoTIFF: planes straight into the output words, no scratch row.
+      for (let r = 0; r < validRows; r++) {
+        floatRowInto(block.subarray(r * rowBytes, (r + 1) * rowBytes), out32, ((by * bh + r) * width + bx * bw) * (sampleBytes / 4), validCols, sampleBytes);
+      }
+      continue;
+    }
     for (let r = 0; r < validRows; r++) {
       let row = block.subarray(r * rowBytes, (r + 1) * rowBytes);
       if (predictor === 3) {
