@@ -335,9 +335,18 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
   let fd: Directory;
   try {
     const geotiff = await import('geotiff');
-    const ab =
-      bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer ? bytes.buffer : bytes.slice().buffer;
-    const tiff = await geotiff.fromArrayBuffer(ab);
+    // A source over the caller's bytes: geotiff fetches only the IFD and tag values, copied out slice by slice,
+    // so the file is never duplicated whole.
+    const source = {
+      fetch: (slices: { offset: number; length: number }[]): Promise<ArrayBuffer[]> =>
+        Promise.resolve(slices.map((sl) => bytes.slice(sl.offset, sl.offset + sl.length).buffer)),
+      fetchSlice: (): never => {
+        throw new Error('fetchSlice is not used');
+      },
+      fileSize: bytes.length,
+      close: (): Promise<void> => Promise.resolve(),
+    };
+    const tiff = await geotiff.GeoTIFF.fromSource(source as unknown as Parameters<typeof geotiff.GeoTIFF.fromSource>[0]);
     step = 'reading IFD 0';
     const image = await tiff.getImage(0);
     fd = image.getFileDirectory() as unknown as Directory;
