@@ -18,6 +18,7 @@
  *    positive y step, but many other GeoTIFF readers assume north-up pixel-scale files.
  *  - GDAL_NODATA (tag 42113) as text when nodata is given: the shortest decimal that reads back as the same number,
  *    "nan", "inf" or "-inf". It must be representable in the sample type.
+ *  - The samples' typed arrays are taken as little-endian (the host order on x86-64 and arm64).
  */
 import { deflateSync } from 'node:zlib';
 import { InputRangeError, InputTypeError } from '../../errors.js';

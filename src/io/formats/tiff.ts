@@ -24,6 +24,8 @@
  *    under PixelIsPoint (2) it ties the pixel's centre, so the area extent starts half a pixel before it — the shift
  *    GDAL makes too. A positive ModelPixelScale y (y falls as the row grows) is north-up → row0-at-ymax; a negative one,
  *    or a transformation with a positive y step, → row0-at-ymin.
+ *  - [R] Samples are handed back in the host's byte order through typed arrays; heightbench assumes a little-endian
+ *    host (x86-64, arm64), as its other binary readers do.
  */
 import { inflate } from 'node:zlib';
 import { FormatError, InputError, LimitError } from '../../errors.js';
