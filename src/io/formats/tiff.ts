@@ -1,18 +1,804 @@
-// Placeholder until the TIFF decoder lands (its branch replaces this file).
-import { FormatError } from '../../errors.js';
-import type { DecodedRaster, RasterGeoreference, RasterLimits, RasterSelection } from './raster.js';
+/**
+ * TIFF / GeoTIFF decoder: bytes in, one band of samples plus the file's georeferencing out (DecodedRaster).
+ *
+ * Inputs: the whole file's bytes (read by the caller through the hardened reader), the path for messages, a selection
+ * (channel = a 1-based band index, or R/G/B/A for RGB files; level/slice are not offered) and the pixel limit.
+ * Output: the first IFD's samples, row 0 = the first stored row, plus GeoTIFF extent/row direction and GDAL_NODATA.
+ *
+ * Rules:
+ *  - Accepted samples: uint16 (SampleFormat 1), int16 (2), float16/float32/float64 (3), BitsPerSample 16/32/64 as
+ *    listed; all samples of a pixel the same type. Anything else is refused naming SampleFormat and BitsPerSample.
+ *  - Strips or tiles, chunky or planar; compression none (1), LZW (5), deflate (8, 32946), PackBits (32773),
+ *    predictor 1, 2 (horizontal) or 3 (floating point); any other compression is refused by name.
+ *  - [R] The library `geotiff` parses the IFD, its tags and their values. heightbench decodes the blocks itself:
+ *    deflate through node:zlib (bounded output, faster than geotiff's pako), LZW and PackBits with bounded decoders
+ *    below (geotiff's grow plain arrays without bound and can exhaust memory fatally on a corrupt stream), then undoes
+ *    the predictor and assembles the band. geotiff 3.0.5's readRasters also decodes big-endian files with predictor 2
+ *    or 3 wrongly (it differences the words in the host's byte order) and reads every sample through a DataView call.
+ *  - Hardening, before anything is allocated in proportion to the file's claims: every IFD entry's values must lie
+ *    inside the file; width × height must be within limits.pixelLimit; every strip/tile must lie inside the file and
+ *    their byte counts together cannot exceed its size; a block must decode to the bytes its rows need (deflate output
+ *    is capped at that size). A library exception becomes a FormatError naming the file and the step that failed.
+ *  - GeoTIFF: ModelPixelScale + ModelTiepoint, or a ModelTransformation without rotation or shear (refused, naming
+ *    the terms). Under PixelIsArea (GTRasterTypeGeoKey 1, the default) the tiepoint ties the corner of pixel (0,0);
+ *    under PixelIsPoint (2) it ties the pixel's centre, so the area extent starts half a pixel before it — the shift
+ *    GDAL makes too. A positive ModelPixelScale y (y falls as the row grows) is north-up → row0-at-ymax; a negative one,
+ *    or a transformation with a positive y step, → row0-at-ymin.
+ *  - [R] Samples are handed back in the host's byte order through typed arrays; heightbench assumes a little-endian
+ *    host (x86-64, arm64), as its other binary readers do.
+ */
+import { inflate } from 'node:zlib';
+import { FormatError, InputError, LimitError } from '../../errors.js';
+import type { DecodedRaster, RasterGeoreference, RasterLimits, RasterSampleType, RasterSelection, RasterValues } from './raster.js';
 
-export async function decodeTiff(_bytes: Uint8Array, where: string, _sel: RasterSelection, _limits: RasterLimits): Promise<DecodedRaster> {
-  return Promise.reject(new FormatError(`${where}: tiff reading is not built yet`));
+export { encodeTiff, type TiffEncodeOptions } from './tiff-write.js';
+
+/** Compression ids heightbench decodes, with their names; others are named from COMPRESSION_NAMES when refused. */
+const SUPPORTED_COMPRESSION: Record<number, string> = { 1: 'none', 5: 'LZW', 8: 'deflate', 32946: 'deflate (old id 32946)', 32773: 'PackBits' };
+const COMPRESSION_NAMES: Record<number, string> = {
+  2: 'CCITT RLE',
+  3: 'CCITT G3',
+  4: 'CCITT G4',
+  6: 'old-style JPEG',
+  7: 'JPEG',
+  34661: 'JBIG',
+  34676: 'SGILOG',
+  34712: 'JPEG 2000',
+  34887: 'LERC',
+  34925: 'LZMA',
+  50000: 'ZSTD',
+  50001: 'WebP',
+  50002: 'JPEG XL',
+};
+
+const T = {
+  ImageWidth: 256,
+  ImageLength: 257,
+  BitsPerSample: 258,
+  Compression: 259,
+  Photometric: 262,
+  StripOffsets: 273,
+  SamplesPerPixel: 277,
+  RowsPerStrip: 278,
+  StripByteCounts: 279,
+  PlanarConfiguration: 284,
+  Predictor: 317,
+  TileWidth: 322,
+  TileLength: 323,
+  TileOffsets: 324,
+  TileByteCounts: 325,
+  SampleFormat: 339,
+  ModelPixelScale: 33550,
+  ModelTiepoint: 33922,
+  ModelTransformation: 34264,
+  GeoKeyDirectory: 34735,
+  GeoDoubleParams: 34736,
+  GeoAsciiParams: 34737,
+  GdalNodata: 42113,
+} as const;
+
+/** Bytes per value of each TIFF field type (TIFF 6.0 + BigTIFF); 0 = unknown type. */
+const FIELD_TYPE_SIZE = [0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4, 0, 0, 8, 8, 8];
+
+interface IfdScan {
+  readonly littleEndian: boolean;
+  readonly bigTiff: boolean;
+  /** IFDs after the first (overviews, masks or further pages), counted while their offsets stay inside the file. */
+  readonly furtherIfds: number;
 }
 
-export function encodeTiff(_o: {
-  width: number;
-  height: number;
-  values: Uint16Array | Float32Array;
-  georeference: RasterGeoreference | null;
-  nodata?: number | null;
-  compression?: 'none' | 'deflate';
-}): Uint8Array {
-  throw new FormatError('tiff writing is not built yet');
+/**
+ * Checks the header and every IFD entry against the file's length before geotiff reads it: geotiff allocates an array
+ * of the declared count for out-of-line values, so a corrupt count must be refused here.
+ */
+function scanIfds(bytes: Uint8Array, where: string): IfdScan {
+  const fail = (what: string): never => {
+    throw new FormatError(`${where}: not a readable TIFF: ${what}`);
+  };
+  if (bytes.length < 8) fail(`${bytes.length} bytes, shorter than the 8-byte TIFF header`);
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const bom = dv.getUint16(0, false);
+  if (bom !== 0x4949 && bom !== 0x4d4d) fail(`byte-order mark 0x${bom.toString(16).padStart(4, '0')}, expected "II" (0x4949) or "MM" (0x4d4d)`);
+  const le = bom === 0x4949;
+  const magic = dv.getUint16(2, le);
+  if (magic !== 42 && magic !== 43) fail(`version ${magic}, expected 42 (TIFF) or 43 (BigTIFF)`);
+  const big = magic === 43;
+  if (big && (bytes.length < 16 || dv.getUint16(4, le) !== 8)) fail('BigTIFF header without an 8-byte offset size');
+  const readOffset = (at: number): number => (big ? Number(dv.getBigUint64(at, le)) : dv.getUint32(at, le));
+  const entrySize = big ? 20 : 12;
+  const countSize = big ? 8 : 2;
+  const inline = big ? 8 : 4;
+  let offset = readOffset(big ? 8 : 4);
+  if (offset === 0) fail('the header links to no IFD (offset 0)');
+  let index = 0;
+  const seen = new Set<number>();
+  while (offset !== 0) {
+    const head = `IFD ${index} at byte ${offset}`;
+    const ok = offset >= 8 && offset + countSize <= bytes.length && !seen.has(offset);
+    if (!ok) {
+      // The first IFD must be readable; a bad link after it only ends the count of further IFDs.
+      if (index === 0) fail(`${head}: the offset lies outside the file (${bytes.length} bytes)`);
+      break;
+    }
+    seen.add(offset);
+    const n = big ? Number(dv.getBigUint64(offset, le)) : dv.getUint16(offset, le);
+    const end = offset + countSize + n * entrySize + (big ? 8 : 4);
+    if (end > bytes.length) {
+      if (index === 0) fail(`${head}: ${n} entries need bytes up to ${end}, but the file has ${bytes.length}`);
+      break;
+    }
+    if (index === 0) {
+      if (n === 0) fail(`${head} has no entries`);
+      for (let e = 0; e < n; e++) {
+        const at = offset + countSize + e * entrySize;
+        const tag = dv.getUint16(at, le);
+        const type = dv.getUint16(at + 2, le);
+        const count = big ? Number(dv.getBigUint64(at + 4, le)) : dv.getUint32(at + 4, le);
+        const size = FIELD_TYPE_SIZE[type] ?? 0;
+        if (size === 0) fail(`${head}: tag ${tag} has field type ${type}, not a TIFF field type (1–13, 16–18)`);
+        const length = size * count;
+        if (length > inline) {
+          const valueAt = readOffset(at + 4 + (big ? 8 : 4));
+          if (valueAt + length > bytes.length) {
+            fail(`${head}: tag ${tag} declares ${count} values (${length} bytes) at byte ${valueAt}, beyond the end of the file (${bytes.length} bytes)`);
+          }
+        }
+      }
+    }
+    offset = readOffset(offset + countSize + n * entrySize);
+    index++;
+    if (index > 4096) break;
+  }
+  return { littleEndian: le, bigTiff: big, furtherIfds: Math.max(0, index - 1) };
+}
+
+type TagValue = number | bigint | string | ArrayLike<number | bigint> | undefined;
+interface Directory {
+  loadValue(tag: number): Promise<unknown>;
+  hasTag(tag: number): boolean;
+}
+
+async function loadTag(fd: Directory, tag: number): Promise<TagValue> {
+  return (await fd.loadValue(tag)) as TagValue;
+}
+
+function toNumbers(v: TagValue): number[] | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v === 'string') return undefined;
+  if (typeof v === 'number' || typeof v === 'bigint') return [Number(v)];
+  return Array.from(v, (x) => Number(x));
+}
+
+function parseNodata(text: string, where: string): number {
+  const t = text.replace(/\0+$/, '').trim();
+  const lower = t.toLowerCase();
+  if (lower === 'nan' || lower === '-nan' || lower === '+nan') return NaN;
+  if (lower === 'inf' || lower === '+inf' || lower === 'infinity' || lower === '+infinity') return Infinity;
+  if (lower === '-inf' || lower === '-infinity') return -Infinity;
+  const n = t === '' ? NaN : Number(t);
+  if (!Number.isFinite(n)) throw new FormatError(`${where}: GDAL_NODATA (tag 42113) is ${JSON.stringify(t)}, expected a number, nan, inf or -inf`);
+  return n;
+}
+
+interface SampleKind {
+  readonly type: RasterSampleType;
+  readonly bytes: number;
+}
+
+function sampleKind(format: number, bits: number): SampleKind | null {
+  if (format === 1 && bits === 16) return { type: 'uint16', bytes: 2 };
+  if (format === 2 && bits === 16) return { type: 'int16', bytes: 2 };
+  if (format === 3 && bits === 16) return { type: 'float16', bytes: 2 };
+  if (format === 3 && bits === 32) return { type: 'float32', bytes: 4 };
+  if (format === 3 && bits === 64) return { type: 'float64', bytes: 8 };
+  return null;
+}
+
+const SAMPLE_FORMAT_NAMES: Record<number, string> = {
+  1: 'unsigned integer',
+  2: 'signed integer',
+  3: 'IEEE float',
+  4: 'undefined',
+  5: 'complex integer',
+  6: 'complex float',
+};
+
+/** Picks the band: a 1-based index, or R/G/B(/A) for an RGB photometric file. */
+function pickBand(sel: RasterSelection, spp: number, photometric: number, where: string): number {
+  const rgb = photometric === 2 && spp >= 3;
+  const letters = rgb ? ['R', 'G', 'B', ...(spp >= 4 ? ['A'] : [])] : [];
+  const choices = [...Array.from({ length: spp }, (_, i) => String(i + 1)), ...letters].join(', ');
+  const c = sel.channel;
+  if (c === undefined || c === '') {
+    if (spp === 1) return 0;
+    throw new FormatError(`${where}: TIFF has SamplesPerPixel ${spp}; choose a band with a channel (${choices})`);
+  }
+  const upper = c.toUpperCase();
+  if (letters.includes(upper)) return letters.indexOf(upper);
+  if (/^[0-9]+$/.test(c)) {
+    const b = Number(c);
+    if (b >= 1 && b <= spp) return b - 1;
+  }
+  throw new FormatError(`${where}: TIFF channel ${JSON.stringify(c)} is not available; SamplesPerPixel ${spp}, choices: ${choices}`);
+}
+
+/** Widens IEEE half bits to float32 exactly. */
+function halfToFloat(h: number): number {
+  const s = h & 0x8000 ? -1 : 1;
+  const e = (h >> 10) & 0x1f;
+  const m = h & 0x3ff;
+  if (e === 0) return s * m * 2 ** -24;
+  if (e === 31) return m === 0 ? s * Infinity : NaN;
+  return s * (1 + m / 1024) * 2 ** (e - 15);
+}
+
+function swapWords(b: Uint8Array, size: number): void {
+  if (size === 2) {
+    for (let i = 0; i + 1 < b.length; i += 2) {
+      const t = b[i];
+      b[i] = b[i + 1];
+      b[i + 1] = t;
+    }
+  } else {
+    for (let i = 0; i + size <= b.length; i += size) {
+      for (let a = i, z = i + size - 1; a < z; a++, z--) {
+        const t = b[a];
+        b[a] = b[z];
+        b[z] = t;
+      }
+    }
+  }
+}
+
+/** Undoes horizontal differencing (predictor 2) on host-order words, row by row, with wrap-around like libtiff. */
+function undoHorizontal(b: Uint8Array, rows: number, rowBytes: number, size: number, stride: number): void {
+  if (size === 2 || size === 4) {
+    const words = rowBytes / size;
+    const w = size === 2 ? new Uint16Array(b.buffer, b.byteOffset, (rows * rowBytes) / 2) : new Uint32Array(b.buffer, b.byteOffset, (rows * rowBytes) / 4);
+    for (let r = 0; r < rows; r++) {
+      const o = r * words;
+      for (let i = stride; i < words; i++) w[o + i] = w[o + i] + w[o + i - stride];
+    }
+  } else {
+    // 64-bit words as (lo, hi) uint32 pairs with carry.
+    const w = new Uint32Array(b.buffer, b.byteOffset, (rows * rowBytes) / 4);
+    const words = rowBytes / 8;
+    for (let r = 0; r < rows; r++) {
+      const o = r * words;
+      for (let i = stride; i < words; i++) {
+        const a = 2 * (o + i);
+        const p = 2 * (o + i - stride);
+        const lo = w[a] + w[p];
+        w[a] = lo >>> 0;
+        w[a + 1] = (w[a + 1] + w[p + 1] + (lo > 0xffffffff ? 1 : 0)) >>> 0;
+      }
+    }
+  }
+}
+
+/**
+ * Undoes the floating-point predictor (3) on one row: byte differences with the pixel stride, then the byte planes
+ * (most significant first, whatever the file's byte order) back into little-endian words, written to `out`.
+ */
+function undoFloatRow(row: Uint8Array, out: Uint8Array, size: number, stride: number): void {
+  const n = row.length;
+  if (stride === 1) {
+    let acc = row[0];
+    for (let i = 1; i < n; i++) {
+      acc = (acc + row[i]) & 0xff;
+      row[i] = acc;
+    }
+  } else {
+    for (let i = stride; i < n; i++) row[i] = row[i] + row[i - stride];
+  }
+  const wc = n / size;
+  for (let b = 0; b < size; b++) {
+    const plane = b * wc;
+    for (let i = 0, d = size - 1 - b; i < wc; i++, d += size) out[d] = row[plane + i];
+  }
+}
+
+/**
+ * Predictor 3 for one row of single-sample float32/float64 words, written as little-endian uint32 words into `out` from
+ * word `at`: byte differences undone, then the planes (most significant first) recombined; only `cols` words are kept.
+ */
+function floatRowInto(row: Uint8Array, out: Uint32Array, at: number, cols: number, size: number): void {
+  const n = row.length;
+  let acc = row[0];
+  for (let i = 1; i < n; i++) {
+    acc = (acc + row[i]) & 0xff;
+    row[i] = acc;
+  }
+  const wc = n / size;
+  if (size === 4) {
+    for (let i = 0; i < cols; i++) out[at + i] = ((row[i] << 24) | (row[wc + i] << 16) | (row[2 * wc + i] << 8) | row[3 * wc + i]) >>> 0;
+  } else {
+    for (let i = 0; i < cols; i++) {
+      out[at + 2 * i + 1] = ((row[i] << 24) | (row[wc + i] << 16) | (row[2 * wc + i] << 8) | row[3 * wc + i]) >>> 0;
+      out[at + 2 * i] = ((row[4 * wc + i] << 24) | (row[5 * wc + i] << 16) | (row[6 * wc + i] << 8) | row[7 * wc + i]) >>> 0;
+    }
+  }
+}
+
+/** Reads page 0 of a (Geo)TIFF and returns one band of it; see the file header for the rules. */
+export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSelection, limits: RasterLimits): Promise<DecodedRaster> {
+  const scan = scanIfds(bytes, where);
+  if (sel.level !== undefined && sel.level !== 0) {
+    throw new FormatError(`${where}: TIFF offers no level ${sel.level}; heightbench reads IFD 0 only (level 0)`);
+  }
+  if (sel.slice !== undefined && sel.slice !== 0) throw new FormatError(`${where}: TIFF offers no slice ${sel.slice}; only slice 0`);
+
+  let step = 'opening the file';
+  const wrap = (e: unknown): never => {
+    if (e instanceof InputError) throw e;
+    const msg = e instanceof Error ? e.message : String(e);
+    throw new FormatError(`${where}: TIFF: geotiff failed while ${step}: ${msg}`);
+  };
+  let fd: Directory;
+  try {
+    const geotiff = await import('geotiff');
+    // A source over the caller's bytes: geotiff fetches only the IFD and tag values, copied out slice by slice,
+    // so the file is never duplicated whole.
+    const source = {
+      fetch: (slices: { offset: number; length: number }[]): Promise<ArrayBuffer[]> =>
+        Promise.resolve(slices.map((sl) => bytes.slice(sl.offset, sl.offset + sl.length).buffer)),
+      fetchSlice: (): never => {
+        throw new Error('fetchSlice is not used');
+      },
+      fileSize: bytes.length,
+      close: (): Promise<void> => Promise.resolve(),
+    };
+    const tiff = await geotiff.GeoTIFF.fromSource(source as unknown as Parameters<typeof geotiff.GeoTIFF.fromSource>[0]);
+    step = 'reading IFD 0';
+    const image = await tiff.getImage(0);
+    fd = image.getFileDirectory() as unknown as Directory;
+  } catch (e) {
+    return wrap(e);
+  }
+
+  step = 'reading the tags';
+  const tags = new Map<number, TagValue>();
+  try {
+    for (const tag of Object.values(T)) if (fd.hasTag(tag)) tags.set(tag, await loadTag(fd, tag));
+  } catch (e) {
+    wrap(e);
+  }
+  const nums = (tag: number): number[] | undefined => toNumbers(tags.get(tag));
+  const one = (tag: number, dflt: number, name: string): number => {
+    const v = nums(tag);
+    if (v === undefined) return dflt;
+    if (v.length < 1) throw new FormatError(`${where}: TIFF ${name} (tag ${tag}) has no value`);
+    return v[0];
+  };
+
+  const width = one(T.ImageWidth, 0, 'ImageWidth');
+  const height = one(T.ImageLength, 0, 'ImageLength');
+  if (!(width >= 1 && height >= 1)) throw new FormatError(`${where}: TIFF ImageWidth × ImageLength is ${width}×${height}, expected both ≥ 1`);
+  if (width * height > limits.pixelLimit) {
+    throw new LimitError(`${where}: TIFF ${width}x${height} = ${width * height} samples, over the limit of ${limits.pixelLimit}`);
+  }
+
+  const spp = one(T.SamplesPerPixel, 1, 'SamplesPerPixel');
+  if (!(spp >= 1 && spp <= 64)) throw new FormatError(`${where}: TIFF SamplesPerPixel ${spp}, expected 1 to 64`);
+  const bitsList = nums(T.BitsPerSample) ?? [1];
+  const formatList = nums(T.SampleFormat) ?? [1];
+  const bits = bitsList[0];
+  const format = formatList[0];
+  for (let s = 0; s < spp; s++) {
+    const b = bitsList[Math.min(s, bitsList.length - 1)];
+    const f = formatList[Math.min(s, formatList.length - 1)];
+    if (b !== bits || f !== format) {
+      throw new FormatError(
+        `${where}: TIFF samples differ in type (BitsPerSample ${bitsList.join('/')}, SampleFormat ${formatList.join('/')}); expected one type`,
+      );
+    }
+  }
+  const kind = sampleKind(format, bits);
+  if (kind === null) {
+    const fname = SAMPLE_FORMAT_NAMES[format] ?? 'unknown';
+    throw new FormatError(
+      `${where}: TIFF SampleFormat ${format} (${fname}) with BitsPerSample ${bits} is not supported; expected uint16 (SampleFormat 1, BitsPerSample 16), ` +
+        'int16 (2, 16) or float16/float32/float64 (3, 16/32/64)',
+    );
+  }
+  const photometric = one(T.Photometric, 1, 'PhotometricInterpretation');
+  const band = pickBand(sel, spp, photometric, where);
+
+  const compression = one(T.Compression, 1, 'Compression');
+  const compName = SUPPORTED_COMPRESSION[compression];
+  if (compName === undefined) {
+    const name = COMPRESSION_NAMES[compression] ?? 'unknown';
+    throw new FormatError(
+      `${where}: TIFF Compression ${compression} (${name}) is not supported; expected none (1), LZW (5), deflate (8 or 32946) or PackBits (32773)`,
+    );
+  }
+  const predictor = one(T.Predictor, 1, 'Predictor');
+  if (predictor !== 1 && predictor !== 2 && predictor !== 3)
+    throw new FormatError(`${where}: TIFF Predictor ${predictor} is not supported; expected 1, 2 or 3`);
+  if (predictor === 3 && format !== 3) throw new FormatError(`${where}: TIFF Predictor 3 (floating point) on SampleFormat ${format}; expected SampleFormat 3`);
+  const planar = one(T.PlanarConfiguration, 1, 'PlanarConfiguration');
+  if (planar !== 1 && planar !== 2) throw new FormatError(`${where}: TIFF PlanarConfiguration ${planar}, expected 1 (chunky) or 2 (planar)`);
+
+  const tiled = tags.has(T.TileWidth) || tags.has(T.TileOffsets);
+  const bw = tiled ? one(T.TileWidth, 0, 'TileWidth') : width;
+  const bh = tiled ? one(T.TileLength, 0, 'TileLength') : Math.min(one(T.RowsPerStrip, 0xffffffff, 'RowsPerStrip'), height);
+  if (!(bw >= 1 && bh >= 1)) {
+    throw new FormatError(`${where}: TIFF ${tiled ? `TileWidth × TileLength ${bw}×${bh}` : `RowsPerStrip ${bh}`}, expected ≥ 1`);
+  }
+  const offsets = nums(tiled ? T.TileOffsets : T.StripOffsets);
+  const counts = nums(tiled ? T.TileByteCounts : T.StripByteCounts);
+  const layoutName = tiled ? 'TileOffsets/TileByteCounts' : 'StripOffsets/StripByteCounts';
+  if (offsets === undefined || counts === undefined) throw new FormatError(`${where}: TIFF has no ${layoutName}`);
+  const across = Math.ceil(width / bw);
+  const down = Math.ceil(height / bh);
+  const perPlane = across * down;
+  const needed = planar === 2 ? perPlane * spp : perPlane;
+  if (offsets.length < needed || counts.length < needed) {
+    throw new FormatError(
+      `${where}: TIFF ${layoutName} list ${offsets.length}/${counts.length} blocks, expected ${needed} for ${width}×${height} in ${bw}×${bh} blocks`,
+    );
+  }
+  const firstBlock = planar === 2 ? band * perPlane : 0;
+  let total = 0;
+  for (let i = firstBlock; i < firstBlock + perPlane; i++) {
+    if (counts[i] > 0 && offsets[i] + counts[i] > bytes.length) {
+      throw new FormatError(
+        `${where}: TIFF ${tiled ? 'tile' : 'strip'} ${i} at bytes ${offsets[i]}…${offsets[i] + counts[i]} lies beyond the end of the file (${bytes.length} bytes; truncated?)`,
+      );
+    }
+    total += counts[i];
+  }
+  if (total > bytes.length) throw new FormatError(`${where}: TIFF ${layoutName} declare ${total} bytes of data, more than the file's ${bytes.length} bytes`);
+
+  // Bytes of one block row: all samples of a pixel for chunky data, one sample for planar data.
+  const sampleBytes = kind.bytes;
+  const blockSpp = planar === 2 ? 1 : spp;
+  const pixelBytes = blockSpp * sampleBytes;
+  const rowBytes = bw * pixelBytes;
+  const sampleAt = planar === 2 ? 0 : band * sampleBytes;
+
+  const nodata = tags.has(T.GdalNodata) ? parseNodata(String(tags.get(T.GdalNodata)), where) : null;
+  const cap = bh * rowBytes;
+  // A block may exceed the image (small images in 256² tiles) but not without bound: 64 MiB or the whole image.
+  const maxBlock = Math.max(64 * 2 ** 20, width * height * pixelBytes);
+  if (cap > maxBlock) {
+    throw new FormatError(
+      `${where}: TIFF ${tiled ? `tile ${bw}×${bh}` : `strip of ${bh} rows`} needs ${cap} bytes, over ${maxBlock} for a ${width}×${height} image`,
+    );
+  }
+  const outBytes = new Uint8Array(width * height * sampleBytes);
+  const scratch = new Uint8Array(rowBytes);
+  const out32 = new Uint32Array(outBytes.buffer, 0, sampleBytes % 4 === 0 ? outBytes.length / 4 : 0);
+  const blockName = (index: number): string => `${tiled ? 'tile' : 'strip'} ${index}`;
+  const rowsOf = (by: number): number => (tiled ? bh : Math.min(bh, height - by * bh));
+  /** Decompresses one block to at least the bytes its rows need (sparse blocks: null). */
+  const inflateBlock = (index: number, need: number): Promise<Uint8Array | null> => {
+    const count = counts[index];
+    if (count === 0) return Promise.resolve(null);
+    const src = bytes.subarray(offsets[index], offsets[index] + count);
+    const what = blockName(index);
+    if (compression === 8 || compression === 32946) {
+      // Asynchronous inflate runs on libuv's thread pool, so several blocks inflate at once.
+      return new Promise((resolve, reject) => {
+        inflate(src, { maxOutputLength: Math.max(need, cap) }, (err, out) => {
+          if (err) reject(new FormatError(`${where}: TIFF ${what}: deflate data is corrupt or inflates past ${Math.max(need, cap)} bytes (${err.message})`));
+          else resolve(out.byteOffset % 8 === 0 ? new Uint8Array(out.buffer, out.byteOffset, out.byteLength) : new Uint8Array(out));
+        });
+      });
+    }
+    try {
+      if (compression === 1) {
+        if (count < need) throw new FormatError(`${where}: TIFF ${what} holds ${count} bytes, expected ${need} (truncated?)`);
+        return Promise.resolve(src.slice(0, need));
+      }
+      // LZW and PackBits output is capped at the block's size: the rows past it are never needed.
+      return Promise.resolve(compression === 5 ? lzwDecode(src, Math.max(need, cap), where, what) : packBitsDecode(src, Math.max(need, cap)));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  };
+  const jobs: { index: number; bx: number; by: number }[] = [];
+  for (let by = 0; by < down; by++) for (let bx = 0; bx < across; bx++) jobs.push({ index: firstBlock + by * across + bx, bx, by });
+  // A window of blocks in flight; each settles into a result object so no rejection goes unobserved.
+  const WINDOW = Math.max(1, Math.min(16, Math.floor((256 * 2 ** 20) / cap)));
+  type Settled = { ok: true; block: Uint8Array | null } | { ok: false; error: unknown };
+  const inflight: Promise<Settled>[] = [];
+  const start = (j: number): void => {
+    const job = jobs[j];
+    inflight[j] = inflateBlock(job.index, rowsOf(job.by) * rowBytes).then(
+      (block): Settled => ({ ok: true, block }),
+      (error: unknown): Settled => ({ ok: false, error }),
+    );
+  };
+  for (let j = 0; j < Math.min(WINDOW, jobs.length); j++) start(j);
+  let sparse = 0;
+  let failure: unknown = null;
+  for (let j = 0; j < jobs.length; j++) {
+    const settled = await inflight[j];
+    delete inflight[j];
+    if (failure !== null) continue;
+    if (j + WINDOW < jobs.length) start(j + WINDOW);
+    if (!settled.ok) {
+      failure = settled.error;
+      // Let the blocks already in flight settle (their results are dropped) before reporting.
+      continue;
+    }
+    const { index, bx, by } = jobs[j];
+    const rows = rowsOf(by);
+    const need = rows * rowBytes;
+    const validCols = Math.min(bw, width - bx * bw);
+    const validRows = Math.min(rows, height - by * bh);
+    const block = settled.block;
+    if (block === null) {
+      // A sparse block (GDAL SPARSE_OK): GDAL reads it as nodata, else 0.
+      sparse++;
+      fillSparse(outBytes, kind, nodata, width, bx * bw, by * bh, validCols, validRows);
+      continue;
+    }
+    if (block.length < need) {
+      failure = new FormatError(`${where}: TIFF ${blockName(index)} decodes to ${block.length} bytes, expected ${need} (truncated or corrupt)`);
+      continue;
+    }
+    if (predictor !== 3 && !scan.littleEndian && sampleBytes > 1) swapWords(block.subarray(0, need), sampleBytes);
+    if (predictor === 2) undoHorizontal(block, rows, rowBytes, sampleBytes, blockSpp);
+    if (predictor === 3 && blockSpp === 1 && (sampleBytes === 4 || sampleBytes === 8)) {
+      // The common float GeoTIFF: planes straight into the output words, no scratch row.
+      for (let r = 0; r < validRows; r++) {
+        floatRowInto(block.subarray(r * rowBytes, (r + 1) * rowBytes), out32, ((by * bh + r) * width + bx * bw) * (sampleBytes / 4), validCols, sampleBytes);
+      }
+      continue;
+    }
+    for (let r = 0; r < validRows; r++) {
+      let row = block.subarray(r * rowBytes, (r + 1) * rowBytes);
+      if (predictor === 3) {
+        undoFloatRow(row, scratch, sampleBytes, blockSpp);
+        row = scratch;
+      }
+      const dst = ((by * bh + r) * width + bx * bw) * sampleBytes;
+      if (blockSpp === 1) {
+        outBytes.set(row.subarray(0, validCols * sampleBytes), dst);
+      } else {
+        for (let c = 0; c < validCols; c++) {
+          const s0 = c * pixelBytes + sampleAt;
+          for (let k = 0; k < sampleBytes; k++) outBytes[dst + c * sampleBytes + k] = row[s0 + k];
+        }
+      }
+    }
+  }
+  if (failure !== null) throw failure;
+
+  const values = typedValues(outBytes, kind.type);
+  const georeference = readGeoreference(nums, tags, width, height, where);
+  const geoKeys = georeference === null ? null : geoKeyText(nums(T.GeoKeyDirectory));
+  const parts = [
+    `TIFF ${kind.type}${scan.littleEndian ? '' : ' big-endian'}${scan.bigTiff ? ' (BigTIFF)' : ''}`,
+    tiled ? `tiled ${bw}×${bh}` : `strips of ${bh} row${bh === 1 ? '' : 's'}`,
+    compName,
+    `predictor ${predictor}`,
+    spp === 1 ? '1 band' : `band ${band + 1} of ${spp}${planar === 2 ? ' (planar)' : ''}`,
+  ];
+  let description = parts.join(', ');
+  if (sparse > 0) description += `, ${sparse} empty block${sparse === 1 ? '' : 's'} read as ${nodata ?? 0}`;
+  if (georeference !== null) description += `; GeoTIFF ${georeference.source}${geoKeys ? `; ${geoKeys}` : ''}`;
+  if (nodata !== null) description += `; GDAL_NODATA ${nodata}`;
+  if (scan.furtherIfds > 0) description += `; IFD 0 read, ${scan.furtherIfds} further IFD${scan.furtherIfds === 1 ? '' : 's'} (overviews or pages) ignored`;
+  return { container: 'tiff', width, height, sampleType: kind.type, values, unorm16: false, georeference, nodata, description };
+}
+
+/**
+ * TIFF LZW (codes MSB-first, 9 to 12 bits, the width growing one code early as libtiff writes it), decoding at most
+ * `max` bytes. [R] Written here rather than geotiff's: that one grows a plain array without bound and can run away on a
+ * corrupt stream (a fatal out-of-memory, not an exception).
+ */
+export function lzwDecode(src: Uint8Array, max: number, where: string, what: string): Uint8Array {
+  const out = new Uint8Array(max);
+  const prefix = new Int16Array(4096);
+  const suffix = new Uint8Array(4096);
+  const first = new Uint8Array(4096);
+  const length = new Uint16Array(4096);
+  for (let i = 0; i < 256; i++) {
+    prefix[i] = -1;
+    suffix[i] = i;
+    first[i] = i;
+    length[i] = 1;
+  }
+  const totalBits = src.length * 8;
+  let bit = 0;
+  let width = 9;
+  let next = 258;
+  let old = -1;
+  let o = 0;
+  const corrupt = (why: string): never => {
+    throw new FormatError(`${where}: TIFF ${what}: LZW data is corrupt (${why} at bit ${bit})`);
+  };
+  const emit = (code: number): void => {
+    const end = o + length[code];
+    for (let p = end - 1, c = code; c >= 0; p--, c = prefix[c]) if (p < max) out[p] = suffix[c];
+    o = Math.min(end, max);
+  };
+  while (o < max && bit + width <= totalBits) {
+    const at = bit >>> 3;
+    const chunk = (src[at] << 16) | ((src[at + 1] ?? 0) << 8) | (src[at + 2] ?? 0);
+    const code = (chunk >>> (24 - (bit & 7) - width)) & ((1 << width) - 1);
+    bit += width;
+    if (code === 257) break;
+    if (code === 256) {
+      width = 9;
+      next = 258;
+      old = -1;
+      continue;
+    }
+    if (old < 0) {
+      if (code > 255) corrupt(`code ${code} right after a clear code`);
+      emit(code);
+      old = code;
+      continue;
+    }
+    let head: number;
+    if (code < next) {
+      head = first[code];
+    } else if (code === next) {
+      head = first[old];
+    } else {
+      return corrupt(`code ${code} beyond the table's ${next} entries`);
+    }
+    if (next < 4096) {
+      prefix[next] = old;
+      suffix[next] = head;
+      first[next] = first[old];
+      length[next] = length[old] + 1;
+      next++;
+    }
+    emit(code);
+    old = code;
+    if (next + 1 >= 1 << width && width < 12) width++;
+  }
+  return o === max ? out : out.subarray(0, o);
+}
+
+/** PackBits (Apple run-length), decoding at most `max` bytes. */
+export function packBitsDecode(src: Uint8Array, max: number): Uint8Array {
+  const out = new Uint8Array(max);
+  let i = 0;
+  let o = 0;
+  while (i < src.length && o < max) {
+    const h = (src[i++] << 24) >> 24;
+    if (h >= 0) {
+      const n = Math.min(h + 1, src.length - i, max - o);
+      out.set(src.subarray(i, i + n), o);
+      i += h + 1;
+      o += n;
+    } else if (h !== -128) {
+      if (i >= src.length) break;
+      const n = Math.min(1 - h, max - o);
+      out.fill(src[i++], o, o + n);
+      o += n;
+    }
+  }
+  return o === max ? out : out.subarray(0, o);
+}
+
+function fillSparse(out: Uint8Array, kind: SampleKind, nodata: number | null, width: number, x0: number, y0: number, cols: number, rows: number): void {
+  const v = nodata ?? 0;
+  const one = typedValues(new Uint8Array(kind.bytes), kind.type === 'float16' ? 'uint16' : kind.type);
+  if (kind.type === 'float16') {
+    // No exact half for an arbitrary nodata; GDAL's float16 nodata is written as float text too. 0 or NaN only.
+    (one as Uint16Array)[0] = Number.isNaN(v) ? 0x7e00 : 0;
+  } else {
+    one[0] = v;
+  }
+  const pattern = new Uint8Array(one.buffer);
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) out.set(pattern, ((y0 + r) * width + x0 + c) * kind.bytes);
+  }
+}
+
+function typedValues(b: Uint8Array, type: RasterSampleType): RasterValues {
+  switch (type) {
+    case 'uint16':
+      return new Uint16Array(b.buffer, b.byteOffset, b.byteLength / 2);
+    case 'int16':
+      return new Int16Array(b.buffer, b.byteOffset, b.byteLength / 2);
+    case 'float32':
+      return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
+    case 'float64':
+      return new Float64Array(b.buffer, b.byteOffset, b.byteLength / 8);
+    case 'float16': {
+      const h = new Uint16Array(b.buffer, b.byteOffset, b.byteLength / 2);
+      const f = new Float32Array(h.length);
+      for (let i = 0; i < h.length; i++) f[i] = halfToFloat(h[i]);
+      return f;
+    }
+  }
+}
+
+/** GeoKey id → value (only keys stored in the directory itself, location 0). */
+function geoKeyValues(dir: number[] | undefined): Map<number, number> {
+  const keys = new Map<number, number>();
+  if (dir === undefined || dir.length < 4) return keys;
+  const n = dir[3];
+  for (let k = 0; k < n && 4 + 4 * k + 3 < dir.length; k++) {
+    const at = 4 + 4 * k;
+    if (dir[at + 1] === 0) keys.set(dir[at], dir[at + 3]);
+  }
+  return keys;
+}
+
+/** The CRS as text, for the report only. */
+function geoKeyText(dir: number[] | undefined): string {
+  const keys = geoKeyValues(dir);
+  const projected = keys.get(3072);
+  const geographic = keys.get(2048);
+  if (projected !== undefined && projected !== 32767 && projected !== 0) return `EPSG:${projected}`;
+  if (geographic !== undefined && geographic !== 32767 && geographic !== 0) return `EPSG:${geographic}`;
+  const model = keys.get(1024);
+  if (model === 1) return 'user-defined projected CRS';
+  if (model === 2) return 'user-defined geographic CRS';
+  if (model === 3) return 'geocentric CRS';
+  return 'no CRS';
+}
+
+function readGeoreference(
+  nums: (tag: number) => number[] | undefined,
+  tags: Map<number, TagValue>,
+  width: number,
+  height: number,
+  where: string,
+): RasterGeoreference | null {
+  const scale = nums(T.ModelPixelScale);
+  const tie = nums(T.ModelTiepoint);
+  const matrix = nums(T.ModelTransformation);
+  if (scale === undefined && tie === undefined && matrix === undefined) return null;
+  const keys = geoKeyValues(nums(T.GeoKeyDirectory));
+  const rasterType = keys.get(1025) ?? 1;
+  if (rasterType !== 1 && rasterType !== 2) {
+    throw new FormatError(`${where}: GeoTIFF GTRasterTypeGeoKey ${rasterType}, expected 1 (PixelIsArea) or 2 (PixelIsPoint)`);
+  }
+  const point = rasterType === 2;
+  // Raster coordinate of pixel (0,0)'s corner in the file's convention: 0 for area, −0.5 for point (centre-tied).
+  const c0 = point ? -0.5 : 0;
+  const typeText = point ? 'PixelIsPoint (tiepoint at the centre of pixel (0,0); extent shifted by half a pixel)' : 'PixelIsArea';
+  let a: number; // x step per column
+  let f: number; // y step per row
+  let x0: number; // x of the corner of pixel (0,0)
+  let y0: number; // y of the corner of pixel (0,0)
+  let source: string;
+  if (scale !== undefined && tie !== undefined) {
+    if (scale.length < 2 || tie.length < 6) {
+      throw new FormatError(`${where}: GeoTIFF ModelPixelScale has ${scale.length} values and ModelTiepoint ${tie.length}; expected ≥ 3 and 6`);
+    }
+    if (tie.length > 6) throw new FormatError(`${where}: GeoTIFF has ${tie.length / 6} tiepoints (ground control points), expected 1 with ModelPixelScale`);
+    const [I, J, , X, Y] = tie;
+    a = scale[0];
+    f = -scale[1];
+    x0 = X + (c0 - I) * a;
+    y0 = Y + (c0 - J) * f;
+    source = `ModelPixelScale + ModelTiepoint, ${typeText}`;
+  } else if (matrix !== undefined) {
+    if (matrix.length < 16) throw new FormatError(`${where}: GeoTIFF ModelTransformation has ${matrix.length} values, expected 16`);
+    const b = matrix[1];
+    const e = matrix[4];
+    if (b !== 0 || e !== 0) {
+      throw new FormatError(
+        `${where}: GeoTIFF ModelTransformation is rotated or sheared (row/column terms b = ${b}, e = ${e}); expected b = e = 0 (axis-aligned)`,
+      );
+    }
+    a = matrix[0];
+    f = matrix[5];
+    x0 = matrix[3] + c0 * a;
+    y0 = matrix[7] + c0 * f;
+    source = `ModelTransformation, ${typeText}`;
+  } else {
+    const has = [...tags.keys()]
+      .filter((t) => t === T.ModelPixelScale || t === T.ModelTiepoint)
+      .map((t) => (t === T.ModelPixelScale ? 'ModelPixelScale' : 'ModelTiepoint'));
+    throw new FormatError(`${where}: GeoTIFF has only ${has.join(' and ')}; expected ModelPixelScale + ModelTiepoint, or ModelTransformation`);
+  }
+  if (!(Number.isFinite(a) && a > 0)) throw new FormatError(`${where}: GeoTIFF x pixel size is ${a}, expected a positive number (columns running toward +x)`);
+  if (!(Number.isFinite(f) && f !== 0)) throw new FormatError(`${where}: GeoTIFF y pixel size is ${f}, expected a non-zero number`);
+  if (!Number.isFinite(x0) || !Number.isFinite(y0)) throw new FormatError(`${where}: GeoTIFF origin (${x0}, ${y0}) is not finite`);
+  const sizeX = width * a;
+  const sizeY = height * Math.abs(f);
+  const ymin = f < 0 ? y0 + height * f : y0;
+  return { xmin: x0, ymin, sizeX, sizeY, rowDirection: f < 0 ? 'row0-at-ymax' : 'row0-at-ymin', source };
 }
