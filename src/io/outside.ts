@@ -126,7 +126,10 @@ export async function readOutsideFile(path: string, container: OutsideContainer,
   const maxBytes = sidecar ? sidecar.payload.bytes : pixelLimit * 8 * 4 + (64 << 20);
   const bytes = readInputFile(path, maxBytes, sidecar ? "the sidecar's payload.bytes" : `the limit of ${pixelLimit} samples of up to 4 × 8 bytes`);
   if (sidecar) verifyPayload(sidecar, bytes, path);
-  const raster = await decode(container, bytes, path, { channel: s.channel, level: s.level, slice: s.slice }, pixelLimit);
+  // A plain Uint8Array view: Node's Buffer.slice is a view, not a copy, which decoders written to Uint8Array's
+  // contract (slice copies) must never meet.
+  const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const raster = await decode(container, view, path, { channel: s.channel, level: s.level, slice: s.slice }, pixelLimit);
   const samples = raster.sampleType === 'uint16' || raster.sampleType === 'int16' ? 'integer' : 'float';
   const resolved = sidecar
     ? fromSidecar(path, sidecar, raster, s)

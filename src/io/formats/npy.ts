@@ -250,12 +250,14 @@ export function decodeNpy(bytes: Uint8Array, where: string, sel: RasterSelection
   // Fortran order stores a[:, 0] first: element (r, c) at c·H + r. It is transposed as integer words (exact bits)
   // straight from the file's bytes when they are aligned; C order is one copy. Either way the result owns its buffer.
   let raw: Uint8Array;
+  /** A copy that owns its buffer, also for a Node Buffer (whose slice is a view). */
+  const copyOf = (b: Uint8Array, from: number, to: number): Uint8Array => Uint8Array.prototype.slice.call(b, from, to);
   if (h.fortran && width > 1 && height > 1) {
     const aligned = (bytes.byteOffset + h.dataOffset) % kind.size === 0;
-    const src = aligned ? bytes.subarray(h.dataOffset, h.dataOffset + need) : bytes.slice(h.dataOffset, h.dataOffset + need);
+    const src = aligned ? bytes.subarray(h.dataOffset, h.dataOffset + need) : copyOf(bytes, h.dataOffset, h.dataOffset + need);
     raw = transposeWords(src, kind.size, height, width);
   } else {
-    raw = bytes.slice(h.dataOffset, h.dataOffset + need);
+    raw = copyOf(bytes, h.dataOffset, h.dataOffset + need);
   }
   if (little !== LITTLE_ENDIAN_HOST) swapBytes(raw, kind.size);
   let values: RasterValues;

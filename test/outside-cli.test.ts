@@ -1,0 +1,132 @@
+/**
+ * Every command takes the outside containers: files numpy and a documented-layout DDS writer made (never heightbench)
+ * are described by `info`, compared by `compare`, explained by `diagnose`, and converted by `convert`; what heightbench
+ * writes as .npy is read back by numpy with the same values.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readHeightfieldFile } from '../src/index.js';
+import { cli, tempDir } from './helpers.js';
+
+const py = join(process.cwd(), '.venv', 'bin', 'python');
+const d = tempDir('hb-outside-');
+const gen = join(d, 'gen');
+const extent = ['--extent', '-1024,-1024,2048'];
+
+function python(code: string): string {
+  const r = spawnSync(py, ['-c', code], { encoding: 'utf8', cwd: d });
+  if (r.status !== 0) throw new Error(`python failed: ${r.stderr}`);
+  return r.stdout;
+}
+
+beforeAll(async () => {
+  expect(existsSync(py)).toBe(true); // make setup installs numpy in the venv
+  expect((await cli('run', 'teaching-512', '--size', '128', '--out', gen)).code).toBe(0);
+  // numpy reads heightbench's raw payloads by their documented layout (little-endian, row 0 first) and writes captures
+  // a researcher's tools would: a north-up float32 .npy, and an R16_UNORM DDS render-target capture (north-up).
+  python(`
+import sys, numpy as np
+sys.path.insert(0, ${JSON.stringify(join(process.cwd(), 'examples', 'external-reconstruction'))})
+from reconstruct import write_dds_r16_unorm
+pre = np.fromfile('gen/pre-encode.r32', '<f4').reshape(128, 128)
+fin = np.fromfile('gen/final.r16', '<u2').reshape(128, 128)
+np.save('pre-north-up.npy', np.flipud(pre))
+np.save('pre-big-endian-fortran.npy', np.asfortranarray(np.flipud(pre).astype('>f4')))
+write_dds_r16_unorm('final-capture.dds', np.flipud(fin))
+import rasterio
+from rasterio.transform import from_origin
+with rasterio.open('pre-gdal.tif', 'w', driver='GTiff', width=128, height=128, count=1, dtype='float32', compress='deflate',
+                   predictor=3, tiled=True, blockxsize=64, blockysize=64, transform=from_origin(-1024, 1024, 16, 16)) as ds:
+    ds.write(np.flipud(pre), 1)
+`);
+}, 60_000);
+
+describe('outside containers on the command line', () => {
+  it('decoders-given-a-node-buffer: a Buffer (whose slice is a view) decodes to exactly width × height samples', async () => {
+    const { decodeNpy } = await import('../src/io/formats/npy.js');
+    const r = decodeNpy(readFileSync(join(d, 'pre-north-up.npy')), 'x.npy', {}, { pixelLimit: 1 << 20 });
+    expect(r.values.length).toBe(128 * 128);
+  });
+  it('compare: a GeoTIFF rasterio (GDAL) wrote carries its own extent and row order: no flags needed', async () => {
+    const r = await cli('compare', join(d, 'pre-gdal.tif'), join(gen, 'pre-encode.r32'), '--json');
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j.exactPercent).toBe(100);
+    expect(j.inputs.generated).toMatchObject({ extent: 'file', rowDirection: 'file', encoding: 'file' });
+    const contra = await cli('compare', join(d, 'pre-gdal.tif'), join(d, 'pre-north-up.npy'), '--extent', '0,0,10', '--row-direction', 'row0-at-ymax');
+    expect(contra.code).toBe(2);
+    expect(contra.err).toMatch(/--extent 0,0,10,10 contradicts the file's -1024,-1024,2048,2048/);
+  });
+  it('convert to .tif: GDAL (rasterio) reads the values and the extent heightbench wrote', async () => {
+    for (const [src, dtype] of [
+      ['pre-encode.r32', 'float32'],
+      ['final.r16', 'uint16'],
+    ]) {
+      const out = join(d, `${src}.tif`);
+      expect((await cli('convert', join(gen, src), out)).code).toBe(0);
+      const seen = python(`
+import json, numpy as np, rasterio
+with rasterio.open(${JSON.stringify(out)}) as ds:
+    a = ds.read(1); b = ds.bounds
+raw = np.fromfile(${JSON.stringify(join(gen, src))}, '<f4' if ${JSON.stringify(dtype)} == 'float32' else '<u2').reshape(128, 128)
+print(json.dumps({"dtype": str(a.dtype), "bounds": [b.left, b.bottom, b.right, b.top], "equal": bool(np.array_equal(a, np.flipud(raw)))}))
+`);
+      expect(JSON.parse(seen)).toEqual({ dtype, bounds: [-1024, -1024, 1024, 1024], equal: true });
+    }
+  });
+  it('compare: a north-up .npy against the run, rows reordered, every value equal; the conventions named', async () => {
+    for (const f of ['pre-north-up.npy', 'pre-big-endian-fortran.npy']) {
+      const r = await cli('compare', join(d, f), join(gen, 'pre-encode.r32'), ...extent, '--row-direction', 'row0-at-ymax', '--json');
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      const j = JSON.parse(r.out);
+      expect(j.exactPercent).toBe(100);
+      expect(j.floatRmsMm ?? 0).toBe(0);
+      expect(j.inputs.generated).toMatchObject({ extent: 'flag', rowDirection: 'flag', encoding: 'file' });
+    }
+  });
+  it('compare: a DDS R16_UNORM capture against the run: codes equal, row order from the container default', async () => {
+    const r = await cli('compare', join(d, 'final-capture.dds'), join(gen, 'final.r16'), ...extent, '--range', '-500,500', '--json');
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j.exactPercent).toBe(100);
+    expect(j.inputs.generated).toMatchObject({ extent: 'flag', rowDirection: 'container', encoding: 'flag' });
+    const missing = await cli('compare', join(d, 'final-capture.dds'), join(gen, 'final.r16'), ...extent);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/the height range of its UNORM16 codes \(--range MIN,MAX\)/);
+  });
+  it('diagnose: the same .npy read with the wrong row direction is named a vertical flip', async () => {
+    const r = await cli('diagnose', join(d, 'pre-north-up.npy'), join(gen, 'pre-encode.r32'), ...extent, '--row-direction', 'row0-at-ymin', '--json');
+    expect(r.code).toBe(0);
+    expect(JSON.stringify(JSON.parse(r.out))).toMatch(/flip/i);
+  });
+  it('info describes a DDS capture: format, size, and where each convention came from', async () => {
+    const r = await cli('info', join(d, 'final-capture.dds'), '--json');
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect([j.width, j.height]).toEqual([128, 128]);
+    expect(j.notes.join(' ')).toMatch(/DXGI_FORMAT_R16_UNORM/);
+    expect(j.conventions).toMatchObject({ rowDirection: 'container', extent: 'default' });
+  });
+  it('convert to .npy: numpy loads the same values, and the sidecar carries the grid back', async () => {
+    const out = join(d, 'pre.npy');
+    const r = await cli('convert', join(gen, 'pre-encode.r32'), out);
+    expect(r.code).toBe(0);
+    expect(existsSync(`${out}.json`)).toBe(true);
+    const same = python(`
+import numpy as np
+a = np.load('pre.npy'); b = np.fromfile('gen/pre-encode.r32', '<f4').reshape(128, 128)
+print(a.dtype.str, a.shape, bool(np.array_equal(a, b)))
+`);
+    expect(same.trim()).toBe('<f4 (128, 128) True');
+    const back = await cli('compare', out, join(gen, 'pre-encode.r32'), '--json');
+    expect(JSON.parse(back.out).inputs.generated.extent).toBe('sidecar');
+    const sc = JSON.parse(readFileSync(`${out}.json`, 'utf8'));
+    expect(sc.container).toBe('npy');
+    expect(readHeightfieldFile(join(gen, 'pre-encode.r32')).field.grid).toEqual(sc.grid);
+  });
+});
