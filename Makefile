@@ -33,7 +33,7 @@ CHROMIUM_STAMP := .cache/chromium-stamp
 BENCH_PEERS_STAMP := .cache/bench-peers-stamp
 SRC := $(shell find src -name '*.ts' 2>/dev/null)
 
-.PHONY: setup test reproduce typecheck build bench clean peers regress lint
+.PHONY: setup test reproduce typecheck build bench clean peers regress lint references
 
 setup: $(NODE_STAMP) $(VENV_STAMP) $(DIST_STAMP) $(PEERS_STAMP) $(CHROMIUM_STAMP)
 
@@ -79,6 +79,13 @@ test: setup typecheck lint
 
 reproduce: setup
 	node scripts/reproduce.mjs
+
+# The DVC-tracked references: pull what the configured remote holds (`dvc remote list`; README "Bring your own
+# reference" says how to point it at S3, SSH or HTTP storage), then regenerate only what is still missing — dvc repro
+# skips every reference stage whose outputs match dvc.lock.
+references: setup
+	dvc pull --allow-missing || echo "references: the remote does not hold every reference; regenerating what is missing"
+	dvc repro --glob 'reference@*' 'gpu@*'
 
 # This tree's reports against a base revision's (BASE=main for a pull request): Markdown here, HTML in reports/regress/.
 BASE ?= HEAD
