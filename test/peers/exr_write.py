@@ -3,13 +3,16 @@
 Usage: exr_write.py OUTDIR
 
 Writes, with the official OpenEXR 3.5 Python bindings (and OpenImageIO for one MIP-mapped file):
-- {scanline,tiled}-{half,float}-{none,rle,zips,zip,piz}.exr: channels B, G, R, Y of a seeded 123x77 field, data
-  window (-7,13)-(115,89), display window (0,0)-(199,99), tiles 32x16 (partial tiles and blocks at both edges);
+- {scanline,tiled}-{half,float}-{none,rle,zips,zip,piz}.exr: channels B, G, R, Y of a seeded 251x197 field, data
+  window (-7,13)-(243,209), display window (0,0)-(299,199), tiles 96x48 (partial tiles and blocks at both edges;
+  PIZ needs blocks this large to compress at all, its bitmap alone can take 8 KiB);
 - mixed-{comp}.exr (scanline): R FLOAT, G HALF, B UINT, Y HALF, to check channel offsets across sample sizes;
-- wide-{half,float}-piz.exr: 517x64 of random bit patterns (every half / many float NaNs, subnormals), so that PIZ
-  blocks hold > 2^14 distinct values (the 16-bit wavelet path);
+- wide-{scanline,tiled}-{half,float}-piz.exr: 2011x40, half zeros and half random bit patterns, so that PIZ blocks
+  hold > 2^14 distinct 16-bit values (the 16-bit wavelet path);
+- incompressible-{rle,zips,zip,piz}.exr: random bit patterns, whose blocks OpenEXR stores uncompressed;
 - mip-float-zip.exr: a MIPMAP_LEVELS tiled file (OpenImageIO), level 0 = the float field;
-- refusal inputs: pxr24.exr, b44.exr, dwaa.exr, multipart.exr, subsampled.exr, uint-y.exr, noyr.exr.
+- rgb.exr (no Y: the default is R), and refusal inputs: pxr24.exr, b44.exr, dwaa.exr, multipart.exr,
+  subsampled.exr, uint-y.exr, noyr.exr.
 Expected samples go to expect-*.u32: float32 bit patterns, little-endian, row 0 = the data window's top row; HALF
 samples are widened by numpy (float16 -> float32), independently of the decoder under test.
 manifest.json lists every decodable file with its channels and their expected-value files.
@@ -23,10 +26,10 @@ import numpy as np
 import OpenEXR as E
 import OpenImageIO as oiio
 
-W, H = 123, 77
+W, H = 251, 197
 X0, Y0 = -7, 13
 DATA_WINDOW = ((X0, Y0), (X0 + W - 1, Y0 + H - 1))
-DISPLAY_WINDOW = ((0, 0), (199, 99))
+DISPLAY_WINDOW = ((0, 0), (299, 199))
 COMPRESSIONS = {
     "none": E.NO_COMPRESSION,
     "rle": E.RLE_COMPRESSION,
@@ -36,35 +39,49 @@ COMPRESSIONS = {
 }
 
 
-def field(rng, w, h, scale):
-    """Terrain-like smooth part plus noise spanning many magnitudes, negatives included."""
+def field(rng, w, h, scale, noise):
+    """Terrain-like smooth part (negatives included) plus Gaussian noise of the given amplitude."""
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
     smooth = scale * (np.sin(xx / 17.0) * np.cos(yy / 11.0)) + 0.5 * xx - yy
-    noise = rng.standard_normal((h, w)) * 10.0 ** rng.uniform(-4, 1.5, (h, w))
-    return smooth + noise
+    # A hole filled with zeros (as render targets clear to 0) gives the byte runs RLE needs.
+    v = smooth + noise * rng.standard_normal((h, w))
+    return np.where(v < -0.5 * scale, 0.0, v)
+
+
+def sprinkle(rng, a, bits_dtype, fraction):
+    """Replaces a fraction of the samples by random bit patterns (NaN payloads, subnormals, infinities...)."""
+    flat = a.reshape(-1).view(bits_dtype)
+    n = int(flat.size * fraction)
+    at = rng.choice(flat.size, n, replace=False)
+    top = 2**32 if bits_dtype == np.uint32 else 2**16
+    flat[at] = rng.integers(0, top, n, dtype=np.uint64).astype(bits_dtype)
+    return a
 
 
 def float_channels(seed):
+    # Compressible enough that ZIP/RLE/PIZ really compress every block (a block that would not shrink is stored raw).
     rng = np.random.default_rng(seed)
-    y = field(rng, W, H, 100.0).astype(np.float32)
+    y = (np.round(field(rng, W, H, 100.0, 2.0) * 256) / 256).astype(np.float32)
     flat = y.reshape(-1).view(np.uint32)
     specials = [0x7FC00000, 0x7F800000, 0xFF800000, 0x80000000, 0x00000001, 0x00400000, 0xFF7FFFFF, 0x7FA00001, 0xFFC00123]
     flat[: len(specials)] = specials
-    r = rng.uniform(-1, 1, (H, W)).astype(np.float32)
-    g = (rng.standard_normal((H, W)) * 10.0 ** rng.uniform(-30, 30, (H, W))).astype(np.float32)
-    b = rng.integers(0, 2**32, (H, W), dtype=np.uint64).astype(np.uint32).view(np.float32)
+    r = (np.round(rng.uniform(-1, 1, (H, W)) * 4096) / 4096).astype(np.float32)
+    g = (np.round(field(rng, W, H, 40.0, 0.5) * 64) / 64).astype(np.float32)
+    b = (np.round(rng.standard_normal((H, W)) * 64) * 10.0 ** rng.integers(-3, 4, (H, W))).astype(np.float32)
+    b = sprinkle(rng, b, np.uint32, 0.02)
     return {"Y": y, "R": r, "G": g, "B": b}
 
 
 def half_channels(seed):
     rng = np.random.default_rng(seed)
-    y = field(rng, W, H, 30.0).astype(np.float16)
+    y = field(rng, W, H, 30.0, 0.05).astype(np.float16)
     flat = y.reshape(-1).view(np.uint16)
     specials = [0x7E00, 0x7C00, 0xFC00, 0x8000, 0x0001, 0x03FF, 0x7BFF, 0xFBFF, 0x7C01, 0xFE37]
     flat[: len(specials)] = specials
-    r = rng.uniform(-1, 1, (H, W)).astype(np.float16)
-    g = (rng.standard_normal((H, W)) * 10.0 ** rng.uniform(-7, 4.5, (H, W))).astype(np.float16)
-    b = rng.integers(0, 2**16, (H, W), dtype=np.uint32).astype(np.uint16).view(np.float16)
+    r = (np.round(rng.uniform(-1, 1, (H, W)) * 256) / 256).astype(np.float16)
+    g = (np.round(field(rng, W, H, 20.0, 0.5) * 4) / 4).astype(np.float16)
+    b = (np.round(rng.standard_normal((H, W)) * 16) * 10.0 ** rng.integers(-4, 3, (H, W))).astype(np.float16)
+    b = sprinkle(rng, b, np.uint16, 0.02)
     return {"Y": y, "R": r, "G": g, "B": b}
 
 
@@ -109,7 +126,7 @@ def main():
                 header = {"compression": comp, "dataWindow": DATA_WINDOW, "displayWindow": DISPLAY_WINDOW}
                 if layout == "tiled":
                     header["type"] = E.tiledimage
-                    header["tiles"] = tiles(32, 16)
+                    header["tiles"] = tiles(96, 48)
                     header["lineOrder"] = E.RANDOM_Y if ptype == "float" else E.DECREASING_Y
                 else:
                     header["type"] = E.scanlineimage
@@ -149,12 +166,18 @@ def main():
             }
         )
 
-    # Random bit patterns, wide enough that one PIZ block holds more than 2^14 distinct 16-bit values.
+    # Bit patterns that sweep smoothly (plus noise) through most of the 16-bit range, NaN payloads included: blocks
+    # wide enough to hold more than 2^14 distinct 16-bit values (the 16-bit wavelet path), yet compressible.
     rng = np.random.default_rng(7)
-    ww, wh = 517, 64
+    ww, wh = 2011, 40
+    yy, xx = np.mgrid[0:wh, 0:ww].astype(np.int64)
+
+    def sweep(mx, my):
+        return (xx * mx + yy * my + rng.integers(-3, 4, (wh, ww))) & 0xFFFF
+
     wide = {
-        "half": {"Y": rng.integers(0, 2**16, (wh, ww), dtype=np.uint32).astype(np.uint16).view(np.float16)},
-        "float": {"Y": rng.integers(0, 2**32, (wh, ww), dtype=np.uint64).astype(np.uint32).view(np.float32)},
+        "half": {"Y": sweep(31, 7).astype(np.uint16).view(np.float16)},
+        "float": {"Y": ((sweep(29, 5) << 16) | sweep(13, 3)).astype(np.uint32).view(np.float32)},
     }
     for ptype, cs in wide.items():
         for layout in ("scanline", "tiled"):
@@ -162,7 +185,7 @@ def main():
             header = {"compression": E.PIZ_COMPRESSION}
             if layout == "tiled":
                 header["type"] = E.tiledimage
-                header["tiles"] = tiles(256, 128)
+                header["tiles"] = tiles(2048, 32)
             write(out, name, header, cs)
             manifest.append(
                 {
@@ -174,8 +197,29 @@ def main():
                     "height": wh,
                     "lineOrder": "INCREASING_Y",
                     "channels": {"Y": save_expect(out, f"expect-wide-{ptype}.u32", cs["Y"])},
+                    "wide": True,
                 }
             )
+
+    # Pure random bit patterns do not compress: OpenEXR stores such blocks raw, whatever the compression.
+    noise = {"Y": rng.integers(0, 2**32, (H, W), dtype=np.uint64).astype(np.uint32).view(np.float32)}
+    noise_expect = save_expect(out, "expect-incompressible.u32", noise["Y"])
+    for cname in ("rle", "zips", "zip", "piz"):
+        name = f"incompressible-{cname}.exr"
+        write(out, name, {"compression": COMPRESSIONS[cname]}, noise)
+        manifest.append(
+            {
+                "file": name,
+                "layout": "scanline",
+                "ptype": "float",
+                "compression": cname.upper(),
+                "width": W,
+                "height": H,
+                "lineOrder": "INCREASING_Y",
+                "channels": {"Y": noise_expect},
+                "incompressible": True,
+            }
+        )
 
     # MIPMAP_LEVELS tiled file written by OpenImageIO; level 0 is the float field, coarser levels a constant.
     def mip_spec(w, h):
@@ -220,6 +264,8 @@ def main():
     write(out, "subsampled.exr", {"compression": E.ZIP_COMPRESSION}, {"Y": plane, "C": E.Channel(plane.copy(), 2, 2)})
     write(out, "uint-y.exr", {"compression": E.ZIP_COMPRESSION}, {"Y": mixed["B"]})
     write(out, "noyr.exr", {"compression": E.ZIP_COMPRESSION}, {"Z": fc["Y"], "depth": fc["R"]})
+    # No Y: the default channel is R.
+    write(out, "rgb.exr", {"compression": E.ZIP_COMPRESSION}, {"R": fc["R"], "G": fc["G"], "B": fc["B"]})
 
     with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump({"openexr": E.__version__, "oiio": oiio.__version__, "files": manifest}, f, indent=1)

@@ -114,7 +114,8 @@ class Reader {
     let i = start;
     while (i < limit && this.b[i] !== 0) i++;
     if (i >= limit) {
-      if (limit === this.b.length) throw new FormatError(`${this.where}: OpenEXR ${what} at offset ${start} runs past the end of the file (${this.b.length} bytes)`);
+      if (limit === this.b.length)
+        throw new FormatError(`${this.where}: OpenEXR ${what} at offset ${start} runs past the end of the file (${this.b.length} bytes)`);
       throw new FormatError(`${this.where}: OpenEXR ${what} at offset ${start} is longer than ${MAX_NAME_BYTES} bytes`);
     }
     this.pos = i + 1;
@@ -142,7 +143,8 @@ export function readExrHeader(bytes: Uint8Array, where: string): ExrHeader {
   const flags = version >>> 8;
   if (flags & 0x10) throw new FormatError(`${where}: OpenEXR multi-part file: not supported (extract one part first)`);
   if (flags & 0x8) throw new FormatError(`${where}: OpenEXR deep data file: not supported (only flat images are read)`);
-  if (flags & ~0x6) throw new FormatError(`${where}: OpenEXR version flags 0x${(flags << 8).toString(16)}, expected only the tiled (0x200) and long-names (0x400) flags`);
+  if (flags & ~0x6)
+    throw new FormatError(`${where}: OpenEXR version flags 0x${(flags << 8).toString(16)}, expected only the tiled (0x200) and long-names (0x400) flags`);
   const tiled = (flags & 0x2) !== 0;
 
   const attributes: string[] = [];
@@ -220,7 +222,8 @@ export function readExrHeader(bytes: Uint8Array, where: string): ExrHeader {
         break;
     }
   }
-  if (type === 'deepscanline' || type === 'deeptile') throw new FormatError(`${where}: OpenEXR deep data (type "${type}"): not supported (only flat images are read)`);
+  if (type === 'deepscanline' || type === 'deeptile')
+    throw new FormatError(`${where}: OpenEXR deep data (type "${type}"): not supported (only flat images are read)`);
   if (type !== null && type !== (tiled ? 'tiledimage' : 'scanlineimage')) {
     throw new FormatError(`${where}: OpenEXR type "${type}" contradicts the version flags (${tiled ? 'tiledimage' : 'scanlineimage'})`);
   }
@@ -262,7 +265,8 @@ function readChannels(bytes: Uint8Array, where: string, at: number, size: number
     r.pos += 4; // pLinear + 3 reserved bytes
     const xSampling = r.i32();
     const ySampling = r.i32();
-    if (pixelType < 0 || pixelType > 2) throw new FormatError(`${where}: OpenEXR channel "${name}" has pixel type ${pixelType}, expected 0 (UINT), 1 (HALF) or 2 (FLOAT)`);
+    if (pixelType < 0 || pixelType > 2)
+      throw new FormatError(`${where}: OpenEXR channel "${name}" has pixel type ${pixelType}, expected 0 (UINT), 1 (HALF) or 2 (FLOAT)`);
     out.push({ name, pixelType, pixelTypeName: PIXEL_TYPE_NAMES[pixelType], xSampling, ySampling });
   }
   if (r.pos !== at + size) throw new FormatError(`${where}: OpenEXR channel list ends at byte ${r.pos - at}, its size is ${size}`);
@@ -306,7 +310,7 @@ function levelCount(size: number, roundUp: boolean): number {
   let n = 0;
   let s = size;
   if (roundUp) {
-    while ((1 << n) < size && n < 31) n++;
+    while (1 << n < size && n < 31) n++;
     return n + 1;
   }
   while (s > 1) {
@@ -331,7 +335,8 @@ export function decodeExr(bytes: Uint8Array, where: string, sel: RasterSelection
   } else {
     chIndex = names.indexOf('Y');
     if (chIndex < 0) chIndex = names.indexOf('R');
-    if (chIndex < 0) throw new FormatError(`${where}: OpenEXR has neither channel "Y" nor "R" (choose one with a channel selection); channels present: ${present}`);
+    if (chIndex < 0)
+      throw new FormatError(`${where}: OpenEXR has neither channel "Y" nor "R" (choose one with a channel selection); channels present: ${present}`);
   }
   for (const c of h.channels) {
     if (c.xSampling !== 1 || c.ySampling !== 1) {
@@ -384,7 +389,9 @@ export function decodeExr(bytes: Uint8Array, where: string, sel: RasterSelection
 
   const tableEnd = h.offsetTableStart + chunks * 8;
   if (tableEnd > bytes.length) {
-    throw new FormatError(`${where}: OpenEXR offset table of ${chunks} chunks needs bytes ${h.offsetTableStart}..${tableEnd}, the file has ${bytes.length} bytes`);
+    throw new FormatError(
+      `${where}: OpenEXR offset table of ${chunks} chunks needs bytes ${h.offsetTableStart}..${tableEnd}, the file has ${bytes.length} bytes`,
+    );
   }
   const chunkHeader = h.tiled ? 20 : 8;
   const table = new Reader(bytes, where, h.offsetTableStart);
@@ -392,7 +399,9 @@ export function decodeExr(bytes: Uint8Array, where: string, sel: RasterSelection
   for (let i = 0; i < chunks; i++) {
     const off = table.u64();
     if (off < tableEnd || off + chunkHeader > bytes.length) {
-      throw new FormatError(`${where}: OpenEXR offset table entry ${i} points at byte ${off}, expected within ${tableEnd}..${bytes.length - chunkHeader} (truncated or incomplete file?)`);
+      throw new FormatError(
+        `${where}: OpenEXR offset table entry ${i} points at byte ${off}, expected within ${tableEnd}..${bytes.length - chunkHeader} of the file's ${bytes.length} bytes (truncated or incomplete file?)`,
+      );
     }
     offsets[i] = off;
   }
@@ -422,7 +431,8 @@ export function decodeExr(bytes: Uint8Array, where: string, sel: RasterSelection
       const lx = r.i32();
       const ly = r.i32();
       label = `tile (${tx},${ty}) at byte ${offsets[i]}`;
-      if (lx !== 0 || ly !== 0) throw new FormatError(`${where}: OpenEXR ${label} is of level (${lx},${ly}), expected level (0,0) in the first ${chunks} chunks`);
+      if (lx !== 0 || ly !== 0)
+        throw new FormatError(`${where}: OpenEXR ${label} is of level (${lx},${ly}), expected level (0,0) in the first ${chunks} chunks`);
       if (tx < 0 || tx >= nx || ty < 0 || ty >= ny) throw new FormatError(`${where}: OpenEXR ${label} lies outside the ${nx}x${ny} tiles of level 0`);
       index = ty * nx + tx;
       x0 = tx * h.tiles.xSize;
@@ -449,7 +459,9 @@ export function decodeExr(bytes: Uint8Array, where: string, sel: RasterSelection
       throw new FormatError(`${where}: OpenEXR ${label} declares ${size} bytes, ${bytes.length - start} bytes remain in the file`);
     }
     if (size > expected || (h.compression === 0 && size !== expected)) {
-      throw new FormatError(`${where}: OpenEXR ${label} holds ${size} bytes, expected ${h.compression === 0 ? '' : 'at most '}${expected} (${bw}x${bh} pixels of ${pixelBytes} bytes)`);
+      throw new FormatError(
+        `${where}: OpenEXR ${label} holds ${size} bytes, expected ${h.compression === 0 ? '' : 'at most '}${expected} (${bw}x${bh} pixels of ${pixelBytes} bytes)`,
+      );
     }
     const what = `${where}: OpenEXR ${label}`;
 
@@ -563,4 +575,3 @@ function unpredictInterleave(t: Uint8Array, dst: Uint8Array, n: number): void {
   }
   if (o < n) dst[o] = t[a];
 }
-
