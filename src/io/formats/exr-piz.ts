@@ -5,8 +5,9 @@
  * variant chosen by the largest LUT index).
  *
  * Input: the block's compressed bytes and, per channel in file order, its width nx, lines ny and size in 16-bit
- * words (HALF 1, FLOAT/UINT 2). Output: the block's 16-bit words channel by channel (channel c's line l starts at
- * `starts[c] + l · nx · size`), each word the little-endian word of the pixel data. Every count read from the data is
+ * words (HALF 1, FLOAT/UINT 2), and the one channel wanted. Output: the block's 16-bit words channel by channel
+ * (channel c's line l starts at `starts[c] + l · nx · size`); the wanted channel's words are the little-endian words
+ * of its pixel data (a FLOAT sample is low word, high word). Every count read from the data is
  * checked against the bytes present and the words expected; a corrupt block raises FormatError naming what is wrong.
  *
  * [R] Scratch tables live in a PizDecoder so a whole file decodes without allocating per block.
@@ -54,9 +55,9 @@ export class PizDecoder {
 
   /**
    * Decodes `length` bytes at `offset` of `src` into the decoder's word buffer; returns that buffer (valid until the
-   * next call) and each channel's first word.
+   * next call) and each channel's first word. Only channel `only` is fully reconstructed (wavelet and LUT undone).
    */
-  decode(src: Uint8Array, offset: number, length: number, channels: readonly PizChannel[], what: string): { words: Uint16Array; starts: number[] } {
+  decode(src: Uint8Array, offset: number, length: number, channels: readonly PizChannel[], only: number, what: string): { words: Uint16Array; starts: number[] } {
     const starts: number[] = [];
     let nRaw = 0;
     for (const c of channels) {
@@ -96,12 +97,12 @@ export class PizDecoder {
     if (hufLength > end - p) throw new FormatError(`${what}: PIZ Huffman data of ${hufLength} bytes, only ${end - p} present`);
     this.huffmanDecode(src, p, hufLength, words, nRaw, what);
 
-    // Inverse wavelet per channel and per 16-bit word of a sample, then values back through the LUT.
-    for (let c = 0; c < channels.length; c++) {
-      const ch = channels[c];
-      for (let j = 0; j < ch.size; j++) wavelet2Decode(words, starts[c] + j, ch.nx, ch.size, ch.ny, ch.nx * ch.size, maxValue);
-    }
-    for (let i = 0; i < nRaw; i++) words[i] = lut[words[i]];
+    // Inverse wavelet per 16-bit word of a sample, then values back through the LUT — for the wanted channel only
+    // (channels are transformed independently; the Huffman stream above had to be decoded whole).
+    const ch = channels[only];
+    const from = starts[only];
+    for (let j = 0; j < ch.size; j++) wavelet2Decode(words, from + j, ch.nx, ch.size, ch.ny, ch.nx * ch.size, maxValue);
+    for (let i = from, e = from + ch.nx * ch.ny * ch.size; i < e; i++) words[i] = lut[words[i]];
     return { words, starts };
   }
 
@@ -124,16 +125,16 @@ export class PizDecoder {
 
     // Code-length table: 6 bits per symbol; 59..62 encode short runs of zero lengths, 63 + 8 bits a long run.
     const lengths = this.lengths;
-    let acc = 0;
-    let accBits = 0;
+    let tAcc = 0;
+    let tBits = 0;
     const take = (n: number): number => {
-      while (accBits < n) {
+      while (tBits < n) {
         if (p >= end) throw new FormatError(`${what}: PIZ Huffman code table runs past its ${nCompressed} bytes`);
-        acc = ((acc << 8) | src[p++]) & 0xffffff;
-        accBits += 8;
+        tAcc = ((tAcc << 8) | src[p++]) & 0xffffff;
+        tBits += 8;
       }
-      accBits -= n;
-      return (acc >>> accBits) & ((1 << n) - 1);
+      tBits -= n;
+      return (tAcc >>> tBits) & ((1 << n) - 1);
     };
     for (let s = im; s <= iM; s++) {
       const l = take(6);
@@ -199,21 +200,31 @@ export class PizDecoder {
     bits.set(src.subarray(p, p + nBytes));
     bits.fill(0, nBytes, nBytes + 8);
 
+    // MSB-first bit accumulator: `acc` holds `accBits` unread bits in its low end (≤ 21 bits, so 32-bit ints do).
     const rlc = iM;
     let o = 0;
-    let pos = 0;
-    while (pos < nBits) {
-      const b = pos >>> 3;
-      const window = ((bits[b] << 16) | (bits[b + 1] << 8) | bits[b + 2]) >>> (10 - (pos & 7));
-      const e = fast[window & (FAST_SIZE - 1)];
+    let bp = 0;
+    let acc = 0;
+    let accBits = 0;
+    for (;;) {
+      const pos = bp * 8 - accBits;
+      if (pos >= nBits) break;
+      while (accBits < FAST_BITS) {
+        acc = (acc << 8) | bits[bp++];
+        accBits += 8;
+      }
+      const window = (acc >>> (accBits - FAST_BITS)) & (FAST_SIZE - 1);
+      const e = fast[window];
       let sym: number;
       let len: number;
       if (e !== 0) {
         sym = e >>> 6;
         len = e & 63;
+        if (pos + len > nBits) throw new FormatError(`${what}: PIZ Huffman code at bit ${pos} runs past the stream's ${nBits} bits`);
+        accBits -= len;
       } else {
-        // Long code: extend bit by bit beyond FAST_BITS until a length's range holds the value.
-        let v = window & (FAST_SIZE - 1);
+        // Long code: extend bit by bit beyond FAST_BITS until a length's range holds the value, then resync.
+        let v = window;
         len = FAST_BITS;
         sym = -1;
         while (len < maxLen) {
@@ -226,18 +237,28 @@ export class PizDecoder {
           }
         }
         if (sym < 0) throw new FormatError(`${what}: PIZ Huffman stream has an invalid code at bit ${pos}`);
+        if (pos + len > nBits) throw new FormatError(`${what}: PIZ Huffman code at bit ${pos} runs past the stream's ${nBits} bits`);
+        const next = pos + len;
+        bp = next >>> 3;
+        acc = 0;
+        accBits = 0;
+        if ((next & 7) !== 0) {
+          acc = bits[bp++];
+          accBits = 8 - (next & 7);
+        }
       }
-      if (pos + len > nBits) throw new FormatError(`${what}: PIZ Huffman code at bit ${pos} runs past the stream's ${nBits} bits`);
-      pos += len;
       if (sym === rlc) {
-        if (pos + 8 > nBits) throw new FormatError(`${what}: PIZ Huffman run length at bit ${pos} runs past the stream's ${nBits} bits`);
-        const q = pos >>> 3;
-        const run = (((bits[q] << 8) | bits[q + 1]) >>> (8 - (pos & 7))) & 0xff;
-        pos += 8;
+        if (pos + len + 8 > nBits) throw new FormatError(`${what}: PIZ Huffman run length at bit ${pos + len} runs past the stream's ${nBits} bits`);
+        while (accBits < 8) {
+          acc = (acc << 8) | bits[bp++];
+          accBits += 8;
+        }
+        accBits -= 8;
+        const run = (acc >>> accBits) & 0xff;
         if (o === 0) throw new FormatError(`${what}: PIZ Huffman stream starts with a run (nothing to repeat)`);
         if (o + run > nRaw) throw new FormatError(`${what}: PIZ Huffman stream decodes past the ${nRaw} values expected`);
-        out.fill(out[o - 1], o, o + run);
-        o += run;
+        const prev = out[o - 1];
+        for (let k = 0; k < run; k++) out[o++] = prev;
       } else {
         if (o >= nRaw) throw new FormatError(`${what}: PIZ Huffman stream decodes past the ${nRaw} values expected`);
         out[o++] = sym;

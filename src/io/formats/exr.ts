@@ -24,6 +24,8 @@ import { PizDecoder } from './exr-piz.js';
 import type { DecodedRaster, RasterLimits, RasterSelection } from './raster.js';
 
 const MAGIC = 20000630;
+/** Typed-array views read the host's byte order; the fast paths that use them need little-endian (EXR's order). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const MAX_NAME_BYTES = 255;
 
 /** Compression codes in the order the OpenEXR 3.5 bindings number them. */
@@ -320,8 +322,22 @@ function levelCount(size: number, roundUp: boolean): number {
   return n + 1;
 }
 
+interface WordViews {
+  readonly u16: Uint16Array;
+  readonly u32: Uint32Array;
+}
+
+/** 16- and 32-bit views of a byte array's whole buffer (indexed by buffer byte offset / 2 or / 4), little-endian hosts only. */
+function viewsOf(b: Uint8Array): WordViews | null {
+  if (!LITTLE_ENDIAN || b.length === 0) return null;
+  const buf = b.buffer;
+  return { u16: new Uint16Array(buf, 0, buf.byteLength >>> 1), u32: new Uint32Array(buf, 0, buf.byteLength >>> 2) };
+}
+
 /** Decodes one channel of a single-part OpenEXR file (see the file header for what is read and refused). */
-export function decodeExr(bytes: Uint8Array, where: string, sel: RasterSelection, limits: RasterLimits): DecodedRaster {
+export function decodeExr(input: Uint8Array, where: string, sel: RasterSelection, limits: RasterLimits): DecodedRaster {
+  // [R] One plain Uint8Array view (not a Buffer subclass) keeps the hot loops monomorphic.
+  const bytes = new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
   const h = readExrHeader(bytes, where);
   if (!SUPPORTED_COMPRESSIONS.has(h.compression)) {
     throw new FormatError(`${where}: OpenEXR compression ${h.compressionName}: not supported (NONE, RLE, ZIPS, ZIP and PIZ are read)`);
@@ -411,6 +427,8 @@ export function decodeExr(bytes: Uint8Array, where: string, sel: RasterSelection
   const half = ch.pixelType === 1 ? halfToFloatBits() : null;
   const seen = new Uint8Array(chunks);
   const scratch = new Uint8Array(h.compression === 0 || h.compression === 4 ? 0 : maxBlockBytes);
+  const fileView = viewsOf(bytes);
+  const scratchView = viewsOf(scratch);
   const rleOut = new Uint8Array(h.compression === 1 ? maxBlockBytes : 0);
   const piz = h.compression === 4 ? new PizDecoder(blockW * blockH * (pixelBytes >> 1)) : null;
   const pizChannels = h.channels.map((c) => ({ nx: 0, ny: 0, size: PIXEL_TYPE_BYTES[c.pixelType] >> 1 }));
@@ -470,7 +488,7 @@ export function decodeExr(bytes: Uint8Array, where: string, sel: RasterSelection
         c.nx = bw;
         c.ny = bh;
       }
-      const { words, starts } = piz.decode(bytes, start, size, pizChannels, what);
+      const { words, starts } = piz.decode(bytes, start, size, pizChannels, chIndex, what);
       let src = starts[chIndex];
       const step = bw * pizChannels[chIndex].size;
       for (let row = 0; row < bh; row++, src += step) {
@@ -498,19 +516,27 @@ export function decodeExr(bytes: Uint8Array, where: string, sel: RasterSelection
       } else {
         let inflated: Buffer;
         try {
-          inflated = inflateSync(bytes.subarray(start, start + size), { maxOutputLength: expected });
+          // One output chunk of the expected size: no concatenation, and more output is an error.
+          inflated = inflateSync(bytes.subarray(start, start + size), { maxOutputLength: expected, chunkSize: Math.max(64, expected) });
         } catch (e) {
           throw new FormatError(`${what}: zlib data does not inflate to ${expected} bytes (${e instanceof Error ? e.message : String(e)})`);
         }
         if (inflated.length !== expected) throw new FormatError(`${what}: zlib data inflates to ${inflated.length} bytes, expected ${expected}`);
-        unpredictInterleave(inflated, scratch, expected);
+        unpredictInterleave(new Uint8Array(inflated.buffer, inflated.byteOffset, inflated.length), scratch, expected);
       }
     }
     const lineBytes = bw * pixelBytes;
+    const view = raw === scratch ? scratchView : fileView;
     for (let row = 0; row < bh; row++) {
       let s = base + row * lineBytes + chBefore * bw;
       let o = (y0 + row) * width + x0;
-      if (half !== null) {
+      const at = raw.byteOffset + s;
+      if (view !== null && half === null && (at & 3) === 0) {
+        out.set(view.u32.subarray(at >>> 2, (at >>> 2) + bw), o);
+      } else if (view !== null && half !== null && (at & 1) === 0) {
+        const u16 = view.u16;
+        for (let x = 0, i = at >>> 1; x < bw; x++) out[o++] = half[u16[i++]];
+      } else if (half !== null) {
         for (let x = 0; x < bw; x++, s += 2) out[o++] = half[raw[s] | (raw[s + 1] << 8)];
       } else {
         for (let x = 0; x < bw; x++, s += 4) out[o++] = (raw[s] | (raw[s + 1] << 8) | (raw[s + 2] << 16) | (raw[s + 3] << 24)) >>> 0;
@@ -560,18 +586,31 @@ function unRle(src: Uint8Array, start: number, size: number, dst: Uint8Array, ex
 }
 
 /**
- * Undoes the ZIP/RLE pre-pass: the byte-delta predictor (d[i] = t[i] − t[i−1] + 128), then the split of even-indexed
- * bytes into the first half and odd-indexed into the second. `t` is modified in place.
+ * Undoes the ZIP/RLE pre-pass: the byte-delta predictor (d[i] = t[i] − t[i−1] + 128, running over the whole block),
+ * then the split that put even-indexed bytes in the first half and odd-indexed ones in the second. `t` is modified.
  */
 function unpredictInterleave(t: Uint8Array, dst: Uint8Array, n: number): void {
-  for (let i = 1; i < n; i++) t[i] = t[i - 1] + t[i] - 128;
+  if (n === 0) return;
   const half = (n + 1) >> 1;
-  let a = 0;
-  let b = half;
-  let o = 0;
-  while (o + 1 < n) {
-    dst[o++] = t[a++];
-    dst[o++] = t[b++];
+  let v = t[0];
+  for (let i = 1; i < half; i++) {
+    v = (v + t[i] - 128) & 0xff;
+    t[i] = v;
   }
-  if (o < n) dst[o] = t[a];
+  const pairs = n >> 1;
+  if (LITTLE_ENDIAN && (dst.byteOffset & 1) === 0) {
+    // Byte 2k from the first half, byte 2k+1 from the second: one 16-bit store per pair.
+    const d16 = new Uint16Array(dst.buffer, dst.byteOffset, pairs);
+    for (let k = 0; k < pairs; k++) {
+      v = (v + t[half + k] - 128) & 0xff;
+      d16[k] = t[k] | (v << 8);
+    }
+  } else {
+    for (let k = 0; k < pairs; k++) {
+      v = (v + t[half + k] - 128) & 0xff;
+      dst[2 * k] = t[k];
+      dst[2 * k + 1] = v;
+    }
+  }
+  if ((n & 1) !== 0) dst[n - 1] = t[half - 1];
 }
