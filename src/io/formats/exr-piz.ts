@@ -18,9 +18,13 @@ const USHORT_RANGE = 1 << 16;
 const BITMAP_SIZE = USHORT_RANGE >> 3;
 /** Huffman alphabet: every 16-bit value plus the run-length pseudo-symbol. */
 const HUF_ENCSIZE = USHORT_RANGE + 1;
-/** Code lengths above this use the slow, bit-by-bit path. */
-const FAST_BITS = 14;
-const FAST_SIZE = 1 << FAST_BITS;
+/**
+ * [R] Codes up to `fb` bits decode by one table look-up, longer ones bit by bit. fb follows the block (about
+ * log2 of its values − 1, within 10..18) so that filling the table never costs much more than decoding the block,
+ * while near-uniform 16-bit data (FLOAT low words: 16–17-bit codes) still takes the fast path.
+ */
+const MIN_FAST_BITS = 10;
+const MAX_FAST_BITS = 18;
 /** Lengths the table format can express (6-bit fields, 59…63 are zero-run markers). */
 const MAX_CODE_LENGTH = 58;
 /** [R] Codes are assembled in a double: longer ones cannot occur in a real file (they need > 2^36 samples). */
@@ -42,7 +46,7 @@ export class PizDecoder {
   private readonly lengths = new Uint8Array(HUF_ENCSIZE);
   /** Symbols ordered by (code length, symbol): the canonical assignment order. */
   private readonly sorted = new Int32Array(HUF_ENCSIZE);
-  private readonly fast = new Int32Array(FAST_SIZE);
+  private readonly fast = new Int32Array(1 << MAX_FAST_BITS);
   private readonly count = new Float64Array(MAX_CODE_LENGTH + 1);
   private readonly first = new Float64Array(MAX_CODE_LENGTH + 1);
   private readonly sortedStart = new Int32Array(MAX_CODE_LENGTH + 2);
@@ -57,7 +61,14 @@ export class PizDecoder {
    * Decodes `length` bytes at `offset` of `src` into the decoder's word buffer; returns that buffer (valid until the
    * next call) and each channel's first word. Only channel `only` is fully reconstructed (wavelet and LUT undone).
    */
-  decode(src: Uint8Array, offset: number, length: number, channels: readonly PizChannel[], only: number, what: string): { words: Uint16Array; starts: number[] } {
+  decode(
+    src: Uint8Array,
+    offset: number,
+    length: number,
+    channels: readonly PizChannel[],
+    only: number,
+    what: string,
+  ): { words: Uint16Array; starts: number[] } {
     const starts: number[] = [];
     let nRaw = 0;
     for (const c of channels) {
@@ -125,21 +136,28 @@ export class PizDecoder {
 
     // Code-length table: 6 bits per symbol; 59..62 encode short runs of zero lengths, 63 + 8 bits a long run.
     const lengths = this.lengths;
+    // (Bits read inline, MSB first: a closure here would cost more than the table.)
     let tAcc = 0;
     let tBits = 0;
-    const take = (n: number): number => {
-      while (tBits < n) {
+    for (let s = im; s <= iM; s++) {
+      if (tBits < 6) {
         if (p >= end) throw new FormatError(`${what}: PIZ Huffman code table runs past its ${nCompressed} bytes`);
-        tAcc = ((tAcc << 8) | src[p++]) & 0xffffff;
+        tAcc = ((tAcc << 8) | src[p++]) & 0xffff;
         tBits += 8;
       }
-      tBits -= n;
-      return (tAcc >>> tBits) & ((1 << n) - 1);
-    };
-    for (let s = im; s <= iM; s++) {
-      const l = take(6);
-      if (l === LONG_ZEROCODE_RUN || l >= SHORT_ZEROCODE_RUN) {
-        const run = l === LONG_ZEROCODE_RUN ? take(8) + SHORTEST_LONG_RUN : l - SHORT_ZEROCODE_RUN + 2;
+      tBits -= 6;
+      const l = (tAcc >>> tBits) & 63;
+      if (l >= SHORT_ZEROCODE_RUN) {
+        let run = l - SHORT_ZEROCODE_RUN + 2;
+        if (l === LONG_ZEROCODE_RUN) {
+          if (tBits < 8) {
+            if (p >= end) throw new FormatError(`${what}: PIZ Huffman code table runs past its ${nCompressed} bytes`);
+            tAcc = ((tAcc << 8) | src[p++]) & 0xffff;
+            tBits += 8;
+          }
+          tBits -= 8;
+          run = ((tAcc >>> tBits) & 0xff) + SHORTEST_LONG_RUN;
+        }
         if (s + run > iM + 1) throw new FormatError(`${what}: PIZ Huffman zero run of ${run} passes symbol ${iM}`);
         lengths.fill(0, s, s + run);
         s += run - 1;
@@ -173,17 +191,19 @@ export class PizDecoder {
     for (let l = 1; l <= MAX_CODE_LENGTH + 1; l++) sortedStart[l] = sortedStart[l - 1] + (l - 1 === 0 ? 0 : count[l - 1]);
     const fill = sortedStart.slice(0, MAX_CODE_LENGTH + 1);
     const sorted = this.sorted;
+    const fb = Math.max(1, Math.min(maxLen, Math.max(MIN_FAST_BITS, Math.min(MAX_FAST_BITS, Math.ceil(Math.log2(nRaw + 1)) - 1))));
+    const fastMask = (1 << fb) - 1;
     const fast = this.fast;
-    fast.fill(0);
+    fast.fill(0, 0, 1 << fb);
     for (let s = im; s <= iM; s++) {
       const l = lengths[s];
       if (l === 0) continue;
       const rank = fill[l]++;
       sorted[rank] = s;
-      if (l <= FAST_BITS) {
+      if (l <= fb) {
         const c = first[l] + (rank - sortedStart[l]);
-        const base = c * (1 << (FAST_BITS - l));
-        const n = 1 << (FAST_BITS - l);
+        const base = c * (1 << (fb - l));
+        const n = 1 << (fb - l);
         const entry = (s << 6) | l;
         for (let i = 0; i < n; i++) {
           if (fast[base + i] !== 0) throw new FormatError(`${what}: PIZ Huffman table is not a prefix code (symbol ${s})`);
@@ -200,7 +220,7 @@ export class PizDecoder {
     bits.set(src.subarray(p, p + nBytes));
     bits.fill(0, nBytes, nBytes + 8);
 
-    // MSB-first bit accumulator: `acc` holds `accBits` unread bits in its low end (≤ 21 bits, so 32-bit ints do).
+    // MSB-first bit accumulator: `acc` holds `accBits` unread bits in its low end (≤ 25 bits, so 32-bit ints do).
     const rlc = iM;
     let o = 0;
     let bp = 0;
@@ -209,11 +229,11 @@ export class PizDecoder {
     for (;;) {
       const pos = bp * 8 - accBits;
       if (pos >= nBits) break;
-      while (accBits < FAST_BITS) {
+      while (accBits < fb) {
         acc = (acc << 8) | bits[bp++];
         accBits += 8;
       }
-      const window = (acc >>> (accBits - FAST_BITS)) & (FAST_SIZE - 1);
+      const window = (acc >>> (accBits - fb)) & fastMask;
       const e = fast[window];
       let sym: number;
       let len: number;
@@ -223,9 +243,9 @@ export class PizDecoder {
         if (pos + len > nBits) throw new FormatError(`${what}: PIZ Huffman code at bit ${pos} runs past the stream's ${nBits} bits`);
         accBits -= len;
       } else {
-        // Long code: extend bit by bit beyond FAST_BITS until a length's range holds the value, then resync.
+        // Long code: extend bit by bit beyond fb until a length's range holds the value, then resync.
         let v = window;
-        len = FAST_BITS;
+        len = fb;
         sym = -1;
         while (len < maxLen) {
           const q = pos + len;

@@ -544,7 +544,6 @@ export function decodeExr(input: Uint8Array, where: string, sel: RasterSelection
     }
   }
 
-  const lineOrder = h.tiled ? '' : `, lineOrder ${h.lineOrder}`;
   return {
     container: 'exr',
     width,
@@ -556,7 +555,7 @@ export function decodeExr(input: Uint8Array, where: string, sel: RasterSelection
     nodata: null,
     description:
       `OpenEXR ${kind}, ${h.compressionName}, channel ${ch.name} (${ch.pixelTypeName}) from channels ${present}, ` +
-      `data window ${boxText(dw)}, display window ${boxText(h.displayWindow)}${lineOrder}`,
+      `data window ${boxText(dw)}, display window ${boxText(h.displayWindow)}, lineOrder ${h.lineOrder}`,
   };
 }
 
