@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FormatError, InputError, LimitError } from '../src/errors.js';
-import { decodeExr, readExrHeader } from '../src/io/formats/exr.js';
+import { decodeExr, looksLikeExr, readExrHeader } from '../src/io/formats/exr.js';
 import { tempDir, testRandom } from './helpers.js';
 
 interface ManifestEntry {
@@ -287,6 +287,36 @@ describe('OpenEXR refusals', () => {
     const dv2 = new DataView(twice.buffer);
     dv2.setBigUint64(h.offsetTableStart + 8, dv2.getBigUint64(h.offsetTableStart, true), true);
     refuse(twice, {}, /appears twice/);
+  });
+
+  it('refuses corrupt PIZ and zlib block headers, naming the value and the bound', () => {
+    const piz = file('scanline-half-piz.exr');
+    const h = readExrHeader(piz, 'p');
+    const dv = new DataView(piz.buffer, piz.byteOffset);
+    const data = Number(dv.getBigUint64(h.offsetTableStart, true)) + 8;
+    const bitmap = piz.slice();
+    new DataView(bitmap.buffer).setUint16(data + 2, 9000, true);
+    refuse(bitmap, {}, /PIZ bitmap ends at byte 9000, expected < 8192/);
+    const lengthAt = data + 4 + (dv.getUint16(data + 2, true) - dv.getUint16(data, true) + 1);
+    const huf = piz.slice();
+    new DataView(huf.buffer).setUint32(lengthAt, 0x7fffffff, true);
+    refuse(huf, {}, /PIZ Huffman data of 2147483647 bytes, only \d+ present/);
+    const range = piz.slice();
+    new DataView(range.buffer).setUint32(lengthAt + 4, 70000, true);
+    refuse(range, {}, /PIZ Huffman symbol range 70000\.\.\d+, expected within 0\.\.65536/);
+
+    const zip = file('scanline-float-zip.exr');
+    const hz = readExrHeader(zip, 'z');
+    const zdata = Number(new DataView(zip.buffer, zip.byteOffset).getBigUint64(hz.offsetTableStart, true)) + 8;
+    const z = zip.slice();
+    z[zdata] = 0x00; // not a zlib header
+    refuse(z, {}, /scanline chunk y=\d+ at byte \d+: zlib data does not inflate to \d+ bytes/);
+  });
+
+  it('sniffs the magic number', () => {
+    expect(looksLikeExr(file('tiled-half-zip.exr'))).toBe(true);
+    expect(looksLikeExr(new Uint8Array([0x89, 0x50, 0x4e, 0x47]))).toBe(false);
+    expect(looksLikeExr(new Uint8Array([0x76, 0x2f]))).toBe(false);
   });
 
   it('corrupted chunk data decodes or fails with a FormatError, never anything else', () => {

@@ -134,6 +134,11 @@ function boxText(w: ExrBox): string {
   return `(${w.xMin},${w.yMin})-(${w.xMax},${w.yMax})`;
 }
 
+/** True when the bytes start with the OpenEXR magic number (for sniffing a container; decodeExr checks the rest). */
+export function looksLikeExr(bytes: Uint8Array): boolean {
+  return bytes.length >= 4 && bytes[0] === 0x76 && bytes[1] === 0x2f && bytes[2] === 0x31 && bytes[3] === 0x01;
+}
+
 /** Parses and checks the header of a single-part OpenEXR file; refuses multi-part and deep files naming why. */
 export function readExrHeader(bytes: Uint8Array, where: string): ExrHeader {
   const r = new Reader(bytes, where, 0);
