@@ -24,7 +24,7 @@ interface ManifestEntry {
   uint?: string[];
   wide?: boolean;
   incompressible?: boolean;
-  levels?: number;
+  levels?: number | string;
 }
 
 const python = join(process.cwd(), '.venv', 'bin', 'python');
@@ -116,6 +116,12 @@ describe('OpenEXR decode: every value the OpenEXR bindings wrote, bit for bit', 
     expect(m?.levels).toBe(8);
     const r = decodeExr(file('mip-float-zip.exr'), 'mip.exr', {}, limits);
     expect(r.description).toContain('tiled 32x16 MIPMAP_LEVELS (8 levels, ROUND_DOWN; level 0 read)');
+  });
+
+  it('reads level 0 of a RIPMAP_LEVELS file and says so', () => {
+    const r = decodeExr(file('rip-half-piz.exr'), 'rip.exr', { channel: 'G' }, limits);
+    expect(r.description).toContain('tiled 64x32 RIPMAP_LEVELS (9x9 levels, ROUND_UP; level 0 read), PIZ, channel G (HALF)');
+    expect(firstMismatch(new Uint32Array(r.values.buffer), expectedBits('expect-half-G.u32'))).toBe('none');
   });
 
   it('exercises compressed blocks and blocks stored raw (incompressible data)', () => {

@@ -10,7 +10,8 @@ Writes, with the official OpenEXR 3.5 Python bindings (and OpenImageIO for one M
 - wide-{scanline,tiled}-{half,float}-piz.exr: 2011x40, half zeros and half random bit patterns, so that PIZ blocks
   hold > 2^14 distinct 16-bit values (the 16-bit wavelet path);
 - incompressible-{rle,zips,zip,piz}.exr: random bit patterns, whose blocks OpenEXR stores uncompressed;
-- mip-float-zip.exr: a MIPMAP_LEVELS tiled file (OpenImageIO), level 0 = the float field;
+- mip-float-zip.exr: a MIPMAP_LEVELS tiled file (OpenImageIO), level 0 = the float field; rip-half-piz.exr: a
+  RIPMAP_LEVELS ROUND_UP file from the bindings (level 0 only);
 - rgb.exr (no Y: the default is R), and refusal inputs: pxr24.exr, b44.exr, dwaa.exr, multipart.exr,
   subsampled.exr, uint-y.exr, noyr.exr.
 Expected samples go to expect-*.u32: float32 bit patterns, little-endian, row 0 = the data window's top row; HALF
@@ -251,6 +252,25 @@ def main():
             "lineOrder": "INCREASING_Y",
             "channels": {"Y": expect["float"]["Y"]},
             "levels": levels,
+        }
+    )
+
+    # RIPMAP_LEVELS, ROUND_UP, from the OpenEXR bindings: they write level 0 (the levels below stay absent from the
+    # chunk table), which is what the decoder reads.
+    rip = tiles(64, 32, E.RIPMAP_LEVELS)
+    rip.roundingMode = E.ROUND_UP
+    write(out, "rip-half-piz.exr", {"compression": E.PIZ_COMPRESSION, "type": E.tiledimage, "tiles": rip, "dataWindow": DATA_WINDOW}, hc)
+    manifest.append(
+        {
+            "file": "rip-half-piz.exr",
+            "layout": "tiled",
+            "ptype": "half",
+            "compression": "PIZ",
+            "width": W,
+            "height": H,
+            "lineOrder": "INCREASING_Y",
+            "channels": expect["half"],
+            "levels": "9x9",
         }
     )
 
