@@ -152,6 +152,16 @@ describe('OpenEXR decode: every value the OpenEXR bindings wrote, bit for bit', 
     }
   });
 
+  it("DECREASING_Y files really store the bottom block first (placement by each chunk's own y)", () => {
+    const b = file('scanline-float-zip.exr');
+    const h = readExrHeader(b, 'd');
+    expect(h.lineOrder).toBe('DECREASING_Y');
+    const dv = new DataView(b.buffer, b.byteOffset);
+    const offsets = Array.from({ length: 13 }, (_, i) => Number(dv.getBigUint64(h.offsetTableStart + 8 * i, true)));
+    const firstInFile = Math.min(...offsets);
+    expect(dv.getInt32(firstInFile, true)).toBe(13 + 192);
+  });
+
   it('wide PIZ blocks hold more than 2^14 distinct 16-bit words (the 16-bit wavelet path)', () => {
     for (const ptype of ['half', 'float']) {
       const bits = expectedBits(`expect-wide-${ptype}.u32`);

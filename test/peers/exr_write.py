@@ -7,8 +7,9 @@ Writes, with the official OpenEXR 3.5 Python bindings (and OpenImageIO for one M
   window (-7,13)-(243,209), display window (0,0)-(299,199), tiles 96x48 (partial tiles and blocks at both edges;
   PIZ needs blocks this large to compress at all, its bitmap alone can take 8 KiB);
 - mixed-{comp}.exr (scanline): R FLOAT, G HALF, B UINT, Y HALF, to check channel offsets across sample sizes;
-- wide-{scanline,tiled}-{half,float}-piz.exr: 2011x40, half zeros and half random bit patterns, so that PIZ blocks
-  hold > 2^14 distinct 16-bit values (the 16-bit wavelet path);
+- wide-{scanline,tiled}-{half,float}-piz.exr: 2011x40 bit patterns sweeping smoothly (plus noise) through the
+  16-bit range, NaN payloads included, so that PIZ blocks hold > 2^14 distinct 16-bit values (the 16-bit wavelet
+  path) and still compress;
 - incompressible-{rle,zips,zip,piz}.exr: random bit patterns, whose blocks OpenEXR stores uncompressed;
 - mip-float-zip.exr: a MIPMAP_LEVELS tiled file (OpenImageIO), level 0 = the float field; rip-half-piz.exr: a
   RIPMAP_LEVELS ROUND_UP file from the bindings (level 0 only);
