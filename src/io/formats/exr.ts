@@ -1,7 +1,620 @@
-// Placeholder until the Exr decoder lands (its branch replaces this file).
+/**
+ * OpenEXR decoder: one channel of a single-part scanline or tiled image, as a pure function over the file's bytes.
+ *
+ * Input: the whole file (the caller reads it through src/io/read-input.ts), a name for messages, the channel to read
+ * and the pixel limit. Output: a DecodedRaster (src/io/formats/raster.ts) with the data window's samples, row 0 = the
+ * data window's yMin row (the top of the image), HALF widened exactly to float32 bits, FLOAT copied bit for bit.
+ *
+ * Rules, after the OpenEXR file-layout description (magic 20000630, version 2, attributes, offset table, chunks):
+ * - [R] Read: scanline and tiled single-part files; tiled MIPMAP/RIPMAP files give level 0 and say so. Compressions
+ *   NONE, RLE, ZIPS, ZIP (zlib + predictor + byte split) and PIZ (src/io/formats/exr-piz.ts). Channel types HALF
+ *   and FLOAT. Refused with the reason: multi-part, deep, UINT channels, sub-sampled channels, other compressions.
+ * - [R] Channel: sel.channel, else `Y`, else `R`; a missing one is refused naming the channels present.
+ * - [R] Each chunk is placed by its own y (scanline) or tile coordinates, so every lineOrder reads the same; each
+ *   chunk must appear exactly once.
+ * - [R] Hardened: attribute names ≤ 255 bytes, every size checked against the bytes present, the pixel limit and the
+ *   memory estimate checked before allocating, offset-table entries checked to lie in the file, each block inflated
+ *   with its expected size as the cap and its actual size checked. A block whose stored size equals its raw size is
+ *   stored uncompressed (OpenEXR writes a block raw when compressing would not make it smaller).
+ */
+import { inflateSync } from 'node:zlib';
 import { FormatError } from '../../errors.js';
+import { checkFieldSize, checkMemoryEstimate } from '../limits.js';
+import { PizDecoder } from './exr-piz.js';
 import type { DecodedRaster, RasterLimits, RasterSelection } from './raster.js';
 
-export function decodeExr(_bytes: Uint8Array, where: string, _sel: RasterSelection, _limits: RasterLimits): DecodedRaster {
-  throw new FormatError(`${where}: exr reading is not built yet`);
+const MAGIC = 20000630;
+/** Typed-array views read the host's byte order; the fast paths that use them need little-endian (EXR's order). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const MAX_NAME_BYTES = 255;
+
+/** Compression codes in the order the OpenEXR 3.5 bindings number them. */
+const COMPRESSION_NAMES = ['NONE', 'RLE', 'ZIPS', 'ZIP', 'PIZ', 'PXR24', 'B44', 'B44A', 'DWAA', 'DWAB', 'HTJ2K256', 'HTJ2K32', 'LJ2K', 'ZSTD'] as const;
+const SUPPORTED_COMPRESSIONS = new Set([0, 1, 2, 3, 4]);
+/** Scanlines per chunk of a scanline file, by compression. */
+const LINES_PER_BLOCK: Readonly<Record<number, number>> = { 0: 1, 1: 1, 2: 1, 3: 16, 4: 32 };
+const PIXEL_TYPE_NAMES = ['UINT', 'HALF', 'FLOAT'] as const;
+const PIXEL_TYPE_BYTES = [4, 2, 4] as const;
+const LINE_ORDER_NAMES = ['INCREASING_Y', 'DECREASING_Y', 'RANDOM_Y'] as const;
+const LEVEL_MODE_NAMES = ['ONE_LEVEL', 'MIPMAP_LEVELS', 'RIPMAP_LEVELS'] as const;
+
+export interface ExrBox {
+  readonly xMin: number;
+  readonly yMin: number;
+  readonly xMax: number;
+  readonly yMax: number;
+}
+
+export interface ExrChannel {
+  readonly name: string;
+  /** 0 UINT, 1 HALF, 2 FLOAT. */
+  readonly pixelType: number;
+  readonly pixelTypeName: string;
+  readonly xSampling: number;
+  readonly ySampling: number;
+}
+
+export interface ExrTiles {
+  readonly xSize: number;
+  readonly ySize: number;
+  readonly levelMode: string;
+  readonly roundingMode: 'ROUND_DOWN' | 'ROUND_UP';
+}
+
+/** What the header of a single-part OpenEXR file says, for `info` and for the decoder. */
+export interface ExrHeader {
+  readonly tiled: boolean;
+  readonly channels: readonly ExrChannel[];
+  readonly compression: number;
+  readonly compressionName: string;
+  readonly dataWindow: ExrBox;
+  readonly displayWindow: ExrBox;
+  readonly lineOrder: string;
+  readonly tiles: ExrTiles | null;
+  /** Every attribute as `name (type)`, in file order. */
+  readonly attributes: readonly string[];
+  /** Byte offset of the offset table (just past the header's terminating null byte). */
+  readonly offsetTableStart: number;
+}
+
+/** Little-endian reads with bounds checks against the bytes present. */
+class Reader {
+  pos: number;
+  constructor(
+    private readonly b: Uint8Array,
+    private readonly where: string,
+    start: number,
+  ) {
+    this.pos = start;
+  }
+  need(n: number, what: string): void {
+    if (this.pos + n > this.b.length) {
+      throw new FormatError(`${this.where}: OpenEXR ${what} needs ${n} bytes at offset ${this.pos}, the file has ${this.b.length} bytes`);
+    }
+  }
+  u8(): number {
+    return this.b[this.pos++];
+  }
+  i32(): number {
+    const v = this.b[this.pos] | (this.b[this.pos + 1] << 8) | (this.b[this.pos + 2] << 16) | (this.b[this.pos + 3] << 24);
+    this.pos += 4;
+    return v;
+  }
+  u32(): number {
+    return this.i32() >>> 0;
+  }
+  /** A uint64 as a number; values ≥ 2^53 come back as Infinity (always past the end of any file we read). */
+  u64(): number {
+    const lo = this.u32();
+    const hi = this.u32();
+    return hi >= 1 << 21 ? Infinity : hi * 4294967296 + lo;
+  }
+  /** A null-terminated name of at most MAX_NAME_BYTES bytes (an empty name is returned as ''). */
+  name(what: string): string {
+    const start = this.pos;
+    const limit = Math.min(this.b.length, start + MAX_NAME_BYTES + 1);
+    let i = start;
+    while (i < limit && this.b[i] !== 0) i++;
+    if (i >= limit) {
+      if (limit === this.b.length)
+        throw new FormatError(`${this.where}: OpenEXR ${what} at offset ${start} runs past the end of the file (${this.b.length} bytes)`);
+      throw new FormatError(`${this.where}: OpenEXR ${what} at offset ${start} is longer than ${MAX_NAME_BYTES} bytes`);
+    }
+    this.pos = i + 1;
+    return Buffer.from(this.b.buffer, this.b.byteOffset + start, i - start).toString('latin1');
+  }
+}
+
+function readBox(b: Uint8Array, where: string, at: number): ExrBox {
+  const r = new Reader(b, where, at);
+  return { xMin: r.i32(), yMin: r.i32(), xMax: r.i32(), yMax: r.i32() };
+}
+
+function boxText(w: ExrBox): string {
+  return `(${w.xMin},${w.yMin})-(${w.xMax},${w.yMax})`;
+}
+
+/** True when the bytes start with the OpenEXR magic number (for sniffing a container; decodeExr checks the rest). */
+export function looksLikeExr(bytes: Uint8Array): boolean {
+  return bytes.length >= 4 && bytes[0] === 0x76 && bytes[1] === 0x2f && bytes[2] === 0x31 && bytes[3] === 0x01;
+}
+
+/** Parses and checks the header of a single-part OpenEXR file; refuses multi-part and deep files naming why. */
+export function readExrHeader(bytes: Uint8Array, where: string): ExrHeader {
+  const r = new Reader(bytes, where, 0);
+  r.need(8, 'magic number and version');
+  const magic = r.u32();
+  if (magic !== MAGIC) throw new FormatError(`${where}: not an OpenEXR file (magic number ${magic}, expected ${MAGIC})`);
+  const version = r.u32();
+  if ((version & 0xff) !== 2) throw new FormatError(`${where}: OpenEXR version ${version & 0xff}, expected 2`);
+  const flags = version >>> 8;
+  if (flags & 0x10) throw new FormatError(`${where}: OpenEXR multi-part file: not supported (extract one part first)`);
+  if (flags & 0x8) throw new FormatError(`${where}: OpenEXR deep data file: not supported (only flat images are read)`);
+  if (flags & ~0x6)
+    throw new FormatError(`${where}: OpenEXR version flags 0x${(flags << 8).toString(16)}, expected only the tiled (0x200) and long-names (0x400) flags`);
+  const tiled = (flags & 0x2) !== 0;
+
+  const attributes: string[] = [];
+  let channels: ExrChannel[] | null = null;
+  let compression: number | null = null;
+  let dataWindow: ExrBox | null = null;
+  let displayWindow: ExrBox | null = null;
+  let lineOrder: number | null = null;
+  let tiles: ExrTiles | null = null;
+  let type: string | null = null;
+  for (;;) {
+    r.need(1, 'header');
+    const name = r.name('attribute name');
+    if (name === '') break;
+    const typeName = r.name(`type of attribute "${name}"`);
+    r.need(4, `size of attribute "${name}"`);
+    const size = r.i32();
+    if (size < 0) throw new FormatError(`${where}: OpenEXR attribute "${name}" has size ${size}, expected ≥ 0`);
+    const at = r.pos;
+    r.need(size, `attribute "${name}" (${typeName})`);
+    r.pos += size;
+    attributes.push(`${name} (${typeName})`);
+    const expectSize = (n: number): void => {
+      if (size !== n) throw new FormatError(`${where}: OpenEXR attribute "${name}" (${typeName}) has size ${size}, expected ${n}`);
+    };
+    const expectType = (t: string): void => {
+      if (typeName !== t) throw new FormatError(`${where}: OpenEXR attribute "${name}" has type "${typeName}", expected "${t}"`);
+    };
+    switch (name) {
+      case 'channels':
+        expectType('chlist');
+        channels = readChannels(bytes, where, at, size);
+        break;
+      case 'compression':
+        expectType('compression');
+        expectSize(1);
+        compression = bytes[at];
+        break;
+      case 'dataWindow':
+      case 'displayWindow': {
+        expectType('box2i');
+        expectSize(16);
+        const box = readBox(bytes, where, at);
+        if (box.xMax < box.xMin || box.yMax < box.yMin) throw new FormatError(`${where}: OpenEXR ${name} ${boxText(box)} is empty (max < min)`);
+        if (name === 'dataWindow') dataWindow = box;
+        else displayWindow = box;
+        break;
+      }
+      case 'lineOrder':
+        expectType('lineOrder');
+        expectSize(1);
+        lineOrder = bytes[at];
+        if (lineOrder > 2) throw new FormatError(`${where}: OpenEXR lineOrder ${lineOrder}, expected 0, 1 or 2`);
+        break;
+      case 'tiles': {
+        expectType('tiledesc');
+        expectSize(9);
+        const t = new Reader(bytes, where, at);
+        const xSize = t.u32();
+        const ySize = t.u32();
+        const mode = t.u8();
+        const levelMode = mode & 0xf;
+        const rounding = mode >> 4;
+        if (xSize < 1 || ySize < 1) throw new FormatError(`${where}: OpenEXR tile size ${xSize}x${ySize}, expected ≥ 1 each way`);
+        if (levelMode > 2) throw new FormatError(`${where}: OpenEXR tile level mode ${levelMode}, expected 0 (ONE_LEVEL), 1 (MIPMAP) or 2 (RIPMAP)`);
+        if (rounding > 1) throw new FormatError(`${where}: OpenEXR tile rounding mode ${rounding}, expected 0 or 1`);
+        tiles = { xSize, ySize, levelMode: LEVEL_MODE_NAMES[levelMode], roundingMode: rounding === 0 ? 'ROUND_DOWN' : 'ROUND_UP' };
+        break;
+      }
+      case 'type':
+        expectType('string');
+        type = Buffer.from(bytes.buffer, bytes.byteOffset + at, size).toString('latin1');
+        break;
+      default:
+        break;
+    }
+  }
+  if (type === 'deepscanline' || type === 'deeptile')
+    throw new FormatError(`${where}: OpenEXR deep data (type "${type}"): not supported (only flat images are read)`);
+  if (type !== null && type !== (tiled ? 'tiledimage' : 'scanlineimage')) {
+    throw new FormatError(`${where}: OpenEXR type "${type}" contradicts the version flags (${tiled ? 'tiledimage' : 'scanlineimage'})`);
+  }
+  const missing = [
+    channels === null ? 'channels' : '',
+    compression === null ? 'compression' : '',
+    dataWindow === null ? 'dataWindow' : '',
+    displayWindow === null ? 'displayWindow' : '',
+    lineOrder === null ? 'lineOrder' : '',
+    tiled && tiles === null ? 'tiles' : '',
+  ].filter((s) => s !== '');
+  if (missing.length > 0 || channels === null || compression === null || dataWindow === null || displayWindow === null || lineOrder === null) {
+    throw new FormatError(`${where}: OpenEXR header lacks the required attribute(s) ${missing.join(', ')}`);
+  }
+  return {
+    tiled,
+    channels,
+    compression,
+    compressionName: COMPRESSION_NAMES[compression] ?? `compression code ${compression}`,
+    dataWindow,
+    displayWindow,
+    lineOrder: LINE_ORDER_NAMES[lineOrder],
+    tiles: tiled ? tiles : null,
+    attributes,
+    offsetTableStart: r.pos,
+  };
+}
+
+function readChannels(bytes: Uint8Array, where: string, at: number, size: number): ExrChannel[] {
+  // Parse within the attribute's own bytes.
+  const r = new Reader(bytes.subarray(0, at + size), where, at);
+  const out: ExrChannel[] = [];
+  for (;;) {
+    r.need(1, 'channel list');
+    const name = r.name('channel name');
+    if (name === '') break;
+    r.need(16, `channel "${name}"`);
+    const pixelType = r.i32();
+    r.pos += 4; // pLinear + 3 reserved bytes
+    const xSampling = r.i32();
+    const ySampling = r.i32();
+    if (pixelType < 0 || pixelType > 2)
+      throw new FormatError(`${where}: OpenEXR channel "${name}" has pixel type ${pixelType}, expected 0 (UINT), 1 (HALF) or 2 (FLOAT)`);
+    out.push({ name, pixelType, pixelTypeName: PIXEL_TYPE_NAMES[pixelType], xSampling, ySampling });
+  }
+  if (r.pos !== at + size) throw new FormatError(`${where}: OpenEXR channel list ends at byte ${r.pos - at}, its size is ${size}`);
+  return out;
+}
+
+let halfBits: Uint32Array | null = null;
+
+/** float32 bit patterns of all 65536 halves: exact widening, NaN payloads kept (mantissa shifted by 13). */
+function halfToFloatBits(): Uint32Array {
+  if (halfBits !== null) return halfBits;
+  const t = new Uint32Array(65536);
+  for (let h = 0; h < 65536; h++) {
+    const sign = (h & 0x8000) << 16;
+    const exp = (h >> 10) & 0x1f;
+    let mant = h & 0x3ff;
+    if (exp === 0) {
+      if (mant === 0) {
+        t[h] = sign;
+      } else {
+        // Subnormal half: normalise into a float32 exponent.
+        let e = -1;
+        do {
+          mant <<= 1;
+          e++;
+        } while ((mant & 0x400) === 0);
+        t[h] = (sign | ((112 - e) << 23) | ((mant & 0x3ff) << 13)) >>> 0;
+      }
+    } else if (exp === 31) {
+      t[h] = (sign | 0x7f800000 | (mant << 13)) >>> 0;
+    } else {
+      t[h] = (sign | ((exp + 112) << 23) | (mant << 13)) >>> 0;
+    }
+  }
+  halfBits = t;
+  return t;
+}
+
+function levelCount(size: number, roundUp: boolean): number {
+  // floor or ceil of log2(size), plus one.
+  let n = 0;
+  let s = size;
+  if (roundUp) {
+    while (1 << n < size && n < 31) n++;
+    return n + 1;
+  }
+  while (s > 1) {
+    s >>>= 1;
+    n++;
+  }
+  return n + 1;
+}
+
+interface WordViews {
+  readonly u16: Uint16Array;
+  readonly u32: Uint32Array;
+}
+
+/** 16- and 32-bit views of a byte array's whole buffer (indexed by buffer byte offset / 2 or / 4), little-endian hosts only. */
+function viewsOf(b: Uint8Array): WordViews | null {
+  if (!LITTLE_ENDIAN || b.length === 0) return null;
+  const buf = b.buffer;
+  return { u16: new Uint16Array(buf, 0, buf.byteLength >>> 1), u32: new Uint32Array(buf, 0, buf.byteLength >>> 2) };
+}
+
+/** Decodes one channel of a single-part OpenEXR file (see the file header for what is read and refused). */
+export function decodeExr(input: Uint8Array, where: string, sel: RasterSelection, limits: RasterLimits): DecodedRaster {
+  // [R] One plain Uint8Array view (not a Buffer subclass) keeps the hot loops monomorphic.
+  const bytes = new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  const h = readExrHeader(bytes, where);
+  if (!SUPPORTED_COMPRESSIONS.has(h.compression)) {
+    throw new FormatError(`${where}: OpenEXR compression ${h.compressionName}: not supported (NONE, RLE, ZIPS, ZIP and PIZ are read)`);
+  }
+  const names = h.channels.map((c) => c.name);
+  const present = names.length > 0 ? names.join(', ') : 'none';
+  let chIndex: number;
+  if (sel.channel !== undefined) {
+    chIndex = names.indexOf(sel.channel);
+    if (chIndex < 0) throw new FormatError(`${where}: OpenEXR has no channel "${sel.channel}"; channels present: ${present}`);
+  } else {
+    chIndex = names.indexOf('Y');
+    if (chIndex < 0) chIndex = names.indexOf('R');
+    if (chIndex < 0)
+      throw new FormatError(`${where}: OpenEXR has neither channel "Y" nor "R" (choose one with a channel selection); channels present: ${present}`);
+  }
+  for (const c of h.channels) {
+    if (c.xSampling !== 1 || c.ySampling !== 1) {
+      throw new FormatError(`${where}: OpenEXR channel "${c.name}" is sub-sampled (${c.xSampling}x${c.ySampling}): not supported, expected 1x1`);
+    }
+  }
+  const ch = h.channels[chIndex];
+  if (ch.pixelType === 0) throw new FormatError(`${where}: OpenEXR channel "${ch.name}" is UINT: not supported (HALF and FLOAT are read)`);
+
+  const dw = h.dataWindow;
+  const width = dw.xMax - dw.xMin + 1;
+  const height = dw.yMax - dw.yMin + 1;
+  checkFieldSize(`${where}: OpenEXR data window ${boxText(dw)}`, width, height, limits.pixelLimit);
+
+  // Bytes per pixel across all channels, and the selected channel's byte offset within a line of a block.
+  let pixelBytes = 0;
+  let chBefore = 0;
+  for (let i = 0; i < h.channels.length; i++) {
+    if (i === chIndex) chBefore = pixelBytes;
+    pixelBytes += PIXEL_TYPE_BYTES[h.channels[i].pixelType];
+  }
+
+  let blockW: number;
+  let blockH: number;
+  let nx = 1;
+  let ny: number;
+  let kind: string;
+  if (h.tiles !== null) {
+    blockW = Math.min(h.tiles.xSize, width);
+    blockH = Math.min(h.tiles.ySize, height);
+    nx = Math.ceil(width / h.tiles.xSize);
+    ny = Math.ceil(height / h.tiles.ySize);
+    kind = `tiled ${h.tiles.xSize}x${h.tiles.ySize} ${h.tiles.levelMode}`;
+    if (h.tiles.levelMode !== 'ONE_LEVEL') {
+      const up = h.tiles.roundingMode === 'ROUND_UP';
+      const lx = levelCount(width, up);
+      const ly = levelCount(height, up);
+      const levels = h.tiles.levelMode === 'MIPMAP_LEVELS' ? `${Math.max(lx, ly)} levels` : `${lx}x${ly} levels`;
+      kind += ` (${levels}, ${h.tiles.roundingMode}; level 0 read)`;
+    }
+  } else {
+    blockW = width;
+    blockH = Math.min(LINES_PER_BLOCK[h.compression], height);
+    ny = Math.ceil(height / LINES_PER_BLOCK[h.compression]);
+    kind = 'scanline';
+  }
+  const chunks = nx * ny;
+  const maxBlockBytes = blockW * blockH * pixelBytes;
+  checkMemoryEstimate(`${where}: OpenEXR ${width}x${height} decode`, width * height * 4 + maxBlockBytes * (h.compression === 4 ? 2 : 3));
+
+  const tableEnd = h.offsetTableStart + chunks * 8;
+  if (tableEnd > bytes.length) {
+    throw new FormatError(
+      `${where}: OpenEXR offset table of ${chunks} chunks needs bytes ${h.offsetTableStart}..${tableEnd}, the file has ${bytes.length} bytes`,
+    );
+  }
+  const chunkHeader = h.tiled ? 20 : 8;
+  const table = new Reader(bytes, where, h.offsetTableStart);
+  const offsets = new Float64Array(chunks);
+  for (let i = 0; i < chunks; i++) {
+    const off = table.u64();
+    if (off < tableEnd || off + chunkHeader > bytes.length) {
+      throw new FormatError(
+        `${where}: OpenEXR offset table entry ${i} points at byte ${off}, expected within ${tableEnd}..${bytes.length - chunkHeader} of the file's ${bytes.length} bytes (truncated or incomplete file?)`,
+      );
+    }
+    offsets[i] = off;
+  }
+
+  const values = new Float32Array(width * height);
+  const out = new Uint32Array(values.buffer);
+  const half = ch.pixelType === 1 ? halfToFloatBits() : null;
+  const seen = new Uint8Array(chunks);
+  const scratch = new Uint8Array(h.compression === 0 || h.compression === 4 ? 0 : maxBlockBytes);
+  const fileView = viewsOf(bytes);
+  const scratchView = viewsOf(scratch);
+  const rleOut = new Uint8Array(h.compression === 1 ? maxBlockBytes : 0);
+  const piz = h.compression === 4 ? new PizDecoder(blockW * blockH * (pixelBytes >> 1)) : null;
+  const pizChannels = h.channels.map((c) => ({ nx: 0, ny: 0, size: PIXEL_TYPE_BYTES[c.pixelType] >> 1 }));
+  const lines = LINES_PER_BLOCK[h.compression];
+
+  for (let i = 0; i < chunks; i++) {
+    const r = new Reader(bytes, where, offsets[i]);
+    // Where this chunk's pixels go: columns x0..x0+bw, rows y0..y0+bh of the data window.
+    let x0 = 0;
+    let y0: number;
+    let bw = width;
+    let bh: number;
+    let index: number;
+    let label: string;
+    if (h.tiles !== null) {
+      const tx = r.i32();
+      const ty = r.i32();
+      const lx = r.i32();
+      const ly = r.i32();
+      label = `tile (${tx},${ty}) at byte ${offsets[i]}`;
+      if (lx !== 0 || ly !== 0)
+        throw new FormatError(`${where}: OpenEXR ${label} is of level (${lx},${ly}), expected level (0,0) in the first ${chunks} chunks`);
+      if (tx < 0 || tx >= nx || ty < 0 || ty >= ny) throw new FormatError(`${where}: OpenEXR ${label} lies outside the ${nx}x${ny} tiles of level 0`);
+      index = ty * nx + tx;
+      x0 = tx * h.tiles.xSize;
+      y0 = ty * h.tiles.ySize;
+      bw = Math.min(h.tiles.xSize, width - x0);
+      bh = Math.min(h.tiles.ySize, height - y0);
+    } else {
+      const y = r.i32();
+      label = `scanline chunk y=${y} at byte ${offsets[i]}`;
+      const rel = y - dw.yMin;
+      if (rel < 0 || rel >= height || rel % lines !== 0) {
+        throw new FormatError(`${where}: OpenEXR ${label}: expected a y of ${dw.yMin} + a multiple of ${lines} within ${dw.yMin}..${dw.yMax}`);
+      }
+      index = rel / lines;
+      y0 = rel;
+      bh = Math.min(lines, height - rel);
+    }
+    if (seen[index] !== 0) throw new FormatError(`${where}: OpenEXR ${label} appears twice`);
+    seen[index] = 1;
+    const size = r.i32();
+    const start = r.pos;
+    const expected = bw * bh * pixelBytes;
+    if (size < 0 || start + size > bytes.length) {
+      throw new FormatError(`${where}: OpenEXR ${label} declares ${size} bytes, ${bytes.length - start} bytes remain in the file`);
+    }
+    if (size > expected || (h.compression === 0 && size !== expected)) {
+      throw new FormatError(
+        `${where}: OpenEXR ${label} holds ${size} bytes, expected ${h.compression === 0 ? '' : 'at most '}${expected} (${bw}x${bh} pixels of ${pixelBytes} bytes)`,
+      );
+    }
+    const what = `${where}: OpenEXR ${label}`;
+
+    if (piz !== null && size < expected) {
+      for (const c of pizChannels) {
+        c.nx = bw;
+        c.ny = bh;
+      }
+      const { words, starts } = piz.decode(bytes, start, size, pizChannels, chIndex, what);
+      let src = starts[chIndex];
+      const step = bw * pizChannels[chIndex].size;
+      for (let row = 0; row < bh; row++, src += step) {
+        let o = (y0 + row) * width + x0;
+        if (half !== null) {
+          for (let x = 0; x < bw; x++) out[o++] = half[words[src + x]];
+        } else {
+          for (let x = 0, s = src; x < bw; x++, s += 2) out[o++] = (words[s] | (words[s + 1] << 16)) >>> 0;
+        }
+      }
+      continue;
+    }
+
+    let raw: Uint8Array;
+    let base: number;
+    if (size === expected) {
+      raw = bytes;
+      base = start;
+    } else {
+      raw = scratch;
+      base = 0;
+      if (h.compression === 1) {
+        unRle(bytes, start, size, rleOut, expected, what);
+        unpredictInterleave(rleOut, scratch, expected);
+      } else {
+        let inflated: Buffer;
+        try {
+          // One output chunk of the expected size: no concatenation, and more output is an error.
+          inflated = inflateSync(bytes.subarray(start, start + size), { maxOutputLength: expected, chunkSize: Math.max(64, expected) });
+        } catch (e) {
+          throw new FormatError(`${what}: zlib data does not inflate to ${expected} bytes (${e instanceof Error ? e.message : String(e)})`);
+        }
+        if (inflated.length !== expected) throw new FormatError(`${what}: zlib data inflates to ${inflated.length} bytes, expected ${expected}`);
+        unpredictInterleave(new Uint8Array(inflated.buffer, inflated.byteOffset, inflated.length), scratch, expected);
+      }
+    }
+    const lineBytes = bw * pixelBytes;
+    const view = raw === scratch ? scratchView : fileView;
+    for (let row = 0; row < bh; row++) {
+      let s = base + row * lineBytes + chBefore * bw;
+      let o = (y0 + row) * width + x0;
+      const at = raw.byteOffset + s;
+      if (view !== null && half === null && (at & 3) === 0) {
+        out.set(view.u32.subarray(at >>> 2, (at >>> 2) + bw), o);
+      } else if (view !== null && half !== null && (at & 1) === 0) {
+        const u16 = view.u16;
+        for (let x = 0, i = at >>> 1; x < bw; x++) out[o++] = half[u16[i++]];
+      } else if (half !== null) {
+        for (let x = 0; x < bw; x++, s += 2) out[o++] = half[raw[s] | (raw[s + 1] << 8)];
+      } else {
+        for (let x = 0; x < bw; x++, s += 4) out[o++] = (raw[s] | (raw[s + 1] << 8) | (raw[s + 2] << 16) | (raw[s + 3] << 24)) >>> 0;
+      }
+    }
+  }
+
+  return {
+    container: 'exr',
+    width,
+    height,
+    sampleType: ch.pixelType === 1 ? 'float16' : 'float32',
+    values,
+    unorm16: false,
+    georeference: null,
+    nodata: null,
+    description:
+      `OpenEXR ${kind}, ${h.compressionName}, channel ${ch.name} (${ch.pixelTypeName}) from channels ${present}, ` +
+      `data window ${boxText(dw)}, display window ${boxText(h.displayWindow)}, lineOrder ${h.lineOrder}`,
+  };
+}
+
+/** EXR's RLE: a signed count byte; negative → that many literal bytes, else the next byte repeated count + 1 times. */
+function unRle(src: Uint8Array, start: number, size: number, dst: Uint8Array, expected: number, what: string): void {
+  let p = start;
+  const end = start + size;
+  let o = 0;
+  while (p < end) {
+    const n = (src[p++] << 24) >> 24;
+    if (n < 0) {
+      const count = -n;
+      if (p + count > end) throw new FormatError(`${what}: RLE literal run of ${count} bytes passes the end of the chunk`);
+      if (o + count > expected) throw new FormatError(`${what}: RLE data decodes past the ${expected} bytes expected`);
+      dst.set(src.subarray(p, p + count), o);
+      p += count;
+      o += count;
+    } else {
+      const count = n + 1;
+      if (p >= end) throw new FormatError(`${what}: RLE repeat run lacks its byte at the end of the chunk`);
+      if (o + count > expected) throw new FormatError(`${what}: RLE data decodes past the ${expected} bytes expected`);
+      dst.fill(src[p++], o, o + count);
+      o += count;
+    }
+  }
+  if (o !== expected) throw new FormatError(`${what}: RLE data decodes to ${o} bytes, expected ${expected}`);
+}
+
+/**
+ * Undoes the ZIP/RLE pre-pass: the byte-delta predictor (d[i] = t[i] − t[i−1] + 128, running over the whole block),
+ * then the split that put even-indexed bytes in the first half and odd-indexed ones in the second. `t` is modified.
+ */
+function unpredictInterleave(t: Uint8Array, dst: Uint8Array, n: number): void {
+  if (n === 0) return;
+  const half = (n + 1) >> 1;
+  let v = t[0];
+  for (let i = 1; i < half; i++) {
+    v = (v + t[i] - 128) & 0xff;
+    t[i] = v;
+  }
+  const pairs = n >> 1;
+  if (LITTLE_ENDIAN && (dst.byteOffset & 1) === 0) {
+    // Byte 2k from the first half, byte 2k+1 from the second: one 16-bit store per pair.
+    const d16 = new Uint16Array(dst.buffer, dst.byteOffset, pairs);
+    for (let k = 0; k < pairs; k++) {
+      v = (v + t[half + k] - 128) & 0xff;
+      d16[k] = t[k] | (v << 8);
+    }
+  } else {
+    for (let k = 0; k < pairs; k++) {
+      v = (v + t[half + k] - 128) & 0xff;
+      dst[2 * k] = t[k];
+      dst[2 * k + 1] = v;
+    }
+  }
+  if ((n & 1) !== 0) dst[n - 1] = t[half - 1];
 }
