@@ -181,7 +181,7 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
     .option('--max-code <n>', 'gate: maximum |Δq|', parseNumber)
     .option('--max-rms-mm <x>', 'gate: maximum RMS in mm', parseNumber)
     .option('--strict', 'exit 3 when a gate fails (default: report it in metrics.json and exit 0)')
-    .option('--reference-kind <text>', 'say in the report what kind of reference this is (e.g. "independent GPU reference")')
+    .option('--reference-kind <text>', 'say in the report what kind of reference this is (e.g. "heightbench GPU executor")')
     .option('--attribution', 'attribute every differing final code to the first stage differing by more than ε there')
     .option('--attribution-eps-mm <x>', 'ε of --attribution, mm (default 0.01)', parseNumber)
     .option('--note <text>', 'a line for the report summary (repeatable)', (v: string, prev: string[] = []) => [...prev, v])

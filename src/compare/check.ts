@@ -38,7 +38,7 @@ export interface RunCheck {
 
 /** What a check says about itself beyond the numbers (report wording) and what it adds (stage attribution). */
 export interface CheckOptions {
-  /** What kind of reference this is, in words (e.g. an independent GPU reference, or our own f64 consistency one). */
+  /** What kind of reference this is, in words (e.g. heightbench's GPU executor of the same draw list, or our own f64 consistency one). */
   referenceKind?: string;
   /** Attribute every differing final code to its first divergent stage (attribution.ts); ε in mm (default 0.01). */
   attribution?: boolean;
