@@ -62,6 +62,7 @@ export interface GpuRunCliOptions {
   encodeRule?: (typeof ENCODE_RULE_CHOICES)[number];
   lod?: (typeof LOD_CHOICES)[number];
   quiet?: boolean;
+  adapter?: string;
 }
 
 /** The WebGPU module, loaded only when the backend is asked for (a CPU run never loads Dawn). */
@@ -107,13 +108,14 @@ export async function gpuRunCommand(
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   const staged: string[] = [];
-  const notes = { backend: 'webgpu', storedAs: 'float32', encodeRule: o.encodeRule ?? 'd3d', lod: o.lod ?? 'derivatives' };
+  const notes = { backend: 'webgpu', storedAs: 'float32', encodeRule: o.encodeRule ?? 'd3d', lod: o.lod ?? 'derivatives', adapterSpec: o.adapter ?? 'auto' };
   try {
     const gpu = await loadGpu();
     let result;
     try {
       result = await gpu.runGpu(drawList, {
         host: o.gpuHost,
+        adapter: o.adapter ?? 'auto',
         assetsDir,
         encodeRule: o.encodeRule,
         lod: o.lod,
@@ -165,6 +167,7 @@ export async function gpuRunCommand(
       size: req.size,
       backend: 'webgpu',
       adapter: result.adapter,
+      adapterSpec: notes.adapterSpec,
       encodeRule: notes.encodeRule,
       lod: notes.lod,
       counts: {
@@ -242,11 +245,41 @@ export function parseSubpixelBits(v: string): number {
   return n;
 }
 
+/** `--adapter`: auto, swiftshader or a part of an adapter's name (adapter-select.ts rules). */
+export function parseAdapterOption(v: string): string {
+  const t = v.trim();
+  if (!t || t.length > 200 || /[\u0000-\u001f]/.test(t))
+    throw new InvalidArgumentError(`expected auto, swiftshader or a part of an adapter's name, got ${JSON.stringify(v)}`);
+  return ['auto', 'swiftshader'].includes(t.toLowerCase()) ? t.toLowerCase() : t;
+}
+
+/** `--subpixel-bits-from FILE`: adapter.subpixelBits of a GPU bless record or GPU manifest (the adapter's measurement). */
+export function subpixelBitsFromRecord(file: string): number {
+  let rec: unknown;
+  try {
+    rec = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`--subpixel-bits-from: cannot read ${file} as JSON (${e instanceof Error ? e.message : String(e)})`);
+  }
+  const bits = (rec as { adapter?: { subpixelBits?: unknown } } | null)?.adapter?.subpixelBits;
+  if (typeof bits !== 'number' || !Number.isInteger(bits) || bits < 0 || bits > 8)
+    throw new UsageError(
+      `--subpixel-bits-from: ${file} has no adapter.subpixelBits integer 0…8 (the adapter's measured snapping), got ${JSON.stringify(bits)}`,
+    );
+  return bits;
+}
+
 /** The run command's options for the WebGPU backend and the CPU's GPU-mimic switches (added to `run`). */
 export function addGpuRunOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--backend <b>', 'executor: cpu (TypeScript, f32 or f64) or webgpu (WGSL on a WebGPU adapter)').choices([...BACKENDS]).default('cpu'))
     .addOption(new Option('--gpu-host <h>', 'webgpu host: dawn (npm webgpu, in-process) or chromium (headless Debian chromium)').choices([...GPU_HOST_CHOICES]))
+    .addOption(
+      new Option(
+        '--adapter <a>',
+        "webgpu adapter: auto (a hardware adapter when there is one, else SwiftShader; default), swiftshader (the reproducible reference), or a part of an adapter's name",
+      ).argParser(parseAdapterOption),
+    )
     .addOption(
       new Option(
         '--encode-rule <r>',
@@ -258,6 +291,12 @@ export function addGpuRunOptions(cmd: Command): Command {
         '--subpixel-bits <n>',
         "cpu backend: snap the layer triangles' vertices to 2^-n pixel (0…8; default 8 = Direct3D's 16.8; SwiftShader snaps to 4)",
       ).argParser(parseSubpixelBits),
+    )
+    .addOption(
+      new Option(
+        '--subpixel-bits-from <record.json>',
+        "cpu backend: take --subpixel-bits from a GPU bless record or GPU manifest (adapter.subpixelBits, the adapter's measured snapping)",
+      ),
     )
     .addOption(
       new Option(

@@ -81,6 +81,9 @@ function printCheck(io: CliIO, name: string, c: ReturnType<typeof checkRun>): vo
 
 interface ParamsYaml {
   dumpWindow?: number;
+  /** gpu.adapter: the adapter spec the GPU references are made on (swiftshader: reproducible); gpu.dumpWindow: the GPU
+   *  and mimic runs' stage dumps (metres, or 0 for whole fields, which every attribution pixel needs). */
+  gpu?: { adapter?: string; dumpWindow?: number };
   runs?: Record<string, { request: string; size: number }>;
 }
 
@@ -91,7 +94,7 @@ export function gpuReferenceName(run: string): string {
 
 /**
  * `bless RUN --gpu`: regenerates references/gpu-RUN with exactly the gpu@RUN stage's command (`run --backend webgpu
- * --size N --dump-window W`) into a staged folder, shows the difference against the current GPU reference, and with
+ * --size N --adapter params.gpu.adapter [--dump-window params.gpu.dumpWindow]`) into a staged folder, shows the difference against the current GPU reference, and with
  * --yes swaps it in, writes references/bless/gpu-RUN.json (request, size, reason and the adapter: vendor,
  * architecture, device, driver description, host, measured sub-pixel bits) and runs `dvc commit gpu@RUN`.
  * [R] The adapter is part of the record because the GPU reference depends on it: on another adapter the same
@@ -118,7 +121,14 @@ async function blessGpu(name: string, o: { yes?: boolean; reason?: string }, io:
   const tmp = makeStage(target, names);
   try {
     const quiet: CliIO = { out: () => undefined, err: (t) => io.err(t) };
-    const code = await gpuRunCommand(run.request, { out: tmp, size: run.size, dumpWindow: params.dumpWindow }, quiet, PLAN_STAGES, FIELD_STAGES);
+    const gpuWindow = params.gpu?.dumpWindow ?? params.dumpWindow;
+    const code = await gpuRunCommand(
+      run.request,
+      { out: tmp, size: run.size, dumpWindow: gpuWindow || undefined, adapter: params.gpu?.adapter ?? 'swiftshader' },
+      quiet,
+      PLAN_STAGES,
+      FIELD_STAGES,
+    );
     if (code !== 0) throw new CliExit(code);
     const manifest = JSON.parse(readFileSync(join(tmp, 'manifest.json'), 'utf8')) as { adapter?: Record<string, unknown> };
     const adapter = manifest.adapter ?? null;
@@ -135,7 +145,16 @@ async function blessGpu(name: string, o: { yes?: boolean; reason?: string }, io:
       return;
     }
     swapFolderIn(tmp, target, names);
-    const record = { request: req.id, size: req.size, backend: 'webgpu', dumpWindow: params.dumpWindow ?? null, producer: PRODUCER_VERSION, adapter, reason };
+    const record = {
+      request: req.id,
+      size: req.size,
+      backend: 'webgpu',
+      adapterSpec: params.gpu?.adapter ?? 'swiftshader',
+      dumpWindow: gpuWindow || null,
+      producer: PRODUCER_VERSION,
+      adapter,
+      reason,
+    };
     writeFileAtomic(join(refs, 'bless', `${gname}.json`), `${JSON.stringify(record, null, 2)}\n`);
     const dvc = join(root, '.venv', 'bin', 'dvc');
     if (existsSync(dvc)) {
