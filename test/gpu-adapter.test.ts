@@ -10,7 +10,7 @@
  *  - on this machine: auto and swiftshader both open SwiftShader and record the spec in the manifest.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { adapterMatches, describeCandidates, isSoftwareAdapter, parseAdapterSpec, selectAdapter, type AdapterCandidate } from '../src/gpu/adapter-select.js';
@@ -128,6 +128,12 @@ describe('heightbench run --backend webgpu --adapter', () => {
       expect(m.adapterSpec).toBe(spec);
       expect(m.adapter.architecture).toBe('swiftshader');
       expect(m.adapter.subpixelBits).toBe(4);
+      // Measured here: SwiftShader via Dawn offers no texture-formats-tier1, so the final names the shader rule.
+      expect(m.adapter.features).not.toContain('texture-formats-tier1');
+      const side = JSON.parse(readFileSync(join(d, spec, 'final.r16.json'), 'utf8'));
+      expect(side.notes.unorm16).toBe(
+        'compute shader, rule d3d (×65535, +0.5, truncate; float32); the adapter offers no r16unorm render target (no texture-formats-tier1)',
+      );
     }
   }, 120_000);
   it('--adapter is refused without --backend webgpu, and an empty one is a usage error', () => {
@@ -138,5 +144,25 @@ describe('heightbench run --backend webgpu --adapter', () => {
     const b = run(['--adapter', ' ', '--out', join(d, 'b')]);
     expect(b.status).toBe(2);
     expect(b.stderr).toContain("expected auto, swiftshader or a part of an adapter's name");
+  });
+  it('--subpixel-bits-from takes the mimic snapping from a bless record; a record without it is refused (exit 2)', () => {
+    const d = tempDir('hb-adapter-bits-');
+    const rec = join(d, 'gpu-r.json');
+    writeFileSync(rec, JSON.stringify({ adapter: { architecture: 'swiftshader', subpixelBits: 4 } }));
+    const ok = spawnSync(
+      process.execPath,
+      [bin, 'run', 'teaching-512', '--size', '64', '--subpixel-bits-from', rec, '--stages', 'raster', '--out', join(d, 'a')],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(d, 'a', 'raster.r32.json'), 'utf8')).notes.subpixelBits).toBe(4);
+    writeFileSync(rec, JSON.stringify({ adapter: { architecture: 'swiftshader' } }));
+    const bad = spawnSync(process.execPath, [bin, 'run', 'teaching-512', '--size', '64', '--subpixel-bits-from', rec, '--out', join(d, 'b')], {
+      encoding: 'utf8',
+    });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('has no adapter.subpixelBits integer 0…8');
   });
 });

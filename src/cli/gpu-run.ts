@@ -156,7 +156,11 @@ export async function gpuRunCommand(
       const codes = codeHeightfield(grid, result.codes, req.encoding);
       for (const ext of ['r16', 'png']) {
         const path = join(o.out, `final.${ext}`);
-        writeHeightfieldFile(path, codes, { stage: 'final', request: req.id, notes, adapter });
+        // [G] Which float → UNORM16 conversion made the codes: the article's path is an r16unorm render target, which
+        // WebGPU offers only with texture-formats-tier1; the executor encodes in a compute shader, so the rule is named.
+        const tier1 = result.adapter.features.includes('texture-formats-tier1');
+        const unorm16 = `compute shader, rule ${notes.encodeRule}${notes.encodeRule === 'd3d' ? ' (×65535, +0.5, truncate; float32)' : ' (WGSL pack2x16unorm: round half to even)'}; ${tier1 ? 'the adapter offers texture-formats-tier1 (r16unorm render targets), not used yet' : 'the adapter offers no r16unorm render target (no texture-formats-tier1)'}`;
+        writeHeightfieldFile(path, codes, { stage: 'final', request: req.id, notes: { ...notes, unorm16 }, adapter });
         written.push(path);
       }
     }

@@ -81,9 +81,8 @@ function printCheck(io: CliIO, name: string, c: ReturnType<typeof checkRun>): vo
 
 interface ParamsYaml {
   dumpWindow?: number;
-  /** gpu.adapter: the adapter spec the GPU references are made on (swiftshader: reproducible); gpu.dumpWindow: the GPU
-   *  and mimic runs' stage dumps (metres, or 0 for whole fields, which every attribution pixel needs). */
-  gpu?: { adapter?: string; dumpWindow?: number };
+  /** gpu.adapter: the adapter spec the GPU references are made on (swiftshader: reproducible). */
+  gpu?: { adapter?: string };
   runs?: Record<string, { request: string; size: number }>;
 }
 
@@ -94,7 +93,7 @@ export function gpuReferenceName(run: string): string {
 
 /**
  * `bless RUN --gpu`: regenerates references/gpu-RUN with exactly the gpu@RUN stage's command (`run --backend webgpu
- * --size N --adapter params.gpu.adapter [--dump-window params.gpu.dumpWindow]`) into a staged folder, shows the difference against the current GPU reference, and with
+ * --size N --adapter params.gpu.adapter`, whole stage dumps) into a staged folder, shows the difference against the current GPU reference, and with
  * --yes swaps it in, writes references/bless/gpu-RUN.json (request, size, reason and the adapter: vendor,
  * architecture, device, driver description, host, measured sub-pixel bits) and runs `dvc commit gpu@RUN`.
  * [R] The adapter is part of the record because the GPU reference depends on it: on another adapter the same
@@ -121,10 +120,10 @@ async function blessGpu(name: string, o: { yes?: boolean; reason?: string }, io:
   const tmp = makeStage(target, names);
   try {
     const quiet: CliIO = { out: () => undefined, err: (t) => io.err(t) };
-    const gpuWindow = params.gpu?.dumpWindow ?? params.dumpWindow;
     const code = await gpuRunCommand(
       run.request,
-      { out: tmp, size: run.size, dumpWindow: gpuWindow || undefined, adapter: params.gpu?.adapter ?? 'swiftshader' },
+      // Whole stage dumps, as the gpu stage writes them: the attribution needs every differing pixel's stages.
+      { out: tmp, size: run.size, adapter: params.gpu?.adapter ?? 'swiftshader' },
       quiet,
       PLAN_STAGES,
       FIELD_STAGES,
@@ -150,7 +149,7 @@ async function blessGpu(name: string, o: { yes?: boolean; reason?: string }, io:
       size: req.size,
       backend: 'webgpu',
       adapterSpec: params.gpu?.adapter ?? 'swiftshader',
-      dumpWindow: gpuWindow || null,
+      dumpWindow: null,
       producer: PRODUCER_VERSION,
       adapter,
       reason,
