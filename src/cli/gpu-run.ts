@@ -32,6 +32,7 @@ import { sidecarPathFor, type GpuAdapterInfo } from '../io/sidecar.js';
 import { parsePositiveInt } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { progressReporter } from './progress.js';
+import { parseAdapterSpec } from '../gpu/adapter-select.js';
 
 export const BACKENDS = ['cpu', 'webgpu'] as const;
 export type Backend = (typeof BACKENDS)[number];
@@ -251,10 +252,11 @@ export function parseSubpixelBits(v: string): number {
 
 /** `--adapter`: auto, swiftshader or a part of an adapter's name (adapter-select.ts rules). */
 export function parseAdapterOption(v: string): string {
-  const t = v.trim();
-  if (!t || t.length > 200 || /[\u0000-\u001f]/.test(t))
-    throw new InvalidArgumentError(`expected auto, swiftshader or a part of an adapter's name, got ${JSON.stringify(v)}`);
-  return ['auto', 'swiftshader'].includes(t.toLowerCase()) ? t.toLowerCase() : t;
+  try {
+    return parseAdapterSpec(v);
+  } catch (e) {
+    throw new InvalidArgumentError(e instanceof Error ? e.message.replace(/^--adapter: /, '') : String(e));
+  }
 }
 
 /** `--subpixel-bits-from FILE`: adapter.subpixelBits of a GPU bless record or GPU manifest (the adapter's measurement). */

@@ -36,7 +36,7 @@ export interface AdapterCandidate {
 /** Trims and checks an `--adapter` value: a keyword or a non-empty text of printable characters. */
 export function parseAdapterSpec(v: string): AdapterSpec {
   const t = v.trim();
-  if (!t || t.length > 200 || /[\u0000-\u001f]/.test(t))
+  if (!t || t.length > 200 || [...t].some((ch) => ch.charCodeAt(0) < 0x20))
     throw new GpuInputError(`--adapter: expected auto, swiftshader or a part of an adapter's name (1–200 printable characters), got ${JSON.stringify(v)}`);
   return ADAPTER_KEYWORDS.includes(t.toLowerCase() as (typeof ADAPTER_KEYWORDS)[number]) ? t.toLowerCase() : t;
 }
