@@ -212,7 +212,7 @@ if (hb.categoryAllows([4, 5], [1, 2, 6]) || !hb.clearanceAccepts(10, 10) || hb.c
 // %% [markdown]
 // ## Support: parent–child averaging and the extent factor
 // **[E]** Parent 12 m, children 8 m and 20 m at weights 0.5 and 0.25 → 12 m; without the second child → 10.667 m.
-// **[D]** `k = (1 − t) + t·relief`: with t = 0.5, relief 0.2 → 0.6 and relief 1 → 1.
+// **[D]** `k = (1 − t) + t·relief`. **[E]** With t = 0.5, relief 0.2 → 0.6 and relief 1 → 1 (the article's teaching case).
 // %%
 log([
   hb.checkNumber('parent with both children', hb.parentChildReference(12, [{ height: 8, weight: 0.5 }, { height: 20, weight: 0.25 }]), 12, { tol: 0 }),
@@ -223,7 +223,8 @@ log([
 // %% [markdown]
 // ## Transform order and mip weights
 // **[E]** (10, 0) rotated by 90° then moved by (100, 50) → (100, 60); moved first → (−50, 110).
-// **[D]** Trilinear: LOD 2.25 blends levels 2 and 3 at 0.75 and 0.25.
+// **[D]** Trilinear mip filtering blends the two neighbouring levels. **[E]** LOD 2.25 blends levels 2 and 3 at 0.75 and
+// 0.25 (the article's conceptual example).
 // %%
 const p1 = hb.transformPoint(hb.chain(hb.rotation(Math.PI / 2), hb.translation(100, 50)), [10, 0]);
 const p2 = hb.transformPoint(hb.chain(hb.translation(100, 50), hb.rotation(Math.PI / 2)), [10, 0]);

@@ -3,6 +3,14 @@
 //
 // Exact codes, the ±1 histogram, RMS and maximum, the 4×4 block-maximum map, the radial profile, residual attribution
 // (quantization straddles vs real deviations, from the generated pre-encode floats) and the 3D disk of radius 625 m.
+//
+// **Which experiment this is.** **[D]** The article compares its rebuild — mapped heights written into a
+// `DXGI_FORMAT_R16_UNORM` render target and read back on the CPU — with *the original system's reference for the same
+// request*: 99.7904 % exact, every other pixel ±1, RMS 0.699 mm. That reference is not available here. **[R]** This
+// notebook holds the f32 pipeline against heightbench's own f64 references (a consistency check: float32 rounding, not
+// the rules). `make reproduce` also holds the CPU rebuild against heightbench's second executor, the same draw list
+// in WGSL on a GPU (`reports/RUN-gpu`): independent in execution, sharing the planner's regions, sources, corners,
+// fans, stamps, support inputs, assets and order — so neither comparison is the article's.
 // %%
 import * as hb from './dist/index.js';
 import * as tslab from 'tslab';
@@ -12,7 +20,7 @@ const { req, grid, run, markers } = session;
 const ref = hb.readHeightfieldFile('references/tundra-r19-1024/final.r16').field;
 const gen = hb.codeHeightfield(grid, run.codes, req.encoding);
 const cmp = hb.compareHeightfields(gen, ref, { generatedFloat: session.field('pre-encode') });
-tslab.display.markdown(hb.summaryMarkdown(cmp, { generated: 'f32 pipeline', reference: 'references/tundra-r19-1024/final.r16' }));
+tslab.display.markdown(hb.summaryMarkdown(cmp, { generated: 'f32 pipeline', reference: 'references/tundra-r19-1024/final.r16 (heightbench f64)' }));
 const B = cmp.blocks;
 session.show('f08-blocks', [hb.blockMapTrace(cmp, gen, ref)],
   hb.mapLayout(`Signed Δq = generated − reference: largest magnitude per ${B.size}×${B.size}-pixel block (codes)`, grid), 560);

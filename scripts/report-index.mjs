@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes reports/index.html. It leads with the CPU against the independent GPU reference (reports/RUN-gpu: f32 with
+// Writes reports/index.html. It leads with heightbench's CPU rebuild against its own GPU executor (reports/RUN-gpu: f32 with
 // the GPU-mimic switches, gated; RUN-gpu-d3d: f32 as generated; RUN-gpu-f64: f64), then the f32-vs-f64 consistency
 // check (reports/RUN): one row per comparison (exact %, histogram, max code, RMS, gates, per-stage inner-400 m RMS)
 // linking its report, a link to the static GPU page (reports/gpu/, written by reproduce.mjs), the ablation atlas
@@ -52,7 +52,7 @@ for (const name of Object.keys(YAML.parse(readFileSync('params.yaml', 'utf8')).r
   ]) {
     const dir = join(root, `${name}${suffix}`);
     if (!existsSync(join(dir, 'stages.json'))) continue;
-    gpuRows.push(reportRow(`${name}${suffix}`, `CPU ${esc(side)} vs GPU reference (independent)`, firstStages));
+    gpuRows.push(reportRow(`${name}${suffix}`, `CPU ${esc(side)} vs GPU executor`, firstStages));
   }
 }
 // The ablation atlas (dvc.yaml stage atlas): its committed metrics.json, and a link once the page has been built.
@@ -80,7 +80,7 @@ const notebooks = existsSync(nbDir)
 const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>heightbench reports</title>
 <style>body{font-family:system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px;text-align:right;vertical-align:top}th{background:#f3f3f3}</style></head><body>
 <h1>heightbench — reproduce reports</h1>
-<p><b>First, the CPU against the GPU reference (independent)</b> — the article's comparison: a CPU rebuild against what a GPU produced. The GPU reference is the draw list executed by the WGSL executor on a WebGPU adapter (its rasterizer, texture and blend units, not our code; each report names the adapter). Three rows per run: f32 with the GPU-mimic switches (RUN-gpu, gated), f32 as generated (RUN-gpu-d3d), f64 (RUN-gpu-f64). Stage anchors [D]: the article's inner-400 m RMS, base 0.203 mm, after support 0.122 mm. Gates [R]: the article's 99.7904 % exact and RMS 0.699 mm on the mimic run (its "every other pixel ±1" is shown, not gated yet).</p>
+<p><b>First, heightbench's CPU rebuild against its own GPU executor</b>. The article compared its rebuild (written through an R16_UNORM render target and read back) with the original system's reference for the same request, which is not available here; heightbench compares its CPU pipeline with its second executor: the same draw list executed by the WGSL executor on a WebGPU adapter (its rasterizer, texture and blend units decide coverage, sampling and blending; each report names the adapter). Both take the draw list from the shared planner, so this checks execution, not planning (README, "What the GPU comparison can and cannot catch"). Three rows per run: f32 with the GPU-mimic switches (RUN-gpu, gated), f32 as generated (RUN-gpu-d3d), f64 (RUN-gpu-f64). Stage anchors [D], for scale only: the article's inner-400 m RMS against the original's reference, base 0.203 mm, after support 0.122 mm. Gates [R]: the article's 99.7904 % exact and RMS 0.699 mm, borrowed as a yardstick (its "every other pixel ±1" is shown, not gated yet).</p>
 <p><b>Then the consistency check</b> (rows named by the run alone): the f32 pipeline against its DVC-tracked f64 references — the same TypeScript code unrounded, so it shows float32 rounding, not that the rules are right.</p>
 <table><tr><th>report</th><th>exact %</th><th>Δq histogram</th><th>max |Δq|</th><th>RMS mm</th><th>comparison</th><th>gates</th><th>stage inner-400 m RMS (mm)</th><th>attribution</th></tr>
 ${gpuRows.join('\n')}

@@ -35,7 +35,8 @@ let failed = 0;
 const names = targets.length
   ? [...new Set(targets.map((t) => t.split('@')[1]).filter(Boolean))]
   : Object.keys(parse(readFileSync('params.yaml', 'utf8')).runs ?? {});
-// The lead: the CPU against the independent GPU reference (the article's comparison), three ways.
+// The lead: heightbench's CPU rebuild against its own GPU executor of the same draw list (not the article's
+// experiment, which compared its rebuild with the original system's reference), three ways.
 const hist = (m) =>
   Object.keys(m)
     .filter((k) => k.startsWith('histogram.'))
@@ -49,7 +50,7 @@ const firstStages = (m) =>
     .map((k) => `${k.slice(28)} ${m[k]}`)
     .join(', ');
 console.log(
-  '\nCPU vs the GPU reference (independent) — run / CPU side | exact % | histogram | max code | RMS mm | gates | stage inner-400 m RMS (mm; article: base 0.203, after-support 0.122) | differing codes by first divergent stage',
+  "\nCPU vs heightbench's GPU executor (same draw list) — run / CPU side | exact % | histogram | max code | RMS mm | gates | stage inner-400 m RMS (mm; article vs its original reference: base 0.203, after-support 0.122) | differing codes by first divergent stage",
 );
 for (const name of names) {
   for (const [suffix, side] of [

@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { attributeRunFolders, attributeStages, attributionSummary, type RunFields } from '../src/compare/attribution.js';
+import { alignDumps, attributeRunFolders, attributeStages, attributionSummary, causeOf, type RunFields } from '../src/compare/attribution.js';
+import { cropCentre } from '../src/core/crop.js';
 import type { GridDescription } from '../src/core/grid.js';
 import { MismatchError } from '../src/errors.js';
 import { cli, tempDir } from './helpers.js';
@@ -61,6 +62,56 @@ describe('attributeStages: hand-built cases', () => {
     expect(r.straddles).toBe(2);
     expect(r.straddlesByStage).toEqual({ 'raster-layer0': 1, 'final-only': 1 });
     expect(r.deltaByStage).toEqual({ 'raster-layer0': { 1: 1 }, base: { 3: 1 }, 'final-only': { 1: 1 } });
+  });
+
+  it('a cause class for every differing pixel, and the |Δq| > 1 pixels listed with their per-stage Δ', () => {
+    const r = attributeStages(A, B);
+    expect(r.byCause).toEqual({ 'rasterizer snapping': 1, 'sampling precision': 1, 'quantization straddle': 1 });
+    expect(Object.values(r.byCause).reduce((x, y) => x + y, 0)).toBe(r.differing);
+    expect(r.deltaByCause['sampling precision']).toEqual({ 3: 1 });
+    expect(r.tail).toHaveLength(1);
+    const t = r.tail[0];
+    expect([t.column, t.row, t.dq, t.stage, t.cause]).toEqual([1, 0, 200 - 203, 'base', 'sampling precision']);
+    expect(t.deltaM['raster-layer0']).toBe(0);
+    expect(t.deltaM.base).toBe(Math.fround(20) - Math.fround(20.05)); // float32 fields, subtracted in float64
+    expect(attributionSummary(r)).toContain(
+      '  by cause: quantization straddle 1 (|Δq| 1: 1); rasterizer snapping 1 (|Δq| 1: 1); sampling precision 1 (|Δq| 3: 1)',
+    );
+  });
+
+  it('a stamp or location stage: quad coverage when it adds more than one code there, sampling precision below', () => {
+    const mpc = 1000 / 65535;
+    expect(causeOf('after-stamps', 0.3, mpc)).toBe('quad coverage');
+    expect(causeOf('after-locations', -0.02, mpc)).toBe('quad coverage');
+    expect(causeOf('after-stamps', 0.004, mpc)).toBe('sampling precision');
+    expect(causeOf('after-support', 0.5, mpc)).toBe('arithmetic order');
+    expect(causeOf('pre-encode', 0.001, mpc)).toBe('blend order');
+    // The step is what the stage adds: a pixel 0.5 m apart since raster, +0.2 mm more in after-stamps, first
+    // diverging in raster, is rasterizer snapping; one equal until after-stamps, then 40 mm apart, quad coverage.
+    const mk = (raster: number, stamps: number, codes: number[]) =>
+      run(1, { raster: Float32Array.from([raster]), 'after-stamps': Float32Array.from([stamps]), 'pre-encode': Float32Array.from([stamps]) }, codes);
+    expect(attributeStages(mk(0, 0, [10]), mk(0, 0.04, [13])).byCause).toEqual({ 'quad coverage': 1 });
+    expect(attributeStages(mk(0, 0, [10]), mk(0, 0.00002, [11])).byCause).toEqual({ 'sampling precision': 1 });
+  });
+
+  it('a whole-field dump meets a centred window of it: compared on the window, the rest outside it', () => {
+    const n = 4;
+    const whole = Float32Array.from({ length: 16 }, (_, k) => k);
+    const c = cropCentre(whole, grid(n), 2);
+    const al = alignDumps({ grid: grid(n), height_px: whole }, { grid: c.grid, height_px: c.data });
+    expect(al).not.toBeNull();
+    expect(al![0].grid).toEqual(c.grid);
+    expect(Array.from(al![0].height_px)).toEqual([5, 6, 9, 10]);
+    expect(alignDumps({ grid: grid(n), height_px: whole }, { grid: grid(2, 0.5, 2), height_px: new Float32Array(4) })).toBeNull();
+    const codes = new Array(16).fill(1000);
+    const moved = [...codes];
+    moved[0] = 1001;
+    moved[5] = 1001;
+    const bumped = Float32Array.from(whole);
+    bumped[5] += 0.1;
+    const a = run(n, { base: { grid: grid(n), h: bumped } }, moved);
+    const b = run(n, { base: { grid: c.grid, h: c.data } }, codes);
+    expect(attributeStages(a, b).byStage).toEqual({ base: 1, 'outside-window': 1 });
   });
 
   it('ε is stated and acts: at 2 mm pixel 0 first diverges nowhere before the encode', () => {
@@ -123,5 +174,26 @@ describe('attributeRunFolders: f32 against f64 runs of the teaching request (256
     // With an ε larger than any float32 rounding here, every difference appears only at the encode.
     const wide = attributeRunFolders(d32, d64, { epsilonMm: 1e6 });
     expect(wide.byStage).toEqual(differing ? { 'final-only': differing } : {});
+    expect(Object.values(r.byCause).reduce((x, y) => x + y, 0)).toBe(differing);
   });
+});
+
+describe('attributeRunFolders: the mimic run against the GPU executor, whole-field dumps (teaching request, 128²)', () => {
+  it('every differing pixel has a stage and a cause; none is outside a window', async () => {
+    const gpu = join(tempDir(), 'gpu');
+    const mimic = join(tempDir(), 'mimic');
+    const g = await cli('run', 'teaching-512', '--size', '128', '--backend', 'webgpu', '--adapter', 'swiftshader', '--out', gpu);
+    expect(g.code, g.err).toBe(0);
+    const m = await cli('run', 'teaching-512', '--size', '128', '--precision', 'f32', '--subpixel-bits', '4', '--quad-coverage', 'snapped', '--out', mimic);
+    expect(m.code, m.err).toBe(0);
+    const r = attributeRunFolders(mimic, gpu);
+    const qa = new Uint16Array(new Uint8Array(readFileSync(join(mimic, 'final.r16'))).buffer);
+    const qb = new Uint16Array(new Uint8Array(readFileSync(join(gpu, 'final.r16'))).buffer);
+    let differing = 0;
+    for (let k = 0; k < qa.length; k++) if (qa[k] !== qb[k]) differing++;
+    expect(r.differing).toBe(differing);
+    expect(r.byStage['outside-window']).toBeUndefined();
+    expect(r.byCause['outside the dumped window']).toBeUndefined();
+    expect(Object.values(r.byCause).reduce((x, y) => x + y, 0)).toBe(differing);
+  }, 120_000);
 });

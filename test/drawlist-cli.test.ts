@@ -94,9 +94,11 @@ describe('heightbench run --backend webgpu', () => {
   });
 
   it('a missing Vulkan driver exits 2 naming the package to install, and leaves no output', () => {
+    // The host is pointed at driver files that do not exist (VK_ICD_FILENAMES names the only file the Vulkan loader
+    // may read), so the test holds on a machine with other Vulkan drivers installed too.
     const out = tempDir();
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', 'run', 'teaching-512', '--size', '64', '--backend', 'webgpu', '--out', out], {
-      env: { ...process.env, HEIGHTBENCH_VK_DIR: join(out, 'no-such-driver') },
+      env: { ...process.env, HEIGHTBENCH_VK_DIR: join(out, 'no-such-driver'), VK_ICD_FILENAMES: join(out, 'no-such-driver', 'icd.json') },
       encoding: 'utf8',
     });
     expect(r.status, r.stderr).toBe(2);

@@ -20,6 +20,8 @@ import type { Command } from 'commander';
 import { writeFileAtomic } from '../io/atomic.js';
 import { PRODUCER_NAME, PRODUCER_VERSION } from '../version.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
+import { parseAdapterSpec } from '../gpu/adapter-select.js';
+import { escapeHtml } from '../core/html.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -44,8 +46,8 @@ table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:
 th{background:#f3f3f3}.ok{color:#070}.run{color:#06c}.wait{color:#888}.bad{color:#a00}
 a[download]{margin-right:.6em}canvas{border:1px solid #ccc;image-rendering:pixelated;width:min(100%,512px)}`;
 
-/** The page's HTML around the bundled module `js`. */
-export function pageHtml(js: string): string {
+/** The page's HTML around the bundled module `js`; `adapter`: the adapter spec the page asks for unless ?adapter= says otherwise. */
+export function pageHtml(js: string, adapter = 'auto'): string {
   const script = js.replace(/<\/(script)/gi, '<\\/$1');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -54,7 +56,7 @@ export function pageHtml(js: string): string {
 <link rel="icon" href="data:,">
 <title>heightbench — GPU reference in your browser</title>
 <style>${STYLE}</style></head>
-<body data-state="idle">
+<body data-state="idle" data-adapter="${escapeHtml(adapter)}">
 <h1>heightbench — the GPU reference on this browser's GPU</h1>
 <p>This page runs heightbench's WebGPU executor (the same WGSL and host code as <code>heightbench run REQUEST --backend webgpu</code>)
 on a draw list, on the GPU this browser offers, and gives every stage field for download with its sidecar naming the adapter.
@@ -76,7 +78,7 @@ Times include reading each field back from the GPU. The preview shows the final 
 }
 
 /** Bundles the page's module (esbuild) and returns the HTML. */
-export async function buildGpuPage(): Promise<string> {
+export async function buildGpuPage(adapter = 'auto'): Promise<string> {
   let esbuild: typeof import('esbuild');
   try {
     esbuild = await import('esbuild');
@@ -101,11 +103,11 @@ export async function buildGpuPage(): Promise<string> {
     logLevel: 'silent',
   });
   if (out.outputFiles.length !== 1) throw new Error(`gpu-page: esbuild gave ${out.outputFiles.length} output files, expected 1`);
-  return pageHtml(out.outputFiles[0].text);
+  return pageHtml(out.outputFiles[0].text, adapter);
 }
 
-export async function gpuPageCommand(dir: string, io: CliIO): Promise<number> {
-  const html = await buildGpuPage();
+export async function gpuPageCommand(dir: string, io: CliIO, adapter = 'auto'): Promise<number> {
+  const html = await buildGpuPage(parseAdapterSpec(adapter));
   mkdirSync(dir, { recursive: true });
   const path = join(dir, 'index.html');
   writeFileAtomic(path, html);
@@ -118,7 +120,12 @@ export const installGpuPage: CommandInstaller = (program: Command, io: CliIO) =>
     .command('gpu-page')
     .description('write the static GPU reference page (DIR/index.html): runs a draw list on the viewer’s GPU, offers every stage for download')
     .argument('<dir>', 'output folder (make reproduce uses reports/gpu)')
-    .action(async (dir: string) => {
-      throw new CliExit(await gpuPageCommand(dir, io));
+    .option(
+      '--adapter <a>',
+      "the adapter the page asks for: auto (a hardware adapter when the browser has one, else SwiftShader), swiftshader, or a part of its name; ?adapter= on the page's address overrides it",
+      'auto',
+    )
+    .action(async (dir: string, o: { adapter: string }) => {
+      throw new CliExit(await gpuPageCommand(dir, io, o.adapter));
     });
 };

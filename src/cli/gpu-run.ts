@@ -32,6 +32,7 @@ import { sidecarPathFor, type GpuAdapterInfo } from '../io/sidecar.js';
 import { parsePositiveInt } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { progressReporter } from './progress.js';
+import { parseAdapterSpec } from '../gpu/adapter-select.js';
 
 export const BACKENDS = ['cpu', 'webgpu'] as const;
 export type Backend = (typeof BACKENDS)[number];
@@ -62,6 +63,7 @@ export interface GpuRunCliOptions {
   encodeRule?: (typeof ENCODE_RULE_CHOICES)[number];
   lod?: (typeof LOD_CHOICES)[number];
   quiet?: boolean;
+  adapter?: string;
 }
 
 /** The WebGPU module, loaded only when the backend is asked for (a CPU run never loads Dawn). */
@@ -107,13 +109,14 @@ export async function gpuRunCommand(
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   const staged: string[] = [];
-  const notes = { backend: 'webgpu', storedAs: 'float32', encodeRule: o.encodeRule ?? 'd3d', lod: o.lod ?? 'derivatives' };
+  const notes = { backend: 'webgpu', storedAs: 'float32', encodeRule: o.encodeRule ?? 'd3d', lod: o.lod ?? 'derivatives', adapterSpec: o.adapter ?? 'auto' };
   try {
     const gpu = await loadGpu();
     let result;
     try {
       result = await gpu.runGpu(drawList, {
         host: o.gpuHost,
+        adapter: o.adapter ?? 'auto',
         assetsDir,
         encodeRule: o.encodeRule,
         lod: o.lod,
@@ -154,7 +157,11 @@ export async function gpuRunCommand(
       const codes = codeHeightfield(grid, result.codes, req.encoding);
       for (const ext of ['r16', 'png']) {
         const path = join(o.out, `final.${ext}`);
-        writeHeightfieldFile(path, codes, { stage: 'final', request: req.id, notes, adapter });
+        // [G] Which float → UNORM16 conversion made the codes: the article's path is an r16unorm render target, which
+        // WebGPU offers only with texture-formats-tier1; the executor encodes in a compute shader, so the rule is named.
+        const tier1 = result.adapter.features.includes('texture-formats-tier1');
+        const unorm16 = `compute shader, rule ${notes.encodeRule}${notes.encodeRule === 'd3d' ? ' (×65535, +0.5, truncate; float32)' : ' (WGSL pack2x16unorm: round half to even)'}; ${tier1 ? 'the adapter offers texture-formats-tier1 (r16unorm render targets), not used yet' : 'the adapter offers no r16unorm render target (no texture-formats-tier1)'}`;
+        writeHeightfieldFile(path, codes, { stage: 'final', request: req.id, notes: { ...notes, unorm16 }, adapter });
         written.push(path);
       }
     }
@@ -165,6 +172,7 @@ export async function gpuRunCommand(
       size: req.size,
       backend: 'webgpu',
       adapter: result.adapter,
+      adapterSpec: notes.adapterSpec,
       encodeRule: notes.encodeRule,
       lod: notes.lod,
       counts: {
@@ -242,11 +250,42 @@ export function parseSubpixelBits(v: string): number {
   return n;
 }
 
+/** `--adapter`: auto, swiftshader or a part of an adapter's name (adapter-select.ts rules). */
+export function parseAdapterOption(v: string): string {
+  try {
+    return parseAdapterSpec(v);
+  } catch (e) {
+    throw new InvalidArgumentError(e instanceof Error ? e.message.replace(/^--adapter: /, '') : String(e));
+  }
+}
+
+/** `--subpixel-bits-from FILE`: adapter.subpixelBits of a GPU bless record or GPU manifest (the adapter's measurement). */
+export function subpixelBitsFromRecord(file: string): number {
+  let rec: unknown;
+  try {
+    rec = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`--subpixel-bits-from: cannot read ${file} as JSON (${e instanceof Error ? e.message : String(e)})`);
+  }
+  const bits = (rec as { adapter?: { subpixelBits?: unknown } } | null)?.adapter?.subpixelBits;
+  if (typeof bits !== 'number' || !Number.isInteger(bits) || bits < 0 || bits > 8)
+    throw new UsageError(
+      `--subpixel-bits-from: ${file} has no adapter.subpixelBits integer 0…8 (the adapter's measured snapping), got ${JSON.stringify(bits)}`,
+    );
+  return bits;
+}
+
 /** The run command's options for the WebGPU backend and the CPU's GPU-mimic switches (added to `run`). */
 export function addGpuRunOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--backend <b>', 'executor: cpu (TypeScript, f32 or f64) or webgpu (WGSL on a WebGPU adapter)').choices([...BACKENDS]).default('cpu'))
     .addOption(new Option('--gpu-host <h>', 'webgpu host: dawn (npm webgpu, in-process) or chromium (headless Debian chromium)').choices([...GPU_HOST_CHOICES]))
+    .addOption(
+      new Option(
+        '--adapter <a>',
+        "webgpu adapter: auto (a hardware adapter when there is one, else SwiftShader; default), swiftshader (the reproducible reference), or a part of an adapter's name",
+      ).argParser(parseAdapterOption),
+    )
     .addOption(
       new Option(
         '--encode-rule <r>',
@@ -258,6 +297,12 @@ export function addGpuRunOptions(cmd: Command): Command {
         '--subpixel-bits <n>',
         "cpu backend: snap the layer triangles' vertices to 2^-n pixel (0…8; default 8 = Direct3D's 16.8; SwiftShader snaps to 4)",
       ).argParser(parseSubpixelBits),
+    )
+    .addOption(
+      new Option(
+        '--subpixel-bits-from <record.json>',
+        "cpu backend: take --subpixel-bits from a GPU bless record or GPU manifest (adapter.subpixelBits, the adapter's measured snapping)",
+      ),
     )
     .addOption(
       new Option(

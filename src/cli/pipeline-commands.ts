@@ -81,6 +81,8 @@ function printCheck(io: CliIO, name: string, c: ReturnType<typeof checkRun>): vo
 
 interface ParamsYaml {
   dumpWindow?: number;
+  /** gpu.adapter: the adapter spec the GPU references are made on (swiftshader: reproducible). */
+  gpu?: { adapter?: string };
   runs?: Record<string, { request: string; size: number }>;
 }
 
@@ -91,7 +93,7 @@ export function gpuReferenceName(run: string): string {
 
 /**
  * `bless RUN --gpu`: regenerates references/gpu-RUN with exactly the gpu@RUN stage's command (`run --backend webgpu
- * --size N --dump-window W`) into a staged folder, shows the difference against the current GPU reference, and with
+ * --size N --adapter params.gpu.adapter`, whole stage dumps) into a staged folder, shows the difference against the current GPU reference, and with
  * --yes swaps it in, writes references/bless/gpu-RUN.json (request, size, reason and the adapter: vendor,
  * architecture, device, driver description, host, measured sub-pixel bits) and runs `dvc commit gpu@RUN`.
  * [R] The adapter is part of the record because the GPU reference depends on it: on another adapter the same
@@ -118,7 +120,14 @@ async function blessGpu(name: string, o: { yes?: boolean; reason?: string }, io:
   const tmp = makeStage(target, names);
   try {
     const quiet: CliIO = { out: () => undefined, err: (t) => io.err(t) };
-    const code = await gpuRunCommand(run.request, { out: tmp, size: run.size, dumpWindow: params.dumpWindow }, quiet, PLAN_STAGES, FIELD_STAGES);
+    const code = await gpuRunCommand(
+      run.request,
+      // Whole stage dumps, as the gpu stage writes them: the attribution needs every differing pixel's stages.
+      { out: tmp, size: run.size, adapter: params.gpu?.adapter ?? 'swiftshader' },
+      quiet,
+      PLAN_STAGES,
+      FIELD_STAGES,
+    );
     if (code !== 0) throw new CliExit(code);
     const manifest = JSON.parse(readFileSync(join(tmp, 'manifest.json'), 'utf8')) as { adapter?: Record<string, unknown> };
     const adapter = manifest.adapter ?? null;
@@ -135,7 +144,16 @@ async function blessGpu(name: string, o: { yes?: boolean; reason?: string }, io:
       return;
     }
     swapFolderIn(tmp, target, names);
-    const record = { request: req.id, size: req.size, backend: 'webgpu', dumpWindow: params.dumpWindow ?? null, producer: PRODUCER_VERSION, adapter, reason };
+    const record = {
+      request: req.id,
+      size: req.size,
+      backend: 'webgpu',
+      adapterSpec: params.gpu?.adapter ?? 'swiftshader',
+      dumpWindow: null,
+      producer: PRODUCER_VERSION,
+      adapter,
+      reason,
+    };
     writeFileAtomic(join(refs, 'bless', `${gname}.json`), `${JSON.stringify(record, null, 2)}\n`);
     const dvc = join(root, '.venv', 'bin', 'dvc');
     if (existsSync(dvc)) {
@@ -181,7 +199,7 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
     .option('--max-code <n>', 'gate: maximum |Δq|', parseNumber)
     .option('--max-rms-mm <x>', 'gate: maximum RMS in mm', parseNumber)
     .option('--strict', 'exit 3 when a gate fails (default: report it in metrics.json and exit 0)')
-    .option('--reference-kind <text>', 'say in the report what kind of reference this is (e.g. "independent GPU reference")')
+    .option('--reference-kind <text>', 'say in the report what kind of reference this is (e.g. "heightbench GPU executor")')
     .option('--attribution', 'attribute every differing final code to the first stage differing by more than ε there')
     .option('--attribution-eps-mm <x>', 'ε of --attribution, mm (default 0.01)', parseNumber)
     .option('--note <text>', 'a line for the report summary (repeatable)', (v: string, prev: string[] = []) => [...prev, v])

@@ -25,7 +25,7 @@ import { rmTreeStep } from '../io/fs-ops.js';
 import { defaultSwapNames, makeStage, removeStale, swapFolderIn } from '../io/folder-swap.js';
 import { parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
-import { addGpuRunOptions, gpuRunCommand, type GpuRunCliOptions } from './gpu-run.js';
+import { addGpuRunOptions, gpuRunCommand, subpixelBitsFromRecord, type GpuRunCliOptions } from './gpu-run.js';
 import { progressReporter } from './progress.js';
 import { PLAN_STAGES } from './stage-names.js';
 import { EXECUTORS, type Executor } from '../pipeline/context.js';
@@ -359,29 +359,36 @@ export const installRun: CommandInstaller = (program: Command, io: CliIO) => {
     .option('--quiet', 'no stage-by-stage progress on stderr (shown only on a terminal)')
     .option('--store <file>', 'also keep the run as base + one sparse delta layer per local stage (versioned binary store)', parsePath)
     .option('--dump-window <m>', 'crop stage dumps (not pre-encode, not final) to the central window, metres', parsePositiveNumber);
-  addGpuRunOptions(cmd).action(async (request: string, opts: RunCliOptions & GpuRunCliOptions & { backend: 'cpu' | 'webgpu' }, command: Command) => {
-    if (opts.executor !== undefined) {
-      if (opts.backend === 'webgpu') throw new UsageError(`--executor ${opts.executor}: only with --backend cpu (the webgpu backend is its own executor)`);
-      const p = opts.executor === 'f64' ? 'f64' : 'f32';
-      if (command.getOptionValueSource('precision') === 'cli' && opts.precision !== p)
-        throw new UsageError(`--executor ${opts.executor} computes in ${p}, but --precision ${opts.precision} was given; leave --precision out`);
-      opts.precision = p;
-    }
-    if (opts.backend === 'webgpu') {
-      if (command.getOptionValueSource('precision') === 'cli' && opts.precision !== 'f32')
-        throw new UsageError(`--precision ${opts.precision}: the webgpu backend computes in the GPU's float32; leave --precision out`);
-      if (opts.quadCoverage !== undefined)
-        throw new UsageError(`--quad-coverage ${opts.quadCoverage}: only with --backend cpu (the GPU's rasterizer decides its quads' coverage)`);
-      if (opts.subpixelBits !== undefined)
-        throw new UsageError(
-          `--subpixel-bits ${opts.subpixelBits}: only with --backend cpu (the GPU's rasterizer snaps as it does; its measured value is recorded in the sidecars)`,
-        );
-      if (opts.store) throw new UsageError('--store: not available with --backend webgpu (write the stage files, then build a store from a CPU run)');
-      throw new CliExit(await gpuRunCommand(request, opts, io, PLAN_STAGES, FIELD_STAGES));
-    }
-    for (const k of ['gpuHost', 'encodeRule', 'lod'] as const) {
-      if (opts[k] !== undefined) throw new UsageError(`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: only with --backend webgpu`);
-    }
-    throw new CliExit(await runCommand(request, opts, io));
-  });
+  addGpuRunOptions(cmd).action(
+    async (request: string, opts: RunCliOptions & GpuRunCliOptions & { backend: 'cpu' | 'webgpu'; subpixelBitsFrom?: string }, command: Command) => {
+      if (opts.executor !== undefined) {
+        if (opts.backend === 'webgpu') throw new UsageError(`--executor ${opts.executor}: only with --backend cpu (the webgpu backend is its own executor)`);
+        const p = opts.executor === 'f64' ? 'f64' : 'f32';
+        if (command.getOptionValueSource('precision') === 'cli' && opts.precision !== p)
+          throw new UsageError(`--executor ${opts.executor} computes in ${p}, but --precision ${opts.precision} was given; leave --precision out`);
+        opts.precision = p;
+      }
+      if (opts.backend === 'webgpu') {
+        if (command.getOptionValueSource('precision') === 'cli' && opts.precision !== 'f32')
+          throw new UsageError(`--precision ${opts.precision}: the webgpu backend computes in the GPU's float32; leave --precision out`);
+        if (opts.quadCoverage !== undefined)
+          throw new UsageError(`--quad-coverage ${opts.quadCoverage}: only with --backend cpu (the GPU's rasterizer decides its quads' coverage)`);
+        if (opts.subpixelBits !== undefined)
+          throw new UsageError(
+            `--subpixel-bits ${opts.subpixelBits}: only with --backend cpu (the GPU's rasterizer snaps as it does; its measured value is recorded in the sidecars)`,
+          );
+        if (opts.subpixelBitsFrom !== undefined) throw new UsageError(`--subpixel-bits-from ${opts.subpixelBitsFrom}: only with --backend cpu`);
+        if (opts.store) throw new UsageError('--store: not available with --backend webgpu (write the stage files, then build a store from a CPU run)');
+        throw new CliExit(await gpuRunCommand(request, opts, io, PLAN_STAGES, FIELD_STAGES));
+      }
+      if (opts.subpixelBitsFrom !== undefined) {
+        if (opts.subpixelBits !== undefined) throw new UsageError('--subpixel-bits and --subpixel-bits-from: give one of them');
+        opts.subpixelBits = subpixelBitsFromRecord(opts.subpixelBitsFrom);
+      }
+      for (const k of ['gpuHost', 'encodeRule', 'lod', 'adapter'] as const) {
+        if (opts[k] !== undefined) throw new UsageError(`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: only with --backend webgpu`);
+      }
+      throw new CliExit(await runCommand(request, opts, io));
+    },
+  );
 };

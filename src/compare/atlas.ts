@@ -109,7 +109,7 @@ export const ABLATIONS: readonly AblationSpec[] = Object.freeze([
   },
   {
     name: 'unfiltered-raster',
-    label: 'the N² raster left unfiltered (the earlier heightbench rule; the article filters it)',
+    label: 'the N² raster left unfiltered (the other reading of the article; heightbench reads it as filtered)',
     option: { conventions: { smoothing: { filterFullResolution: false } } },
     expect: BLUR,
   },

@@ -7,8 +7,21 @@
  * Outputs: for every pixel whose final codes differ: the first stage, in pipeline order, at which |h_A − h_B| > ε at
  * that pixel's world position ('final-only' when every stage stays within ε: the difference appears at the encode;
  * 'outside-window' when a stage before the first divergent one was not dumped there), and whether the final
- * difference is a quantization straddle (|Δq| = 1 and the two pre-encode heights within the straddle tolerance). Counts
- * per stage, straddles per stage, |Δq| histogram per stage.
+ * difference is a quantization straddle (|Δq| = 1 and the two pre-encode heights within the straddle tolerance), and a
+ * cause class (CAUSE_CLASSES, below). Counts per stage, per cause, straddles per stage, |Δq| histogram per stage.
+ * [R] Cause classes, from the evidence the two runs' fields give at the pixel (the stage where it first diverges and the
+ *     size of the difference that stage adds there, Δ_s − Δ_(s−1)):
+ *       final-only                          → quantization straddle (equal floats within ε, codes one apart)
+ *       raster-layer0, raster               → rasterizer snapping (vertex snapping, coverage, interpolation of the fans)
+ *       base                                → sampling precision (the smoothing chain's texture reads and weights)
+ *       after-support                       → arithmetic order (the support shapes' float32 evaluation)
+ *       after-stamps, after-locations       → quad coverage when the stage adds more than one code (a quad's pixel
+ *                                             drawn on one side only), else sampling precision (trilinear weights, LOD)
+ *       pre-encode                          → blend order (the outer radial blend's float32 evaluation)
+ *     A pixel of a stage dumped on one side only, or outside a cropped dump, is 'outside-window' / 'not dumped':
+ *     with whole-field dumps (the gpu and mimic runs) no pixel falls there.
+ * [R] Dumps of one stage on different grids are compared on their common window (alignDumps: the larger is cropped
+ *     to the smaller when that is a centred crop of it), so a whole-field GPU dump meets a windowed CPU one.
  * [R] Pixel correspondence: a stage dump's pixel is found through world coordinates (texel-centre grids; the final
  *     pixel's centre must be a pixel centre of the dump — same pixel size, window aligned), never by index. Both sides'
  *     dumps of one stage must have the same grid; a stage dumped on one side only is left out (listed in `skipped`).
@@ -23,6 +36,7 @@ import { FLOAT_STAGES } from '../conventions/index.js';
 import { InputRangeError, MismatchError } from '../errors.js';
 import { readHeightfieldFile } from '../io/heightfield-file.js';
 import { DEFAULT_RANGE, metresPerCode, type GridDescription } from '../core/grid.js';
+import { cropCentre } from '../core/crop.js';
 
 /** The stages attributed: the declared stages that hold float fields (conventions FLOAT_STAGES). */
 export const ATTRIBUTION_STAGES = FLOAT_STAGES;
@@ -64,6 +78,73 @@ export interface StageAttribution {
   straddlesByStage: Record<string, number>;
   /** First divergent stage → |Δq| → count. */
   deltaByStage: Record<string, Record<string, number>>;
+  /** Cause class (CAUSE_CLASSES) → number of differing pixels. */
+  byCause: Record<string, number>;
+  /** Cause class → |Δq| → count. */
+  deltaByCause: Record<string, Record<string, number>>;
+  /** The |Δq| > 1 pixels (at most 64, row-major order): where, by how much, first stage, cause, per-stage Δ (m). */
+  tail: TailPixel[];
+}
+
+export interface TailPixel {
+  column: number;
+  row: number;
+  dq: number;
+  stage: string;
+  cause: CauseClass;
+  /** Stage → generated − reference at the pixel, metres (the stages compared). */
+  deltaM: Record<string, number>;
+}
+
+export const CAUSE_CLASSES = [
+  'quantization straddle',
+  'rasterizer snapping',
+  'sampling precision',
+  'arithmetic order',
+  'quad coverage',
+  'blend order',
+  'outside the dumped window',
+] as const;
+export type CauseClass = (typeof CAUSE_CLASSES)[number];
+const TAIL_MAX = 64;
+
+/** [R] The cause class of a pixel first diverging in `stage`, where that stage adds `stepM` metres of difference. */
+export function causeOf(stage: string, stepM: number, metresPerCode: number): CauseClass {
+  switch (stage) {
+    case 'final-only':
+      return 'quantization straddle';
+    case 'raster-layer0':
+    case 'raster':
+      return 'rasterizer snapping';
+    case 'base':
+      return 'sampling precision';
+    case 'after-support':
+      return 'arithmetic order';
+    case 'after-stamps':
+    case 'after-locations':
+      return Math.abs(stepM) > metresPerCode ? 'quad coverage' : 'sampling precision';
+    case 'pre-encode':
+      return 'blend order';
+    default:
+      return 'outside the dumped window';
+  }
+}
+
+/**
+ * Two dumps of one stage on a common grid: unchanged when their grids are equal; otherwise the larger cropped to the
+ * smaller's window when that gives exactly the smaller's grid (a centred crop, as --dump-window writes); else null.
+ */
+export function alignDumps(x: StageField, y: StageField): [StageField, StageField] | null {
+  if (sameGrid(x.grid, y.grid)) return [x, y];
+  const crop = (big: StageField, small: StageField): StageField | null => {
+    if (big.grid.columns <= small.grid.columns) return null;
+    const c = cropCentre(big.height_px, big.grid, small.grid.sizeX);
+    return sameGrid(c.grid, small.grid) ? { grid: c.grid, height_px: c.data } : null;
+  };
+  const a = crop(x, y);
+  if (a) return [a, y];
+  const b = crop(y, x);
+  return b ? [x, b] : null;
 }
 
 function sameGrid(a: GridDescription, b: GridDescription): boolean {
@@ -127,19 +208,24 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
       skipped.push(s);
       continue;
     }
-    if (!sameGrid(x.grid, y.grid)) throw new MismatchError(`attribution: stage ${s} is dumped on different grids on the two sides`);
+    const al = alignDumps(x, y);
+    if (!al) throw new MismatchError(`attribution: stage ${s} is dumped on different grids on the two sides, neither a centred crop of the other`);
+    const [xa, ya] = al;
     stages.push(s);
-    cols.push(indexMap(a.finalGrid, x.grid, 'x', s));
-    rows.push(indexMap(a.finalGrid, x.grid, 'y', s));
-    fa.push(x.height_px);
-    fb.push(y.height_px);
-    widths.push(x.grid.columns);
+    cols.push(indexMap(a.finalGrid, xa.grid, 'x', s));
+    rows.push(indexMap(a.finalGrid, xa.grid, 'y', s));
+    fa.push(xa.height_px);
+    fb.push(ya.height_px);
+    widths.push(xa.grid.columns);
   }
   const eps = epsilonMm / 1000;
   const pre = stages.indexOf('pre-encode');
   const byStage: Record<string, number> = {};
   const straddlesByStage: Record<string, number> = {};
   const deltaByStage: Record<string, Record<string, number>> = {};
+  const byCause: Record<string, number> = {};
+  const deltaByCause: Record<string, Record<string, number>> = {};
+  const tail: TailPixel[] = [];
   let differing = 0;
   let straddles = 0;
   for (let j = 0; j < H; j++) {
@@ -149,6 +235,8 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
       if (dq === 0) continue;
       differing++;
       let first = 'final-only';
+      let step = 0;
+      let prev = 0;
       for (let s = 0; s < stages.length; s++) {
         const c = cols[s][i];
         const r = rows[s][j];
@@ -157,11 +245,15 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
           break;
         }
         const q = r * widths[s] + c;
-        if (Math.abs(fa[s][q] - fb[s][q]) > eps) {
+        const d = fa[s][q] - fb[s][q];
+        if (Math.abs(d) > eps) {
           first = stages[s];
+          step = d - prev;
           break;
         }
+        prev = d;
       }
+      const cause = causeOf(first, step, mpc);
       const ad = Math.abs(dq);
       let straddle = false;
       if (ad === 1 && pre >= 0) {
@@ -173,6 +265,18 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
         }
       }
       byStage[first] = (byStage[first] ?? 0) + 1;
+      byCause[cause] = (byCause[cause] ?? 0) + 1;
+      const dc = (deltaByCause[cause] ??= {});
+      dc[String(ad)] = (dc[String(ad)] ?? 0) + 1;
+      if (ad > 1 && tail.length < TAIL_MAX) {
+        const deltaM: Record<string, number> = {};
+        stages.forEach((st, s) => {
+          const c = cols[s][i];
+          const r = rows[s][j];
+          if (c >= 0 && r >= 0) deltaM[st] = fa[s][r * widths[s] + c] - fb[s][r * widths[s] + c];
+        });
+        tail.push({ column: i, row: j, dq, stage: first, cause, deltaM });
+      }
       const d = (deltaByStage[first] ??= {});
       d[String(ad)] = (d[String(ad)] ?? 0) + 1;
       if (straddle) {
@@ -181,7 +285,7 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
       }
     }
   }
-  return { epsilonMm, straddleMm, stages, skipped, pixels: W * H, differing, straddles, byStage, straddlesByStage, deltaByStage };
+  return { epsilonMm, straddleMm, stages, skipped, pixels: W * H, differing, straddles, byStage, straddlesByStage, deltaByStage, byCause, deltaByCause, tail };
 }
 
 /** Reads both runs' stage folders (R32 dumps with sidecars, final.r16) and attributes every differing final code. */
@@ -221,6 +325,18 @@ export function attributionSummary(r: StageAttribution): string[] {
       `  ${r.byStage[s]} first diverge ${s === 'final-only' ? 'only at the encode' : s === 'outside-window' ? 'outside the dumped window' : `in ${s}`} (${r.straddlesByStage[s] ?? 0} straddles; ${h})`,
     );
   }
+  const causes = CAUSE_CLASSES.filter((c) => r.byCause[c]).map((c) => {
+    const h = Object.entries(r.deltaByCause[c] ?? {})
+      .sort((x, y) => Number(x[0]) - Number(y[0]))
+      .map(([d, n]) => `|Δq| ${d}: ${n}`)
+      .join(', ');
+    return `${c} ${r.byCause[c]} (${h})`;
+  });
+  if (causes.length) lines.push(`  by cause: ${causes.join('; ')}`);
+  if (r.tail.length)
+    lines.push(
+      `  |Δq| > 1: ${r.tail.map((t) => `(${t.column}, ${t.row}) Δq ${t.dq}, ${t.stage}, ${t.cause}, ${t.stage in t.deltaM ? `Δ ${(t.deltaM[t.stage] * 1000).toFixed(1)} mm there` : 'encode'}`).join('; ')}`,
+    );
   if (r.skipped.length) lines.push(`  not compared (dumped on one side only): ${r.skipped.join(', ')}`);
   return lines;
 }

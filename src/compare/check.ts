@@ -11,7 +11,8 @@ import { writeFileAtomic } from '../io/atomic.js';
 import { compareHeightfields, type ComparisonResult } from './compare.js';
 import { evaluateGates, type GateOutcome, type Gates } from './gates.js';
 import { flattenMetrics, writeComparisonReport } from './report.js';
-import { attributeRunFolders, attributionSummary, type StageAttribution } from './attribution.js';
+import { alignDumps, attributeRunFolders, attributionSummary, type StageAttribution } from './attribution.js';
+import { floatHeightfield } from '../core/heightfield.js';
 
 /** The stage dumps `check` compares: the declared stages that hold float fields (conventions FLOAT_STAGES). */
 export const STAGE_DUMPS = FLOAT_STAGES;
@@ -38,7 +39,7 @@ export interface RunCheck {
 
 /** What a check says about itself beyond the numbers (report wording) and what it adds (stage attribution). */
 export interface CheckOptions {
-  /** What kind of reference this is, in words (e.g. an independent GPU reference, or our own f64 consistency one). */
+  /** What kind of reference this is, in words (e.g. heightbench's GPU executor of the same draw list, or our own f64 consistency one). */
   referenceKind?: string;
   /** Attribute every differing final code to its first divergent stage (attribution.ts); ε in mm (default 0.01). */
   attribution?: boolean;
@@ -66,7 +67,14 @@ export function checkRun(
     const a = join(genDir, `${s}.r32`);
     const b = join(refDir, `${s}.r32`);
     if (!existsSync(a) || !existsSync(b)) continue;
-    const r = compareHeightfields(readHeightfieldFile(a).field, readHeightfieldFile(b).field);
+    let fa = readHeightfieldFile(a).field;
+    let fb = readHeightfieldFile(b).field;
+    // A whole-field dump meets a windowed one (the gpu and mimic runs dump whole fields): compare their common window.
+    if (fa.kind === 'float' && fb.kind === 'float') {
+      const al = alignDumps(fa, fb);
+      if (al) [fa, fb] = [floatHeightfield(al[0].grid, al[0].height_px), floatHeightfield(al[1].grid, al[1].height_px)];
+    }
+    const r = compareHeightfields(fa, fb);
     const inner = r.masks.innerDisk;
     stages.push({
       stage: s,
@@ -111,6 +119,7 @@ export function checkRun(
       flat['stageAttribution.differing'] = sa.differing;
       flat['stageAttribution.straddles'] = sa.straddles;
       for (const [st, c] of Object.entries(sa.byStage)) flat[`stageAttribution.firstStage.${st}`] = c;
+      for (const [cause, c] of Object.entries(sa.byCause)) flat[`stageAttribution.cause.${cause.replace(/ /g, '-')}`] = c;
     }
     flat['gates.passed'] = check.passed ? 1 : 0;
     writeFileAtomic(join(reportDir, 'metrics.json'), `${JSON.stringify(flat, null, 2)}\n`);

@@ -48,7 +48,7 @@ export interface ReportMeta {
   notes?: string[];
 }
 
-/** [D] The article's per-stage inner-400 m RMS (its CPU rebuild against the game's GPU output), mm. */
+/** [D] The article's per-stage inner-400 m RMS (its rebuild against the original system's reference for the same request), mm. */
 export const ARTICLE_STAGE_ANCHORS_MM: Readonly<Record<string, number>> = { base: 0.203, 'after-support': 0.122 };
 
 /** Scalar metrics with flat dotted keys (histogram bins as `histogram.<Δq>`). */
@@ -141,7 +141,7 @@ export function summaryMarkdown(r: ComparisonResult, meta: ReportMeta): string {
     L.push(
       '## Stages',
       '',
-      "Float difference per stage dump (generated − reference). [D] anchors: the article's CPU rebuild against its GPU output, inner-400 m RMS.",
+      "Float difference per stage dump (generated − reference). [D] anchors: the article's inner-400 m RMS of its rebuild against the original system's reference (a different experiment, shown for scale).",
       '',
     );
     L.push('| stage | inner 400 m RMS mm | article anchor mm | inner max mm | RMS mm | max mm |', '|---|---|---|---|---|---|');

@@ -200,8 +200,8 @@ export const CONVENTION_SOURCES: Readonly<Record<string, ConventionSource>> = Ob
   'smoothing.weights': D('weights 0.055028, 0.244038, 0.401870, 0.244038, 0.055028, summing to 1.000002: "do not renormalize them"'),
   'smoothing.crossAxisOffset': D('"the other axis also includes a half-texel offset"'),
   'smoothing.levels': D('"successively downsamples to 2048², 1024², and 512², applying the corresponding filters at each level"'),
-  'smoothing.filterFullResolution': D(
-    '"Starting with the 4096² floating-point field … applying the corresponding filters at each level": the N² field is filtered too',
+  'smoothing.filterFullResolution': R(
+    'a reading, not a statement: "Starting with the 4096² floating-point field, the pipeline successively downsamples … applying the corresponding filters at each level" leaves open whether the N² field itself is filtered; supporting sentences: "Although the final blend binds four levels" (four filtered levels only if N² is one) and "A sharp boundary may spread slightly at high resolution, then enter a larger neighborhood through downsampling" (filtering before the first halving). The other reading is the ablation unfiltered-raster',
   ),
   'smoothing.order': D('each level is the filter of the halved previous level: "Lower-resolution inputs have already been filtered and resized upstream"'),
   'smoothing.passes': D('"a separable five-tap filter: first along X, then along Y"'),

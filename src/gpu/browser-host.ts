@@ -9,7 +9,9 @@
  *   sources, each .ts is transpiled on request with the typescript package) and the job as one binary message; the
  *   page posts each stage field back as raw float32 bytes. Fields never pass through the DevTools protocol.
  * Chromium: HEIGHTBENCH_CHROMIUM or /usr/bin/chromium, flags --headless=new --no-sandbox --enable-unsafe-webgpu
- *   --enable-features=Vulkan --use-vulkan=swiftshader --use-webgpu-adapter=swiftshader (shared/notes).
+ *   --enable-features=Vulkan, plus --use-vulkan=swiftshader --use-webgpu-adapter=swiftshader for --adapter swiftshader
+ *   (shared/notes). For auto or TEXT those two are left out, and the page chooses among the adapters chromium gives
+ *   (adapter-select.ts requestMatchingAdapter; the spec travels in the page's query string).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -21,6 +23,7 @@ import type { DecodedAsset } from './assets.js';
 import { GpuUnavailableError, type AdapterRecord } from './context.js';
 import { FIELD_STAGES, type ExecuteOptions, type FieldStage, type GpuRunResult } from './execute.js';
 import { packMessage } from './transfer.js';
+import type { AdapterSpec } from './adapter-select.js';
 
 export const CHROMIUM_PATH = process.env.HEIGHTBENCH_CHROMIUM ?? '/usr/bin/chromium';
 export const CHROMIUM_FLAGS = [
@@ -31,6 +34,11 @@ export const CHROMIUM_FLAGS = [
   '--use-vulkan=swiftshader',
   '--use-webgpu-adapter=swiftshader',
 ];
+
+/** Chromium's flags for an adapter spec: SwiftShader forced for 'swiftshader', the machine's own GPU otherwise. */
+export function chromiumFlags(spec: AdapterSpec): string[] {
+  return spec === 'swiftshader' ? [...CHROMIUM_FLAGS] : CHROMIUM_FLAGS.filter((f) => !/^--use-(vulkan|webgpu-adapter)=swiftshader$/.test(f));
+}
 export const CHROMIUM_INSTALL_HINT = "install Debian's chromium (`sudo apt-get install chromium`, or `make setup`, which runs scripts/ensure-chromium.sh)";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -77,10 +85,13 @@ function floats(b: Buffer): Float32Array {
 export interface ChromiumOptions extends ExecuteOptions {
   /** Whole-job limit, ms (default 10 minutes). */
   timeoutMs?: number;
+  /** Which adapter (adapter-select.ts; default 'swiftshader'). */
+  adapter?: AdapterSpec;
 }
 
 export async function runInChromium(dl: DrawList, assets: ReadonlyMap<string, DecodedAsset>, opts: ChromiumOptions = {}): Promise<GpuRunResult> {
   if (!existsSync(CHROMIUM_PATH)) throw new GpuUnavailableError(`no chromium at ${CHROMIUM_PATH}: ${CHROMIUM_INSTALL_HINT}`);
+  const spec = opts.adapter ?? 'swiftshader';
   const job = packMessage({ drawList: dl, assets: new Map(assets), opts: { encodeRule: opts.encodeRule, lod: opts.lod, uv: opts.uv } });
   const fields: Partial<Record<FieldStage, Float32Array>> = {};
   let codes: Uint16Array | null = null;
@@ -91,9 +102,12 @@ export async function runInChromium(dl: DrawList, assets: ReadonlyMap<string, De
   const done = new Promise<{ adapter: AdapterRecord; timings: Record<string, number>; counts: GpuRunResult['counts'] }>(
     (resolve, reject) => (settle = { resolve, reject }),
   );
+  // The page may report an error while page.goto() is still pending, before `done` is awaited: mark it handled here
+  // (it is still awaited below and throws there) so an early rejection is not an unhandled one.
+  done.catch(() => undefined);
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '/';
-    if (req.method === 'GET' && url === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
+    if (req.method === 'GET' && (url === '/' || url.startsWith('/?'))) return void res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
     if (req.method === 'GET' && url === '/job/input') return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(job);
     if (req.method === 'GET') {
       const src = await moduleSource(url.slice(1));
@@ -131,7 +145,7 @@ export async function runInChromium(dl: DrawList, assets: ReadonlyMap<string, De
   const { chromium } = await import('playwright-core');
   let browser;
   try {
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS, headless: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: chromiumFlags(spec), headless: true });
   } catch (e) {
     server.close();
     throw new GpuUnavailableError(
@@ -145,7 +159,7 @@ export async function runInChromium(dl: DrawList, assets: ReadonlyMap<string, De
   try {
     const page = await browser.newPage();
     page.on('pageerror', (e) => settle.reject(new Error(`chromium page error: ${e.message}`)));
-    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.goto(`http://127.0.0.1:${port}/?adapter=${encodeURIComponent(spec)}`);
     const summary = await done;
     if (!codes) throw new Error('chromium host: the page finished without posting the codes');
     return { fields, codes, adapter: summary.adapter, timings: summary.timings, counts: summary.counts };

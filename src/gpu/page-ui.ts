@@ -17,6 +17,7 @@ import type { DrawList, DrawListStage } from '../drawlist/types.js';
 import { adapterRecord } from './context.js';
 import type { StageEvent } from './execute.js';
 import { PAGE_HINT, runListOnGpu, type PageFile, type PageProducer } from './static-page.js';
+import { parseAdapterSpec, requestMatchingAdapter } from './adapter-select.js';
 
 interface DomEvent {
   preventDefault(): void;
@@ -91,6 +92,8 @@ export function startPageUi(deps: PageUiDeps): void {
     return e;
   };
   const state = (s: 'idle' | 'running' | 'done' | 'error') => (doc.body.dataset.state = s);
+  // The adapter spec: ?adapter= on the page's address, else the one `gpu-page --adapter` wrote (data-adapter), else auto.
+  const adapterSpec = () => parseAdapterSpec(new URLSearchParams(w.location.search).get('adapter') ?? doc.body.dataset.adapter ?? 'auto');
   const status = el('status');
   const errorBox = el('error');
   const summary = el('summary');
@@ -113,7 +116,13 @@ export function startPageUi(deps: PageUiDeps): void {
       box.textContent = `No WebGPU in this browser: ${PAGE_HINT}.`;
       return;
     }
-    const adapter = await gpu.requestAdapter();
+    let adapter: GPUAdapter | null;
+    try {
+      adapter = await requestMatchingAdapter(gpu, adapterSpec(), PAGE_HINT);
+    } catch (e) {
+      box.textContent = e instanceof Error ? e.message : String(e);
+      return;
+    }
     if (!adapter) {
       box.textContent = `WebGPU is present but offers no adapter: ${PAGE_HINT}.`;
       return;
@@ -227,7 +236,7 @@ export function startPageUi(deps: PageUiDeps): void {
         `${c[0].count} + ${c[1].count} triangles, ${dl.support.locations.length} support locations, ${dl.stamps.draws.length} stamps, ` +
         `${dl.locations.draws.length} location textures, ${dl.assets.length} assets; list by ${dl.producer.name} ${dl.producer.version}.`;
       const t0 = performance.now();
-      const res = await runListOnGpu(w.navigator.gpu, dl, deps.producer, { progress: onProgress, file: (f) => onFile(f, dl) });
+      const res = await runListOnGpu(w.navigator.gpu, dl, deps.producer, { progress: onProgress, file: (f) => onFile(f, dl) }, 'browser', adapterSpec());
       const a = res.adapter;
       const name = [a.vendor, a.architecture, a.device, a.description].filter(Boolean).join(' / ');
       status.textContent = `Done in ${seconds(performance.now() - t0)} on ${name}; measured vertex snapping: ${a.subpixelBits ?? '?'} fraction bits.`;

@@ -1,6 +1,6 @@
 /**
  * Browser entry of the WebGPU executor: the page the chromium host (browser-host.ts) opens. It asks navigator.gpu for
- * an adapter, fetches the job (draw list + decoded assets, transfer.ts) from the page's own origin, runs
+ * an adapter (the query's ?adapter= spec, adapter-select.ts), fetches the job (draw list + decoded assets, transfer.ts) from the page's own origin, runs
  * executeDrawList — the same module and WGSL Dawn for Node runs — and posts every stage field, the codes and a
  * summary back to the origin. Any WebGPU browser opening the same page reaches its own GPU this way.
  *
@@ -11,6 +11,7 @@ import { createContext, GpuUnavailableError } from './context.js';
 import type { DecodedAsset } from './assets.js';
 import { executeDrawList, type ExecuteOptions } from './execute.js';
 import { unpackMessage } from './transfer.js';
+import { parseAdapterSpec, requestMatchingAdapter } from './adapter-select.js';
 import type { DrawList } from '../drawlist/types.js';
 
 export interface PageJob {
@@ -31,7 +32,9 @@ export async function runPage(origin = ''): Promise<void> {
   try {
     const nav = (globalThis as unknown as { navigator?: { gpu?: GPU } }).navigator;
     if (!nav?.gpu) throw new GpuUnavailableError(`navigator.gpu is missing in this page: ${BROWSER_HINT}`);
-    const adapter = await nav.gpu.requestAdapter();
+    const loc = (globalThis as unknown as { location?: { search: string } }).location;
+    const spec = parseAdapterSpec(new URLSearchParams(loc?.search ?? '').get('adapter') ?? 'swiftshader');
+    const adapter = await requestMatchingAdapter(nav.gpu, spec, BROWSER_HINT);
     const ctx = await createContext(adapter, 'chromium-playwright', BROWSER_HINT);
     const input = await fetch(`${origin}/job/input`);
     const job = unpackMessage<PageJob>(new Uint8Array(await input.arrayBuffer()));

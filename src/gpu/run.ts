@@ -1,7 +1,7 @@
 /**
  * runGpu: the Node entry of the WebGPU reference — a draw list in, stage fields and codes out, on the chosen host.
  *
- * Inputs: a DrawList, options (host, asset folder, encode rule, LOD source, per-stage callback, progress).
+ * Inputs: a DrawList, options (host, adapter spec, asset folder, encode rule, LOD source, per-stage callback, progress).
  * Outputs: { fields, codes, adapter, timings } (GpuRunResult of execute.ts).
  * Hosts [R]: 'dawn' (default) runs the executor in this process on Dawn for Node; 'chromium' runs the same executor
  *   module in Debian's headless chromium through playwright-core (browser-host.ts). Dawn is the default because it
@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import type { DrawList } from '../drawlist/types.js';
 import { decodeAsset, type DecodedAsset } from './assets.js';
 import { openDawn } from './dawn-host.js';
+import type { AdapterSpec } from './adapter-select.js';
 import { executeDrawList, type ExecuteOptions, type GpuRunResult } from './execute.js';
 
 export type GpuHost = 'dawn' | 'chromium';
@@ -27,6 +28,8 @@ export interface RunGpuOptions extends ExecuteOptions {
   host?: GpuHost;
   /** Folder the list's asset files are relative to (needed unless every asset is embedded). */
   assetsDir?: string;
+  /** Which adapter (adapter-select.ts): 'auto', 'swiftshader' (default: the reproducible reference) or a part of a name. */
+  adapter?: AdapterSpec;
 }
 
 /** Loads and decodes every asset the list names (embedded bytes first, else the file, SHA-256 checked). */
@@ -55,7 +58,7 @@ export async function runGpu(dl: DrawList, opts: RunGpuOptions = {}): Promise<Gp
   if (!GPU_HOSTS.includes(host)) throw new GpuInputError(`runGpu: host must be one of ${GPU_HOSTS.join(', ')}, got ${JSON.stringify(host)}`);
   const assets = loadDrawListAssets(dl, opts.assetsDir);
   if (host === 'dawn') {
-    const ctx = await openDawn();
+    const ctx = await openDawn(opts.adapter ?? 'swiftshader');
     return executeDrawList(ctx, dl, assets, opts);
   }
   const { runInChromium } = await import('./browser-host.js');

@@ -14,6 +14,7 @@
  *   imports nothing from src/io); test/gpu-page.test.ts reads the page's files back with heightbench's own reader.
  * Uses no Node API and no DOM: WebCrypto (crypto.subtle) and WebGPU only.
  */
+import { requestMatchingAdapter, type AdapterSpec } from './adapter-select.js';
 import type { DrawList, DrawListStage } from '../drawlist/types.js';
 import { decodeAsset, type DecodedAsset } from './assets.js';
 import { createContext, GpuInputError, GpuUnavailableError, type AdapterRecord } from './context.js';
@@ -127,10 +128,11 @@ export async function runListOnGpu(
   producer: PageProducer,
   cb: PageRunCallbacks = {},
   host = 'browser',
+  adapter: AdapterSpec = 'auto',
 ): Promise<PageRunResult> {
   if (!gpu) throw new GpuUnavailableError(`this browser has no WebGPU (navigator.gpu is missing): ${PAGE_HINT}`);
   const assets = await decodeEmbeddedAssets(dl);
-  const ctx = await createContext(await gpu.requestAdapter(), host, PAGE_HINT);
+  const ctx = await createContext(await requestMatchingAdapter(gpu, adapter, PAGE_HINT), host, PAGE_HINT);
   try {
     const deliver = async (name: string, stage: DrawListStage, data: Float32Array | Uint16Array) => {
       const bytes = littleEndian(data);
