@@ -113,3 +113,34 @@ describe('resolveInputConventions', () => {
     expect(r.sources).toMatchObject({ extent: 'flag', rowDirection: 'container', encoding: 'flag' });
   });
 });
+
+describe('a flag beside a sidecar must agree with it, for every container', () => {
+  it('encoding-flag-beside-a-sidecar: --encoding that contradicts a sidecar (own or outside container) is refused, not dropped', async () => {
+    const codes = Uint16Array.from(heights, (h) => Math.round(((h + 500) / 1000) * 65535));
+    const r16 = join(d, 'codes.r16');
+    const npy = join(d, 'codes.npy');
+    writeHeightfieldFile(r16, codeHeightfield(grid, codes));
+    expect((await cli('convert', r16, npy)).code).toBe(0);
+    for (const f of [r16, npy]) {
+      const r = await cli('info', f, '--encoding', 'metres');
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(`${f}: --encoding metres contradicts the sidecar, whose samples are UNORM16 codes`);
+      expect((await cli('info', f, '--encoding', 'unorm16')).code).toBe(0);
+    }
+    const f32npy = join(d, 'heights.npy');
+    expect((await cli('convert', ref, f32npy)).code).toBe(0);
+    const r = await cli('compare', f32npy, ref, '--encoding', 'unorm16');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--encoding unorm16 contradicts the sidecar, whose samples are float32 heights in metres');
+  });
+  it("outside-sidecar-checks-match-own: an outside file's sidecar is held to the same flag checks (--size, --extent, --row-direction)", async () => {
+    const tif = join(d, 'heights.tif');
+    expect((await cli('convert', ref, tif)).code).toBe(0);
+    const size = await cli('info', tif, '--size', '32x32');
+    expect(size.code).toBe(2);
+    expect(size.err).toContain("--size 32x32 contradicts the sidecar's 64x64");
+    const rows = await cli('info', tif, '--row-direction', 'row0-at-ymax');
+    expect(rows.code).toBe(2);
+    expect(rows.err).toContain("--row-direction row0-at-ymax contradicts the sidecar's row0-at-ymin");
+  });
+});

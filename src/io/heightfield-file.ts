@@ -24,6 +24,7 @@ import { checkHeightfieldPngHeader, DEFAULT_PNG_PIXEL_LIMIT, decodePng16, encode
 import { readInputFile, readInputHead } from './read-input.js';
 import { checkFieldSize, MAX_FIELD_PIXELS } from './limits.js';
 import {
+  checkConventionFlagsAgainstSidecar,
   resolveInputConventions,
   sidecarSources,
   type ConventionFlags,
@@ -145,44 +146,20 @@ function readPayload(path: string, container: Container, sidecar: Sidecar | null
   return readInputFile(path, pixelLimit * bps, `the limit of ${pixelLimit} samples of ${bps} bytes`);
 }
 
-function extentText(e: { xmin: number; ymin: number; sizeX: number; sizeY: number }): string {
-  return `${e.xmin},${e.ymin},${e.sizeX},${e.sizeY}`;
-}
-
 /**
  * A sidecar is authoritative: every setting given beside it must agree with it, else the read is refused naming both
  * values (a setting that contradicts the file is never silently dropped). The sidecar must also name this file.
  */
 export function checkSettingsAgainstSidecar(path: string, container: Container, sc: Sidecar, s: ReadSettings): void {
-  if (sc.file !== basename(path)) {
-    throw new MismatchError(
-      `${path}: the sidecar describes file ${JSON.stringify(sc.file)}, not ${JSON.stringify(basename(path))} (a pair renamed one file at a time?)`,
-    );
-  }
   if (container === 'png16' && sc.endian !== 'be') throw new MismatchError(`${path}: sidecar says endian ${sc.endian}, a PNG is big-endian`);
   if (container === 'r32' && sc.endian !== 'le') throw new MismatchError(`${path}: sidecar says endian ${sc.endian}, R32 is little-endian only`);
   if (container === 'r32' && sc.encoding.kind !== 'float32') throw new MismatchError(`${path}: sidecar says ${sc.encoding.kind} samples, an R32 holds float32`);
   if (container !== 'r32' && sc.encoding.kind !== 'unorm16')
     throw new MismatchError(`${path}: sidecar says ${sc.encoding.kind} samples, a 16-bit container holds unorm16`);
-  const g = sc.grid;
   if (s.endian && s.endian !== sc.endian && container !== 'png16') {
     throw new MismatchError(`${path}: --endian ${s.endian} contradicts the sidecar's ${sc.endian}`);
   }
-  if (s.size && (s.size.width !== g.columns || s.size.height !== g.rows)) {
-    throw new MismatchError(`${path}: --size ${s.size.width}x${s.size.height} contradicts the sidecar's ${g.columns}x${g.rows}`);
-  }
-  if (s.range && sc.encoding.kind === 'unorm16' && (s.range.min !== sc.encoding.range.min || s.range.max !== sc.encoding.range.max)) {
-    throw new MismatchError(`${path}: --range ${s.range.min},${s.range.max} contradicts the sidecar's ${sc.encoding.range.min},${sc.encoding.range.max}`);
-  }
-  if (s.extent && extentText(s.extent) !== extentText(g)) {
-    throw new MismatchError(`${path}: --extent ${extentText(s.extent)} contradicts the sidecar's ${extentText(g)} (xmin,ymin,sizeX,sizeY)`);
-  }
-  if (s.rowDirection && s.rowDirection !== g.rowDirection) {
-    throw new MismatchError(`${path}: --row-direction ${s.rowDirection} contradicts the sidecar's ${g.rowDirection}`);
-  }
-  if (s.convention && s.convention !== g.convention) {
-    throw new MismatchError(`${path}: sample convention ${s.convention} contradicts the sidecar's ${g.convention}`);
-  }
+  checkConventionFlagsAgainstSidecar(path, sc, s);
 }
 
 /**

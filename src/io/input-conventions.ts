@@ -16,7 +16,9 @@
  *    naming what is missing and the flags that give it.
  */
 import { DEFAULT_RANGE, DOMAIN_SIZE, DOMAIN_XMIN, type GridDescription, type HeightRange, type RowDirection, type SampleConvention } from '../core/grid.js';
+import { basename } from 'node:path';
 import { MismatchError, UsageError } from '../errors.js';
+import type { Sidecar } from './sidecar.js';
 
 /** Where a convention came from. */
 export type ConventionOrigin = 'sidecar' | 'file' | 'container' | 'flag' | 'default';
@@ -210,4 +212,39 @@ export function resolveInputConventions(
 /** The sources of a file read through its heightbench sidecar: every convention from the sidecar. */
 export function sidecarSources(sidecarPath: string): ConventionSources {
   return { extent: 'sidecar', rowDirection: 'sidecar', encoding: 'sidecar', notes: [`every convention from the sidecar ${sidecarPath}`] };
+}
+
+/**
+ * The part of the sidecar check every container shares (heightbench's own, src/io/heightfield-file.ts
+ * checkSettingsAgainstSidecar, and the outside ones, src/io/outside.ts): the sidecar names this file, and the size, range, encoding, extent, row direction and sample
+ * convention given beside it agree with its own.
+ */
+export function checkConventionFlagsAgainstSidecar(path: string, sc: Sidecar, s: ConventionFlags & { size?: { width: number; height: number } }): void {
+  if (sc.file !== basename(path)) {
+    throw new MismatchError(
+      `${path}: the sidecar describes file ${JSON.stringify(sc.file)}, not ${JSON.stringify(basename(path))} (a pair renamed one file at a time?)`,
+    );
+  }
+  const g = sc.grid;
+  if (s.size && (s.size.width !== g.columns || s.size.height !== g.rows)) {
+    throw new MismatchError(`${path}: --size ${s.size.width}x${s.size.height} contradicts the sidecar's ${g.columns}x${g.rows}`);
+  }
+  if (s.range && sc.encoding.kind === 'unorm16' && (s.range.min !== sc.encoding.range.min || s.range.max !== sc.encoding.range.max)) {
+    throw new MismatchError(`${path}: --range ${s.range.min},${s.range.max} contradicts the sidecar's ${sc.encoding.range.min},${sc.encoding.range.max}`);
+  }
+  const sidecarEncoding = sc.encoding.kind === 'unorm16' ? 'unorm16' : 'metres';
+  if (s.encoding && s.encoding !== sidecarEncoding) {
+    throw new MismatchError(
+      `${path}: --encoding ${s.encoding} contradicts the sidecar, whose samples are ${sidecarEncoding === 'unorm16' ? 'UNORM16 codes' : 'float32 heights in metres'}`,
+    );
+  }
+  if (s.extent && extentText(s.extent) !== extentText(g)) {
+    throw new MismatchError(`${path}: --extent ${extentText(s.extent)} contradicts the sidecar's ${extentText(g)} (xmin,ymin,sizeX,sizeY)`);
+  }
+  if (s.rowDirection && s.rowDirection !== g.rowDirection) {
+    throw new MismatchError(`${path}: --row-direction ${s.rowDirection} contradicts the sidecar's ${g.rowDirection}`);
+  }
+  if (s.convention && s.convention !== g.convention) {
+    throw new MismatchError(`${path}: sample convention ${s.convention} contradicts the sidecar's ${g.convention}`);
+  }
 }
