@@ -365,7 +365,7 @@ function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: P
       notes.push(`size setting ${settings.size.width}x${settings.size.height} ignored: the PNG is ${header.width}x${header.height}`);
     }
     const png = decodePng16(bytes, { pixelLimit: settings.pixelLimit });
-    const described = sidecar ? sidecarConventions(sidecar, path) : describeWithout(path, png.width, png.height, 'integer', settings);
+    const described = sidecar ? sidecarConventions(sidecar, path, settings) : describeWithout(path, png.width, png.height, 'integer', settings);
     const grid = described.grid;
     if (grid.columns !== png.width || grid.rows !== png.height) {
       throw new MismatchError(`${path}: sidecar grid ${grid.columns}×${grid.rows} vs PNG ${png.width}×${png.height}`);
@@ -405,7 +405,7 @@ function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: P
   else checkR32Size(bytes.length, width, height, path);
   const endian: Endian = sidecar ? sidecar.endian : (settings.endian ?? 'le');
   const samples = container === 'r16' ? 'integer' : 'float';
-  const described = sidecar ? sidecarConventions(sidecar, path) : describeWithout(path, width, height, samples, settings);
+  const described = sidecar ? sidecarConventions(sidecar, path, settings) : describeWithout(path, width, height, samples, settings);
   const { grid, sources: conventions } = described;
   if (container === 'r16') {
     const field = integerField(grid, decodeR16(bytes, width, height, endian), described.encoding);
@@ -432,12 +432,12 @@ function integerField(grid: GridDescription, samples: Uint16Array, encoding: Sam
 }
 
 /** A sidecar's conventions: its grid, and its encoding (a 16-bit container must hold UNORM16 codes). */
-function sidecarConventions(sidecar: Sidecar, path: string): ResolvedConventions {
+function sidecarConventions(sidecar: Sidecar, path: string, s: ReadSettings): ResolvedConventions {
   const encoding: SampleEncoding = sidecar.encoding.kind === 'unorm16' ? { kind: 'unorm16', range: sidecar.encoding.range } : { kind: 'metres' };
   if (encoding.kind !== 'unorm16' && sidecar.container !== 'r32') {
     throw new MismatchError(`${path}: sidecar says ${sidecar.encoding.kind} samples, a 16-bit container holds unorm16`);
   }
-  return { grid: sidecar.grid, encoding, sources: sidecarSources(sidecarPathFor(path)) };
+  return { grid: sidecar.grid, encoding, sources: sidecarSources(sidecarPathFor(path), sidecar, s) };
 }
 
 export interface WriteSettings {

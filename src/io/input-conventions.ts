@@ -209,9 +209,57 @@ export function resolveInputConventions(
   return { grid, encoding, sources: { extent: extentOrigin, rowDirection: rowOrigin, encoding: encodingOrigin, notes } };
 }
 
-/** The sources of a file read through its heightbench sidecar: every convention from the sidecar. */
-export function sidecarSources(sidecarPath: string): ConventionSources {
-  return { extent: 'sidecar', rowDirection: 'sidecar', encoding: 'sidecar', notes: [`every convention from the sidecar ${sidecarPath}`] };
+/**
+ * The key, in a sidecar's `notes`, listing the conventions that were heightbench's defaults when the file was written
+ * from one that carried none (`convert` without them): [R] a default stays a default through a conversion, so the
+ * written file is not compared on it unless --assume-defaults says so, as for the file it came from.
+ */
+export const DEFAULTS_NOTE = 'conventionsTakenAsDefaults';
+
+type ConventionName = 'extent' | 'rowDirection' | 'encoding';
+const CONVENTION_NAMES: readonly ConventionName[] = ['extent', 'rowDirection', 'encoding'];
+const CONVENTION_WORDS: Readonly<Record<ConventionName, string>> = { extent: 'extent', rowDirection: 'row direction', encoding: 'encoding' };
+
+/** The conventions of `c` that came from heightbench's defaults, for the DEFAULTS_NOTE of a file written from it. */
+export function conventionsFromDefaults(c: ConventionSources): ConventionName[] {
+  return CONVENTION_NAMES.filter((k) => c[k] === 'default');
+}
+
+/**
+ * The sources of a file read through its heightbench sidecar: every convention from the sidecar, except those its
+ * DEFAULTS_NOTE lists, which are heightbench's defaults — refused where conventions are required (compare, check,
+ * diagnose, import) unless --assume-defaults is given.
+ */
+export function sidecarSources(sidecarPath: string, sc?: Sidecar, flags: ConventionFlags = {}): ConventionSources {
+  const listed = sc?.notes?.[DEFAULTS_NOTE];
+  // A flag given beside the sidecar (and, checked before this, agreeing with it) states that convention; the range
+  // of float heights decoded from default-range codes cannot be stated afterwards.
+  const stated: Readonly<Record<ConventionName, boolean>> = {
+    extent: flags.extent !== undefined,
+    rowDirection: flags.rowDirection !== undefined,
+    encoding: flags.range !== undefined && sc?.encoding.kind === 'unorm16',
+  };
+  const recorded = Array.isArray(listed) ? CONVENTION_NAMES.filter((k) => listed.includes(k)) : [];
+  if (recorded.length === 0) {
+    return { extent: 'sidecar', rowDirection: 'sidecar', encoding: 'sidecar', notes: [`every convention from the sidecar ${sidecarPath}`] };
+  }
+  const defaulted = recorded.filter((k) => !stated[k]);
+  const words = (ks: readonly ConventionName[]) => ks.map((k) => CONVENTION_WORDS[k]).join(', ');
+  if (defaulted.length && flags.requireConventions && !flags.assumeDefaults) {
+    throw new UsageError(
+      `${sidecarPath}: records that its ${words(defaulted)} ${defaulted.length > 1 ? 'were' : 'was'} heightbench's default when the file was converted from one that carried none; give --assume-defaults to take ${defaulted.length > 1 ? 'them' : 'it'}, or convert again with the conventions stated — conventions are asked for, never guessed`,
+    );
+  }
+  const origin = (k: ConventionName): ConventionOrigin => (defaulted.includes(k) ? 'default' : recorded.includes(k) ? 'flag' : 'sidecar');
+  const notes = [
+    `conventions from the sidecar ${sidecarPath}, which records that its ${words(recorded)} were not stated when the file was converted (defaults were taken)`,
+  ];
+  if (defaulted.length < recorded.length) notes.push(`${words(recorded.filter((k) => stated[k]))} stated by flags that agree with it`);
+  if (defaulted.length)
+    notes.push(
+      `${words(defaulted)}: heightbench's default (defaults taken: ${flags.assumeDefaults ? '--assume-defaults' : 'this command does not require stated conventions'})`,
+    );
+  return { extent: origin('extent'), rowDirection: origin('rowDirection'), encoding: origin('encoding'), notes };
 }
 
 /**

@@ -114,7 +114,7 @@ function fromSidecar(path: string, sc: Sidecar, r: DecodedRaster, s: ReadSetting
     throw new MismatchError(`${path}: the sidecar says float32 heights in metres, the file holds ${r.sampleType} samples`);
   }
   const encoding: SampleEncoding = sc.encoding.kind === 'unorm16' ? { kind: 'unorm16', range: sc.encoding.range } : { kind: 'metres' };
-  return { grid: g, encoding, sources: sidecarSources(sidecarPathFor(path)) };
+  return { grid: g, encoding, sources: sidecarSources(sidecarPathFor(path), sc, s) };
 }
 
 /** Reads a DDS, EXR, TIFF or .npy heightfield (see the header for the rules). */
