@@ -198,3 +198,24 @@ describe('import refuses what would write outside --out or swap a folder it must
     expect(p.err).toMatch(/named like a staged or kept folder of a swap/);
   });
 });
+
+describe('import-over-a-corrupt-imports-json', () => {
+  it('an earlier imports.json whose records are not objects naming a stage is refused with exit 2 (was a TypeError, exit 1); the run is untouched', async () => {
+    const run = join(d, 'ref-corrupt');
+    const base = bareNorthUp('base.r32', 'corrupt-cap.r32');
+    const flags = ['--extent', extent, '--row-direction', 'row0-at-ymax', '--out', run];
+    expect((await cli('import', base, '--stage', 'base', ...flags)).code).toBe(0);
+    for (const [text, message] of [
+      ['{"imports":[null]}', /imports\.json\.imports\[0\]: expected an object, found null/],
+      ['{"imports":[{"stage":{"a":1}}]}', /imports\.json\.imports\[0\]\.stage: expected a string, found \{"a":1\}/],
+      ['{"imports":5}', /imports\.json\.imports: expected an array, found 5/],
+    ] as const) {
+      writeFileSync(join(run, 'imports.json'), text);
+      const r = await cli('import', base, '--stage', 'after-support', ...flags);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(message);
+      expect(readdirSync(run).sort()).toEqual(['base.r32', 'base.r32.json', 'imports.json']);
+      expect(readdirSync(d).filter((e) => e.startsWith('.ref-corrupt.'))).toEqual([]);
+    }
+  });
+});

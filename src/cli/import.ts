@@ -285,8 +285,14 @@ export async function importCommand(file: string | undefined, o: ImportCliOption
   }
   let records: ImportRecord[] = [];
   if (existing.includes('imports.json')) {
-    const prev = checkObject('imports.json', parseJson(readInputText(join(target, 'imports.json'), 1 << 20), join(target, 'imports.json')));
-    records = checkArray('imports.json.imports', prev.imports) as ImportRecord[];
+    const where = join(target, 'imports.json');
+    const prev = checkObject(where, parseJson(readInputText(where, 1 << 20), where));
+    // Each earlier record is kept as it is, once it is an object naming its stage (the key a new import replaces by).
+    records = checkArray(`${where}.imports`, prev.imports).map((r, i) => {
+      const o = checkObject(`${where}.imports[${i}]`, r);
+      checkString(`${where}.imports[${i}].stage`, o.stage);
+      return o as unknown as ImportRecord;
+    });
   }
 
   const stage = makeStage(target, names);
