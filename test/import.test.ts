@@ -60,6 +60,11 @@ describe('heightbench import', () => {
     const m = JSON.parse(readFileSync(join(rep, 'metrics.json'), 'utf8'));
     expect(m.exactPercent).toBe(100);
     expect(existsSync(join(rep, 'index.html'))).toBe(true);
+    // check-report-names-imported-conventions: the report (the page, not only summary.md) says where the imported
+    // reference's conventions came from.
+    const line = `The reference final map was imported from capture-final.r16 (r16, SHA-256 ${sc.notes.import.sha256.slice(0, 12)}…, source numpy test writer); its conventions: extent from flag, row direction from flag, encoding from flag.`;
+    expect(readFileSync(join(rep, 'summary.md'), 'utf8')).toContain(line);
+    expect(readFileSync(join(rep, 'index.html'), 'utf8')).toContain(line);
   }, 60_000);
   it('a stage already there is replaced only with --replace; the folder is untouched by a refusal', async () => {
     const ref = join(d, 'ref2');
