@@ -120,16 +120,28 @@ export function inputErrorMessage(e: Error): string {
   return isFileSystemErrno(e) ? fileSystemMessage(e) : e.message;
 }
 
-/** Formats a value for an error message: numbers keep full precision, strings are quoted. */
+/** The longest rendering of a value in a message [R]: a refusal is one line naming the value, not the value's dump. */
+const SHOW_MAX_CHARS = 200;
+
+/**
+ * Formats a value for an error message: numbers keep full precision, strings are quoted; long renderings are cut to
+ * SHOW_MAX_CHARS. Never throws: a value too deeply nested to render (JSON.stringify and String both overflow the
+ * stack on an array nested 10^5 deep, as a hostile document holds) is named by its kind.
+ */
 export function show(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
   if (value === undefined) return 'undefined';
+  let text: string;
   try {
-    return JSON.stringify(value);
+    text = JSON.stringify(value) ?? String(value);
   } catch {
-    return String(value);
+    try {
+      text = String(value);
+    } catch {
+      text = Array.isArray(value) ? 'an array too deeply nested to show' : `a ${typeof value} too deeply nested to show`;
+    }
   }
+  return text.length > SHOW_MAX_CHARS ? `${text.slice(0, SHOW_MAX_CHARS)}… (${text.length} characters)` : text;
 }
 
 export function requireInteger(name: string, value: unknown, min: number, max: number): number {

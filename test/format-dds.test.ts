@@ -386,3 +386,23 @@ describe('refusals name the value', () => {
     expect(r.values.buffer).not.toBe(bytes.buffer);
   });
 });
+
+describe('decoders-given-a-node-buffer', () => {
+  // A Node Buffer's slice is a view of the whole allocation, not a copy: a decoder that built its output from
+  // `bytes.slice(...).buffer` returned the whole allocation's words (wrong count, wrong values) for a Buffer view.
+  it.each(['r16_unorm_mips', 'r32_float_array', 'rgba16_unorm', 'rgba32_float'])(
+    '%s: a Buffer view inside a larger allocation decodes to the values the peer wrote, every subresource',
+    (name) => {
+      const c = cases.get(name)!;
+      const plain = fileOf(name);
+      const pool = Buffer.alloc(plain.length + 24, 0xa5);
+      pool.set(plain, 8);
+      const view = pool.subarray(8, 8 + plain.length);
+      for (const e of c.expects) {
+        const r = decodeDds(view, name, { level: e.level, slice: e.slice, ...(c.channels.length > 1 ? { channel: e.channel } : {}) }, LIMITS);
+        expect(r.values.length).toBe(e.width * e.height);
+        sameValues(r.values, expected(e));
+      }
+    },
+  );
+});

@@ -220,6 +220,19 @@ describe('the real raster: terra ex/elev.tif', () => {
   });
 });
 
+describe('decoders-given-a-node-buffer', () => {
+  it('elev.tif as a Buffer view inside a larger allocation decodes exactly as the plain bytes (geotiff reads the IFD from copies, not views)', async () => {
+    const plain = new Uint8Array(readFileSync(join(root, 'test', 'fixtures', 'real', 'elev.tif')));
+    const pool = Buffer.alloc(plain.length + 24, 0x4d);
+    pool.set(plain, 8);
+    const r = await decodeTiff(pool.subarray(8, 8 + plain.length), 'elev.tif', {}, LIMITS);
+    const want = await decodeTiff(plain, 'elev.tif', {}, LIMITS);
+    expect([r.width, r.height, r.values.length]).toEqual([95, 90, 95 * 90]);
+    expectSameBytes(sampleBytes(r), sampleBytes(want), 'Buffer view vs plain bytes');
+    expect(r.georeference).toEqual(want.georeference);
+  });
+});
+
 describe('decodeTiff refuses what it cannot read, naming the value', () => {
   it('sample types other than 16-bit integers and floats', async () => {
     await expect(read('bad_uint8.tif')).rejects.toThrow(/SampleFormat 1 \(unsigned integer\) with BitsPerSample 8 is not supported/);

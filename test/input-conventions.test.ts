@@ -3,7 +3,7 @@
  * row direction and (for integer samples) encoding are given, or --assume-defaults says the defaults are meant; every
  * output says where each side's conventions came from.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { codeHeightfield, domainGrid, floatHeightfield, writeHeightfieldFile } from '../src/index.js';
@@ -111,5 +111,65 @@ describe('resolveInputConventions', () => {
     });
     expect(r.encoding).toEqual({ kind: 'unorm16', range: { min: -500, max: 500 } });
     expect(r.sources).toMatchObject({ extent: 'flag', rowDirection: 'container', encoding: 'flag' });
+  });
+});
+
+describe('a flag beside a sidecar must agree with it, for every container', () => {
+  it('encoding-flag-beside-a-sidecar: --encoding that contradicts a sidecar (own or outside container) is refused, not dropped', async () => {
+    const codes = Uint16Array.from(heights, (h) => Math.round(((h + 500) / 1000) * 65535));
+    const r16 = join(d, 'codes.r16');
+    const npy = join(d, 'codes.npy');
+    writeHeightfieldFile(r16, codeHeightfield(grid, codes));
+    expect((await cli('convert', r16, npy)).code).toBe(0);
+    for (const f of [r16, npy]) {
+      const r = await cli('info', f, '--encoding', 'metres');
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(`${f}: --encoding metres contradicts the sidecar, whose samples are UNORM16 codes`);
+      expect((await cli('info', f, '--encoding', 'unorm16')).code).toBe(0);
+    }
+    const f32npy = join(d, 'heights.npy');
+    expect((await cli('convert', ref, f32npy)).code).toBe(0);
+    const r = await cli('compare', f32npy, ref, '--encoding', 'unorm16');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--encoding unorm16 contradicts the sidecar, whose samples are float32 heights in metres');
+  });
+  it("outside-sidecar-checks-match-own: an outside file's sidecar is held to the same flag checks (--size, --extent, --row-direction)", async () => {
+    const tif = join(d, 'heights.tif');
+    expect((await cli('convert', ref, tif)).code).toBe(0);
+    const size = await cli('info', tif, '--size', '32x32');
+    expect(size.code).toBe(2);
+    expect(size.err).toContain("--size 32x32 contradicts the sidecar's 64x64");
+    const rows = await cli('info', tif, '--row-direction', 'row0-at-ymax');
+    expect(rows.code).toBe(2);
+    expect(rows.err).toContain("--row-direction row0-at-ymax contradicts the sidecar's row0-at-ymin");
+  });
+});
+
+describe('defaults-laundered-through-convert', () => {
+  it('a bare file converted on defaults keeps them as defaults: compare refuses the output until they are stated or --assume-defaults', async () => {
+    const out = join(d, 'converted.r32');
+    const c = await cli('convert', bare, out);
+    expect(c.code).toBe(0);
+    expect(c.err).toMatch(/^heightbench: input .*north-up\.r32: no sidecar; took extent -1024,-1024,2048,2048: heightbench's default/);
+    expect(JSON.parse(readFileSync(`${out}.json`, 'utf8')).notes.conventionsTakenAsDefaults).toEqual(['extent', 'rowDirection']);
+    const refused = await cli('compare', out, ref, '--json');
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain("converted.r32.json: records that its extent, row direction were heightbench's default");
+    // The defaults (row0-at-ymin) were wrong for this north-up file: stated, the flip shows; taken, it is said.
+    const taken = await cli('compare', out, ref, '--assume-defaults', '--json');
+    expect(taken.code).toBe(0);
+    const j = JSON.parse(taken.out);
+    expect(j.inputs.generated).toMatchObject({ extent: 'default', rowDirection: 'default', encoding: 'sidecar' });
+    expect(j.exactPercent).toBeLessThan(100);
+    const stated = await cli('compare', out, ref, '--extent', '-1024,-1024,2048', '--row-direction', 'row0-at-ymin', '--json');
+    expect(stated.code).toBe(0);
+    expect(JSON.parse(stated.out).inputs.generated).toMatchObject({ extent: 'flag', rowDirection: 'flag' });
+    // Stated at conversion, the output carries no such note and compares exactly.
+    const right = join(d, 'converted-stated.r32');
+    expect((await cli('convert', bare, right, '--extent', '-1024,-1024,2048', '--row-direction', 'row0-at-ymax')).err).toBe('');
+    expect(JSON.parse(readFileSync(`${right}.json`, 'utf8')).notes).toBeUndefined();
+    const exact = await cli('compare', right, ref, '--json');
+    expect(exact.code).toBe(0);
+    expect(JSON.parse(exact.out).exactPercent).toBe(100);
   });
 });

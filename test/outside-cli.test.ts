@@ -104,6 +104,18 @@ print(json.dumps({"dtype": str(a.dtype), "bounds": [b.left, b.bottom, b.right, b
     expect(r.code).toBe(0);
     expect(JSON.stringify(JSON.parse(r.out))).toMatch(/flip/i);
   });
+  it("diagnose-says-where-conventions-came-from: --json and the text name each side's origins; defaults are warned on stderr", async () => {
+    const npy = join(d, 'pre-north-up.npy');
+    const j = JSON.parse((await cli('diagnose', npy, join(gen, 'pre-encode.r32'), ...extent, '--row-direction', 'row0-at-ymax', '--json')).out);
+    expect(j.inputs.generated).toMatchObject({ extent: 'flag', rowDirection: 'flag', encoding: 'file' });
+    expect(j.inputs.reference).toMatchObject({ extent: 'sidecar', rowDirection: 'sidecar', encoding: 'sidecar' });
+    expect(j.findings.map((f: { kind: string }) => f.kind).join(' ')).not.toMatch(/flip/i);
+    const t = await cli('diagnose', npy, join(gen, 'pre-encode.r32'), '--assume-defaults');
+    expect(t.code).toBe(0);
+    expect(t.out).toMatch(/Conventions of the generated side: extent from default, row direction from default, encoding from file/);
+    expect(t.out).toMatch(/Conventions of the reference: extent from sidecar/);
+    expect(t.err).toMatch(/^heightbench: generated .*pre-north-up\.npy: no sidecar; took extent -1024,-1024,2048,2048: heightbench's default/);
+  });
   it('info describes a DDS capture: format, size, and where each convention came from', async () => {
     const r = await cli('info', join(d, 'final-capture.dds'), '--json');
     expect(r.code).toBe(0);

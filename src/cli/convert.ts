@@ -12,7 +12,8 @@ import { floatHeightfield, heightsOf, type Heightfield } from '../core/heightfie
 import { resampleField } from '../core/resample.js';
 import type { GridDescription, HeightRange, RowDirection, SampleConvention } from '../core/grid.js';
 import { readHeightfieldFileAsync, writeHeightfieldFileAsync } from '../io/heightfield-file.js';
-import { readSettingsFrom, type InputFlags } from './input-flags.js';
+import { defaultsWarning, readSettingsFrom, type InputFlags } from './input-flags.js';
+import { conventionsFromDefaults, DEFAULTS_NOTE } from '../io/input-conventions.js';
 import { sidecarPathFor, type Endian } from '../io/sidecar.js';
 import { existsSync } from 'node:fs';
 import { checkFieldSize, checkMemoryEstimate } from '../io/limits.js';
@@ -62,12 +63,18 @@ export async function convertCommand(input: string, output: string, opts: Conver
     field = floatHeightfield(dstGrid, resampleField(heightsOf(field), field.grid, dstGrid, out));
   }
   const outRange = opts.range ?? (loaded.field.kind === 'codes' ? loaded.field.range : undefined);
+  // Conventions taken from heightbench's defaults stay defaults in the output's sidecar (input-conventions.ts
+  // DEFAULTS_NOTE): the converted file is not compared on them unless they are stated or --assume-defaults says so.
+  const defaulted = conventionsFromDefaults(loaded.conventions);
+  const warning = defaultsWarning('input', input, loaded.conventions);
+  if (warning) io.err(warning);
   const written = await writeHeightfieldFileAsync(output, field, {
     endian: opts.endian,
     range: outRange,
     interlace: opts.interlace,
     stage: loaded.sidecar?.stage ?? null,
     request: loaded.sidecar?.request ?? null,
+    ...(defaulted.length ? { notes: { [DEFAULTS_NOTE]: defaulted } } : {}),
   });
   const s = written.sidecar;
   const parts = [

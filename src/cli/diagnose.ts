@@ -8,7 +8,8 @@ import { diagnose, diagnosisText, DEFAULT_EDGE_BAND, DEFAULT_EXPLAINED_THRESHOLD
 import { gridDifference } from '../core/grid.js';
 import { MismatchError } from '../errors.js';
 import { readHeightfieldFileAsync, type ReadSettings } from '../io/heightfield-file.js';
-import { addInputFlags, readSettingsFrom, settingsPerInput, type InputFlags } from './input-flags.js';
+import { addInputFlags, conventionLines, defaultsWarning, readSettingsFrom, settingsPerInput, type InputFlags } from './input-flags.js';
+import type { ConventionSources } from '../io/input-conventions.js';
 import { parseNumber } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { withRowDirection, type Heightfield } from '../core/heightfield.js';
@@ -30,16 +31,27 @@ export async function readGeneratedFloat(path: string, gen: Heightfield, setting
   return f.height_px;
 }
 
+/** A diagnosis and, per side, where its conventions came from (for --json, the text and stderr). */
+export interface DiagnosedFiles {
+  diagnosis: Diagnosis;
+  inputs: { generated: ConventionSources; reference: ConventionSources };
+}
+
 /**
  * [R] Both files state their row direction (a sidecar, the file, or flags): a generated side stored in the other row
  * order is reordered exactly to the reference's first, so a flip diagnosed here is a flip of the data, not of storage.
  */
-export async function diagnoseFiles(generated: string, reference: string, o: DiagnoseCliOptions): Promise<Diagnosis> {
+export async function diagnoseFiles(generated: string, reference: string, o: DiagnoseCliOptions): Promise<DiagnosedFiles> {
   const [refSettings, genSettings] = settingsPerInput([reference, generated], readSettingsFrom(o, true));
-  const ref = (await readHeightfieldFileAsync(reference, refSettings)).field;
-  const gen = withRowDirection((await readHeightfieldFileAsync(generated, genSettings)).field, ref.grid.rowDirection);
+  const refFile = await readHeightfieldFileAsync(reference, refSettings);
+  const genFile = await readHeightfieldFileAsync(generated, genSettings);
+  const ref = refFile.field;
+  const gen = withRowDirection(genFile.field, ref.grid.rowDirection);
   const generatedFloat = o.generatedFloat ? await readGeneratedFloat(o.generatedFloat, gen, genSettings) : null;
-  return diagnose(gen, ref, { generatedFloat, edgeBand: o.edgeBand, explainedThreshold: o.threshold });
+  return {
+    diagnosis: diagnose(gen, ref, { generatedFloat, edgeBand: o.edgeBand, explainedThreshold: o.threshold }),
+    inputs: { generated: genFile.conventions, reference: refFile.conventions },
+  };
 }
 
 function parseBand(v: string): number {
@@ -59,8 +71,19 @@ export const installDiagnose: CommandInstaller = (program: Command, io: CliIO) =
     .option('--edge-band <k>', `width of the edge-band signature, texels (default ${DEFAULT_EDGE_BAND})`, parseBand)
     .option('--threshold <r2>', `R² below which nothing is said to explain Δ (default ${DEFAULT_EXPLAINED_THRESHOLD})`, parseNumber);
   addInputFlags(cmd).action(async (g: string, r: string, opts: DiagnoseCliOptions) => {
-    const d = await diagnoseFiles(g, r, opts);
-    io.out(opts.json ? `${JSON.stringify(d, null, 2)}\n` : diagnosisText(d));
+    const { diagnosis, inputs } = await diagnoseFiles(g, r, opts);
+    for (const [label, path, c] of [
+      ['generated', g, inputs.generated],
+      ['reference', r, inputs.reference],
+    ] as const) {
+      const w = defaultsWarning(label, path, c);
+      if (w) io.err(w);
+    }
+    const lines = conventionLines([
+      { label: 'generated side', conventions: inputs.generated },
+      { label: 'reference', conventions: inputs.reference },
+    ]);
+    io.out(opts.json ? `${JSON.stringify({ ...diagnosis, inputs }, null, 2)}\n` : `${diagnosisText(diagnosis)}\n${lines.join('\n')}\n`);
     throw new CliExit(0);
   });
 };

@@ -17,8 +17,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, readdirSync, statSync } from 'node:fs';
-import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { copyFileSync, existsSync, lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { STAGES } from '../conventions/index.js';
@@ -86,6 +86,9 @@ function readManifest(path: string, o: ImportCliOptions): { out: string | undefi
   const out = text_('out', m.out);
   const list = checkArray(`${path}.captures`, m.captures);
   if (list.length === 0) throw new FormatError(`${path}.captures: expected at least one capture`);
+  // Each stage is imported at most once, so a longer list is refused before any entry is examined.
+  if (list.length > STAGES.length)
+    throw new FormatError(`${path}.captures: ${list.length} captures, more than the ${STAGES.length} stages a run holds (${STAGES.join(', ')})`);
   const captureKeys = new Set(['file', 'stage', 'extent', 'rowDirection', 'range', 'encoding', 'channel', 'level', 'slice', 'source', 'request']);
   const captures = list.map((c, i): Capture => {
     const w = `${path}.captures[${i}]`;
@@ -179,6 +182,57 @@ interface ImportRecord {
   conventions: unknown;
 }
 
+/** The stage files a run folder holds (final.r16, <stage>.r32): an existing --out must hold one, or imports.json. */
+const RUN_STAGE_FILES = new Set<string>([...STAGES.map((st) => stageFileName(st)), 'final.png']);
+
+/** Whether `p` lies inside folder `base` (or is `base` itself, when `orSame`); both absolute. */
+function within(base: string, p: string, orSame: boolean): boolean {
+  const rel = relative(base, p);
+  if (rel === '') return orSame;
+  return rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
+/**
+ * [R] A manifest's `out:` names a folder inside the manifest's own folder: a manifest travels with the captures it
+ * lists (which may lie anywhere the user can read), but what it writes stays beside it; a run folder elsewhere is
+ * named on the command line with --out.
+ */
+function manifestOut(manifest: string, out: string): string {
+  const base = resolve(dirname(manifest));
+  if (isAbsolute(out) || !within(base, resolve(base, out), false)) {
+    throw new UsageError(
+      `${manifest}: out ${JSON.stringify(out)} is not a folder inside the manifest's folder ${base}; a manifest writes only beside itself — give --out RUN_DIR to write elsewhere`,
+    );
+  }
+  return join(dirname(manifest), out);
+}
+
+/**
+ * [R] The --out folder is replaced whole by a rename (src/io/folder-swap.ts), so it must be a folder this command may
+ * swap: not a symbolic link (the swap would replace the link by a folder, leaving its target as it was), not the
+ * current folder or one holding it (a process inside it would be left in a removed folder), and not named like the
+ * swap's own staged or kept folders (`.NAME.stage-…`, `.NAME.previous`, which a later import of NAME removes).
+ */
+function checkOutFolder(out: string): string {
+  const target = resolve(out);
+  let link: string | null = null;
+  try {
+    if (lstatSync(target).isSymbolicLink()) link = readlinkSync(target);
+  } catch {
+    /* absent: created by the swap */
+  }
+  if (link !== null) throw new UsageError(`--out ${out}: is a symbolic link (to ${link}); give the folder it names, or a new folder`);
+  if (within(target, process.cwd(), true)) {
+    throw new UsageError(`--out ${out}: is the current folder or holds it (${target}); the import replaces --out whole, so give a run folder inside it`);
+  }
+  if (/^\..+\.(stage-.*|previous)$/.test(basename(target))) {
+    throw new UsageError(
+      `--out ${out}: ${JSON.stringify(basename(target))} is named like a staged or kept folder of a swap, which a later import removes; give another name`,
+    );
+  }
+  return target;
+}
+
 /** Runs the import; returns the lines to print. */
 export async function importCommand(file: string | undefined, o: ImportCliOptions, io: CliIO): Promise<number> {
   let captures: Capture[];
@@ -188,14 +242,14 @@ export async function importCommand(file: string | undefined, o: ImportCliOption
       throw new UsageError(`import: give FILE with --stage, or --manifest, not both (got ${JSON.stringify(file)} and --manifest ${o.manifest})`);
     const m = readManifest(o.manifest, o);
     captures = m.captures;
-    out ??= m.out === undefined ? undefined : isAbsolute(m.out) ? m.out : join(dirname(o.manifest), m.out);
+    out ??= m.out === undefined ? undefined : manifestOut(o.manifest, m.out);
   } else {
     if (file === undefined) throw new UsageError('import: give FILE --stage NAME, or --manifest FILE');
     if (!o.stage) throw new UsageError(`import ${file}: --stage NAME is required (one of ${STAGES.join(', ')})`);
     captures = [{ file, stage: checkStage(o.stage, '--stage'), flags: o, source: o.source ?? null, request: o.request ?? null }];
   }
   if (!out) throw new UsageError('import: --out RUN_DIR is required (or `out:` in the manifest)');
-  const target = resolve(out);
+  const target = checkOutFolder(out);
   const seen = new Set<string>();
   for (const c of captures) {
     if (seen.has(c.stage)) throw new UsageError(`import: stage ${c.stage} is given twice`);
@@ -206,8 +260,12 @@ export async function importCommand(file: string | undefined, o: ImportCliOption
   // Read everything first: a refusal leaves the run folder untouched.
   const loaded = [];
   for (const c of captures) {
+    // The capture's hash is taken before and after it is decoded: the recorded SHA-256 is of the bytes decoded.
+    const before = sha256OfFile(c.file);
     const l = await readHeightfieldFileAsync(c.file, readSettingsFrom(c.flags, true));
-    loaded.push({ c, l, ...stageField(c, l.field), sha256: sha256OfFile(c.file) });
+    const sha256 = sha256OfFile(c.file);
+    if (sha256 !== before) throw new FormatError(`${c.file}: changed while it was imported (SHA-256 ${before.slice(0, 12)}… then ${sha256.slice(0, 12)}…)`);
+    loaded.push({ c, l, ...stageField(c, l.field), sha256 });
   }
 
   const names = defaultSwapNames(target);
@@ -215,6 +273,11 @@ export async function importCommand(file: string | undefined, o: ImportCliOption
   removeStale(target, names);
   const existing = existsSync(target) ? (statSync(target).isDirectory() ? readdirSync(target) : null) : [];
   if (existing === null) throw new UsageError(`--out ${out}: is a file, expected a run folder`);
+  if (existing.length && !existing.some((e) => e === 'imports.json' || RUN_STAGE_FILES.has(e))) {
+    throw new UsageError(
+      `--out ${out}: a folder holding ${existing.length} entries but no stage file or imports.json, so not a run folder; the import replaces its --out whole, so give a new or empty folder, or a run folder`,
+    );
+  }
   for (const { c } of loaded) {
     if (existing.includes(stageFileName(c.stage)) && !o.replace) {
       throw new UsageError(`--out ${out}: already holds stage ${c.stage} (${stageFileName(c.stage)}); give --replace to replace it`);
@@ -222,8 +285,14 @@ export async function importCommand(file: string | undefined, o: ImportCliOption
   }
   let records: ImportRecord[] = [];
   if (existing.includes('imports.json')) {
-    const prev = checkObject('imports.json', parseJson(readInputText(join(target, 'imports.json'), 1 << 20), join(target, 'imports.json')));
-    records = checkArray('imports.json.imports', prev.imports) as ImportRecord[];
+    const where = join(target, 'imports.json');
+    const prev = checkObject(where, parseJson(readInputText(where, 1 << 20), where));
+    // Each earlier record is kept as it is, once it is an object naming its stage (the key a new import replaces by).
+    records = checkArray(`${where}.imports`, prev.imports).map((r, i) => {
+      const o = checkObject(`${where}.imports[${i}]`, r);
+      checkString(`${where}.imports[${i}].stage`, o.stage);
+      return o as unknown as ImportRecord;
+    });
   }
 
   const stage = makeStage(target, names);

@@ -77,7 +77,8 @@ export function readSettingsFrom(o: InputFlags, require: boolean): ReadSettings 
 /** One line per side for stderr when a side took heightbench's defaults (said, never silent). */
 export function defaultsWarning(label: string, path: string, c: ConventionSources): string | null {
   const taken = c.notes.filter((n) => n.includes("heightbench's default"));
-  return taken.length ? `heightbench: ${label} ${path}: no sidecar; took ${taken.join('; ')}\n` : null;
+  const why = c.notes[0]?.startsWith('conventions from the sidecar') ? 'its sidecar records conventions that were defaults' : 'no sidecar';
+  return taken.length ? `heightbench: ${label} ${path}: ${why}; took ${taken.join('; ')}\n` : null;
 }
 
 /** Markdown lines naming each side's conventions and where they came from. */

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { FLOAT_STAGES } from '../conventions/index.js';
 import { join } from 'node:path';
 import { readHeightfieldFile } from '../io/heightfield-file.js';
+import type { Sidecar } from '../io/sidecar.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { compareHeightfields, type ComparisonResult } from './compare.js';
 import { evaluateGates, type GateOutcome, type Gates } from './gates.js';
@@ -48,6 +49,27 @@ export interface CheckOptions {
   notes?: string[];
 }
 
+/**
+ * The report line of a final map `heightbench import` wrote (src/cli/import.ts): the capture it came from, its hash
+ * and source, and where each of its conventions came from — a report says per side where its conventions came from.
+ */
+function importNotes(side: string, sc: Sidecar | null): string[] {
+  const rec = sc?.notes?.import;
+  if (typeof rec !== 'object' || rec === null) return [];
+  const r = rec as {
+    file?: unknown;
+    container?: unknown;
+    sha256?: unknown;
+    source?: unknown;
+    conventions?: { extent?: unknown; rowDirection?: unknown; encoding?: unknown };
+  };
+  const text = (v: unknown) => (typeof v === 'string' ? v : '?');
+  const c = r.conventions ?? {};
+  return [
+    `The ${side} final map was imported from ${text(r.file)} (${text(r.container)}, SHA-256 ${text(r.sha256).slice(0, 12)}…${typeof r.source === 'string' ? `, source ${r.source}` : ''}); its conventions: extent from ${text(c.extent)}, row direction from ${text(c.rowDirection)}, encoding from ${text(c.encoding)}.`,
+  ];
+}
+
 export function checkRun(
   genDir: string,
   refDir: string,
@@ -57,8 +79,10 @@ export function checkRun(
   sharedPlotly?: string,
   opts: CheckOptions = {},
 ): RunCheck {
-  const gen = readHeightfieldFile(join(genDir, 'final.r16')).field;
-  const ref = readHeightfieldFile(join(refDir, 'final.r16')).field;
+  const genFile = readHeightfieldFile(join(genDir, 'final.r16'));
+  const refFile = readHeightfieldFile(join(refDir, 'final.r16'));
+  const gen = genFile.field;
+  const ref = refFile.field;
   const preEncode = join(genDir, 'pre-encode.r32');
   const gf = existsSync(preEncode) ? readHeightfieldFile(preEncode).field : null;
   const final = compareHeightfields(gen, ref, { generatedFloat: gf && gf.kind === 'float' ? gf.height_px : null });
@@ -89,7 +113,7 @@ export function checkRun(
   const firstDivergentStage = stages.find((s) => s.rmsMm > 0.01)?.stage ?? null;
   const check: RunCheck = { final, stages, gates: outcomes, passed: outcomes.every((g) => g.passed), firstDivergentStage };
   // A GPU reference names its adapter in its sidecar: the report says which adapter produced it.
-  const notes = [...(opts.notes ?? [])];
+  const notes = [...(opts.notes ?? []), ...importNotes('generated', genFile.sidecar), ...importNotes('reference', refFile.sidecar)];
   const refSide = join(refDir, 'final.r16.json');
   if (existsSync(refSide)) {
     const a = (JSON.parse(readFileSync(refSide, 'utf8')) as { producer?: { adapter?: Record<string, string> } }).producer?.adapter;

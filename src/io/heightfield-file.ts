@@ -24,6 +24,7 @@ import { checkHeightfieldPngHeader, DEFAULT_PNG_PIXEL_LIMIT, decodePng16, encode
 import { readInputFile, readInputHead } from './read-input.js';
 import { checkFieldSize, MAX_FIELD_PIXELS } from './limits.js';
 import {
+  checkConventionFlagsAgainstSidecar,
   resolveInputConventions,
   sidecarSources,
   type ConventionFlags,
@@ -145,44 +146,20 @@ function readPayload(path: string, container: Container, sidecar: Sidecar | null
   return readInputFile(path, pixelLimit * bps, `the limit of ${pixelLimit} samples of ${bps} bytes`);
 }
 
-function extentText(e: { xmin: number; ymin: number; sizeX: number; sizeY: number }): string {
-  return `${e.xmin},${e.ymin},${e.sizeX},${e.sizeY}`;
-}
-
 /**
  * A sidecar is authoritative: every setting given beside it must agree with it, else the read is refused naming both
  * values (a setting that contradicts the file is never silently dropped). The sidecar must also name this file.
  */
 export function checkSettingsAgainstSidecar(path: string, container: Container, sc: Sidecar, s: ReadSettings): void {
-  if (sc.file !== basename(path)) {
-    throw new MismatchError(
-      `${path}: the sidecar describes file ${JSON.stringify(sc.file)}, not ${JSON.stringify(basename(path))} (a pair renamed one file at a time?)`,
-    );
-  }
   if (container === 'png16' && sc.endian !== 'be') throw new MismatchError(`${path}: sidecar says endian ${sc.endian}, a PNG is big-endian`);
   if (container === 'r32' && sc.endian !== 'le') throw new MismatchError(`${path}: sidecar says endian ${sc.endian}, R32 is little-endian only`);
   if (container === 'r32' && sc.encoding.kind !== 'float32') throw new MismatchError(`${path}: sidecar says ${sc.encoding.kind} samples, an R32 holds float32`);
   if (container !== 'r32' && sc.encoding.kind !== 'unorm16')
     throw new MismatchError(`${path}: sidecar says ${sc.encoding.kind} samples, a 16-bit container holds unorm16`);
-  const g = sc.grid;
   if (s.endian && s.endian !== sc.endian && container !== 'png16') {
     throw new MismatchError(`${path}: --endian ${s.endian} contradicts the sidecar's ${sc.endian}`);
   }
-  if (s.size && (s.size.width !== g.columns || s.size.height !== g.rows)) {
-    throw new MismatchError(`${path}: --size ${s.size.width}x${s.size.height} contradicts the sidecar's ${g.columns}x${g.rows}`);
-  }
-  if (s.range && sc.encoding.kind === 'unorm16' && (s.range.min !== sc.encoding.range.min || s.range.max !== sc.encoding.range.max)) {
-    throw new MismatchError(`${path}: --range ${s.range.min},${s.range.max} contradicts the sidecar's ${sc.encoding.range.min},${sc.encoding.range.max}`);
-  }
-  if (s.extent && extentText(s.extent) !== extentText(g)) {
-    throw new MismatchError(`${path}: --extent ${extentText(s.extent)} contradicts the sidecar's ${extentText(g)} (xmin,ymin,sizeX,sizeY)`);
-  }
-  if (s.rowDirection && s.rowDirection !== g.rowDirection) {
-    throw new MismatchError(`${path}: --row-direction ${s.rowDirection} contradicts the sidecar's ${g.rowDirection}`);
-  }
-  if (s.convention && s.convention !== g.convention) {
-    throw new MismatchError(`${path}: sample convention ${s.convention} contradicts the sidecar's ${g.convention}`);
-  }
+  checkConventionFlagsAgainstSidecar(path, sc, s);
 }
 
 /**
@@ -388,7 +365,7 @@ function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: P
       notes.push(`size setting ${settings.size.width}x${settings.size.height} ignored: the PNG is ${header.width}x${header.height}`);
     }
     const png = decodePng16(bytes, { pixelLimit: settings.pixelLimit });
-    const described = sidecar ? sidecarConventions(sidecar, path) : describeWithout(path, png.width, png.height, 'integer', settings);
+    const described = sidecar ? sidecarConventions(sidecar, path, settings) : describeWithout(path, png.width, png.height, 'integer', settings);
     const grid = described.grid;
     if (grid.columns !== png.width || grid.rows !== png.height) {
       throw new MismatchError(`${path}: sidecar grid ${grid.columns}×${grid.rows} vs PNG ${png.width}×${png.height}`);
@@ -428,7 +405,7 @@ function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: P
   else checkR32Size(bytes.length, width, height, path);
   const endian: Endian = sidecar ? sidecar.endian : (settings.endian ?? 'le');
   const samples = container === 'r16' ? 'integer' : 'float';
-  const described = sidecar ? sidecarConventions(sidecar, path) : describeWithout(path, width, height, samples, settings);
+  const described = sidecar ? sidecarConventions(sidecar, path, settings) : describeWithout(path, width, height, samples, settings);
   const { grid, sources: conventions } = described;
   if (container === 'r16') {
     const field = integerField(grid, decodeR16(bytes, width, height, endian), described.encoding);
@@ -455,12 +432,12 @@ function integerField(grid: GridDescription, samples: Uint16Array, encoding: Sam
 }
 
 /** A sidecar's conventions: its grid, and its encoding (a 16-bit container must hold UNORM16 codes). */
-function sidecarConventions(sidecar: Sidecar, path: string): ResolvedConventions {
+function sidecarConventions(sidecar: Sidecar, path: string, s: ReadSettings): ResolvedConventions {
   const encoding: SampleEncoding = sidecar.encoding.kind === 'unorm16' ? { kind: 'unorm16', range: sidecar.encoding.range } : { kind: 'metres' };
   if (encoding.kind !== 'unorm16' && sidecar.container !== 'r32') {
     throw new MismatchError(`${path}: sidecar says ${sidecar.encoding.kind} samples, a 16-bit container holds unorm16`);
   }
-  return { grid: sidecar.grid, encoding, sources: sidecarSources(sidecarPathFor(path)) };
+  return { grid: sidecar.grid, encoding, sources: sidecarSources(sidecarPathFor(path), sidecar, s) };
 }
 
 export interface WriteSettings {

@@ -16,7 +16,9 @@
  *    naming what is missing and the flags that give it.
  */
 import { DEFAULT_RANGE, DOMAIN_SIZE, DOMAIN_XMIN, type GridDescription, type HeightRange, type RowDirection, type SampleConvention } from '../core/grid.js';
+import { basename } from 'node:path';
 import { MismatchError, UsageError } from '../errors.js';
+import type { Sidecar } from './sidecar.js';
 
 /** Where a convention came from. */
 export type ConventionOrigin = 'sidecar' | 'file' | 'container' | 'flag' | 'default';
@@ -207,7 +209,90 @@ export function resolveInputConventions(
   return { grid, encoding, sources: { extent: extentOrigin, rowDirection: rowOrigin, encoding: encodingOrigin, notes } };
 }
 
-/** The sources of a file read through its heightbench sidecar: every convention from the sidecar. */
-export function sidecarSources(sidecarPath: string): ConventionSources {
-  return { extent: 'sidecar', rowDirection: 'sidecar', encoding: 'sidecar', notes: [`every convention from the sidecar ${sidecarPath}`] };
+/**
+ * The key, in a sidecar's `notes`, listing the conventions that were heightbench's defaults when the file was written
+ * from one that carried none (`convert` without them): [R] a default stays a default through a conversion, so the
+ * written file is not compared on it unless --assume-defaults says so, as for the file it came from.
+ */
+export const DEFAULTS_NOTE = 'conventionsTakenAsDefaults';
+
+type ConventionName = 'extent' | 'rowDirection' | 'encoding';
+const CONVENTION_NAMES: readonly ConventionName[] = ['extent', 'rowDirection', 'encoding'];
+const CONVENTION_WORDS: Readonly<Record<ConventionName, string>> = { extent: 'extent', rowDirection: 'row direction', encoding: 'encoding' };
+
+/** The conventions of `c` that came from heightbench's defaults, for the DEFAULTS_NOTE of a file written from it. */
+export function conventionsFromDefaults(c: ConventionSources): ConventionName[] {
+  return CONVENTION_NAMES.filter((k) => c[k] === 'default');
+}
+
+/**
+ * The sources of a file read through its heightbench sidecar: every convention from the sidecar, except those its
+ * DEFAULTS_NOTE lists, which are heightbench's defaults — refused where conventions are required (compare, check,
+ * diagnose, import) unless --assume-defaults is given.
+ */
+export function sidecarSources(sidecarPath: string, sc?: Sidecar, flags: ConventionFlags = {}): ConventionSources {
+  const listed = sc?.notes?.[DEFAULTS_NOTE];
+  // A flag given beside the sidecar (and, checked before this, agreeing with it) states that convention; the range
+  // of float heights decoded from default-range codes cannot be stated afterwards.
+  const stated: Readonly<Record<ConventionName, boolean>> = {
+    extent: flags.extent !== undefined,
+    rowDirection: flags.rowDirection !== undefined,
+    encoding: flags.range !== undefined && sc?.encoding.kind === 'unorm16',
+  };
+  const recorded = Array.isArray(listed) ? CONVENTION_NAMES.filter((k) => listed.includes(k)) : [];
+  if (recorded.length === 0) {
+    return { extent: 'sidecar', rowDirection: 'sidecar', encoding: 'sidecar', notes: [`every convention from the sidecar ${sidecarPath}`] };
+  }
+  const defaulted = recorded.filter((k) => !stated[k]);
+  const words = (ks: readonly ConventionName[]) => ks.map((k) => CONVENTION_WORDS[k]).join(', ');
+  if (defaulted.length && flags.requireConventions && !flags.assumeDefaults) {
+    throw new UsageError(
+      `${sidecarPath}: records that its ${words(defaulted)} ${defaulted.length > 1 ? 'were' : 'was'} heightbench's default when the file was converted from one that carried none; give --assume-defaults to take ${defaulted.length > 1 ? 'them' : 'it'}, or convert again with the conventions stated — conventions are asked for, never guessed`,
+    );
+  }
+  const origin = (k: ConventionName): ConventionOrigin => (defaulted.includes(k) ? 'default' : recorded.includes(k) ? 'flag' : 'sidecar');
+  const notes = [
+    `conventions from the sidecar ${sidecarPath}, which records that its ${words(recorded)} were not stated when the file was converted (defaults were taken)`,
+  ];
+  if (defaulted.length < recorded.length) notes.push(`${words(recorded.filter((k) => stated[k]))} stated by flags that agree with it`);
+  if (defaulted.length)
+    notes.push(
+      `${words(defaulted)}: heightbench's default (defaults taken: ${flags.assumeDefaults ? '--assume-defaults' : 'this command does not require stated conventions'})`,
+    );
+  return { extent: origin('extent'), rowDirection: origin('rowDirection'), encoding: origin('encoding'), notes };
+}
+
+/**
+ * The part of the sidecar check every container shares (heightbench's own, src/io/heightfield-file.ts
+ * checkSettingsAgainstSidecar, and the outside ones, src/io/outside.ts): the sidecar names this file, and the size, range, encoding, extent, row direction and sample
+ * convention given beside it agree with its own.
+ */
+export function checkConventionFlagsAgainstSidecar(path: string, sc: Sidecar, s: ConventionFlags & { size?: { width: number; height: number } }): void {
+  if (sc.file !== basename(path)) {
+    throw new MismatchError(
+      `${path}: the sidecar describes file ${JSON.stringify(sc.file)}, not ${JSON.stringify(basename(path))} (a pair renamed one file at a time?)`,
+    );
+  }
+  const g = sc.grid;
+  if (s.size && (s.size.width !== g.columns || s.size.height !== g.rows)) {
+    throw new MismatchError(`${path}: --size ${s.size.width}x${s.size.height} contradicts the sidecar's ${g.columns}x${g.rows}`);
+  }
+  if (s.range && sc.encoding.kind === 'unorm16' && (s.range.min !== sc.encoding.range.min || s.range.max !== sc.encoding.range.max)) {
+    throw new MismatchError(`${path}: --range ${s.range.min},${s.range.max} contradicts the sidecar's ${sc.encoding.range.min},${sc.encoding.range.max}`);
+  }
+  const sidecarEncoding = sc.encoding.kind === 'unorm16' ? 'unorm16' : 'metres';
+  if (s.encoding && s.encoding !== sidecarEncoding) {
+    throw new MismatchError(
+      `${path}: --encoding ${s.encoding} contradicts the sidecar, whose samples are ${sidecarEncoding === 'unorm16' ? 'UNORM16 codes' : 'float32 heights in metres'}`,
+    );
+  }
+  if (s.extent && extentText(s.extent) !== extentText(g)) {
+    throw new MismatchError(`${path}: --extent ${extentText(s.extent)} contradicts the sidecar's ${extentText(g)} (xmin,ymin,sizeX,sizeY)`);
+  }
+  if (s.rowDirection && s.rowDirection !== g.rowDirection) {
+    throw new MismatchError(`${path}: --row-direction ${s.rowDirection} contradicts the sidecar's ${g.rowDirection}`);
+  }
+  if (s.convention && s.convention !== g.convention) {
+    throw new MismatchError(`${path}: sample convention ${s.convention} contradicts the sidecar's ${g.convention}`);
+  }
 }

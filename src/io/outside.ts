@@ -19,7 +19,7 @@
  *    metres (float) when they are metres, and refused when they are UNORM16 codes (a code field cannot hold NaN);
  *  - float64 samples are narrowed to float32 (heightbench's float fields), and the note says so.
  */
-import { basename, extname } from 'node:path';
+import { extname } from 'node:path';
 import { codeHeightfield, floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
 import { encodeHeightfield } from '../core/heightfield.js';
 import { DEFAULT_RANGE, type GridDescription, type HeightRange } from '../core/grid.js';
@@ -28,7 +28,14 @@ import { MAX_FIELD_PIXELS } from './limits.js';
 import { readInputFile } from './read-input.js';
 import { writeFilePairAtomic } from './atomic.js';
 import { makeSidecar, readSidecarFor, sidecarPathFor, sidecarText, unorm16Encoding, verifyPayload, type Sidecar } from './sidecar.js';
-import { resolveInputConventions, sidecarSources, type FileConventions, type ResolvedConventions, type SampleEncoding } from './input-conventions.js';
+import {
+  checkConventionFlagsAgainstSidecar,
+  resolveInputConventions,
+  sidecarSources,
+  type FileConventions,
+  type ResolvedConventions,
+  type SampleEncoding,
+} from './input-conventions.js';
 import type { DecodedRaster, RasterSelection } from './formats/raster.js';
 import type { LoadedHeightfield, ReadSettings, WriteSettings, WrittenHeightfield } from './heightfield-file.js';
 import type { EncodeCounts } from '../core/encoding.js';
@@ -79,10 +86,13 @@ function carriedConventions(r: DecodedRaster): FileConventions {
   return out;
 }
 
-/** The sidecar's conventions for an outside file (authoritative; the file's own georeferencing must agree). */
+/**
+ * The sidecar's conventions for an outside file: authoritative, with the flags beside it checked as for every
+ * container (checkConventionFlagsAgainstSidecar); what the file itself carries (georeferencing, a format whose samples
+ * are codes or heights) must agree with it too.
+ */
 function fromSidecar(path: string, sc: Sidecar, r: DecodedRaster, s: ReadSettings): ResolvedConventions {
-  if (sc.file !== basename(path))
-    throw new MismatchError(`${path}: the sidecar describes file ${JSON.stringify(sc.file)}, not ${JSON.stringify(basename(path))}`);
+  checkConventionFlagsAgainstSidecar(path, sc, s);
   if (sc.grid.columns !== r.width || sc.grid.rows !== r.height) {
     throw new MismatchError(`${path}: sidecar grid ${sc.grid.columns}×${sc.grid.rows} vs the file's ${r.width}×${r.height}`);
   }
@@ -99,22 +109,12 @@ function fromSidecar(path: string, sc: Sidecar, r: DecodedRaster, s: ReadSetting
   if (file.rowDirection?.origin === 'file' && file.rowDirection.value !== g.rowDirection) {
     throw new MismatchError(`${path}: the sidecar's ${g.rowDirection} contradicts the file's ${file.rowDirection.value}`);
   }
-  // Flags beside a sidecar must agree with it, as for every container.
-  const flagged: [string, unknown, unknown][] = [
-    ['--extent', s.extent && `${s.extent.xmin},${s.extent.ymin},${s.extent.sizeX},${s.extent.sizeY}`, `${g.xmin},${g.ymin},${g.sizeX},${g.sizeY}`],
-    ['--row-direction', s.rowDirection, g.rowDirection],
-    [
-      '--range',
-      s.range && sc.encoding.kind === 'unorm16' && `${s.range.min},${s.range.max}`,
-      sc.encoding.kind === 'unorm16' ? `${sc.encoding.range.min},${sc.encoding.range.max}` : undefined,
-    ],
-  ];
-  for (const [flag, given, has] of flagged) {
-    if (given !== undefined && given !== false && given !== has)
-      throw new MismatchError(`${path}: ${flag} ${String(given)} contradicts the sidecar's ${String(has)}`);
+  const integer = r.sampleType === 'uint16' || r.sampleType === 'int16';
+  if (sc.encoding.kind === 'float32' && integer) {
+    throw new MismatchError(`${path}: the sidecar says float32 heights in metres, the file holds ${r.sampleType} samples`);
   }
   const encoding: SampleEncoding = sc.encoding.kind === 'unorm16' ? { kind: 'unorm16', range: sc.encoding.range } : { kind: 'metres' };
-  return { grid: g, encoding, sources: sidecarSources(sidecarPathFor(path)) };
+  return { grid: g, encoding, sources: sidecarSources(sidecarPathFor(path), sc, s) };
 }
 
 /** Reads a DDS, EXR, TIFF or .npy heightfield (see the header for the rules). */

@@ -22,6 +22,7 @@ import { openRegular } from './read-input.js';
 import { checkFieldSize } from './limits.js';
 import { startStreamReader, type StreamReader } from './stream-worker.js';
 import { readSidecarFor } from './sidecar.js';
+import { DEFAULTS_NOTE } from './input-conventions.js';
 
 const hostIsLittleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
@@ -49,6 +50,7 @@ export function openR16Stream(path: string, settings: ReadSettings, options: Str
     if (containerForPath(path) !== 'r16' || !hostIsLittleEndian) return null;
     const sidecar = readSidecarFor(path);
     if (!sidecar || sidecar.container !== 'r16' || sidecar.endian !== 'le' || sidecar.encoding.kind !== 'unorm16') return null;
+    if (sidecar.notes?.[DEFAULTS_NOTE] !== undefined) return null; // conventions that were defaults: the ordinary reader decides
     checkSettingsAgainstSidecar(path, 'r16', sidecar, settings);
     const { columns, rows } = sidecar.grid;
     checkFieldSize(`${path}: sidecar grid`, columns, rows); // the ordinary reader's limit (refused there, with the reason)

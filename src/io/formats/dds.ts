@@ -474,12 +474,14 @@ function extract(bytes: Uint8Array, start: number, count: number, layout: PixelL
   const end = start + count * n * cb;
   if (!LITTLE_ENDIAN_HOST) return extractPortable(bytes.subarray(start, end), count, layout, channel);
   if (n === 1 && layout.component !== 'float16') {
-    const own = bytes.slice(start, end); // a memcpy into a buffer at offset 0, so the view is aligned
+    // A memcpy into a buffer of its own at offset 0, so the view is aligned and holds exactly these samples;
+    // Uint8Array's slice, never a Node Buffer's (whose slice is a view of the whole file).
+    const own = Uint8Array.prototype.slice.call(bytes, start, end);
     return layout.component === 'float32' ? new Float32Array(own.buffer) : new Uint16Array(own.buffer);
   }
   // Read in place when aligned (no copy of the other channels), else from an aligned copy.
   const aligned = (bytes.byteOffset + start) % cb === 0;
-  const src = aligned ? bytes.subarray(start, end) : bytes.slice(start, end);
+  const src = aligned ? bytes.subarray(start, end) : Uint8Array.prototype.slice.call(bytes, start, end);
   if (cb === 4) {
     // float32 moved as 32-bit words: exact, NaN payloads included.
     const words = new Uint32Array(src.buffer, src.byteOffset, count * n);

@@ -341,7 +341,8 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
     // so the file is never duplicated whole.
     const source = {
       fetch: (slices: { offset: number; length: number }[]): Promise<ArrayBuffer[]> =>
-        Promise.resolve(slices.map((sl) => bytes.slice(sl.offset, sl.offset + sl.length).buffer)),
+        // Uint8Array's slice (a copy of its own), never a Node Buffer's (a view whose .buffer is the whole file).
+        Promise.resolve(slices.map((sl) => Uint8Array.prototype.slice.call(bytes, sl.offset, sl.offset + sl.length).buffer)),
       fetchSlice: (): never => {
         throw new Error('fetchSlice is not used');
       },
@@ -489,7 +490,7 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
     try {
       if (compression === 1) {
         if (count < need) throw new FormatError(`${where}: TIFF ${what} holds ${count} bytes, expected ${need} (truncated?)`);
-        return Promise.resolve(src.slice(0, need));
+        return Promise.resolve(Uint8Array.prototype.slice.call(src, 0, need));
       }
       // LZW and PackBits output is capped at the block's size: the rows past it are never needed.
       return Promise.resolve(compression === 5 ? lzwDecode(src, Math.max(need, cap), where, what) : packBitsDecode(src, Math.max(need, cap)));
