@@ -47,6 +47,17 @@ export interface AttributionOptions {
   straddleMm?: number;
   /** Metres per code of the final encoding (for the default straddle tolerance); default that of DEFAULT_RANGE (1000/65535 m). */
   metresPerCode?: number;
+  /** Keep, per differing final pixel, its index, first divergent stage and straddle flag (report maps and gallery). */
+  perPixel?: boolean;
+}
+
+/** Per differing final pixel (row-major order): index, first divergent stage (index into `PixelStages.names`), straddle. */
+export interface PixelStages {
+  /** Stages compared, then 'final-only' and 'outside-window'. */
+  names: string[];
+  index: Int32Array;
+  stage: Uint8Array;
+  straddle: Uint8Array;
 }
 
 export interface StageAttribution {
@@ -64,6 +75,8 @@ export interface StageAttribution {
   straddlesByStage: Record<string, number>;
   /** First divergent stage → |Δq| → count. */
   deltaByStage: Record<string, Record<string, number>>;
+  /** Present when asked for (AttributionOptions.perPixel). */
+  pixelStages?: PixelStages;
 }
 
 function sameGrid(a: GridDescription, b: GridDescription): boolean {
@@ -142,6 +155,10 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
   const deltaByStage: Record<string, Record<string, number>> = {};
   let differing = 0;
   let straddles = 0;
+  const names = [...stages, 'final-only', 'outside-window'];
+  const pIndex: number[] = [];
+  const pStage: number[] = [];
+  const pStraddle: number[] = [];
   for (let j = 0; j < H; j++) {
     for (let i = 0; i < W; i++) {
       const k = j * W + i;
@@ -172,6 +189,11 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
           straddle = Math.abs(fa[pre][q] - fb[pre][q]) * 1000 <= straddleMm;
         }
       }
+      if (opts.perPixel) {
+        pIndex.push(k);
+        pStage.push(names.indexOf(first));
+        pStraddle.push(straddle ? 1 : 0);
+      }
       byStage[first] = (byStage[first] ?? 0) + 1;
       const d = (deltaByStage[first] ??= {});
       d[String(ad)] = (d[String(ad)] ?? 0) + 1;
@@ -181,7 +203,9 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
       }
     }
   }
-  return { epsilonMm, straddleMm, stages, skipped, pixels: W * H, differing, straddles, byStage, straddlesByStage, deltaByStage };
+  const out: StageAttribution = { epsilonMm, straddleMm, stages, skipped, pixels: W * H, differing, straddles, byStage, straddlesByStage, deltaByStage };
+  if (opts.perPixel) out.pixelStages = { names, index: Int32Array.from(pIndex), stage: Uint8Array.from(pStage), straddle: Uint8Array.from(pStraddle) };
+  return out;
 }
 
 /** Reads both runs' stage folders (R32 dumps with sidecars, final.r16) and attributes every differing final code. */
@@ -210,7 +234,8 @@ export function attributeRunFolders(dirA: string, dirB: string, opts: Attributio
 export function attributionSummary(r: StageAttribution): string[] {
   const order = [...r.stages, 'final-only', 'outside-window'].filter((s) => r.byStage[s]);
   const lines = [
-    `${r.differing} of ${r.pixels} final codes differ; ${r.straddles} are quantization straddles (|Δq| = 1, pre-encode within ${r.straddleMm.toFixed(3)} mm); stage ε = ${r.epsilonMm} mm`,
+    // Called near-ties, not straddles: the residual attribution (compare.ts) owns "quantization straddle" (ε = 0.01 code).
+    `${r.differing} of ${r.pixels} final codes differ; ${r.straddles} are near-ties (|Δq| = 1, the two pre-encode heights within ${r.straddleMm.toFixed(3)} mm of each other); stage ε = ${r.epsilonMm} mm`,
   ];
   for (const s of order) {
     const h = Object.entries(r.deltaByStage[s] ?? {})
@@ -218,7 +243,7 @@ export function attributionSummary(r: StageAttribution): string[] {
       .map(([d, n]) => `|Δq| ${d}: ${n}`)
       .join(', ');
     lines.push(
-      `  ${r.byStage[s]} first diverge ${s === 'final-only' ? 'only at the encode' : s === 'outside-window' ? 'outside the dumped window' : `in ${s}`} (${r.straddlesByStage[s] ?? 0} straddles; ${h})`,
+      `  ${r.byStage[s]} first diverge ${s === 'final-only' ? 'only at the encode' : s === 'outside-window' ? 'outside the dumped window' : `in ${s}`} (${r.straddlesByStage[s] ?? 0} near-ties; ${h})`,
     );
   }
   if (r.skipped.length) lines.push(`  not compared (dumped on one side only): ${r.skipped.join(', ')}`);
