@@ -9,9 +9,9 @@
  * pixels with crops of every layer on both sides.
  * [R] Tiles: 256×256 pixels; payload = reference codes through the gradient predictor (a + b − c, mod 2^16) as low and
  *     high byte planes, then (generated − reference) mod 2^16 the same way, then one byte per pixel naming the first
- *     divergent stage (0: none) — deflated (zlib), base64 in a JS call. Only tiles holding a differing pixel are written
- *     at full resolution (elsewhere both sides are equal and the page says so); tiles are kept in order of their largest
- *     |Δq| until a byte budget is reached, so a report stays bounded whatever the difference.
+ *     divergent stage (0: none) — deflated (zlib), base64 in a JS call. Tiles are taken in order of their largest |Δq|
+ *     (tiles with a difference first) until a byte budget is reached, so a report stays bounded whatever the field; a
+ *     tile left out is shown from the overview, and the page says when a tile with a difference was left out.
  * [R] Gallery: the pixels of largest |Δq| first (row order on ties, one per crop neighbourhood), then one pixel (its
  *     largest |Δq|) of each of the largest connected groups (8-neighbour) of differing pixels, to `GALLERY_SIZE`.
  * Display only: every statistic comes from the full-resolution comparison.
@@ -73,11 +73,18 @@ export function overviewCodes(codes: Uint16Array, columns: number, rows: number,
   const h = Math.ceil(rows / factor);
   const sum = new Float64Array(w * h);
   const cnt = new Uint32Array(w * h);
+  const col = new Int32Array(columns);
+  for (let i = 0; i < columns; i++) col[i] = (i / factor) | 0;
+  const rowSum = new Uint32Array(w);
   for (let j = 0; j < rows; j++) {
+    // Integer sums per row (at most 65535 × factor per block row: exact), then into the block's float total.
+    rowSum.fill(0);
+    const r = j * columns;
+    for (let i = 0; i < columns; i++) rowSum[col[i]] += codes[r + i];
     const o = ((j / factor) | 0) * w;
-    for (let i = 0; i < columns; i++) {
-      sum[o + ((i / factor) | 0)] += codes[j * columns + i];
-      cnt[o + ((i / factor) | 0)]++;
+    for (let b = 0; b < w; b++) {
+      sum[o + b] += rowSum[b];
+      cnt[o + b] += Math.min(factor, columns - b * factor);
     }
   }
   const out = new Uint16Array(w * h);
@@ -168,14 +175,6 @@ export function firstDivergenceMap(
   return { data, w, h };
 }
 
-export interface TileSet {
-  /** Tiles written, by key "tx_ty" → JS text. */
-  files: Map<string, string>;
-  /** Tiles holding a differing pixel but left out by the byte budget. */
-  leftOut: number;
-  bytes: number;
-}
-
 function predictPlanes(v: Uint16Array, w: number, h: number, out: Uint8Array, at: number): void {
   const n = w * h;
   for (let j = 0; j < h; j++)
@@ -190,6 +189,31 @@ function predictPlanes(v: Uint16Array, w: number, h: number, out: Uint8Array, at
     }
 }
 
+/** Codes through the tile predictor, deflated, base64 (the overview heights of the page). */
+export function packCodes(v: Uint16Array, w: number, h: number): string {
+  const raw = new Uint8Array(2 * w * h);
+  predictPlanes(v, w, h, raw, 0);
+  return deflateSync(raw, { level: 6 }).toString('base64');
+}
+
+/** Raw bytes deflated, base64. */
+export function packBytes(a: ArrayBufferView): string {
+  return deflateSync(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), { level: 6 }).toString('base64');
+}
+
+export interface TileSet {
+  /** Tile groups written, by key "gx_gy" (TILE_GROUP×TILE_GROUP tiles) → JS text. */
+  files: Map<string, string>;
+  /** Tiles written, "tx_ty". */
+  tiles: string[];
+  /** Tiles holding a differing pixel but left out by the byte budget. */
+  leftOut: number;
+  bytes: number;
+}
+
+/** [R] Tiles per file side: one file carries 4×4 tiles (1024² px), so a 4096² report writes 16 files, not 256. */
+export const TILE_GROUP = 4;
+
 /** The full-resolution tiles (see the header for the payload and the budget). */
 export function viewerTiles(
   gen: Uint16Array,
@@ -201,45 +225,55 @@ export function viewerTiles(
 ): TileSet {
   const tx = Math.ceil(columns / TILE);
   const ty = Math.ceil(rows / TILE);
-  const cand: { x: number; y: number; m: number }[] = [];
-  for (let y = 0; y < ty; y++)
-    for (let x = 0; x < tx; x++) {
-      let m = 0;
-      for (let j = y * TILE; j < Math.min(rows, (y + 1) * TILE); j++)
-        for (let i = x * TILE; i < Math.min(columns, (x + 1) * TILE); i++) m = Math.max(m, Math.abs(gen[j * columns + i] - ref[j * columns + i]));
-      if (m > 0) cand.push({ x, y, m });
+  const maxOf = new Int32Array(tx * ty);
+  for (let j = 0; j < rows; j++) {
+    const o = ((j / TILE) | 0) * tx;
+    const r = j * columns;
+    for (let i = 0; i < columns; i++) {
+      const d = gen[r + i] - ref[r + i];
+      if (d === 0) continue;
+      const b = o + ((i / TILE) | 0);
+      const a = d < 0 ? -d : d;
+      if (a > maxOf[b]) maxOf[b] = a;
     }
+  }
+  const cand: { x: number; y: number; m: number }[] = [];
+  for (let y = 0; y < ty; y++) for (let x = 0; x < tx; x++) cand.push({ x, y, m: maxOf[y * tx + x] });
   cand.sort((a, b) => b.m - a.m || a.y - b.y || a.x - b.x);
-  const files = new Map<string, string>();
+  const parts = new Map<string, string[]>();
+  const tiles: string[] = [];
   let bytes = 0;
   let leftOut = 0;
   for (const c of cand) {
     const w = Math.min(TILE, columns - c.x * TILE);
     const h = Math.min(TILE, rows - c.y * TILE);
+    const planes = stageOf ? 5 : 4;
+    const raw = new Uint8Array(w * h * planes);
     const r = new Uint16Array(w * h);
     const d = new Uint16Array(w * h);
-    const s = new Uint8Array(w * h);
-    for (let j = 0; j < h; j++)
-      for (let i = 0; i < w; i++) {
-        const k = (c.y * TILE + j) * columns + c.x * TILE + i;
-        r[j * w + i] = ref[k];
-        d[j * w + i] = (gen[k] - ref[k]) & 0xffff;
-        if (stageOf) s[j * w + i] = stageOf[k];
-      }
-    const raw = new Uint8Array(w * h * 5);
+    for (let j = 0; j < h; j++) {
+      const k0 = (c.y * TILE + j) * columns + c.x * TILE;
+      r.set(ref.subarray(k0, k0 + w), j * w);
+      if (c.m > 0) for (let i = 0; i < w; i++) d[j * w + i] = (gen[k0 + i] - ref[k0 + i]) & 0xffff;
+      if (stageOf && c.m > 0) raw.set(stageOf.subarray(k0, k0 + w), 4 * w * h + j * w);
+    }
     predictPlanes(r, w, h, raw, 0);
-    predictPlanes(d, w, h, raw, 2 * w * h);
-    raw.set(s, 4 * w * h);
+    if (c.m > 0) predictPlanes(d, w, h, raw, 2 * w * h);
     const key = `${c.x}_${c.y}`;
-    const js = `HB_TILE(${JSON.stringify(key)},${w},${h},"${deflateSync(raw, { level: 6 }).toString('base64')}");\n`;
+    const js = `HB_TILE(${JSON.stringify(key)},${w},${h},"${deflateSync(raw, { level: 1 }).toString('base64')}");\n`;
     if (bytes + js.length > budget) {
-      leftOut++;
+      if (c.m > 0) leftOut++;
       continue;
     }
     bytes += js.length;
-    files.set(key, js);
+    tiles.push(key);
+    const g = `${(c.x / TILE_GROUP) | 0}_${(c.y / TILE_GROUP) | 0}`;
+    const list = parts.get(g) ?? [];
+    list.push(js);
+    parts.set(g, list);
   }
-  return { files, leftOut, bytes };
+  const files = new Map([...parts.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([k, v]) => [k, v.join('')] as [string, string]));
+  return { files, tiles, leftOut, bytes };
 }
 
 /** Per pixel (row-major), 1 + the first divergent stage's index of a differing pixel, 0 elsewhere. */

@@ -36,6 +36,7 @@ import {
   CROP_RADIUS,
   OVERVIEW_MAX,
   TILE,
+  TILE_GROUP,
   blockDqMap,
   blockPng,
   codeCrop,
@@ -46,6 +47,8 @@ import {
   galleryPicks,
   overviewCodes,
   overviewFactor,
+  packBytes,
+  packCodes,
   pixelWorld,
   stageColour,
   stageIndexField,
@@ -356,10 +359,11 @@ function dqLegend(maxAbs: number): string {
       const [r, g, b] = dqColour(sign * a);
       return `rgb(${r},${g},${b}) ${k * 10}%`;
     });
+    // The negative ramp runs from −65535 (left) to −4 (beside the bands), the positive one from +4 to +65535.
     const ticks = [4, 10, 100, 1000, 10000, 65535]
-      .map((t) => `<span style="left:${(dqRampT(t) * 100).toFixed(1)}%">${sign > 0 ? '+' : '−'}${t}</span>`)
+      .map((t) => `<span style="left:${((sign > 0 ? dqRampT(t) : 1 - dqRampT(t)) * 100).toFixed(1)}%">${sign > 0 ? '+' : '−'}${t}</span>`)
       .join('');
-    return `<span class="ramp" style="background:linear-gradient(to right,${stops.join(',')})">${ticks}</span>`;
+    return `<span class="ramp" style="background:linear-gradient(to ${sign > 0 ? 'right' : 'left'},${stops.join(',')})">${ticks}</span>`;
   };
   return `<div class="legend" id="dq-legend"><b>Δq (codes):</b> ${ramp(-1)} ${[-3, -2, -1, 0, 1, 2, 3].map(sw).join(' ')} ${ramp(1)}
 <span class="note">white: equal; ±1, ±2, ±3: one colour each; |Δq| ≥ 4: logarithmic ramp 4 … 65535 (fixed, not set by this map's maximum ${maxAbs}).</span></div>`;
@@ -536,13 +540,14 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   const c3 = new Float32Array(n3 * n3);
   for (let j = 0; j < n3; j++)
     for (let i = 0; i < n3; i++) z3[j * n3 + i] = (xs3[i] - cx) ** 2 + (ys3[j] - cy) ** 2 <= R3 * R3 ? heightAt(gen, xs3[i], ys3[j]) : Number.NaN;
+  const cellOf = Int32Array.from({ length: g.columns }, (_, i) => Math.round((columnWorldX(g, i) - (cx - R3)) / step3));
   for (let j = 0; j < g.rows; j++) {
     const b = Math.round((rowWorldY(g, j) - (cy - R3)) / step3);
     if (b < 0 || b >= n3) continue;
     for (let i = 0; i < g.columns; i++) {
       const d = genCodes[j * g.columns + i] - refCodes[j * g.columns + i];
       if (d === 0) continue;
-      const a = Math.round((columnWorldX(g, i) - (cx - R3)) / step3);
+      const a = cellOf[i];
       if (a < 0 || a >= n3) continue;
       if (Math.abs(d) > Math.abs(c3[b * n3 + a])) c3[b * n3 + a] = d;
     }
@@ -573,8 +578,14 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
     plotly = { src: 'plotly.min.js' };
   }
   const A = Math.max(3, r.maxAbsCode);
-  const tlo = Math.min(...[genCodes, refCodes].map((c) => c.reduce((m, v) => Math.min(m, v), 65535)));
-  const thi = Math.max(...[genCodes, refCodes].map((c) => c.reduce((m, v) => Math.max(m, v), 0)));
+  let tlo = 65535;
+  let thi = 0;
+  for (const c of [genCodes, refCodes])
+    for (let k = 0; k < c.length; k++) {
+      const v = c[k];
+      if (v < tlo) tlo = v;
+      if (v > thi) thi = v;
+    }
   const terrainLut = new Uint8Array(256 * 3);
   for (let k = 0; k < 256; k++) terrainLut.set(terrain(k / 255), k * 3);
   const hist = foldHistogram(r.histogram);
@@ -586,11 +597,12 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
       f,
       ow: block.w,
       oh: block.h,
-      block: b64(overviewDq),
-      ogen: b64(overviewCodes(genCodes, g.columns, g.rows, f)),
-      oref: b64(overviewCodes(refCodes, g.columns, g.rows, f)),
+      block: packBytes(overviewDq),
+      ogen: packCodes(overviewCodes(genCodes, g.columns, g.rows, f), block.w, block.h),
+      oref: packCodes(overviewCodes(refCodes, g.columns, g.rows, f), block.w, block.h),
       tile: TILE,
-      tiles: [...tiles.files.keys()],
+      tiles: tiles.tiles,
+      group: TILE_GROUP,
       tilesLeftOut: tiles.leftOut,
       lut: dqLut(A),
       lutA: A,
@@ -640,7 +652,7 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
     cards,
     stageNames: ps?.names ?? null,
     pixelStages: ps ?? null,
-    tilesWritten: tiles.files.size,
+    tilesWritten: tiles.tiles.length,
     tilesLeftOut: tiles.leftOut,
     floatSide: !signed,
   };
@@ -775,11 +787,12 @@ function galleryHtml(x: PageExtras): string {
 
 /** The in-page viewer: canvases, linked pan and zoom, tiles loaded by zoom level, hover read-out (no library, offline). */
 const VIEWER_JS = String.raw`
-(() => {
+(async () => {
 const V = D.viewer;
 const u8 = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+const inflate = async (s) => new Uint8Array(await new Response(new Blob([u8(s)]).stream().pipeThrough(new DecompressionStream('deflate'))).arrayBuffer());
 const lut = u8(V.lut), ter = u8(V.terrain);
-const block = new Int32Array(u8(V.block).buffer), ogen = new Uint16Array(u8(V.ogen).buffer), oref = new Uint16Array(u8(V.oref).buffer);
+const block = new Int32Array((await inflate(V.block)).buffer), ogen = unpredict(await inflate(V.ogen), 0, V.ow, V.oh), oref = unpredict(await inflate(V.oref), 0, V.ow, V.oh);
 const T = V.tile, have = new Set(V.tiles), tiles = new Map(), asked = new Set();
 const ids = ['vdiff', 'vgen', 'vref'];
 const cv = ids.map((id) => document.getElementById(id));
@@ -794,8 +807,18 @@ function values(i, j) {
   return {full: false, block: block[b], ogen: ogen[b], oref: oref[b]};
 }
 function dqRgb(d) { const k = (Math.max(-V.lutA, Math.min(V.lutA, d)) + V.lutA) * 3; return [lut[k], lut[k + 1], lut[k + 2]]; }
-function hRgb(q) { const t = V.codeHi > V.codeLo ? (q - V.codeLo) / (V.codeHi - V.codeLo) : 0.5; const k = Math.max(0, Math.min(255, Math.round(t * 255))) * 3; return [ter[k], ter[k + 1], ter[k + 2]]; }
+function hRgb(q) { const t = hhi > hlo ? (q - hlo) / (hhi - hlo) : 0.5; const k = Math.max(0, Math.min(255, Math.round(t * 255))) * 3; return [ter[k], ter[k + 1], ter[k + 2]]; }
+let hlo = V.codeLo, hhi = V.codeHi;
 function draw() {
+  // Zoomed in, the terrain scale spans the heights in view (both panels on one scale); zoomed out, the whole map's.
+  hlo = V.codeLo; hhi = V.codeHi;
+  if (view.s >= 0.5) {
+    let a = 65535, b = 0;
+    for (let sy = 0; sy < N; sy += 4) { const r = Math.floor(view.y + (sy + 0.5) / view.s); if (r < 0 || r >= V.H) continue;
+      for (let sx = 0; sx < N; sx += 4) { const i = Math.floor(view.x + (sx + 0.5) / view.s); if (i < 0 || i >= V.W) continue;
+        const v = values(i, dataRow(r)); for (const q of v.full ? [v.gen, v.ref] : [v.ogen, v.oref]) { if (q < a) a = q; if (q > b) b = q; } } }
+    if (b > a) { hlo = a; hhi = b; }
+  }
   for (let c = 0; c < 3; c++) {
     const ctx = cv[c].getContext('2d'), img = ctx.createImageData(N, N), px = img.data;
     const which = c === 1 && blinkOn && blinkRef ? 2 : c;
@@ -833,10 +856,12 @@ function load() {
     for (let tx = i0 / T | 0; tx <= (i1 / T | 0); tx++) {
       const key = tx + '_' + ty;
       if (!have.has(key) || asked.has(key)) continue;
-      asked.add(key); pending++;
+      const grp = (tx / V.group | 0) + '_' + (ty / V.group | 0);
+      // One file carries a group of tiles: every tile of the group is asked for at once.
+      for (const t of V.tiles) { const [a, b] = t.split('_').map(Number); if ((a / V.group | 0) + '_' + (b / V.group | 0) === grp && !asked.has(t)) { asked.add(t); pending++; } }
       const el = document.createElement('script');
-      el.src = 'viewer/' + key + '.js';
-      el.onerror = () => { pending--; document.getElementById('vstatus').textContent = 'tile ' + key + ' did not load'; };
+      el.src = 'viewer/' + grp + '.js';
+      el.onerror = () => { pending = 0; status(); document.getElementById('vstatus').textContent = 'tiles ' + grp + ' did not load'; };
       document.head.appendChild(el);
     }
   status();
@@ -855,7 +880,7 @@ function unpredict(b, at, w, h) {
   return v;
 }
 window.HB_TILE = async (key, w, h, s) => {
-  const raw = new Uint8Array(await new Response(new Blob([u8(s)]).stream().pipeThrough(new DecompressionStream('deflate'))).arrayBuffer());
+  const raw = await inflate(s);
   tiles.set(key, {w, h, ref: unpredict(raw, 0, w, h), d: unpredict(raw, 2 * w * h, w, h), st: raw.subarray(4 * w * h)});
   pending--; draw(); if (hover) readout(hover.i, hover.r);
 };
@@ -873,9 +898,9 @@ function readout(i, r) {
     if (v.st) t += '  first diverges: ' + V.stageNames[v.st - 1];
     el.dataset.dq = String(d); el.dataset.gen = String(v.gen); el.dataset.ref = String(v.ref);
   } else {
-    const known = !have.has((i / T | 0) + '_' + (j / T | 0));
-    t += (known && view.s >= 0.5 ? 'no differing pixel in this ' + T + '² tile (Δq 0; codes not stored): ' : 'overview block: largest Δq ' + v.block + '; ') + 'mean height ≈ ' + hm(v.ogen) + ' m';
-    el.dataset.dq = known && view.s >= 0.5 ? '0' : ''; delete el.dataset.gen; delete el.dataset.ref;
+    const kept = have.has((i / T | 0) + '_' + (j / T | 0));
+    t += (kept ? 'tile loading; ' : view.s >= 0.5 ? 'tile not written (size budget); ' : '') + 'overview block of ' + V.f + '×' + V.f + ' px: largest Δq ' + v.block + ', mean height ≈ ' + hm(v.ogen) + ' m';
+    delete el.dataset.dq; delete el.dataset.gen; delete el.dataset.ref;
   }
   el.textContent = t;
 }
@@ -905,6 +930,8 @@ for (const a of document.querySelectorAll('a[data-goto]')) a.addEventListener('c
 setInterval(() => { if (blinkOn) { blinkRef = !blinkRef; draw(); } }, 600);
 window.HB = {zoomTo, get view() { return view; }, tilesLoaded: () => tiles.size};
 draw();
+document.body.dataset.firstDrawMs = String(Math.round(performance.now()));
+setTimeout(loadPlotly, 0);
 })();
 `;
 
@@ -943,7 +970,9 @@ Plotly.newPlot('d3diff', [{type: 'surface', z: K.z, x: K.x, y: K.y, surfacecolor
 `;
 
 function reportHtml(data: unknown, body: string, plotly: { src: string } | { inline: string }, x: PageExtras): string {
-  const script = 'src' in plotly ? `<script src="${safeUrl(plotly.src)}"></script>` : `<script>${plotly.inline}</script>`;
+  // Plotly (4.7 MB) is loaded after the viewer's first drawing, so the maps do not wait for it (first figure ≤ 2 s).
+  const lib = 'src' in plotly ? '' : `<script id="plotly-inline" type="text/plain">${plotly.inline}</script>`;
+  const src = 'src' in plotly ? JSON.stringify(plotly.src).replace(/</g, '\\u003c') : 'null';
   const missing =
     'src' in plotly
       ? `Plotly did not load (this page expects it at ${escapeHtml(plotly.src)}, relative to the page), so the figures cannot be drawn. Open the report where heightbench wrote it, or write it with --self-contained to get one file that carries Plotly.`
@@ -973,19 +1002,19 @@ td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px;text-align:right}th{b
 .grid{display:flex;flex-wrap:wrap;gap:10px}figure{margin:0}figure.stagemap{width:256px;font-size:12px;text-align:center}img{image-rendering:pixelated}
 .card{border:1px solid #ccc;padding:6px;font-size:12px;width:420px}.cardrow{display:flex;gap:6px}.layers{display:flex;flex-direction:column;font-size:11px}
 .layers span{height:91px;line-height:85px}</style>
-${script}</head><body>
+</head><body>
 <p id="plotly-missing" class="warn" hidden>${missing}</p>
 ${body}
 <h2 id="viewer">Difference map and heightmaps (linked; zoom to single pixels)</h2>
 <p class="note">Wheel to zoom, drag to pan (all three panels move together); hover for the pixel, its world position, both codes and Δq.
 Zoomed out: per block of ${V.f}×${V.f} px the Δq of largest magnitude${x.floatSide ? ' (|Δq|: a side is float, so the sign is not kept)' : ''} — no differing pixel disappears; zoomed in, full-resolution tiles
-(${x.tilesWritten} of 256² px written: every tile holding a difference${x.tilesLeftOut ? `, ${x.tilesLeftOut} left out by the size budget` : ''}). diffmap.png is the overview.</p>
+(${x.tilesWritten} tiles of 256² px written, those holding a difference first${x.tilesLeftOut ? `; ${x.tilesLeftOut} holding a difference left out by the size budget` : ''}). diffmap.png is the overview.</p>
 ${x.legend}
 <p><button id="vreset">whole map</button> <button id="vmax">zoom to the largest |Δq|</button>
 <form id="vgo" style="display:inline">pixel <input id="vpix" size="10" placeholder="i, j"> <button>go</button></form>
 <label><input type="checkbox" id="vblink"> blink generated ↔ reference</label> <span class="note" id="vzoom"></span> · <span class="note" id="vstatus"></span></p>
 <div class="row"><div class="vpanel"><canvas id="vdiff" width="440" height="440"></canvas><br>Δq = generated − reference</div>
-<div class="vpanel"><canvas id="vgen" width="440" height="440"></canvas><br><span id="vlabel-gen">generated</span> (height, one shared terrain scale)</div>
+<div class="vpanel"><canvas id="vgen" width="440" height="440"></canvas><br><span id="vlabel-gen">generated</span> (height; one terrain scale for both panels, fitted to the view)</div>
 <div class="vpanel"><canvas id="vref" width="440" height="440"></canvas><br>reference</div></div>
 <div id="vread">hover a map</div>
 ${stageSection}
@@ -999,11 +1028,22 @@ ${fdSection}
 <div class="row"><div id="hist" style="width:660px;height:460px"></div><div id="radial" style="width:660px;height:560px"></div></div>
 <h2>3D view of the difference</h2><p class="note" id="dnote"></p>
 <div id="d3diff" style="width:900px;height:640px"></div>
+${lib}
 <script id="data" type="application/json">${JSON.stringify(data).replace(/</g, '\\u003c')}</script>
 <script>
 const D = JSON.parse(document.getElementById('data').textContent);
-${VIEWER_JS}
+const PLOTLY_SRC = ${src};
+function drawPlots() {
 ${PLOTS_JS}
+}
+function loadPlotly() {
+  const el = document.createElement('script');
+  if (PLOTLY_SRC === null) el.textContent = document.getElementById('plotly-inline').textContent;
+  else { el.src = PLOTLY_SRC; el.onload = drawPlots; el.onerror = drawPlots; }
+  document.head.appendChild(el);
+  if (PLOTLY_SRC === null) drawPlots();
+}
+${VIEWER_JS}
 </script></body></html>
 `;
 }
