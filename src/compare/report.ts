@@ -618,6 +618,7 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
       signed,
       stageNames: ps?.names ?? [],
       maxAt: r.maxAbsCodeAt?.pixel ?? null,
+      outliers: outlierPixels(genCodes, refCodes, g.columns),
     },
     hist: {
       bins: hist.bins.map((b) => [b.dq, b.count]),
@@ -659,6 +660,17 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   put('index.html', reportHtml(data, markdownToHtml(lines.join('\n')), plotly, extras));
   if (!meta.sharedPlotly && !meta.selfContained) written.push(join(dir, 'plotly.min.js'));
   return written;
+}
+
+/** [R] Up to 200 pixels of |Δq| ≥ 4 (largest first) the viewer rings while zoomed out. */
+function outlierPixels(gen: Uint16Array, ref: Uint16Array, columns: number): [number, number][] {
+  const out: { k: number; a: number }[] = [];
+  for (let k = 0; k < gen.length; k++) {
+    const d = gen[k] - ref[k];
+    if (d >= 4 || d <= -4) out.push({ k, a: Math.abs(d) });
+  }
+  out.sort((x, y) => y.a - x.a || x.k - y.k);
+  return out.slice(0, 200).map(({ k }) => [k % columns, (k / columns) | 0]);
 }
 
 /**
@@ -794,6 +806,7 @@ const inflate = async (s) => new Uint8Array(await new Response(new Blob([u8(s)])
 const lut = u8(V.lut), ter = u8(V.terrain);
 const block = new Int32Array((await inflate(V.block)).buffer), ogen = unpredict(await inflate(V.ogen), 0, V.ow, V.oh), oref = unpredict(await inflate(V.oref), 0, V.ow, V.oh);
 const T = V.tile, have = new Set(V.tiles), tiles = new Map(), asked = new Set();
+const outliers = V.outliers;
 const ids = ['vdiff', 'vgen', 'vref'];
 const cv = ids.map((id) => document.getElementById(id));
 const N = cv[0].width;
@@ -819,6 +832,16 @@ function draw() {
         const v = values(i, dataRow(r)); for (const q of v.full ? [v.gen, v.ref] : [v.ogen, v.oref]) { if (q < a) a = q; if (q > b) b = q; } } }
     if (b > a) { hlo = a; hhi = b; }
   }
+  // A screen pixel wider than a block: the largest |Δq| of every block it covers (no difference is skipped).
+  const pool = 1 / view.s / V.f;
+  const pooled = (i, r) => {
+    const b0 = (i / V.f | 0), b1 = Math.min(V.ow - 1, ((i + 1 / view.s) / V.f | 0));
+    const j0 = dataRow(r), j1 = dataRow(Math.min(V.H - 1, Math.floor(r + 1 / view.s)));
+    const c0 = Math.min(j0, j1) / V.f | 0, c1 = Math.min(V.oh - 1, Math.max(j0, j1) / V.f | 0);
+    let m = 0;
+    for (let bj = c0; bj <= c1; bj++) for (let bi = b0; bi <= b1; bi++) { const d = block[bj * V.ow + bi]; if (Math.abs(d) > Math.abs(m)) m = d; }
+    return m;
+  };
   for (let c = 0; c < 3; c++) {
     const ctx = cv[c].getContext('2d'), img = ctx.createImageData(N, N), px = img.data;
     const which = c === 1 && blinkOn && blinkRef ? 2 : c;
@@ -829,13 +852,19 @@ function draw() {
         let rgb = [236, 236, 236];
         if (i >= 0 && r >= 0 && i < V.W && r < V.H) {
           const v = values(i, dataRow(r));
-          if (which === 0) rgb = dqRgb(v.full ? (V.signed ? v.gen - v.ref : Math.abs(v.gen - v.ref)) : v.block);
+          if (which === 0 && pool > 1) rgb = dqRgb(pooled(i, r));
+          else if (which === 0) rgb = dqRgb(v.full ? (V.signed ? v.gen - v.ref : Math.abs(v.gen - v.ref)) : v.block);
           else rgb = hRgb(v.full ? (which === 1 ? v.gen : v.ref) : (which === 1 ? v.ogen : v.oref));
         }
         px[o] = rgb[0]; px[o + 1] = rgb[1]; px[o + 2] = rgb[2]; px[o + 3] = 255;
       }
     }
     ctx.putImageData(img, 0, 0);
+    // Outliers (|Δq| ≥ 4) ringed on the difference panel while zoomed out, so a few dark pixels are seen at a glance.
+    if (c === 0 && view.s < 2) {
+      ctx.strokeStyle = '#000'; ctx.lineWidth = 1.5;
+      for (const [i, j] of outliers) { const r = V.row0AtBottom ? V.H - 1 - j : j; ctx.beginPath(); ctx.arc((i + 0.5 - view.x) * view.s, (r + 0.5 - view.y) * view.s, 7, 0, 2 * Math.PI); ctx.stroke(); }
+    }
     if (hover && view.s >= 3) {
       ctx.strokeStyle = '#000'; ctx.lineWidth = 1;
       ctx.strokeRect((hover.i - view.x) * view.s - 0.5, (hover.r - view.y) * view.s - 0.5, view.s + 1, view.s + 1);
@@ -997,7 +1026,7 @@ td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px;text-align:right}th{b
 .note{color:#555;font-size:13px}.warn{border:2px solid #b2182b;background:#fdecea;padding:.6em 1em;font-weight:600}
 .legend{font-size:12px;margin:.3em 0;line-height:2}.sw{display:inline-block;width:14px;height:14px;border:1px solid #999;vertical-align:middle;margin:0 3px 0 8px}
 .ramp{display:inline-block;position:relative;width:220px;height:14px;border:1px solid #999;vertical-align:middle;margin:0 6px 14px}
-.ramp span{position:absolute;top:15px;font-size:10px;transform:translateX(-50%)}canvas{border:1px solid #aaa;image-rendering:pixelated;width:440px;height:440px}
+.ramp span{position:absolute;top:15px;font-size:10px;transform:translateX(-50%)}canvas{border:1px solid #aaa;image-rendering:pixelated;width:420px;height:420px}
 .vpanel{display:inline-block;text-align:center;font-size:13px}#vread{font-family:monospace;font-size:13px;min-height:1.4em;background:#f6f6f6;padding:3px}
 .grid{display:flex;flex-wrap:wrap;gap:10px}figure{margin:0}figure.stagemap{width:256px;font-size:12px;text-align:center}img{image-rendering:pixelated}
 .card{border:1px solid #ccc;padding:6px;font-size:12px;width:420px}.cardrow{display:flex;gap:6px}.layers{display:flex;flex-direction:column;font-size:11px}
@@ -1006,16 +1035,16 @@ td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px;text-align:right}th{b
 <p id="plotly-missing" class="warn" hidden>${missing}</p>
 ${body}
 <h2 id="viewer">Difference map and heightmaps (linked; zoom to single pixels)</h2>
-<p class="note">Wheel to zoom, drag to pan (all three panels move together); hover for the pixel, its world position, both codes and Δq.
+<p class="note">Wheel to zoom, drag to pan (all three panels move together); hover for the pixel, its world position, both codes and Δq. Pixels of |Δq| ≥ 4 are ringed while zoomed out.
 Zoomed out: per block of ${V.f}×${V.f} px the Δq of largest magnitude${x.floatSide ? ' (|Δq|: a side is float, so the sign is not kept)' : ''} — no differing pixel disappears; zoomed in, full-resolution tiles
 (${x.tilesWritten} tiles of 256² px written, those holding a difference first${x.tilesLeftOut ? `; ${x.tilesLeftOut} holding a difference left out by the size budget` : ''}). diffmap.png is the overview.</p>
 ${x.legend}
 <p><button id="vreset">whole map</button> <button id="vmax">zoom to the largest |Δq|</button>
 <form id="vgo" style="display:inline">pixel <input id="vpix" size="10" placeholder="i, j"> <button>go</button></form>
 <label><input type="checkbox" id="vblink"> blink generated ↔ reference</label> <span class="note" id="vzoom"></span> · <span class="note" id="vstatus"></span></p>
-<div class="row"><div class="vpanel"><canvas id="vdiff" width="440" height="440"></canvas><br>Δq = generated − reference</div>
-<div class="vpanel"><canvas id="vgen" width="440" height="440"></canvas><br><span id="vlabel-gen">generated</span> (height; one terrain scale for both panels, fitted to the view)</div>
-<div class="vpanel"><canvas id="vref" width="440" height="440"></canvas><br>reference</div></div>
+<div class="row"><div class="vpanel"><canvas id="vdiff" width="420" height="420"></canvas><br>Δq = generated − reference</div>
+<div class="vpanel"><canvas id="vgen" width="420" height="420"></canvas><br><span id="vlabel-gen">generated</span> (height; one terrain scale for both panels, fitted to the view)</div>
+<div class="vpanel"><canvas id="vref" width="420" height="420"></canvas><br>reference</div></div>
 <div id="vread">hover a map</div>
 ${stageSection}
 ${fdSection}
