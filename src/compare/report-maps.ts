@@ -125,6 +125,21 @@ export function blockPng(v: ArrayLike<number>, w: number, h: number, colour: (x:
   return img.png();
 }
 
+/**
+ * A categorical block map with every marked block (value ≥ 0) drawn as a (2r+1)² dot, so one differing pixel of a
+ * 4096² map is seen at 512² (display: neighbouring dots may overlap; the later block in row order is on top).
+ */
+export function markPng(v: ArrayLike<number>, w: number, h: number, colour: (k: number) => Rgb, row0AtBottom: boolean, r = 1): Uint8Array {
+  const img = new RgbImage(w, h);
+  for (let j = 0; j < h; j++)
+    for (let i = 0; i < w; i++) {
+      const k = v[j * w + i];
+      if (k < 0) continue;
+      img.rect(i - r, (row0AtBottom ? h - 1 - j : j) - r, 2 * r + 1, 2 * r + 1, colour(k));
+    }
+  return img.png();
+}
+
 /** [R] Categorical colours of first divergent stages (in pipeline order), then final-only and outside-window. */
 export const STAGE_COLOURS: readonly Rgb[] = [
   [31, 119, 180],
@@ -141,7 +156,7 @@ export const STAGE_COLOURS: readonly Rgb[] = [
 export function stageColour(k: number, names: readonly string[]): Rgb {
   const n = names[k];
   if (n === 'final-only') return [0, 0, 0];
-  if (n === 'outside-window') return [170, 170, 170];
+  if (n === 'outside-window') return [120, 120, 120];
   return STAGE_COLOURS[k % STAGE_COLOURS.length];
 }
 

@@ -44,6 +44,7 @@ import {
   cropCardPng,
   displayCodes,
   firstDivergenceMap,
+  markPng,
   galleryPicks,
   overviewCodes,
   overviewFactor,
@@ -518,7 +519,7 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
     const fd = firstDivergenceMap(ps, genCodes, refCodes, g.columns, g.rows, f);
     put(
       'first-divergence.png',
-      blockPng(fd.data, fd.w, fd.h, (k) => (k < 0 ? ([255, 255, 255] as const as Rgb) : stageColour(k, ps.names)), row0AtBottom),
+      markPng(fd.data, fd.w, fd.h, (k) => stageColour(k, ps.names), row0AtBottom),
     );
   }
   for (const [file, png] of stagesOut.pngs) put(file, png);
@@ -1015,7 +1016,7 @@ ${x.mmLegend}
     : '';
   const fdSection = x.firstDivergence
     ? `<h2 id="first-divergence">First divergence</h2>
-<p class="note">Each block holding a differing final pixel, coloured by the stage where its pixel of largest |Δq| first differs by more than ε (stage attribution); white: no differing pixel.</p>
+<p class="note">Each block holding a differing final pixel, drawn as a 3×3 dot coloured by the stage where its pixel of largest |Δq| first differs by more than ε (stage attribution); white: no differing pixel.</p>
 <figure><img id="first-divergence-map" src="first-divergence.png" alt="first divergent stage per block" width="512" height="512"></figure>
 <div class="legend">${x.firstDivergence.map((s) => `<span class="sw" style="background:rgb(${s.colour.join(',')})"></span>${escapeHtml(s.name)}`).join(' ')}</div>`
     : '';

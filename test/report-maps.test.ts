@@ -1,0 +1,177 @@
+// Report maps of issue 26: the fixed signed Δq scale, a lone ±1 in a 4096² block map, summary.md bounded with a folded
+// histogram, the gallery's order, and per-stage maps for every dumped stage of a real check.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { decode } from 'fast-png';
+import { describe, expect, it } from 'vitest';
+import { codeHeightfield, domainGrid } from '../src/index.js';
+import { compareHeightfields } from '../src/compare/compare.js';
+import { DQ_RAMP_TO, dqColour, mmColour } from '../src/compare/pictures.js';
+import { SUMMARY_MAX_BYTES, summaryMarkdown } from '../src/compare/report.js';
+import { blockDqMap, blockPng, galleryPicks, overviewFactor } from '../src/compare/report-maps.js';
+import { cli, tempDir } from './helpers.js';
+
+/** Relative luminance (Rec. 709 weights on the 8-bit values): darker means a larger |Δq| on the ramp. */
+const lum = ([r, g, b]: number[]) => 0.2126 * r + 0.7152 * g + 0.0722 * b;
+
+describe('Δq scale', () => {
+  it('gives 0, ±1, ±2 and ±3 seven distinct colours, warm above the reference and cool below', () => {
+    const cs = [-3, -2, -1, 0, 1, 2, 3].map((d) => dqColour(d).join(','));
+    expect(new Set(cs).size).toBe(7);
+    expect(dqColour(0)).toEqual([255, 255, 255]);
+    for (const d of [1, 2, 3]) {
+      const [r, , b] = dqColour(d);
+      const [r2, , b2] = dqColour(-d);
+      expect(r).toBeGreaterThan(b);
+      expect(b2).toBeGreaterThan(r2);
+    }
+  });
+
+  it('is logarithmic beyond ±3: each doubling of |Δq| darker, a fixed scale (the same colour whatever the maximum)', () => {
+    for (const sign of [1, -1]) {
+      let prev = lum(dqColour(sign * 3));
+      for (let a = 4; a <= DQ_RAMP_TO; a *= 2) {
+        const l = lum(dqColour(sign * a));
+        expect(l).toBeLessThan(prev);
+        prev = l;
+      }
+      // Equal ratios, equal steps along the ramp: 4 → 40 and 40 → 400 move the colour by about the same amount.
+      const d1 = lum(dqColour(sign * 4)) - lum(dqColour(sign * 40));
+      const d2 = lum(dqColour(sign * 40)) - lum(dqColour(sign * 400));
+      expect(Math.abs(d1 - d2)).toBeLessThan(0.25 * Math.max(d1, d2));
+      // ±4 is not one of the band colours.
+      expect([1, 2, 3].map((d) => dqColour(sign * d).join(','))).not.toContain(dqColour(sign * 4).join(','));
+    }
+  });
+
+  it('colours stage differences by the same rules: white within 0.01 mm, bands, then the code ramp', () => {
+    expect(mmColour(0.009)).toEqual([255, 255, 255]);
+    expect(mmColour(-0.009)).toEqual([255, 255, 255]);
+    expect(mmColour(0.05)).toEqual(dqColour(1));
+    expect(mmColour(-0.5)).toEqual(dqColour(-2));
+    expect(mmColour(10)).toEqual(dqColour(3));
+    expect(mmColour((1e6 / 65535) * 100)).toEqual(dqColour(100));
+  });
+});
+
+describe('block map of a 4096² field at 512²', () => {
+  it('keeps a lone +1 and a lone −1 visible, each as one block of its colour', () => {
+    const n = 4096;
+    const ref = new Uint16Array(n * n).fill(32768);
+    const gen = ref.slice();
+    gen[1234 * n + 3001] += 1; // column 3001, row 1234
+    gen[4095 * n + 7] -= 1; // column 7, row 4095
+    const f = overviewFactor(n, n);
+    expect(f).toBe(8);
+    const b = blockDqMap(gen, ref, n, n, f);
+    expect([b.w, b.h]).toEqual([512, 512]);
+    const nonZero = [...b.data.keys()].filter((k) => b.data[k] !== 0);
+    expect(nonZero).toEqual([(1234 >> 3) * 512 + (3001 >> 3), (4095 >> 3) * 512 + (7 >> 3)]);
+    expect(b.data[nonZero[0]]).toBe(1);
+    expect(b.data[nonZero[1]]).toBe(-1);
+    // The picture (north-up: row 0 at the bottom) holds exactly those two coloured pixels.
+    const png = decode(blockPng(b.data, b.w, b.h, dqColour, true));
+    const coloured: [number, number, number[]][] = [];
+    for (let y = 0; y < 512; y++)
+      for (let x = 0; x < 512; x++) {
+        const p = Array.from(png.data.subarray((y * 512 + x) * 3, (y * 512 + x) * 3 + 3));
+        if (p.join(',') !== '255,255,255') coloured.push([x, y, p]);
+      }
+    expect(coloured).toEqual([
+      [0, 511 - (4095 >> 3), dqColour(-1)],
+      [3001 >> 3, 511 - (1234 >> 3), dqColour(1)],
+    ]);
+  });
+});
+
+describe('summary.md', () => {
+  it('stays within 60 KB for a histogram of 10,000 distinct bins, headline first, the folded counts stated', () => {
+    // 128×128 codes; pixel k < 10000 has Δq = k − 5000 (every value −5000 … 4999 once), the rest Δq = 0.
+    const g = domainGrid(128);
+    const ref = new Uint16Array(128 * 128).fill(30000);
+    const gen = ref.slice();
+    for (let k = 0; k < 10000; k++) gen[k] = 30000 + k - 5000;
+    const r = compareHeightfields(codeHeightfield(g, gen), codeHeightfield(g, ref));
+    expect(Object.keys(r.histogram).length).toBe(10000);
+    const md = summaryMarkdown(r, { generated: 'g.r16', reference: 'r.r16' });
+    expect(Buffer.byteLength(md)).toBeLessThanOrEqual(SUMMARY_MAX_BYTES);
+    const lines = md.split('\n');
+    expect(lines[0]).toBe('# Comparison');
+    // The headline: 9999 pixels differ (Δq = 0 at k = 5000 only), largest |Δq| 5000.
+    expect(lines[2]).toMatch(/^\*\*9999 of 16384 pixels differ\*\*.*largest \|Δq\| = 5000/);
+    // Folded: Δq −5000 … −9 is 4992 pixels in 4992 bins; +9 … +4999 is 4991.
+    const full = lines.find((l) => l.startsWith('| full map |'))!;
+    expect(full).toContain('folded: 4992 px below −8 (4992 bins, min -5000), 4991 px above +8 (4991 bins, max +4999)');
+    expect(full).toContain('-8: 1,');
+    expect(full).toContain('0: 6385,');
+    expect(full).not.toContain('+9:');
+  });
+});
+
+describe('gallery', () => {
+  it('lists the largest |Δq| first, then the largest connected groups', () => {
+    const n = 64;
+    const ref = new Uint16Array(n * n).fill(1000);
+    const gen = ref.slice();
+    const at = (i: number, j: number, d: number) => (gen[j * n + i] += d);
+    at(5, 5, 9);
+    at(50, 50, -5);
+    at(30, 5, 2);
+    for (let i = 10; i < 20; i++) at(i, 40, 1); // a group of 10 (a row)
+    for (const [i, j] of [
+      [40, 20],
+      [41, 21],
+      [42, 22],
+      [43, 22],
+    ])
+      at(i, j, -1); // a diagonal group of 4 (8-neighbour)
+    const p = galleryPicks(gen, ref, n, n, 4);
+    expect(p.map((x) => [x.column, x.row, x.dq, x.why, x.group])).toEqual([
+      [5, 5, 9, 'largest |Δq|', 1],
+      [50, 50, -5, 'largest |Δq|', 1],
+      [10, 40, 1, 'largest group', 10],
+      [40, 20, -1, 'largest group', 4],
+    ]);
+    // Twelve cards at most; every differing pixel here fits (3 singles + the representatives and the rest of the row
+    // beyond the crop neighbourhood of the first pick of the group).
+    const all = galleryPicks(gen, ref, n, n);
+    expect(all[0]).toMatchObject({ column: 5, row: 5, dq: 9 });
+    expect(all.length).toBeLessThanOrEqual(12);
+    expect(new Set(all.map((x) => x.index)).size).toBe(all.length);
+  });
+});
+
+describe('check --report --attribution of two real runs (teaching request, 256²)', () => {
+  it('writes a difference map for every dumped stage, the first-divergence map and the gallery', async () => {
+    const d = tempDir('hb-maps-');
+    const a = join(d, 'f32');
+    const b = join(d, 'f64');
+    expect((await cli('run', 'teaching-512', '--size', '256', '--precision', 'f32', '--out', a, '--quiet')).code).toBe(0);
+    expect((await cli('run', 'teaching-512', '--size', '256', '--precision', 'f64', '--out', b, '--quiet')).code).toBe(0);
+    const rep = join(d, 'rep');
+    expect((await cli('check', a, b, '--report', rep, '--attribution')).code).toBe(0);
+    const stages = (JSON.parse(readFileSync(join(rep, 'stages.json'), 'utf8')) as { stages: { stage: string }[] }).stages.map((s) => s.stage);
+    expect(stages).toEqual(['raster-layer0', 'raster', 'base', 'after-support', 'after-stamps', 'after-locations', 'pre-encode']);
+    const html = readFileSync(join(rep, 'index.html'), 'utf8');
+    for (const s of stages) {
+      const png = decode(readFileSync(join(rep, 'stages', `${s}.png`)));
+      expect([png.width, png.height]).toEqual([256, 256]);
+      expect(html).toContain(`data-stage="${s}"><img src="stages/${s}.png"`);
+    }
+    const m = JSON.parse(readFileSync(join(rep, 'metrics.json'), 'utf8')) as Record<string, number>;
+    expect(m.differing).toBeGreaterThan(0); // not vacuous: float32 rounding moves some codes at 256²
+    expect(existsSync(join(rep, 'first-divergence.png'))).toBe(true);
+    const cards = [...html.matchAll(/<figure class="card" data-pixel="(\d+),(\d+)" data-dq="(-?\d+)">/g)];
+    expect(cards.length).toBeLessThanOrEqual(12);
+    expect(cards.length).toBeGreaterThan(0);
+    // The first card is the pixel of largest |Δq| (metrics.json), and every card's picture exists.
+    expect([Number(cards[0][1]), Number(cards[0][2])]).toEqual([m['maxAbsCodeAt.column'], m['maxAbsCodeAt.row']]);
+    expect(Math.abs(Number(cards[0][3]))).toBe(m.maxAbsCode);
+    cards.forEach((_, k) => expect(existsSync(join(rep, 'gallery', `${k + 1}.png`))).toBe(true));
+    // Each card shows every stage and the final layer: 8 rows of crops.
+    const card = decode(readFileSync(join(rep, 'gallery', '1.png')));
+    expect(card.height).toBe(8 * (17 * 5 + 6) - 6);
+    const md = readFileSync(join(rep, 'summary.md'), 'utf8');
+    expect(md.split('\n')[2]).toMatch(/^\*\*\d+ of 65536 pixels differ\*\*/);
+  }, 60000);
+});
