@@ -146,9 +146,11 @@ function M(key: string, text: string): string {
   return `${MARK_OPEN}${key}${MARK_MID}${text}${MARK_CLOSE}`;
 }
 function stripMarks(s: string): string {
+  // eslint-disable-next-line no-control-regex -- the marks are control characters on purpose (see M)
   return s.replace(/\u0001[^\u0002]*\u0002([^\u0003]*)\u0003/g, '$1');
 }
 function marksToSpans(escaped: string): string {
+  // eslint-disable-next-line no-control-regex -- the marks are control characters on purpose (see M)
   return escaped.replace(/\u0001([^\u0002]*)\u0002([^\u0003]*)\u0003/g, (_m, k: string, t: string) => `<span data-metric="${escapeHtml(k)}">${t}</span>`);
 }
 
@@ -271,10 +273,6 @@ function boundSummary(md: string): string {
   let s = md.slice(0, SUMMARY_MAX_BYTES - 200);
   while (Buffer.byteLength(s) > SUMMARY_MAX_BYTES - note.length - 8) s = s.slice(0, -100);
   return s.slice(0, s.lastIndexOf('\n')) + note;
-}
-
-function b64f32(a: Float32Array): { dtype: 'f4'; bdata: string } {
-  return { dtype: 'f4', bdata: Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64') };
 }
 
 /** Heights in metres of a field at a world position (bilinear on codes or floats; display use). */
