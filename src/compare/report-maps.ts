@@ -44,20 +44,34 @@ export function displayCodes(f: Heightfield, range: HeightRange): Uint16Array {
   return out;
 }
 
+/** Row-major indices of the pixels whose codes differ (one pass; every later map walks only these). */
+export function differingIndices(gen: Uint16Array, ref: Uint16Array): Int32Array {
+  let n = 0;
+  for (let k = 0; k < gen.length; k++) if (gen[k] !== ref[k]) n++;
+  const out = new Int32Array(n);
+  n = 0;
+  for (let k = 0; k < gen.length; k++) if (gen[k] !== ref[k]) out[n++] = k;
+  return out;
+}
+
 /** The signed Δq of largest magnitude per block of `factor`×`factor` pixels (a tie keeps the first in row order). */
-export function blockDqMap(gen: Uint16Array, ref: Uint16Array, columns: number, rows: number, factor: number): { data: Int32Array; w: number; h: number } {
+export function blockDqMap(
+  gen: Uint16Array,
+  ref: Uint16Array,
+  columns: number,
+  rows: number,
+  factor: number,
+  diff: Int32Array = differingIndices(gen, ref),
+): { data: Int32Array; w: number; h: number } {
   const w = Math.ceil(columns / factor);
   const h = Math.ceil(rows / factor);
   const data = new Int32Array(w * h);
-  for (let j = 0; j < rows; j++) {
-    const o = ((j / factor) | 0) * w;
-    const r = j * columns;
-    for (let i = 0; i < columns; i++) {
-      const d = gen[r + i] - ref[r + i];
-      if (d === 0) continue;
-      const b = o + ((i / factor) | 0);
-      if (Math.abs(d) > Math.abs(data[b])) data[b] = d;
-    }
+  // diff is in row order, so the first of equal magnitudes in a block is kept.
+  for (let n = 0; n < diff.length; n++) {
+    const k = diff[n];
+    const d = gen[k] - ref[k];
+    const b = ((((k / columns) | 0) / factor) | 0) * w + (((k % columns) / factor) | 0);
+    if (Math.abs(d) > Math.abs(data[b])) data[b] = d;
   }
   return { data, w, h };
 }
@@ -237,20 +251,16 @@ export function viewerTiles(
   rows: number,
   stageOf: Uint8Array | null,
   budget = TILE_BUDGET_BYTES,
+  diff: Int32Array = differingIndices(gen, ref),
 ): TileSet {
   const tx = Math.ceil(columns / TILE);
   const ty = Math.ceil(rows / TILE);
   const maxOf = new Int32Array(tx * ty);
-  for (let j = 0; j < rows; j++) {
-    const o = ((j / TILE) | 0) * tx;
-    const r = j * columns;
-    for (let i = 0; i < columns; i++) {
-      const d = gen[r + i] - ref[r + i];
-      if (d === 0) continue;
-      const b = o + ((i / TILE) | 0);
-      const a = d < 0 ? -d : d;
-      if (a > maxOf[b]) maxOf[b] = a;
-    }
+  for (let n = 0; n < diff.length; n++) {
+    const k = diff[n];
+    const b = ((((k / columns) | 0) / TILE) | 0) * tx + (((k % columns) / TILE) | 0);
+    const a = Math.abs(gen[k] - ref[k]);
+    if (a > maxOf[b]) maxOf[b] = a;
   }
   const cand: { x: number; y: number; m: number }[] = [];
   for (let y = 0; y < ty; y++) for (let x = 0; x < tx; x++) cand.push({ x, y, m: maxOf[y * tx + x] });
@@ -359,10 +369,14 @@ function groupsOf(idx: Int32Array, columns: number): Int32Array {
 }
 
 /** The gallery's pixels (header rule). */
-export function galleryPicks(gen: Uint16Array, ref: Uint16Array, columns: number, rows: number, n = GALLERY_SIZE): GalleryPick[] {
-  const list: number[] = [];
-  for (let k = 0; k < gen.length; k++) if (gen[k] !== ref[k]) list.push(k);
-  const idx = Int32Array.from(list);
+export function galleryPicks(
+  gen: Uint16Array,
+  ref: Uint16Array,
+  columns: number,
+  rows: number,
+  n = GALLERY_SIZE,
+  idx: Int32Array = differingIndices(gen, ref),
+): GalleryPick[] {
   const ad = (k: number) => Math.abs(gen[k] - ref[k]);
   const group = idx.length <= GROUP_LIMIT ? groupsOf(idx, columns) : null;
   const sizes = new Map<number, number>();

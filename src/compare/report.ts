@@ -34,6 +34,8 @@ import {
 } from './pictures.js';
 import {
   CROP_RADIUS,
+  GALLERY_SIZE,
+  TILE_BUDGET_BYTES,
   OVERVIEW_MAX,
   TILE,
   TILE_GROUP,
@@ -42,6 +44,7 @@ import {
   codeCrop,
   cropAt,
   cropCardPng,
+  differingIndices,
   displayCodes,
   firstDivergenceMap,
   markPng,
@@ -385,13 +388,16 @@ export class ReportStages {
   readonly stageMaps: { stage: string; file: string }[] = [];
   private readonly layers: CropLayer[][];
   readonly pngs = new Map<string, Uint8Array>();
+  /** Row-major indices of the differing pixels (shared by every map of the report). */
+  readonly diff: Int32Array;
   constructor(
     readonly r: ComparisonResult,
     readonly genCodes: Uint16Array,
     readonly refCodes: Uint16Array,
   ) {
     const g = r.grid;
-    this.picks = galleryPicks(genCodes, refCodes, g.columns, g.rows);
+    this.diff = differingIndices(genCodes, refCodes);
+    this.picks = galleryPicks(genCodes, refCodes, g.columns, g.rows, GALLERY_SIZE, this.diff);
     this.layers = this.picks.map(() => []);
   }
   /** A stage pair (float metres, one grid on both sides): its difference map and its crops for the gallery. */
@@ -472,7 +478,8 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   // The overview: per block of f×f pixels (≤ 512 blocks a side) the signed Δq of largest magnitude — a lone ±1 is a
   // whole block — on the fixed Δq scale (|Δq| per block when a side is float: the map says so).
   const f = overviewFactor(g.columns, g.rows);
-  const block = blockDqMap(genCodes, refCodes, g.columns, g.rows, f);
+  const diff = stagesOut.diff;
+  const block = blockDqMap(genCodes, refCodes, g.columns, g.rows, f, diff);
   const overviewDq = signed ? block.data : block.data.map((v) => Math.abs(v));
   put('diffmap.png', blockPng(overviewDq, block.w, block.h, dqColour, row0AtBottom));
   if (r.blocks.signedMaxM) {
@@ -523,7 +530,7 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   for (const [file, png] of stagesOut.pngs) put(file, png);
 
   // Full-resolution tiles for the viewer (loaded by zoom level).
-  const tiles = viewerTiles(genCodes, refCodes, g.columns, g.rows, ps ? stageIndexField(ps, g.columns * g.rows) : null);
+  const tiles = viewerTiles(genCodes, refCodes, g.columns, g.rows, ps ? stageIndexField(ps, g.columns * g.rows) : null, TILE_BUDGET_BYTES, diff);
   for (const [key, js] of tiles.files) put(`viewer/${key}.js`, js);
 
   // 3D: a disk of radius 625 m about the domain centre (or the largest inside a smaller domain): the generated surface,
@@ -539,17 +546,13 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   const c3 = new Float32Array(n3 * n3);
   for (let j = 0; j < n3; j++)
     for (let i = 0; i < n3; i++) z3[j * n3 + i] = (xs3[i] - cx) ** 2 + (ys3[j] - cy) ** 2 <= R3 * R3 ? heightAt(gen, xs3[i], ys3[j]) : Number.NaN;
-  const cellOf = Int32Array.from({ length: g.columns }, (_, i) => Math.round((columnWorldX(g, i) - (cx - R3)) / step3));
-  for (let j = 0; j < g.rows; j++) {
-    const b = Math.round((rowWorldY(g, j) - (cy - R3)) / step3);
-    if (b < 0 || b >= n3) continue;
-    for (let i = 0; i < g.columns; i++) {
-      const d = genCodes[j * g.columns + i] - refCodes[j * g.columns + i];
-      if (d === 0) continue;
-      const a = cellOf[i];
-      if (a < 0 || a >= n3) continue;
-      if (Math.abs(d) > Math.abs(c3[b * n3 + a])) c3[b * n3 + a] = d;
-    }
+  for (let n = 0; n < diff.length; n++) {
+    const k = diff[n];
+    const b = Math.round((rowWorldY(g, (k / g.columns) | 0) - (cy - R3)) / step3);
+    const a = Math.round((columnWorldX(g, k % g.columns) - (cx - R3)) / step3);
+    if (b < 0 || b >= n3 || a < 0 || a >= n3) continue;
+    const d = genCodes[k] - refCodes[k];
+    if (Math.abs(d) > Math.abs(c3[b * n3 + a])) c3[b * n3 + a] = d;
   }
   let zlo = Infinity;
   let zhi = -Infinity;
@@ -617,7 +620,7 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
       signed,
       stageNames: ps?.names ?? [],
       maxAt: r.maxAbsCodeAt?.pixel ?? null,
-      outliers: outlierPixels(genCodes, refCodes, g.columns),
+      outliers: outlierPixels(genCodes, refCodes, g.columns, diff),
     },
     hist: {
       bins: hist.bins.map((b) => [b.dq, b.count]),
@@ -662,9 +665,9 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
 }
 
 /** [R] Up to 200 pixels of |Δq| ≥ 4 (largest first) the viewer rings while zoomed out. */
-function outlierPixels(gen: Uint16Array, ref: Uint16Array, columns: number): [number, number][] {
+function outlierPixels(gen: Uint16Array, ref: Uint16Array, columns: number, diff: Int32Array): [number, number][] {
   const out: { k: number; a: number }[] = [];
-  for (let k = 0; k < gen.length; k++) {
+  for (const k of diff) {
     const d = gen[k] - ref[k];
     if (d >= 4 || d <= -4) out.push({ k, a: Math.abs(d) });
   }
@@ -683,7 +686,8 @@ export function dqScalePosition(dq: number): number {
   const p = a <= 3 ? a / 8 : (3.5 + 4.5 * dqRampT(a)) / 8;
   return dq > 0 ? p : -p;
 }
-function dqPlotlyScale(): [number, string][] {
+/** The Δq colours as a Plotly colorscale over dqScalePosition (for any Plotly figure that shows Δq, e.g. the notebooks). */
+export function dqPlotlyScale(): [number, string][] {
   const out: [number, string][] = [];
   const at = (pos: number, c: Rgb) => out.push([(pos + 1) / 2, `rgb(${c[0]},${c[1]},${c[2]})`]);
   for (let k = 10; k >= 0; k--) at(-(3.5 + 4.5 * (k / 10)) / 8, colourAt(DQ_NEGATIVE_RAMP, k / 10));
@@ -703,7 +707,8 @@ function dqPlotlyScale(): [number, string][] {
   out[out.length - 1][0] = 1;
   return out;
 }
-function dqScaleTicks(maxAbs: number): { vals: number[]; text: string[] } {
+/** Colour-bar ticks (positions and labels) of the Δq scale up to a maximum. */
+export function dqScaleTicks(maxAbs: number): { vals: number[]; text: string[] } {
   const t = [-65535, -1000, -100, -10, -3, -2, -1, 0, 1, 2, 3, 10, 100, 1000, 65535].filter((d) => Math.abs(d) <= Math.max(3, maxAbs) || Math.abs(d) <= 3);
   return { vals: t.map(dqScalePosition), text: t.map((d) => (d > 0 ? `+${d}` : String(d))) };
 }
