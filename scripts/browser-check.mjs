@@ -279,11 +279,17 @@ async function checkReportViewer(page, p, m, label) {
       read.pixel === want && Math.abs(Number(read.dq)) === m.maxAbsCode && Number(read.gen) - Number(read.ref) === Number(read.dq),
       JSON.stringify(read),
     );
-    const card = await page.$eval('#gallery-cards .card', (e) => ({ pixel: e.dataset.pixel, dq: e.dataset.dq, img: e.querySelector('img').naturalWidth }));
+    const card = await page.$eval('#gallery-cards .card', (e) => ({ ...e.dataset, img: e.querySelector('img').naturalWidth }));
     check(
       `${label}: the gallery's first card is that pixel, its crops drawn`,
       card.pixel === want && Math.abs(Number(card.dq)) === m.maxAbsCode && card.img > 0,
       JSON.stringify(card),
+    );
+    // The tile decoded in the page gives the codes the report took from the files (two paths, one answer).
+    check(
+      `${label}: the viewer's decoded codes at that pixel equal the gallery's (${card.gen}, ${card.ref})`,
+      read.gen === card.gen && read.ref === card.ref,
+      JSON.stringify([read, card]),
     );
   }
   const sj = join(dir, 'stages.json');

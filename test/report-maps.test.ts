@@ -2,13 +2,14 @@
 // histogram, the gallery's order, and per-stage maps for every dumped stage of a real check.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
 import { decode } from 'fast-png';
 import { describe, expect, it } from 'vitest';
 import { codeHeightfield, domainGrid } from '../src/index.js';
 import { compareHeightfields } from '../src/compare/compare.js';
 import { DQ_RAMP_TO, dqColour, mmColour } from '../src/compare/pictures.js';
 import { SUMMARY_MAX_BYTES, summaryMarkdown } from '../src/compare/report.js';
-import { blockDqMap, blockPng, galleryPicks, overviewFactor } from '../src/compare/report-maps.js';
+import { blockDqMap, blockPng, galleryPicks, overviewFactor, viewerTiles } from '../src/compare/report-maps.js';
 import { cli, tempDir } from './helpers.js';
 
 /** Relative luminance (Rec. 709 weights on the 8-bit values): darker means a larger |Δq| on the ramp. */
@@ -161,7 +162,7 @@ describe('check --report --attribution of two real runs (teaching request, 256²
     const m = JSON.parse(readFileSync(join(rep, 'metrics.json'), 'utf8')) as Record<string, number>;
     expect(m.differing).toBeGreaterThan(0); // not vacuous: float32 rounding moves some codes at 256²
     expect(existsSync(join(rep, 'first-divergence.png'))).toBe(true);
-    const cards = [...html.matchAll(/<figure class="card" data-pixel="(\d+),(\d+)" data-dq="(-?\d+)">/g)];
+    const cards = [...html.matchAll(/<figure class="card" data-pixel="(\d+),(\d+)" data-dq="(-?\d+)"/g)];
     expect(cards.length).toBeLessThanOrEqual(12);
     expect(cards.length).toBeGreaterThan(0);
     // The first card is the pixel of largest |Δq| (metrics.json), and every card's picture exists.
@@ -174,4 +175,57 @@ describe('check --report --attribution of two real runs (teaching request, 256²
     const md = readFileSync(join(rep, 'summary.md'), 'utf8');
     expect(md.split('\n')[2]).toMatch(/^\*\*\d+ of 65536 pixels differ\*\*/);
   }, 60000);
+});
+
+describe('viewer tiles', () => {
+  it('decode (inflate, then the gradient predictor undone) to both sides codes and the stage bytes, edge tiles included', () => {
+    // 300×260 codes: tiles of 256² leave edge tiles of 44 and 4 pixels. Terrain-like ramp plus a few differences.
+    const W = 300;
+    const H = 260;
+    const ref = new Uint16Array(W * H);
+    for (let j = 0; j < H; j++) for (let i = 0; i < W; i++) ref[j * W + i] = 30000 + 7 * i - 3 * j + ((i * j) % 5);
+    const gen = ref.slice();
+    gen[10 * W + 20] += 1;
+    gen[259 * W + 299] -= 40;
+    gen[0] = 65535;
+    const stageOf = new Uint8Array(W * H);
+    stageOf[10 * W + 20] = 3;
+    const t = viewerTiles(gen, ref, W, H, stageOf);
+    expect(t.tiles.sort()).toEqual(['0_0', '0_1', '1_0', '1_1']);
+    expect(t.leftOut).toBe(0);
+    const text = [...t.files.values()].join('');
+    const calls = [...text.matchAll(/HB_TILE\("(\d+)_(\d+)",(\d+),(\d+),"([^"]*)"\);/g)];
+    expect(calls.length).toBe(4);
+    const unpredict = (b: Uint8Array, at: number, w: number, h: number) => {
+      const n = w * h;
+      const v = new Uint16Array(n);
+      for (let j = 0; j < h; j++)
+        for (let i = 0; i < w; i++) {
+          const k = j * w + i;
+          const p = i > 0 && j > 0 ? v[k - 1] + v[k - w] - v[k - w - 1] : i > 0 ? v[k - 1] : j > 0 ? v[k - w] : 0;
+          v[k] = (p + (b[at + k] | (b[at + n + k] << 8))) & 0xffff;
+        }
+      return v;
+    };
+    for (const [, tx, ty, ws, hs, b64] of calls) {
+      const w = Number(ws);
+      const h = Number(hs);
+      expect([w, h]).toEqual([Math.min(256, W - 256 * Number(tx)), Math.min(256, H - 256 * Number(ty))]);
+      const raw = new Uint8Array(inflateSync(Buffer.from(b64, 'base64')));
+      expect(raw.length).toBe(5 * w * h);
+      const r = unpredict(raw, 0, w, h);
+      const d = unpredict(raw, 2 * w * h, w, h);
+      for (let j = 0; j < h; j++)
+        for (let i = 0; i < w; i++) {
+          const k = (256 * Number(ty) + j) * W + 256 * Number(tx) + i;
+          expect(r[j * w + i]).toBe(ref[k]);
+          expect((r[j * w + i] + d[j * w + i]) & 0xffff).toBe(gen[k]);
+          expect(raw[4 * w * h + j * w + i]).toBe(stageOf[k]);
+        }
+    }
+    // A budget below one tile keeps none, and counts the tiles with a difference it left out.
+    const none = viewerTiles(gen, ref, W, H, null, 10);
+    expect(none.tiles).toEqual([]);
+    expect(none.leftOut).toBe(2); // tiles 0_0 and 1_1 hold the differences
+  });
 });

@@ -156,9 +156,12 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
   let differing = 0;
   let straddles = 0;
   const names = [...stages, 'final-only', 'outside-window'];
-  const pIndex: number[] = [];
-  const pStage: number[] = [];
-  const pStraddle: number[] = [];
+  // Per-pixel records in typed arrays that double when full (a dense difference must not build JS arrays of 16M numbers).
+  let cap = opts.perPixel ? 1024 : 0;
+  let used = 0;
+  let pIndex = new Int32Array(cap);
+  let pStage = new Uint8Array(cap);
+  let pStraddle = new Uint8Array(cap);
   for (let j = 0; j < H; j++) {
     for (let i = 0; i < W; i++) {
       const k = j * W + i;
@@ -190,9 +193,17 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
         }
       }
       if (opts.perPixel) {
-        pIndex.push(k);
-        pStage.push(names.indexOf(first));
-        pStraddle.push(straddle ? 1 : 0);
+        if (used === cap) {
+          cap *= 2;
+          const grow = <T extends Int32Array | Uint8Array>(a: T, b: T): T => (b.set(a), b);
+          pIndex = grow(pIndex, new Int32Array(cap));
+          pStage = grow(pStage, new Uint8Array(cap));
+          pStraddle = grow(pStraddle, new Uint8Array(cap));
+        }
+        pIndex[used] = k;
+        pStage[used] = names.indexOf(first);
+        pStraddle[used] = straddle ? 1 : 0;
+        used++;
       }
       byStage[first] = (byStage[first] ?? 0) + 1;
       const d = (deltaByStage[first] ??= {});
@@ -204,7 +215,7 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
     }
   }
   const out: StageAttribution = { epsilonMm, straddleMm, stages, skipped, pixels: W * H, differing, straddles, byStage, straddlesByStage, deltaByStage };
-  if (opts.perPixel) out.pixelStages = { names, index: Int32Array.from(pIndex), stage: Uint8Array.from(pStage), straddle: Uint8Array.from(pStraddle) };
+  if (opts.perPixel) out.pixelStages = { names, index: pIndex.slice(0, used), stage: pStage.slice(0, used), straddle: pStraddle.slice(0, used) };
   return out;
 }
 

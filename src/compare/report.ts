@@ -792,8 +792,8 @@ function galleryHtml(x: PageExtras): string {
       const a = pixelClass(x.pixelStages, p.index);
       const cls = a
         ? `first diverges ${a.stage === 'final-only' ? 'only at the encode' : a.stage === 'outside-window' ? 'outside the dumped window' : `in <b>${escapeHtml(a.stage)}</b>`}; class: ${escapeHtml(a.cls)}`
-        : 'first divergent stage: not known (no stage attribution; run check --attribution)';
-      return `<figure class="card" data-pixel="${p.column},${p.row}" data-dq="${p.dq}"><figcaption><b>#${k + 1}</b> (${escapeHtml(p.why)}) pixel (${p.column}, ${p.row}):
+        : 'first divergent stage: not known here (stage attribution comes with check --attribution)';
+      return `<figure class="card" data-pixel="${p.column},${p.row}" data-dq="${p.dq}" data-gen="${p.gen}" data-ref="${p.ref}"><figcaption><b>#${k + 1}</b> (${escapeHtml(p.why)}) pixel (${p.column}, ${p.row}):
 Δq = ${p.dq > 0 ? '+' : ''}${p.dq} (generated ${p.gen}, reference ${p.ref})${p.group ? `, group of ${p.group} px` : ''}<br>${cls}
 <br><a href="#viewer" data-goto="${p.column},${p.row}">show in the viewer</a></figcaption>
 <div class="cardrow"><img src="${safeUrl(c.file)}" alt="crops around pixel ${p.column}, ${p.row}"><div class="layers">${c.layers.map((l) => `<span>${escapeHtml(l)}</span>`).join('')}</div></div></figure>`;
