@@ -659,7 +659,20 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
     tilesLeftOut: tiles.leftOut,
     floatSide: !signed,
   };
-  put('index.html', reportHtml(data, markdownToHtml(lines.join('\n')), plotly, extras));
+  // The page: the headline and the scope table, then the viewer; the stage table with its maps; the rest of the summary.
+  const cut = (from: number, heading: string) => {
+    const k = lines.findIndex((l, i) => i >= from && l === heading);
+    return k < 0 ? lines.length : k;
+  };
+  const stagesAt = cut(0, '## Stages');
+  const firstHeading = Math.min(stagesAt, cut(0, '## Stage attribution'), lines.length);
+  const afterStages = stagesAt < lines.length ? cut(stagesAt, '## Stage attribution') : firstHeading;
+  const body = {
+    head: markdownToHtml(lines.slice(0, firstHeading).join('\n')),
+    stages: markdownToHtml(lines.slice(firstHeading, afterStages).join('\n')),
+    rest: markdownToHtml(lines.slice(afterStages).join('\n')),
+  };
+  put('index.html', reportHtml(data, body, plotly, extras));
   if (!meta.sharedPlotly && !meta.selfContained) written.push(join(dir, 'plotly.min.js'));
   return written;
 }
@@ -1002,7 +1015,7 @@ Plotly.newPlot('d3diff', [{type: 'surface', z: K.z, x: K.x, y: K.y, surfacecolor
 }
 `;
 
-function reportHtml(data: unknown, body: string, plotly: { src: string } | { inline: string }, x: PageExtras): string {
+function reportHtml(data: unknown, body: { head: string; stages: string; rest: string }, plotly: { src: string } | { inline: string }, x: PageExtras): string {
   // Plotly (4.7 MB) is loaded after the viewer's first drawing, so the maps do not wait for it (first figure ≤ 2 s).
   const lib = 'src' in plotly ? '' : `<script id="plotly-inline" type="text/plain">${plotly.inline}</script>`;
   const src = 'src' in plotly ? JSON.stringify(plotly.src).replace(/</g, '\\u003c') : 'null';
@@ -1012,8 +1025,8 @@ function reportHtml(data: unknown, body: string, plotly: { src: string } | { inl
       : 'Plotly did not load, so the figures cannot be drawn.';
   const V = (data as { viewer: { W: number; H: number; f: number } }).viewer;
   const stageSection = x.stageMaps.length
-    ? `<h2 id="stage-maps">Stage difference maps (float, mm)</h2>
-<p class="note">Per dumped stage: generated − reference in mm, per block the signed value of largest magnitude, north-up, on the scale below (the stage table above gives the numbers).</p>
+    ? `<h3 id="stage-maps">Stage difference maps (float, mm)</h3>
+<p class="note">Per dumped stage: generated − reference in mm, per block the signed value of largest magnitude, north-up, on the scale below (the stage table above gives the numbers; cropped dumps show their window).</p>
 ${x.mmLegend}
 <div class="grid">${x.stageMaps.map((m) => `<figure class="stagemap" data-stage="${escapeHtml(m.stage)}"><img src="${safeUrl(m.file)}" alt="${escapeHtml(m.stage)} difference" width="256" height="256"><figcaption>${escapeHtml(m.stage)}</figcaption></figure>`).join('\n')}</div>`
     : '';
@@ -1037,7 +1050,7 @@ td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px;text-align:right}th{b
 .layers span{height:91px;line-height:85px}</style>
 </head><body>
 <p id="plotly-missing" class="warn" hidden>${missing}</p>
-${body}
+${body.head}
 <h2 id="viewer">Difference map and heightmaps (linked; zoom to single pixels)</h2>
 <p class="note">Wheel to zoom, drag to pan (all three panels move together); hover for the pixel, its world position, both codes and Δq. Pixels of |Δq| ≥ 4 are ringed while zoomed out.
 Zoomed out: per block of ${V.f}×${V.f} px the Δq of largest magnitude${x.floatSide ? ' (|Δq|: a side is float, so the sign is not kept)' : ''} — no differing pixel disappears; zoomed in, full-resolution tiles
@@ -1050,7 +1063,9 @@ ${x.legend}
 <div class="vpanel"><canvas id="vgen" width="420" height="420"></canvas><br><span id="vlabel-gen">generated</span> (height; one terrain scale for both panels, fitted to the view)</div>
 <div class="vpanel"><canvas id="vref" width="420" height="420"></canvas><br>reference</div></div>
 <div id="vread">hover a map</div>
+${body.stages}
 ${stageSection}
+${body.rest}
 ${fdSection}
 <h2 id="gallery">Worst pixels</h2>
 <p class="note">The pixels of largest |Δq| first, then one pixel of each of the largest connected groups of differing pixels. Each card: one row per layer
