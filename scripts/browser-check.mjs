@@ -314,6 +314,8 @@ async function checkCopiedOut(browser, p) {
   try {
     copyFileSync(p.path, join(d, 'index.html'));
     const { context, page, errors, network } = await open(browser, join(d, 'index.html'));
+    // A report page loads Plotly after its maps are drawn: the message comes when that load fails.
+    await page.waitForSelector('#plotly-missing', { state: 'visible', timeout: 10000 }).catch(() => undefined);
     const shown = await page.isVisible('#plotly-missing');
     const text = shown ? await page.textContent('#plotly-missing') : '';
     check(`report ${p.name} copied out of reports/: the page says Plotly did not load`, shown && /Plotly did not load/.test(text), text);
