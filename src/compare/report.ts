@@ -177,7 +177,7 @@ function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
   L.push(
     `**${M('differing', String(differing))} of ${M('pixels', String(r.pixels))} pixels differ** (exact ${M('exactPercent', fmt(r.exactPercent, 6))} %); largest |Δq| = ${M('maxAbsCode', String(r.maxAbsCode))}` +
       (r.maxAbsCodeAt
-        ? ` at pixel (${M('maxAbsCodeAt.column', String(r.maxAbsCodeAt.pixel[0]))}, ${M('maxAbsCodeAt.row', String(r.maxAbsCodeAt.pixel[1]))}), world (${r.maxAbsCodeAt.world.map((x) => x.toFixed(2)).join(', ')}) m`
+        ? ` at pixel (${M('maxAbsCodeAt.column', String(r.maxAbsCodeAt.pixel[0]))}, ${M('maxAbsCodeAt.row', String(r.maxAbsCodeAt.pixel[1]))}), world (${M('maxAbsCodeAt.x', r.maxAbsCodeAt.world[0].toFixed(2))}, ${M('maxAbsCodeAt.y', r.maxAbsCodeAt.world[1].toFixed(2))}) m`
         : '') +
       `; RMS ${M('rmsMm', fmt(r.rmsMm))} mm` +
       (meta.gates?.length ? `; gates: ${failed.length ? `**${failed.length} FAIL**` : 'all pass'}` : '') +
@@ -207,14 +207,14 @@ function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
   L.push('');
   if (r.nonFinite.pixelsExcluded > 0)
     L.push(
-      `Non-finite values excluded: generated ${M('nonFinite.generated', String(r.nonFinite.generated))}, reference ${M('nonFinite.reference', String(r.nonFinite.reference))} (${r.nonFinite.pixelsExcluded} pixels).`,
+      `Non-finite values excluded: generated ${M('nonFinite.generated', String(r.nonFinite.generated))}, reference ${M('nonFinite.reference', String(r.nonFinite.reference))} (${M('nonFinite.pixelsExcluded', String(r.nonFinite.pixelsExcluded))} pixels).`,
       '',
     );
   if (r.attribution) {
     const a = r.attribution;
     // The one count of quantization straddles on the page (the stage attribution below counts near-ties, defined there).
     L.push(
-      `Residual attribution (ε = ${a.epsilonCodes} code = ${a.epsilonMm.toFixed(4)} mm): ${a.differing} differing pixels — ${M('attribution.straddle', String(a.straddle))} quantization straddles (the generated float within ε of the code boundary the reference crossed), ${M('attribution.deviation', String(a.deviation))} real deviations${a.inconsistent ? `, ${M('attribution.inconsistent', String(a.inconsistent))} where the float does not encode to the generated code` : ''}.`,
+      `Residual attribution (ε = ${a.epsilonCodes} code = ${a.epsilonMm.toFixed(4)} mm): ${M('attribution.differing', String(a.differing))} differing pixels — ${M('attribution.straddle', String(a.straddle))} quantization straddles (the generated float within ε of the code boundary the reference crossed), ${M('attribution.deviation', String(a.deviation))} real deviations${a.inconsistent ? `, ${M('attribution.inconsistent', String(a.inconsistent))} where the float does not encode to the generated code` : ''}.`,
       '',
     );
   }
@@ -236,7 +236,7 @@ function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
   if (sa) {
     L.push('## Stage attribution', '', 'For every differing final code, the first stage at which the two fields differ by more than ε there:', '');
     L.push(
-      `${M('stageAttribution.differing', String(sa.differing))} of ${sa.pixels} final codes differ; stage ε = ${sa.epsilonMm} mm. Of them ${M('stageAttribution.straddles', String(sa.straddles))} are near-ties (|Δq| = 1 with the two pre-encode heights within ${sa.straddleMm.toFixed(3)} mm of each other — a looser test than the quantization straddle above).`,
+      `${M('stageAttribution.differing', String(sa.differing))} of ${M('stageAttribution.pixels', String(sa.pixels))} final codes differ; stage ε = ${sa.epsilonMm} mm. Of them ${M('stageAttribution.straddles', String(sa.straddles))} are near-ties (|Δq| = 1 with the two pre-encode heights within ${sa.straddleMm.toFixed(3)} mm of each other — a looser test than the quantization straddle above).`,
       '',
     );
     for (const st of [...sa.stages, 'final-only', 'outside-window']) {
@@ -246,9 +246,11 @@ function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
       const h = Object.entries(sa.deltaByStage[st] ?? {})
         .sort((x, y) => Number(x[0]) - Number(y[0]))
         .slice(0, 2 * HISTOGRAM_FOLD_LIMIT)
-        .map(([d, c]) => `|Δq| ${d}: ${c}`)
+        .map(([d, c]) => `|Δq| ${d}: ${M(`stageAttribution.deltaByStage.${st}.${d}`, String(c))}`)
         .join(', ');
-      L.push(`- ${M(`stageAttribution.firstStage.${st}`, String(n))} first diverge ${where} (${sa.straddlesByStage[st] ?? 0} near-ties; ${h})`);
+      L.push(
+        `- ${M(`stageAttribution.firstStage.${st}`, String(n))} first diverge ${where} (${M(`stageAttribution.nearTies.${st}`, String(sa.straddlesByStage[st] ?? 0))} near-ties; ${h})`,
+      );
     }
     if (sa.skipped.length) L.push(`- not compared (dumped on one side only): ${sa.skipped.join(', ')}`);
     L.push('');
@@ -256,10 +258,39 @@ function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
   if (meta.gates?.length) {
     L.push('| gate | limit | value | result |', '|---|---|---|---|');
     const cell = (t: string) => t.replace(/\|/g, '\\|'); // a gate named "max |Δq|" must not split its row
-    for (const g of meta.gates) L.push(`| ${cell(g.name)} | ${g.limit} | ${fmt(g.value, 6)} | ${g.passed ? 'pass' : '**FAIL**'} |`);
+    meta.gates.forEach((g, k) => L.push(`| ${cell(g.name)} | ${g.limit} | ${M(`gates.${k}.value`, fmt(g.value, 6))} | ${g.passed ? 'pass' : '**FAIL**'} |`));
     L.push('');
   }
   return L;
+}
+
+/** The numbers the page shows beyond flattenMetrics (and check's extra keys): each one a key of metrics.json. */
+export function pageMetrics(r: ComparisonResult, meta: ReportMeta): Record<string, number> {
+  const out: Record<string, number> = { differing: r.pixels - r.exact, 'nonFinite.pixelsExcluded': r.nonFinite.pixelsExcluded };
+  if (r.maxAbsCodeAt) {
+    out['maxAbsCodeAt.column'] = r.maxAbsCodeAt.pixel[0];
+    out['maxAbsCodeAt.row'] = r.maxAbsCodeAt.pixel[1];
+    out['maxAbsCodeAt.x'] = r.maxAbsCodeAt.world[0];
+    out['maxAbsCodeAt.y'] = r.maxAbsCodeAt.world[1];
+  }
+  if (r.attribution) out['attribution.differing'] = r.attribution.differing;
+  const sa = meta.stageAttribution;
+  if (sa) {
+    out['stageAttribution.pixels'] = sa.pixels;
+    for (const [st, n] of Object.entries(sa.straddlesByStage)) out[`stageAttribution.nearTies.${st}`] = n;
+    for (const st of Object.keys(sa.byStage)) if (!(`stageAttribution.nearTies.${st}` in out)) out[`stageAttribution.nearTies.${st}`] = 0;
+    // The |Δq| bins the summary lists per stage (the 16 smallest; the whole table is in stages.json).
+    for (const [st, h] of Object.entries(sa.deltaByStage))
+      for (const [d, n] of Object.entries(h)
+        .sort((x, y) => Number(x[0]) - Number(y[0]))
+        .slice(0, 2 * HISTOGRAM_FOLD_LIMIT))
+        out[`stageAttribution.deltaByStage.${st}.${d}`] = n;
+  }
+  (meta.gates ?? []).forEach((g, k) => {
+    out[`gates.${k}.value`] = g.value;
+    out[`gates.${k}.passed`] = g.passed ? 1 : 0;
+  });
+  return out;
 }
 
 /** [R] The most summary.md may hold (issue 26): a CI log shows the headline, not a page of histogram bins. */
@@ -448,11 +479,7 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
 
   // One source of counts: metrics.json holds every number the page shows (extra keys: the headline's and check's).
   const flat = { ...flattenMetrics(r), ...(meta.extraMetrics ?? {}) };
-  flat.differing = r.pixels - r.exact;
-  if (r.maxAbsCodeAt) {
-    flat['maxAbsCodeAt.column'] = r.maxAbsCodeAt.pixel[0];
-    flat['maxAbsCodeAt.row'] = r.maxAbsCodeAt.pixel[1];
-  }
+  Object.assign(flat, pageMetrics(r, meta));
   put('metrics.json', `${JSON.stringify(flat, null, 2)}\n`);
   const lines = summaryLines(r, meta);
   put('summary.md', boundSummary(stripMarks(`${lines.join('\n')}\n`)));
