@@ -172,6 +172,20 @@ describe('check --report --attribution of two real runs (teaching request, 256²
     // Each card shows every stage and the final layer: 8 rows of crops.
     const card = decode(readFileSync(join(rep, 'gallery', '1.png')));
     expect(card.height).toBe(8 * (17 * 5 + 6) - 6);
+    // One source of counts: every number marked data-metric is a metrics.json key (histogram bins: histogram.json), shown
+    // as that value to the digits printed.
+    const hist = JSON.parse(readFileSync(join(rep, 'histogram.json'), 'utf8')) as { dq: number; count: number }[];
+    const marked = [...html.matchAll(/<span data-metric="([^"]+)">([^<]*)<\/span>/g)];
+    expect(marked.length).toBeGreaterThan(40);
+    for (const [, key, text] of marked) {
+      const bin = /^histogram\.(-?\d+)$/.exec(key);
+      const v = key in m ? m[key] : bin ? hist.find((h) => h.dq === Number(bin[1]))?.count : undefined;
+      expect(v, key).toBeTypeOf('number');
+      const dec = text.includes('.') ? text.split('.')[1].length : 0;
+      const sig = text.replace(/^[-+]?0*\.?0*/, '').replace(/\D/g, '').length;
+      const tol = Math.max(0.5 * 10 ** -dec, Math.abs(v!) * 0.5 * 10 ** (1 - sig)) * 1.000001;
+      expect(Math.abs(Number(text) - v!), `${key}: ${text} vs ${v}`).toBeLessThanOrEqual(tol);
+    }
     const md = readFileSync(join(rep, 'summary.md'), 'utf8');
     expect(md.split('\n')[2]).toMatch(/^\*\*\d+ of 65536 pixels differ\*\*/);
   }, 60000);
