@@ -292,6 +292,14 @@ async function checkReportViewer(page, p, m, label) {
       JSON.stringify([read, card]),
     );
   }
+  // The blink swaps the middle panel to the reference and back.
+  await page.check('#vblink');
+  const blinked = await page
+    .waitForFunction(() => document.getElementById('vlabel-gen').textContent.startsWith('reference'), null, { timeout: 5000 })
+    .then(() => true)
+    .catch(() => false);
+  await page.uncheck('#vblink');
+  check(`${label}: the blink shows the reference in the generated panel`, blinked);
   const sj = join(dir, 'stages.json');
   const stages = existsSync(sj) ? JSON.parse(readFileSync(sj, 'utf8')).stages.map((s) => s.stage) : [];
   const maps = await page.$$eval('figure.stagemap', (els) =>
