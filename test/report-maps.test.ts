@@ -1,11 +1,11 @@
 // Report maps of issue 26: the fixed signed Δq scale, a lone ±1 in a 4096² block map, summary.md bounded with a folded
 // histogram, the gallery's order, and per-stage maps for every dumped stage of a real check.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { decode } from 'fast-png';
 import { describe, expect, it } from 'vitest';
-import { codeHeightfield, domainGrid } from '../src/index.js';
+import { codeHeightfield, domainGrid, writeHeightfieldFile } from '../src/index.js';
 import { compareHeightfields } from '../src/compare/compare.js';
 import { DQ_RAMP_TO, dqColour, mmColour } from '../src/compare/pictures.js';
 import { SUMMARY_MAX_BYTES, summaryMarkdown } from '../src/compare/report.js';
@@ -241,5 +241,26 @@ describe('viewer tiles', () => {
     const none = viewerTiles(gen, ref, W, H, null, 10);
     expect(none.tiles).toEqual([]);
     expect(none.leftOut).toBe(2); // tiles 0_0 and 1_1 hold the differences
+  });
+});
+
+describe('a report written again into its folder', () => {
+  it('removes the tiles, cards and stage maps the new report did not write, and keeps its own', async () => {
+    const d = tempDir('hb-again-');
+    const g = domainGrid(64);
+    const ref = new Uint16Array(64 * 64).fill(30000);
+    const gen = ref.slice();
+    gen[100] += 2;
+    writeHeightfieldFile(join(d, 'ref.r16'), codeHeightfield(g, ref));
+    writeHeightfieldFile(join(d, 'gen.r16'), codeHeightfield(g, gen));
+    const rep = join(d, 'rep');
+    for (const f of ['viewer/7_7.js', 'gallery/13.png', 'stages/base.png', 'first-divergence.png']) {
+      mkdirSync(join(rep, f, '..'), { recursive: true });
+      writeFileSync(join(rep, f), 'old');
+    }
+    expect((await cli('compare', join(d, 'gen.r16'), join(d, 'ref.r16'), '--report', rep)).code).toBe(0);
+    for (const f of ['viewer/7_7.js', 'gallery/13.png', 'stages/base.png', 'first-divergence.png']) expect(existsSync(join(rep, f)), f).toBe(false);
+    expect(existsSync(join(rep, 'viewer', '0_0.js'))).toBe(true);
+    expect(existsSync(join(rep, 'gallery', '1.png'))).toBe(true);
   });
 });

@@ -5,7 +5,7 @@
  * scale when a side is float; `heightmaps.png`: both maps side by side on the page's terrain scale). Every figure has a
  * title, axis names with units and a colour bar where colour carries a value. Every file is written atomically.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { sampleBilinear } from '../core/sampling.js';
@@ -700,6 +700,19 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
     rest: markdownToHtml(lines.slice(afterStages).join('\n')),
   };
   put('index.html', reportHtml(data, body, plotly, extras));
+  // A report written again into the same folder: the tiles, cards and stage maps of the earlier one that this one did
+  // not write are removed (the page lists only its own; stale files would only mislead someone reading the folder).
+  const mine = new Set(written);
+  for (const [sub, ext] of [
+    ['viewer', '.js'],
+    ['gallery', '.png'],
+    ['stages', '.png'],
+  ] as const) {
+    const d = join(dir, sub);
+    if (!existsSync(d)) continue;
+    for (const f of readdirSync(d)) if (f.endsWith(ext) && !mine.has(join(d, f))) rmSync(join(d, f), { force: true });
+  }
+  if (!ps && existsSync(join(dir, 'first-divergence.png'))) rmSync(join(dir, 'first-divergence.png'), { force: true });
   if (!meta.sharedPlotly && !meta.selfContained) written.push(join(dir, 'plotly.min.js'));
   return written;
 }
