@@ -1,5 +1,6 @@
 // Report maps of issue 26: the fixed signed Δq scale, a lone ±1 in a 4096² block map, summary.md bounded with a folded
-// histogram, the gallery's order, and per-stage maps for every dumped stage of a real check.
+// histogram, the gallery's order, per-stage maps and data-metric numbers of a real check, the viewer tiles' round trip,
+// and a report written again into its folder.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
