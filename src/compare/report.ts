@@ -1,9 +1,12 @@
 /**
- * Comparison reports: `index.html` (Plotly, offline, one shared plotly.min.js), `summary.md` (CI logs),
- * `metrics.json` (flat keys for `dvc metrics diff`), `histogram.json` / `radial.json` (DVC plot data) and PNG pictures
- * (`diffmap.png`: per block the signed Δq of largest magnitude on the diverging scale the page uses — |Δq| on a magnitude
- * scale when a side is float; `heightmaps.png`: both maps side by side on the page's terrain scale). Every figure has a
- * title, axis names with units and a colour bar where colour carries a value. Every file is written atomically.
+ * Comparison reports: `index.html` (offline; the viewer drawn first, Plotly loaded after it from one shared
+ * plotly.min.js or inlined), `summary.md` (CI logs: headline first, histograms folded beyond ±8, ≤ 60 KB),
+ * `metrics.json` (flat keys for `dvc metrics diff`: every number the page shows, marked data-metric there),
+ * `histogram.json` / `radial.json` (DVC plot data) and pictures: `diffmap.png` (the 512² overview: per block the signed
+ * Δq of largest magnitude on the fixed Δq scale — |Δq| when a side is float), `heightmaps.png`, `viewer/*.js` (full-
+ * resolution tiles), `gallery/N.png` (worst pixels, crops of every layer), and with `check`: `stages/S.png` (stage
+ * differences in mm) and `first-divergence.png`. Every Plotly figure has a title, axis names with units and a colour
+ * bar where colour carries a value. Every file is written atomically.
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
