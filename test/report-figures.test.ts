@@ -88,6 +88,10 @@ describe('difference map colours', () => {
     const lib = readFileSync(join('node_modules', 'plotly.js-dist-min', 'plotly.min.js'), 'utf8');
     expect(html.length).toBeGreaterThan(lib.length);
     expect(html).toContain(lib.slice(0, 200));
+    // One file to send keeps its full resolution and its pictures: tiles inline, gallery cards as data URIs.
+    expect(html).toContain('<script id="tiles-0_0" type="text/plain">HB_TILE("0_0",64,64,"');
+    expect(html).not.toMatch(/src="gallery\//);
+    expect(html).toMatch(/<img src="data:image\/png;base64,[A-Za-z0-9+/=]+" alt="crops around pixel/);
     const linked = readFileSync(join(d, 'rep', 'index.html'), 'utf8');
     expect(linked).toMatch(/<p id="plotly-missing" class="warn" hidden>Plotly did not load \(this page expects it at plotly\.min\.js/);
     expect(linked).toContain("if (!window.Plotly) document.getElementById('plotly-missing').hidden = false;");

@@ -467,10 +467,17 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   const plotlyFile = plotlyPath();
   mkdirSync(dir, { recursive: true });
   const written: string[] = [];
+  const pictures = new Map<string, Uint8Array>();
   const put = (name: string, data: string | Uint8Array) => {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
     writeFileAtomic(join(dir, name), data);
     written.push(join(dir, name));
+    if (typeof data !== 'string' && name.endsWith('.png')) pictures.set(name, data);
+  };
+  // --self-contained: the page's pictures as data URIs, so the one file shows them; otherwise the files beside it.
+  const picture = (name: string) => {
+    const png = meta.selfContained ? pictures.get(name) : undefined;
+    return png ? `data:image/png;base64,${Buffer.from(png).toString('base64')}` : name;
   };
   const g = r.grid;
   const row0AtBottom = g.rowDirection === 'row0-at-ymin';
@@ -562,6 +569,10 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   // Full-resolution tiles for the viewer (loaded by zoom level).
   const tiles = viewerTiles(genCodes, refCodes, g.columns, g.rows, ps ? stageIndexField(ps, g.columns * g.rows) : null, TILE_BUDGET_BYTES, diff);
   for (const [key, js] of tiles.files) put(`viewer/${key}.js`, js);
+  // --self-contained: the page carries the tiles too (one file to send keeps its full resolution).
+  const inlineTiles = meta.selfContained
+    ? [...tiles.files].map(([key, js]) => `<script id="tiles-${key}" type="text/plain">${js.replace(/<\/script/gi, '<\\/script')}</script>`).join('\n')
+    : '';
 
   // 3D: a disk of radius 625 m about the domain centre (or the largest inside a smaller domain): the generated surface,
   // coloured by the signed Δq of largest magnitude among the pixels of each sample cell (so a lone ±1 is not sampled away).
@@ -687,6 +698,8 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
     pixelStages: ps ?? null,
     tilesWritten: tiles.tiles.length,
     tilesLeftOut: tiles.leftOut,
+    inlineTiles,
+    picture,
     floatSide: !signed,
   };
   // The page: the headline and the scope table, then the viewer; the stage table with its maps; the rest of the summary.
@@ -823,6 +836,10 @@ interface PageExtras {
   pixelStages: PixelStages | null;
   tilesWritten: number;
   tilesLeftOut: number;
+  /** Tile files as inline text elements (--self-contained), else ''. */
+  inlineTiles: string;
+  /** The src of a picture of the report (a data URI when --self-contained). */
+  picture: (name: string) => string;
   floatSide: boolean;
 }
 
@@ -852,7 +869,7 @@ function galleryHtml(x: PageExtras): string {
       return `<figure class="card" data-pixel="${p.column},${p.row}" data-dq="${p.dq}" data-gen="${p.gen}" data-ref="${p.ref}"><figcaption><b>#${k + 1}</b> (${escapeHtml(p.why)}) pixel (${p.column}, ${p.row}):
 Δq = ${p.dq > 0 ? '+' : ''}${p.dq} (generated ${p.gen}, reference ${p.ref})${p.group ? `, group of ${p.group} px` : ''}<br>${cls}
 <br><a href="#viewer" data-goto="${p.column},${p.row}">show in the viewer</a></figcaption>
-<div class="cardrow"><img src="${safeUrl(c.file)}" alt="crops around pixel ${p.column}, ${p.row}"><div class="layers">${c.layers.map((l) => `<span>${escapeHtml(l)}</span>`).join('')}</div></div></figure>`;
+<div class="cardrow"><img src="${safeUrl(x.picture(c.file))}" alt="crops around pixel ${p.column}, ${p.row}"><div class="layers">${c.layers.map((l) => `<span>${escapeHtml(l)}</span>`).join('')}</div></div></figure>`;
     })
     .join('\n');
 }
@@ -949,8 +966,13 @@ function load() {
       // One file carries a group of tiles: every tile of the group is asked for at once.
       for (const t of V.tiles) { const [a, b] = t.split('_').map(Number); if ((a / V.group | 0) + '_' + (b / V.group | 0) === grp && !asked.has(t)) { asked.add(t); pending++; } }
       const el = document.createElement('script');
-      el.src = 'viewer/' + grp + '.js';
-      el.onerror = () => { pending = 0; status(); document.getElementById('vstatus').textContent = 'tiles ' + grp + ' did not load'; };
+      // A self-contained page carries its tile files inline (as text, run only when asked for).
+      const inline = document.getElementById('tiles-' + grp);
+      if (inline) el.textContent = inline.textContent;
+      else {
+        el.src = 'viewer/' + grp + '.js';
+        el.onerror = () => { pending = 0; status(); document.getElementById('vstatus').textContent = 'tiles ' + grp + ' did not load'; };
+      }
       document.head.appendChild(el);
     }
   status();
@@ -1060,7 +1082,7 @@ Plotly.newPlot('d3diff', [{type: 'surface', z: K.z, x: K.x, y: K.y, surfacecolor
 
 function reportHtml(data: unknown, body: { head: string; stages: string; rest: string }, plotly: { src: string } | { inline: string }, x: PageExtras): string {
   // Plotly (4.7 MB) is loaded after the viewer's first drawing, so the maps do not wait for it (first figure ≤ 2 s).
-  const lib = 'src' in plotly ? '' : `<script id="plotly-inline" type="text/plain">${plotly.inline}</script>`;
+  const lib = ('src' in plotly ? '' : `<script id="plotly-inline" type="text/plain">${plotly.inline}</script>`) + x.inlineTiles;
   const src = 'src' in plotly ? JSON.stringify(plotly.src).replace(/</g, '\\u003c') : 'null';
   const missing =
     'src' in plotly
@@ -1071,12 +1093,12 @@ function reportHtml(data: unknown, body: { head: string; stages: string; rest: s
     ? `<h3 id="stage-maps">Stage difference maps (float, mm)</h3>
 <p class="note">Per dumped stage: generated − reference in mm, per block the signed value of largest magnitude, north-up, on the scale below (the stage table above gives the numbers; cropped dumps show their window).</p>
 ${x.mmLegend}
-<div class="grid">${x.stageMaps.map((m) => `<figure class="stagemap" data-stage="${escapeHtml(m.stage)}"><img src="${safeUrl(m.file)}" alt="${escapeHtml(m.stage)} difference" width="256" height="256"><figcaption>${escapeHtml(m.stage)}</figcaption></figure>`).join('\n')}</div>`
+<div class="grid">${x.stageMaps.map((m) => `<figure class="stagemap" data-stage="${escapeHtml(m.stage)}"><img src="${safeUrl(x.picture(m.file))}" alt="${escapeHtml(m.stage)} difference" width="256" height="256"><figcaption>${escapeHtml(m.stage)}</figcaption></figure>`).join('\n')}</div>`
     : '';
   const fdSection = x.firstDivergence
     ? `<h2 id="first-divergence">First divergence</h2>
 <p class="note">Each block holding a differing final pixel, drawn as a 3×3 dot coloured by the stage where its pixel of largest |Δq| first differs by more than ε (stage attribution); white: no differing pixel.</p>
-<figure><img id="first-divergence-map" src="first-divergence.png" alt="first divergent stage per block" width="512" height="512"></figure>
+<figure><img id="first-divergence-map" src="${safeUrl(x.picture('first-divergence.png'))}" alt="first divergent stage per block" width="512" height="512"></figure>
 <div class="legend">${x.firstDivergence.map((s) => `<span class="sw" style="background:rgb(${s.colour.join(',')})"></span>${escapeHtml(s.name)}`).join(' ')}</div>`
     : '';
   return `<!doctype html>
