@@ -8,7 +8,12 @@
 // in a second chromium started with WebGPU on SwiftShader: it shows the adapter, runs the example draw list beside it
 // (reports/gpu/teaching-512-128.json) from the file button to the end, offers the final R16, with no console error and
 // no network request.
-// Usage: browser-check.mjs [--results FILE]   (FILE gets {"passed": N, "failed": N})
+// Report pages (issue 26) also get functional checks: the viewer's three canvases drawn within 2 s of navigation; the
+// "zoom to the largest |Δq|" button shows that pixel at full resolution and the hover read-out gives its Δq; the
+// gallery's first card is that pixel; every stage map and gallery picture loads; every number marked data-metric
+// equals metrics.json (histogram bins: histogram.json when present).
+// Usage: browser-check.mjs [--results FILE] [--report DIR]…   (FILE gets {"passed": N, "failed": N}; with --report only
+// those report folders are checked)
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,7 +49,18 @@ function sameAsShown(shown, value) {
   return Math.abs(cellNumber(s) - value) <= tol;
 }
 
+function reportDirs() {
+  const out = [];
+  process.argv.forEach((a, i) => {
+    if (a === '--report' && process.argv[i + 1]) out.push(resolve(process.argv[i + 1]));
+  });
+  return out;
+}
+
 function pages() {
+  const only = reportDirs();
+  if (only.length)
+    return only.map((d) => ({ kind: 'report', name: `report-${d.split('/').pop()}`, path: join(d, 'index.html'), metrics: join(d, 'metrics.json') }));
   const list = [];
   const runs = Object.keys(YAML.parse(readFileSync(join(root, 'params.yaml'), 'utf8')).runs ?? {});
   for (const run of runs) {
@@ -139,8 +155,7 @@ async function checkPage(browser, p) {
   const label = `${p.kind} ${p.name}`;
   const html = readFileSync(p.path, 'utf8');
   // Plotly figures: every one the page creates is drawn with a non-zero size.
-  const expected =
-    p.kind === 'report' ? ['diff', 'hgen', 'href', 'hist', 'radial', 'd3gen', 'd3ref'] : [...html.matchAll(/Plotly\.newPlot\("([^"]+)"/g)].map((m) => m[1]);
+  const expected = p.kind === 'report' ? ['hist', 'radial', 'd3diff'] : [...html.matchAll(/Plotly\.newPlot\("([^"]+)"/g)].map((m) => m[1]);
   if (expected.length) {
     const figs = await plotlyFigures(page);
     const byId = new Map(figs.map((f) => [f.id, f]));
@@ -192,6 +207,7 @@ async function checkPage(browser, p) {
       sameAsShown(row[5], m.rmsMm) &&
       sameAsShown(row[6], m.maxAbsMm);
     check(`${label}: full-map pixels, exact %, max |Δq|, RMS and max mm equal metrics.json`, !!ok, JSON.stringify(row));
+    await checkReportViewer(page, p, m, label);
   }
   if (p.kind === 'index') {
     const rows = await page.$$eval('table tr', (trs) => trs.slice(1).map((tr) => [...tr.children].map((c) => c.textContent.trim())));
@@ -216,12 +232,98 @@ async function checkPage(browser, p) {
   await context.close();
 }
 
+/** A number of the page's metrics: metrics.json, else (histogram bins) histogram.json; undefined when neither holds it. */
+function metricValue(m, hist, key) {
+  if (typeof m[key] === 'number') return m[key];
+  const bin = /^histogram\.(-?\d+)$/.exec(key);
+  if (bin && Array.isArray(hist)) return hist.find((h) => h.dq === Number(bin[1]))?.count ?? 0;
+  if (hist && !Array.isArray(hist)) return key.split('.').reduce((o, k) => (o == null ? undefined : o[k]), hist);
+  return undefined;
+}
+
+/** Issue 26's functional checks of a report page (see the header). */
+async function checkReportViewer(page, p, m, label) {
+  const dir = p.path.replace(/index\.html$/, '');
+  const hp = join(dir, 'histogram.json');
+  const hist = existsSync(hp) ? JSON.parse(readFileSync(hp, 'utf8')) : null;
+  // Every displayed count marked data-metric equals the file.
+  const shown = await page.$$eval('[data-metric]', (els) => els.map((e) => [e.dataset.metric, e.textContent.trim()]));
+  const bad = shown.filter(([k, t]) => {
+    const v = metricValue(m, hist, k);
+    return v === undefined || !sameAsShown(t, v);
+  });
+  check(
+    `${label}: ${shown.length} numbers marked data-metric equal metrics.json / histogram.json`,
+    shown.length > 5 && bad.length === 0,
+    JSON.stringify(bad.slice(0, 5)),
+  );
+  // The viewer draws first (Plotly comes after it).
+  await page
+    .waitForFunction(() => ['vdiff', 'vgen', 'vref'].every((id) => document.getElementById(id)?.dataset.drawn === '1'), null, { timeout: 20000 })
+    .catch(() => undefined);
+  const first = await page.evaluate(() => Number(document.body.dataset.firstDrawMs));
+  check(`${label}: the difference map and both heightmaps drawn, the first within 2 s (${first} ms)`, first > 0 && first <= 2000, String(first));
+  // Zoom to the largest |Δq| and read it back from the hover read-out.
+  if (m.maxAbsCode > 0) {
+    await page.click('#vmax');
+    await page.waitForFunction(() => document.body.dataset.viewer === 'ready' && window.HB.tilesLoaded() > 0, null, { timeout: 20000 }).catch(() => undefined);
+    const box = await page.$eval('#vdiff', (e) => {
+      const r = e.getBoundingClientRect();
+      return [r.x + r.width / 2, r.y + r.height / 2];
+    });
+    await page.mouse.move(box[0], box[1]);
+    const read = await page.$eval('#vread', (e) => ({ ...e.dataset, text: e.textContent }));
+    const want = `${m['maxAbsCodeAt.column']},${m['maxAbsCodeAt.row']}`;
+    check(
+      `${label}: zoomed to the largest |Δq|, the read-out shows pixel ${want} at full resolution with |Δq| = ${m.maxAbsCode}`,
+      read.pixel === want && Math.abs(Number(read.dq)) === m.maxAbsCode && Number(read.gen) - Number(read.ref) === Number(read.dq),
+      JSON.stringify(read),
+    );
+    const card = await page.$eval('#gallery-cards .card', (e) => ({ ...e.dataset, img: e.querySelector('img').naturalWidth }));
+    check(
+      `${label}: the gallery's first card is that pixel, its crops drawn`,
+      card.pixel === want && Math.abs(Number(card.dq)) === m.maxAbsCode && card.img > 0,
+      JSON.stringify(card),
+    );
+    // The tile decoded in the page gives the codes the report took from the files (two paths, one answer).
+    check(
+      `${label}: the viewer's decoded codes at that pixel equal the gallery's (${card.gen}, ${card.ref})`,
+      read.gen === card.gen && read.ref === card.ref,
+      JSON.stringify([read, card]),
+    );
+  }
+  // The blink swaps the middle panel to the reference and back.
+  await page.check('#vblink');
+  const blinked = await page
+    .waitForFunction(() => document.getElementById('vlabel-gen').textContent.startsWith('reference'), null, { timeout: 5000 })
+    .then(() => true)
+    .catch(() => false);
+  await page.uncheck('#vblink');
+  check(`${label}: the blink shows the reference in the generated panel`, blinked);
+  const sj = join(dir, 'stages.json');
+  const stages = existsSync(sj) ? JSON.parse(readFileSync(sj, 'utf8')).stages.map((s) => s.stage) : [];
+  const maps = await page.$$eval('figure.stagemap', (els) =>
+    els.map((e) => ({ stage: e.dataset.stage, ok: e.querySelector('img').complete && e.querySelector('img').naturalWidth > 0 })),
+  );
+  check(
+    `${label}: a stage map drawn for every dumped stage (${stages.length})`,
+    maps.length === stages.length && maps.every((x, k) => x.ok && x.stage === stages[k]),
+    JSON.stringify(maps),
+  );
+  const imgs = await page.$$eval('#gallery-cards img, #first-divergence-map', (els) =>
+    els.filter((e) => !(e.complete && e.naturalWidth > 0)).map((e) => e.getAttribute('src')),
+  );
+  check(`${label}: every gallery and first-divergence picture loads`, imgs.length === 0, imgs.join(', '));
+}
+
 /** A report copied out of reports/ (no plotly.min.js beside it) must say that Plotly did not load, not show blank boxes. */
 async function checkCopiedOut(browser, p) {
   const d = mkdtempSync(join(tmpdir(), 'hb-copied-'));
   try {
     copyFileSync(p.path, join(d, 'index.html'));
     const { context, page, errors, network } = await open(browser, join(d, 'index.html'));
+    // A report page loads Plotly after its maps are drawn: the message comes when that load fails.
+    await page.waitForSelector('#plotly-missing', { state: 'visible', timeout: 10000 }).catch(() => undefined);
     const shown = await page.isVisible('#plotly-missing');
     const text = shown ? await page.textContent('#plotly-missing') : '';
     check(`report ${p.name} copied out of reports/: the page says Plotly did not load`, shown && /Plotly did not load/.test(text), text);
@@ -277,7 +379,7 @@ if (!existsSync(exe)) {
 } else {
   mkdirSync(shots, { recursive: true });
   const list = pages();
-  const plots = dvcPlotsPage();
+  const plots = reportDirs().length ? null : dvcPlotsPage();
   if (plots) list.push(plots);
   check(
     `pages to check: ${list.length} (run reports, index, notebooks, regress, DVC plots)`,
@@ -301,7 +403,7 @@ if (!existsSync(exe)) {
   } finally {
     await browser.close();
   }
-  await checkGpuPage(exe);
+  if (!reportDirs().length) await checkGpuPage(exe);
   console.log(`browser check: ${passed} passed, ${failed} failed; screenshots in reports/screenshots/`);
 }
 const out = arg('--results');

@@ -8,6 +8,7 @@
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
+import { foldHistogram, foldedHistogramText } from '../dist/compare/histogram-fold.js';
 
 const root = 'reports';
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;');
@@ -20,12 +21,16 @@ const runs = Object.keys(YAML.parse(readFileSync('params.yaml', 'utf8')).runs ??
 function reportRow(folder, kind, note) {
   const m = JSON.parse(readFileSync(join(root, folder, 'metrics.json'), 'utf8'));
   const s = JSON.parse(readFileSync(join(root, folder, 'stages.json'), 'utf8'));
-  const hist = Object.keys(m)
-    .filter((k) => k.startsWith('histogram.'))
-    .map((k) => [Number(k.slice(10)), m[k]])
-    .sort((a, b) => a[0] - b[0])
-    .map(([d, c]) => `${d}: ${c}`)
-    .join(', ');
+  // Bins from histogram.json (metrics.json's histogram.* keys where it is absent), folded beyond ±8 as in summary.md.
+  const hj = join(root, folder, 'histogram.json');
+  const bins = existsSync(hj)
+    ? Object.fromEntries(JSON.parse(readFileSync(hj, 'utf8')).map((b) => [String(b.dq), b.count]))
+    : Object.fromEntries(
+        Object.keys(m)
+          .filter((k) => k.startsWith('histogram.'))
+          .map((k) => [k.slice(10), m[k]]),
+      );
+  const hist = foldedHistogramText(foldHistogram(bins)).replace(/^\{|\}(?=;|$)/g, '');
   const stages = s.stages.map((x) => `${x.stage} ${x.innerRmsMm.toExponential(2)}`).join('<br>');
   const gates = s.gates && s.gates.length === 0 ? '–' : s.passed ? 'pass' : '<b>FAIL</b>';
   return `<tr><td><a href="${folder}/index.html">${esc(folder)}</a></td><td>${m.exactPercent.toFixed(4)}</td><td>${esc(hist)}</td><td>${m.maxAbsCode}</td><td>${m.rmsMm.toFixed(4)}</td><td style="text-align:left">${kind}</td><td>${gates}</td><td style="text-align:left">${stages}</td><td style="text-align:left">${note(m)}</td></tr>`;

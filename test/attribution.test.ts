@@ -114,6 +114,16 @@ describe('attributeStages: hand-built cases', () => {
     expect(attributeStages(a, b).byStage).toEqual({ base: 1, 'outside-window': 1 });
   });
 
+  it('perPixel keeps each differing pixel with its first stage and straddle flag (report maps), nothing without it', () => {
+    const r = attributeStages(A, B, { perPixel: true });
+    const p = r.pixelStages!;
+    expect(p.names).toEqual(['raster-layer0', 'base', 'pre-encode', 'final-only', 'outside-window']);
+    expect(Array.from(p.index)).toEqual([0, 1, 2]);
+    expect(Array.from(p.stage).map((k) => p.names[k])).toEqual(['raster-layer0', 'base', 'final-only']);
+    expect(Array.from(p.straddle)).toEqual([1, 0, 1]);
+    expect(attributeStages(A, B).pixelStages).toBeUndefined();
+  });
+
   it('ε is stated and acts: at 2 mm pixel 0 first diverges nowhere before the encode', () => {
     const r = attributeStages(A, B, { epsilonMm: 2 });
     expect(r.epsilonMm).toBe(2);

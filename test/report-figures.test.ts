@@ -6,10 +6,11 @@ import { decode } from 'fast-png';
 import { describe, expect, it } from 'vitest';
 import { codeHeightfield, domainGrid, writeHeightfieldFile } from '../src/index.js';
 import { signedBlockDq, verticalExaggeration } from '../src/compare/report.js';
+import { dqColour } from '../src/compare/pictures.js';
 import { cli, tempDir } from './helpers.js';
 
 /** The JSON data island of a report page. */
-function pageData(html: string): { colours: Record<string, [number, string][]>; diff: { signed: boolean; zmax: number } } {
+function pageData(html: string): { viewer: { signed: boolean } } {
   const m = /<script id="data" type="application\/json">(.*?)<\/script>/s.exec(html);
   if (!m) throw new Error('no data island in the page');
   return JSON.parse(m[1]);
@@ -43,37 +44,38 @@ describe('difference map colours', () => {
   writeHeightfieldFile(refPath, codeHeightfield(g, ref));
   writeHeightfieldFile(genPath, codeHeightfield(g, gen));
 
-  it('diffmap.png paints +1 and −1 with the end colours of the page colour scale, zero with its middle', async () => {
+  it("diffmap.png paints +1 and −1 in the page legend's colours (dqColour), zero white, north-up", async () => {
     const rep = join(d, 'rep');
     expect((await cli('compare', genPath, refPath, '--report', rep)).code).toBe(0);
-    const page = pageData(readFileSync(join(rep, 'index.html'), 'utf8'));
-    expect(page.diff.signed).toBe(true);
-    const scale = page.colours.diverging;
-    expect(scale[0][0]).toBe(0);
-    expect(scale[scale.length - 1][0]).toBe(1);
+    const html = readFileSync(join(rep, 'index.html'), 'utf8');
+    const page = pageData(html);
+    expect(page.viewer.signed).toBe(true);
+    // The legend's swatches carry the colours the maps use.
+    const swatch = (dq: number) => rgb(new RegExp(`data-dq="${dq}" style="background:(rgb\\([^)]*\\))`).exec(html)![1]);
+    expect(swatch(1)).toEqual(dqColour(1));
+    expect(swatch(-1)).toEqual(dqColour(-1));
     const png = decode(readFileSync(join(rep, 'diffmap.png')));
-    expect([png.width, png.height, png.channels]).toEqual([16, 16, 3]);
-    // row0-at-ymin: block row j is drawn at image row 15 − j (north up).
-    const at = (bi: number, bj: number) => Array.from(png.data.subarray(((15 - bj) * 16 + bi) * 3, ((15 - bj) * 16 + bi) * 3 + 3));
-    const plus = at(2, 3);
-    const minus = at(10, 12);
-    expect(plus).toEqual(rgb(scale[scale.length - 1][1]));
-    expect(minus).toEqual(rgb(scale[0][1]));
-    expect(at(0, 0)).toEqual(rgb(scale.find(([t]) => t === 0.5)![1]));
-    // Generated above the reference reads red, below reads blue (as the page's note says).
+    // 64² is below the 512² overview: one block per pixel.
+    expect([png.width, png.height, png.channels]).toEqual([64, 64, 3]);
+    const at = (i: number, j: number) => Array.from(png.data.subarray(((63 - j) * 64 + i) * 3, ((63 - j) * 64 + i) * 3 + 3));
+    const plus = at(2 * 4 + 2, 3 * 4 + 1);
+    const minus = at(10 * 4 + 3, 12 * 4);
+    expect(plus).toEqual(swatch(1));
+    expect(minus).toEqual(swatch(-1));
+    expect(at(0, 0)).toEqual([255, 255, 255]);
+    // Generated above the reference reads warm, below reads cool (as the legend says).
     expect(plus[0]).toBeGreaterThan(plus[2]);
     expect(minus[2]).toBeGreaterThan(minus[0]);
   });
 
-  it('titles every figure and names the colour bar with the sign', () => {
+  it('titles every Plotly figure and axis; the 3D view is the difference over the generated surface', () => {
     const html = readFileSync(join(d, 'rep', 'index.html'), 'utf8');
     expect(html).toContain("colorbar: {title: {text: 'Δq (codes)'}");
-    expect(html).toContain('Signed difference Δq = generated − reference');
+    expect(html).toContain('Generated surface coloured by Δq');
+    expect(html).toContain("zaxis: {title: {text: 'height z (m)'}");
     expect(html).toContain("yaxis2: {title: {text: 'max |Δ| (mm)'}");
-    expect(html).toContain("range: x, constrain: 'domain'");
-    // Every Plotly.newPlot call gives a title.
     const calls = html.split('Plotly.newPlot(').slice(1);
-    expect(calls.length).toBe(5); // the two heightmaps and the two 3D panels are drawn in loops
+    expect(calls.length).toBe(3); // histogram, radial profile, 3D
     for (const c of calls) expect(c).toMatch(/title: ttl\(/);
   });
 
@@ -86,9 +88,14 @@ describe('difference map colours', () => {
     const lib = readFileSync(join('node_modules', 'plotly.js-dist-min', 'plotly.min.js'), 'utf8');
     expect(html.length).toBeGreaterThan(lib.length);
     expect(html).toContain(lib.slice(0, 200));
+    // One file to send keeps its full resolution and its pictures: tiles inline, gallery cards as data URIs.
+    expect(html).toContain('<script id="tiles-0_0" type="text/plain">HB_TILE("0_0",64,64,"');
+    expect(html).not.toMatch(/src="gallery\//);
+    expect(html).toMatch(/<img src="data:image\/png;base64,[A-Za-z0-9+/=]+" alt="crops around pixel/);
     const linked = readFileSync(join(d, 'rep', 'index.html'), 'utf8');
     expect(linked).toMatch(/<p id="plotly-missing" class="warn" hidden>Plotly did not load \(this page expects it at plotly\.min\.js/);
     expect(linked).toContain("if (!window.Plotly) document.getElementById('plotly-missing').hidden = false;");
+    expect(linked).toContain('const PLOTLY_SRC = "plotly.min.js";');
   });
 });
 

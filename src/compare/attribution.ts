@@ -61,6 +61,17 @@ export interface AttributionOptions {
   straddleMm?: number;
   /** Metres per code of the final encoding (for the default straddle tolerance); default that of DEFAULT_RANGE (1000/65535 m). */
   metresPerCode?: number;
+  /** Keep, per differing final pixel, its index, first divergent stage and straddle flag (report maps and gallery). */
+  perPixel?: boolean;
+}
+
+/** Per differing final pixel (row-major order): index, first divergent stage (index into `PixelStages.names`), straddle. */
+export interface PixelStages {
+  /** Stages compared, then 'final-only' and 'outside-window'. */
+  names: string[];
+  index: Int32Array;
+  stage: Uint8Array;
+  straddle: Uint8Array;
 }
 
 export interface StageAttribution {
@@ -84,6 +95,8 @@ export interface StageAttribution {
   deltaByCause: Record<string, Record<string, number>>;
   /** The |Δq| > 1 pixels (at most 64, row-major order): where, by how much, first stage, cause, per-stage Δ (m). */
   tail: TailPixel[];
+  /** Present when asked for (AttributionOptions.perPixel). */
+  pixelStages?: PixelStages;
 }
 
 export interface TailPixel {
@@ -228,6 +241,13 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
   const tail: TailPixel[] = [];
   let differing = 0;
   let straddles = 0;
+  const names = [...stages, 'final-only', 'outside-window'];
+  // Per-pixel records in typed arrays that double when full (a dense difference must not build JS arrays of 16M numbers).
+  let cap = opts.perPixel ? 1024 : 0;
+  let used = 0;
+  let pIndex = new Int32Array(cap);
+  let pStage = new Uint8Array(cap);
+  let pStraddle = new Uint8Array(cap);
   for (let j = 0; j < H; j++) {
     for (let i = 0; i < W; i++) {
       const k = j * W + i;
@@ -264,6 +284,19 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
           straddle = Math.abs(fa[pre][q] - fb[pre][q]) * 1000 <= straddleMm;
         }
       }
+      if (opts.perPixel) {
+        if (used === cap) {
+          cap *= 2;
+          const grow = <T extends Int32Array | Uint8Array>(a: T, b: T): T => (b.set(a), b);
+          pIndex = grow(pIndex, new Int32Array(cap));
+          pStage = grow(pStage, new Uint8Array(cap));
+          pStraddle = grow(pStraddle, new Uint8Array(cap));
+        }
+        pIndex[used] = k;
+        pStage[used] = names.indexOf(first);
+        pStraddle[used] = straddle ? 1 : 0;
+        used++;
+      }
       byStage[first] = (byStage[first] ?? 0) + 1;
       byCause[cause] = (byCause[cause] ?? 0) + 1;
       const dc = (deltaByCause[cause] ??= {});
@@ -285,7 +318,23 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
       }
     }
   }
-  return { epsilonMm, straddleMm, stages, skipped, pixels: W * H, differing, straddles, byStage, straddlesByStage, deltaByStage, byCause, deltaByCause, tail };
+  const out: StageAttribution = {
+    epsilonMm,
+    straddleMm,
+    stages,
+    skipped,
+    pixels: W * H,
+    differing,
+    straddles,
+    byStage,
+    straddlesByStage,
+    deltaByStage,
+    byCause,
+    deltaByCause,
+    tail,
+  };
+  if (opts.perPixel) out.pixelStages = { names, index: pIndex.slice(0, used), stage: pStage.slice(0, used), straddle: pStraddle.slice(0, used) };
+  return out;
 }
 
 /** Reads both runs' stage folders (R32 dumps with sidecars, final.r16) and attributes every differing final code. */
@@ -314,7 +363,8 @@ export function attributeRunFolders(dirA: string, dirB: string, opts: Attributio
 export function attributionSummary(r: StageAttribution): string[] {
   const order = [...r.stages, 'final-only', 'outside-window'].filter((s) => r.byStage[s]);
   const lines = [
-    `${r.differing} of ${r.pixels} final codes differ; ${r.straddles} are quantization straddles (|Δq| = 1, pre-encode within ${r.straddleMm.toFixed(3)} mm); stage ε = ${r.epsilonMm} mm`,
+    // Called near-ties, not straddles: the residual attribution (compare.ts) owns "quantization straddle" (ε = 0.01 code).
+    `${r.differing} of ${r.pixels} final codes differ; ${r.straddles} are near-ties (|Δq| = 1, the two pre-encode heights within ${r.straddleMm.toFixed(3)} mm of each other); stage ε = ${r.epsilonMm} mm`,
   ];
   for (const s of order) {
     const h = Object.entries(r.deltaByStage[s] ?? {})
@@ -322,7 +372,7 @@ export function attributionSummary(r: StageAttribution): string[] {
       .map(([d, n]) => `|Δq| ${d}: ${n}`)
       .join(', ');
     lines.push(
-      `  ${r.byStage[s]} first diverge ${s === 'final-only' ? 'only at the encode' : s === 'outside-window' ? 'outside the dumped window' : `in ${s}`} (${r.straddlesByStage[s] ?? 0} straddles; ${h})`,
+      `  ${r.byStage[s]} first diverge ${s === 'final-only' ? 'only at the encode' : s === 'outside-window' ? 'outside the dumped window' : `in ${s}`} (${r.straddlesByStage[s] ?? 0} near-ties; ${h})`,
     );
   }
   const causes = CAUSE_CLASSES.filter((c) => r.byCause[c]).map((c) => {

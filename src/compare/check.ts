@@ -7,13 +7,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { FLOAT_STAGES } from '../conventions/index.js';
 import { join } from 'node:path';
 import { readHeightfieldFile } from '../io/heightfield-file.js';
-import type { Sidecar } from '../io/sidecar.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { compareHeightfields, type ComparisonResult } from './compare.js';
 import { evaluateGates, type GateOutcome, type Gates } from './gates.js';
-import { flattenMetrics, writeComparisonReport } from './report.js';
-import { alignDumps, attributeRunFolders, attributionSummary, type StageAttribution } from './attribution.js';
+import { ReportStages, writeComparisonReport } from './report.js';
+import { displayCodes } from './report-maps.js';
+import { alignDumps, attributeRunFolders, type StageAttribution } from './attribution.js';
 import { floatHeightfield } from '../core/heightfield.js';
+import type { Sidecar } from '../io/sidecar.js';
 
 /** The stage dumps `check` compares: the declared stages that hold float fields (conventions FLOAT_STAGES). */
 export const STAGE_DUMPS = FLOAT_STAGES;
@@ -86,6 +87,14 @@ export function checkRun(
   const preEncode = join(genDir, 'pre-encode.r32');
   const gf = existsSync(preEncode) ? readHeightfieldFile(preEncode).field : null;
   const final = compareHeightfields(gen, ref, { generatedFloat: gf && gf.kind === 'float' ? gf.height_px : null });
+  // The attribution comes first when a report is written: its per-pixel stages colour the first-divergence map.
+  const stageAttribution = opts.attribution
+    ? attributeRunFolders(genDir, refDir, {
+        ...(opts.attributionEpsilonMm !== undefined ? { epsilonMm: opts.attributionEpsilonMm } : {}),
+        perPixel: !!reportDir,
+      })
+    : undefined;
+  const maps = reportDir ? new ReportStages(final, displayCodes(gen, final.range), displayCodes(ref, final.range)) : null;
   const stages: StageComparison[] = [];
   for (const s of STAGE_DUMPS) {
     const a = join(genDir, `${s}.r32`);
@@ -108,10 +117,16 @@ export function checkRun(
       maxAbsMm: r.floatMaxAbsMm ?? Number.NaN,
       pixels: r.pixels,
     });
+    // Stage maps and gallery crops need the pair on one grid (compareHeightfields refused otherwise).
+    if (maps && fa.kind === 'float' && fb.kind === 'float') maps.addStage(s, fa, fb);
   }
   const outcomes = evaluateGates(final, gates);
   const firstDivergentStage = stages.find((s) => s.rmsMm > 0.01)?.stage ?? null;
   const check: RunCheck = { final, stages, gates: outcomes, passed: outcomes.every((g) => g.passed), firstDivergentStage };
+  if (stageAttribution) {
+    const { pixelStages: _perPixel, ...counts } = stageAttribution;
+    check.stageAttribution = counts;
+  }
   // A GPU reference names its adapter in its sidecar: the report says which adapter produced it.
   const notes = [...(opts.notes ?? []), ...importNotes('generated', genFile.sidecar), ...importNotes('reference', refFile.sidecar)];
   const refSide = join(refDir, 'final.r16.json');
@@ -119,24 +134,13 @@ export function checkRun(
     const a = (JSON.parse(readFileSync(refSide, 'utf8')) as { producer?: { adapter?: Record<string, string> } }).producer?.adapter;
     if (a) notes.push(`Reference adapter: ${a.vendor} ${a.architecture} ${a.device} (${a.description}) via ${a.host}.`);
   }
-  if (opts.attribution)
-    check.stageAttribution = attributeRunFolders(genDir, refDir, opts.attributionEpsilonMm !== undefined ? { epsilonMm: opts.attributionEpsilonMm } : {});
   if (reportDir) {
-    writeComparisonReport(reportDir, final, gen, ref, {
-      generated: join(genDir, 'final.r16'),
-      reference: join(refDir, 'final.r16'),
-      gates: outcomes,
-      title,
-      sharedPlotly,
-      referenceKind: opts.referenceKind,
-      stages,
-      stageAttribution: check.stageAttribution ? attributionSummary(check.stageAttribution) : undefined,
-      notes,
-    });
-    const flat: Record<string, number> = flattenMetrics(final);
+    const flat: Record<string, number> = {};
     for (const s of stages) {
       flat[`stages.${s.stage}.innerRmsMm`] = s.innerRmsMm;
       flat[`stages.${s.stage}.innerMaxAbsMm`] = s.innerMaxAbsMm;
+      flat[`stages.${s.stage}.rmsMm`] = s.rmsMm;
+      flat[`stages.${s.stage}.maxAbsMm`] = s.maxAbsMm;
     }
     const sa = check.stageAttribution;
     if (sa) {
@@ -146,7 +150,19 @@ export function checkRun(
       for (const [cause, c] of Object.entries(sa.byCause)) flat[`stageAttribution.cause.${cause.replace(/ /g, '-')}`] = c;
     }
     flat['gates.passed'] = check.passed ? 1 : 0;
-    writeFileAtomic(join(reportDir, 'metrics.json'), `${JSON.stringify(flat, null, 2)}\n`);
+    writeComparisonReport(reportDir, final, gen, ref, {
+      generated: join(genDir, 'final.r16'),
+      reference: join(refDir, 'final.r16'),
+      gates: outcomes,
+      title,
+      sharedPlotly,
+      referenceKind: opts.referenceKind,
+      stages,
+      stageAttribution,
+      reportStages: maps ?? undefined,
+      extraMetrics: flat,
+      notes,
+    });
     writeFileAtomic(
       join(reportDir, 'stages.json'),
       `${JSON.stringify({ stages, firstDivergentStage, gates: outcomes, passed: check.passed, ...(opts.referenceKind ? { referenceKind: opts.referenceKind } : {}), ...(check.stageAttribution ? { stageAttribution: check.stageAttribution } : {}) }, null, 2)}\n`,

@@ -142,3 +142,86 @@ export function sideBySidePng(a: ArrayLike<number>, b: ArrayLike<number>, w: num
   }
   return scalarPng(both, W, h, colour, row0AtBottom);
 }
+
+/**
+ * [R] The difference scale of every report map (issue 26): signed, white at zero, ±1, ±2 and ±3 codes in three distinct
+ * colours each (warm above the reference, cool below), and |Δq| ≥ 4 on a logarithmic ramp from 4 to 65535 (fixed, not
+ * set by the data's maximum, so one colour means one |Δq| in every report and a lone ±1 stays visible beside ±86).
+ */
+export const DQ_ZERO: Rgb = [255, 255, 255];
+/** Colours of Δq = +1, +2, +3. */
+export const DQ_POSITIVE_BANDS: readonly Rgb[] = [
+  [253, 174, 45],
+  [240, 101, 20],
+  [214, 32, 32],
+];
+/** Colours of Δq = −1, −2, −3. */
+export const DQ_NEGATIVE_BANDS: readonly Rgb[] = [
+  [72, 178, 232],
+  [33, 102, 205],
+  [40, 40, 160],
+];
+/** Log ramps beyond ±3: at |Δq| = 4 the first stop, at 65535 the last (each darker than the one before). */
+export const DQ_POSITIVE_RAMP: ColourStops = [
+  [0, [170, 0, 60]],
+  [0.5, [110, 0, 80]],
+  [1, [40, 0, 30]],
+];
+export const DQ_NEGATIVE_RAMP: ColourStops = [
+  [0, [60, 20, 120]],
+  [0.5, [40, 10, 90]],
+  [1, [15, 5, 45]],
+];
+export const DQ_RAMP_FROM = 4;
+export const DQ_RAMP_TO = 65535;
+
+/** Position of |Δq| ≥ 4 along the log ramp, t ∈ [0, 1]. */
+export function dqRampT(absDq: number): number {
+  return Math.max(0, Math.min(1, Math.log(absDq / DQ_RAMP_FROM) / Math.log(DQ_RAMP_TO / DQ_RAMP_FROM)));
+}
+
+/** The colour of a signed code difference (rounded to an integer; NaN → grey, as in scalarPng). */
+export function dqColour(dq: number): Rgb {
+  if (dq !== dq) return [200, 200, 200];
+  const d = Math.round(dq);
+  if (d === 0) return [...DQ_ZERO] as Rgb;
+  const a = Math.abs(d);
+  if (a <= 3) return [...(d > 0 ? DQ_POSITIVE_BANDS : DQ_NEGATIVE_BANDS)[a - 1]] as Rgb;
+  return colourAt(d > 0 ? DQ_POSITIVE_RAMP : DQ_NEGATIVE_RAMP, dqRampT(a));
+}
+
+/**
+ * [R] The same rules for float differences in mm (stage maps): |Δ| ≤ 0.01 mm (the attribution's ε: equal within
+ * rounding) white; 0.01 mm … 1 code (1000/65535 m ≈ 15.26 mm) in three bands of the ±1…±3 colours (below 0.1 mm, below
+ * 1 mm, below one code); beyond one code the code scale's log ramp (|Δ| in codes). Never set by the maximum.
+ */
+export const MM_EQUAL = 0.01;
+export const MM_BAND_EDGES: readonly number[] = [0.1, 1];
+export function mmColour(mm: number, mmPerCode = 1e6 / 65535): Rgb {
+  if (mm !== mm) return [200, 200, 200];
+  const a = Math.abs(mm);
+  if (a <= MM_EQUAL) return [...DQ_ZERO] as Rgb;
+  const bands = mm > 0 ? DQ_POSITIVE_BANDS : DQ_NEGATIVE_BANDS;
+  if (a <= MM_BAND_EDGES[0]) return [...bands[0]] as Rgb;
+  if (a <= MM_BAND_EDGES[1]) return [...bands[1]] as Rgb;
+  if (a <= mmPerCode) return [...bands[2]] as Rgb;
+  return colourAt(mm > 0 ? DQ_POSITIVE_RAMP : DQ_NEGATIVE_RAMP, dqRampT(Math.max(DQ_RAMP_FROM, a / mmPerCode)));
+}
+
+/** Signed block maximum of a float field (the value of largest magnitude per size×size block; NaN where a block has none). */
+export function signedBlockMax(v: ArrayLike<number>, w: number, h: number, size: number): { data: Float32Array; w: number; h: number } {
+  const bw = Math.ceil(w / size);
+  const bh = Math.ceil(h / size);
+  const data = new Float32Array(bw * bh).fill(Number.NaN);
+  for (let j = 0; j < h; j++) {
+    const o = ((j / size) | 0) * bw;
+    for (let i = 0; i < w; i++) {
+      const x = v[j * w + i];
+      if (x !== x) continue;
+      const k = o + ((i / size) | 0);
+      const c = data[k];
+      if (c !== c || Math.abs(x) > Math.abs(c)) data[k] = x;
+    }
+  }
+  return { data, w: bw, h: bh };
+}
