@@ -69,9 +69,11 @@ export type { Diagnosis, DiagnoseOptions, DiagnosisTerm, DirectCheck, Finding } 
 // The pipeline run: requests, the plan, the whole run.
 export { loadRequest, listRequests, requestGrid } from './pipeline/request.js';
 export type { PipelineRequest } from './pipeline/request.js';
-export { buildPlan, loadWorld } from './pipeline/plan.js';
+export { buildPlan } from './pipeline/plan.js';
+export { loadWorld, planRequest, loadRunInputs } from './pipeline/inputs.js';
 export type { Plan } from './pipeline/plan.js';
-export { runPipeline, ensureAssets, FIELD_STAGES } from './pipeline/run.js';
+export { runPipeline, FIELD_STAGES } from './pipeline/run.js';
+export { ensureAssets } from './pipeline/inputs.js';
 export type { RunResult, RunOptions, RunManifest } from './pipeline/run.js';
 export type { HeightAsset } from './pipeline/assets.js';
 export type { Precision, Field } from './pipeline/precision.js';

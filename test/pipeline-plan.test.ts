@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   blendCorner,
-  buildPlan,
+  planRequest,
   categoryAllows,
   cellAt,
   clearanceAccepts,
@@ -165,7 +165,7 @@ describe('selection and admission', () => {
 });
 
 describe('tundra-r19 plan', () => {
-  const plan = buildPlan(loadRequest('tundra-r19'));
+  const plan = planRequest(loadRequest('tundra-r19'));
   it('selects recipe 19 sub-configuration 0, the only eligible of eight', () => {
     expect(plan.recipe.subIndex).toBe(0);
     expect(plan.recipe.probabilities).toEqual([1, 0, 0, 0, 0, 0, 0, 0]);
@@ -237,10 +237,10 @@ describe('PRNG state flows through the stages', () => {
     expect(lay(0).map((q) => q.x)).toEqual(a.map((q) => q.x)); // and the same state gives the same layout
   });
   it('the same request gives the same plan; another seed another one', () => {
-    const a = buildPlan(loadRequest('tundra-r19'));
-    const b = buildPlan(loadRequest('tundra-r19'));
+    const a = planRequest(loadRequest('tundra-r19'));
+    const b = planRequest(loadRequest('tundra-r19'));
     expect(Array.from(b.corners.corner_height)).toEqual(Array.from(a.corners.corner_height));
-    const c = buildPlan(loadRequest('tundra-seed2'));
+    const c = planRequest(loadRequest('tundra-seed2'));
     expect(c.layout.instances[0].x).not.toBe(a.layout.instances[0].x);
   });
 });

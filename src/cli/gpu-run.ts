@@ -16,12 +16,11 @@ import { mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { buildPlan, type Plan } from '../pipeline/plan.js';
-import { loadRequest, projectRoot, requestGrid, type PipelineRequest } from '../pipeline/request.js';
-import { ensureAssets } from '../pipeline/run.js';
-import { selectStamps } from '../pipeline/stamps.js';
+import { resolveRunConventions, type Plan } from '../pipeline/plan.js';
+import { loadRequest, requestGrid, type PipelineRequest } from '../pipeline/request.js';
+import { loadRunInputs } from '../pipeline/inputs.js';
 import { writeStageJson } from '../pipeline/outputs.js';
-import { buildDrawList } from '../drawlist/emit.js';
+import { planDrawList } from '../drawlist/emit.js';
 import { serialiseDrawList } from '../drawlist/serial.js';
 import type { DrawList } from '../drawlist/types.js';
 import { codeHeightfield, floatHeightfield } from '../core/heightfield.js';
@@ -40,17 +39,17 @@ export const GPU_HOST_CHOICES = ['dawn', 'chromium'] as const;
 export const ENCODE_RULE_CHOICES = ['d3d', 'pack2x16unorm'] as const;
 export const LOD_CHOICES = ['derivatives', 'list'] as const;
 
-/** Plan → stamp selection → draw list for a request (assets built when missing or stale). */
+/**
+ * A request's draw list under the declared conventions (planDrawList), its inputs loaded here at the edge (the world;
+ * the asset folder, built when missing or stale).
+ */
 export function emitRequestDrawList(
   req: PipelineRequest,
   opts: { embedAssets?: boolean; assetsDir?: string } = {},
 ): { plan: Plan; drawList: DrawList; assetsDir: string } {
-  const plan = buildPlan(req);
-  const assetsDir = opts.assetsDir ?? join(projectRoot(), 'assets');
-  const assets = ensureAssets(plan.world, assetsDir);
-  const stamps = selectStamps(plan.regions, plan.world, plan.stream);
-  const drawList = buildDrawList(plan, { size: req.size, stamps, assets, assetsDir, embedAssets: opts.embedAssets });
-  return { plan, drawList, assetsDir };
+  const { world, assets } = loadRunInputs(req, opts.assetsDir);
+  const { plan, drawList } = planDrawList(req, resolveRunConventions(req, world), assets, { world, size: req.size, embedAssets: opts.embedAssets });
+  return { plan, drawList, assetsDir: assets.dir };
 }
 
 export interface GpuRunCliOptions {
@@ -181,7 +180,7 @@ export async function gpuRunCommand(
         locationTextureDraws: drawList.locations.draws.length,
         assets: drawList.assets.length,
       },
-      drawsByStage: { ...plan.stream.drawsByStage },
+      drawsByStage: { ...plan.drawsByStage },
     };
     writeFileAtomic(join(o.out, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     writeFileAtomic(

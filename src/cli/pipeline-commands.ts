@@ -16,7 +16,7 @@ import { parse as parseYaml } from 'yaml';
 import { EXIT_GATE, FormatError, UsageError } from '../errors.js';
 import { PRODUCER_VERSION } from '../version.js';
 import { buildAssets } from '../pipeline/assets.js';
-import { loadWorld } from '../pipeline/plan.js';
+import { loadWorld } from '../pipeline/inputs.js';
 import { loadRequest, projectRoot } from '../pipeline/request.js';
 import { worldHash } from '../pipeline/run.js';
 import { checkRun } from '../compare/check.js';

@@ -4,7 +4,8 @@
  */
 import { Option, type Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { buildPlan } from '../pipeline/plan.js';
+import { buildPlan, type Plan } from '../pipeline/plan.js';
+import { loadWorld } from '../pipeline/inputs.js';
 import { loadRequest } from '../pipeline/request.js';
 import { writeStageJson } from '../pipeline/outputs.js';
 import { FIELD_STAGES, runPipeline, type RunResult } from '../pipeline/run.js';
@@ -259,7 +260,7 @@ async function runInto(stage: string, target: string, req: ReturnType<typeof loa
           },
         })
       : null;
-    const plan = result ? result.plan : buildPlan(req);
+    const plan = result ? result.plan : buildPlan(req, loadWorld(req.world));
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     const staged: string[] = [];
     for (const s of PLAN_STAGES) if (stages.includes(s)) staged.push(writeStageJson(stage, plan, s));
@@ -278,7 +279,7 @@ async function runInto(stage: string, target: string, req: ReturnType<typeof loa
 function finishRun(
   staged: string[],
   result: RunResult | null,
-  plan: ReturnType<typeof buildPlan>,
+  plan: Plan,
   ms: number,
   req: ReturnType<typeof loadRequest>,
   o: RunCliOptions,
@@ -307,7 +308,7 @@ function finishRun(
     narrowing: plan.layout.narrowing.map((n) => `${n.tag}: ${n.initial}→${n.pool}`),
     sourceBranches: plan.sources.reduce<Record<string, number>>((a, s) => ({ ...a, [s.branch]: (a[s.branch] ?? 0) + 1 }), {}),
     cornerBranches: plan.corners.counts,
-    drawsByStage: plan.stream.drawsByStage,
+    drawsByStage: plan.drawsByStage,
     runMs: Math.round(ms * 10) / 10,
     executor: result?.executor,
     manifest: result?.manifest.counts,
@@ -331,7 +332,7 @@ function finishRun(
               `encoding: clamped low ${result.manifest.counts.clampedLow}, high ${result.manifest.counts.clampedHigh}; precision ${o.precision}; ${Math.round(ms)} ms`,
             ]
           : []),
-        `PRNG draws: ${Object.entries(plan.stream.drawsByStage)
+        `PRNG draws: ${Object.entries(plan.drawsByStage)
           .map(([k, v]) => `${k} ${v}`)
           .join(', ')}`,
         `wrote ${written.length} file(s) to ${o.out}`,

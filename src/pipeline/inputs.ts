@@ -1,0 +1,84 @@
+/**
+ * The run's inputs, loaded at the edge: the world file, the asset folder (built first when missing or stale) and, for
+ * a draw list that does not embed its assets, the asset files it names. Planning (plan.ts, emit) and execution
+ * (execute-cpu.ts, src/gpu) take these loaded values and read no file; the CLI, the notebook API and runPipeline's
+ * default call these loaders.
+ * Inputs: a request or world name, the config folder (request.ts), an asset folder.
+ * Outputs: a WorldConfig, an AssetSet (assets.ts), decoded assets keyed by id.
+ * Errors: a missing or malformed file → FormatError naming it; an asset whose bytes or shape differ from the list's
+ * record → FormatError / MismatchError with both values.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { FormatError } from '../errors.js';
+import { assetWorldHash, buildAssets, loadAssetSet, readAssetKtx2, type AssetSet, type HeightAsset } from './assets.js';
+import { configDir, projectRoot, type PipelineRequest } from './request.js';
+import { loadWorldFile, type WorldConfig } from './world.js';
+import { sha256Hex } from '../io/sidecar.js';
+import type { DrawList } from '../drawlist/types.js';
+import { buildPlan, type Plan } from './plan.js';
+import type { Conventions } from '../conventions/index.js';
+
+/** The world configuration `config/worlds/<name>.json`. */
+export function loadWorld(name: string): WorldConfig {
+  return loadWorldFile(join(configDir(), 'worlds', `${name}.json`));
+}
+
+/** SHA-256 of the world configuration file, stored in the asset index so stale assets are rebuilt. */
+export function worldHash(world: WorldConfig): string {
+  const path = join(configDir(), 'worlds', `${world.name}.json`);
+  return createHash('sha256')
+    .update(existsSync(path) ? readFileSync(path) : JSON.stringify(world))
+    .digest('hex');
+}
+
+/** The default asset folder, <project root>/assets. */
+export function defaultAssetsDir(): string {
+  return join(projectRoot(), 'assets');
+}
+
+/** Loads the world's asset folder `dir`, building it first when missing or built from another world file. */
+export function ensureAssetSet(world: WorldConfig, dir = defaultAssetsDir()): AssetSet {
+  const hash = worldHash(world);
+  if (assetWorldHash(dir) !== hash) buildAssets(world, dir, hash);
+  return loadAssetSet(dir);
+}
+
+/** The decoded assets of ensureAssetSet, keyed by id. */
+export function ensureAssets(world: WorldConfig, dir = defaultAssetsDir()): Map<string, HeightAsset> {
+  return new Map(ensureAssetSet(world, dir).assets);
+}
+
+/** What a run plans and executes from: the request's world and its loaded asset folder. */
+export interface RunInputs {
+  world: WorldConfig;
+  assets: AssetSet;
+}
+
+/** Loads a request's run inputs (the asset folder default <root>/assets, built when missing or stale). */
+export function loadRunInputs(req: PipelineRequest, assetsDir = defaultAssetsDir()): RunInputs {
+  const world = loadWorld(req.world);
+  return { world, assets: ensureAssetSet(world, assetsDir) };
+}
+
+/**
+ * The assets a draw list names that it does not embed, read from `dir` (SHA-256 checked against the list's record):
+ * what an executor is given for a list loaded from a file.
+ */
+export function loadListAssets(dl: DrawList, dir: string): Map<string, HeightAsset> {
+  const out = new Map<string, HeightAsset>();
+  for (const a of dl.assets) {
+    if (a.embedded) continue;
+    const bytes = new Uint8Array(readFileSync(join(dir, a.file)));
+    const sha = sha256Hex(bytes);
+    if (sha !== a.sha256) throw new FormatError(`draw list asset ${a.id} (${a.file}): SHA-256 ${sha} does not match the list's ${a.sha256}`);
+    out.set(a.id, readAssetKtx2(bytes, a.file));
+  }
+  return out;
+}
+
+/** The request's plan on its loaded world (buildPlan after loadWorld): for callers at the edge (tests, notebooks). */
+export function planRequest(req: PipelineRequest, conventions?: Conventions): Plan {
+  return buildPlan(req, loadWorld(req.world), conventions);
+}
