@@ -25,7 +25,7 @@ import { loadRequest, requestGrid } from '../src/pipeline/request.js';
 import { runPipeline } from '../src/pipeline/run.js';
 import { loadRunInputs } from '../src/pipeline/inputs.js';
 import { resolveRunConventions, type Plan } from '../src/pipeline/plan.js';
-import { planDrawList } from '../src/drawlist/emit.js';
+import { planDrawList } from '../src/pipeline/emit.js';
 import { serialiseDrawList } from '../src/drawlist/serial.js';
 import { bytes, tempDir } from './helpers.js';
 

@@ -18,7 +18,7 @@ import { applyOuterBlend } from '../src/pipeline/outer.js';
 import { cellAt } from '../src/pipeline/regions.js';
 import { encodeFieldR16 } from '../src/core/encoding.js';
 import { executeDrawListCpu } from '../src/pipeline/execute-cpu.js';
-import { planDrawList } from '../src/drawlist/emit.js';
+import { planDrawList } from '../src/pipeline/emit.js';
 import { drawListFromJson, drawListToJson, parseDrawList, serialiseDrawList } from '../src/drawlist/serial.js';
 import type { DrawList } from '../src/drawlist/types.js';
 import { MismatchError } from '../src/errors.js';

@@ -19,7 +19,7 @@ export { supportExtent, shapeDistance, computeSupportTargets } from '../pipeline
 export { selectStamps, stampMatrix } from '../pipeline/stamps.js';
 export { buildAssets, loadAssets, buildMipChain, readAssetKtx2, writeAssetKtx2, stampHeights, locationHeights } from '../pipeline/assets.js';
 export type { HeightAsset } from '../pipeline/assets.js';
-export { buildDrawList, outerDrawEligible } from '../drawlist/emit.js';
+export { buildDrawList, outerDrawEligible } from '../pipeline/emit.js';
 export { serialiseDrawList, parseDrawList, drawListToJson, drawListFromJson } from '../drawlist/serial.js';
 export { DRAWLIST_FORMAT, DRAWLIST_VERSION } from '../drawlist/types.js';
 export { DRAWLIST_STAGES } from '../drawlist/serial.js';

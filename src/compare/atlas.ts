@@ -31,7 +31,7 @@ import { PLANNING_GROUPS, resolveRunConventions, type Plan } from '../pipeline/p
 import { loadRunInputs, type RunInputs } from '../pipeline/inputs.js';
 import { executeDrawListCpu } from '../pipeline/execute-cpu.js';
 import { ablationOverride } from '../pipeline/smoothing.js';
-import { planDrawList } from '../drawlist/emit.js';
+import { planDrawList } from '../pipeline/emit.js';
 import type { Field, Precision } from '../pipeline/precision.js';
 import { DEFAULT_CONVENTIONS as C, mergeOverrides, weightSum } from '../conventions/index.js';
 

@@ -1,5 +1,5 @@
 /**
- * A whole run: plan (planar stages) → draw list (src/drawlist/emit.ts) → CPU executor (execute-cpu.ts: base →
+ * A whole run: plan (planar stages) → draw list (src/pipeline/emit.ts) → CPU executor (execute-cpu.ts: base →
  * support → natural stamps → location textures → outer blend → encode).
  * Stages run in the article's order; each field stage transforms the previous field in place, and a copy is kept
  * only for the stages the caller asks to keep, so every intermediate can be written by content name. The manifest
@@ -17,7 +17,7 @@ import type { SupportTarget } from './support.js';
 import type { StampSelection } from './stamps.js';
 import type { PipelineRequest } from './request.js';
 import { executeDrawListCpu, type QuadCoverage } from './execute-cpu.js';
-import { planDrawList } from '../drawlist/emit.js';
+import { planDrawList } from './emit.js';
 import type { DrawList } from '../drawlist/types.js';
 import type { Field, Precision } from './precision.js';
 import { ablationOverride, type SmoothingAblation } from './smoothing.js';

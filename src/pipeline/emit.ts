@@ -17,20 +17,20 @@
  */
 import { FormatError, InputRangeError } from '../errors.js';
 import { PRODUCER_NAME, PRODUCER_VERSION } from '../version.js';
-import type { AssetSet, HeightAsset } from '../pipeline/assets.js';
-import { layer0Fans, layer100Fans } from '../pipeline/base.js';
-import { placeDraw, type DrawGrid } from '../pipeline/draw.js';
-import { finishPlan, planningKey, planStages, type Plan } from '../pipeline/plan.js';
-import type { PipelineRequest } from '../pipeline/request.js';
-import { cellAt } from '../pipeline/regions.js';
-import { SMOOTHING_CHAIN } from '../pipeline/smoothing.js';
-import { selectStamps, stampMatrix } from '../pipeline/stamps.js';
-import { supportLocationsOf } from '../pipeline/support.js';
-import { chain, rotation, transformPoint, translation, type Affine } from '../pipeline/transforms.js';
-import type { TriangleList } from '../pipeline/fans.js';
-import type { WorldConfig } from '../pipeline/world.js';
+import type { AssetSet, HeightAsset } from './assets.js';
+import { layer0Fans, layer100Fans } from './base.js';
+import { placeDraw, type DrawGrid } from './draw.js';
+import { finishPlan, planningKey, planStages, type Plan } from './plan.js';
+import type { PipelineRequest } from './request.js';
+import { cellAt } from './regions.js';
+import { SMOOTHING_CHAIN } from './smoothing.js';
+import { selectStamps, stampMatrix } from './stamps.js';
+import { supportLocationsOf } from './support.js';
+import { chain, rotation, transformPoint, translation, type Affine } from './transforms.js';
+import type { TriangleList } from './fans.js';
+import type { WorldConfig } from './world.js';
 import type { Conventions } from '../conventions/index.js';
-import { DRAWLIST_STAGES, LOCATION_WINDOW } from './serial.js';
+import { DRAWLIST_STAGES, LOCATION_WINDOW } from '../drawlist/serial.js';
 import {
   DRAWLIST_FORMAT,
   DRAWLIST_VERSION,
@@ -42,7 +42,7 @@ import {
   type StampProgram,
   type SupportLocation,
   type TriangleLayer,
-} from './types.js';
+} from '../drawlist/types.js';
 
 export interface DrawListOptions {
   /** Output size N (pixels per axis); default the request's. */
