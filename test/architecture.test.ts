@@ -3,6 +3,8 @@
  * `import('…')`, type-only too) read with a regular expression, folded into a folder-level graph (a top-level file —
  * errors.ts, version.ts, index.ts — is its own node). Rules: the graph has no cycle, and every edge points to a lower
  * layer of LAYERS (siblings in one layer import nothing from each other). A new folder must be placed in LAYERS.
+ * I/O at the edges: of the planner, the draw list and the executors, only the named loader and writer files touch the
+ * file system (node:fs or an io/ module that reads or writes files); planning and execution take loaded inputs.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -123,5 +125,32 @@ describe('architecture: the folder-level import graph', () => {
     ]);
     expect(findCycle(bad)).toEqual(['core', 'pipeline', 'core']);
     expect(upwardEdges(bad, [['core'], ['pipeline']])).toEqual(['core → pipeline: core/encoding.ts imports ../pipeline/wasm/layouts.js']);
+  });
+});
+
+/** The files of the planner, the draw list and the executors allowed to touch files: loaders, writers, GPU hosts. */
+const IO_EDGE = new Set([
+  'pipeline/request.ts', // request files and the config folder
+  'pipeline/world.ts', // world files
+  'pipeline/assets.ts', // the asset folder's builder and loader
+  'pipeline/inputs.ts', // the run's loaders (world, assets, a list's asset files)
+  'pipeline/outputs.ts', // the plan's JSON stage files
+  'gpu/run.ts', // the Node entry of the GPU executor: reads the list's asset files for the hosts
+  'gpu/dawn-host.ts', // the Dawn host (its native module)
+  'gpu/browser-host.ts', // the Chromium host (its page and bundle)
+]);
+const FILE_IO =
+  /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"](node:fs(?:\/promises)?|fs|[./]+(?:io\/)?(?:read-input|atomic|heightfield-file|fs-ops|folder-swap|background-writer)\.js)['"]/;
+
+describe('architecture: I/O at the edges', () => {
+  it('planning, the draw list and the executors touch no file outside the named loaders and writers', () => {
+    const core = tsFiles(SRC)
+      .map((f) => relative(SRC, f).split(/[\\/]/).join('/'))
+      .filter((f) => /^(pipeline|drawlist|gpu|conventions)\//.test(f));
+    expect(core).toContain('pipeline/execute-cpu.ts');
+    const touching = core.filter((f) => FILE_IO.test(readFileSync(join(SRC, f), 'utf8')));
+    expect(touching.filter((f) => !IO_EDGE.has(f))).toEqual([]);
+    // The list is not stale: each named edge file still does I/O.
+    expect([...IO_EDGE].filter((f) => !touching.includes(f))).toEqual([]);
   });
 });
