@@ -7,13 +7,14 @@
  * pre-encode (.r32) and final (.r16 and .png), each with a sidecar whose producer carries the adapter (vendor,
  * architecture, device, description, host) — plus the plan's JSON stages, manifest.json and timings.json.
  * Progress: one line per step with its time (draw list, each executor stage, write) through progress.ts — on a terminal
- * only, quiet with --quiet. Stages not asked for with --stages are computed but not read back. Memory: each stage field is written as soon as it is read back (a staging
- * folder inside DIR); when the run is complete the sidecars gain the adapter and every pair moves into DIR, so a
- * failed run leaves no partial output.
+ * only, quiet with --quiet. Stages not asked for with --stages are computed but not read back. Memory: each stage
+ * field is written as soon as it is read back. Output: the CPU run's writer (run-folder.ts) — the run is written into
+ * a staged sibling of DIR (the sidecars gain the adapter when the run is complete) and swapped in whole, so DIR holds
+ * the earlier run or this one, never a mix, and a folder holding anything a run does not write is refused first.
  * Errors: no adapter, a missing browser or driver, or a missing npm package → exit 2 with what to install.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { resolveRunConventions, type Plan } from '../pipeline/plan.js';
@@ -31,6 +32,7 @@ import { sidecarPathFor, type GpuAdapterInfo } from '../io/sidecar.js';
 import { parsePositiveInt } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { progressReporter } from './progress.js';
+import { checkRunFolder, openRunFolder } from './run-folder.js';
 import { parseAdapterSpec } from '../gpu/adapter-select.js';
 
 export const BACKENDS = ['cpu', 'webgpu'] as const;
@@ -96,6 +98,8 @@ export async function gpuRunCommand(
 ): Promise<number> {
   const req = loadRequest(request, o.size);
   if (req.size % 8 !== 0) throw new UsageError(`--size: the webgpu backend needs a size divisible by 8 (three halvings), got ${req.size}`);
+  if (o.out === '') throw new UsageError('--out: expected a folder, got an empty path ""');
+  checkRunFolder(resolve(o.out)); // before any work (openRunFolder checks again when it stages)
   const stages = o.stages ?? [...planStages, ...fieldStages];
   const t0 = performance.now();
   const progress = progressReporter({ label: `run ${req.id} ${req.size}² webgpu`, quiet: o.quiet });
@@ -104,9 +108,8 @@ export async function gpuRunCommand(
     `draw list: ${drawList.raster.layers[0].count} + ${drawList.raster.layers[1].count} triangles, ${drawList.support.locations.length} support locations, ${drawList.stamps.draws.length} stamps, ${drawList.locations.draws.length} location textures`,
   );
   const grid = requestGrid(req);
-  const staging = join(o.out, `.gpu-staging-${process.pid}`);
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
+  const folder = openRunFolder(o.out);
+  const staging = folder.dir;
   const staged: string[] = [];
   const notes = { backend: 'webgpu', storedAs: 'float32', encodeRule: o.encodeRule ?? 'd3d', lod: o.lod ?? 'derivatives', adapterSpec: o.adapter ?? 'auto' };
   try {
@@ -142,29 +145,29 @@ export async function gpuRunCommand(
       description: result.adapter.description,
       host: result.adapter.host,
     };
-    // The sidecars gain the adapter, then every pair moves into DIR.
+    // The sidecars gain the adapter; the rest is written beside them, then the folder is swapped in whole.
     const tWrite = performance.now();
     const written: string[] = [];
     for (const name of staged) {
       const side = JSON.parse(readFileSync(sidecarPathFor(join(staging, name)), 'utf8')) as { producer: Record<string, unknown> };
       side.producer = { ...side.producer, adapter };
-      renameSync(join(staging, name), join(o.out, name));
-      writeFileAtomic(sidecarPathFor(join(o.out, name)), `${JSON.stringify(side, null, 2)}\n`);
+      writeFileAtomic(sidecarPathFor(join(staging, name)), `${JSON.stringify(side, null, 2)}\n`);
       written.push(join(o.out, name));
     }
     if (stages.includes('final')) {
       const codes = codeHeightfield(grid, result.codes, req.encoding);
       for (const ext of ['r16', 'png']) {
-        const path = join(o.out, `final.${ext}`);
+        const path = join(staging, `final.${ext}`);
         // [G] Which float → UNORM16 conversion made the codes: the article's path is an r16unorm render target, which
         // WebGPU offers only with texture-formats-tier1; the executor encodes in a compute shader, so the rule is named.
         const tier1 = result.adapter.features.includes('texture-formats-tier1');
         const unorm16 = `compute shader, rule ${notes.encodeRule}${notes.encodeRule === 'd3d' ? ' (×65535, +0.5, truncate; float32)' : ' (WGSL pack2x16unorm: round half to even)'}; ${tier1 ? 'the adapter offers texture-formats-tier1 (r16unorm render targets), not used yet' : 'the adapter offers no r16unorm render target (no texture-formats-tier1)'}`;
         writeHeightfieldFile(path, codes, { stage: 'final', request: req.id, notes: { ...notes, unorm16 }, adapter });
-        written.push(path);
+        written.push(join(o.out, `final.${ext}`));
       }
     }
-    for (const s of planStages) if (stages.includes(s)) written.push(writeStageJson(o.out, plan, s as 'layout' | 'regions' | 'sources' | 'corners'));
+    for (const s of planStages)
+      if (stages.includes(s)) written.push(join(o.out, basename(writeStageJson(staging, plan, s as 'layout' | 'regions' | 'sources' | 'corners'))));
     const manifest = {
       request: req.id,
       seed: req.seed,
@@ -182,12 +185,13 @@ export async function gpuRunCommand(
       },
       drawsByStage: { ...plan.drawsByStage },
     };
-    writeFileAtomic(join(o.out, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    writeFileAtomic(join(staging, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     writeFileAtomic(
-      join(o.out, 'timings.json'),
+      join(staging, 'timings.json'),
       `${JSON.stringify({ request: req.id, size: req.size, backend: 'webgpu', timingsMs: result.timings }, null, 2)}\n`,
     );
     written.push(join(o.out, 'manifest.json'), join(o.out, 'timings.json'));
+    folder.commit();
     progress.step('write', performance.now() - tWrite);
     progress.done(`${written.length} file(s) in ${o.out}`);
     const ms = Math.round(performance.now() - t0);
@@ -204,7 +208,7 @@ export async function gpuRunCommand(
     }
     throw e;
   } finally {
-    rmSync(staging, { recursive: true, force: true });
+    folder.dispose();
   }
 }
 
