@@ -3,24 +3,19 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   blendCorner,
-  planRequest,
-  categoryAllows,
-  cellAt,
   clearanceAccepts,
-  groupAt,
-  HEIGHT_SCALE,
   loadRequest,
-  loadWorld,
-  nearestCentreCell,
-  nearestCentreThenEdge,
   requiredClearance,
   segmentDistance,
   selectionProbabilities,
   selfWeight,
   sourceHeight,
   sourceWeight,
-  type Point,
 } from '../src/index.js';
+import { planRequest, loadWorld } from '../src/pipeline/inputs.js';
+import { categoryAllows } from '../src/pipeline/layout.js';
+import { cellAt, groupAt, nearestCentreCell } from '../src/pipeline/regions.js';
+import { HEIGHT_SCALE, nearestCentreThenEdge, type Point } from '../src/pipeline/sources.js';
 import { checkRegionInvariants, PrngStream } from '../src/api/pipeline.js';
 import { buildRegions } from '../src/pipeline/regions.js';
 import { buildLayout } from '../src/pipeline/layout.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { planRequest, impulseResponse, loadRequest, SMOOTHING_TAPS } from '../src/index.js';
+import { impulseResponse, loadRequest, SMOOTHING_TAPS } from '../src/index.js';
+import { planRequest } from '../src/pipeline/inputs.js';
 import { buildBase, downsampleHalf, fanCentre, filterField, smoothingChain } from '../src/api/pipeline.js';
 import { runContext } from '../src/pipeline/context.js';
 import { bytes, testRandom } from './helpers.js';
