@@ -1,5 +1,5 @@
 /**
- * The draw list (issue 16, item 1): round trip (serialise → parse → identical object, identical bytes, identical
+ * The draw list: round trip (serialise → parse → identical object, identical bytes, identical
  * CPU output), invariants of what it records (independent of the code that wrote it), validation messages, and
  * that the CPU executor draws what the list says (an edited list changes the output where the edit lies, and only
  * there; a list asking for another smoothing chain is refused).

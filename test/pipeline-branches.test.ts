@@ -1,4 +1,4 @@
-// Every branch a fixed request should exercise (issue 14): rectangular footprints in the spacing check (positions and
+// Every branch a fixed request should exercise: rectangular footprints in the spacing check (positions and
 // orientations), rectangular supports, and the two fates of a corner inside a location envelope (pinned by the flag
 // rule, or blended with the negative-distance self term) reaching the raster.
 import { describe, expect, it } from 'vitest';
