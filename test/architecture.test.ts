@@ -5,10 +5,12 @@
  * layer of LAYERS (siblings in one layer import nothing from each other). A new folder must be placed in LAYERS.
  * I/O at the edges: of the planner, the draw list and the executors, only the named loader and writer files touch the
  * file system (node:fs or an io/ module that reads or writes files); planning and execution take loaded inputs.
+ * Configuration is a value: the CLI's --config lives in its invocation's context, not in a module-level variable.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from './helpers.js';
 
 /** Bottom to top: a folder may import only from folders in lower layers. */
 const LAYERS: readonly (readonly string[])[] = [
@@ -23,8 +25,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['compare'], // metrics, attribution, diagnose, the atlas
   ['notebook'], // notebook figures and sessions
   ['cli'], // commands
-  ['api'], // the package's subpath entry points
   ['index'], // the package root
+  ['api'], // the package's subpath entry points (the notebooks' namespace builds on the root)
 ];
 
 const SRC = resolve(import.meta.dirname, '..', 'src');
@@ -153,4 +155,22 @@ describe('architecture: I/O at the edges', () => {
     // The list is not stale: each named edge file still does I/O.
     expect([...IO_EDGE].filter((f) => !touching.includes(f))).toEqual([]);
   });
+});
+
+describe('architecture: configuration is a value, not module state', () => {
+  it('--config acts for its own invocation only: the library and the next invocation read the default config', async () => {
+    const { runCli } = await import('../src/cli/main.js');
+    const { loadRequest } = await import('../src/pipeline/request.js');
+    const d = tempDir('hb-config-');
+    cpSync(join(SRC, '..', 'config'), join(d, 'config'), { recursive: true });
+    const teaching = JSON.parse(readFileSync(join(d, 'config', 'requests', 'teaching-512.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(d, 'config', 'requests', 'only-here.json'), JSON.stringify({ ...teaching, id: 'only-here' }));
+    const io = { out: () => undefined, err: () => undefined };
+    const args = (out: string) => ['run', 'only-here', '--stages', 'layout', '--out', join(d, out), '--quiet'];
+    expect(await runCli(['--config', d, ...args('a')], io)).toBe(0);
+    expect(JSON.parse(readFileSync(join(d, 'a', 'layout.json'), 'utf8')).request).toBe('only-here');
+    // Nothing of that invocation stays behind in the process.
+    expect(() => loadRequest('only-here')).toThrow(/no such request file/);
+    expect(await runCli(args('b'), io)).toBe(2);
+  }, 60_000);
 });

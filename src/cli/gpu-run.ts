@@ -18,7 +18,7 @@ import { basename, join, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { resolveRunConventions, type Plan } from '../pipeline/plan.js';
-import { loadRequest, requestGrid, type PipelineRequest } from '../pipeline/request.js';
+import { loadRequest, requestGrid, type ConfigContext, type PipelineRequest } from '../pipeline/request.js';
 import { loadRunInputs } from '../pipeline/inputs.js';
 import { writeStageJson } from '../pipeline/outputs.js';
 import { planDrawList } from '../pipeline/emit.js';
@@ -47,9 +47,9 @@ export const LOD_CHOICES = ['derivatives', 'list'] as const;
  */
 export function emitRequestDrawList(
   req: PipelineRequest,
-  opts: { embedAssets?: boolean; assetsDir?: string } = {},
+  opts: { embedAssets?: boolean; assetsDir?: string; config?: ConfigContext } = {},
 ): { plan: Plan; drawList: DrawList; assetsDir: string } {
-  const { world, assets } = loadRunInputs(req, opts.assetsDir);
+  const { world, assets } = loadRunInputs(req, opts.assetsDir, opts.config);
   const { plan, drawList } = planDrawList(req, resolveRunConventions(req, world), assets, { world, size: req.size, embedAssets: opts.embedAssets });
   return { plan, drawList, assetsDir: assets.dir };
 }
@@ -65,6 +65,8 @@ export interface GpuRunCliOptions {
   lod?: (typeof LOD_CHOICES)[number];
   quiet?: boolean;
   adapter?: string;
+  /** Internal (bless): `out` is already a fresh staged folder; write into it directly. */
+  inPlace?: boolean;
 }
 
 /** The WebGPU module, loaded only when the backend is asked for (a CPU run never loads Dawn). */
@@ -96,19 +98,19 @@ export async function gpuRunCommand(
   planStages: readonly string[],
   fieldStages: readonly string[],
 ): Promise<number> {
-  const req = loadRequest(request, o.size);
+  const req = loadRequest(request, o.size, io.config);
   if (req.size % 8 !== 0) throw new UsageError(`--size: the webgpu backend needs a size divisible by 8 (three halvings), got ${req.size}`);
   if (o.out === '') throw new UsageError('--out: expected a folder, got an empty path ""');
-  checkRunFolder(resolve(o.out)); // before any work (openRunFolder checks again when it stages)
+  if (!o.inPlace) checkRunFolder(resolve(o.out)); // before any work (openRunFolder checks again when it stages)
   const stages = o.stages ?? [...planStages, ...fieldStages];
   const t0 = performance.now();
   const progress = progressReporter({ label: `run ${req.id} ${req.size}² webgpu`, quiet: o.quiet });
-  const { plan, drawList, assetsDir } = progress.time('drawlist', () => emitRequestDrawList(req));
+  const { plan, drawList, assetsDir } = progress.time('drawlist', () => emitRequestDrawList(req, { config: io.config }));
   progress.note(
     `draw list: ${drawList.raster.layers[0].count} + ${drawList.raster.layers[1].count} triangles, ${drawList.support.locations.length} support locations, ${drawList.stamps.draws.length} stamps, ${drawList.locations.draws.length} location textures`,
   );
   const grid = requestGrid(req);
-  const folder = openRunFolder(o.out);
+  const folder = openRunFolder(o.out, { inPlace: o.inPlace });
   const staging = folder.dir;
   const staged: string[] = [];
   const notes = { backend: 'webgpu', storedAs: 'float32', encodeRule: o.encodeRule ?? 'd3d', lod: o.lod ?? 'derivatives', adapterSpec: o.adapter ?? 'auto' };
@@ -220,8 +222,8 @@ export interface DrawListCliOptions {
 
 export function drawListCommand(request: string, o: DrawListCliOptions, io: CliIO): number {
   if (!o.out.endsWith('.json')) throw new InvalidArgumentError(`--out: expected a .json file name, got ${JSON.stringify(o.out)}`);
-  const req = loadRequest(request, o.size);
-  const { drawList: dl } = emitRequestDrawList(req, { embedAssets: o.embedAssets });
+  const req = loadRequest(request, o.size, io.config);
+  const { drawList: dl } = emitRequestDrawList(req, { embedAssets: o.embedAssets, config: io.config });
   const text = serialiseDrawList(dl);
   writeFileAtomic(o.out, text);
   io.out(

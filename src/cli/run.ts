@@ -164,7 +164,7 @@ export function writeRunStore(
 
 export async function runCommand(request: string, o: RunCliOptions, io: CliIO): Promise<number> {
   if (o.out === '') throw new UsageError('--out: expected a folder, got an empty path ""');
-  const req = loadRequest(request, o.size);
+  const req = loadRequest(request, o.size, io.config);
   const folder = openRunFolder(o.out, { inPlace: o.inPlace });
   try {
     return await runInto(folder, req, o, io);
@@ -205,6 +205,7 @@ async function runInto(folder: RunFolder, req: ReturnType<typeof loadRequest>, o
   try {
     const result = wantsFields
       ? runPipeline(req, {
+          config: io.config,
           precision: o.precision,
           executor: o.executor,
           keep,
@@ -218,7 +219,7 @@ async function runInto(folder: RunFolder, req: ReturnType<typeof loadRequest>, o
           },
         })
       : null;
-    const plan = result ? result.plan : buildPlan(req, loadWorld(req.world));
+    const plan = result ? result.plan : buildPlan(req, loadWorld(req.world, io.config));
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     const staged: string[] = [];
     for (const s of PLAN_STAGES) if (stages.includes(s)) staged.push(writeStageJson(stage, plan, s));

@@ -25,7 +25,7 @@ import { CompensatedSum } from './accumulate.js';
 import { DEFAULT_MASKS, RadialGeometry, maskContains, maskDefinitions } from './regions.js';
 import { codeHeightfield, floatHeightfield, type FloatHeightfield } from '../core/heightfield.js';
 import type { GridDescription } from '../core/grid.js';
-import { requestGrid, type PipelineRequest } from '../pipeline/request.js';
+import { requestGrid, type ConfigContext, type PipelineRequest } from '../pipeline/request.js';
 import type { RunOptions } from '../pipeline/run.js';
 import { PLANNING_GROUPS, resolveRunConventions, type Plan } from '../pipeline/plan.js';
 import { loadRunInputs, type RunInputs } from '../pipeline/inputs.js';
@@ -317,6 +317,8 @@ export interface AtlasOptions {
   /** Edge band of the diagnoses, pixels (default ATLAS_EDGE_BAND). */
   edgeBand?: number;
   assetsDir?: string;
+  /** Where the world file is read (the CLI's --config; default the search of request.ts). */
+  config?: ConfigContext;
   /** Called after each run (progress). */
   onRun?: (name: string, ms: number) => void;
 }
@@ -356,14 +358,14 @@ export interface AtlasRunner {
  */
 export function atlasRunner(
   req: PipelineRequest,
-  opts: { precision: Precision; keep: readonly string[]; assetsDir?: string; inputs?: RunInputs },
+  opts: { precision: Precision; keep: readonly string[]; assetsDir?: string; inputs?: RunInputs; config?: ConfigContext },
 ): AtlasRunner {
   let inputs = opts.inputs ?? null;
   const plans = new Map<string, Plan>();
   return {
     run(option) {
       const t0 = performance.now();
-      inputs ??= loadRunInputs(req, opts.assetsDir);
+      inputs ??= loadRunInputs(req, opts.assetsDir, opts.config);
       const { world, assets } = inputs;
       const conventions = resolveRunConventions(req, world, mergeOverrides(ablationOverride(option.ablation), option.conventions));
       const precision = option.precision ?? opts.precision;
@@ -448,7 +450,7 @@ export function buildAtlas(req: PipelineRequest, opts: AtlasOptions = {}): Atlas
   const edgeBand = opts.edgeBand ?? ATLAS_EDGE_BAND;
   if (!Number.isInteger(block) || block < 1) throw new InputRangeError(`atlas block size: expected an integer ≥ 1 pixels, got ${block}`);
   if (!Number.isInteger(edgeBand) || edgeBand < 0) throw new InputRangeError(`atlas edge band: expected an integer ≥ 0 pixels, got ${edgeBand}`);
-  const runner = atlasRunner(req, { precision, keep: ATLAS_STAGES, assetsDir: opts.assetsDir });
+  const runner = atlasRunner(req, { precision, keep: ATLAS_STAGES, assetsDir: opts.assetsDir, config: opts.config });
   const correct = runner.run({});
   opts.onRun?.('correct', correct.ms);
   const correctField = new Map<string, Float32Array>(ATLAS_STAGES.map((s) => [s, asF32(correct.fields.get(s)!)]));

@@ -15,7 +15,7 @@ import type { Plan } from './plan.js';
 import { resolveRunConventions } from './plan.js';
 import type { SupportTarget } from './support.js';
 import type { StampSelection } from './stamps.js';
-import type { PipelineRequest } from './request.js';
+import type { ConfigContext, PipelineRequest } from './request.js';
 import { executeDrawListCpu, type QuadCoverage } from './execute-cpu.js';
 import { planDrawList } from './emit.js';
 import type { DrawList } from '../drawlist/types.js';
@@ -49,6 +49,8 @@ export interface RunOptions {
   inputs?: RunInputs;
   /** Asset folder when `inputs` is not given (default <root>/assets, built when missing or stale). */
   assetsDir?: string;
+  /** Where the world file is read when `inputs` is not given (the CLI's --config; default the search of request.ts). */
+  config?: ConfigContext;
   /** Called as each timed step ends, with its wall-clock time (progress display; never changes the result). */
   onStep?: (name: string, ms: number) => void;
   /** Called with each kept field stage as soon as it is final (see CpuExecuteOptions.onField). */
@@ -106,7 +108,7 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
     return r;
   };
   // Edge: the world and the assets are loaded once (unless given); planning and execution read no file.
-  const { world, assets } = opts.inputs ?? time('assets', () => loadRunInputs(req, opts.assetsDir));
+  const { world, assets } = opts.inputs ?? time('assets', () => loadRunInputs(req, opts.assetsDir, opts.config));
   // The run's conventions, resolved once: the declaration, the request's, then `conventions` (and the older
   // `ablation`); the mimic switch `subpixelBits` wins over the conventions' snapping (both default to 8: [G]
   // Direct3D's 16.8).
