@@ -5,7 +5,7 @@
 // every stage in float32 (the GPU's rounding), then holds the final R16 map against its DVC-tracked references, which
 // the f64 path produced (same rules, real arithmetic).
 // %%
-import * as hb from './dist/index.js';
+import * as hb from './dist/api/notebook.js';
 import * as tslab from 'tslab';
 const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
 const { req, grid, run, markers } = session;

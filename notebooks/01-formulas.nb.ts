@@ -5,7 +5,7 @@
 // printed digits; a mismatch stops the notebook. Labels: **[D]** a rule from the seed article, **[R]** heightbench's
 // own choice, **[E]** a teaching example (simplified values that explain the mathematics, not measured terrain).
 // %%
-import * as hb from './dist/index.js';
+import * as hb from './dist/api/notebook.js';
 import * as tslab from 'tslab';
 const log = (lines: string[]) => console.log(lines.join('\n'));
 // %% [markdown]

@@ -7,7 +7,7 @@
 // uses both footprints and the support coefficients. **[R]** The tundra world, its counts and the exact walk are
 // heightbench's own (see `config/worlds/tundra.json` and `src/pipeline/layout.ts`).
 // %%
-import * as hb from './dist/index.js';
+import * as hb from './dist/api/notebook.js';
 import * as tslab from 'tslab';
 const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
 const { req, grid, run, markers } = session;

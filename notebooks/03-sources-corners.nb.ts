@@ -5,7 +5,7 @@
 // a branch (ordinary, sign-changing, zero, random fallback). Corners blend all sources with the piecewise weight and a
 // self term; zero-class corners are set to 0 by height group.
 // %%
-import * as hb from './dist/index.js';
+import * as hb from './dist/api/notebook.js';
 import * as tslab from 'tslab';
 const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
 const { req, grid, run, markers } = session;

@@ -10,7 +10,7 @@
 // may spread slightly at high resolution, then enter a larger neighborhood through downsampling" support filtering at
 // N². Both readings are shown side by side at the end.
 // %%
-import * as hb from './dist/index.js';
+import * as hb from './dist/api/notebook.js';
 import * as tslab from 'tslab';
 const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
 const { req, grid, run, markers } = session;

@@ -5,7 +5,7 @@
 // a region floor; the transition width is scaled by k = (1 − t) + t·relief; strength is separate; writes raise or
 // lower. **[R]** Labelled choices in `src/pipeline/support.ts` (mid-envelope reference, satellites as children).
 // %%
-import * as hb from './dist/index.js';
+import * as hb from './dist/api/notebook.js';
 import * as tslab from 'tslab';
 const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
 const { req, grid, run, markers } = session;

@@ -5,7 +5,7 @@
 // placement, asset-local and joint transforms; per pixel a trilinear sample of the stored mip chain, a HeightProgram and
 // a Blend, in draw order. Stamps raise and lower.
 // %%
-import * as hb from './dist/index.js';
+import * as hb from './dist/api/notebook.js';
 import * as tslab from 'tslab';
 const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
 const { req, grid, run, markers } = session;

@@ -4,7 +4,7 @@
 // **[D]** After the natural stamps, each location draws its static height texture through the same sampling path.
 // **[R]** The texture's relative heights sit on the location's support target; a border window joins them to the ground.
 // %%
-import * as hb from './dist/index.js';
+import * as hb from './dist/api/notebook.js';
 import * as tslab from 'tslab';
 const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
 const { req, grid, run, markers } = session;

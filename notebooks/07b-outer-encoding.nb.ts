@@ -5,7 +5,7 @@
 // draw only when the draw is eligible for the request — otherwise the target's initial value (here 0 m: a cleared target, see outer.ts). Then
 // u = clamp((H + 500)·0.001, 0, 1) and UNORM16 in float32.
 // %%
-import * as hb from './dist/index.js';
+import * as hb from './dist/api/notebook.js';
 import * as tslab from 'tslab';
 const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
 const { req, grid, run, markers } = session;

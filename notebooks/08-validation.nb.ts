@@ -12,7 +12,7 @@
 // in WGSL on a GPU (`reports/RUN-gpu`): independent in execution, sharing the planner's regions, sources, corners,
 // fans, stamps, support inputs, assets and order — so neither comparison is the article's.
 // %%
-import * as hb from './dist/index.js';
+import * as hb from './dist/api/notebook.js';
 import * as tslab from 'tslab';
 const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
 const { req, grid, run, markers } = session;

@@ -5,7 +5,7 @@
 // exp(−f1·d²)/f2 with z = 1 + p1·k, f1 = p2·z, f2 = p3·z — earlier generators are wider and taller. **[R]** The fast
 // path uses separability and must agree with the seed's loops to 1e-6 relative.
 // %%
-import * as hb from './dist/index.js';
+import * as hb from './dist/api/notebook.js';
 import * as tslab from 'tslab';
 const p = { ...hb.BELL_DEFAULTS, size: 128 };
 const naive = hb.accumulateNaive(p);

@@ -11,7 +11,7 @@
 // Every map below is ablation − correct (metres), the signed largest |Δ| per 4×4-pixel block of the pre-encode field,
 // north up, each on its own symmetric scale (the atlas page puts all of them on one shared signed-log scale).
 // %%
-import * as hb from './dist/index.js';
+import * as hb from './dist/api/notebook.js';
 import * as tslab from 'tslab';
 import { existsSync, readFileSync } from 'node:fs';
 const req = hb.loadRequest('tundra-r19', 256);

@@ -6,7 +6,7 @@
 // samples a side: 508 m square, 1.0 MB of float heights, sixteen collision shapes.
 // Each step below is one operation from `src/terrain/`, checked against a number worked out by hand, and drawn.
 // %%
-import * as hb from './dist/index.js';
+import * as hb from './dist/api/notebook.js';
 import * as tslab from 'tslab';
 const desc: hb.TerrainDescription = { kind: 'collision', tileSamples: 128, tilesX: 4, tilesY: 4, metresPerQuad: 1, range: { min: -50, max: 150 } };
 const t = hb.createTerrain(desc, { paintLayers: ['grass', 'rock', 'snow'] });

@@ -1,154 +1,67 @@
 /**
- * heightbench public API — the package root (`import … from 'heightbench'`). It holds what users and notebooks call:
- * the teaching API (the formulas, each a named function), heightfield readers/writers with sidecars, the comparison
- * engine and its reports, diagnose, the pipeline run, and the terrain API. Everything else lives behind documented
- * subpath exports (README "Public API"):
- *   heightbench/pipeline  stage-level building blocks (plan pieces, raster/smoothing chain, assets, draw lists, CPU executor)
- *   heightbench/formats   raw codecs without sidecars (R16, R32, PNG16) and the atomic file writer
- *   heightbench/notebook  every notebook helper (figures, stage session, palettes)
- *   heightbench/cli       the command line as a function (runCli)
- * The names spelled out in the issues are contracts (encodeUnorm16, encodeHeightR16, decodeHeightR16,
- * texelCentreWorld, worldToTexel, resampleSourceCoord, bilinear, compareHeightfields, …) and keep their signatures.
+ * heightbench public API — the package root (`import … from 'heightbench'`): what users and notebooks call. Requests
+ * and the whole run; heightfield readers and writers with their sidecars; the comparison engine, gates, reports and
+ * diagnose; the conventions' named contracts (UNORM16, texel centres, bilinear, resampling); and the teaching API —
+ * each formula of the article as a named function. Everything else is behind a documented subpath
+ * (README "Public API"; every name and signature of each entry point is listed in api/exports.txt):
+ *   heightbench/pipeline     planning, the draw list, the CPU executor, stage-level building blocks, run inputs
+ *   heightbench/conventions  the conventions declaration, grid/encoding/sampling/resampling functions
+ *   heightbench/formats      raw codecs without sidecars (R16, R32, PNG16), sidecars, the atomic file writer
+ *   heightbench/compare      the comparison engine's parts: masks, report pieces, stage attribution, run checks
+ *   heightbench/experiments  the ablation atlas and the bell accumulation
+ *   heightbench/terrain      the engine heightfield (tiles, layers, stores, collision, CDLOD)
+ *   heightbench/notebook     the notebooks' namespace (this root, the notebook helpers and what the notebooks show)
+ *   heightbench/cli          the command line as a function (runCli)
  */
-export { PRODUCER_NAME, PRODUCER_VERSION } from './version.js';
+export { PRODUCER_VERSION } from './version.js';
 export { FormatError, MismatchError, isInputError } from './errors.js';
 
-// Grid, encoding, sampling, resampling: the conventions as functions.
-export {
-  DEFAULT_RANGE,
-  DOMAIN_SIZE,
-  DOMAIN_XMIN,
-  ROW_DIRECTIONS,
-  SAMPLE_CONVENTIONS,
-  UNORM16_MAX,
-  columnWorldX,
-  domainGrid,
-  gridDifference,
-  metresPerCode,
-  rowWorldY,
-  sampleSpacing,
-  texelCentreWorld,
-  validateGrid,
-  validateRange,
-  vertexWorld,
-  worldToColumn,
-  worldToRow,
-  worldToTexel,
-  worldToVertex,
-} from './core/grid.js';
-export type { GridDescription, HeightRange, RowDirection, SampleConvention } from './core/grid.js';
-export { decodeFieldR16, decodeHeightR16, decodeTable, encodeFieldR16, encodeHeightR16, encodeUnorm16, heightToUnorm } from './core/encoding.js';
-export type { EncodeCounts } from './core/encoding.js';
-export { bilinear, bilinearF32, quantizeFraction8, sampleBilinear, sampleUV } from './core/sampling.js';
-export type { SubTexelMode } from './core/sampling.js';
-export { asTexelGrid, asVertexGrid, edgeToEdgeSourceCoord, resampleField, resampleSourceCoord } from './core/resample.js';
-
 // Heightfields and their files (every file with its sidecar).
-export { codeHeightfield, encodeHeightfield, floatHeightfield, heightsOf } from './core/heightfield.js';
+export { codeHeightfield, floatHeightfield, heightsOf } from './core/heightfield.js';
 export type { CodeHeightfield, FloatHeightfield, Heightfield } from './core/heightfield.js';
-export { containerForPath, readHeightfieldFile, summarizeHeightfield, writeHeightfieldFile } from './io/heightfield-file.js';
+export { readHeightfieldFile, readHeightfieldFileAsync, summarizeHeightfield, writeHeightfieldFile, writeHeightfieldFileAsync } from './io/heightfield-file.js';
 export type { LoadedHeightfield, ReadSettings, WriteSettings } from './io/heightfield-file.js';
-export { SIDECAR_FORMAT, SIDECAR_VERSION, parseSidecar, readSidecarFor, sidecarPathFor } from './io/sidecar.js';
-export type { Container, Endian, HeightEncoding, Sidecar } from './io/sidecar.js';
+export { readSidecarFor } from './io/sidecar.js';
+export type { Sidecar } from './io/sidecar.js';
 
-// Comparison, gates, reports, stage attribution, diagnosis.
-export { compareHeightfields, checkComparable, DEFAULT_STRADDLE_EPSILON_CODES } from './compare/compare.js';
-export type { ComparisonResult, RegionMetrics, RadialRing, Attribution, CompareOptions, Position } from './compare/compare.js';
-export { DEFAULT_MASKS, maskDefinitions } from './compare/regions.js';
-export type { MaskDefinition, MaskSettings } from './compare/regions.js';
+// The conventions' named contracts (the rest: heightbench/conventions).
+export { domainGrid, texelCentreWorld, worldToTexel } from './core/grid.js';
+export type { GridDescription, HeightRange } from './core/grid.js';
+export { decodeHeightR16, encodeHeightR16, encodeUnorm16, heightToUnorm } from './core/encoding.js';
+export { bilinear } from './core/sampling.js';
+export { resampleSourceCoord } from './core/resample.js';
+export { DEFAULT_CONVENTIONS, resolveConventions } from './conventions/index.js';
+export type { ConventionOverride, Conventions } from './conventions/index.js';
+
+// Comparison, gates, reports, attribution of two runs, diagnosis.
+export { compareHeightfields } from './compare/compare.js';
+export type { CompareOptions, ComparisonResult, RegionMetrics } from './compare/compare.js';
 export { evaluateGates } from './compare/gates.js';
-export type { Gates, GateOutcome } from './compare/gates.js';
-export { flattenMetrics, resultJson, summaryMarkdown, verticalExaggeration, writeComparisonReport } from './compare/report.js';
-export type { ReportMeta } from './compare/report.js';
-export { checkRun, STAGE_DUMPS } from './compare/check.js';
-export { attributeStages, attributeRunFolders, attributionSummary, ATTRIBUTION_STAGES } from './compare/attribution.js';
-export type { StageAttribution } from './compare/attribution.js';
+export type { GateOutcome, Gates } from './compare/gates.js';
+export { summaryMarkdown, writeComparisonReport } from './compare/report.js';
+export { attributeRunFolders } from './compare/attribution.js';
 export { diagnose, diagnosisText } from './compare/diagnose.js';
-export type { Diagnosis, DiagnoseOptions, DiagnosisTerm, DirectCheck, Finding } from './compare/diagnose.js';
+export type { DiagnoseOptions, Diagnosis } from './compare/diagnose.js';
 
-// The pipeline run: requests, the plan, the whole run.
-export { loadRequest, listRequests, requestGrid } from './pipeline/request.js';
+// Requests and the whole run.
+export { listRequests, loadRequest, requestGrid } from './pipeline/request.js';
 export type { PipelineRequest } from './pipeline/request.js';
-export { buildPlan, loadWorld } from './pipeline/plan.js';
+export { FIELD_STAGES, runPipeline } from './pipeline/run.js';
+export type { RunManifest, RunOptions, RunResult } from './pipeline/run.js';
 export type { Plan } from './pipeline/plan.js';
-export { runPipeline, ensureAssets, FIELD_STAGES } from './pipeline/run.js';
-export type { RunResult, RunOptions, RunManifest } from './pipeline/run.js';
-export type { HeightAsset } from './pipeline/assets.js';
-export type { Precision, Field } from './pipeline/precision.js';
+export type { Precision } from './pipeline/precision.js';
 
-// The teaching API: each formula of the article and of seed 002 as a named function (notebooks 01–09).
-export { minstdRand0, MINSTD_MODULUS, MINSTD_MULTIPLIER } from './core/minstd.js';
-export type { MinstdRand0 } from './core/minstd.js';
-export {
-  accumulateBells,
-  accumulateFast,
-  accumulateNaive,
-  bellGenerators,
-  bellHelperReady,
-  bellGrid,
-  maxRelativeDeviation,
-  BELL_DEFAULTS,
-} from './bell/accumulate.js';
-export type { BellParams, BellPath } from './bell/accumulate.js';
-export { applySeaLevel, shadeLightness, shadedPng, SHADING_DEFAULTS } from './bell/shading.js';
-export { segmentDistance, segmentProjection, sourceHeight, nearestCentreThenEdge, HEIGHT_SCALE } from './pipeline/sources.js';
-export type { Point, SourceShape, SourceRecord } from './pipeline/sources.js';
-export { sourceWeight, selfWeight, blendCorner, blendTerms, adjustedDistance } from './pipeline/corners.js';
-export type { BlendTerm } from './pipeline/corners.js';
-export { selectionProbabilities, weightedPick } from './pipeline/recipe.js';
-export type { SelectionCandidate } from './pipeline/recipe.js';
-export { categoryAllows, clearanceAccepts, requiredClearance } from './pipeline/layout.js';
-export { cellAt, groupAt, nearestCentreCell } from './pipeline/regions.js';
-export { barycentric, barycentricHeight, rasterizeTriangles } from './pipeline/raster.js';
+// The teaching API: each formula of the article as a named function (notebooks 01–09; the stage-level rest:
+// heightbench/pipeline).
+export { minstdRand0 } from './core/minstd.js';
+export { selectionProbabilities } from './pipeline/recipe.js';
+export { clearanceAccepts, requiredClearance } from './pipeline/layout.js';
+export { segmentDistance, sourceHeight } from './pipeline/sources.js';
+export { blendCorner, selfWeight, sourceWeight } from './pipeline/corners.js';
+export { barycentric } from './pipeline/raster.js';
 export { SMOOTHING_TAPS, impulseResponse } from './pipeline/smoothing.js';
-export { smoothstepBlend, outerBlendWeight } from './pipeline/outer.js';
-export { supportExtentFactor, parentChildReference } from './pipeline/support.js';
-export { compose, chain, rotation, translation, scaling, invert, transformPoint } from './pipeline/transforms.js';
-export type { Affine } from './pipeline/transforms.js';
-export { mipWeights, sampleTrilinear, footprintLod } from './pipeline/mips.js';
-export type { MipWeights } from './pipeline/mips.js';
-
-// Notebook helpers the notebooks call through the root (the full set: heightbench/notebook).
-export { plotlyFigure, heatmapTrace, mapLayout, blockMapTrace, radialFigure, checkNumber, rangeOf } from './notebook/figures.js';
-export type { Trace } from './notebook/figures.js';
-export { stageSession, SQUARE_AXES } from './notebook/session.js';
-export type { StageSession } from './notebook/session.js';
-export { plotlyColorscale, DIVERGING_STOPS, TERRAIN_STOPS, MAGNITUDE_STOPS } from './compare/pictures.js';
-
-// The terrain API (engine notes, seed 004; issue 20).
-export { describeTerrain, TILE_PRESETS, JOLT_HEIGHTFIELD, DEFAULT_BITS_PER_SAMPLE } from './terrain/description.js';
-export type { TerrainDescription, DerivedNumbers, TileKind } from './terrain/description.js';
-export { tileWindow, readTile, maxReduce, tileMip0, tileMips } from './terrain/tiles.js';
-export type { TileWindow } from './terrain/tiles.js';
-export { LayerStack, EditLayer, CHUNK, LAYER_KINDS } from './terrain/layers.js';
-export type { LayerKind, Rect } from './terrain/layers.js';
-export { writeStore, readStore, deltaLayer, STORE_VERSION, writeTerrainStore, readTerrainStore, STORE_VERSIONS_READ } from './terrain/store.js';
-export { exportTiles } from './terrain/export.js';
-export { createTerrain } from './terrain/terrain.js';
-export type { Terrain, CreateOptions } from './terrain/terrain.js';
-export { TerrainWeights } from './terrain/weights.js';
-export { TerrainHoles, QUAD_TRIANGLES, triangleAlive } from './terrain/holes.js';
-export { acceptsBrush, brushRefusal, addKindLayer, stampHill, setLayerVisible, setLayerAlpha, moveLayer, collapseLayer } from './terrain/kinds.js';
-export { importLayer, importHeights } from './terrain/import.js';
-export type { ImportResult } from './terrain/import.js';
-export { resizeTerrain, baseCodeAcrossRanges, deltaStepsAcrossRanges } from './terrain/resize.js';
-export type { ResizeOptions, ResizeReport } from './terrain/resize.js';
-export { collisionTile, collisionSettings, COLLISION_NO_HEIGHT } from './terrain/collision.js';
-export type { CollisionTile, CollisionOptions, HeightFieldPlacement } from './terrain/collision.js';
-export { PatchSelector, PatchList, HeightfieldPatchSource, minimalRanges } from './terrain/cdlod.js';
-export type { PatchSource, SelectorSettings } from './terrain/cdlod.js';
-// The conventions declaration and the execution context (issue 15, items 1 and 3).
-export {
-  DEFAULT_CONVENTIONS,
-  CONVENTION_SOURCES,
-  STAGES,
-  resolveConventions,
-  conventionPaths,
-  conventionValue,
-  conventionDifferences,
-} from './conventions/index.js';
-export type { Conventions, ConventionOverride, ConventionSource, SourceLabel, StageName } from './conventions/index.js';
-export { runContext, stageContext, defaultExecutor, kernelRefusals, EXECUTORS } from './pipeline/context.js';
-export type { Executor, StageContext } from './pipeline/context.js';
-export { lerp2 } from './core/sampling.js';
-export { ABLATIONS, ATLAS_EDGE_BAND, ATLAS_STAGES, SIGNATURE_NOTES, buildAtlas, type AblationSpec, type Atlas, type AtlasEntry } from './compare/atlas.js';
+export { parentChildReference, supportExtentFactor } from './pipeline/support.js';
+export { footprintLod, mipWeights } from './pipeline/mips.js';
+export { outerBlendWeight, smoothstepBlend } from './pipeline/outer.js';
+export { accumulateBells } from './bell/accumulate.js';
+export { shadeLightness } from './bell/shading.js';

@@ -1,5 +1,5 @@
 /**
- * A heightfield file and its sidecar move together (issue 19, item 3): a fault is injected at every file-system step
+ * A heightfield file and its sidecar move together: a fault is injected at every file-system step
  * of a pair write — once as a failing step whose clean-up still runs (disk full), once as a crash after which nothing
  * more runs (a kill) — and a reader must then see the old pair or the new pair: never a payload without its sidecar,
  * never one read with default settings, never a mix; the next write leaves exactly the two files.

@@ -1,5 +1,5 @@
 /**
- * Stage attribution of differing final codes (issue 16, item 6): hand-built fields with known answers, cropped dumps
+ * Stage attribution of differing final codes: hand-built fields with known answers, cropped dumps
  * located by world coordinates, and two real runs' folders (f32 against f64) where the counts must add up.
  */
 import { readFileSync } from 'node:fs';

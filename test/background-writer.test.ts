@@ -150,8 +150,8 @@ describe('heightbench run', () => {
   });
 });
 
-describe('review fixes (regression fixtures named after the bugs)', () => {
-  it('failed-rewrite-keeps-committed-pending: a failed rewrite of the same bytes keeps the committed pending payload', () => {
+describe('pending payload recovery of a rewrite', () => {
+  it('regression fixture failed-rewrite-keeps-committed-pending: a failed rewrite of the same bytes keeps the committed pending payload', () => {
     const dir = join(root, 'rewrite');
     mkdirSync(dir, { recursive: true });
     const path = join(dir, 'map.r32');
@@ -164,8 +164,10 @@ describe('review fixes (regression fixtures named after the bugs)', () => {
     expect(r.fired).toBe(true);
     expect(seen(path)).toBe('new');
   });
+});
 
-  it('duplicate-stage-names: --stages base,base writes base once', async () => {
+describe('the stages a run hands its writer', () => {
+  it('regression fixture duplicate-stage-names: --stages base,base writes base once', async () => {
     const out = join(root, 'dup-stages');
     const r = await cli('run', 'teaching-512', '--size', '128', '--stages', 'base,base', '--out', out, '--quiet');
     expect(r.err).toBe('');
@@ -173,7 +175,7 @@ describe('review fixes (regression fixtures named after the bugs)', () => {
     expect(readdirSync(out).sort()).toEqual(['base.r32', 'base.r32.json', 'manifest.json', 'timings.json']);
   });
 
-  it('onfield-before-flip: under row0-at-ymax a stage is handed out after its rows are flipped', async () => {
+  it('regression fixture onfield-before-flip: under row0-at-ymax a stage is handed out after its rows are flipped', async () => {
     const { runPipeline } = await import('../src/pipeline/run.js');
     const { loadRequest } = await import('../src/pipeline/request.js');
     const heard = new Map<string, Float32Array | Float64Array>();

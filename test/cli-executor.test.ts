@@ -1,5 +1,5 @@
 /**
- * `heightbench run --executor simd|js-f32|f64` (issue 15, item 3): the caller names the executor; combinations that
+ * `heightbench run --executor simd|js-f32|f64`: the caller names the executor; combinations that
  * cannot run are refused with the reason. Consistency checks (the executors against each other), not an independent
  * reference: simd and js-f32 must write the same bytes (the kernels' bit-identity contract); f64 must not.
  */

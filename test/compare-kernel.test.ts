@@ -165,6 +165,16 @@ describe('executors: the SIMD kernel gives the JavaScript result bit for bit', (
     expect(defaultCompareExecutor(plan)).toBe('simd');
     expect(() => createCodePairExecutor(plan, 'gpu' as CompareExecutor)).toThrow(/expected one of simd, js, got "gpu"/);
   });
+
+  it('regression fixture huge-radius-mask: a radius whose square overflows is counted as the JavaScript executor counts it', () => {
+    const g = grid(64, 48);
+    const { gen, ref } = pair(64 * 48, 5, (_k, r) => r() < 0.2);
+    const opts = { masks: { innerRadius: 1e200, ringInner: 0, ringOuter: 1e200 } };
+    const js = compareHeightfields(codeHeightfield(g, gen), codeHeightfield(g, ref), { ...opts, executor: 'js' });
+    const simd = compareHeightfields(codeHeightfield(g, gen), codeHeightfield(g, ref), { ...opts, executor: 'simd' });
+    expect(simd).toEqual(js);
+    expect(js.masks.innerDisk.pixels).toBe(64 * 48);
+  });
 });
 
 describe('the streamed comparison (heightbench compare on two sidecar R16 files)', () => {
@@ -257,20 +267,8 @@ describe('the streamed comparison (heightbench compare on two sidecar R16 files)
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out).exact).toBe(300 * 300); // the pending payload holds `gen`
   });
-});
 
-describe('review fixes (regression fixtures named after the bugs)', () => {
-  it('huge-radius-mask: a radius whose square overflows is counted as the JavaScript executor counts it', () => {
-    const g = grid(64, 48);
-    const { gen, ref } = pair(64 * 48, 5, (_k, r) => r() < 0.2);
-    const opts = { masks: { innerRadius: 1e200, ringInner: 0, ringOuter: 1e200 } };
-    const js = compareHeightfields(codeHeightfield(g, gen), codeHeightfield(g, ref), { ...opts, executor: 'js' });
-    const simd = compareHeightfields(codeHeightfield(g, gen), codeHeightfield(g, ref), { ...opts, executor: 'simd' });
-    expect(simd).toEqual(js);
-    expect(js.masks.innerDisk.pixels).toBe(64 * 48);
-  });
-
-  it('worker-failure-seen-at-once: a stream worker that fails is noticed without waiting for the stall limit', async () => {
+  it('regression fixture worker-failure-seen-at-once: a stream worker that fails is noticed without waiting for the stall limit', async () => {
     const { startStreamReader } = await import('../src/io/stream-worker.js');
     const reader = startStreamReader(987654, 1 << 20)!; // no such descriptor: the worker's first read fails
     const t0 = performance.now();
@@ -279,7 +277,7 @@ describe('review fixes (regression fixtures named after the bugs)', () => {
     await expect(reader.result()).rejects.toThrow();
   });
 
-  it('huge-sidecar-grid: a grid over the sample limit is left to the ordinary reader, which refuses it', async () => {
+  it('regression fixture huge-sidecar-grid: a grid over the sample limit is left to the ordinary reader, which refuses it', async () => {
     const dir = tempDir('hb-huge-');
     const path = join(dir, 'huge.r16');
     writeHeightfieldFile(path, codeHeightfield(domainGrid(4), new Uint16Array(16)));

@@ -51,7 +51,18 @@ function tsc(dir: string): { status: number | null; out: string } {
 
 describe('a strict consumer (tsc --strict, no skipLibCheck)', () => {
   it('lists every subpath it imports below in package.json "exports"', () => {
-    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './cli', './formats', './notebook', './package.json', './pipeline']);
+    expect(Object.keys(pkg.exports).sort()).toEqual([
+      '.',
+      './cli',
+      './compare',
+      './conventions',
+      './experiments',
+      './formats',
+      './notebook',
+      './package.json',
+      './pipeline',
+      './terrain',
+    ]);
   });
 
   it('compiles against the root and each subpath, using the types a user writes down', () => {
@@ -61,6 +72,10 @@ import * as pipeline from 'heightbench/pipeline';
 import * as formats from 'heightbench/formats';
 import * as notebook from 'heightbench/notebook';
 import { runCli, type CliIO } from 'heightbench/cli';
+import * as conventions from 'heightbench/conventions';
+import * as compare from 'heightbench/compare';
+import * as experiments from 'heightbench/experiments';
+import * as terrainApi from 'heightbench/terrain';
 
 const grid: hb.GridDescription = hb.domainGrid(64);
 const field: hb.Heightfield = hb.codeHeightfield(grid, new Uint16Array(64 * 64));
@@ -68,14 +83,18 @@ const result: hb.ComparisonResult = hb.compareHeightfields(field, field);
 const diagnosis: hb.Diagnosis = hb.diagnose(field, field);
 const plan: hb.Plan | null = null;
 const run: hb.RunResult | null = null;
-const terrain: hb.Terrain | null = null;
+const terrain: terrainApi.Terrain | null = null;
+const masks: compare.MaskSettings = compare.DEFAULT_MASKS;
+const lod: conventions.Conventions['draws']['lod'] = conventions.DEFAULT_CONVENTIONS.draws.lod;
+const atlas: experiments.Atlas | null = null;
+const planned: pipeline.PlannedDrawList | null = null;
 const regions: pipeline.RegionMap | null = plan === null ? null : (plan as hb.Plan).regions;
 const draws: pipeline.DrawList | null = null;
 const bytes: Uint8Array = formats.encodeR16(new Uint16Array(4), 'le');
 const trace: notebook.Trace = notebook.heatmapTrace(new Float32Array(64 * 64), grid, 32);
 const io: CliIO = { out: () => undefined, err: () => undefined };
 const code: Promise<number> = runCli(['--version'], io);
-export const used = [result.exact, diagnosis, run, terrain, regions, draws, bytes.length, trace, code, hb.encodeUnorm16(0.5)];
+export const used = [result.exact, diagnosis, run, terrain, masks, lod, atlas, planned, regions, draws, bytes.length, trace, code, hb.encodeUnorm16(0.5)];
 `);
     const r = tsc(d);
     expect(r.out).toBe('');

@@ -4,7 +4,7 @@
  * the output against the declared run, and (b) gives the same bytes at every stage on the SIMD kernels and on the
  * JavaScript f32 executor — or, where a kernel cannot implement the value, the SIMD executor refuses it with the
  * reason. Leaves the stages cannot vary are refused with the reason when changed. The ablation list of
- * `heightbench atlas` (issue 17) is made of these overrides alone.
+ * `heightbench atlas` is made of these overrides alone.
  * Consistency checks between executors of this code (kernel against its JavaScript reference), not an independent
  * reference; the independent checks of the declared values are the golden hashes and the article's numbers elsewhere.
  */

@@ -9,7 +9,7 @@
  *    offset from Σw·o = −0.500001 to Σw·round(o) = −0.299066 texel, +0.200935 texel of each level per pass. Along either
  *    axis level N/2 moves by 0.2·2 = 0.40, N/4 by 0.40 + 0.2·4 = 1.20, N/8 by 1.20 + 0.2·8 = 2.81 texels of N, and
  *    the base, half N/4 and half N/8, must show a shift between 1.20 and 2.81 texels in x and in y.
- * Validation (issue 17, item 4): every ablation with an expected signature is named first by diagnose at its first
+ * Validation: every ablation with an expected signature is named first by diagnose at its first
  * divergent stage, and where the article's geometry predicts a value, the value is right:
  *  - pixel corners: every pixel reads its world point half a pixel lower, so pixel i shows the reference at i − 0.5;
  *  - a half-texel move of each pass of each level (recentred +0.5, no cross-axis half texel −0.5, index 2i −0.5 of the

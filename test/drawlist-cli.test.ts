@@ -1,5 +1,5 @@
 /**
- * CLI wiring of the draw list and the WebGPU backend (issue 16, items 1 and 4):
+ * CLI wiring of the draw list and the WebGPU backend:
  *  - `heightbench drawlist` writes the same bytes the library serialises, and a file that parses;
  *  - `heightbench run --backend webgpu` writes the CPU run's stage files, each sidecar naming the adapter (progress
  *    per stage only on a terminal, gpu-page-cli.test.ts); its final codes are the CPU's Direct3D encode of its own pre-encode field

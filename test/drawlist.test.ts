@@ -1,15 +1,15 @@
 /**
- * The draw list (issue 16, item 1): round trip (serialise → parse → identical object, identical bytes, identical
+ * The draw list: round trip (serialise → parse → identical object, identical bytes, identical
  * CPU output), invariants of what it records (independent of the code that wrote it), validation messages, and
  * that the CPU executor draws what the list says (an edited list changes the output where the edit lies, and only
  * there; a list asking for another smoothing chain is refused).
  */
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildPlan } from '../src/pipeline/plan.js';
+import { resolveRunConventions } from '../src/pipeline/plan.js';
 import { loadRequest, projectRoot } from '../src/pipeline/request.js';
-import { ensureAssets, runPipeline, type RunResult } from '../src/pipeline/run.js';
-import { selectStamps } from '../src/pipeline/stamps.js';
+import { runPipeline, type RunResult } from '../src/pipeline/run.js';
+import { loadListAssets, loadRunInputs, planRequest } from '../src/pipeline/inputs.js';
 import { buildBase } from '../src/pipeline/base.js';
 import { applySupport, computeSupportTargets } from '../src/pipeline/support.js';
 import { drawStamps } from '../src/pipeline/stamps.js';
@@ -18,7 +18,7 @@ import { applyOuterBlend } from '../src/pipeline/outer.js';
 import { cellAt } from '../src/pipeline/regions.js';
 import { encodeFieldR16 } from '../src/core/encoding.js';
 import { executeDrawListCpu } from '../src/pipeline/execute-cpu.js';
-import { buildDrawList } from '../src/drawlist/emit.js';
+import { planDrawList } from '../src/pipeline/emit.js';
 import { drawListFromJson, drawListToJson, parseDrawList, serialiseDrawList } from '../src/drawlist/serial.js';
 import type { DrawList } from '../src/drawlist/types.js';
 import { MismatchError } from '../src/errors.js';
@@ -28,11 +28,12 @@ const assetsDir = () => join(projectRoot(), 'assets');
 
 function emit(id: string, size = SIZE, embedAssets = false): DrawList {
   const req = loadRequest(id, size);
-  const plan = buildPlan(req);
-  const assets = ensureAssets(plan.world, assetsDir());
-  const stamps = selectStamps(plan.regions, plan.world, plan.stream);
-  return buildDrawList(plan, { size, stamps, assets, assetsDir: assetsDir(), embedAssets });
+  const { world, assets } = loadRunInputs(req, assetsDir());
+  return planDrawList(req, resolveRunConventions(req, world), assets, { world, size, embedAssets }).drawList;
 }
+
+/** The assets a list names, read from the asset folder (what the CLI's loaders hand the executor). */
+const assetsOf = (dl: DrawList) => loadListAssets(dl, assetsDir());
 
 /** The JSON value of a list, deep-copied so a test can edit it. */
 const jsonOf = (dl: DrawList) => JSON.parse(serialiseDrawList(dl)) as Record<string, any>;
@@ -64,15 +65,15 @@ describe('draw list round trip', () => {
   it('a parsed list gives the identical CPU output at every stage, f32 and f64', () => {
     const parsed = parseDrawList(serialiseDrawList(run.drawList));
     const keep = ['raster-layer0', 'raster', 'base', 'after-support', 'after-stamps', 'after-locations'];
-    const f32 = executeDrawListCpu(parsed, { precision: 'f32', keep, assetsDir: assetsDir() });
+    const f32 = executeDrawListCpu(parsed, { precision: 'f32', keep, assets: assetsOf(parsed) });
     expect(
       Buffer.from(f32.codes.buffer, f32.codes.byteOffset, f32.codes.byteLength).equals(
         Buffer.from(run.codes.buffer, run.codes.byteOffset, run.codes.byteLength),
       ),
     ).toBe(true);
     for (const s of [...keep, 'pre-encode']) expect(f32.fields.get(s), s).toEqual(run.fields.get(s));
-    const direct = executeDrawListCpu(run.drawList, { precision: 'f64', assetsDir: assetsDir() });
-    const viaText = executeDrawListCpu(parsed, { precision: 'f64', assetsDir: assetsDir() });
+    const direct = executeDrawListCpu(run.drawList, { precision: 'f64', assets: assetsOf(run.drawList) });
+    const viaText = executeDrawListCpu(parsed, { precision: 'f64', assets: assetsOf(parsed) });
     expect(viaText.fields.get('pre-encode')).toEqual(direct.fields.get('pre-encode'));
     expect(viaText.codes).toEqual(direct.codes);
   });
@@ -89,7 +90,7 @@ describe('draw list round trip', () => {
 describe('what the draw list records (invariants, independent of the emitter)', () => {
   const dl = emit('teaching-512');
   const req = loadRequest('teaching-512', SIZE);
-  const plan = buildPlan(req);
+  const plan = planRequest(req);
 
   it('grid: the request domain at N = 256, texel centres, row 0 at ymin; encoding range and outer band from the request', () => {
     expect(dl.grid).toEqual({
@@ -218,10 +219,11 @@ describe('the draw list holds what the stage functions draw (consistency with th
     const req = loadRequest('teaching-512', 128);
     for (const precision of ['f64', 'f32'] as const) {
       // The stage functions, called as runPipeline called them before the draw list.
-      const plan = buildPlan(req);
+      const plan = planRequest(req);
       const world = plan.world;
       const P = plan.recipe.params;
-      const assets = ensureAssets(world, assetsDir());
+      const set = loadRunInputs(req, assetsDir()).assets;
+      const assets = set.assets;
       const g = { xmin: req.domain.xmin, ymin: req.domain.ymin, size: req.domain.size, n: 128 };
       const eligible = req.sceneTypes.some((s) => P.outer.drawEligibleSceneTypes.includes(s));
       const base = buildBase(plan, 128, precision, { keepRaster: true });
@@ -231,8 +233,7 @@ describe('the draw list holds what the stage functions draw (consistency with th
       const targets = computeSupportTargets(field, g, inst, world, P.support, groupOf);
       applySupport(field, g, inst, targets, precision);
       const afterSupport = field.slice();
-      const stamps = selectStamps(plan.regions, world, plan.stream);
-      drawStamps(field, g, stamps, world, assets, precision);
+      drawStamps(field, g, plan.stamps, world, assets, precision);
       const afterStamps = field.slice();
       drawLocations(field, g, inst, targets, world, assets, precision);
       const afterLocations = field.slice();
@@ -240,8 +241,7 @@ describe('the draw list holds what the stage functions draw (consistency with th
       const codes = new Uint16Array(128 * 128);
       encodeFieldR16(field, codes, req.encoding);
 
-      const plan2 = buildPlan(req);
-      const dl = buildDrawList(plan2, { size: 128, stamps: selectStamps(plan2.regions, world, plan2.stream), assets, assetsDir: assetsDir() });
+      const dl = planDrawList(req, resolveRunConventions(req, world), set, { world, size: 128 }).drawList;
       const r = executeDrawListCpu(dl, { precision, keep: ['base', 'after-support', 'after-stamps', 'after-locations'], assets });
       // f32 runs of executeDrawListCpu use the arena kernels; they are bit-identical to the plain loops (tested elsewhere).
       expect(Array.from(r.fields.get('base')!), `${precision} base`).toEqual(Array.from(base.base));
@@ -260,7 +260,8 @@ describe('the draw list holds what the stage functions draw (consistency with th
 
 describe('the executor draws what the list says', () => {
   const dl = emit('teaching-512', 128);
-  const base = executeDrawListCpu(dl, { precision: 'f64', keep: ['after-support', 'after-stamps'], assetsDir: assetsDir() });
+  const assets = assetsOf(dl);
+  const base = executeDrawListCpu(dl, { precision: 'f64', keep: ['after-support', 'after-stamps'], assets });
 
   it('zeroing one add stamp changes after-stamps only inside the boxes of that draw and of later draws touching it', () => {
     const k = dl.stamps.draws.findIndex((d) => d.program.mode === 'add');
@@ -269,7 +270,7 @@ describe('the executor draws what the list says', () => {
     const p = edited.stamps.draws[k].program;
     if (p.mode !== 'add') throw new Error('unreachable');
     p.k = 0;
-    const r = executeDrawListCpu(edited, { precision: 'f64', keep: ['after-support', 'after-stamps'], assetsDir: assetsDir() });
+    const r = executeDrawListCpu(edited, { precision: 'f64', keep: ['after-support', 'after-stamps'], assets });
     expect(r.fields.get('after-support')).toEqual(base.fields.get('after-support'));
     const a = base.fields.get('after-stamps')!;
     const b = r.fields.get('after-stamps')!;
@@ -304,7 +305,7 @@ describe('the executor draws what the list says', () => {
     expect(idx).toBeGreaterThanOrEqual(0);
     const edited = drawListFromJson(jsonOf(dl));
     edited.support.locations[idx].offset += 3;
-    const r = executeDrawListCpu(edited, { precision: 'f64', assetsDir: assetsDir() });
+    const r = executeDrawListCpu(edited, { precision: 'f64', assets });
     expect(r.support[idx].target).toBeCloseTo(base.support[idx].target + 3, 12);
     r.support.forEach((t, i) => {
       if (i !== idx) expect(t.target).toBe(base.support[i].target);
@@ -314,8 +315,8 @@ describe('the executor draws what the list says', () => {
   it('a list asking for another smoothing chain is refused, naming the field and both values', () => {
     const edited = drawListFromJson(jsonOf(dl));
     edited.smoothing.weights[0] = 0.06;
-    expect(() => executeDrawListCpu(edited, { precision: 'f64', assetsDir: assetsDir() })).toThrow(MismatchError);
-    expect(() => executeDrawListCpu(edited, { precision: 'f64', assetsDir: assetsDir() })).toThrow(/smoothing\.weights: .*0\.055028.*0\.06/);
+    expect(() => executeDrawListCpu(edited, { precision: 'f64', assets })).toThrow(MismatchError);
+    expect(() => executeDrawListCpu(edited, { precision: 'f64', assets })).toThrow(/smoothing\.weights: .*0\.055028.*0\.06/);
   });
 });
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RANGE, decodeFieldR16, decodeHeightR16, encodeFieldR16, encodeHeightR16, encodeUnorm16, heightToUnorm, metresPerCode } from '../src/index.js';
+import { decodeHeightR16, encodeHeightR16, encodeUnorm16, heightToUnorm } from '../src/index.js';
+import { DEFAULT_RANGE, metresPerCode } from '../src/core/grid.js';
+import { decodeFieldR16, encodeFieldR16 } from '../src/core/encoding.js';
 import { testRandom } from './helpers.js';
 import { createArena } from '../src/pipeline/wasm/arena.js';
 import { encodeInArena } from '../src/pipeline/wasm/encode-kernel.js';

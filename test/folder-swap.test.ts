@@ -1,5 +1,5 @@
 /**
- * Whole folders replaced safely (issue 19, items 4 and 8): references swapped in by bless, and a run's --out folder,
+ * Whole folders replaced safely: references swapped in by bless, and a run's --out folder,
  * with a fault injected at every file-system step (a failing step, and a crash after which nothing more runs).
  * A reader must find the old folder or the new one, complete; the next bless/run cleans what the fault left.
  */

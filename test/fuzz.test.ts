@@ -1,5 +1,5 @@
 /**
- * Fuzz suite (issue 19): a seeded mutator over valid PNG16, R16 (with and without sidecar), sidecar and request files —
+ * Fuzz suite: a seeded mutator over valid PNG16, R16 (with and without sidecar), sidecar and request files —
  * bit flips (with and without fixed-up CRCs), truncation at every chunk boundary, length-field lies, huge dimensions,
  * zlib bombs, bad CRCs and Adler-32s, inserted chunks, JSON field swaps. Every case must be decoded correctly (the
  * codes equal an independent reading of the bytes) or refused with exit 2 and a one-line reason — never exit 1, never

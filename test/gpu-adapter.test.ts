@@ -1,5 +1,5 @@
 /**
- * Which adapter a GPU run takes (issue 27, item 5): `--adapter auto|swiftshader|TEXT`.
+ * Which adapter a GPU run takes: `--adapter auto|swiftshader|TEXT`.
  *  - the matching rules on lists of adapter infos such as Dawn, chromium or a desktop report them (a machine with
  *    lavapipe beside SwiftShader, a discrete GPU, a fallback flag, several matches, none);
  *  - Dawn's "Available adapters" text parsed as this machine's Dawn prints it;

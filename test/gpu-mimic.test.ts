@@ -1,5 +1,5 @@
 /**
- * The CPU's GPU-mimic switches act (issue 16, item 6): vertex snapping of the layer triangles (`--subpixel-bits`,
+ * The CPU's GPU-mimic switches act: vertex snapping of the layer triangles (`--subpixel-bits`,
  * the draw list's raster.subpixelBits) and the stamp/location quads' coverage (`--quad-coverage snapped`). Expected
  * coverages are worked out by hand in the comments; the GPU comparison holds the CPU at the adapter's measured bits
  * against SwiftShader's own rasterizer (an independent implementation of the same rules).

@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  columnWorldX,
-  domainGrid,
-  rowWorldY,
-  sampleBilinear,
-  texelCentreWorld,
-  validateGrid,
-  vertexWorld,
-  worldToColumn,
-  worldToRow,
-  worldToTexel,
-  worldToVertex,
-  type GridDescription,
-} from '../src/index.js';
+import { domainGrid, texelCentreWorld, worldToTexel, type GridDescription } from '../src/index.js';
+import { columnWorldX, rowWorldY, validateGrid, vertexWorld, worldToColumn, worldToRow, worldToVertex } from '../src/core/grid.js';
+import { sampleBilinear } from '../src/core/sampling.js';
 
 describe('sample conventions (article: Mapping Pixel Centers to Texture Coordinates)', () => {
   const xmin = -1024;

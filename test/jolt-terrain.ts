@@ -17,7 +17,7 @@ import initJolt from 'jolt-physics/wasm-compat';
 // The package's entry .d.ts re-exports "./types" without an extension, which NodeNext resolution cannot follow (every
 // Jolt type would be `any`); the declarations themselves are imported by path so the calls below are type-checked.
 import type JoltTypes from '../node_modules/jolt-physics/dist/types.js';
-import type { CollisionTile } from '../src/index.js';
+import type { CollisionTile } from '../src/terrain/collision.js';
 
 /** The initialised module: the namespace of Jolt's classes plus the WASM heap. */
 export type Jolt = typeof JoltTypes;

@@ -1,5 +1,5 @@
 /**
- * Limits checked before work, special files refused, and exit codes that tell the truth (issue 19, items 6, 7, 8).
+ * Limits checked before work, special files refused, and exit codes that tell the truth.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -23,7 +23,7 @@ async function refused(args: string[], message: RegExp): Promise<void> {
   expect(r.err.split('\n').length, 'one line').toBe(2);
 }
 
-describe('limits checked before work (item 6)', () => {
+describe('limits checked before work', () => {
   it('compare --radial-step: a step giving too many rings, a negative step and zero are refused', async () => {
     await refused(['compare', map, map, '--radial-step', '1e-6'], /--radial-step 0.000001: 1448154688 rings over a 2048×2048 m grid, over the limit of 100000/);
     await refused(['compare', map, map, '--radial-step', '-1'], /expected a number > 0, got "-1"/);
@@ -78,7 +78,7 @@ describe('limits checked before work (item 6)', () => {
   });
 });
 
-describe('exit codes (item 7)', () => {
+describe('exit codes', () => {
   it('file-system failures are exit 2 with the path and the cause on one line', async () => {
     const file = join(d, 'plain-file');
     writeFileSync(file, 'x');
@@ -124,7 +124,7 @@ describe('exit codes (item 7)', () => {
   });
 });
 
-describe('smaller holes (item 8)', () => {
+describe('argument parsing: empty paths and non-decimal integers', () => {
   it('empty paths and non-decimal integers are refused', async () => {
     await refused(['convert', map, ''], /expected a path, got an empty string ""/);
     await refused(['run', 'teaching-512', '--stages', 'layout', '--out', ''], /expected a path, got an empty string ""/);

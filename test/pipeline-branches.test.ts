@@ -1,8 +1,9 @@
-// Every branch a fixed request should exercise (issue 14): rectangular footprints in the spacing check (positions and
+// Every branch a fixed request should exercise: rectangular footprints in the spacing check (positions and
 // orientations), rectangular supports, and the two fates of a corner inside a location envelope (pinned by the flag
 // rule, or blended with the negative-distance self term) reaching the raster.
 import { describe, expect, it } from 'vitest';
-import { buildPlan, loadRequest, requiredClearance, sourceWeight } from '../src/index.js';
+import { loadRequest, requiredClearance, sourceWeight } from '../src/index.js';
+import { planRequest } from '../src/pipeline/inputs.js';
 import { footprintClearance, layer0Fans, placeFootprint, shapeDistance, type PlacedFootprint } from '../src/api/pipeline.js';
 import { applySupport, computeSupportTargets } from '../src/pipeline/support.js';
 import { cellAt } from '../src/pipeline/regions.js';
@@ -66,7 +67,7 @@ function envelopeCorners(plan: Plan): { inFootprint: number[]; selfTerm: number[
 }
 
 describe.each(['tundra-r19', 'teaching-512'])('corners inside an envelope in %s: both branches reach the raster', (id) => {
-  const plan = buildPlan(loadRequest(id));
+  const plan = planRequest(loadRequest(id));
   const { input, fans } = layer0Fans(plan);
   const split = envelopeCorners(plan);
   it('corners inside a footprint are flagged; the others keep the negative-distance self term; both occur', () => {
@@ -104,7 +105,7 @@ describe.each(['tundra-r19', 'teaching-512'])('corners inside an envelope in %s:
 });
 
 describe('teaching-512: rotated rectangles in spacing and support', () => {
-  const plan = buildPlan(loadRequest('teaching-512'));
+  const plan = planRequest(loadRequest('teaching-512'));
   const world = plan.world;
   const inst = plan.layout.instances;
   const rects = inst.filter((q) => q.supports.some((s) => s.kind === 'rect'));
@@ -112,7 +113,7 @@ describe('teaching-512: rotated rectangles in spacing and support', () => {
     expect(plan.layout.counts.rectangles).toBeGreaterThanOrEqual(4);
     expect(rects.length).toBeGreaterThanOrEqual(4);
     expect(inst.filter((q) => world.resources[q.resource].footprint.kind === 'rect').length).toBeGreaterThanOrEqual(2);
-    const r19 = buildPlan(loadRequest('tundra-r19'));
+    const r19 = planRequest(loadRequest('tundra-r19'));
     expect(r19.layout.counts.rectangles).toBe(0);
   });
   it('rectangles turn with their instance: world angle = heading + local angle', () => {

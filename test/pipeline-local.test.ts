@@ -1,23 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  chain,
-  compose,
-  decodeHeightR16,
-  encodeFieldR16,
-  loadRequest,
-  loadWorld,
-  mipWeights,
-  parentChildReference,
-  rotation,
-  scaling,
-  runPipeline,
-  smoothstepBlend,
-  supportExtentFactor,
-  transformPoint,
-  translation,
-} from '../src/index.js';
+import { decodeHeightR16, loadRequest, mipWeights, parentChildReference, runPipeline, smoothstepBlend, supportExtentFactor } from '../src/index.js';
+import { chain, compose, rotation, scaling, transformPoint, translation } from '../src/pipeline/transforms.js';
+import { encodeFieldR16 } from '../src/core/encoding.js';
+import { loadWorld } from '../src/pipeline/inputs.js';
 import { applyOuterBlend, buildMipChain, readAssetKtx2, shapeDistance, stampHeights, supportExtent, writeAssetKtx2 } from '../src/api/pipeline.js';
 import { bytes, cli, tempDir, testRandom } from './helpers.js';
 import { sampleLevelF32 } from '../src/pipeline/mips.js';

@@ -3,24 +3,19 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   blendCorner,
-  buildPlan,
-  categoryAllows,
-  cellAt,
   clearanceAccepts,
-  groupAt,
-  HEIGHT_SCALE,
   loadRequest,
-  loadWorld,
-  nearestCentreCell,
-  nearestCentreThenEdge,
   requiredClearance,
   segmentDistance,
   selectionProbabilities,
   selfWeight,
   sourceHeight,
   sourceWeight,
-  type Point,
 } from '../src/index.js';
+import { planRequest, loadWorld } from '../src/pipeline/inputs.js';
+import { categoryAllows } from '../src/pipeline/layout.js';
+import { cellAt, groupAt, nearestCentreCell } from '../src/pipeline/regions.js';
+import { HEIGHT_SCALE, nearestCentreThenEdge, type Point } from '../src/pipeline/sources.js';
 import { checkRegionInvariants, PrngStream } from '../src/api/pipeline.js';
 import { buildRegions } from '../src/pipeline/regions.js';
 import { buildLayout } from '../src/pipeline/layout.js';
@@ -165,7 +160,7 @@ describe('selection and admission', () => {
 });
 
 describe('tundra-r19 plan', () => {
-  const plan = buildPlan(loadRequest('tundra-r19'));
+  const plan = planRequest(loadRequest('tundra-r19'));
   it('selects recipe 19 sub-configuration 0, the only eligible of eight', () => {
     expect(plan.recipe.subIndex).toBe(0);
     expect(plan.recipe.probabilities).toEqual([1, 0, 0, 0, 0, 0, 0, 0]);
@@ -237,10 +232,10 @@ describe('PRNG state flows through the stages', () => {
     expect(lay(0).map((q) => q.x)).toEqual(a.map((q) => q.x)); // and the same state gives the same layout
   });
   it('the same request gives the same plan; another seed another one', () => {
-    const a = buildPlan(loadRequest('tundra-r19'));
-    const b = buildPlan(loadRequest('tundra-r19'));
+    const a = planRequest(loadRequest('tundra-r19'));
+    const b = planRequest(loadRequest('tundra-r19'));
     expect(Array.from(b.corners.corner_height)).toEqual(Array.from(a.corners.corner_height));
-    const c = buildPlan(loadRequest('tundra-seed2'));
+    const c = planRequest(loadRequest('tundra-seed2'));
     expect(c.layout.instances[0].x).not.toBe(a.layout.instances[0].x);
   });
 });

@@ -68,7 +68,8 @@ describe('heightbench run progress', () => {
       .map((l) => /^run teaching-512 64² f32: (\S+)/.exec(l)?.[1]);
     // Planning steps are named by their timings.json key; the executor's steps by the stage they produce (draw list
     // order), then the write and the end.
-    const planning = ['plan', 'assets', 'stamps.select', 'drawlist'];
+    // The inputs are loaded first (the world and the assets), then planning runs on them.
+    const planning = ['assets', 'plan', 'stamps.select', 'drawlist'];
     for (const k of planning) expect(timings[k]).toBeGreaterThanOrEqual(0);
     expect(steps).toEqual([
       ...planning,

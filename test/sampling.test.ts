@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  asVertexGrid,
-  bilinear,
-  bilinearF32,
-  columnWorldX,
-  domainGrid,
-  edgeToEdgeSourceCoord,
-  resampleField,
-  resampleSourceCoord,
-  sampleBilinear,
-  sampleUV,
-  type GridDescription,
-} from '../src/index.js';
+import { bilinear, domainGrid, resampleSourceCoord, type GridDescription } from '../src/index.js';
+import { asVertexGrid, edgeToEdgeSourceCoord, resampleField } from '../src/core/resample.js';
+import { bilinearF32, sampleBilinear, sampleUV } from '../src/core/sampling.js';
+import { columnWorldX } from '../src/core/grid.js';
 import { testRandom } from './helpers.js';
 
 describe('bilinear (article: What One Bilinear Sample Reads)', () => {

@@ -1,5 +1,5 @@
 /**
- * Settings that contradict a sidecar are refused naming both values (issue 19, item 5); every sidecar field is checked
+ * Settings that contradict a sidecar are refused naming both values; every sidecar field is checked
  * (file, metresPerCode, endian per container, encoding kind per container).
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';

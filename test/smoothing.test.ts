@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildPlan, impulseResponse, loadRequest, SMOOTHING_TAPS } from '../src/index.js';
+import { impulseResponse, loadRequest, SMOOTHING_TAPS } from '../src/index.js';
+import { planRequest } from '../src/pipeline/inputs.js';
 import { buildBase, downsampleHalf, fanCentre, filterField, smoothingChain } from '../src/api/pipeline.js';
 import { runContext } from '../src/pipeline/context.js';
 import { bytes, testRandom } from './helpers.js';
@@ -126,7 +127,7 @@ describe('triangle fans', () => {
 });
 
 describe('base stage of teaching-512', () => {
-  const plan = buildPlan(loadRequest('teaching-512'));
+  const plan = planRequest(loadRequest('teaching-512'));
   const b = buildBase(plan, 512, 'f32', { keepLayer0: true });
   it('layer 0 covers every pixel exactly once; layer 100 only its relief cells', () => {
     expect(b.stats.layer0.pixels).toBe(512 * 512);

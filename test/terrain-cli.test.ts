@@ -2,7 +2,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { COLLISION_NO_HEIGHT, readHeightfieldFile, readTerrainStore } from '../src/index.js';
+import { readHeightfieldFile } from '../src/index.js';
+import { COLLISION_NO_HEIGHT } from '../src/terrain/collision.js';
+import { readTerrainStore } from '../src/terrain/store.js';
 import { encodePng16 } from '../src/api/formats.js';
 import { cli, tempDir } from './helpers.js';
 

@@ -4,38 +4,18 @@
  */
 import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import {
-  acceptsBrush,
-  addKindLayer,
-  baseCodeAcrossRanges,
-  codeHeightfield,
-  collapseLayer,
-  collisionTile,
-  COLLISION_NO_HEIGHT,
-  createTerrain,
-  deltaStepsAcrossRanges,
-  floatHeightfield,
-  HeightfieldPatchSource,
-  importLayer,
-  LayerStack,
-  minimalRanges,
-  minstdRand0,
-  moveLayer,
-  PatchList,
-  PatchSelector,
-  readStore,
-  readTerrainStore,
-  resizeTerrain,
-  setLayerVisible,
-  stampHill,
-  TerrainWeights,
-  tileMip0,
-  tileMips,
-  tileWindow,
-  writeTerrainStore,
-  type PatchSource,
-  type TerrainDescription,
-} from '../src/index.js';
+import { codeHeightfield, floatHeightfield, minstdRand0 } from '../src/index.js';
+import { acceptsBrush, addKindLayer, collapseLayer, moveLayer, setLayerVisible, stampHill } from '../src/terrain/kinds.js';
+import { baseCodeAcrossRanges, deltaStepsAcrossRanges, resizeTerrain } from '../src/terrain/resize.js';
+import { collisionTile, COLLISION_NO_HEIGHT } from '../src/terrain/collision.js';
+import { createTerrain } from '../src/terrain/terrain.js';
+import { HeightfieldPatchSource, minimalRanges, PatchList, PatchSelector, type PatchSource } from '../src/terrain/cdlod.js';
+import { importLayer } from '../src/terrain/import.js';
+import { LayerStack } from '../src/terrain/layers.js';
+import { readStore, readTerrainStore, writeTerrainStore } from '../src/terrain/store.js';
+import { TerrainWeights } from '../src/terrain/weights.js';
+import { tileMip0, tileMips, tileWindow } from '../src/terrain/tiles.js';
+import { type TerrainDescription } from '../src/terrain/description.js';
 
 const desc = (o: Partial<TerrainDescription> = {}): TerrainDescription => ({
   kind: 'collision',

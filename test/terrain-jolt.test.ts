@@ -11,20 +11,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  addKindLayer,
-  COLLISION_NO_HEIGHT,
-  collisionTile,
-  createTerrain,
-  describeTerrain,
-  readHeightfieldFile,
-  readTerrainStore,
-  stampHill,
-  tileWindow,
-  type CollisionTile,
-  type Terrain,
-  type TerrainDescription,
-} from '../src/index.js';
+import { readHeightfieldFile } from '../src/index.js';
+import { addKindLayer, stampHill } from '../src/terrain/kinds.js';
+import { COLLISION_NO_HEIGHT, collisionTile, type CollisionTile } from '../src/terrain/collision.js';
+import { createTerrain, type Terrain } from '../src/terrain/terrain.js';
+import { describeTerrain, type TerrainDescription } from '../src/terrain/description.js';
+import { readTerrainStore } from '../src/terrain/store.js';
+import { tileWindow } from '../src/terrain/tiles.js';
 import { cli, tempDir } from './helpers.js';
 import { createShape, heightFieldSettings, JoltTerrain, joltQuantisationBound, loadJolt, type Jolt } from './jolt-terrain.js';
 

@@ -1,21 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  CHUNK,
-  deltaLayer,
-  describeTerrain,
-  FIELD_STAGES,
-  LayerStack,
-  loadRequest,
-  maxReduce,
-  readHeightfieldFile,
-  readStore,
-  readTile,
-  runPipeline,
-  tileWindow,
-  writeStore,
-} from '../src/index.js';
+import { FIELD_STAGES, loadRequest, readHeightfieldFile, runPipeline } from '../src/index.js';
+import { CHUNK, LayerStack } from '../src/terrain/layers.js';
+import { deltaLayer, readStore, writeStore } from '../src/terrain/store.js';
+import { describeTerrain } from '../src/terrain/description.js';
+import { maxReduce, readTile, tileWindow } from '../src/terrain/tiles.js';
 import { cli, tempDir } from './helpers.js';
 
 describe('terrain description (engine notes)', () => {

@@ -1,5 +1,5 @@
 /**
- * The WebAssembly kernels and their one layout description (src/pipeline/wasm/layouts.ts): the committed modules are
+ * The WebAssembly kernels and their one layout description (src/core/wasm/layouts.ts): the committed modules are
  * assembled from the .wat templates as they stand (scripts/build-wasm.mjs --check), a template naming an unknown
  * field fails the build, a missing .wat fails the build, a block value outside what a kernel handles is refused with
  * the reason, and a module built from another description is refused at load.
@@ -9,7 +9,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync, readFileSync, mkdirSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { blockBytes, blockLayout, checkModule, expandTemplate, layoutHash, writeBlock } from '../src/pipeline/wasm/layouts.js';
+import { blockBytes, blockLayout, checkModule, expandTemplate, layoutHash, writeBlock } from '../src/core/wasm/layouts.js';
 import { createArena } from '../src/pipeline/wasm/arena.js';
 import { tapRefusal } from '../src/pipeline/wasm/kernels.js';
 

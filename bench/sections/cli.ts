@@ -12,15 +12,15 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync, constants as zlibConstants } from 'node:zlib';
 import { encode } from 'fast-png';
-import { buildPlan } from '../../src/pipeline/plan.js';
+import { planRequest } from '../../src/pipeline/inputs.js';
 import { loadRequest } from '../../src/pipeline/request.js';
-import { ensureAssets } from '../../src/pipeline/run.js';
+import { ensureAssets } from '../../src/pipeline/inputs.js';
 import { encodePng16 } from '../../src/io/png16.js';
 import { writeFileAtomic } from '../../src/io/atomic.js';
 import { BENCH_DIR, report, timeMedian, type BenchRow } from '../util.js';
 import { medianOf, wholeProcess } from '../whole.js';
 
-ensureAssets(buildPlan(loadRequest('tundra-r19')).world);
+ensureAssets(planRequest(loadRequest('tundra-r19')).world);
 const rows: BenchRow[] = [];
 const out = join(BENCH_DIR, 'run-final');
 

@@ -9,17 +9,18 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildPlan } from '../../src/pipeline/plan.js';
+import { planRequest } from '../../src/pipeline/inputs.js';
 import { buildBase } from '../../src/pipeline/base.js';
 import { loadRequest } from '../../src/pipeline/request.js';
-import { runPipeline, ensureAssets } from '../../src/pipeline/run.js';
+import { runPipeline } from '../../src/pipeline/run.js';
+import { ensureAssets } from '../../src/pipeline/inputs.js';
 import { BENCH_DIR, report, timeMedian, type BenchRow } from '../util.js';
 
 const mode = process.argv[2];
 const rss = () => process.resourceUsage().maxRSS / 1024;
 
 if (mode === '--base') {
-  const plan = buildPlan(loadRequest('tundra-r19'));
+  const plan = planRequest(loadRequest('tundra-r19'));
   const t0 = performance.now();
   const b = buildBase(plan, 4096, 'f32');
   const ms = performance.now() - t0;
@@ -31,7 +32,7 @@ if (mode === '--base') {
 }
 if (mode === '--run') {
   const req = loadRequest('tundra-r19');
-  ensureAssets(buildPlan(req).world); // built beforehand; the run below only loads them
+  ensureAssets(planRequest(req).world); // built beforehand; the run below only loads them
   const t0 = performance.now();
   const r = runPipeline(req, { precision: 'f32' });
   const ms = performance.now() - t0;
@@ -46,7 +47,7 @@ if (mode === '--run') {
 
 const rows: BenchRow[] = [];
 const req = loadRequest('tundra-r19');
-const planMs = timeMedian(() => buildPlan(req), 5, 2);
+const planMs = timeMedian(() => planRequest(req), 5, 2);
 rows.push({ name: 'plan: recipe + regions + layout + sources + corners (tundra-r19)', ms: planMs, target: '≤ 150 ms' });
 
 const child = (arg: string) => {

@@ -8,3 +8,8 @@ export { countNonFinite, decodeR32, encodeR32 } from '../io/r32.js';
 export { decodePng16, encodePng16, readPngHeader } from '../io/png16.js';
 export type { PngHeader } from '../io/png16.js';
 export { writeFileAtomic } from '../io/atomic.js';
+export { PRODUCER_NAME } from '../version.js';
+export { encodeHeightfield } from '../core/heightfield.js';
+export { containerForPath } from '../io/heightfield-file.js';
+export { SIDECAR_FORMAT, SIDECAR_VERSION, parseSidecar, sidecarPathFor } from '../io/sidecar.js';
+export type { Container, Endian, HeightEncoding } from '../io/sidecar.js';

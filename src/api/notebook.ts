@@ -1,8 +1,10 @@
 /**
- * `heightbench/notebook`: every helper the tslab notebooks use — Plotly figures and traces, the stage session that
- * runs a request once and serves its stages, number checks, palettes. The package root re-exports the ones the
- * notebooks call today.
+ * `heightbench/notebook`: the notebooks' namespace (`import * as hb from './dist/api/notebook.js'`). The package root,
+ * every helper the tslab notebooks use — Plotly figures and traces, the stage session that runs a request once and
+ * serves its stages, number checks, palettes — and the stage functions, terrain calls and experiments the notebooks
+ * show (each also in its own subpath: pipeline, conventions, terrain, experiments).
  */
+export * from '../index.js';
 export {
   plotlyFigure,
   heatmapData,
@@ -24,3 +26,30 @@ export type { StageSession, StageSessionOptions } from '../notebook/session.js';
 export { plotlyColorscale, DIVERGING_STOPS, TERRAIN_STOPS, MAGNITUDE_STOPS } from '../compare/pictures.js';
 export type { ColourStops, Rgb } from '../compare/pictures.js';
 export { verticalExaggeration, signedBlockDq } from '../compare/report.js';
+// What the notebooks show beyond the root (from the pipeline, conventions, terrain and experiments subpaths).
+export { BELL_DEFAULTS, accumulateFast, accumulateNaive, maxRelativeDeviation } from '../bell/accumulate.js';
+export { applySeaLevel } from '../bell/shading.js';
+export { ABLATIONS, SIGNATURE_NOTES, buildAtlas } from '../compare/atlas.js';
+export type { AtlasEntry } from '../compare/atlas.js';
+export { columnWorldX, metresPerCode, rowWorldY, vertexWorld, worldToColumn, worldToRow } from '../core/grid.js';
+export { sampleBilinear } from '../core/sampling.js';
+export type { HeightAsset } from '../pipeline/assets.js';
+export { adjustedDistance, blendTerms } from '../pipeline/corners.js';
+export { ensureAssets } from '../pipeline/inputs.js';
+export { categoryAllows } from '../pipeline/layout.js';
+export { barycentricHeight, rasterizeTriangles } from '../pipeline/raster.js';
+export { cellAt, groupAt, nearestCentreCell } from '../pipeline/regions.js';
+export { HEIGHT_SCALE, nearestCentreThenEdge, segmentProjection } from '../pipeline/sources.js';
+export { chain, rotation, transformPoint, translation } from '../pipeline/transforms.js';
+export { HeightfieldPatchSource, PatchList, PatchSelector, minimalRanges } from '../terrain/cdlod.js';
+export { collisionTile } from '../terrain/collision.js';
+export type { CollisionTile } from '../terrain/collision.js';
+export type { TerrainDescription } from '../terrain/description.js';
+export { triangleAlive } from '../terrain/holes.js';
+export { importLayer } from '../terrain/import.js';
+export { addKindLayer, moveLayer, setLayerVisible, stampHill } from '../terrain/kinds.js';
+export { baseCodeAcrossRanges, resizeTerrain } from '../terrain/resize.js';
+export { readTerrainStore, writeTerrainStore } from '../terrain/store.js';
+export { createTerrain } from '../terrain/terrain.js';
+export { tileWindow } from '../terrain/tiles.js';
+export { TerrainWeights } from '../terrain/weights.js';

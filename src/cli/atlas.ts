@@ -22,10 +22,10 @@ export interface AtlasCliOptions {
 }
 
 export function atlasCommand(request: string, o: AtlasCliOptions, io: CliIO): number {
-  const req = loadRequest(request, o.size);
+  const req = loadRequest(request, o.size, io.config);
   checkAtlasOut(o.out);
   const t0 = performance.now();
-  const atlas = buildAtlas(req, { precision: o.precision, onRun: (name, ms) => io.err(`atlas: ${name} ${Math.round(ms)} ms\n`) });
+  const atlas = buildAtlas(req, { precision: o.precision, config: io.config, onRun: (name, ms) => io.err(`atlas: ${name} ${Math.round(ms)} ms\n`) });
   const buildMs = performance.now() - t0;
   writeAtlas(o.out, atlas, { sharedPlotly: o.sharedPlotly, readme: join(projectRoot(), 'README.md'), totalMs: buildMs });
   const totalMs = performance.now() - t0;

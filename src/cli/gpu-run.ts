@@ -2,26 +2,26 @@
  * `heightbench run REQUEST --backend webgpu [--size N] --out DIR` and `heightbench drawlist REQUEST --out FILE.json`
  * (issue 16, items 1 and 4).
  *
- * run --backend webgpu: plan → draw list (src/drawlist/emit.ts) → the WebGPU executor (src/gpu/run.ts, runGpu), then
+ * run --backend webgpu: plan → draw list (src/pipeline/emit.ts) → the WebGPU executor (src/gpu/run.ts, runGpu), then
  * the same stage files as the CPU run — raster-layer0, raster, base, after-support, after-stamps, after-locations,
  * pre-encode (.r32) and final (.r16 and .png), each with a sidecar whose producer carries the adapter (vendor,
  * architecture, device, description, host) — plus the plan's JSON stages, manifest.json and timings.json.
  * Progress: one line per step with its time (draw list, each executor stage, write) through progress.ts — on a terminal
- * only, quiet with --quiet. Stages not asked for with --stages are computed but not read back. Memory: each stage field is written as soon as it is read back (a staging
- * folder inside DIR); when the run is complete the sidecars gain the adapter and every pair moves into DIR, so a
- * failed run leaves no partial output.
+ * only, quiet with --quiet. Stages not asked for with --stages are computed but not read back. Memory: each stage
+ * field is written as soon as it is read back. Output: the CPU run's writer (run-folder.ts) — the run is written into
+ * a staged sibling of DIR (the sidecars gain the adapter when the run is complete) and swapped in whole, so DIR holds
+ * the earlier run or this one, never a mix, and a folder holding anything a run does not write is refused first.
  * Errors: no adapter, a missing browser or driver, or a missing npm package → exit 2 with what to install.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { buildPlan, type Plan } from '../pipeline/plan.js';
-import { loadRequest, projectRoot, requestGrid, type PipelineRequest } from '../pipeline/request.js';
-import { ensureAssets } from '../pipeline/run.js';
-import { selectStamps } from '../pipeline/stamps.js';
+import { resolveRunConventions, type Plan } from '../pipeline/plan.js';
+import { loadRequest, requestGrid, type ConfigContext, type PipelineRequest } from '../pipeline/request.js';
+import { loadRunInputs } from '../pipeline/inputs.js';
 import { writeStageJson } from '../pipeline/outputs.js';
-import { buildDrawList } from '../drawlist/emit.js';
+import { planDrawList } from '../pipeline/emit.js';
 import { serialiseDrawList } from '../drawlist/serial.js';
 import type { DrawList } from '../drawlist/types.js';
 import { codeHeightfield, floatHeightfield } from '../core/heightfield.js';
@@ -32,6 +32,7 @@ import { sidecarPathFor, type GpuAdapterInfo } from '../io/sidecar.js';
 import { parsePositiveInt } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { progressReporter } from './progress.js';
+import { checkRunFolder, openRunFolder } from './run-folder.js';
 import { parseAdapterSpec } from '../gpu/adapter-select.js';
 
 export const BACKENDS = ['cpu', 'webgpu'] as const;
@@ -40,17 +41,17 @@ export const GPU_HOST_CHOICES = ['dawn', 'chromium'] as const;
 export const ENCODE_RULE_CHOICES = ['d3d', 'pack2x16unorm'] as const;
 export const LOD_CHOICES = ['derivatives', 'list'] as const;
 
-/** Plan → stamp selection → draw list for a request (assets built when missing or stale). */
+/**
+ * A request's draw list under the declared conventions (planDrawList), its inputs loaded here at the edge (the world;
+ * the asset folder, built when missing or stale).
+ */
 export function emitRequestDrawList(
   req: PipelineRequest,
-  opts: { embedAssets?: boolean; assetsDir?: string } = {},
+  opts: { embedAssets?: boolean; assetsDir?: string; config?: ConfigContext } = {},
 ): { plan: Plan; drawList: DrawList; assetsDir: string } {
-  const plan = buildPlan(req);
-  const assetsDir = opts.assetsDir ?? join(projectRoot(), 'assets');
-  const assets = ensureAssets(plan.world, assetsDir);
-  const stamps = selectStamps(plan.regions, plan.world, plan.stream);
-  const drawList = buildDrawList(plan, { size: req.size, stamps, assets, assetsDir, embedAssets: opts.embedAssets });
-  return { plan, drawList, assetsDir };
+  const { world, assets } = loadRunInputs(req, opts.assetsDir, opts.config);
+  const { plan, drawList } = planDrawList(req, resolveRunConventions(req, world), assets, { world, size: req.size, embedAssets: opts.embedAssets });
+  return { plan, drawList, assetsDir: assets.dir };
 }
 
 export interface GpuRunCliOptions {
@@ -64,6 +65,8 @@ export interface GpuRunCliOptions {
   lod?: (typeof LOD_CHOICES)[number];
   quiet?: boolean;
   adapter?: string;
+  /** Internal (bless): `out` is already a fresh staged folder; write into it directly. */
+  inPlace?: boolean;
 }
 
 /** The WebGPU module, loaded only when the backend is asked for (a CPU run never loads Dawn). */
@@ -95,19 +98,20 @@ export async function gpuRunCommand(
   planStages: readonly string[],
   fieldStages: readonly string[],
 ): Promise<number> {
-  const req = loadRequest(request, o.size);
+  const req = loadRequest(request, o.size, io.config);
   if (req.size % 8 !== 0) throw new UsageError(`--size: the webgpu backend needs a size divisible by 8 (three halvings), got ${req.size}`);
+  if (o.out === '') throw new UsageError('--out: expected a folder, got an empty path ""');
+  if (!o.inPlace) checkRunFolder(resolve(o.out)); // before any work (openRunFolder checks again when it stages)
   const stages = o.stages ?? [...planStages, ...fieldStages];
   const t0 = performance.now();
   const progress = progressReporter({ label: `run ${req.id} ${req.size}² webgpu`, quiet: o.quiet });
-  const { plan, drawList, assetsDir } = progress.time('drawlist', () => emitRequestDrawList(req));
+  const { plan, drawList, assetsDir } = progress.time('drawlist', () => emitRequestDrawList(req, { config: io.config }));
   progress.note(
     `draw list: ${drawList.raster.layers[0].count} + ${drawList.raster.layers[1].count} triangles, ${drawList.support.locations.length} support locations, ${drawList.stamps.draws.length} stamps, ${drawList.locations.draws.length} location textures`,
   );
   const grid = requestGrid(req);
-  const staging = join(o.out, `.gpu-staging-${process.pid}`);
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
+  const folder = openRunFolder(o.out, { inPlace: o.inPlace });
+  const staging = folder.dir;
   const staged: string[] = [];
   const notes = { backend: 'webgpu', storedAs: 'float32', encodeRule: o.encodeRule ?? 'd3d', lod: o.lod ?? 'derivatives', adapterSpec: o.adapter ?? 'auto' };
   try {
@@ -143,29 +147,29 @@ export async function gpuRunCommand(
       description: result.adapter.description,
       host: result.adapter.host,
     };
-    // The sidecars gain the adapter, then every pair moves into DIR.
+    // The sidecars gain the adapter; the rest is written beside them, then the folder is swapped in whole.
     const tWrite = performance.now();
     const written: string[] = [];
     for (const name of staged) {
       const side = JSON.parse(readFileSync(sidecarPathFor(join(staging, name)), 'utf8')) as { producer: Record<string, unknown> };
       side.producer = { ...side.producer, adapter };
-      renameSync(join(staging, name), join(o.out, name));
-      writeFileAtomic(sidecarPathFor(join(o.out, name)), `${JSON.stringify(side, null, 2)}\n`);
+      writeFileAtomic(sidecarPathFor(join(staging, name)), `${JSON.stringify(side, null, 2)}\n`);
       written.push(join(o.out, name));
     }
     if (stages.includes('final')) {
       const codes = codeHeightfield(grid, result.codes, req.encoding);
       for (const ext of ['r16', 'png']) {
-        const path = join(o.out, `final.${ext}`);
+        const path = join(staging, `final.${ext}`);
         // [G] Which float → UNORM16 conversion made the codes: the article's path is an r16unorm render target, which
         // WebGPU offers only with texture-formats-tier1; the executor encodes in a compute shader, so the rule is named.
         const tier1 = result.adapter.features.includes('texture-formats-tier1');
         const unorm16 = `compute shader, rule ${notes.encodeRule}${notes.encodeRule === 'd3d' ? ' (×65535, +0.5, truncate; float32)' : ' (WGSL pack2x16unorm: round half to even)'}; ${tier1 ? 'the adapter offers texture-formats-tier1 (r16unorm render targets), not used yet' : 'the adapter offers no r16unorm render target (no texture-formats-tier1)'}`;
         writeHeightfieldFile(path, codes, { stage: 'final', request: req.id, notes: { ...notes, unorm16 }, adapter });
-        written.push(path);
+        written.push(join(o.out, `final.${ext}`));
       }
     }
-    for (const s of planStages) if (stages.includes(s)) written.push(writeStageJson(o.out, plan, s as 'layout' | 'regions' | 'sources' | 'corners'));
+    for (const s of planStages)
+      if (stages.includes(s)) written.push(join(o.out, basename(writeStageJson(staging, plan, s as 'layout' | 'regions' | 'sources' | 'corners'))));
     const manifest = {
       request: req.id,
       seed: req.seed,
@@ -181,14 +185,15 @@ export async function gpuRunCommand(
         locationTextureDraws: drawList.locations.draws.length,
         assets: drawList.assets.length,
       },
-      drawsByStage: { ...plan.stream.drawsByStage },
+      drawsByStage: { ...plan.drawsByStage },
     };
-    writeFileAtomic(join(o.out, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    writeFileAtomic(join(staging, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     writeFileAtomic(
-      join(o.out, 'timings.json'),
+      join(staging, 'timings.json'),
       `${JSON.stringify({ request: req.id, size: req.size, backend: 'webgpu', timingsMs: result.timings }, null, 2)}\n`,
     );
     written.push(join(o.out, 'manifest.json'), join(o.out, 'timings.json'));
+    folder.commit();
     progress.step('write', performance.now() - tWrite);
     progress.done(`${written.length} file(s) in ${o.out}`);
     const ms = Math.round(performance.now() - t0);
@@ -205,7 +210,7 @@ export async function gpuRunCommand(
     }
     throw e;
   } finally {
-    rmSync(staging, { recursive: true, force: true });
+    folder.dispose();
   }
 }
 
@@ -217,8 +222,8 @@ export interface DrawListCliOptions {
 
 export function drawListCommand(request: string, o: DrawListCliOptions, io: CliIO): number {
   if (!o.out.endsWith('.json')) throw new InvalidArgumentError(`--out: expected a .json file name, got ${JSON.stringify(o.out)}`);
-  const req = loadRequest(request, o.size);
-  const { drawList: dl } = emitRequestDrawList(req, { embedAssets: o.embedAssets });
+  const req = loadRequest(request, o.size, io.config);
+  const { drawList: dl } = emitRequestDrawList(req, { embedAssets: o.embedAssets, config: io.config });
   const text = serialiseDrawList(dl);
   writeFileAtomic(o.out, text);
   io.out(

@@ -1,7 +1,11 @@
-/** Where CLI commands write: real streams in the bin, buffers in tests. */
+import type { ConfigContext } from '../pipeline/request.js';
+
+/** Where CLI commands write: real streams in the bin, buffers in tests; and the invocation's configuration. */
 export interface CliIO {
   out(text: string): void;
   err(text: string): void;
+  /** The invocation's config context (runCli sets it from --config before the command runs; absent: the default search). */
+  readonly config?: ConfigContext;
 }
 
 export const processIO: CliIO = {

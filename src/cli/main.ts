@@ -10,13 +10,13 @@ import { parseGridConvention, parsePath, parseSize } from './args.js';
 import { addInputFlags } from './input-flags.js';
 import { CliExit, processIO, type CliIO, type CommandInstaller } from './io.js';
 import { groupsFor } from './commands.js';
-import { setConfigDir } from '../pipeline/request.js';
+import { resolveConfigDir } from '../pipeline/request.js';
 
 /**
  * The program with info, convert and the given command groups. Command modules load on use (commands.ts): info and
  * convert import their implementation inside the action, the other groups are passed in already loaded.
  */
-function buildProgram(io: CliIO, installers: readonly CommandInstaller[]): Command {
+function buildProgram(io: CliIO, installers: readonly CommandInstaller[], context: { configDir?: string }): Command {
   const program = new Command('heightbench')
     .description('Procedural terrain heightmap workbench: pipeline stages, comparison, interchange formats.')
     .version(PRODUCER_VERSION)
@@ -26,7 +26,10 @@ function buildProgram(io: CliIO, installers: readonly CommandInstaller[]): Comma
       '--config <dir>',
       "folder holding the worlds/ and requests/ (default: $HEIGHTBENCH_ROOT/config, else the nearest config/ above the working directory, else the installed package's)",
     )
-    .hook('preAction', (root) => setConfigDir((root.opts() as { config?: string }).config ?? null));
+    .hook('preAction', (root) => {
+      const dir = (root.opts() as { config?: string }).config;
+      if (dir !== undefined) context.configDir = resolveConfigDir(dir);
+    });
 
   addInputFlags(
     program
@@ -68,7 +71,11 @@ function oneLine(s: string): string {
 export async function runCli(argv: readonly string[], io: CliIO = processIO): Promise<number> {
   try {
     const installers = await Promise.all(groupsFor(argv).map((g) => g.load()));
-    const program = buildProgram(io, installers);
+    // The invocation's configuration: --config, resolved once before the command's action and handed to every command
+    // through its io — no module-level state, so two invocations in one process never see each other's.
+    const context: { configDir?: string } = {};
+    const cio: CliIO = { out: (t) => io.out(t), err: (t) => io.err(t), config: context };
+    const program = buildProgram(cio, installers, context);
     await program.parseAsync([...argv], { from: 'user' });
     return 0;
   } catch (e) {

@@ -16,7 +16,7 @@ import { parse as parseYaml } from 'yaml';
 import { EXIT_GATE, FormatError, UsageError } from '../errors.js';
 import { PRODUCER_VERSION } from '../version.js';
 import { buildAssets } from '../pipeline/assets.js';
-import { loadWorld } from '../pipeline/plan.js';
+import { loadWorld } from '../pipeline/inputs.js';
 import { loadRequest, projectRoot } from '../pipeline/request.js';
 import { worldHash } from '../pipeline/run.js';
 import { checkRun } from '../compare/check.js';
@@ -109,7 +109,7 @@ async function blessGpu(name: string, o: { yes?: boolean; reason?: string }, io:
   const params = parseYaml(readInputText(join(root, 'params.yaml'))) as ParamsYaml;
   const run = params.runs?.[name];
   if (!run) throw new FormatError(`bless: no run ${JSON.stringify(name)} in params.yaml; runs: ${Object.keys(params.runs ?? {}).join(', ')}`);
-  const req = loadRequest(run.request, run.size);
+  const req = loadRequest(run.request, run.size, io.config);
   const refs = join(root, 'references');
   const gname = gpuReferenceName(name);
   const target = join(refs, gname);
@@ -119,11 +119,11 @@ async function blessGpu(name: string, o: { yes?: boolean; reason?: string }, io:
     io.out(`removed ${removed.length} stale staging folder(s) of an unfinished bless: ${removed.map((p) => p.slice(root.length + 1)).join(', ')}\n`);
   const tmp = makeStage(target, names);
   try {
-    const quiet: CliIO = { out: () => undefined, err: (t) => io.err(t) };
+    const quiet: CliIO = { out: () => undefined, err: (t) => io.err(t), config: io.config };
     const code = await gpuRunCommand(
       run.request,
       // Whole stage dumps, as the gpu stage writes them: the attribution needs every differing pixel's stages.
-      { out: tmp, size: run.size, adapter: params.gpu?.adapter ?? 'swiftshader' },
+      { out: tmp, size: run.size, adapter: params.gpu?.adapter ?? 'swiftshader', inPlace: true },
       quiet,
       PLAN_STAGES,
       FIELD_STAGES,
@@ -179,8 +179,8 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
     .argument('<dir>', 'output folder', parsePath)
     .option('--world <name>', 'world name', 'tundra')
     .action((dir: string, o: { world: string }) => {
-      const world = loadWorld(o.world);
-      const idx = buildAssets(world, dir, worldHash(world));
+      const world = loadWorld(o.world, io.config);
+      const idx = buildAssets(world, dir, worldHash(world, io.config));
       io.out(
         `wrote ${idx.length} assets (${idx.filter((a) => a.kind === 'stamp').length} stamp keys, ${idx.filter((a) => a.kind === 'location').length} location textures) to ${dir}\n`,
       );
@@ -261,7 +261,7 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
       const params = parseYaml(readInputText(join(root, 'params.yaml'))) as { dumpWindow?: number; runs?: Record<string, { request: string; size: number }> };
       const run = params.runs?.[name];
       if (!run) throw new FormatError(`bless: no run ${JSON.stringify(name)} in params.yaml; runs: ${Object.keys(params.runs ?? {}).join(', ')}`);
-      const req = loadRequest(run.request, run.size);
+      const req = loadRequest(run.request, run.size, io.config);
       const refs = join(root, 'references');
       const target = join(refs, name);
       const names = blessSwapNames(name);
@@ -272,7 +272,7 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
       try {
         // Exactly the DVC reference stage's command (`run … --precision f64 --dump-window W`), so what bless writes is
         // what `dvc repro` regenerates and dvc.lock stays consistent.
-        const quiet: CliIO = { out: () => undefined, err: (t) => io.err(t) };
+        const quiet: CliIO = { out: () => undefined, err: (t) => io.err(t), config: io.config };
         await runCommand(run.request, { out: tmp, size: run.size, precision: 'f64', dumpWindow: params.dumpWindow, inPlace: true }, quiet);
         if (existsSync(join(target, 'final.r16'))) {
           const c = checkRun(tmp, target, {}, join(root, 'reports', `bless-${name}`), `bless ${name}: new vs current references`);

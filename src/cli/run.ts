@@ -4,7 +4,8 @@
  */
 import { Option, type Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { buildPlan } from '../pipeline/plan.js';
+import { buildPlan, type Plan } from '../pipeline/plan.js';
+import { loadWorld } from '../pipeline/inputs.js';
 import { loadRequest } from '../pipeline/request.js';
 import { writeStageJson } from '../pipeline/outputs.js';
 import { FIELD_STAGES, runPipeline, type RunResult } from '../pipeline/run.js';
@@ -17,17 +18,15 @@ import { commitPreparedR32, prepareR32Write, writeHeightfieldFile, type Prepared
 import { startBackgroundWriter } from '../io/background-writer.js';
 import type { GridDescription } from '../core/grid.js';
 import { writeFileAtomic } from '../io/atomic.js';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { checkMemoryEstimate } from '../io/limits.js';
-import { rmTreeStep } from '../io/fs-ops.js';
-import { defaultSwapNames, makeStage, removeStale, swapFolderIn } from '../io/folder-swap.js';
 import { parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { addGpuRunOptions, gpuRunCommand, subpixelBitsFromRecord, type GpuRunCliOptions } from './gpu-run.js';
 import { progressReporter } from './progress.js';
 import { PLAN_STAGES } from './stage-names.js';
+import { openRunFolder, type RunFolder } from './run-folder.js';
 import { EXECUTORS, type Executor } from '../pipeline/context.js';
 import { FLOAT_STAGES } from '../conventions/index.js';
 
@@ -64,37 +63,7 @@ export interface RunCliOptions {
   quadCoverage?: 'exact' | 'snapped';
 }
 
-/** Every name a run writes into its folder (a folder holding anything else is not replaced). */
-export function runOutputNames(): Set<string> {
-  const names = new Set<string>(['manifest.json', 'timings.json']);
-  for (const s of PLAN_STAGES) names.add(`${s}.json`);
-  for (const s of FIELD_STAGES) {
-    if (s === 'final') continue;
-    names.add(`${s}.r32`).add(`${s}.r32.json`);
-  }
-  for (const f of ['final.r16', 'final.png']) names.add(f).add(`${f}.json`);
-  return names;
-}
-
-/**
- * [R] A run owns its --out folder: the run is written into a staged sibling folder and swapped in whole
- * (src/io/folder-swap.ts), so a killed run leaves the earlier run complete and never a mix of sizes. An existing
- * folder is replaced only when everything in it is a name a run writes; anything else is refused before work.
- */
-export function checkRunFolder(out: string): void {
-  if (!existsSync(out)) return;
-  if (!statSync(out).isDirectory()) throw new UsageError(`--out ${out}: is a file, expected a folder`);
-  const known = runOutputNames();
-  const foreign = readdirSync(out).filter((e) => !known.has(e) && !/^\..*\.(pending-[0-9a-f]{16}|tmp-.*)$/.test(e));
-  if (foreign.length) {
-    throw new UsageError(
-      `--out ${out}: holds ${foreign.length} entr${foreign.length === 1 ? 'y' : 'ies'} a run does not write (${foreign
-        .slice(0, 3)
-        .map((e) => JSON.stringify(e))
-        .join(', ')}${foreign.length > 3 ? ', …' : ''}); a run replaces its whole folder: give a new or empty folder`,
-    );
-  }
-}
+export { checkRunFolder, runOutputNames } from './run-folder.js';
 
 /** Whether stage `s` is dumped cropped: the pre-encode field is always written whole (attribution reads every pixel). */
 function cropped(s: string, dumpWindow?: number): dumpWindow is number {
@@ -195,23 +164,12 @@ export function writeRunStore(
 
 export async function runCommand(request: string, o: RunCliOptions, io: CliIO): Promise<number> {
   if (o.out === '') throw new UsageError('--out: expected a folder, got an empty path ""');
-  const req = loadRequest(request, o.size);
-  const target = resolve(o.out);
-  if (!o.inPlace) {
-    checkRunFolder(target);
-    removeStale(target);
-  }
-  const stage = o.inPlace ? target : makeStage(target);
+  const req = loadRequest(request, o.size, io.config);
+  const folder = openRunFolder(o.out, { inPlace: o.inPlace });
   try {
-    return await runInto(stage, target, req, o, io);
+    return await runInto(folder, req, o, io);
   } finally {
-    if (!o.inPlace && existsSync(stage)) {
-      try {
-        rmTreeStep(stage);
-      } catch {
-        /* a crash: the next run into this folder removes it */
-      }
-    }
+    folder.dispose();
   }
 }
 
@@ -230,7 +188,8 @@ export function runMemoryEstimate(size: number, precision: 'f32' | 'f64', keep: 
   return (kept + 5) * n * bps + n * 2 + n * 4 + writerCopies * n * 4;
 }
 
-async function runInto(stage: string, target: string, req: ReturnType<typeof loadRequest>, o: RunCliOptions, io: CliIO): Promise<number> {
+async function runInto(folder: RunFolder, req: ReturnType<typeof loadRequest>, o: RunCliOptions, io: CliIO): Promise<number> {
+  const stage = folder.dir;
   const stages = o.stages ?? [...ALL_STAGES];
   const t0 = process.hrtime.bigint();
   const wantsFields = o.store !== undefined || stages.some((s) => !(PLAN_STAGES as readonly string[]).includes(s));
@@ -246,6 +205,7 @@ async function runInto(stage: string, target: string, req: ReturnType<typeof loa
   try {
     const result = wantsFields
       ? runPipeline(req, {
+          config: io.config,
           precision: o.precision,
           executor: o.executor,
           keep,
@@ -259,7 +219,7 @@ async function runInto(stage: string, target: string, req: ReturnType<typeof loa
           },
         })
       : null;
-    const plan = result ? result.plan : buildPlan(req);
+    const plan = result ? result.plan : buildPlan(req, loadWorld(req.world, io.config));
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     const staged: string[] = [];
     for (const s of PLAN_STAGES) if (stages.includes(s)) staged.push(writeStageJson(stage, plan, s));
@@ -268,7 +228,7 @@ async function runInto(stage: string, target: string, req: ReturnType<typeof loa
       staged.push(...(await writeFieldOutputs(stage, req, result, stages, o.dumpWindow, prepared)));
       progress.step('write outputs', performance.now() - w0);
     }
-    if (stage !== target) swapFolderIn(stage, target, defaultSwapNames(target));
+    folder.commit();
     return finishRun(staged, result, plan, ms, req, o, io, progress);
   } finally {
     await writer?.close(); // every write settled before the caller removes or keeps the staging folder
@@ -278,7 +238,7 @@ async function runInto(stage: string, target: string, req: ReturnType<typeof loa
 function finishRun(
   staged: string[],
   result: RunResult | null,
-  plan: ReturnType<typeof buildPlan>,
+  plan: Plan,
   ms: number,
   req: ReturnType<typeof loadRequest>,
   o: RunCliOptions,
@@ -307,7 +267,7 @@ function finishRun(
     narrowing: plan.layout.narrowing.map((n) => `${n.tag}: ${n.initial}→${n.pool}`),
     sourceBranches: plan.sources.reduce<Record<string, number>>((a, s) => ({ ...a, [s.branch]: (a[s.branch] ?? 0) + 1 }), {}),
     cornerBranches: plan.corners.counts,
-    drawsByStage: plan.stream.drawsByStage,
+    drawsByStage: plan.drawsByStage,
     runMs: Math.round(ms * 10) / 10,
     executor: result?.executor,
     manifest: result?.manifest.counts,
@@ -331,7 +291,7 @@ function finishRun(
               `encoding: clamped low ${result.manifest.counts.clampedLow}, high ${result.manifest.counts.clampedHigh}; precision ${o.precision}; ${Math.round(ms)} ms`,
             ]
           : []),
-        `PRNG draws: ${Object.entries(plan.stream.drawsByStage)
+        `PRNG draws: ${Object.entries(plan.drawsByStage)
           .map(([k, v]) => `${k} ${v}`)
           .join(', ')}`,
         `wrote ${written.length} file(s) to ${o.out}`,

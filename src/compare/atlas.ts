@@ -25,18 +25,15 @@ import { CompensatedSum } from './accumulate.js';
 import { DEFAULT_MASKS, RadialGeometry, maskContains, maskDefinitions } from './regions.js';
 import { codeHeightfield, floatHeightfield, type FloatHeightfield } from '../core/heightfield.js';
 import type { GridDescription } from '../core/grid.js';
-import { requestGrid, projectRoot, type PipelineRequest } from '../pipeline/request.js';
-import { applyConventionsToList, ensureAssets, type RunOptions } from '../pipeline/run.js';
-import { buildPlan, loadWorld } from '../pipeline/plan.js';
-import { selectStamps } from '../pipeline/stamps.js';
+import { requestGrid, type ConfigContext, type PipelineRequest } from '../pipeline/request.js';
+import type { RunOptions } from '../pipeline/run.js';
+import { PLANNING_GROUPS, resolveRunConventions, type Plan } from '../pipeline/plan.js';
+import { loadRunInputs, type RunInputs } from '../pipeline/inputs.js';
 import { executeDrawListCpu } from '../pipeline/execute-cpu.js';
 import { ablationOverride } from '../pipeline/smoothing.js';
-import type { HeightAsset } from '../pipeline/assets.js';
-import { buildDrawList } from '../drawlist/emit.js';
-import type { DrawList } from '../drawlist/types.js';
+import { planDrawList } from '../pipeline/emit.js';
 import type { Field, Precision } from '../pipeline/precision.js';
-import { DEFAULT_CONVENTIONS as C, mergeOverrides, resolveConventions, weightSum, type Conventions } from '../conventions/index.js';
-import { join } from 'node:path';
+import { DEFAULT_CONVENTIONS as C, mergeOverrides, weightSum } from '../conventions/index.js';
 
 /** Integer n in superscript digits (labels: the corner exponent). */
 const superscript = (n: number) => String(n).replace(/\d/g, (d) => '⁰¹²³⁴⁵⁶⁷⁸⁹'[Number(d)]);
@@ -188,13 +185,8 @@ export const ATLAS_STAGES = C.stages.filter((s) => s !== 'raster-layer0' && s !=
 /** [R] A stage diverges when its float RMS against the correct run exceeds this (as `heightbench check`). */
 export const DIVERGENCE_MM = 0.01;
 
-/**
- * [R] The convention groups the planning stages read: buildPlan reads `corners` (sources, corner weights), the draw
- * list's fans read `fans` (centre, flagged corners, edge order). Every other group acts in the draw list's conventions
- * section (applyConventionsToList) or in the executor, so ablations that leave these two groups as declared reuse the
- * correct run's plan, stamp selection and emitted list. test/atlas.test.ts shows the reuse changes no bit.
- */
-export const PLANNING_GROUPS = ['corners', 'fans'] as const satisfies readonly (keyof Conventions)[];
+/** [R] The convention groups planning reads (plan.ts): ablations that leave them as declared reuse the correct run's plan. */
+export { PLANNING_GROUPS };
 
 /**
  * [R] Edge band of the atlas's diagnoses, pixels: one texel of the coarsest filtered level (N/8), 2^levels = 8 pixels.
@@ -325,6 +317,8 @@ export interface AtlasOptions {
   /** Edge band of the diagnoses, pixels (default ATLAS_EDGE_BAND). */
   edgeBand?: number;
   assetsDir?: string;
+  /** Where the world file is read (the CLI's --config; default the search of request.ts). */
+  config?: ConfigContext;
   /** Called after each run (progress). */
   onRun?: (name: string, ms: number) => void;
 }
@@ -358,42 +352,25 @@ export interface AtlasRunner {
 }
 
 /**
- * The atlas's runner (see the header). Keyed by the planning groups' values, each planning result is built once: the
- * plan (buildPlan consumes its random stream), the stamp selection (selectStamps consumes the plan's stream too, so it
- * is made once per plan, as in runPipeline) and the emitted list. Each run gets its own shallow copy of the list's
- * sections that applyConventionsToList writes (smoothing, outer, encoding, stamps, locations); the executor only reads.
+ * The atlas's runner (see the header). The inputs are loaded once; each ablation's conventions are resolved once and
+ * planned by planDrawList, which reuses the plan of an earlier ablation whose planning groups agree (a plan is a
+ * value) and emits the ablation's finished list; the executor only reads it.
  */
-export function atlasRunner(req: PipelineRequest, opts: { precision: Precision; keep: readonly string[]; assetsDir?: string }): AtlasRunner {
-  const world = loadWorld(req.world);
-  const assetsDir = opts.assetsDir ?? join(projectRoot(), 'assets');
-  let assets: Map<string, HeightAsset> | null = null;
-  const planned = new Map<string, DrawList>();
+export function atlasRunner(
+  req: PipelineRequest,
+  opts: { precision: Precision; keep: readonly string[]; assetsDir?: string; inputs?: RunInputs; config?: ConfigContext },
+): AtlasRunner {
+  let inputs = opts.inputs ?? null;
+  const plans = new Map<string, Plan>();
   return {
     run(option) {
       const t0 = performance.now();
-      const named = mergeOverrides(ablationOverride(option.ablation), option.conventions);
-      const conventions = resolveConventions(named);
+      inputs ??= loadRunInputs(req, opts.assetsDir, opts.config);
+      const { world, assets } = inputs;
+      const conventions = resolveRunConventions(req, world, mergeOverrides(ablationOverride(option.ablation), option.conventions));
       const precision = option.precision ?? opts.precision;
-      assets ??= ensureAssets(world, assetsDir);
-      const key = JSON.stringify(PLANNING_GROUPS.map((g) => conventions[g]));
-      let base = planned.get(key);
-      const planReused = base !== undefined;
-      if (!base) {
-        const plan = buildPlan(req, world, conventions);
-        const stamps = selectStamps(plan.regions, world, plan.stream);
-        base = buildDrawList(plan, { size: req.size, stamps, assets, assetsDir });
-        planned.set(key, base);
-      }
-      const dl: DrawList = {
-        ...base,
-        smoothing: { ...base.smoothing },
-        outer: { ...base.outer },
-        encoding: { ...base.encoding },
-        stamps: { ...base.stamps },
-        locations: { ...base.locations },
-      };
-      applyConventionsToList(dl, conventions, named);
-      const exec = executeDrawListCpu(dl, { precision, keep: opts.keep, conventions, assets });
+      const { drawList, planReused } = planDrawList(req, conventions, assets, { world, size: req.size, plans });
+      const exec = executeDrawListCpu(drawList, { precision, keep: opts.keep, conventions, assets: assets.assets });
       return { fields: exec.fields, codes: exec.codes, planReused, ms: performance.now() - t0 };
     },
   };
@@ -473,7 +450,7 @@ export function buildAtlas(req: PipelineRequest, opts: AtlasOptions = {}): Atlas
   const edgeBand = opts.edgeBand ?? ATLAS_EDGE_BAND;
   if (!Number.isInteger(block) || block < 1) throw new InputRangeError(`atlas block size: expected an integer ≥ 1 pixels, got ${block}`);
   if (!Number.isInteger(edgeBand) || edgeBand < 0) throw new InputRangeError(`atlas edge band: expected an integer ≥ 0 pixels, got ${edgeBand}`);
-  const runner = atlasRunner(req, { precision, keep: ATLAS_STAGES, assetsDir: opts.assetsDir });
+  const runner = atlasRunner(req, { precision, keep: ATLAS_STAGES, assetsDir: opts.assetsDir, config: opts.config });
   const correct = runner.run({});
   opts.onRun?.('correct', correct.ms);
   const correctField = new Map<string, Float32Array>(ATLAS_STAGES.map((s) => [s, asF32(correct.fields.get(s)!)]));

@@ -14,7 +14,7 @@
 import { DEFAULT_RANGE, UNORM16_MAX, validateRange, type HeightRange } from './grid.js';
 import { instantiateWasm, newWasmMemory, wasmDisabled } from './wasm.js';
 import { ENCODE_WASM_BASE64 } from './wasm/encode-wasm.js';
-import { checkModule } from '../pipeline/wasm/layouts.js';
+import { checkModule } from './wasm/layouts.js';
 
 const f32 = Math.fround;
 

@@ -7,7 +7,7 @@
  *
  * This file imports no values (only the stage names' type from the conventions, erased at build time), so any executor
  * (including src/gpu/, which must not import CPU stage code or the conventions' values) can use it.
- * Serialisation and validation: src/drawlist/serial.ts (also free of CPU stage code). Emission: src/drawlist/emit.ts.
+ * Serialisation and validation: src/drawlist/serial.ts (also free of CPU stage code). Emission: src/pipeline/emit.ts.
  *
  * Units and conventions (every field below uses them unless it says otherwise):
  *  - lengths and positions in world metres; heights in metres; angles in radians;

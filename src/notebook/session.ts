@@ -8,6 +8,7 @@ import type { GridDescription } from '../core/grid.js';
 import { cropCentre } from '../core/crop.js';
 import { loadRequest, requestGrid, type PipelineRequest } from '../pipeline/request.js';
 import { FIELD_STAGES, runPipeline, type RunResult } from '../pipeline/run.js';
+import { loadRunInputs } from '../pipeline/inputs.js';
 import {
   difference,
   heatmapTrace,
@@ -55,7 +56,8 @@ export function stageSession(o: StageSessionOptions = {}): StageSession {
   const { request = 'tundra-r19', size = 1024, referenceRun = 'tundra-r19-1024', window = 1024, display = () => undefined } = o;
   const req = loadRequest(request, size);
   const grid = requestGrid(req);
-  const run = runPipeline(req, { precision: 'f32', keep: [...FIELD_STAGES] });
+  // The notebook API is an edge: it loads the world and the assets, then plans and executes from them.
+  const run = runPipeline(req, { inputs: loadRunInputs(req), precision: 'f32', keep: [...FIELD_STAGES] });
   const markers = missionMarkers(run.plan);
   const field = (s: string) => {
     const f = run.fields.get(s);

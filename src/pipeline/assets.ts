@@ -272,17 +272,36 @@ export function assetWorldHash(dir: string): string {
   }
 }
 
+/**
+ * A loaded asset folder: the decoded assets, the index entries (file, SHA-256, kind) and each file's KTX2 bytes, keyed
+ * by id. What planning and execution are given instead of a folder to read (they do no file I/O).
+ */
+export interface AssetSet {
+  /** The folder it was loaded from (named in messages only). */
+  dir: string;
+  assets: ReadonlyMap<string, HeightAsset>;
+  index: ReadonlyMap<string, AssetIndexEntry>;
+  ktx2: ReadonlyMap<string, Uint8Array>;
+}
+
 /** Loads every asset listed in `<dir>/index.json`, checking each file's SHA-256. */
-export function loadAssets(dir: string): Map<string, HeightAsset> {
+export function loadAssetSet(dir: string): AssetSet {
   const indexPath = join(dir, 'index.json');
   if (!existsSync(indexPath)) throw new FormatError(`${dir}: no asset index (run \`heightbench assets ${dir}\`)`);
   const idx = JSON.parse(readFileSync(indexPath, 'utf8')) as { assets: AssetIndexEntry[] };
-  const out = new Map<string, HeightAsset>();
+  const assets = new Map<string, HeightAsset>();
+  const ktx2 = new Map<string, Uint8Array>();
   for (const e of idx.assets) {
-    const bytes = readFileSync(join(dir, e.file));
+    const bytes = new Uint8Array(readFileSync(join(dir, e.file)));
     const sha = sha256Hex(bytes);
     if (sha !== e.sha256) throw new FormatError(`${e.file}: SHA-256 ${sha} does not match the asset index's ${e.sha256}`);
-    out.set(e.key, readAssetKtx2(bytes, e.file));
+    assets.set(e.key, readAssetKtx2(bytes, e.file));
+    ktx2.set(e.key, bytes);
   }
-  return out;
+  return { dir, assets, index: new Map(idx.assets.map((e) => [e.key, e])), ktx2 };
+}
+
+/** The decoded assets of `<dir>` (loadAssetSet's `assets`). */
+export function loadAssets(dir: string): Map<string, HeightAsset> {
+  return new Map(loadAssetSet(dir).assets);
 }

@@ -10,7 +10,7 @@
  * [R] All three can run in one process, one after the other or interleaved: an arena belongs to one context and no
  *     stage keeps state between calls (test/conventions.test.ts runs them side by side).
  */
-import { DEFAULT_CONVENTIONS, resolveConventions, type ConventionOverride, type Conventions } from '../conventions/index.js';
+import { DEFAULT_CONVENTIONS, type Conventions } from '../conventions/index.js';
 import { InputRangeError } from '../errors.js';
 import type { Precision } from './precision.js';
 import { createArena, wasmKernelsAvailable, type Arena } from './wasm/arena.js';
@@ -82,11 +82,12 @@ export function kernelRefusals(c: Conventions): string[] {
 export function runContext(opts: {
   precision?: Precision;
   executor?: Executor;
-  conventions?: ConventionOverride | null;
+  /** The run's resolved conventions (default: the declaration). */
+  conventions?: Conventions;
   n: number;
   baseOverRaster?: boolean;
 }): StageContext {
-  const conventions = resolveConventions(opts.conventions ?? null);
+  const conventions = opts.conventions ?? DEFAULT_CONVENTIONS;
   const executor = opts.executor ?? defaultExecutor(opts.precision ?? 'f32', opts.n, conventions);
   if (!EXECUTORS.includes(executor)) throw new InputRangeError(`executor: expected one of ${EXECUTORS.join(', ')}, got ${JSON.stringify(executor)}`);
   if (opts.precision && precisionOf({ executor, conventions }) !== opts.precision) {

@@ -3,7 +3,8 @@
  * unrounded). The draw list (src/drawlist/types.ts) says what is drawn; this file only says how, by handing each
  * section to the stage code that implements its rules.
  *
- * Inputs: a DrawList, the precision, the stages to keep, the loaded assets (or the asset folder).
+ * Inputs: a DrawList and the executor options: the precision, the stages to keep, the run's resolved conventions, the
+ * loaded assets (those the list does not embed: src/pipeline/inputs.ts loads them; no file I/O here).
  * Outputs: the kept stage fields (raster-layer0, raster, base, after-support, after-stamps, after-locations,
  * pre-encode), the final R16 codes, the support targets it evaluated, per-stage counts and timings.
  * Stage by stage: raster.ts (both layers, ADD), smoothing.ts (the chain; the list's constants must be the ones it
@@ -12,7 +13,7 @@
  * [R] The executor is chosen explicitly (src/pipeline/context.ts): 'simd' (float32 on the WebAssembly kernels, the
  *     fields in one arena, the base composed over the raster when nothing reads the raster later), 'js-f32' (the same
  *     float32 steps in JavaScript) or 'f64'. The default for f32 is 'simd' where the kernels can run.
- * Conventions (src/conventions): the context's, with the list's smoothing offsets, weights and filterFullResolution
+ * Conventions (src/conventions): the run's (resolved once by the caller), with the list's filterFullResolution
  * (the list records what is drawn); grid.pixelCentre (every stage that maps pixels to world), draws.lod ('level0'
  * drops the mip chain), grid.rowDirection (row0-at-ymax stores every output field and the codes with row 0 at ymax),
  * encoding.rounding, and the smoothing conventions the list cannot express (combine, alignment, cross-axis offset,
@@ -20,17 +21,15 @@
  * [G] Layer triangles snap to the list's `raster.subpixelBits` (8 = Direct3D's 16.8 unless the list says otherwise; a
  *     run that mimics a device that snaps coarser, e.g. SwiftShader's 4 bits, writes that into the list it executes).
  */
-import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
 import { MismatchError, FormatError } from '../errors.js';
 import { encodeFieldR16, type EncodeCounts } from '../core/encoding.js';
-import { resolveConventions, type ConventionOverride, type Conventions } from '../conventions/index.js';
+import { DEFAULT_CONVENTIONS, resolveConventions, type Conventions } from '../conventions/index.js';
 import { precisionOf, runContext, type Executor, type StageContext } from './context.js';
 import { readAssetKtx2, type HeightAsset } from './assets.js';
 import { drawPlaced, footprintQueryAt, type DrawGrid, type DrawProgram, type PlacedDraw } from './draw.js';
 import { newField, sharedCopy, type Field, type Precision } from './precision.js';
 import { ownsEdge, rasterizeTriangles, snapFixed, SUBPIXEL, type RasterStats } from './raster.js';
-import { ablationOverride, smoothingChain, type SmoothingAblation } from './smoothing.js';
+import { smoothingChain } from './smoothing.js';
 import { applySupport, supportTargetsFor, type SupportTarget } from './support.js';
 import { applyOuterBlend } from './outer.js';
 import { encodeInArena } from './wasm/encode-kernel.js';
@@ -41,14 +40,12 @@ export interface CpuExecuteOptions {
   precision: Precision;
   /** The executor (default: 'f64' for f64; 'simd' for f32 where the kernels can run, else 'js-f32'). */
   executor?: Executor;
-  /** Conventions changed from the declaration (ablations); the list's smoothing section must agree with them. */
-  conventions?: ConventionOverride;
+  /** The run's resolved conventions (default: the declaration); the list's smoothing section must agree with them. */
+  conventions?: Conventions;
   /** Field stages to keep (copies are made only for these; pre-encode is always returned). */
   keep?: readonly string[];
-  ablation?: SmoothingAblation;
-  /** Loaded assets keyed by id; without them, each is read from the list (embedded bytes) or from `assetsDir`. */
+  /** Loaded assets keyed by id; an asset not given is decoded from the list's embedded bytes. */
   assets?: ReadonlyMap<string, HeightAsset>;
-  assetsDir?: string;
   /** Called after each stage with its name and wall time (progress). */
   onStage?: (stage: string, ms: number) => void;
   /**
@@ -144,7 +141,7 @@ export interface CpuExecution {
  * under `c` (offsets, weights, levels, order), naming the field and both values: to run a list drawn under other
  * conventions, pass those conventions.
  */
-export function listConventions(dl: DrawList, c: Conventions = resolveConventions(null)): Conventions {
+export function listConventions(dl: DrawList, c: Conventions = DEFAULT_CONVENTIONS): Conventions {
   const s = dl.smoothing;
   const same = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x, i) => x === b[i]);
   const want = { offsets: c.smoothing.offsets, weights: c.smoothing.weights, levels: c.smoothing.levels, order: c.smoothing.order };
@@ -171,17 +168,14 @@ export function checkSmoothingSection(dl: DrawList): void {
   listConventions(dl);
 }
 
-/** The assets a list names: given, embedded in the list, or read from the asset folder (SHA-256 checked). */
-export function resolveAssets(dl: DrawList, given?: ReadonlyMap<string, HeightAsset>, dir?: string): Map<string, HeightAsset> {
+/** The assets a list names: given, or decoded from the list's embedded bytes (SHA-256 checked); shapes checked. */
+export function resolveAssets(dl: DrawList, given?: ReadonlyMap<string, HeightAsset>): Map<string, HeightAsset> {
   const out = new Map<string, HeightAsset>();
   for (const a of dl.assets) {
     let h = given?.get(a.id);
     if (!h) {
-      let bytes = a.embedded;
-      if (!bytes) {
-        if (!dir) throw new FormatError(`draw list asset ${a.id}: not embedded and no asset folder given`);
-        bytes = new Uint8Array(readFileSync(join(dir, a.file)));
-      }
+      const bytes = a.embedded;
+      if (!bytes) throw new FormatError(`draw list asset ${a.id}: not embedded and not given (load it with loadListAssets)`);
       const sha = sha256Hex(bytes);
       if (sha !== a.sha256) throw new FormatError(`draw list asset ${a.id} (${a.file}): SHA-256 ${sha} does not match the list's ${a.sha256}`);
       h = readAssetKtx2(bytes, a.file);
@@ -228,10 +222,8 @@ function flipRows(f: Field | Uint16Array, n: number): void {
 
 export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuExecution {
   const n = dl.grid.n;
-  // The conventions in force (the declaration, changed by `conventions` and `ablation`) must be the ones the list was
-  // drawn under (its smoothing section says so).
-  const declared = resolveConventions(opts.conventions ?? null);
-  const conventions = listConventions(dl, opts.ablation ? resolveConventions(ablationOverride(opts.ablation, declared), declared) : declared);
+  // The run's conventions must be the ones the list was drawn under (its smoothing section says so).
+  const conventions = listConventions(dl, opts.conventions ?? DEFAULT_CONVENTIONS);
   const rasterInput = dl.outer.input.kind === 'raster';
   const keepRaster = new Set(opts.keep ?? []).has('raster') || rasterInput;
   // Without keepRaster, the arena composes the base over the raster (one 64 MiB field less at 4096²).
@@ -245,7 +237,7 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
       `draw list outer.centre: this CPU executor blends around the grid centre (${g.xmin + g.size / 2}, ${g.ymin + g.size / 2}), the list has (${dl.outer.centre.join(', ')})`,
     );
   }
-  const assets = resolveAssets(dl, opts.assets, opts.assetsDir);
+  const assets = resolveAssets(dl, opts.assets);
   const keep = new Set(opts.keep ?? []);
   const quadCoverage = opts.quadCoverage ?? 'exact';
   if (!QUAD_COVERAGE_CHOICES.includes(quadCoverage))

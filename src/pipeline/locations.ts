@@ -20,7 +20,7 @@ export function drawLocations(
   instances: readonly LocationInstance[],
   targets: readonly SupportTarget[],
   world: WorldConfig,
-  assets: Map<string, HeightAsset>,
+  assets: ReadonlyMap<string, HeightAsset>,
   precision: Precision,
 ): { draws: number; pixels: number; textures: number } {
   const R = precision === 'f32' ? Math.fround : (x: number) => x;

@@ -1,5 +1,8 @@
 /**
- * The planar half of a run: recipe → regions → layout → ownership changes → sources → corners.
+ * Planning: recipe → regions → layout → ownership changes → sources → corners → natural stamp selection.
+ * Inputs: the request, its loaded world (src/pipeline/inputs.ts loads it) and the run's resolved conventions.
+ * Output: a Plan, a plain value: the request's one random stream (prng.ts) is made, consumed in the fixed stage order
+ * and dropped here; the plan keeps only what it drew and how many draws each stage took. No file I/O.
  * Everything here is resolution-independent (metres), so `--size` changes none of it.
  */
 import { PrngStream } from './prng.js';
@@ -8,11 +11,11 @@ import { applyLayoutGroupChanges, buildRegions, sourceView, type RegionMap } fro
 import { buildLayout, type Layout } from './layout.js';
 import { computeSources, nearestCentreThenEdge, sourceHeight, type SourceRecord } from './sources.js';
 import { computeCorners, type CornerField } from './corners.js';
-import { loadWorldFile, type RecipeParams, type WorldConfig } from './world.js';
-import { configDir, type PipelineRequest } from './request.js';
-import { join } from 'node:path';
+import { selectStamps, type StampSelection } from './stamps.js';
+import type { RecipeParams, WorldConfig } from './world.js';
+import type { PipelineRequest } from './request.js';
 import { FormatError } from '../errors.js';
-import { DEFAULT_CONVENTIONS, type Conventions } from '../conventions/index.js';
+import { DEFAULT_CONVENTIONS, resolveConventions, type ConventionOverride, type Conventions } from '../conventions/index.js';
 
 export interface RecipeChoice {
   entry: number;
@@ -25,19 +28,46 @@ export interface RecipeChoice {
 export interface Plan {
   request: PipelineRequest;
   world: WorldConfig;
-  stream: PrngStream;
   recipe: RecipeChoice;
   regions: RegionMap;
   layout: Layout;
   groupChanges: number[];
   sources: SourceRecord[];
   corners: CornerField;
+  /** The natural stamps drawn (the last consumer of the random stream). */
+  stamps: StampSelection;
+  /** Random draws consumed per stage, in stage order (the run manifest's drawsByStage). */
+  drawsByStage: Record<string, number>;
   /** The conventions the plan was built under (corners, fans, draw order: src/conventions). */
   conventions: Conventions;
 }
 
-export function loadWorld(name: string): WorldConfig {
-  return loadWorldFile(join(configDir(), 'worlds', `${name}.json`));
+/**
+ * [R] The convention groups planning reads: buildPlan reads `corners` (sources, corner weights), the draw list's fans
+ * read `fans` (centre, flagged corners, edge order). Every other group acts in the draw list's other sections or in
+ * the executor, so two runs whose conventions agree on these groups share one plan (planDrawList's `plans` cache).
+ */
+export const PLANNING_GROUPS = ['corners', 'fans'] as const satisfies readonly (keyof Conventions)[];
+
+/** The key of a plan in a cache: the planning groups' values (a plan depends on the request, world and these only). */
+export function planningKey(c: Conventions): string {
+  return JSON.stringify(PLANNING_GROUPS.map((g) => c[g]));
+}
+
+/**
+ * The conventions one run is drawn and executed under, resolved once: the declaration (src/conventions) with the
+ * request's outer band and encoding range and its recipe's outer initial height as the base, then `override` (the
+ * ablations) on top — so an override that names the band, the range or the initial height replaces the request's,
+ * and one that does not leaves them as the request says. The recipe is selected on a stream of its own (the first
+ * stage of the request's stream, so the same choice as the plan's).
+ */
+export function resolveRunConventions(req: PipelineRequest, world: WorldConfig, override?: ConventionOverride | null): Conventions {
+  const recipe = selectRecipe(world, req, new PrngStream(req.seed));
+  const base = resolveConventions({
+    outer: { inner: req.outerBlend.inner, outer: req.outerBlend.outer, initialHeight: recipe.params.outer.outerInitialHeight },
+    encoding: { min: req.encoding.min, max: req.encoding.max },
+  });
+  return override ? resolveConventions(override, base) : base;
 }
 
 export function selectRecipe(world: WorldConfig, req: PipelineRequest, stream: PrngStream): RecipeChoice {
@@ -53,7 +83,23 @@ export function selectRecipe(world: WorldConfig, req: PipelineRequest, stream: P
   return { entry: req.recipeEntry, subIndex: k, name: sub.name, probabilities: selectionProbabilities(cands), params: sub.params };
 }
 
-export function buildPlan(req: PipelineRequest, world: WorldConfig = loadWorld(req.world), conventions: Conventions = DEFAULT_CONVENTIONS): Plan {
+/** Plans a request on its loaded world under resolved conventions (see header). */
+export function buildPlan(req: PipelineRequest, world: WorldConfig, conventions: Conventions = DEFAULT_CONVENTIONS): Plan {
+  const p = planStages(req, world, conventions);
+  return finishPlan(p, selectStamps(p.regions, world, p.stream));
+}
+
+/** The plan with its stamps: the stream's counts are copied out and the stream dropped. */
+export function finishPlan(p: PlanStages, stamps: StampSelection): Plan {
+  const { stream, ...rest } = p;
+  return { ...rest, stamps, drawsByStage: { ...stream.drawsByStage } };
+}
+
+/** The planar stages, before the stamp selection (which consumes `stream` last). */
+export type PlanStages = Omit<Plan, 'stamps' | 'drawsByStage'> & { stream: PrngStream };
+
+/** The planar stages (recipe … corners) with the stream they leave for the stamp selection. */
+export function planStages(req: PipelineRequest, world: WorldConfig, conventions: Conventions): PlanStages {
   const stream = new PrngStream(req.seed);
   const recipe = selectRecipe(world, req, stream);
   const P = recipe.params;

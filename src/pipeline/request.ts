@@ -31,23 +31,22 @@ export interface PipelineRequest {
  * `config/` shipped inside the installed package. The project root (assets/, references/, params.yaml): HEIGHTBENCH_ROOT,
  * else that nearest folder above the working directory, else the installed package's folder.
  */
-let configOverride: string | null = null;
+export interface ConfigContext {
+  /** The config folder, resolved (resolveConfigDir): the CLI's --config DIR. Absent: the search above. */
+  readonly configDir?: string;
+}
 
 /** The installed package's own folder (this file is <pkg>/dist/pipeline/request.js, or <repo>/src/pipeline/request.ts). */
 export function packageRoot(): string {
   return fileURLToPath(new URL('../../', import.meta.url));
 }
 
-/** Sets (or with null clears) the config folder for this process: the CLI's `--config DIR`. DIR may also be a folder holding config/. */
-export function setConfigDir(dir: string | null): void {
-  if (dir === null) {
-    configOverride = null;
-    return;
-  }
+/** The config folder `--config DIR` names (DIR itself, or DIR/config), checked; for a ConfigContext. */
+export function resolveConfigDir(dir: string): string {
   const d = resolve(dir);
   const holds = (p: string) => existsSync(join(p, 'worlds')) || existsSync(join(p, 'requests'));
-  if (holds(d)) configOverride = d;
-  else if (holds(join(d, 'config'))) configOverride = join(d, 'config');
+  if (holds(d)) return d;
+  if (holds(join(d, 'config'))) return join(d, 'config');
   else
     throw new FormatError(
       `--config ${JSON.stringify(dir)}: expected a folder holding worlds/ and requests/ (or a folder holding config/), found neither in ${d}`,
@@ -77,9 +76,9 @@ export function projectRoot(): string {
   );
 }
 
-/** The config folder (worlds/, requests/): --config DIR, else <project root>/config. */
-export function configDir(): string {
-  if (configOverride) return configOverride;
+/** The config folder (worlds/, requests/): the context's (--config DIR), else <project root>/config. */
+export function configDir(ctx: ConfigContext = {}): string {
+  if (ctx.configDir) return ctx.configDir;
   const env = process.env.HEIGHTBENCH_ROOT;
   if (env) {
     const c = join(resolve(env), 'config');
@@ -120,18 +119,18 @@ export function parseRequest(v: unknown, where = 'request'): PipelineRequest {
   };
 }
 
-export function listRequests(): string[] {
-  return readdirSync(join(configDir(), 'requests'))
+export function listRequests(ctx: ConfigContext = {}): string[] {
+  return readdirSync(join(configDir(ctx), 'requests'))
     .filter((f) => f.endsWith('.json'))
     .map((f) => f.slice(0, -5))
     .sort();
 }
 
 /** Loads config/requests/<id>.json (or a path to a request file), optionally at another output size. */
-export function loadRequest(idOrPath: string, size?: number): PipelineRequest {
-  const path = idOrPath.endsWith('.json') ? idOrPath : join(configDir(), 'requests', `${idOrPath}.json`);
+export function loadRequest(idOrPath: string, size?: number, ctx: ConfigContext = {}): PipelineRequest {
+  const path = idOrPath.endsWith('.json') ? idOrPath : join(configDir(ctx), 'requests', `${idOrPath}.json`);
   if (!existsSync(path)) {
-    const known = idOrPath.endsWith('.json') ? '' : `; known requests: ${listRequests().join(', ')}`;
+    const known = idOrPath.endsWith('.json') ? '' : `; known requests: ${listRequests(ctx).join(', ')}`;
     throw new FormatError(`request ${JSON.stringify(idOrPath)}: no such request file (${path})${known}`);
   }
   const r = parseRequest(parseJson(readInputText(path), path), path.split('/').pop() ?? path);

@@ -1,31 +1,31 @@
 /**
- * A whole run: plan (planar stages) → draw list (src/drawlist/emit.ts) → CPU executor (execute-cpu.ts: base →
+ * A whole run: plan (planar stages) → draw list (src/pipeline/emit.ts) → CPU executor (execute-cpu.ts: base →
  * support → natural stamps → location textures → outer blend → encode).
  * Stages run in the article's order; each field stage transforms the previous field in place, and a copy is kept
  * only for the stages the caller asks to keep, so every intermediate can be written by content name. The manifest
  * records counts, per-stage time and the PRNG draws consumed per stage.
- * Conventions (src/conventions): the declaration, or the one `conventions` (and the older `ablation`) changes. The
- * plan reads the corner and fan rules; the draw list records the smoothing taps, weights and N² filter in force
- * (written here after emission) and the draw order (draws.order 'sorted' stable-sorts each draw section by asset
- * key); the executor reads the rest through its context. The executor is `executor`, by default the precision's
- * (context.ts).
+ * Conventions (src/conventions): resolved once per run (plan.ts: resolveRunConventions — the declaration, the
+ * request's band, range and initial height, then `conventions`, the older `ablation` and `subpixelBits`). The plan
+ * reads the corner and fan rules; the draw list records what it can (smoothing taps, weights, N² filter, draw order,
+ * outer band, encoding range, snapping); the executor reads the rest. The executor is `executor`, by default the
+ * precision's (context.ts).
+ * Inputs are loaded at the edge (inputs.ts): pass `inputs`, or runPipeline loads them before planning.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { createHash } from 'node:crypto';
-import { buildPlan, type Plan } from './plan.js';
-import { assetWorldHash, buildAssets, loadAssets, type HeightAsset } from './assets.js';
+import type { Plan } from './plan.js';
+import { resolveRunConventions } from './plan.js';
 import type { SupportTarget } from './support.js';
-import { selectStamps, type StampSelection } from './stamps.js';
-import { configDir, projectRoot, type PipelineRequest } from './request.js';
+import type { StampSelection } from './stamps.js';
+import type { ConfigContext, PipelineRequest } from './request.js';
 import { executeDrawListCpu, type QuadCoverage } from './execute-cpu.js';
-import { buildDrawList } from '../drawlist/emit.js';
+import { planDrawList } from './emit.js';
 import type { DrawList } from '../drawlist/types.js';
 import type { Field, Precision } from './precision.js';
 import { ablationOverride, type SmoothingAblation } from './smoothing.js';
-import { mergeOverrides, resolveConventions, STAGES, type ConventionOverride, type Conventions } from '../conventions/index.js';
+import { mergeOverrides, STAGES, type ConventionOverride } from '../conventions/index.js';
 import type { Executor } from './context.js';
-import type { WorldConfig } from './world.js';
+import { loadRunInputs, type RunInputs } from './inputs.js';
+
+export { ensureAssets, worldHash } from './inputs.js';
 
 /** The field stages in execution order (conventions `stages`). */
 export const FIELD_STAGES = STAGES;
@@ -45,8 +45,12 @@ export interface RunOptions {
   subpixelBits?: number;
   /** [G] Stamp and location quads: 'exact' (centre inside the square, default) or 'snapped' (execute-cpu.ts). */
   quadCoverage?: QuadCoverage;
-  /** Asset folder (default <root>/assets, built when missing or stale). */
+  /** The loaded world and asset folder (src/pipeline/inputs.ts); without them, loadRunInputs(req, assetsDir) loads them. */
+  inputs?: RunInputs;
+  /** Asset folder when `inputs` is not given (default <root>/assets, built when missing or stale). */
   assetsDir?: string;
+  /** Where the world file is read when `inputs` is not given (the CLI's --config; default the search of request.ts). */
+  config?: ConfigContext;
   /** Called as each timed step ends, with its wall-clock time (progress display; never changes the result). */
   onStep?: (name: string, ms: number) => void;
   /** Called with each kept field stage as soon as it is final (see CpuExecuteOptions.onField). */
@@ -86,78 +90,46 @@ export interface RunManifest {
   drawsByStage: Record<string, number>;
 }
 
-/** SHA-256 of the world configuration file, stored in the asset index so stale assets are rebuilt. */
-export function worldHash(world: WorldConfig): string {
-  const path = join(configDir(), 'worlds', `${world.name}.json`);
-  return createHash('sha256')
-    .update(existsSync(path) ? readFileSync(path) : JSON.stringify(world))
-    .digest('hex');
-}
-
-/** Loads the world's assets from `dir`, building them first when the folder is missing or was built from another world file. */
-export function ensureAssets(world: WorldConfig, dir = join(projectRoot(), 'assets')): Map<string, HeightAsset> {
-  const hash = worldHash(world);
-  if (assetWorldHash(dir) !== hash) buildAssets(world, dir, hash);
-  return loadAssets(dir);
-}
-
-/**
- * Writes the conventions the list can record into it, and applies the draw order (see header). The outer band, the
- * outer initial value and the encoding range come from the request and the world; an override that names them
- * (`named`) replaces them.
- */
-export function applyConventionsToList(dl: DrawList, c: Conventions, named: ConventionOverride = {}): DrawList {
-  if (named.outer?.inner !== undefined) dl.outer.inner = c.outer.inner;
-  if (named.outer?.outer !== undefined) dl.outer.outer = c.outer.outer;
-  if (named.outer?.initialHeight !== undefined && dl.outer.input.kind === 'constant') dl.outer.input = { kind: 'constant', height: c.outer.initialHeight };
-  if (named.encoding?.min !== undefined) dl.encoding.min = c.encoding.min;
-  if (named.encoding?.max !== undefined) dl.encoding.max = c.encoding.max;
-  dl.smoothing.offsets = [...c.smoothing.offsets];
-  dl.smoothing.weights = [...c.smoothing.weights];
-  dl.smoothing.filterFullResolution = c.smoothing.filterFullResolution;
-  dl.raster.subpixelBits = c.raster.subpixelBits;
-  if (c.draws.order === 'sorted') {
-    const byAsset = <T extends { asset: string }>(a: T, b: T) => (a.asset < b.asset ? -1 : a.asset > b.asset ? 1 : 0);
-    dl.stamps.draws = [...dl.stamps.draws].sort(byAsset);
-    dl.locations.draws = [...dl.locations.draws].sort(byAsset);
-  }
-  return dl;
+function subpixelOverride(bits: number | undefined): ConventionOverride | undefined {
+  return bits === undefined ? undefined : { raster: { subpixelBits: bits } };
 }
 
 export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
-  const named = mergeOverrides(ablationOverride(opts.ablation), opts.conventions);
-  const conventions = resolveConventions(named);
   const n = req.size;
   const timings: Record<string, number> = {};
+  const step = (name: string, ms: number) => {
+    timings[name] = ms;
+    opts.onStep?.(name, ms);
+  };
   const time = <T>(name: string, f: () => T): T => {
     const t0 = performance.now();
     const r = f();
-    timings[name] = performance.now() - t0;
-    opts.onStep?.(name, timings[name]);
+    step(name, performance.now() - t0);
     return r;
   };
-  const plan = time('plan', () => buildPlan(req, undefined, conventions));
-  const world = plan.world;
-  const assetsDir = opts.assetsDir ?? join(projectRoot(), 'assets');
-  const assets = time('assets', () => ensureAssets(world, assetsDir));
-  // The run = plan → draw list → executor: the list says what is drawn, executeDrawListCpu how (issue 16).
-  const stamps = time('stamps.select', () => selectStamps(plan.regions, world, plan.stream));
-  const drawList = time('drawlist', () => applyConventionsToList(buildDrawList(plan, { size: n, stamps, assets, assetsDir }), conventions, named));
-  // The mimic switch wins over the conventions' snapping (both default to 8: [G] Direct3D's 16.8).
-  if (opts.subpixelBits !== undefined) drawList.raster.subpixelBits = opts.subpixelBits;
+  // Edge: the world and the assets are loaded once (unless given); planning and execution read no file.
+  const { world, assets } = opts.inputs ?? time('assets', () => loadRunInputs(req, opts.assetsDir, opts.config));
+  // The run's conventions, resolved once: the declaration, the request's, then `conventions` (and the older
+  // `ablation`); the mimic switch `subpixelBits` wins over the conventions' snapping (both default to 8: [G]
+  // Direct3D's 16.8).
+  const override = mergeOverrides(mergeOverrides(ablationOverride(opts.ablation), opts.conventions), subpixelOverride(opts.subpixelBits));
+  const conventions = resolveRunConventions(req, world, override);
+  // The run = plan → draw list → executor: the list says what is drawn, executeDrawListCpu how.
+  const { plan, drawList } = planDrawList(req, conventions, assets, { world, size: n, onStep: step });
   const exec = executeDrawListCpu(drawList, {
     precision: opts.precision,
     executor: opts.executor,
     keep: opts.keep,
     conventions,
     quadCoverage: opts.quadCoverage,
-    assets,
+    assets: assets.assets,
     onStage: opts.onStep,
     onField: opts.onField,
   });
   Object.assign(timings, exec.timingsMs);
   const { fields, codes, support } = exec;
   const { layer0, layer100, supportWrites, encode: enc } = exec.stats;
+  const stamps = plan.stamps;
   const inst = plan.layout.instances;
   const eligible = drawList.outer.input.kind === 'raster';
   const shapes = inst.flatMap((q) => q.supports);
@@ -197,7 +169,7 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
       layer100Triangles: layer100.triangles,
     },
     timingsMs: timings,
-    drawsByStage: { ...plan.stream.drawsByStage },
+    drawsByStage: { ...plan.drawsByStage },
   };
   return { plan, drawList, size: n, precision: opts.precision, executor: exec.executor, fields, codes, support, stamps, manifest };
 }

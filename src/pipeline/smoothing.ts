@@ -47,7 +47,7 @@ export const SMOOTHING_TAPS = Object.freeze({
 });
 
 /**
- * The chain's shape as declared (conventions smoothing.levels, smoothing.order), for the draw list (drawlist/emit.ts)
+ * The chain's shape as declared (conventions smoothing.levels, smoothing.order), for the draw list (emit.ts)
  * and the executors that check it: three filtered levels below N², each the filter of the halved previous level; the
  * N² raster itself is filtered first unless smoothing.filterFullResolution is false.
  */

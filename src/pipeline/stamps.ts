@@ -169,7 +169,7 @@ export function drawStamps(
   g: DrawGrid,
   sel: StampSelection,
   world: WorldConfig,
-  assets: Map<string, HeightAsset>,
+  assets: ReadonlyMap<string, HeightAsset>,
   precision: Precision,
 ): { pixels: number; lodRange: [number, number] } {
   const R = precision === 'f32' ? Math.fround : (x: number) => x;

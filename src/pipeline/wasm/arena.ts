@@ -13,7 +13,7 @@ import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
 import { ENCODE_WASM_BASE64 } from '../../core/wasm/encode-wasm.js';
 import { DRAW_WASM_BASE64 } from './draw-wasm.js';
 import { instantiateWasm, newWasmMemory, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
-import { blockBytes, blockLayout, checkModule, CONSTANTS, type ModuleName } from './layouts.js';
+import { blockBytes, blockLayout, checkModule, CONSTANTS, type ModuleName } from '../../core/wasm/layouts.js';
 
 export interface RasterExports {
   spans(rec: number, count: number, target: number): void;

@@ -7,7 +7,7 @@
  * runs its JavaScript loop.
  */
 import { inArena, type Arena } from './arena.js';
-import { writeBlock } from './layouts.js';
+import { writeBlock } from '../../core/wasm/layouts.js';
 import type { HeightAsset } from '../assets.js';
 
 /** Byte offsets of every level of `asset` in the arena, copying them on first use (null when they do not fit). */

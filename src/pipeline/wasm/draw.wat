@@ -4,7 +4,7 @@
 ;; operation order) → trilinear sample of two stored mip levels (bilinear per level, float32 steps of sampleTexel's
 ;; exact path) → HeightProgram and Blend in float32. Every operation rounds as the JavaScript emulation does, so the
 ;; field is bit-identical (tested). Returns the number of pixels written.
-;; Parameter block at $p: the 'draw' block of src/pipeline/wasm/layouts.ts ({{draw.size}} bytes); every offset below is
+;; Parameter block at $p: the 'draw' block of src/core/wasm/layouts.ts ({{draw.size}} bytes); every offset below is
 ;; substituted from that description by scripts/build-wasm.mjs, as are the constants ({{const.…}}, from the conventions).
 (module
   (import "env" "memory" (memory 1))

@@ -6,7 +6,7 @@
  *     writeBlock, which refuses a tap the kernels do not handle.
  */
 import { createArena, FILTER_Y_RING, inArena, type Arena } from './arena.js';
-import { writeBlock } from './layouts.js';
+import { writeBlock } from '../../core/wasm/layouts.js';
 
 /** Everything the tap block carries (layouts.ts 'taps'): float32 values. */
 export interface WasmTaps {

@@ -6,7 +6,7 @@
  * layouts.ts.
  */
 import { SPAN_QUEUE, SPAN_RECORD, type Arena } from './arena.js';
-import { blockLayout } from './layouts.js';
+import { blockLayout } from '../../core/wasm/layouts.js';
 
 export interface SpanQueue {
   /** Queues pixels dst … dst + len − 1 with edge values e_k + s_k·t (t = 0 … len − 1). */

@@ -3,7 +3,7 @@
 ;; queues it here; this kernel evaluates the span exactly as spanF32 does: λk = f32(Ek(t)·invArea) with Ek(t) =
 ;; Ek0 + Sk·t an exact integer in float64, then h = ((λ0·h0 + λ1·h1) + λ2·h2) and target += h, every step an f32
 ;; multiply or add (bit-identical to the Math.fround emulation).
-;; Span record: the 'span' block of src/pipeline/wasm/layouts.ts ({{span.bytes}} bytes: dst index, length, E0, S0, E1, S1, E2,
+;; Span record: the 'span' block of src/core/wasm/layouts.ts ({{span.bytes}} bytes: dst index, length, E0, S0, E1, S1, E2,
 ;; S2, invArea, h0, h1, h2 as float64, h as float32 values); offsets substituted by scripts/build-wasm.mjs.
 (module
   (import "env" "memory" (memory 1))

@@ -2,7 +2,7 @@
 ;; Every operation is an f32 multiply or add in the same order as the f32 path of src/pipeline/smoothing.ts, so the
 ;; results are bit-identical to it (f32 + and × round exactly as Math.fround of the float64 operation).
 ;; All pointers are byte offsets into the imported memory (one arena per field, see arena.ts); fields are row-major f32.
-;; Tap block at $tp: the 'taps' block of src/pipeline/wasm/layouts.ts ({{taps.size}} bytes: k[5], g[5], f[5], w[5], the
+;; Tap block at $tp: the 'taps' block of src/core/wasm/layouts.ts ({{taps.size}} bytes: k[5], g[5], f[5], w[5], the
 ;; cross-axis lerp weights, the halving weights, the combine rule); offsets substituted by scripts/build-wasm.mjs.
 (module
   (import "env" "memory" (memory 1))

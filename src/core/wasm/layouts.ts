@@ -209,7 +209,7 @@ export function checkModule(module: ModuleName, exports: Record<string, unknown>
   const want = layoutHash();
   if (!g || g.value !== want) {
     throw new Error(
-      `WebAssembly module ${module}: built from layout ${g?.value ?? 'none'}, this build's description (src/pipeline/wasm/layouts.ts) is ${want}; run node scripts/build-wasm.mjs`,
+      `WebAssembly module ${module}: built from layout ${g?.value ?? 'none'}, this build's description (src/core/wasm/layouts.ts) is ${want}; run node scripts/build-wasm.mjs`,
     );
   }
   for (const [fn, params] of Object.entries(EXPORTS[module])) {

@@ -1,33 +1,36 @@
 /**
- * Emits a run's draw list from the planner's outputs (issue 16, item 1).
+ * Planning → draw list: the one place a run's draw list is made (planDrawList), for the CPU run, the atlas, the
+ * WebGPU run, `heightbench drawlist` and the notebooks.
  *
- * Inputs: the plan (buildPlan: recipe, regions, layout, sources, corners), the output size, the natural stamp
- * selection (selectStamps, which consumes the plan's random stream — made once per plan), the loaded assets and the
- * asset folder's index.
- * Outputs: a DrawList (types.ts): layer 0 and layer 100 fans (base.ts: layer0Fans, layer100Fans), the smoothing
- * chain's constants (smoothing.ts), every location's support query (the static half of support.ts:
+ * Inputs: the request, the run's resolved conventions (resolveRunConventions, once per run), the loaded world and
+ * asset folder (src/pipeline/inputs.ts: no file I/O here), the output size.
+ * Outputs: the plan (buildPlan: recipe, regions, layout, sources, corners, stamp selection — a plain value) and the
+ * finished DrawList (types.ts): layer 0 and layer 100 fans (base.ts: layer0Fans, layer100Fans), the smoothing chain
+ * under the conventions (taps, weights, N² filter), every location's support query (the static half of support.ts:
  * computeSupportTargets — shapes, participating children, offsets, region floors, strengths), every stamp and
  * location draw with its composed transform, inverse, bounds, centre, level of detail and program (stamps.ts,
- * locations.ts, draw.ts), the outer band and input (run.ts), the encoding range and the asset table.
+ * locations.ts, draw.ts) in the conventions' draw order (draws.order 'sorted' stable-sorts each draw section by asset
+ * key), the outer band and input, the encoding range, the layer snapping (raster.subpixelBits) and the asset table.
  * What depends on the field being drawn (envelopes, references, targets, extents, footprint operands) is described,
  * not evaluated: each executor evaluates it on its own field.
  * [R] Every plain number is canonicalised (−0 → 0) so that serialise → parse gives back exactly this object.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { FormatError, InputRangeError } from '../errors.js';
 import { PRODUCER_NAME, PRODUCER_VERSION } from '../version.js';
-import type { AssetIndexEntry, HeightAsset } from '../pipeline/assets.js';
-import { layer0Fans, layer100Fans } from '../pipeline/base.js';
-import { placeDraw, type DrawGrid } from '../pipeline/draw.js';
-import type { Plan } from '../pipeline/plan.js';
-import { cellAt } from '../pipeline/regions.js';
-import { SMOOTHING_CHAIN, SMOOTHING_TAPS } from '../pipeline/smoothing.js';
-import { stampMatrix, type StampSelection } from '../pipeline/stamps.js';
-import { supportLocationsOf } from '../pipeline/support.js';
-import { chain, rotation, transformPoint, translation, type Affine } from '../pipeline/transforms.js';
-import type { TriangleList } from '../pipeline/fans.js';
-import { DRAWLIST_STAGES, LOCATION_WINDOW } from './serial.js';
+import type { AssetSet, HeightAsset } from './assets.js';
+import { layer0Fans, layer100Fans } from './base.js';
+import { placeDraw, type DrawGrid } from './draw.js';
+import { finishPlan, planningKey, planStages, type Plan } from './plan.js';
+import type { PipelineRequest } from './request.js';
+import { cellAt } from './regions.js';
+import { SMOOTHING_CHAIN } from './smoothing.js';
+import { selectStamps, stampMatrix } from './stamps.js';
+import { supportLocationsOf } from './support.js';
+import { chain, rotation, transformPoint, translation, type Affine } from './transforms.js';
+import type { TriangleList } from './fans.js';
+import type { WorldConfig } from './world.js';
+import type { Conventions } from '../conventions/index.js';
+import { DRAWLIST_STAGES, LOCATION_WINDOW } from '../drawlist/serial.js';
 import {
   DRAWLIST_FORMAT,
   DRAWLIST_VERSION,
@@ -39,19 +42,55 @@ import {
   type StampProgram,
   type SupportLocation,
   type TriangleLayer,
-} from './types.js';
+} from '../drawlist/types.js';
 
 export interface DrawListOptions {
   /** Output size N (pixels per axis); default the request's. */
   size?: number;
-  /** The natural stamp selection of this plan (selectStamps(plan.regions, plan.world, plan.stream)). */
-  stamps: StampSelection;
-  /** Loaded assets (ensureAssets / loadAssets), keyed by id. */
-  assets: ReadonlyMap<string, HeightAsset>;
-  /** The asset folder the assets were loaded from (its index.json gives files and SHA-256). */
-  assetsDir: string;
+  /** The loaded asset folder (src/pipeline/inputs.ts). */
+  assets: AssetSet;
   /** Embed every used asset's KTX2 bytes (a self-contained list, e.g. for the browser page). */
   embedAssets?: boolean;
+}
+
+export interface PlanDrawListOptions extends Omit<DrawListOptions, 'assets'> {
+  /** The request's loaded world. */
+  world: WorldConfig;
+  /**
+   * Plans already made for this request and world, keyed by planningKey(conventions): a run whose planning groups
+   * agree with a cached plan's reuses it (a plan is a value, so reuse changes no bit), and a new plan is added.
+   */
+  plans?: Map<string, Plan>;
+  /** Called as each step ends ('plan', 'stamps.select', 'drawlist') with its wall time (progress display only). */
+  onStep?: (name: string, ms: number) => void;
+}
+
+export interface PlannedDrawList {
+  plan: Plan;
+  drawList: DrawList;
+  /** Whether the plan came from `plans`. */
+  planReused: boolean;
+}
+
+/** Plans the request under the run's conventions and emits its finished draw list (see header). */
+export function planDrawList(request: PipelineRequest, conventions: Conventions, assets: AssetSet, opts: PlanDrawListOptions): PlannedDrawList {
+  const time = <T>(name: string, f: () => T): T => {
+    const t0 = performance.now();
+    const r = f();
+    opts.onStep?.(name, performance.now() - t0);
+    return r;
+  };
+  const key = planningKey(conventions);
+  const cached = opts.plans?.get(key);
+  let plan: Plan;
+  if (cached) plan = { ...cached, conventions };
+  else {
+    const stages = time('plan', () => planStages(request, opts.world, conventions));
+    plan = time('stamps.select', () => finishPlan(stages, selectStamps(stages.regions, opts.world, stages.stream)));
+    opts.plans?.set(key, plan);
+  }
+  const drawList = time('drawlist', () => buildDrawList(plan, { size: opts.size, assets, embedAssets: opts.embedAssets }));
+  return { plan, drawList, planReused: cached !== undefined };
 }
 
 /** Whether the request's outer draw is eligible (run.ts's rule): some scene type is in the recipe's list. */
@@ -66,23 +105,20 @@ function layerOf(layer: 0 | 100, t: TriangleList): TriangleLayer {
   return { layer, count: t.count, xyh: t.xyh.slice(), cell: t.polygon.slice() };
 }
 
-function readIndex(dir: string): Map<string, AssetIndexEntry> {
-  const p = join(dir, 'index.json');
-  if (!existsSync(p)) throw new FormatError(`${dir}: no asset index (run \`heightbench assets ${dir}\`)`);
-  const idx = JSON.parse(readFileSync(p, 'utf8')) as { assets: AssetIndexEntry[] };
-  return new Map(idx.assets.map((e) => [e.key, e]));
-}
+const byAsset = <T extends { asset: string }>(a: T, b: T) => (a.asset < b.asset ? -1 : a.asset > b.asset ? 1 : 0);
 
+/** The plan's draw list under the plan's conventions (see header). */
 export function buildDrawList(plan: Plan, opts: DrawListOptions): DrawList {
   const req = plan.request;
   const world = plan.world;
   const P = plan.recipe.params;
+  const c = plan.conventions;
   const n = opts.size ?? req.size;
   const g: DrawGrid = { xmin: req.domain.xmin, ymin: req.domain.ymin, size: req.domain.size, n };
   const used = new Map<string, HeightAsset>();
   const assetOf = (key: string, what: string): HeightAsset => {
-    const a = opts.assets.get(key);
-    if (!a) throw new InputRangeError(`${what} asset ${key} is missing from the asset folder ${opts.assetsDir}`);
+    const a = opts.assets.assets.get(key);
+    if (!a) throw new InputRangeError(`${what} asset ${key} is missing from the asset folder ${opts.assets.dir}`);
     used.set(key, a);
     return a;
   };
@@ -106,7 +142,7 @@ export function buildDrawList(plan: Plan, opts: DrawListOptions): DrawList {
   // Natural stamps: drawStamps's programs, with the existing-terrain operands described.
   const infos = new Map(world.stamps.infos.map((i) => [i.id, i]));
   const kinds = new Map(world.stamps.keys.map((k) => [k.key, k.kind]));
-  const stampDraws: AssetDraw<StampProgram>[] = opts.stamps.instances.map((s) => {
+  const stampDraws: AssetDraw<StampProgram>[] = plan.stamps.instances.map((s) => {
     const info = infos.get(s.info);
     if (!info) throw new InputRangeError(`stamp instance ${s.id}: StampInfo ${s.info} is not in world ${world.name}`);
     const asset = assetOf(s.key, 'stamp');
@@ -150,11 +186,11 @@ export function buildDrawList(plan: Plan, opts: DrawListOptions): DrawList {
   });
 
   // Asset table, sorted by id.
-  const index = readIndex(opts.assetsDir);
+  const index = opts.assets.index;
   const assets: DrawListAsset[] = [...used.keys()].sort().map((id) => {
     const a = used.get(id)!;
     const e = index.get(id);
-    if (!e) throw new FormatError(`${join(opts.assetsDir, 'index.json')}: asset ${id} is not listed`);
+    if (!e) throw new FormatError(`${opts.assets.dir}/index.json: asset ${id} is not listed`);
     const entry: DrawListAsset = {
       id,
       kind: e.kind,
@@ -165,7 +201,11 @@ export function buildDrawList(plan: Plan, opts: DrawListOptions): DrawList {
       worldSize: zero(a.worldSize),
       decode: { metresPerCode: a.decode.metresPerCode, offsetMetres: zero(a.decode.offsetMetres) },
     };
-    if (opts.embedAssets) entry.embedded = new Uint8Array(readFileSync(join(opts.assetsDir, e.file)));
+    if (opts.embedAssets) {
+      const bytes = opts.assets.ktx2.get(id);
+      if (!bytes) throw new FormatError(`${opts.assets.dir}: asset ${id} has no KTX2 bytes loaded`);
+      entry.embedded = bytes.slice();
+    }
     return entry;
   });
 
@@ -176,28 +216,35 @@ export function buildDrawList(plan: Plan, opts: DrawListOptions): DrawList {
     request: { id: req.id, world: world.name, seed: req.seed },
     grid: { xmin: zero(g.xmin), ymin: zero(g.ymin), size: g.size, n, convention: 'texel-centre', rowDirection: 'row0-at-ymin' },
     stages: [...DRAWLIST_STAGES],
-    raster: { subpixelBits: 8, fillRule: 'top-left', blend: 'add', layers: [layerOf(0, layer0Fans(plan).fans), layerOf(100, layer100Fans(plan).fans)] },
+    raster: {
+      subpixelBits: c.raster.subpixelBits,
+      fillRule: 'top-left',
+      blend: 'add',
+      layers: [layerOf(0, layer0Fans(plan).fans), layerOf(100, layer100Fans(plan).fans)],
+    },
     smoothing: {
-      offsets: [...SMOOTHING_TAPS.offsets],
-      weights: [...SMOOTHING_TAPS.weights],
+      offsets: [...c.smoothing.offsets],
+      weights: [...c.smoothing.weights],
       levels: SMOOTHING_CHAIN.levels,
       // [D] "Starting with the 4096² floating-point field, the pipeline successively downsamples …, applying the
-      // corresponding filters at each level": the N² raster is filtered too.
-      filterFullResolution: true,
+      // corresponding filters at each level": the N² raster is filtered too (conventions smoothing.filterFullResolution).
+      filterFullResolution: c.smoothing.filterFullResolution,
       order: SMOOTHING_CHAIN.order,
       combine: '(h2 - h3) * 0.5 + h3',
       sampler: 'linear-clamp',
     },
     support: { a: P.support.a, b: P.support.b, reference: 'mid-envelope', locations: supportLocations },
-    stamps: { draws: stampDraws },
-    locations: { draws: locationDraws },
+    // conventions draws.order: 'sorted' stable-sorts each draw section by asset key.
+    stamps: { draws: c.draws.order === 'sorted' ? [...stampDraws].sort(byAsset) : stampDraws },
+    locations: { draws: c.draws.order === 'sorted' ? [...locationDraws].sort(byAsset) : locationDraws },
     outer: {
       centre: [zero(g.xmin + g.size / 2), zero(g.ymin + g.size / 2)],
-      inner: req.outerBlend.inner,
-      outer: req.outerBlend.outer,
-      input: outerDrawEligible(plan) ? { kind: 'raster' } : { kind: 'constant', height: zero(P.outer.outerInitialHeight) },
+      // The run's conventions carry the request's band and the recipe's initial height unless an override named them.
+      inner: c.outer.inner,
+      outer: c.outer.outer,
+      input: outerDrawEligible(plan) ? { kind: 'raster' } : { kind: 'constant', height: zero(c.outer.initialHeight) },
     },
-    encoding: { min: zero(req.encoding.min), max: zero(req.encoding.max), rule: 'd3d-unorm16' },
+    encoding: { min: zero(c.encoding.min), max: zero(c.encoding.max), rule: 'd3d-unorm16' },
     assets,
   };
 }

@@ -1,0 +1,10 @@
+/**
+ * `heightbench/experiments`: the ablation atlas (every convention switched off, one at a time, against the correct
+ * run) and the bell accumulation (seed 002's bell fields, shading). accumulateBells and shadeLightness are in the
+ * package root.
+ */
+export { accumulateFast, accumulateNaive, bellGenerators, bellGrid, maxRelativeDeviation, BELL_DEFAULTS } from '../bell/accumulate.js';
+export type { BellParams, BellPath } from '../bell/accumulate.js';
+export { applySeaLevel, shadedPng, SHADING_DEFAULTS } from '../bell/shading.js';
+export { ABLATIONS, ATLAS_EDGE_BAND, ATLAS_STAGES, SIGNATURE_NOTES, buildAtlas } from '../compare/atlas.js';
+export type { AblationSpec, Atlas, AtlasEntry } from '../compare/atlas.js';

@@ -1,0 +1,176 @@
+/**
+ * The architecture as data: every src/**\/*.ts import (static `from '…'`, side-effect `import '…'`, re-export, dynamic
+ * `import('…')`, type-only too) read with a regular expression, folded into a folder-level graph (a top-level file —
+ * errors.ts, version.ts, index.ts — is its own node). Rules: the graph has no cycle, and every edge points to a lower
+ * layer of LAYERS (siblings in one layer import nothing from each other). A new folder must be placed in LAYERS.
+ * I/O at the edges: of the planner, the draw list and the executors, only the named loader and writer files touch the
+ * file system (node:fs or an io/ module that reads or writes files); planning and execution take loaded inputs.
+ * Configuration is a value: the CLI's --config lives in its invocation's context, not in a module-level variable.
+ */
+import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from './helpers.js';
+
+/** Bottom to top: a folder may import only from folders in lower layers. */
+const LAYERS: readonly (readonly string[])[] = [
+  ['errors', 'version'], // error classes, the producer's name and version
+  ['conventions'], // the declaration of every convention
+  ['core'], // grids, heightfields, encoding, sampling, threads, the WebAssembly layout description
+  ['io'], // readers, writers, sidecars, atomic writes, run-folder swaps
+  ['bell'], // the bell accumulation (asset and region shapes)
+  ['drawlist'], // the seam: the draw list's types and serial form
+  ['pipeline'], // planning → draw list (emit.ts), the CPU executor, the run
+  ['gpu', 'terrain'], // the WebGPU executor (reads the draw list only); the engine heightfield
+  ['compare'], // metrics, attribution, diagnose, the atlas
+  ['notebook'], // notebook figures and sessions
+  ['cli'], // commands
+  ['index'], // the package root
+  ['api'], // the package's subpath entry points (the notebooks' namespace builds on the root)
+];
+
+const SRC = resolve(import.meta.dirname, '..', 'src');
+const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"](\.{1,2}\/[^'"]+)['"]/g;
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((e) => {
+    const p = join(dir, e);
+    return statSync(p).isDirectory() ? tsFiles(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** The folder node of a path under src/: its first segment, or a top-level file's name without extension. */
+function nodeOf(path: string): string {
+  const parts = relative(SRC, path).split(/[\\/]/);
+  return parts.length === 1 ? parts[0].replace(/\.[jt]s$/, '') : parts[0];
+}
+
+/** Folder-level edges "a → b" with the imports that make each. */
+function folderGraph(): Map<string, Map<string, string[]>> {
+  const g = new Map<string, Map<string, string[]>>();
+  for (const f of tsFiles(SRC)) {
+    const a = nodeOf(f);
+    if (!g.has(a)) g.set(a, new Map());
+    for (const m of readFileSync(f, 'utf8').matchAll(IMPORT)) {
+      const b = nodeOf(resolve(dirname(f), m[1]));
+      if (a === b) continue;
+      const via = g.get(a)!;
+      via.set(b, [...(via.get(b) ?? []), `${relative(SRC, f)} imports ${m[1]}`]);
+    }
+  }
+  return g;
+}
+
+/** One cycle of the graph (as a path a → … → a), or null. */
+export function findCycle(g: ReadonlyMap<string, ReadonlyMap<string, unknown>>): string[] | null {
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (v: string): string[] | null => {
+    state.set(v, 'open');
+    stack.push(v);
+    for (const w of g.get(v)?.keys() ?? []) {
+      if (state.get(w) === 'open') return [...stack.slice(stack.indexOf(w)), w];
+      if (!state.has(w)) {
+        const c = visit(w);
+        if (c) return c;
+      }
+    }
+    stack.pop();
+    state.set(v, 'done');
+    return null;
+  };
+  for (const v of [...g.keys()].sort()) {
+    if (state.has(v)) continue;
+    const c = visit(v);
+    if (c) return c;
+  }
+  return null;
+}
+
+/** Edges that do not point to a strictly lower layer, each with the imports that make it. */
+function upwardEdges(g: ReadonlyMap<string, ReadonlyMap<string, string[]>>, layers: readonly (readonly string[])[]): string[] {
+  const level = new Map(layers.flatMap((l, i) => l.map((n) => [n, i] as const)));
+  const out: string[] = [];
+  for (const [a, via] of g)
+    for (const [b, why] of via) if (!((level.get(b) ?? Infinity) < (level.get(a) ?? -Infinity))) out.push(`${a} → ${b}: ${why.join('; ')}`);
+  return out.sort();
+}
+
+describe('architecture: the folder-level import graph', () => {
+  const g = folderGraph();
+
+  it('reads the imports it should: a graph of the known folders, with the seam edges present', () => {
+    expect(g.get('gpu')?.has('drawlist')).toBe(true);
+    expect(g.get('pipeline')?.has('drawlist')).toBe(true);
+    expect(g.get('cli')?.has('gpu')).toBe(true); // a dynamic import('../gpu/run.js')
+    expect(g.size).toBeGreaterThanOrEqual(14);
+  });
+
+  it('places every folder of src/ in exactly one layer', () => {
+    const placed = LAYERS.flat();
+    expect(new Set(placed).size).toBe(placed.length);
+    expect([...g.keys()].filter((n) => !placed.includes(n)).sort()).toEqual([]);
+  });
+
+  it('has no folder-level cycle', () => {
+    expect(findCycle(g)).toBeNull();
+  });
+
+  it('imports only downward: every edge points to a lower layer', () => {
+    expect(upwardEdges(g, LAYERS)).toEqual([]);
+  });
+
+  it('the checks catch what they are for: a cycle and an upward edge in a small graph', () => {
+    const bad = new Map([
+      ['core', new Map([['pipeline', ['core/encoding.ts imports ../pipeline/wasm/layouts.js']]])],
+      ['pipeline', new Map([['core', ['pipeline/run.ts imports ../core/grid.js']]])],
+    ]);
+    expect(findCycle(bad)).toEqual(['core', 'pipeline', 'core']);
+    expect(upwardEdges(bad, [['core'], ['pipeline']])).toEqual(['core → pipeline: core/encoding.ts imports ../pipeline/wasm/layouts.js']);
+  });
+});
+
+/** The files of the planner, the draw list and the executors allowed to touch files: loaders, writers, GPU hosts. */
+const IO_EDGE = new Set([
+  'pipeline/request.ts', // request files and the config folder
+  'pipeline/world.ts', // world files
+  'pipeline/assets.ts', // the asset folder's builder and loader
+  'pipeline/inputs.ts', // the run's loaders (world, assets, a list's asset files)
+  'pipeline/outputs.ts', // the plan's JSON stage files
+  'gpu/run.ts', // the Node entry of the GPU executor: reads the list's asset files for the hosts
+  'gpu/dawn-host.ts', // the Dawn host (its native module)
+  'gpu/browser-host.ts', // the Chromium host (its page and bundle)
+]);
+const FILE_IO =
+  /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"](node:fs(?:\/promises)?|fs|[./]+(?:io\/)?(?:read-input|atomic|heightfield-file|fs-ops|folder-swap|background-writer)\.js)['"]/;
+
+describe('architecture: I/O at the edges', () => {
+  it('planning, the draw list and the executors touch no file outside the named loaders and writers', () => {
+    const core = tsFiles(SRC)
+      .map((f) => relative(SRC, f).split(/[\\/]/).join('/'))
+      .filter((f) => /^(pipeline|drawlist|gpu|conventions)\//.test(f));
+    expect(core).toContain('pipeline/execute-cpu.ts');
+    const touching = core.filter((f) => FILE_IO.test(readFileSync(join(SRC, f), 'utf8')));
+    expect(touching.filter((f) => !IO_EDGE.has(f))).toEqual([]);
+    // The list is not stale: each named edge file still does I/O.
+    expect([...IO_EDGE].filter((f) => !touching.includes(f))).toEqual([]);
+  });
+});
+
+describe('architecture: configuration is a value, not module state', () => {
+  it('--config acts for its own invocation only: the library and the next invocation read the default config', async () => {
+    const { runCli } = await import('../src/cli/main.js');
+    const { loadRequest } = await import('../src/pipeline/request.js');
+    const d = tempDir('hb-config-');
+    cpSync(join(SRC, '..', 'config'), join(d, 'config'), { recursive: true });
+    const teaching = JSON.parse(readFileSync(join(d, 'config', 'requests', 'teaching-512.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(d, 'config', 'requests', 'only-here.json'), JSON.stringify({ ...teaching, id: 'only-here' }));
+    const io = { out: () => undefined, err: () => undefined };
+    const args = (out: string) => ['run', 'only-here', '--stages', 'layout', '--out', join(d, out), '--quiet'];
+    expect(await runCli(['--config', d, ...args('a')], io)).toBe(0);
+    expect(JSON.parse(readFileSync(join(d, 'a', 'layout.json'), 'utf8')).request).toBe('only-here');
+    // Nothing of that invocation stays behind in the process.
+    expect(() => loadRequest('only-here')).toThrow(/no such request file/);
+    expect(await runCli(args('b'), io)).toBe(2);
+  }, 60_000);
+});
