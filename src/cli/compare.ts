@@ -14,6 +14,7 @@ import { readHeightfieldFile, startReadingHeightfieldFiles, type ReadSettings } 
 import { openR16Stream } from '../io/r16-stream.js';
 import { parseEndian, parseNonNegativeNumber, parseNumber, parsePath, parsePositiveInt, parsePositiveNumber, parseRange, parseSize } from './args.js';
 import type { CliIO, CommandInstaller } from './io.js';
+import { writeFolderWhole } from '../io/report-folder.js';
 import { CliExit } from './io.js';
 import { InvalidArgumentError } from 'commander';
 
@@ -172,7 +173,8 @@ export async function compareCommand(generated: string, reference: string, o: Co
 async function emit(result: ComparisonResult, generated: string, reference: string, o: CompareCliOptions, io: CliIO, fields: Analysis | null): Promise<number> {
   const gates = evaluateGates(result, { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm });
   const meta = { generated, reference, gates, title: o.title, sharedPlotly: o.sharedPlotly, selfContained: o.selfContained };
-  if (o.report && fields) writeComparisonReport(o.report, result, fields.gen, fields.ref, meta);
+  // The report folder is written whole: staged, swapped in, one writer at a time (src/io/report-folder.ts).
+  if (o.report && fields) writeFolderWhole(o.report, (stage) => writeComparisonReport(stage, result, fields.gen, fields.ref, meta));
   const diagnoser = o.diagnose && fields ? await import('../compare/diagnose.js') : null;
   const diagnosis = diagnoser && fields ? diagnoser.diagnose(fields.gen, fields.ref, { generatedFloat: fields.generatedFloat }) : undefined;
   if (o.json) io.out(`${JSON.stringify({ ...resultJson(result), gates, ...(diagnosis ? { diagnosis } : {}) }, null, 2)}\n`);

@@ -1,12 +1,15 @@
+import { terminalText } from '../core/text.js';
+
 /** Where CLI commands write: real streams in the bin, buffers in tests. */
 export interface CliIO {
   out(text: string): void;
   err(text: string): void;
 }
 
+/** The terminal: every line passes terminalText (src/core/text.ts), so control bytes never reach it raw. */
 export const processIO: CliIO = {
-  out: (t) => void process.stdout.write(t),
-  err: (t) => void process.stderr.write(t),
+  out: (t) => void process.stdout.write(terminalText(t)),
+  err: (t) => void process.stderr.write(terminalText(t)),
 };
 
 /** An exit code carried out of a command action (commander actions cannot return one). */

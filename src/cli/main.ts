@@ -10,6 +10,7 @@ import { parseEndian, parseExtent, parseGridConvention, parsePath, parseRange, p
 import { CliExit, processIO, type CliIO, type CommandInstaller } from './io.js';
 import { groupsFor } from './commands.js';
 import { setConfigDir } from '../pipeline/request.js';
+import { terminalText } from '../core/text.js';
 
 /**
  * The program with info, convert and the given command groups. Command modules load on use (commands.ts): info and
@@ -80,7 +81,7 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO): Pr
       return EXIT_INPUT;
     }
     if (isInputError(e)) {
-      io.err(`heightbench: ${oneLine(inputErrorMessage(e))}\n`);
+      io.err(`heightbench: ${terminalText(oneLine(inputErrorMessage(e)))}\n`);
       return EXIT_INPUT;
     }
     io.err(`heightbench: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);

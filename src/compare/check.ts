@@ -8,6 +8,7 @@ import { FLOAT_STAGES } from '../conventions/index.js';
 import { join } from 'node:path';
 import { readHeightfieldFile } from '../io/heightfield-file.js';
 import { writeFileAtomic } from '../io/atomic.js';
+import { writeFolderWhole } from '../io/report-folder.js';
 import { compareHeightfields, type ComparisonResult } from './compare.js';
 import { evaluateGates, type GateOutcome, type Gates } from './gates.js';
 import { flattenMetrics, writeComparisonReport } from './report.js';
@@ -89,7 +90,9 @@ export function checkRun(
   }
   if (opts.attribution)
     check.stageAttribution = attributeRunFolders(genDir, refDir, opts.attributionEpsilonMm !== undefined ? { epsilonMm: opts.attributionEpsilonMm } : {});
-  if (reportDir) {
+  // The report folder is written whole: staged, swapped in, one writer at a time (src/io/report-folder.ts).
+  if (reportDir) writeFolderWhole(reportDir, (stage) => writeCheckReport(stage));
+  function writeCheckReport(reportDir: string): void {
     writeComparisonReport(reportDir, final, gen, ref, {
       generated: join(genDir, 'final.r16'),
       reference: join(refDir, 'final.r16'),

@@ -5,14 +5,15 @@
  * scale when a side is float; `heightmaps.png`: both maps side by side on the page's terrain scale). Every figure has a
  * title, axis names with units and a colour bar where colour carries a value. Every file is written atomically.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, sep } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { sampleBilinear } from '../core/sampling.js';
 import { columnWorldX, rowWorldY, worldToColumn, worldToRow } from '../core/grid.js';
 import type { Heightfield } from '../core/heightfield.js';
 import { decodeHeightR16 } from '../core/encoding.js';
-import { writeFileAtomic } from '../io/atomic.js';
+import { copyFileAtomic, ensureSharedCopy, writeFileAtomic } from '../io/atomic.js';
+import { escapeHtml, safeUrl } from '../core/html.js';
 import {
   DIVERGING_STOPS,
   MAGNITUDE_STOPS,
@@ -338,13 +339,10 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
     plotly = { inline: readFileSync(plotlyFile, 'utf8').replace(/<\/script/gi, '<\\/script') };
   } else if (meta.sharedPlotly) {
     // One plotly.min.js shared by every report under a common folder: placed there once, linked relatively.
-    if (!existsSync(meta.sharedPlotly)) {
-      mkdirSync(dirname(meta.sharedPlotly), { recursive: true });
-      copyFileSync(plotlyFile, meta.sharedPlotly);
-    }
+    ensureSharedCopy(plotlyFile, meta.sharedPlotly, '--shared-plotly');
     plotly = { src: relative(dir, meta.sharedPlotly).split(sep).join('/') };
   } else {
-    copyFileSync(plotlyFile, join(dir, 'plotly.min.js'));
+    copyFileAtomic(plotlyFile, join(dir, 'plotly.min.js'));
     plotly = { src: 'plotly.min.js' };
   }
   const data = {
@@ -393,10 +391,6 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   return written;
 }
 
-function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
 /** Minimal Markdown-to-HTML for summaries: tables, # and ## headings, list items, paragraphs, `code` and **bold**. */
 export function markdownToHtml(md: string): string {
   const out: string[] = [];
@@ -442,7 +436,7 @@ export function markdownToHtml(md: string): string {
 }
 
 function reportHtml(data: unknown, md: string, plotly: { src: string } | { inline: string }): string {
-  const script = 'src' in plotly ? `<script src="${escapeHtml(plotly.src)}"></script>` : `<script>${plotly.inline}</script>`;
+  const script = 'src' in plotly ? `<script src="${safeUrl(plotly.src)}"></script>` : `<script>${plotly.inline}</script>`;
   const missing =
     'src' in plotly
       ? `Plotly did not load (this page expects it at ${escapeHtml(plotly.src)}, relative to the page), so the figures cannot be drawn. Open the report where heightbench wrote it, or write it with --self-contained to get one file that carries Plotly.`

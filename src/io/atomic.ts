@@ -17,7 +17,8 @@
  * One writer at a time per name is assumed (heightbench never runs two on the same file).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
+import { UsageError } from '../errors.js';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fsyncDirStep, mkdirStep, renameStep, unlinkStep, writeNewFileDurable } from './fs-ops.js';
@@ -171,4 +172,29 @@ function commitPair(
   // of this name moves it in.
   renameStep(pending, dataPath);
   fsyncDirStep(dir);
+}
+
+/** Copies `src` to `dest` by writeFileAtomic: a link planted at `dest` is replaced by the copy, never written through. */
+export function copyFileAtomic(src: string, dest: string): void {
+  writeFileAtomic(dest, readFileSync(src));
+}
+
+/**
+ * A file shared by several outputs (one plotly.min.js for every report under a folder): `dest` is kept when it is a
+ * regular file, created from `src` (atomically) when nothing is there, and refused when it is a symbolic link —
+ * dangling or not — or anything else: heightbench does not write where a link it did not create points.
+ */
+export function ensureSharedCopy(src: string, dest: string, what: string): void {
+  let st: Stats | null = null;
+  try {
+    st = lstatSync(dest);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  if (st === null) {
+    copyFileAtomic(src, dest);
+    return;
+  }
+  if (st.isSymbolicLink()) throw new UsageError(`${what} ${dest}: is a symbolic link; give the real file (heightbench does not write through links)`);
+  if (!st.isFile()) throw new UsageError(`${what} ${dest}: is not a regular file`);
 }

@@ -12,6 +12,7 @@ import { loadWorldFile, type RecipeParams, type WorldConfig } from './world.js';
 import { configDir, type PipelineRequest } from './request.js';
 import { join } from 'node:path';
 import { FormatError } from '../errors.js';
+import { checkName } from '../core/names.js';
 import { DEFAULT_CONVENTIONS, type Conventions } from '../conventions/index.js';
 
 export interface RecipeChoice {
@@ -37,7 +38,7 @@ export interface Plan {
 }
 
 export function loadWorld(name: string): WorldConfig {
-  return loadWorldFile(join(configDir(), 'worlds', `${name}.json`));
+  return loadWorldFile(join(configDir(), 'worlds', `${checkName('world', name)}.json`));
 }
 
 export function selectRecipe(world: WorldConfig, req: PipelineRequest, stream: PrngStream): RecipeChoice {

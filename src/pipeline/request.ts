@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FormatError, InputRangeError } from '../errors.js';
 import { checkArray, checkLiteral, checkNumber, checkObject, checkString, parseJson } from '../io/json-check.js';
+import { checkName } from '../core/names.js';
 import type { GridDescription, HeightRange } from '../core/grid.js';
 
 export interface PipelineRequest {
@@ -102,8 +103,9 @@ export function parseRequest(v: unknown, where = 'request'): PipelineRequest {
   const min = checkNumber(`${where}.encoding.min`, e.min);
   const max = checkNumber(`${where}.encoding.max`, e.max, { min: min + Number.EPSILON });
   return {
-    id: checkString(`${where}.id`, o.id),
-    world: checkString(`${where}.world`, o.world),
+    // Both reach paths and sidecars: names, bounded (src/core/names.ts).
+    id: checkName(`${where}.id: request`, checkString(`${where}.id`, o.id)),
+    world: checkName(`${where}.world: world`, checkString(`${where}.world`, o.world)),
     seed: checkNumber(`${where}.seed`, o.seed, { integer: true, min: 1, max: 2147483646 }),
     sceneTypes: ints('sceneTypes'),
     recipeEntry: checkNumber(`${where}.recipeEntry`, o.recipeEntry, { integer: true, min: 0 }),
@@ -129,7 +131,7 @@ export function listRequests(): string[] {
 
 /** Loads config/requests/<id>.json (or a path to a request file), optionally at another output size. */
 export function loadRequest(idOrPath: string, size?: number): PipelineRequest {
-  const path = idOrPath.endsWith('.json') ? idOrPath : join(configDir(), 'requests', `${idOrPath}.json`);
+  const path = idOrPath.endsWith('.json') ? idOrPath : join(configDir(), 'requests', `${checkName('request', idOrPath)}.json`);
   if (!existsSync(path)) {
     const known = idOrPath.endsWith('.json') ? '' : `; known requests: ${listRequests().join(', ')}`;
     throw new FormatError(`request ${JSON.stringify(idOrPath)}: no such request file (${path})${known}`);
