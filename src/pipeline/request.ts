@@ -33,6 +33,8 @@ export interface PipelineRequest {
  * else that nearest folder above the working directory, else the installed package's folder.
  */
 let configOverride: string | null = null;
+/** The folder given to --config (everything the option implies — assets included — is rooted there). */
+let configGiven: string | null = null;
 
 /** The installed package's own folder (this file is <pkg>/dist/pipeline/request.js, or <repo>/src/pipeline/request.ts). */
 export function packageRoot(): string {
@@ -43,9 +45,11 @@ export function packageRoot(): string {
 export function setConfigDir(dir: string | null): void {
   if (dir === null) {
     configOverride = null;
+    configGiven = null;
     return;
   }
   const d = resolve(dir);
+  configGiven = d;
   const holds = (p: string) => existsSync(join(p, 'worlds')) || existsSync(join(p, 'requests'));
   if (holds(d)) configOverride = d;
   else if (holds(join(d, 'config'))) configOverride = join(d, 'config');
@@ -76,6 +80,14 @@ export function projectRoot(): string {
   throw new FormatError(
     `cannot find heightbench's config/ folder above ${process.cwd()} nor in the package (${pkg}); pass --config DIR or set HEIGHTBENCH_ROOT`,
   );
+}
+
+/**
+ * [R] Where the static assets of the current config are built and read: with `--config DIR`, DIR/assets — everything
+ * --config implies stays under DIR, and another project's assets are never rebuilt; else <project root>/assets.
+ */
+export function defaultAssetsDir(): string {
+  return configGiven && configOverride ? join(configGiven, 'assets') : join(projectRoot(), 'assets');
 }
 
 /** The config folder (worlds/, requests/): --config DIR, else <project root>/config. */
