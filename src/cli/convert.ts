@@ -13,7 +13,7 @@ import { resampleField } from '../core/resample.js';
 import type { GridDescription, HeightRange, RowDirection, SampleConvention } from '../core/grid.js';
 import { readHeightfieldFile, writeHeightfieldFile } from '../io/heightfield-file.js';
 import { sidecarPathFor, type Endian } from '../io/sidecar.js';
-import { existsSync } from 'node:fs';
+import { inputPresent } from '../io/read-input.js';
 import { checkFieldSize, checkMemoryEstimate } from '../io/limits.js';
 import type { CliIO } from './io.js';
 
@@ -48,7 +48,7 @@ export function outputGrid(input: GridDescription, opts: ConvertOptions): GridDe
 
 export function convertCommand(input: string, output: string, opts: ConvertOptions, io: CliIO): number {
   // --range describes an input without sidecar and the output's encoding: beside a sidecar it only sets the output.
-  const hasSidecar = existsSync(sidecarPathFor(input));
+  const hasSidecar = inputPresent(sidecarPathFor(input)); // a dangling sidecar link is refused, not "none"
   const loaded = readHeightfieldFile(input, {
     size: opts.size,
     endian: opts.endian,

@@ -3,11 +3,12 @@
  * from the generated pre-encode floats) and every float stage dump present on both sides (RMS and maximum in the
  * inner 400 m disk and overall). Used by the reproduce pipeline and `heightbench check`.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { FLOAT_STAGES } from '../conventions/index.js';
 import { join } from 'node:path';
 import { readHeightfieldFile } from '../io/heightfield-file.js';
 import { writeFileAtomic } from '../io/atomic.js';
+import { parseJson } from '../io/json-check.js';
+import { inputPresent, readInputText } from '../io/read-input.js';
 import { writeFolderWhole } from '../io/report-folder.js';
 import { compareHeightfields, type ComparisonResult } from './compare.js';
 import { evaluateGates, type GateOutcome, type Gates } from './gates.js';
@@ -60,13 +61,14 @@ export function checkRun(
   const gen = readHeightfieldFile(join(genDir, 'final.r16')).field;
   const ref = readHeightfieldFile(join(refDir, 'final.r16')).field;
   const preEncode = join(genDir, 'pre-encode.r32');
-  const gf = existsSync(preEncode) ? readHeightfieldFile(preEncode).field : null;
+  // lstat-based presence (inputPresent): a dangling link is refused, never skipped as absent.
+  const gf = inputPresent(preEncode) ? readHeightfieldFile(preEncode).field : null;
   const final = compareHeightfields(gen, ref, { generatedFloat: gf && gf.kind === 'float' ? gf.height_px : null });
   const stages: StageComparison[] = [];
   for (const s of STAGE_DUMPS) {
     const a = join(genDir, `${s}.r32`);
     const b = join(refDir, `${s}.r32`);
-    if (!existsSync(a) || !existsSync(b)) continue;
+    if (!inputPresent(a) || !inputPresent(b)) continue;
     const r = compareHeightfields(readHeightfieldFile(a).field, readHeightfieldFile(b).field);
     const inner = r.masks.innerDisk;
     stages.push({
@@ -84,8 +86,8 @@ export function checkRun(
   // A GPU reference names its adapter in its sidecar: the report says which adapter produced it.
   const notes = [...(opts.notes ?? [])];
   const refSide = join(refDir, 'final.r16.json');
-  if (existsSync(refSide)) {
-    const a = (JSON.parse(readFileSync(refSide, 'utf8')) as { producer?: { adapter?: Record<string, string> } }).producer?.adapter;
+  if (inputPresent(refSide)) {
+    const a = (parseJson(readInputText(refSide, 1 << 20), refSide) as { producer?: { adapter?: Record<string, string> } } | null)?.producer?.adapter;
     if (a) notes.push(`Reference adapter: ${a.vendor} ${a.architecture} ${a.device} (${a.description}) via ${a.host}.`);
   }
   if (opts.attribution)

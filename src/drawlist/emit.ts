@@ -13,11 +13,12 @@
  * not evaluated: each executor evaluates it on its own field.
  * [R] Every plain number is canonicalised (−0 → 0) so that serialise → parse gives back exactly this object.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FormatError, InputRangeError } from '../errors.js';
 import { PRODUCER_NAME, PRODUCER_VERSION } from '../version.js';
-import type { AssetIndexEntry, HeightAsset } from '../pipeline/assets.js';
+import { maxAssetBytes, readAssetIndex, type AssetIndexEntry, type HeightAsset } from '../pipeline/assets.js';
+import { readInputFile } from '../io/read-input.js';
+import { resolveInside } from '../core/names.js';
 import { layer0Fans, layer100Fans } from '../pipeline/base.js';
 import { placeDraw, type DrawGrid } from '../pipeline/draw.js';
 import type { Plan } from '../pipeline/plan.js';
@@ -67,9 +68,8 @@ function layerOf(layer: 0 | 100, t: TriangleList): TriangleLayer {
 }
 
 function readIndex(dir: string): Map<string, AssetIndexEntry> {
-  const p = join(dir, 'index.json');
-  if (!existsSync(p)) throw new FormatError(`${dir}: no asset index (run \`heightbench assets ${dir}\`)`);
-  const idx = JSON.parse(readFileSync(p, 'utf8')) as { assets: AssetIndexEntry[] };
+  const idx = readAssetIndex(dir);
+  if (!idx) throw new FormatError(`${dir}: no asset index (run \`heightbench assets ${dir}\`)`);
   return new Map(idx.assets.map((e) => [e.key, e]));
 }
 
@@ -165,7 +165,8 @@ export function buildDrawList(plan: Plan, opts: DrawListOptions): DrawList {
       worldSize: zero(a.worldSize),
       decode: { metresPerCode: a.decode.metresPerCode, offsetMetres: zero(a.decode.offsetMetres) },
     };
-    if (opts.embedAssets) entry.embedded = new Uint8Array(readFileSync(join(opts.assetsDir, e.file)));
+    if (opts.embedAssets)
+      entry.embedded = new Uint8Array(readInputFile(resolveInside(opts.assetsDir, e.file), maxAssetBytes(e.size), 'an asset with its mip chain'));
     return entry;
   });
 

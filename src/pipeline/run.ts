@@ -10,11 +10,11 @@
  * key); the executor reads the rest through its context. The executor is `executor`, by default the precision's
  * (context.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { MAX_JSON_BYTES, inputPresent, readInputFile } from '../io/read-input.js';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { buildPlan, type Plan } from './plan.js';
-import { assetWorldHash, buildAssets, loadAssets, type HeightAsset } from './assets.js';
+import { assetWorldHash, buildAssets, loadAssets, type HeightAsset, checkAssetsMatchWorld } from './assets.js';
 import type { SupportTarget } from './support.js';
 import { selectStamps, type StampSelection } from './stamps.js';
 import { configDir, defaultAssetsDir, type PipelineRequest } from './request.js';
@@ -90,7 +90,7 @@ export interface RunManifest {
 export function worldHash(world: WorldConfig): string {
   const path = join(configDir(), 'worlds', `${world.name}.json`);
   return createHash('sha256')
-    .update(existsSync(path) ? readFileSync(path) : JSON.stringify(world))
+    .update(inputPresent(path) ? readInputFile(path, MAX_JSON_BYTES, 'a world file') : JSON.stringify(world))
     .digest('hex');
 }
 
@@ -98,7 +98,9 @@ export function worldHash(world: WorldConfig): string {
 export function ensureAssets(world: WorldConfig, dir = defaultAssetsDir()): Map<string, HeightAsset> {
   const hash = worldHash(world);
   if (assetWorldHash(dir) !== hash) buildAssets(world, dir, hash);
-  return loadAssets(dir);
+  const assets = loadAssets(dir);
+  checkAssetsMatchWorld(world, assets, dir);
+  return assets;
 }
 
 /**
