@@ -148,7 +148,7 @@ describe('assets', () => {
     const { entry, bytes } = firstAsset();
     const c = readKtx(bytes);
     for (const scheme of [1, 2, 3]) {
-      c.supercompressionScheme = scheme;
+      c.supercompressionScheme = scheme as typeof c.supercompressionScheme;
       const flagged = writeKtx(c);
       expect(() => readAssetKtx2(flagged, entry.file)).toThrow(`supercompression scheme ${scheme}, expected 0`);
       const levelSizes = Array.from({ length: c.levels.length }, (_, k) => Math.max(1, entry.size >> k));

@@ -43,6 +43,7 @@ export interface CompareCliOptions extends ReadSettings {
   minExact?: number;
   maxCode?: number;
   maxRmsMm?: number;
+  maxNonfinite?: number;
   title?: string;
   sharedPlotly?: string;
   diagnose?: boolean;
@@ -171,7 +172,7 @@ export async function compareCommand(generated: string, reference: string, o: Co
 
 /** Gates, the report (when asked; it needs the fields), the diagnosis, the output and the exit code. */
 async function emit(result: ComparisonResult, generated: string, reference: string, o: CompareCliOptions, io: CliIO, fields: Analysis | null): Promise<number> {
-  const gates = evaluateGates(result, { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm });
+  const gates = evaluateGates(result, { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm, maxNonFinite: o.maxNonfinite });
   const meta = { generated, reference, gates, title: o.title, sharedPlotly: o.sharedPlotly, selfContained: o.selfContained };
   // The report folder is written whole: staged, swapped in, one writer at a time (src/io/report-folder.ts).
   if (o.report && fields) writeFolderWhole(o.report, (stage) => writeComparisonReport(stage, result, fields.gen, fields.ref, meta));
@@ -206,6 +207,11 @@ export const installCompare: CommandInstaller = (program: Command, io: CliIO) =>
     .option('--min-exact <pct>', 'gate: minimum exact-code percentage', parseNumber)
     .option('--max-code <n>', 'gate: maximum |Δq|', parseNumber)
     .option('--max-rms-mm <x>', 'gate: maximum RMS in mm', parseNumber)
+    .option(
+      '--max-nonfinite <n>',
+      'gate: most pixels with a non-finite value (NaN, ±Inf) on either side (default 0 whenever a gate is given)',
+      parseNonNegativeNumber,
+    )
     .option('--diagnose', 'also explain the difference (shift, gain, blur, bias, edge band, flips; see `heightbench diagnose`)')
     .option('--title <text>', 'report title')
     .option('--shared-plotly <file>', 'link this plotly.min.js instead of copying one into the report', parsePath)

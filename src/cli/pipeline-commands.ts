@@ -25,7 +25,7 @@ import { rmTreeStep } from '../io/fs-ops.js';
 import { folderForReading, makeStage, recoverFolder, removeStale, swapFolderIn, type SwapNames } from '../io/folder-swap.js';
 import { checkName, resolveInside } from '../core/names.js';
 import { loadParams, paramsRun } from '../pipeline/params.js';
-import { parseNumber, parsePath } from './args.js';
+import { parseNonNegativeNumber, parseNumber, parsePath } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { PLAN_STAGES, runCommand } from './run.js';
 import { gpuRunCommand } from './gpu-run.js';
@@ -36,6 +36,7 @@ export interface GateOptions {
   minExact?: number;
   maxCode?: number;
   maxRmsMm?: number;
+  maxNonfinite?: number;
 }
 
 /** Staged and kept-old folder names of a run's references (the kept old name is the one readers fall back to). */
@@ -174,6 +175,11 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
     .option('--min-exact <pct>', 'gate: minimum exact-code percentage', parseNumber)
     .option('--max-code <n>', 'gate: maximum |Δq|', parseNumber)
     .option('--max-rms-mm <x>', 'gate: maximum RMS in mm', parseNumber)
+    .option(
+      '--max-nonfinite <n>',
+      'gate: most pixels with a non-finite value (NaN, ±Inf) on either side (default 0 whenever a gate is given)',
+      parseNonNegativeNumber,
+    )
     .option('--strict', 'exit 3 when a gate fails (default: report it in metrics.json and exit 0)')
     .option('--reference-kind <text>', 'say in the report what kind of reference this is (e.g. "independent GPU reference")')
     .option('--attribution', 'attribute every differing final code to the first stage differing by more than ε there')
@@ -198,7 +204,7 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
         const c = checkRun(
           folderForReading(g),
           folderForReading(r),
-          { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm },
+          { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm, maxNonFinite: o.maxNonfinite },
           o.report,
           o.title,
           o.sharedPlotly,

@@ -65,6 +65,7 @@ export function checkRun(
   const gf = inputPresent(preEncode) ? readHeightfieldFile(preEncode).field : null;
   const final = compareHeightfields(gen, ref, { generatedFloat: gf && gf.kind === 'float' ? gf.height_px : null });
   const stages: StageComparison[] = [];
+  let stageNonFinite = 0;
   for (const s of STAGE_DUMPS) {
     const a = join(genDir, `${s}.r32`);
     const b = join(refDir, `${s}.r32`);
@@ -79,8 +80,16 @@ export function checkRun(
       maxAbsMm: r.floatMaxAbsMm ?? Number.NaN,
       pixels: r.pixels,
     });
+    stageNonFinite += r.nonFinite.pixelsExcluded;
   }
   const outcomes = evaluateGates(final, gates);
+  // [R] The non-finite gate of a run counts its stage dumps too: a stage that is mostly NaN measures a tiny RMS on
+  //     the few finite pixels it has, which must not pass as agreement.
+  const nf = outcomes.find((g) => g.name === 'non-finite pixels');
+  if (nf) {
+    nf.value += stageNonFinite;
+    nf.passed = nf.value <= (gates.maxNonFinite ?? 0);
+  }
   const firstDivergentStage = stages.find((s) => s.rmsMm > 0.01)?.stage ?? null;
   const check: RunCheck = { final, stages, gates: outcomes, passed: outcomes.every((g) => g.passed), firstDivergentStage };
   // A GPU reference names its adapter in its sidecar: the report says which adapter produced it.

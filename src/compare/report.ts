@@ -129,6 +129,8 @@ export function summaryMarkdown(r: ComparisonResult, meta: ReportMeta): string {
       `Largest |Δq| = ${r.maxAbsCode} at pixel (${r.maxAbsCodeAt.pixel.join(', ')}), world (${r.maxAbsCodeAt.world.map((x) => x.toFixed(2)).join(', ')}) m.`,
       '',
     );
+  // Always stated: the metrics above are over the compared pixels only.
+  L.push(`Pixels compared: ${r.pixels} of ${r.grid.columns * r.grid.rows}.`, '');
   if (r.nonFinite.pixelsExcluded > 0)
     L.push(`Non-finite values excluded: generated ${r.nonFinite.generated}, reference ${r.nonFinite.reference} (${r.nonFinite.pixelsExcluded} pixels).`, '');
   if (r.attribution) {
