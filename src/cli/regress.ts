@@ -107,7 +107,7 @@ function json<T>(b: Buffer | null, what: string): T | null {
 }
 
 /** A metrics.json: a flat object of numbers (null allowed); anything else is refused naming the key. */
-function metrics(b: Buffer | null, what: string): Metrics | null {
+export function parseMetricsJson(b: Buffer | null, what: string): Metrics | null {
   const m = json<Record<string, unknown>>(b, what);
   if (!m) return null;
   for (const [k, v] of Object.entries(m)) {
@@ -118,7 +118,7 @@ function metrics(b: Buffer | null, what: string): Metrics | null {
 }
 
 /** A hashes.json: { generated, references }, each null or an object of strings. */
-function hashes(b: Buffer | null, what: string): Hashes | null {
+export function parseHashesJson(b: Buffer | null, what: string): Hashes | null {
   const h = json<Record<string, unknown>>(b, what);
   if (!h) return null;
   const side = (k: 'generated' | 'references'): Record<string, string> | null => {
@@ -170,10 +170,10 @@ export function regress(root: string, base: string): Regression {
   const runs: RunRegression[] = [];
   for (const run of params.runs.keys()) {
     const dir = `reports/${run}`;
-    const here = metrics(readHere(root, `${dir}/metrics.json`), `${dir}/metrics.json`);
-    const baseM = metrics(gitShow(root, baseCommit, `${dir}/metrics.json`), `${base}:${dir}/metrics.json`);
-    const hHere = hashes(readHere(root, `${dir}/hashes.json`), `${dir}/hashes.json`);
-    const hBase = hashes(gitShow(root, baseCommit, `${dir}/hashes.json`), `${base}:${dir}/hashes.json`);
+    const here = parseMetricsJson(readHere(root, `${dir}/metrics.json`), `${dir}/metrics.json`);
+    const baseM = parseMetricsJson(gitShow(root, baseCommit, `${dir}/metrics.json`), `${base}:${dir}/metrics.json`);
+    const hHere = parseHashesJson(readHere(root, `${dir}/hashes.json`), `${dir}/hashes.json`);
+    const hBase = parseHashesJson(gitShow(root, baseCommit, `${dir}/hashes.json`), `${base}:${dir}/hashes.json`);
     const blessHere = readHere(root, `references/bless/${run}.json`);
     const blessBase = gitShow(root, baseCommit, `references/bless/${run}.json`);
     const blessed = (blessHere?.toString() ?? '') !== (blessBase?.toString() ?? '') || referenceLockHash(lockHere, run) !== referenceLockHash(lockBase, run);

@@ -225,6 +225,9 @@ export function readAssetKtx2(bytes: Uint8Array, what: string): HeightAsset {
   if (!Number.isInteger(c.pixelWidth) || c.pixelWidth < 1 || c.pixelWidth > MAX_ASSET_SIDE || c.pixelHeight !== c.pixelWidth) {
     throw new FormatError(`${what}: ${c.pixelWidth}×${c.pixelHeight}, expected a square texture of side 1…${MAX_ASSET_SIDE}`);
   }
+  if (c.pixelDepth !== 0 || c.layerCount !== 0 || c.faceCount !== 1) {
+    throw new FormatError(`${what}: depth ${c.pixelDepth}, layers ${c.layerCount}, faces ${c.faceCount}; expected a plain 2D texture (0, 0, 1)`);
+  }
   const text = (v: unknown) => (typeof v === 'string' ? v : v instanceof Uint8Array ? new TextDecoder().decode(v).replace(/\0$/, '') : '');
   const decodeText = text(c.keyValue[KV.decode]);
   if (!decodeText) throw new FormatError(`${what}: missing heightbench decode metadata (${KV.decode})`);
