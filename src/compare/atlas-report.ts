@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { MismatchError } from '../errors.js';
-import { copyFileAtomic, ensureSharedCopy, writeFileAtomic } from '../io/atomic.js';
+import { copyFileAtomic, ensureSharedCopy, hiddenBase, writeFileAtomic } from '../io/atomic.js';
 import { escapeHtml, safeUrl } from '../core/html.js';
 import { DIVERGING_STOPS, diverging, plotlyColorscale, scalarPng } from './pictures.js';
 import { plotlyPath } from './report.js';
@@ -369,7 +369,7 @@ export function writeAtlas(dir: string, a: Atlas, o: WriteAtlasOptions = {}): st
   mkdirSync(parent, { recursive: true });
   // Found before anything is written: a missing Plotly must not leave a folder without its page.
   const plotlyFile = plotlyPath();
-  const tmp = join(parent, `.${basename(dir)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const tmp = join(parent, `.${hiddenBase(basename(dir))}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   const files: string[] = [];
   try {
     mkdirSync(join(tmp, 'maps'), { recursive: true });

@@ -23,9 +23,22 @@ import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fsyncDirStep, mkdirStep, renameStep, unlinkStep, writeNewFileDurable } from './fs-ops.js';
 
+/** Longest name (bytes) kept as it is inside a hidden working name; file systems allow 255 per component [R]. */
+const MAX_KEPT_NAME_BYTES = 200;
+
+/**
+ * The part of a hidden working name (temporary, pending, prepared, staged, lock) that stands for `name`: the name
+ * itself, or — when it is so long that a suffix would push the component past 255 bytes — a hash of it (the same
+ * name always gives the same stand-in, so leftovers are still found by prefix).
+ */
+export function hiddenBase(name: string): string {
+  if (Buffer.byteLength(name, 'utf8') <= MAX_KEPT_NAME_BYTES) return name;
+  return `h-${createHash('sha256').update(name).digest('hex').slice(0, 32)}`;
+}
+
 /** The temporary name used while `path` is being written (same folder, so the rename stays on one filesystem). */
 export function temporaryPathFor(path: string): string {
-  return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  return join(dirname(path), `.${hiddenBase(basename(path))}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
 }
 
 /**
@@ -33,12 +46,12 @@ export function temporaryPathFor(path: string): string {
  * name that recoverPair removes as a leftover, except the one being committed.
  */
 export function preparedPathFor(path: string): string {
-  return join(dirname(path), `.${basename(path)}.prepared-${process.pid}-${randomBytes(4).toString('hex')}`);
+  return join(dirname(path), `.${hiddenBase(basename(path))}.prepared-${process.pid}-${randomBytes(4).toString('hex')}`);
 }
 
 /** Where a pair's payload waits between its sidecar's commit and its final rename. */
 export function pendingPathFor(path: string, sha256: string): string {
-  return join(dirname(path), `.${basename(path)}.pending-${sha256.slice(0, 16)}`);
+  return join(dirname(path), `.${hiddenBase(basename(path))}.pending-${sha256.slice(0, 16)}`);
 }
 
 /** Test hook: called after the temporary file is complete and before the rename. */
@@ -86,7 +99,8 @@ export function recoverPair(dataPath: string, committedSha: string | null, keep:
   } catch {
     return;
   }
-  const prefixes = [`.${base}.pending-`, `.${base}.tmp-`, `.${base}.json.tmp-`, `.${base}.prepared-`];
+  const h = (n: string) => `.${hiddenBase(n)}`;
+  const prefixes = [`${h(base)}.pending-`, `${h(base)}.tmp-`, `${h(`${base}.json`)}.tmp-`, `${h(base)}.prepared-`];
   const kept = keep === null ? null : basename(keep);
   const leftovers = entries.filter((e) => e !== kept && prefixes.some((p) => e.startsWith(p)));
   if (leftovers.length === 0) return;

@@ -18,10 +18,11 @@ import { closeSync, constants, cpSync, linkSync, lstatSync, openSync, readdirSyn
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { mkdirStep, rmTreeStep } from './fs-ops.js';
+import { hiddenBase } from './atomic.js';
 import { makeStage, recoverFolder, removeStale, swapFolderIn } from './folder-swap.js';
 
 function lockPathOf(target: string): string {
-  return join(dirname(target), `.${basename(target)}.lock`);
+  return join(dirname(target), `.${hiddenBase(basename(target))}.lock`);
 }
 
 function alive(pid: number): boolean {
@@ -49,7 +50,7 @@ export function lockFolder(target: string): () => void {
       } catch {
         /* vanished or unreadable: judged stale below */
       }
-      if (alive(holder) && holder !== process.pid) {
+      if (alive(holder)) {
         throw new UsageError(`${target}: another heightbench (pid ${holder}) is writing this report folder (lock ${lock}); wait for it or remove the lock`);
       }
       try {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { FormatError } from '../errors.js';
 import { checkName } from '../core/names.js';
-import { checkNumber, checkObject, checkString } from '../io/json-check.js';
+import { MAX_JSON_DEPTH, checkNumber, checkObject, checkString, jsonDepth } from '../io/json-check.js';
 import { readInputText } from '../io/read-input.js';
 
 export interface ParamsRun {
@@ -21,8 +21,10 @@ export interface ProjectParams {
   runs: Map<string, ParamsRun>;
 }
 
-/** Parses YAML text (a document of at most MAX_JSON_BYTES, aliases bounded), refusing with the file and the reason. */
+/** Parses YAML text (a document of at most MAX_JSON_BYTES, aliases and flow nesting bounded), refusing with the file and the reason. */
 export function parseYamlText(text: string, what: string): unknown {
+  // Flow collections nested 10⁵ deep make the parser recurse and grow: refused before parsing, as JSON is.
+  if (jsonDepth(text) > MAX_JSON_DEPTH) throw new FormatError(`${what}: YAML nested deeper than ${MAX_JSON_DEPTH} levels; refused before parsing`);
   try {
     return parseYaml(text, { maxAliasCount: 100, uniqueKeys: true }) as unknown;
   } catch (e) {
