@@ -5,51 +5,66 @@
 // linking its report, a link to the static GPU page (reports/gpu/, written by reproduce.mjs), the ablation atlas
 // (reports/atlas: a list, not a table — the browser check reads every table row as a run), and links to the executed
 // notebooks under reports/notebooks/.
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+// Every string goes through the project's one escape (dist/core/html.js, built by `make build`), every link through
+// safeUrl; run names come from params.yaml through the checked loader (names are names), JSON through the bounded
+// reader; the page is written by writeFileAtomic (a temporary file renamed: a planted link is replaced, not followed).
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import YAML from 'yaml';
 import { foldHistogram, foldedHistogramText } from '../dist/compare/histogram-fold.js';
+import { escapeHtml as esc, safeUrl } from '../dist/core/html.js';
+import { writeFileAtomic } from '../dist/io/atomic.js';
+import { parseJson } from '../dist/io/json-check.js';
+import { readInputText } from '../dist/io/read-input.js';
+import { loadParams } from '../dist/pipeline/params.js';
+import { isInputError, inputErrorMessage } from '../dist/errors.js';
+import { terminalText } from '../dist/core/text.js';
 
 const root = 'reports';
-const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;');
+const readJson = (p) => parseJson(readInputText(p), p);
+let params;
+try {
+  params = loadParams('.');
+} catch (e) {
+  if (!isInputError(e)) throw e;
+  process.stderr.write(`report-index: ${terminalText(inputErrorMessage(e))}\n`);
+  process.exit(2);
+}
+const runNames = [...params.runs.keys()].sort();
 // The runs of params.yaml only: other report folders (a bless's difference report, reports/bless-RUN) are not part of
 // the reproduce, and listing them made the index depend on what a working tree happened to hold.
-const runs = Object.keys(YAML.parse(readFileSync('params.yaml', 'utf8')).runs ?? {})
-  .filter((name) => existsSync(join(root, name, 'stages.json')))
-  .sort();
+const runs = runNames.filter((name) => existsSync(join(root, name, 'stages.json')));
 /** One table row of a report folder: its metrics, gates and per-stage inner RMS, plus the comparison's kind and a note. */
 function reportRow(folder, kind, note) {
-  const m = JSON.parse(readFileSync(join(root, folder, 'metrics.json'), 'utf8'));
-  const s = JSON.parse(readFileSync(join(root, folder, 'stages.json'), 'utf8'));
+  const m = readJson(join(root, folder, 'metrics.json'));
+  const s = readJson(join(root, folder, 'stages.json'));
   // Bins from histogram.json (metrics.json's histogram.* keys where it is absent), folded beyond ±8 as in summary.md.
   const hj = join(root, folder, 'histogram.json');
   const bins = existsSync(hj)
-    ? Object.fromEntries(JSON.parse(readFileSync(hj, 'utf8')).map((b) => [String(b.dq), b.count]))
+    ? Object.fromEntries(readJson(hj).map((b) => [String(b.dq), b.count]))
     : Object.fromEntries(
         Object.keys(m)
           .filter((k) => k.startsWith('histogram.'))
           .map((k) => [k.slice(10), m[k]]),
       );
   const hist = foldedHistogramText(foldHistogram(bins)).replace(/^\{|\}(?=;|$)/g, '');
-  const stages = s.stages.map((x) => `${x.stage} ${x.innerRmsMm.toExponential(2)}`).join('<br>');
+  const stages = s.stages.map((x) => `${esc(x.stage)} ${esc(Number(x.innerRmsMm).toExponential(2))}`).join('<br>');
   const gates = s.gates && s.gates.length === 0 ? '–' : s.passed ? 'pass' : '<b>FAIL</b>';
-  return `<tr><td><a href="${folder}/index.html">${esc(folder)}</a></td><td>${m.exactPercent.toFixed(4)}</td><td>${esc(hist)}</td><td>${m.maxAbsCode}</td><td>${m.rmsMm.toFixed(4)}</td><td style="text-align:left">${kind}</td><td>${gates}</td><td style="text-align:left">${stages}</td><td style="text-align:left">${note(m)}</td></tr>`;
+  const fixed = (v, d) => esc(Number(v).toFixed(d));
+  return `<tr><td><a href="${safeUrl(`${folder}/index.html`)}">${esc(folder)}</a></td><td>${fixed(m.exactPercent, 4)}</td><td>${esc(hist)}</td><td>${esc(m.maxAbsCode)}</td><td>${fixed(m.rmsMm, 4)}</td><td style="text-align:left">${esc(kind)}</td><td>${gates}</td><td style="text-align:left">${stages}</td><td style="text-align:left">${note(m)}</td></tr>`;
 }
 const rows = runs.map((name) =>
-  reportRow(
-    name,
-    'f32 vs our own f64 references (consistency)',
-    (m) => `straddles / deviations: ${m['attribution.straddle'] ?? '–'} / ${m['attribution.deviation'] ?? '–'}`,
+  reportRow(name, 'f32 vs our own f64 references (consistency)', (m) =>
+    esc(`straddles / deviations: ${m['attribution.straddle'] ?? '–'} / ${m['attribution.deviation'] ?? '–'}`),
   ),
 );
 const gpuPage = existsSync(join(root, 'gpu', 'index.html'));
 const firstStages = (m) =>
   Object.keys(m)
     .filter((k) => k.startsWith('stageAttribution.firstStage.'))
-    .map((k) => `${k.slice(28)} ${m[k]}`)
+    .map((k) => esc(`${k.slice(28)} ${m[k]}`))
     .join('<br>');
 const gpuRows = [];
-for (const name of Object.keys(YAML.parse(readFileSync('params.yaml', 'utf8')).runs ?? {}).sort()) {
+for (const name of runNames) {
   for (const [suffix, side] of [
     ['-gpu', 'f32, GPU-mimic switches'],
     ['-gpu-d3d', 'f32 as generated (16.8)'],
@@ -57,23 +72,23 @@ for (const name of Object.keys(YAML.parse(readFileSync('params.yaml', 'utf8')).r
   ]) {
     const dir = join(root, `${name}${suffix}`);
     if (!existsSync(join(dir, 'stages.json'))) continue;
-    gpuRows.push(reportRow(`${name}${suffix}`, `CPU ${esc(side)} vs GPU executor`, firstStages));
+    gpuRows.push(reportRow(`${name}${suffix}`, `CPU ${side} vs GPU executor`, firstStages));
   }
 }
 // The ablation atlas (dvc.yaml stage atlas): its committed metrics.json, and a link once the page has been built.
 const atlasMetrics = join(root, 'atlas', 'metrics.json');
 let atlas = '<p>No ablation atlas yet (<code>make reproduce</code> builds reports/atlas).</p>';
 if (existsSync(atlasMetrics)) {
-  const a = JSON.parse(readFileSync(atlasMetrics, 'utf8'));
+  const a = readJson(atlasMetrics);
   const items = Object.entries(a.ablations ?? {})
     .sort((x, y) => y[1].floatRmsMm - x[1].floatRmsMm)
     .map(
       ([name, e]) =>
-        `<li><b>${esc(name)}</b>: exact ${e.exactPercent.toFixed(4)} %, RMS ${e.rmsMm.toPrecision(4)} mm, first divergent stage ${esc(e.firstDivergentStage)}, top diagnosis ${esc(e.topDiagnosis)}${e.namedFirst === null ? '' : e.namedFirst ? ' ✓' : ' ✗'}</li>`,
+        `<li><b>${esc(name)}</b>: exact ${esc(Number(e.exactPercent).toFixed(4))} %, RMS ${esc(Number(e.rmsMm).toPrecision(4))} mm, first divergent stage ${esc(e.firstDivergentStage)}, top diagnosis ${esc(e.topDiagnosis)}${e.namedFirst === null ? '' : e.namedFirst ? ' ✓' : ' ✗'}</li>`,
     );
   const page = existsSync(join(root, 'atlas', 'index.html'));
-  atlas = `<p>${page ? '<a href="atlas/index.html">' : ''}${esc(a.request)} at ${a.size}² (${esc(a.precision)}): ${a.ablationCount} ablations${page ? '</a>' : ' (page not built here: metrics from the committed reports/atlas/metrics.json)'};
-diagnose names ${a.namedFirst} of the ${a.withSignature} expected signatures first. Sorted by effect:</p>
+  atlas = `<p>${page ? '<a href="atlas/index.html">' : ''}${esc(a.request)} at ${esc(a.size)}² (${esc(a.precision)}): ${esc(a.ablationCount)} ablations${page ? '</a>' : ' (page not built here: metrics from the committed reports/atlas/metrics.json)'};
+diagnose names ${esc(a.namedFirst)} of the ${esc(a.withSignature)} expected signatures first. Sorted by effect:</p>
 <ul>${items.join('')}</ul>`;
 }
 const nbDir = join(root, 'notebooks');
@@ -96,9 +111,8 @@ ${gpuPage ? `<p><a href="gpu/index.html">The GPU page</a> runs heightbench's Web
 <h2>Ablation atlas</h2>
 ${atlas}
 <h2>Notebooks</h2>
-${notebooks.length ? `<ul>${notebooks.map((f) => `<li><a href="notebooks/${f}">${esc(f.replace(/\.html$/, ''))}</a></li>`).join('')}</ul>` : '<p>No executed notebooks yet.</p>'}
+${notebooks.length ? `<ul>${notebooks.map((f) => `<li><a href="${safeUrl(`notebooks/${f}`)}">${esc(f.replace(/\.html$/, ''))}</a></li>`).join('')}</ul>` : '<p>No executed notebooks yet.</p>'}
 </body></html>
 `;
-writeFileSync(join(root, 'index.html.tmp'), html);
-renameSync(join(root, 'index.html.tmp'), join(root, 'index.html'));
+writeFileAtomic(join(root, 'index.html'), html);
 console.log(`reports/index.html: ${runs.length} runs, ${existsSync(atlasMetrics) ? 'the atlas, ' : ''}${notebooks.length} notebooks`);

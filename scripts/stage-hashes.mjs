@@ -5,7 +5,7 @@
 // timings are never deterministic; the payload hash is what says whether a stage's values moved.
 // Usage: stage-hashes.mjs GEN_DIR REF_DIR OUT.json
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const STAGE_FILE = /^(?!timings\.json$)[^.][^/]*\.(r16|r32|png|json)$/;
@@ -34,6 +34,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error(`stage-hashes: no folder ${gen}`);
     process.exit(2);
   }
-  writeFileSync(`${outPath}.tmp`, `${JSON.stringify(doc, null, 2)}\n`);
-  renameSync(`${outPath}.tmp`, outPath);
+  // A temporary file renamed over the destination (dist/io/atomic.js): a planted link is replaced, never written through.
+  const { writeFileAtomic } = await import('../dist/io/atomic.js');
+  writeFileAtomic(outPath, `${JSON.stringify(doc, null, 2)}\n`);
 }

@@ -17,6 +17,7 @@ import { addInputFlags, conventionLines, defaultsWarning, readSettingsFrom, sett
 import { openR16Stream } from '../io/r16-stream.js';
 import { parseNonNegativeNumber, parseNumber, parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
 import type { CliIO, CommandInstaller } from './io.js';
+import { writeFolderWhole } from '../io/report-folder.js';
 import { CliExit } from './io.js';
 import { InvalidArgumentError } from 'commander';
 
@@ -45,6 +46,7 @@ export interface CompareCliOptions extends InputFlags {
   minExact?: number;
   maxCode?: number;
   maxRmsMm?: number;
+  maxNonfinite?: number;
   title?: string;
   sharedPlotly?: string;
   diagnose?: boolean;
@@ -212,13 +214,14 @@ async function emit(
     const w = defaultsWarning(label, path, c);
     if (w) io.err(w);
   }
-  const gates = evaluateGates(result, { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm });
+  const gates = evaluateGates(result, { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm, maxNonFinite: o.maxNonfinite });
   const notes = conventionLines([
     { label: 'generated side', conventions: inputs.generated },
     { label: 'reference', conventions: inputs.reference },
   ]);
   const meta = { generated, reference, gates, title: o.title, sharedPlotly: o.sharedPlotly, selfContained: o.selfContained, notes };
-  if (o.report && fields) writeComparisonReport(o.report, result, fields.gen, fields.ref, meta);
+  // The report folder is written whole: staged, swapped in, one writer at a time (src/io/report-folder.ts).
+  if (o.report && fields) writeFolderWhole(o.report, (stage) => writeComparisonReport(stage, result, fields.gen, fields.ref, meta));
   const diagnoser = o.diagnose && fields ? await import('../compare/diagnose.js') : null;
   const diagnosis = diagnoser && fields ? diagnoser.diagnose(fields.gen, fields.ref, { generatedFloat: fields.generatedFloat }) : undefined;
   if (o.json) io.out(`${JSON.stringify({ ...resultJson(result), gates, inputs, ...(diagnosis ? { diagnosis } : {}) }, null, 2)}\n`);
@@ -250,6 +253,11 @@ export const installCompare: CommandInstaller = (program: Command, io: CliIO) =>
     .option('--min-exact <pct>', 'gate: minimum exact-code percentage', parseNumber)
     .option('--max-code <n>', 'gate: maximum |Δq|', parseNumber)
     .option('--max-rms-mm <x>', 'gate: maximum RMS in mm', parseNumber)
+    .option(
+      '--max-nonfinite <n>',
+      'gate: most pixels with a non-finite value (NaN, ±Inf) on either side (default 0 whenever a gate is given)',
+      parseNonNegativeNumber,
+    )
     .option('--diagnose', 'also explain the difference (shift, gain, blur, bias, edge band, flips; see `heightbench diagnose`)')
     .option('--title <text>', 'report title')
     .option('--shared-plotly <file>', 'link this plotly.min.js instead of copying one into the report', parsePath)

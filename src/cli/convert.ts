@@ -15,7 +15,7 @@ import { readHeightfieldFileAsync, writeHeightfieldFileAsync } from '../io/heigh
 import { defaultsWarning, readSettingsFrom, type InputFlags } from './input-flags.js';
 import { conventionsFromDefaults, DEFAULTS_NOTE } from '../io/input-conventions.js';
 import { sidecarPathFor, type Endian } from '../io/sidecar.js';
-import { existsSync } from 'node:fs';
+import { inputPresent } from '../io/read-input.js';
 import { checkFieldSize, checkMemoryEstimate } from '../io/limits.js';
 import type { CliIO } from './io.js';
 
@@ -50,7 +50,7 @@ export function outputGrid(input: GridDescription, opts: ConvertOptions): GridDe
 
 export async function convertCommand(input: string, output: string, opts: ConvertOptions, io: CliIO): Promise<number> {
   // --range describes an input without sidecar and the output's encoding: beside a sidecar it only sets the output.
-  const hasSidecar = existsSync(sidecarPathFor(input));
+  const hasSidecar = inputPresent(sidecarPathFor(input)); // a dangling sidecar link is refused, not "none"
   const loaded = await readHeightfieldFileAsync(input, { ...readSettingsFrom(opts, false), range: hasSidecar ? undefined : opts.range });
   let field: Heightfield = loaded.field;
   const dstGrid = outputGrid(field.grid, opts);

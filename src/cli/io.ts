@@ -1,4 +1,5 @@
 import type { ConfigContext } from '../pipeline/request.js';
+import { terminalText } from '../core/text.js';
 
 /** Where CLI commands write: real streams in the bin, buffers in tests; and the invocation's configuration. */
 export interface CliIO {
@@ -8,9 +9,10 @@ export interface CliIO {
   readonly config?: ConfigContext;
 }
 
+/** The terminal: every line passes terminalText (src/core/text.ts), so control bytes never reach it raw. */
 export const processIO: CliIO = {
-  out: (t) => void process.stdout.write(t),
-  err: (t) => void process.stderr.write(t),
+  out: (t) => void process.stdout.write(terminalText(t)),
+  err: (t) => void process.stderr.write(terminalText(t)),
 };
 
 /** An exit code carried out of a command action (commander actions cannot return one). */

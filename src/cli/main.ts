@@ -3,6 +3,7 @@
  * (one-line reason on stderr, file-system failures name the path and the cause); 3 a gate failed; 1 internal failure
  * (a bug, printed with its stack). `runCli` is the whole program, callable in-process by tests.
  */
+import { resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT_INPUT, EXIT_INTERNAL, inputErrorMessage, isInputError } from '../errors.js';
 import { PRODUCER_VERSION } from '../version.js';
@@ -11,12 +12,13 @@ import { addInputFlags } from './input-flags.js';
 import { CliExit, processIO, type CliIO, type CommandInstaller } from './io.js';
 import { groupsFor } from './commands.js';
 import { resolveConfigDir } from '../pipeline/request.js';
+import { terminalText } from '../core/text.js';
 
 /**
  * The program with info, convert and the given command groups. Command modules load on use (commands.ts): info and
  * convert import their implementation inside the action, the other groups are passed in already loaded.
  */
-function buildProgram(io: CliIO, installers: readonly CommandInstaller[], context: { configDir?: string }): Command {
+function buildProgram(io: CliIO, installers: readonly CommandInstaller[], context: { configDir?: string; configRoot?: string }): Command {
   const program = new Command('heightbench')
     .description('Procedural terrain heightmap workbench: pipeline stages, comparison, interchange formats.')
     .version(PRODUCER_VERSION)
@@ -28,7 +30,10 @@ function buildProgram(io: CliIO, installers: readonly CommandInstaller[], contex
     )
     .hook('preAction', (root) => {
       const dir = (root.opts() as { config?: string }).config;
-      if (dir !== undefined) context.configDir = resolveConfigDir(dir);
+      if (dir !== undefined) {
+        context.configDir = resolveConfigDir(dir);
+        context.configRoot = resolve(dir);
+      }
     });
 
   addInputFlags(
@@ -73,7 +78,7 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO): Pr
     const installers = await Promise.all(groupsFor(argv).map((g) => g.load()));
     // The invocation's configuration: --config, resolved once before the command's action and handed to every command
     // through its io — no module-level state, so two invocations in one process never see each other's.
-    const context: { configDir?: string } = {};
+    const context: { configDir?: string; configRoot?: string } = {};
     const cio: CliIO = { out: (t) => io.out(t), err: (t) => io.err(t), config: context };
     const program = buildProgram(cio, installers, context);
     await program.parseAsync([...argv], { from: 'user' });
@@ -86,7 +91,7 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO): Pr
       return EXIT_INPUT;
     }
     if (isInputError(e)) {
-      io.err(`heightbench: ${oneLine(inputErrorMessage(e))}\n`);
+      io.err(`heightbench: ${terminalText(oneLine(inputErrorMessage(e)))}\n`);
       return EXIT_INPUT;
     }
     io.err(`heightbench: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);

@@ -12,8 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
-import { EXIT_GATE, FormatError, UsageError } from '../errors.js';
+import { EXIT_GATE, UsageError } from '../errors.js';
 import { PRODUCER_VERSION } from '../version.js';
 import { buildAssets } from '../pipeline/assets.js';
 import { loadWorld } from '../pipeline/inputs.js';
@@ -24,8 +23,9 @@ import { attributionSummary } from '../compare/attribution.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { rmTreeStep } from '../io/fs-ops.js';
 import { folderForReading, makeStage, recoverFolder, removeStale, swapFolderIn, type SwapNames } from '../io/folder-swap.js';
-import { readInputText } from '../io/read-input.js';
-import { parseNumber, parsePath } from './args.js';
+import { checkName, resolveInside } from '../core/names.js';
+import { loadParams, paramsRun } from '../pipeline/params.js';
+import { parseNonNegativeNumber, parseNumber, parsePath } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { PLAN_STAGES, runCommand } from './run.js';
 import { gpuRunCommand } from './gpu-run.js';
@@ -36,6 +36,7 @@ export interface GateOptions {
   minExact?: number;
   maxCode?: number;
   maxRmsMm?: number;
+  maxNonfinite?: number;
 }
 
 /** Staged and kept-old folder names of a run's references (the kept old name is the one readers fall back to). */
@@ -45,7 +46,7 @@ export function blessSwapNames(name: string): SwapNames {
 
 /** Restores or removes a kept old references folder; removes stale staged folders. Returns what was removed. */
 export function cleanBlessLeftovers(referencesDir: string, name: string): string[] {
-  const target = join(referencesDir, name);
+  const target = resolveInside(referencesDir, checkName('run', name));
   const names = blessSwapNames(name);
   recoverFolder(target, names);
   const removed = removeStale(target, names);
@@ -79,13 +80,6 @@ function printCheck(io: CliIO, name: string, c: ReturnType<typeof checkRun>): vo
     );
 }
 
-interface ParamsYaml {
-  dumpWindow?: number;
-  /** gpu.adapter: the adapter spec the GPU references are made on (swiftshader: reproducible). */
-  gpu?: { adapter?: string };
-  runs?: Record<string, { request: string; size: number }>;
-}
-
 /** The GPU reference folder and DVC stage of a run. */
 export function gpuReferenceName(run: string): string {
   return `gpu-${run}`;
@@ -106,13 +100,12 @@ async function blessGpu(name: string, o: { yes?: boolean; reason?: string }, io:
     throw new UsageError(
       `bless ${name} --gpu: --yes needs --reason "<why the heights moved>" (the bless record keeps it), got ${JSON.stringify(o.reason ?? null)}`,
     );
-  const params = parseYaml(readInputText(join(root, 'params.yaml'))) as ParamsYaml;
-  const run = params.runs?.[name];
-  if (!run) throw new FormatError(`bless: no run ${JSON.stringify(name)} in params.yaml; runs: ${Object.keys(params.runs ?? {}).join(', ')}`);
+  const params = loadParams(root);
+  const run = paramsRun(params, name, 'bless');
   const req = loadRequest(run.request, run.size, io.config);
   const refs = join(root, 'references');
   const gname = gpuReferenceName(name);
-  const target = join(refs, gname);
+  const target = resolveInside(refs, gname);
   const names = blessSwapNames(gname);
   const removed = cleanBlessLeftovers(refs, gname);
   if (removed.length)
@@ -123,7 +116,7 @@ async function blessGpu(name: string, o: { yes?: boolean; reason?: string }, io:
     const code = await gpuRunCommand(
       run.request,
       // Whole stage dumps, as the gpu stage writes them: the attribution needs every differing pixel's stages.
-      { out: tmp, size: run.size, adapter: params.gpu?.adapter ?? 'swiftshader', inPlace: true },
+      { out: tmp, size: run.size, adapter: params.gpu.adapter ?? 'swiftshader', inPlace: true },
       quiet,
       PLAN_STAGES,
       FIELD_STAGES,
@@ -135,7 +128,7 @@ async function blessGpu(name: string, o: { yes?: boolean; reason?: string }, io:
       `GPU reference of ${name} on ${adapter ? `${String(adapter.vendor)} ${String(adapter.architecture)} (${String(adapter.description)}) via ${String(adapter.host)}` : 'an unknown adapter'}\n`,
     );
     if (existsSync(join(target, 'final.r16'))) {
-      const c = checkRun(tmp, target, {}, join(root, 'reports', `bless-${gname}`), `bless ${name} --gpu: new vs current GPU reference`);
+      const c = checkRun(tmp, target, {}, resolveInside(join(root, 'reports'), `bless-${gname}`), `bless ${name} --gpu: new vs current GPU reference`);
       printCheck(io, `new vs current ${gname}`, c);
       io.out(`difference report: reports/bless-${gname}/index.html\n`);
     } else io.out(`no current GPU reference for ${name}: creating it\n`);
@@ -148,13 +141,13 @@ async function blessGpu(name: string, o: { yes?: boolean; reason?: string }, io:
       request: req.id,
       size: req.size,
       backend: 'webgpu',
-      adapterSpec: params.gpu?.adapter ?? 'swiftshader',
+      adapterSpec: params.gpu.adapter ?? 'swiftshader',
       dumpWindow: null,
       producer: PRODUCER_VERSION,
       adapter,
       reason,
     };
-    writeFileAtomic(join(refs, 'bless', `${gname}.json`), `${JSON.stringify(record, null, 2)}\n`);
+    writeFileAtomic(resolveInside(join(refs, 'bless'), `${gname}.json`), `${JSON.stringify(record, null, 2)}\n`);
     const dvc = join(root, '.venv', 'bin', 'dvc');
     if (existsSync(dvc)) {
       const r = spawnSync(dvc, ['commit', '--force', `gpu@${name}`], { cwd: root, encoding: 'utf8' });
@@ -198,6 +191,11 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
     .option('--min-exact <pct>', 'gate: minimum exact-code percentage', parseNumber)
     .option('--max-code <n>', 'gate: maximum |Δq|', parseNumber)
     .option('--max-rms-mm <x>', 'gate: maximum RMS in mm', parseNumber)
+    .option(
+      '--max-nonfinite <n>',
+      'gate: most pixels with a non-finite value (NaN, ±Inf) on either side (default 0 whenever a gate is given)',
+      parseNonNegativeNumber,
+    )
     .option('--strict', 'exit 3 when a gate fails (default: report it in metrics.json and exit 0)')
     .option('--reference-kind <text>', 'say in the report what kind of reference this is (e.g. "heightbench GPU executor")')
     .option('--attribution', 'attribute every differing final code to the first stage differing by more than ε there')
@@ -222,7 +220,7 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
         const c = checkRun(
           folderForReading(g),
           folderForReading(r),
-          { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm },
+          { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm, maxNonFinite: o.maxNonfinite },
           o.report,
           o.title,
           o.sharedPlotly,
@@ -258,12 +256,11 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
         throw new UsageError(
           `bless ${name}: --yes needs --reason "<why the heights moved>" (the bless record keeps it), got ${JSON.stringify(o.reason ?? null)}`,
         );
-      const params = parseYaml(readInputText(join(root, 'params.yaml'))) as { dumpWindow?: number; runs?: Record<string, { request: string; size: number }> };
-      const run = params.runs?.[name];
-      if (!run) throw new FormatError(`bless: no run ${JSON.stringify(name)} in params.yaml; runs: ${Object.keys(params.runs ?? {}).join(', ')}`);
+      const params = loadParams(root);
+      const run = paramsRun(params, name, 'bless');
       const req = loadRequest(run.request, run.size, io.config);
       const refs = join(root, 'references');
-      const target = join(refs, name);
+      const target = resolveInside(refs, name);
       const names = blessSwapNames(name);
       const removed = cleanBlessLeftovers(refs, name);
       if (removed.length)
@@ -275,7 +272,7 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
         const quiet: CliIO = { out: () => undefined, err: (t) => io.err(t), config: io.config };
         await runCommand(run.request, { out: tmp, size: run.size, precision: 'f64', dumpWindow: params.dumpWindow, inPlace: true }, quiet);
         if (existsSync(join(target, 'final.r16'))) {
-          const c = checkRun(tmp, target, {}, join(root, 'reports', `bless-${name}`), `bless ${name}: new vs current references`);
+          const c = checkRun(tmp, target, {}, resolveInside(join(root, 'reports'), `bless-${name}`), `bless ${name}: new vs current references`);
           printCheck(io, `new vs current ${name}`, c);
           io.out(`difference report: reports/bless-${name}/index.html\n`);
         } else io.out(`no current references for ${name}: creating them\n`);
@@ -286,7 +283,7 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
         swapFolderIn(tmp, target, names);
         // One record per run: blessing one run leaves every other reference stage untouched.
         const record = { request: req.id, size: req.size, precision: 'f64', dumpWindow: params.dumpWindow ?? null, producer: PRODUCER_VERSION, reason };
-        writeFileAtomic(join(refs, 'bless', `${name}.json`), `${JSON.stringify(record, null, 2)}\n`);
+        writeFileAtomic(resolveInside(join(refs, 'bless'), `${name}.json`), `${JSON.stringify(record, null, 2)}\n`);
         const dvc = join(root, '.venv', 'bin', 'dvc');
         if (existsSync(dvc)) {
           const r = spawnSync(dvc, ['commit', '--force', `reference@${name}`], { cwd: root, encoding: 'utf8' });

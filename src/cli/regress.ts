@@ -11,16 +11,23 @@
  * Exit: 0 all runs pass; the gate-failure code when one fails; 2 for a bad revision or a tree outside git.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { decode, encode } from 'fast-png';
-import { parse as parseYaml } from 'yaml';
 import { STAGES } from '../conventions/index.js';
-import { EXIT_GATE, FormatError } from '../errors.js';
+import { EXIT_GATE, FormatError, UsageError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
+import { writeFolderWhole } from '../io/report-folder.js';
 import { markdownToHtml } from '../compare/report.js';
 import { projectRoot } from '../pipeline/request.js';
+import { loadParams, parseYamlText } from '../pipeline/params.js';
+import { checkName, ownEntry, resolveInside } from '../core/names.js';
+import { escapeHtml, safeUrl } from '../core/html.js';
+import { terminalText } from '../core/text.js';
+import { checkObject, parseJson } from '../io/json-check.js';
+import { MAX_JSON_BYTES, readInputFile } from '../io/read-input.js';
+import { checkPngChunks, inflateImageData, readPngHeader } from '../io/png16.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { PLAN_STAGES } from './stage-names.js';
 
@@ -75,24 +82,67 @@ function gitShow(root: string, rev: string, path: string): Buffer | null {
   }
 }
 
-function readHere(root: string, path: string): Buffer | null {
+/** Upper bound on a difference map read by regress (a PNG of a run's blocks is a few kB) [R]. */
+const MAX_DIFFMAP_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A file of this tree, or null when nothing is at the path. Anything present goes through the hardened reader
+ * (regular files only, size bounded): a dangling link or a FIFO is refused, never read as absent or waited on.
+ */
+function readHere(root: string, path: string, maxBytes = MAX_JSON_BYTES): Buffer | null {
   const p = join(root, path);
-  return existsSync(p) ? readFileSync(p) : null;
+  try {
+    lstatSync(p);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+  return readInputFile(p, maxBytes, 'a report file read by regress');
 }
 
-const json = <T>(b: Buffer | null): T | null => (b ? (JSON.parse(b.toString('utf8')) as T) : null);
+/** A JSON object (metrics, hashes), depth- and size-bounded, or a FormatError naming where it came from. */
+function json<T>(b: Buffer | null, what: string): T | null {
+  if (!b) return null;
+  return checkObject(what, parseJson(b.toString('utf8'), what)) as T;
+}
+
+/** A metrics.json: a flat object of numbers (null allowed); anything else is refused naming the key. */
+export function parseMetricsJson(b: Buffer | null, what: string): Metrics | null {
+  const m = json<Record<string, unknown>>(b, what);
+  if (!m) return null;
+  for (const [k, v] of Object.entries(m)) {
+    if (v !== null && typeof v !== 'number')
+      throw new FormatError(`${what}: ${JSON.stringify(k)}: expected a number, found ${JSON.stringify(v)?.slice(0, 80)}`);
+  }
+  return m as Metrics;
+}
+
+/** A hashes.json: { generated, references }, each null or an object of strings. */
+export function parseHashesJson(b: Buffer | null, what: string): Hashes | null {
+  const h = json<Record<string, unknown>>(b, what);
+  if (!h) return null;
+  const side = (k: 'generated' | 'references'): Record<string, string> | null => {
+    const v = h[k];
+    if (v === null || v === undefined) return null;
+    const o = checkObject(`${what}: ${k}`, v);
+    for (const [f, x] of Object.entries(o)) if (typeof x !== 'string') throw new FormatError(`${what}: ${k}.${JSON.stringify(f)}: expected a hash string`);
+    return o as Record<string, string>;
+  };
+  return { generated: side('generated'), references: side('references') };
+}
 
 /** The dvc.lock hash of a run's references (reference@RUN outs), or null. */
 function referenceLockHash(lock: string | null, run: string): string | null {
   if (!lock) return null;
-  const l = parseYaml(lock) as { stages?: Record<string, { outs?: { path: string; md5?: string }[] }> };
-  return l.stages?.[`reference@${run}`]?.outs?.[0]?.md5 ?? null;
+  const l = parseYamlText(lock, 'dvc.lock') as { stages?: Record<string, { outs?: { path: string; md5?: string }[] }> } | null;
+  const md5 = ownEntry(l?.stages, `reference@${run}`)?.outs?.[0]?.md5;
+  return typeof md5 === 'string' ? md5 : null;
 }
 
 function compareHashes(a: Record<string, string> | null, b: Record<string, string> | null, file: string): StageRow['generated'] {
   if (!a && !b) return '–';
-  const x = a?.[file];
-  const y = b?.[file];
+  const x = ownEntry(a, file);
+  const y = ownEntry(b, file);
   if (x === undefined && y === undefined) return '–';
   if (x === undefined) return 'new';
   if (y === undefined) return 'gone';
@@ -103,21 +153,27 @@ const stageOf = (file: string) => file.replace(/\.(r16|r32|png|json)$/, '');
 
 export function regress(root: string, base: string): Regression {
   let baseCommit: string;
+  // A revision is never read as an option of git (`--output=…`), however it is spelled.
+  if (base.startsWith('-') || base.length > 256 || terminalText(base) !== base) {
+    throw new UsageError(
+      `regress --base ${JSON.stringify(base.slice(0, 80))}: not a revision name (it starts with '-', has control bytes or is over 256 characters)`,
+    );
+  }
   try {
     baseCommit = git(root, ['rev-parse', '--verify', '--quiet', `${base}^{commit}`]).trim();
   } catch {
     throw new FormatError(`regress --base ${JSON.stringify(base)}: not a revision of the git repository at ${root}`);
   }
-  const params = parseYaml(readFileSync(join(root, 'params.yaml'), 'utf8')) as { runs?: Record<string, unknown> };
+  const params = loadParams(root);
   const lockHere = readHere(root, 'dvc.lock')?.toString('utf8') ?? null;
   const lockBase = gitShow(root, baseCommit, 'dvc.lock')?.toString('utf8') ?? null;
   const runs: RunRegression[] = [];
-  for (const run of Object.keys(params.runs ?? {})) {
+  for (const run of params.runs.keys()) {
     const dir = `reports/${run}`;
-    const here = json<Metrics>(readHere(root, `${dir}/metrics.json`));
-    const baseM = json<Metrics>(gitShow(root, baseCommit, `${dir}/metrics.json`));
-    const hHere = json<Hashes>(readHere(root, `${dir}/hashes.json`));
-    const hBase = json<Hashes>(gitShow(root, baseCommit, `${dir}/hashes.json`));
+    const here = parseMetricsJson(readHere(root, `${dir}/metrics.json`), `${dir}/metrics.json`);
+    const baseM = parseMetricsJson(gitShow(root, baseCommit, `${dir}/metrics.json`), `${base}:${dir}/metrics.json`);
+    const hHere = parseHashesJson(readHere(root, `${dir}/hashes.json`), `${dir}/hashes.json`);
+    const hBase = parseHashesJson(gitShow(root, baseCommit, `${dir}/hashes.json`), `${base}:${dir}/hashes.json`);
     const blessHere = readHere(root, `references/bless/${run}.json`);
     const blessBase = gitShow(root, baseCommit, `references/bless/${run}.json`);
     const blessed = (blessHere?.toString() ?? '') !== (blessBase?.toString() ?? '') || referenceLockHash(lockHere, run) !== referenceLockHash(lockBase, run);
@@ -129,7 +185,7 @@ export function regress(root: string, base: string): Regression {
         const key = `stages.${stageOf(f)}.innerRmsMm`;
         return {
           stage: f,
-          innerRmsMm: [baseM?.[key] ?? null, here?.[key] ?? null],
+          innerRmsMm: [ownEntry(baseM, key) ?? null, ownEntry(here, key) ?? null],
           generated: compareHashes(hBase?.generated ?? null, hHere?.generated ?? null, f),
           reference: compareHashes(hBase?.references ?? null, hHere?.references ?? null, f),
         };
@@ -222,11 +278,35 @@ export function regressionMarkdown(r: Regression, full = true): string {
   return `${L.join('\n')}\n`;
 }
 
+const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+/** Largest difference map regress decodes [R]: a run's block map is far smaller. */
+const MAX_DIFFMAP_PIXELS = 1 << 24;
+
+/**
+ * A difference map decoded with its size bounded: header, chunks and CRCs checked, the image data inflated with a
+ * cap at what the IHDR promises (a deflate bomb stops there), then decoded; anything else is a FormatError naming it.
+ */
+function decodePngBounded(bytes: Uint8Array, what: string): ReturnType<typeof decode> {
+  try {
+    const h = readPngHeader(bytes);
+    const ch = CHANNELS[h.colourType];
+    if (ch === undefined || h.interlace !== 0 || (h.bitDepth !== 8 && h.bitDepth !== 16)) {
+      throw new FormatError(`colour type ${h.colourType}, bit depth ${h.bitDepth}, interlace ${h.interlace}: expected a non-interlaced 8- or 16-bit picture`);
+    }
+    if (h.width * h.height > MAX_DIFFMAP_PIXELS) throw new FormatError(`${h.width}×${h.height} is over the limit of ${MAX_DIFFMAP_PIXELS} pixels`);
+    const expected = h.height * (1 + h.width * ch * (h.bitDepth / 8));
+    inflateImageData(checkPngChunks(bytes, h), expected, `a ${h.width}×${h.height} IHDR`);
+    return decode(bytes);
+  } catch (e) {
+    throw new FormatError(`${what}: not a readable difference map (${(e as Error).message})`);
+  }
+}
+
 /** Pixels where two RGB pictures differ, drawn dark on light grey (null when sizes differ or either is missing). */
-function changedPixels(a: Buffer | null, b: Buffer | null): { png: Uint8Array; changed: number } | null {
+function changedPixels(a: Buffer | null, b: Buffer | null, what: string): { png: Uint8Array; changed: number } | null {
   if (!a || !b) return null;
-  const x = decode(a);
-  const y = decode(b);
+  const x = decodePngBounded(a, `${what} (base)`);
+  const y = decodePngBounded(b, `${what} (this tree)`);
   if (x.width !== y.width || x.height !== y.height || x.channels !== y.channels) return null;
   const c = x.channels;
   const out = new Uint8Array(x.width * x.height * 3).fill(235);
@@ -244,36 +324,33 @@ function changedPixels(a: Buffer | null, b: Buffer | null): { png: Uint8Array; c
   return { png: encode({ width: x.width, height: x.height, data: out, depth: 8, channels: 3 }), changed };
 }
 
+/**
+ * Writes DIR/index.html, summary.md, regress.json and the pictures, whole (src/io/report-folder.ts: staged, swapped
+ * in, one writer at a time). Every picture's name is a checked run name, resolved inside the staged folder; every
+ * string of the page goes through escapeHtml (src/core/html.ts), every src through safeUrl.
+ */
 export function writeRegressionReport(root: string, out: string, r: Regression, md: string): void {
-  mkdirSync(out, { recursive: true });
-  const sections: string[] = [];
-  for (const x of r.runs) {
-    const a = gitShow(root, r.baseCommit, `reports/${x.run}/diffmap.png`);
-    const b = readHere(root, `reports/${x.run}/diffmap.png`);
-    if (!a && !b) continue;
-    const figs: string[] = [];
-    if (a) {
-      writeFileAtomic(join(out, `${x.run}-base-diffmap.png`), a);
-      figs.push(
-        `<figure><img src="${x.run}-base-diffmap.png" alt="${x.run} difference map at ${r.base}"><figcaption>${r.base}: signed Δq per block</figcaption></figure>`,
+  writeFolderWhole(out, (stage) => {
+    const sections: string[] = [];
+    for (const x of r.runs) {
+      const run = checkName('run', x.run);
+      const a = gitShow(root, r.baseCommit, `reports/${run}/diffmap.png`);
+      const b = readHere(root, `reports/${run}/diffmap.png`, MAX_DIFFMAP_BYTES);
+      if (!a && !b) continue;
+      const figs: string[] = [];
+      const picture = (file: string, bytes: Uint8Array, alt: string, caption: string) => {
+        writeFileAtomic(resolveInside(stage, file), bytes);
+        figs.push(`<figure><img src="${safeUrl(file)}" alt="${escapeHtml(alt)}"><figcaption>${escapeHtml(caption)}</figcaption></figure>`);
+      };
+      if (a) picture(`${run}-base-diffmap.png`, a, `${run} difference map at ${r.base}`, `${r.base}: signed Δq per block`);
+      if (b) picture(`${run}-diffmap.png`, b, `${run} difference map in this tree`, 'this tree: signed Δq per block');
+      const c = changedPixels(a, b, `reports/${run}/diffmap.png`);
+      if (c) picture(`${run}-changed.png`, c.png, `${run} blocks whose colour changed`, `blocks whose difference changed: ${c.changed}`);
+      sections.push(
+        `<h2>${escapeHtml(run)}: difference maps (f32 − f64 references; red above, blue below, white equal)</h2><div class="row">${figs.join('')}</div>`,
       );
     }
-    if (b) {
-      writeFileAtomic(join(out, `${x.run}-diffmap.png`), b);
-      figs.push(
-        `<figure><img src="${x.run}-diffmap.png" alt="${x.run} difference map in this tree"><figcaption>this tree: signed Δq per block</figcaption></figure>`,
-      );
-    }
-    const c = changedPixels(a, b);
-    if (c) {
-      writeFileAtomic(join(out, `${x.run}-changed.png`), c.png);
-      figs.push(
-        `<figure><img src="${x.run}-changed.png" alt="${x.run} blocks whose colour changed"><figcaption>blocks whose difference changed: ${c.changed}</figcaption></figure>`,
-      );
-    }
-    sections.push(`<h2>${x.run}: difference maps (f32 − f64 references; red above, blue below, white equal)</h2><div class="row">${figs.join('')}</div>`);
-  }
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>heightbench regress against ${r.base}</title>
+    const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>heightbench regress against ${escapeHtml(r.base)}</title>
 <style>body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1400px}table{border-collapse:collapse;margin:.5em 0}
 td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px;text-align:right}th{background:#f3f3f3}.row{display:flex;flex-wrap:wrap;gap:12px}
 figure{margin:0}img{width:400px;image-rendering:pixelated;border:1px solid #ccc}figcaption{font-size:13px;color:#555}</style></head><body>
@@ -281,9 +358,10 @@ ${markdownToHtml(md)}
 ${sections.join('\n')}
 </body></html>
 `;
-  writeFileAtomic(join(out, 'index.html'), html);
-  writeFileAtomic(join(out, 'summary.md'), md);
-  writeFileAtomic(join(out, 'regress.json'), `${JSON.stringify(r, null, 2)}\n`);
+    writeFileAtomic(join(stage, 'index.html'), html);
+    writeFileAtomic(join(stage, 'summary.md'), md);
+    writeFileAtomic(join(stage, 'regress.json'), `${JSON.stringify(r, null, 2)}\n`);
+  });
 }
 
 export function regressCommand(o: { base: string; out?: string; json?: boolean }, io: CliIO): number {

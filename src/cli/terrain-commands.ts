@@ -4,13 +4,12 @@
  * export-tiles, collision. Every command that changes a store rewrites it atomically (temp then rename); outputs
  * of export-tiles and collision are heightfield files with sidecars plus one manifest.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { exportTiles } from '../terrain/export.js';
 import { describeTerrain, TILE_PRESETS, type TerrainDescription, type TileKind } from '../terrain/description.js';
 import { createTerrain, type Terrain } from '../terrain/terrain.js';
-import { readTerrainStore, writeTerrainStore } from '../terrain/store.js';
+import { readStoreFile, readTerrainStore, writeTerrainStore } from '../terrain/store.js';
 import { importLayer } from '../terrain/import.js';
 import { addKindLayer, stampHill } from '../terrain/kinds.js';
 import { resizeTerrain } from '../terrain/resize.js';
@@ -20,7 +19,7 @@ import { encodeHeightfield, floatHeightfield } from '../core/heightfield.js';
 import { DEFAULT_RANGE, type GridDescription } from '../core/grid.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { readHeightfieldFile, writeHeightfieldFile } from '../io/heightfield-file.js';
-import { FormatError, InputRangeError } from '../errors.js';
+import { InputRangeError } from '../errors.js';
 import { parseEndian, parseNumber, parsePath, parsePositiveInt, parseRange, parseSize } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 
@@ -43,13 +42,7 @@ function parseWeight(v: string): number {
 }
 
 function loadTerrain(path: string): Terrain {
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(path);
-  } catch (e) {
-    throw new FormatError(`${path}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-  return readTerrainStore(bytes);
+  return readTerrainStore(readStoreFile(path));
 }
 
 function saveTerrain(path: string, t: Terrain): number {

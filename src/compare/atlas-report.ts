@@ -9,11 +9,12 @@
  * leaves a partial atlas under DIR; an existing atlas in DIR is replaced only then. A DIR holding anything other than
  * the files an atlas writes is refused.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { MismatchError } from '../errors.js';
-import { writeFileAtomic } from '../io/atomic.js';
+import { copyFileAtomic, ensureSharedCopy, hiddenBase, writeFileAtomic } from '../io/atomic.js';
+import { escapeHtml, safeUrl } from '../core/html.js';
 import { DIVERGING_STOPS, diverging, plotlyColorscale, scalarPng } from './pictures.js';
 import { plotlyPath } from './report.js';
 import { DEFAULT_MASKS as M } from './regions.js';
@@ -145,10 +146,6 @@ export function atlasTimings(a: Atlas, totalMs?: number): Record<string, unknown
   };
 }
 
-function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
 function num(v: number | null | undefined, digits = 4): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return '–';
   if (v === 0) return '0';
@@ -175,8 +172,8 @@ function entryRow(e: AtlasEntry, rank: number): string {
   const named = e.namedFirst === null ? '' : e.namedFirst ? ' ✓' : ` ✗ (expected ${e.expect?.join(' or ')})`;
   return `<tr><td>${rank}</td><td class="l"><b>${escapeHtml(e.name)}</b><br><span class="note">${escapeHtml(e.label)}</span></td>
 <td>${num(e.final.exactPercent, 5)}</td><td>${num(e.final.rmsMm)}</td><td>${e.final.maxAbsCode}</td><td>${num(e.final.floatRmsMm)}</td>
-<td>${num(e.final.floatMaxAbsMm)}</td><td>${e.firstDivergentStage ?? 'none'}</td>
-<td>${e.stages.map((s) => `${s.stage}: ${num(s.innerRmsMm)}`).join('<br>')}</td>
+<td>${num(e.final.floatMaxAbsMm)}</td><td>${escapeHtml(e.firstDivergentStage ?? 'none')}</td>
+<td>${e.stages.map((s) => `${escapeHtml(s.stage)}: ${num(s.innerRmsMm)}`).join('<br>')}</td>
 <td class="l">${escapeHtml(`[${diag.stage}] ${diag.summary}`)}${named}</td>
 <td class="l small">${escapeHtml(histogramText(e.final.histogram))}</td></tr>`;
 }
@@ -215,7 +212,7 @@ function confusionRows(a: Atlas): string {
     .map((c) => {
       const read = c.best === null ? c.top : c.top.startsWith('(') ? `${c.top}; best finding ${findingText(c.best)}` : findingText(c.best);
       const mark = c.namedFirst === null ? '—' : c.namedFirst ? '✓' : '✗';
-      return `<tr><td class="l"><b>${escapeHtml(c.name)}</b></td><td class="l">${c.expect ? escapeHtml(c.expect.join(' or ')) : '(none)'}</td><td>${c.stage ?? 'none'}</td>
+      return `<tr><td class="l"><b>${escapeHtml(c.name)}</b></td><td class="l">${c.expect ? escapeHtml(c.expect.join(' or ')) : '(none)'}</td><td>${escapeHtml(c.stage ?? 'none')}</td>
 <td class="l">${escapeHtml(read)}</td><td>${c.best ? pct(c.best.share) : '–'}</td><td>${pct(Math.max(c.explainedShare, 0))}</td><td>${mark}</td></tr>`;
     })
     .join('\n');
@@ -254,14 +251,14 @@ export function atlasHtml(a: Atlas, o: AtlasPageOptions = {}): string {
   const v = atlasValidation(a);
   const cells = a.entries
     .map(
-      (e) => `<figure><img src="maps/${e.name}.png" alt="${escapeHtml(e.name)}" width="256"><figcaption><b>${escapeHtml(e.name)}</b><br>
+      (e) => `<figure><img src="${safeUrl(`maps/${e.name}.png`)}" alt="${escapeHtml(e.name)}" width="256"><figcaption><b>${escapeHtml(e.name)}</b><br>
 ${escapeHtml(e.label)}<br>max |Δ| ${num(e.map.maxAbsM * 1000)} mm · RMS ${num(e.final.floatRmsMm)} mm<br>
 <i>${escapeHtml(topDiagnosis(e))}${e.namedFirst === null ? '' : e.namedFirst ? ' ✓' : ' ✗'}</i></figcaption></figure>`,
     )
     .join('\n');
   const masks = maskRows(a);
   const readme = o.readmeHref
-    ? `<a href="${escapeHtml(o.readmeHref)}#diagnosing-a-difference-diagnose-compare---diagnose">README.md, “Diagnosing a difference”</a>`
+    ? `<a href="${safeUrl(`${o.readmeHref}#diagnosing-a-difference-diagnose-compare---diagnose`)}">README.md, “Diagnosing a difference”</a>`
     : 'README.md, “Diagnosing a difference”';
   const data = JSON.stringify(figureData(a)).replace(/</g, '\\u003c');
   return `<!doctype html>
@@ -271,7 +268,7 @@ figure{margin:0;width:256px;font-size:12px}img{image-rendering:pixelated;border:
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;font-size:12px;text-align:right;vertical-align:top}
 th{background:#f3f3f3}td.l{text-align:left;max-width:420px}.small{font-size:11px}.note{color:#555;font-size:12px}
 .warn{border:2px solid #b2182b;background:#fdecea;padding:.6em 1em;font-weight:600}.row{display:flex;flex-wrap:wrap;gap:8px}</style>
-<script src="${escapeHtml(plotlySrc)}"></script></head><body>
+<script src="${safeUrl(plotlySrc)}"></script></head><body>
 <p id="plotly-missing" class="warn" hidden>Plotly did not load (this page expects it at ${escapeHtml(plotlySrc)}, relative to the page), so the
 radial and per-stage profiles cannot be drawn; the maps and tables below do not need it. Open the atlas where heightbench wrote it.</p>
 <h1>Ablation atlas — ${escapeHtml(a.request)} at ${a.size}² (${a.precision})</h1>
@@ -372,7 +369,7 @@ export function writeAtlas(dir: string, a: Atlas, o: WriteAtlasOptions = {}): st
   mkdirSync(parent, { recursive: true });
   // Found before anything is written: a missing Plotly must not leave a folder without its page.
   const plotlyFile = plotlyPath();
-  const tmp = join(parent, `.${basename(dir)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const tmp = join(parent, `.${hiddenBase(basename(dir))}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   const files: string[] = [];
   try {
     mkdirSync(join(tmp, 'maps'), { recursive: true });
@@ -386,13 +383,10 @@ export function writeAtlas(dir: string, a: Atlas, o: WriteAtlasOptions = {}): st
     writeFileAtomic(join(tmp, 'scale.png'), scalarPng(bar, 512, 12, diverging, false));
     let plotlySrc = 'plotly.min.js';
     if (o.sharedPlotly) {
-      if (!existsSync(o.sharedPlotly)) {
-        mkdirSync(dirname(o.sharedPlotly), { recursive: true });
-        copyFileSync(plotlyFile, o.sharedPlotly);
-      }
+      ensureSharedCopy(plotlyFile, o.sharedPlotly, '--shared-plotly');
       plotlySrc = relative(dir, o.sharedPlotly).split(sep).join('/');
     } else {
-      copyFileSync(plotlyFile, join(tmp, 'plotly.min.js'));
+      copyFileAtomic(plotlyFile, join(tmp, 'plotly.min.js'));
       files.push('plotly.min.js');
     }
     const readmeHref = o.readme && existsSync(o.readme) ? relative(dir, o.readme).split(sep).join('/') : null;

@@ -30,11 +30,11 @@
  *     single code boundary.
  * Counting is exact integer arithmetic; no floating-point reduction.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { FLOAT_STAGES } from '../conventions/index.js';
 import { InputRangeError, MismatchError } from '../errors.js';
 import { readHeightfieldFile } from '../io/heightfield-file.js';
+import { inputPresent } from '../io/read-input.js';
 import { DEFAULT_RANGE, metresPerCode, type GridDescription } from '../core/grid.js';
 import { cropCentre } from '../core/crop.js';
 
@@ -345,7 +345,7 @@ export function attributeRunFolders(dirA: string, dirB: string, opts: Attributio
     const stages = new Map<string, StageField>();
     for (const s of ATTRIBUTION_STAGES) {
       const p = join(dir, `${s}.r32`);
-      if (!existsSync(p)) continue;
+      if (!inputPresent(p)) continue;
       const f = readHeightfieldFile(p).field;
       if (f.kind !== 'float') throw new MismatchError(`${p}: expected float heights`);
       stages.set(s, { grid: f.grid, height_px: f.height_px });

@@ -3,11 +3,13 @@
  * from the generated pre-encode floats) and every float stage dump present on both sides (RMS and maximum in the
  * inner 400 m disk and overall). Used by the reproduce pipeline and `heightbench check`.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { FLOAT_STAGES } from '../conventions/index.js';
 import { join } from 'node:path';
 import { readHeightfieldFile } from '../io/heightfield-file.js';
 import { writeFileAtomic } from '../io/atomic.js';
+import { parseJson } from '../io/json-check.js';
+import { inputPresent, readInputText } from '../io/read-input.js';
+import { writeFolderWhole } from '../io/report-folder.js';
 import { compareHeightfields, type ComparisonResult } from './compare.js';
 import { evaluateGates, type GateOutcome, type Gates } from './gates.js';
 import { ReportStages, writeComparisonReport } from './report.js';
@@ -85,7 +87,8 @@ export function checkRun(
   const gen = genFile.field;
   const ref = refFile.field;
   const preEncode = join(genDir, 'pre-encode.r32');
-  const gf = existsSync(preEncode) ? readHeightfieldFile(preEncode).field : null;
+  // lstat-based presence (inputPresent): a dangling link is refused, never skipped as absent.
+  const gf = inputPresent(preEncode) ? readHeightfieldFile(preEncode).field : null;
   const final = compareHeightfields(gen, ref, { generatedFloat: gf && gf.kind === 'float' ? gf.height_px : null });
   // The attribution comes first when a report is written: its per-pixel stages colour the first-divergence map.
   const stageAttribution = opts.attribution
@@ -96,10 +99,11 @@ export function checkRun(
     : undefined;
   const maps = reportDir ? new ReportStages(final, displayCodes(gen, final.range), displayCodes(ref, final.range)) : null;
   const stages: StageComparison[] = [];
+  let stageNonFinite = 0;
   for (const s of STAGE_DUMPS) {
     const a = join(genDir, `${s}.r32`);
     const b = join(refDir, `${s}.r32`);
-    if (!existsSync(a) || !existsSync(b)) continue;
+    if (!inputPresent(a) || !inputPresent(b)) continue;
     let fa = readHeightfieldFile(a).field;
     let fb = readHeightfieldFile(b).field;
     // A whole-field dump meets a windowed one (the gpu and mimic runs dump whole fields): compare their common window.
@@ -119,8 +123,16 @@ export function checkRun(
     });
     // Stage maps and gallery crops need the pair on one grid (compareHeightfields refused otherwise).
     if (maps && fa.kind === 'float' && fb.kind === 'float') maps.addStage(s, fa, fb);
+    stageNonFinite += r.nonFinite.pixelsExcluded;
   }
   const outcomes = evaluateGates(final, gates);
+  // [R] The non-finite gate of a run counts its stage dumps too: a stage that is mostly NaN measures a tiny RMS on
+  //     the few finite pixels it has, which must not pass as agreement.
+  const nf = outcomes.find((g) => g.name === 'non-finite pixels');
+  if (nf) {
+    nf.value += stageNonFinite;
+    nf.passed = nf.value <= (gates.maxNonFinite ?? 0);
+  }
   const firstDivergentStage = stages.find((s) => s.rmsMm > 0.01)?.stage ?? null;
   const check: RunCheck = { final, stages, gates: outcomes, passed: outcomes.every((g) => g.passed), firstDivergentStage };
   if (stageAttribution) {
@@ -130,11 +142,13 @@ export function checkRun(
   // A GPU reference names its adapter in its sidecar: the report says which adapter produced it.
   const notes = [...(opts.notes ?? []), ...importNotes('generated', genFile.sidecar), ...importNotes('reference', refFile.sidecar)];
   const refSide = join(refDir, 'final.r16.json');
-  if (existsSync(refSide)) {
-    const a = (JSON.parse(readFileSync(refSide, 'utf8')) as { producer?: { adapter?: Record<string, string> } }).producer?.adapter;
+  if (inputPresent(refSide)) {
+    const a = (parseJson(readInputText(refSide, 1 << 20), refSide) as { producer?: { adapter?: Record<string, string> } } | null)?.producer?.adapter;
     if (a) notes.push(`Reference adapter: ${a.vendor} ${a.architecture} ${a.device} (${a.description}) via ${a.host}.`);
   }
-  if (reportDir) {
+  // The report folder is written whole: staged, swapped in, one writer at a time (src/io/report-folder.ts).
+  if (reportDir) writeFolderWhole(reportDir, (stage) => writeCheckReport(stage));
+  function writeCheckReport(reportDir: string): void {
     const flat: Record<string, number> = {};
     for (const s of stages) {
       flat[`stages.${s.stage}.innerRmsMm`] = s.innerRmsMm;

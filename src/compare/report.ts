@@ -8,7 +8,7 @@
  * differences in mm) and `first-divergence.png`. Every Plotly figure has a title, axis names with units and a colour
  * bar where colour carries a value. Every file is written atomically.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { sampleBilinear } from '../core/sampling.js';
@@ -16,7 +16,7 @@ import { columnWorldX, rowWorldY, worldToColumn, worldToRow } from '../core/grid
 import type { Heightfield } from '../core/heightfield.js';
 import { decodeHeightR16 } from '../core/encoding.js';
 import { escapeHtml, safeUrl } from '../core/html.js';
-import { writeFileAtomic } from '../io/atomic.js';
+import { copyFileAtomic, ensureSharedCopy, writeFileAtomic } from '../io/atomic.js';
 import {
   DQ_NEGATIVE_BANDS,
   DQ_NEGATIVE_RAMP,
@@ -213,6 +213,10 @@ function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
       `Non-finite values excluded: generated ${M('nonFinite.generated', String(r.nonFinite.generated))}, reference ${M('nonFinite.reference', String(r.nonFinite.reference))} (${M('nonFinite.pixelsExcluded', String(r.nonFinite.pixelsExcluded))} pixels).`,
       '',
     );
+  // Always stated: the metrics above are over the compared pixels only.
+  L.push(`Pixels compared: ${r.pixels} of ${r.grid.columns * r.grid.rows}.`, '');
+  if (r.nonFinite.pixelsExcluded > 0)
+    L.push(`Non-finite values excluded: generated ${r.nonFinite.generated}, reference ${r.nonFinite.reference} (${r.nonFinite.pixelsExcluded} pixels).`, '');
   if (r.attribution) {
     const a = r.attribution;
     // The one count of quantization straddles on the page (the stage attribution below counts near-ties, defined there).
@@ -611,13 +615,10 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
     plotly = { inline: readFileSync(plotlyFile, 'utf8').replace(/<\/script/gi, '<\\/script') };
   } else if (meta.sharedPlotly) {
     // One plotly.min.js shared by every report under a common folder: placed there once, linked relatively.
-    if (!existsSync(meta.sharedPlotly)) {
-      mkdirSync(dirname(meta.sharedPlotly), { recursive: true });
-      copyFileSync(plotlyFile, meta.sharedPlotly);
-    }
+    ensureSharedCopy(plotlyFile, meta.sharedPlotly, '--shared-plotly');
     plotly = { src: relative(dir, meta.sharedPlotly).split(sep).join('/') };
   } else {
-    copyFileSync(plotlyFile, join(dir, 'plotly.min.js'));
+    copyFileAtomic(plotlyFile, join(dir, 'plotly.min.js'));
     plotly = { src: 'plotly.min.js' };
   }
   const A = Math.max(3, r.maxAbsCode);

@@ -6,7 +6,7 @@
  * Outputs: { sizes, levels } with level k a Float32Array of sizes[k]² values, row 0 = the file's first row (v = 0).
  * [R] Decoding (code·metresPerCode + offsetMetres) is evaluated in float64 and rounded once to float32 on the host:
  *     the draw list defines the decoded value; the GPU's work starts at sampling. Checks: format, level count and
- *     sizes against the asset record, each level's byte length.
+ *     sizes against the asset record, each level's byte length, no supercompression.
  */
 import { GpuInputError } from './context.js';
 import { read as readKtx } from 'ktx-parse';
@@ -31,6 +31,12 @@ export function decodeAsset(asset: DrawListAsset, bytes: Uint8Array): DecodedAss
     throw new GpuInputError(`${what}: not a readable KTX2 file (${e instanceof Error ? e.message : String(e)})`);
   }
   if (c.vkFormat !== R16_UNORM) throw new GpuInputError(`${what}: vkFormat ${c.vkFormat}, expected ${R16_UNORM} (R16_UNORM)`);
+  // [R] Supercompressed levels (BasisLZ, Zstandard, ZLIB) are not decoded here: read as raw they would be garbage heights.
+  if (c.supercompressionScheme !== 0)
+    throw new GpuInputError(
+      `${what}: supercompression scheme ${c.supercompressionScheme}, expected 0 (none): compressed KTX2 levels are refused, not read as raw`,
+    );
+  if (c.pixelHeight !== c.pixelWidth) throw new GpuInputError(`${what}: ${c.pixelWidth}×${c.pixelHeight}, expected a square texture`);
   if (c.levels.length !== asset.levelSizes.length)
     throw new GpuInputError(`${what}: ${c.levels.length} levels in the file, the draw list says ${asset.levelSizes.length}`);
   if (c.pixelWidth !== asset.size) throw new GpuInputError(`${what}: level 0 is ${c.pixelWidth} wide, the draw list says ${asset.size}`);

@@ -17,14 +17,28 @@
  * One writer at a time per name is assumed (heightbench never runs two on the same file).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
+import { UsageError } from '../errors.js';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fsyncDirStep, mkdirStep, renameStep, unlinkStep, writeNewFileDurable } from './fs-ops.js';
 
+/** Longest name (bytes) kept as it is inside a hidden working name; file systems allow 255 per component [R]. */
+const MAX_KEPT_NAME_BYTES = 200;
+
+/**
+ * The part of a hidden working name (temporary, pending, prepared, staged, lock) that stands for `name`: the name
+ * itself, or — when it is so long that a suffix would push the component past 255 bytes — a hash of it (the same
+ * name always gives the same stand-in, so leftovers are still found by prefix).
+ */
+export function hiddenBase(name: string): string {
+  if (Buffer.byteLength(name, 'utf8') <= MAX_KEPT_NAME_BYTES) return name;
+  return `h-${createHash('sha256').update(name).digest('hex').slice(0, 32)}`;
+}
+
 /** The temporary name used while `path` is being written (same folder, so the rename stays on one filesystem). */
 export function temporaryPathFor(path: string): string {
-  return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  return join(dirname(path), `.${hiddenBase(basename(path))}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
 }
 
 /**
@@ -32,12 +46,12 @@ export function temporaryPathFor(path: string): string {
  * name that recoverPair removes as a leftover, except the one being committed.
  */
 export function preparedPathFor(path: string): string {
-  return join(dirname(path), `.${basename(path)}.prepared-${process.pid}-${randomBytes(4).toString('hex')}`);
+  return join(dirname(path), `.${hiddenBase(basename(path))}.prepared-${process.pid}-${randomBytes(4).toString('hex')}`);
 }
 
 /** Where a pair's payload waits between its sidecar's commit and its final rename. */
 export function pendingPathFor(path: string, sha256: string): string {
-  return join(dirname(path), `.${basename(path)}.pending-${sha256.slice(0, 16)}`);
+  return join(dirname(path), `.${hiddenBase(basename(path))}.pending-${sha256.slice(0, 16)}`);
 }
 
 /** Test hook: called after the temporary file is complete and before the rename. */
@@ -85,7 +99,8 @@ export function recoverPair(dataPath: string, committedSha: string | null, keep:
   } catch {
     return;
   }
-  const prefixes = [`.${base}.pending-`, `.${base}.tmp-`, `.${base}.json.tmp-`, `.${base}.prepared-`];
+  const h = (n: string) => `.${hiddenBase(n)}`;
+  const prefixes = [`${h(base)}.pending-`, `${h(base)}.tmp-`, `${h(`${base}.json`)}.tmp-`, `${h(base)}.prepared-`];
   const kept = keep === null ? null : basename(keep);
   const leftovers = entries.filter((e) => e !== kept && prefixes.some((p) => e.startsWith(p)));
   if (leftovers.length === 0) return;
@@ -171,4 +186,29 @@ function commitPair(
   // of this name moves it in.
   renameStep(pending, dataPath);
   fsyncDirStep(dir);
+}
+
+/** Copies `src` to `dest` by writeFileAtomic: a link planted at `dest` is replaced by the copy, never written through. */
+export function copyFileAtomic(src: string, dest: string): void {
+  writeFileAtomic(dest, readFileSync(src));
+}
+
+/**
+ * A file shared by several outputs (one plotly.min.js for every report under a folder): `dest` is kept when it is a
+ * regular file, created from `src` (atomically) when nothing is there, and refused when it is a symbolic link —
+ * dangling or not — or anything else: heightbench does not write where a link it did not create points.
+ */
+export function ensureSharedCopy(src: string, dest: string, what: string): void {
+  let st: Stats | null = null;
+  try {
+    st = lstatSync(dest);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  if (st === null) {
+    copyFileAtomic(src, dest);
+    return;
+  }
+  if (st.isSymbolicLink()) throw new UsageError(`${what} ${dest}: is a symbolic link; give the real file (heightbench does not write through links)`);
+  if (!st.isFile()) throw new UsageError(`${what} ${dest}: is not a regular file`);
 }

@@ -38,7 +38,7 @@ parentPort.on('message', (m) => {
     }
     parentPort.postMessage({ id: m.id, bytes: bytes.length, sha256 });
   } catch (e) {
-    parentPort.postMessage({ id: m.id, error: { message: String(e && e.message), code: e && e.code, errno: e && e.errno, syscall: e && e.syscall, path: e && e.path } });
+    parentPort.postMessage({ id: m.id, error: { message: String(e && e.message), code: e && e.code, errno: e && e.errno, syscall: e && e.syscall, path: (e && e.path) || m.path } });
   }
 });
 `;

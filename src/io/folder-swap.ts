@@ -16,6 +16,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fsyncDirStep, mkdirStep, renameStep, rmTreeStep } from './fs-ops.js';
+import { hiddenBase } from './atomic.js';
 
 export interface SwapNames {
   /** Prefix of staged folders of this target (siblings of the target). */
@@ -25,7 +26,7 @@ export interface SwapNames {
 }
 
 export function defaultSwapNames(target: string): SwapNames {
-  const b = basename(target);
+  const b = hiddenBase(basename(target));
   return { stagePrefix: `.${b}.stage-`, previous: `.${b}.previous` };
 }
 

@@ -109,9 +109,21 @@ export function writeNewFileDurable(path: string, bytes: Uint8Array): void {
     let off = 0;
     while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
     fsyncSync(fd);
+  } catch (e) {
+    throw withPath(e, path);
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * A write or fsync on a descriptor fails without a path (ENOSPC, EDQUOT, EIO): the path is added, so the one-line
+ * message names the file instead of "(no path)".
+ */
+export function withPath(e: unknown, path: string): unknown {
+  const err = e as NodeJS.ErrnoException;
+  if (e instanceof Error && typeof err.code === 'string' && !err.path) err.path = path;
+  return e;
 }
 
 export function renameStep(from: string, to: string): void {

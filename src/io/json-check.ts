@@ -5,6 +5,9 @@
  */
 import { FormatError, show } from '../errors.js';
 
+/** Longest JSON text parsed (characters; the file readers bound bytes the same way) [R]. */
+export const MAX_JSON_TEXT = 16 * 1024 * 1024;
+
 export type JsonObject = { [k: string]: unknown };
 
 function fail(path: string, expected: string, found: unknown): never {
@@ -57,8 +60,41 @@ export function checkBoolean(path: string, v: unknown): boolean {
   return v;
 }
 
-/** Parses JSON text, refusing with the file name and the parser's reason. */
+/** Deepest nesting of arrays and objects a JSON document may have [R]: real documents here nest under 10. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * The nesting depth of JSON text, measured without parsing (strings skipped, escapes honoured); stops counting at
+ * `limit` + 1. The parser itself recurses, so a document nested 10⁵ deep must be refused before it is parsed.
+ */
+export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      depth++;
+      if (depth > max) {
+        max = depth;
+        if (max > limit) return max;
+      }
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return max;
+}
+
+/**
+ * Parses JSON text, refusing with the file name and the parser's reason; documents nested deeper than
+ * MAX_JSON_DEPTH or longer than MAX_JSON_TEXT characters are refused before parsing.
+ */
 export function parseJson(text: string, what: string): unknown {
+  if (text.length > MAX_JSON_TEXT) throw new FormatError(`${what}: ${text.length} characters of JSON, over the limit of ${MAX_JSON_TEXT}`);
+  if (jsonDepth(text) > MAX_JSON_DEPTH) throw new FormatError(`${what}: JSON nested deeper than ${MAX_JSON_DEPTH} levels; refused before parsing`);
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {

@@ -7,7 +7,7 @@
  *     checked against the caller's limit, then exactly that many bytes are read; a file that changes size while it is
  *     read is refused.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import { FileSystemError, FormatError, LimitError, isFileSystemErrno, fileSystemMessage } from '../errors.js';
 
 /** Upper bound on a JSON document (sidecar, request, world, params) [R]. */
@@ -94,4 +94,31 @@ export function readInputFile(path: string, maxBytes: number, limitReason = 'the
 /** Reads a UTF-8 text file (JSON, YAML) of at most MAX_JSON_BYTES. */
 export function readInputText(path: string, maxBytes = MAX_JSON_BYTES): string {
   return readInputFile(path, maxBytes, 'a JSON or YAML document').toString('utf8');
+}
+
+/**
+ * Whether something is at `path`, judged by lstat: false only when nothing is there. A symbolic link whose target
+ * is missing or loops is refused (FormatError), never reported as absent — `existsSync` answers false for a dangling
+ * link, which made a planted sidecar link read as "no sidecar" and the file read with default conventions.
+ */
+export function inputPresent(path: string): boolean {
+  let st: Stats;
+  try {
+    st = lstatSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    if (isFileSystemErrno(e)) throw new FileSystemError(fileSystemMessage(e));
+    throw e;
+  }
+  if (st.isSymbolicLink()) {
+    try {
+      statSync(path);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      const why = code === 'ELOOP' ? 'loops' : code === 'ENOENT' ? 'points to nothing (dangling)' : `cannot be followed (${code})`;
+      throw new FormatError(`${path}: is a symbolic link that ${why}; refused rather than read as absent`);
+    }
+  }
+  return true;
 }

@@ -6,13 +6,12 @@
  * Versioned: the version is checked before anything else and a mismatch is refused with both values.
  */
 import { createHash, webcrypto } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { FormatError } from '../errors.js';
 import { ROW_DIRECTIONS, SAMPLE_CONVENTIONS, metresPerCode, validateRange, type GridDescription, type HeightRange } from '../core/grid.js';
 import { PRODUCER_NAME, PRODUCER_VERSION } from '../version.js';
 import { writeFileAtomic } from './atomic.js';
-import { readInputText } from './read-input.js';
+import { inputPresent, readInputText } from './read-input.js';
 import { checkLiteral, checkNullableString, checkNumber, checkObject, checkOneOf, checkString, parseJson } from './json-check.js';
 
 export const SIDECAR_FORMAT = 'heightbench.sidecar';
@@ -188,7 +187,8 @@ function parseAdapter(where: string, v: unknown): GpuAdapterInfo {
 /** Reads `<file>.json` if it exists; null when there is none. A present but malformed sidecar is refused. */
 export function readSidecarFor(file: string): Sidecar | null {
   const path = sidecarPathFor(file);
-  if (!existsSync(path)) return null;
+  // lstat-based: a dangling or looping sidecar link is refused, never read as "no sidecar" (defaults would apply).
+  if (!inputPresent(path)) return null;
   return parseSidecar(parseJson(readInputText(path, 1 << 20), path), basename(path));
 }
 

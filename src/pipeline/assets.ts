@@ -15,12 +15,15 @@
  *     level k at (i + 0.5)·n/m − 0.5 in decoded metres (the 2×2 mean for even n), re-encoded with the same rule.
  *     Levels are built once here and read at sampling time, never rebuilt there.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDefaultContainer, read as readKtx, write as writeKtx, VK_FORMAT_R16_UNORM, type KTX2Container } from 'ktx-parse';
 import { bellGenerators } from '../bell/accumulate.js';
 import { FormatError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
+import { checkArray, checkNumber, checkObject, checkOneOf, checkString, parseJson } from '../io/json-check.js';
+import { inputPresent, readInputFile, readInputText } from '../io/read-input.js';
+import { checkName, resolveInside } from '../core/names.js';
 import { sha256Hex } from '../io/sidecar.js';
 import { PRODUCER_VERSION } from '../version.js';
 import { DEFAULT_CONVENTIONS } from '../conventions/index.js';
@@ -201,6 +204,9 @@ export function writeAssetKtx2(key: string, size: number, worldSize: number, d: 
   return writeKtx(c, { keepWriter: true });
 }
 
+/** Largest asset side read [R]: the world files use at most 1024; the bound keeps a hostile header from allocating. */
+export const MAX_ASSET_SIDE = 8192;
+
 export function readAssetKtx2(bytes: Uint8Array, what: string): HeightAsset {
   let c: KTX2Container;
   try {
@@ -209,24 +215,81 @@ export function readAssetKtx2(bytes: Uint8Array, what: string): HeightAsset {
     throw new FormatError(`${what}: not a readable KTX2 file (${(e as Error).message})`);
   }
   if (c.vkFormat !== VK_FORMAT_R16_UNORM) throw new FormatError(`${what}: vkFormat ${c.vkFormat}, expected ${VK_FORMAT_R16_UNORM} (R16_UNORM)`);
+  // [R] Supercompressed levels (BasisLZ, Zstandard, ZLIB) are not decoded by heightbench: read as raw, they would be
+  //     garbage heights; refused instead.
+  if (c.supercompressionScheme !== 0) {
+    throw new FormatError(
+      `${what}: supercompression scheme ${c.supercompressionScheme}, expected 0 (none): compressed KTX2 levels are refused, not read as raw`,
+    );
+  }
+  if (!Number.isInteger(c.pixelWidth) || c.pixelWidth < 1 || c.pixelWidth > MAX_ASSET_SIDE || c.pixelHeight !== c.pixelWidth) {
+    throw new FormatError(`${what}: ${c.pixelWidth}×${c.pixelHeight}, expected a square texture of side 1…${MAX_ASSET_SIDE}`);
+  }
+  if (c.pixelDepth !== 0 || c.layerCount !== 0 || c.faceCount !== 1) {
+    throw new FormatError(`${what}: depth ${c.pixelDepth}, layers ${c.layerCount}, faces ${c.faceCount}; expected a plain 2D texture (0, 0, 1)`);
+  }
   const text = (v: unknown) => (typeof v === 'string' ? v : v instanceof Uint8Array ? new TextDecoder().decode(v).replace(/\0$/, '') : '');
-  const d = JSON.parse(text(c.keyValue[KV.decode]) || 'null') as Decode | null;
+  const decodeText = text(c.keyValue[KV.decode]);
+  if (!decodeText) throw new FormatError(`${what}: missing heightbench decode metadata (${KV.decode})`);
+  const dj = checkObject(`${what}: ${KV.decode}`, parseJson(decodeText, `${what}: ${KV.decode}`));
+  const d: Decode = {
+    metresPerCode: checkNumber(`${what}: ${KV.decode}.metresPerCode`, dj.metresPerCode, { min: Number.MIN_VALUE }),
+    offsetMetres: checkNumber(`${what}: ${KV.decode}.offsetMetres`, dj.offsetMetres),
+  };
   const worldSize = Number(text(c.keyValue[KV.worldSize]));
-  if (!d || !Number.isFinite(worldSize)) throw new FormatError(`${what}: missing heightbench decode or worldSize metadata`);
+  if (!Number.isFinite(worldSize) || !(worldSize > 0))
+    throw new FormatError(`${what}: worldSize metadata ${JSON.stringify(text(c.keyValue[KV.worldSize]))}, expected a positive number`);
   const sizes: number[] = [];
-  const levels: Float32Array[] = [];
-  let n = c.pixelWidth;
+  for (let n = c.pixelWidth; ; n = Math.floor(n / 2)) {
+    sizes.push(n);
+    if (n === 1) break;
+  }
+  if (c.levels.length !== sizes.length) throw new FormatError(`${what}: ${c.levels.length} levels, a full chain of ${c.pixelWidth}² has ${sizes.length}`);
+  const codes: Uint16Array[] = [];
   for (let l = 0; l < c.levels.length; l++) {
+    const n = sizes[l];
     const b = c.levels[l].levelData;
     if (b.length !== n * n * 2) throw new FormatError(`${what}: level ${l} has ${b.length} bytes, expected ${n}×${n}×2 = ${n * n * 2}`);
     const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
     const q = new Uint16Array(n * n);
     for (let k = 0; k < q.length; k++) q[k] = dv.getUint16(2 * k, true);
-    sizes.push(n);
-    levels.push(decodeCodes(q, d));
-    n = Math.max(1, Math.floor(n / 2));
+    codes.push(q);
   }
-  return { key: text(c.keyValue[KV.key]), size: c.pixelWidth, worldSize, decode: d, sizes, levels };
+  // The levels must be what the documented filter makes of level 0 (an edited level would be sampled silently).
+  const chain = buildMipChain(codes[0], c.pixelWidth, d);
+  for (let l = 1; l < codes.length; l++) {
+    const want = chain.levels[l];
+    const got = codes[l];
+    for (let k = 0; k < got.length; k++) {
+      if (got[k] !== want[k])
+        throw new FormatError(`${what}: level ${l} texel ${k} is code ${got[k]}, the mip filter of level 0 gives ${want[k]}: the chain was altered`);
+    }
+  }
+  return { key: text(c.keyValue[KV.key]), size: c.pixelWidth, worldSize, decode: d, sizes, levels: codes.map((q) => decodeCodes(q, d)) };
+}
+
+/**
+ * Refuses an asset whose declared data does not match the world it is used for: key, size, world extent and decode
+ * must be the world file's (metadata edited with its index hash updated would otherwise shift every code silently).
+ */
+export function checkAssetsMatchWorld(world: WorldConfig, assets: Map<string, HeightAsset>, dir: string): void {
+  const defs = [...world.stamps.keys.map((k) => ({ key: k.key, size: k.size, worldSize: k.worldSize, decode: k.decode })), ...world.locationTextures];
+  for (const def of defs) {
+    const a = assets.get(def.key);
+    if (!a)
+      throw new FormatError(`${dir}: no asset ${JSON.stringify(def.key)} of world ${world.name} in the index; rebuild with \`heightbench assets ${dir}\``);
+    const diff: string[] = [];
+    if (a.key !== def.key) diff.push(`key ${JSON.stringify(a.key)} ≠ ${JSON.stringify(def.key)}`);
+    if (a.size !== def.size) diff.push(`size ${a.size} ≠ ${def.size}`);
+    if (a.worldSize !== def.worldSize) diff.push(`worldSize ${a.worldSize} ≠ ${def.worldSize}`);
+    if (a.decode.metresPerCode !== def.decode.metresPerCode || a.decode.offsetMetres !== def.decode.offsetMetres) {
+      diff.push(`decode ${JSON.stringify(a.decode)} ≠ ${JSON.stringify(def.decode)}`);
+    }
+    if (diff.length)
+      throw new FormatError(
+        `${dir}: asset ${def.key} declares other data than world ${world.name}: ${diff.join('; ')}; rebuild with \`heightbench assets ${dir}\``,
+      );
+  }
 }
 
 export interface AssetIndexEntry {
@@ -245,10 +308,11 @@ export function buildAssets(world: WorldConfig, dir: string, worldSha256 = ''): 
   mkdirSync(join(dir, 'locations'), { recursive: true });
   const index: AssetIndexEntry[] = [];
   const add = (kind: 'stamp' | 'location', key: string, size: number, worldSize: number, d: Decode, h: Float64Array) => {
+    checkName('asset key', key);
     const chain = buildMipChain(encodeCodes(h, d), size, d);
     const bytes = writeAssetKtx2(key, size, worldSize, d, chain);
     const file = `${kind === 'stamp' ? 'stamps' : 'locations'}/${key}.ktx2`;
-    writeFileAtomic(join(dir, file), bytes);
+    writeFileAtomic(resolveInside(dir, file), bytes);
     index.push({ key, kind, file, size, levels: chain.levels.length, worldSize, sha256: sha256Hex(bytes) });
   };
   for (const k of world.stamps.keys) add('stamp', k.key, k.size, k.worldSize, k.decode, stampHeights(k));
@@ -261,14 +325,41 @@ export function buildAssets(world: WorldConfig, dir: string, worldSha256 = ''): 
   return index;
 }
 
+/** The asset index of `dir`, read through the hardened reader and checked entry by entry (null when absent). */
+export function readAssetIndex(dir: string): { worldSha256: string; assets: AssetIndexEntry[] } | null {
+  const p = join(dir, 'index.json');
+  if (!inputPresent(p)) return null;
+  const o = checkObject(p, parseJson(readInputText(p), p));
+  const list = checkArray(`${p}: assets`, o.assets);
+  const assets = list.map((v, i): AssetIndexEntry => {
+    const w = `${p}: assets[${i}]`;
+    const e = checkObject(w, v);
+    const kind = checkOneOf(`${w}.kind`, e.kind, ['stamp', 'location'] as const);
+    const key = checkName(`${w}.key: asset`, checkString(`${w}.key`, e.key));
+    const file = checkString(`${w}.file`, e.file);
+    if (file !== `${kind === 'stamp' ? 'stamps' : 'locations'}/${key}.ktx2`)
+      throw new FormatError(`${w}.file: ${JSON.stringify(file)}, expected ${kind}s' file of key ${key}`);
+    const sha256 = checkString(`${w}.sha256`, e.sha256);
+    if (!/^[0-9a-f]{64}$/.test(sha256)) throw new FormatError(`${w}.sha256: expected 64 hex digits, found ${JSON.stringify(sha256.slice(0, 80))}`);
+    return {
+      key,
+      kind,
+      file,
+      size: checkNumber(`${w}.size`, e.size, { integer: true, min: 1, max: MAX_ASSET_SIDE }),
+      levels: checkNumber(`${w}.levels`, e.levels, { integer: true, min: 1, max: 32 }),
+      worldSize: checkNumber(`${w}.worldSize`, e.worldSize, { min: Number.MIN_VALUE }),
+      sha256,
+    };
+  });
+  return { worldSha256: typeof o.worldSha256 === 'string' ? o.worldSha256 : '', assets };
+}
+
 /** The world-file hash an asset folder was built from ('' when unknown or absent). */
 export function assetWorldHash(dir: string): string {
-  const p = join(dir, 'index.json');
-  if (!existsSync(p)) return '';
   try {
-    return String((JSON.parse(readFileSync(p, 'utf8')) as { worldSha256?: string }).worldSha256 ?? '');
+    return readAssetIndex(dir)?.worldSha256 ?? '';
   } catch {
-    return '';
+    return ''; // an unreadable index is rebuilt
   }
 }
 
@@ -284,18 +375,31 @@ export interface AssetSet {
   ktx2: ReadonlyMap<string, Uint8Array>;
 }
 
-/** Loads every asset listed in `<dir>/index.json`, checking each file's SHA-256. */
+/** Bytes an asset file of side `size` may have: its levels (under 4/3 of level 0) plus header and metadata. */
+export function maxAssetBytes(size: number): number {
+  return Math.ceil((size * size * 2 * 4) / 3) + (1 << 20);
+}
+
+/**
+ * Loads every asset listed in `<dir>/index.json` through the hardened reader (regular files inside the folder, size
+ * bounded by the index), checking each file's SHA-256 and that its decoded levels are the ones the index declares.
+ */
 export function loadAssetSet(dir: string): AssetSet {
-  const indexPath = join(dir, 'index.json');
-  if (!existsSync(indexPath)) throw new FormatError(`${dir}: no asset index (run \`heightbench assets ${dir}\`)`);
-  const idx = JSON.parse(readFileSync(indexPath, 'utf8')) as { assets: AssetIndexEntry[] };
+  const idx = readAssetIndex(dir);
+  if (!idx) throw new FormatError(`${dir}: no asset index (run \`heightbench assets ${dir}\`)`);
   const assets = new Map<string, HeightAsset>();
   const ktx2 = new Map<string, Uint8Array>();
   for (const e of idx.assets) {
-    const bytes = new Uint8Array(readFileSync(join(dir, e.file)));
+    const bytes = new Uint8Array(readInputFile(resolveInside(dir, e.file), maxAssetBytes(e.size), `an asset of ${e.size}² with its mip chain`));
     const sha = sha256Hex(bytes);
     if (sha !== e.sha256) throw new FormatError(`${e.file}: SHA-256 ${sha} does not match the asset index's ${e.sha256}`);
-    assets.set(e.key, readAssetKtx2(bytes, e.file));
+    const a = readAssetKtx2(bytes, e.file);
+    if (a.key !== e.key || a.size !== e.size || a.sizes.length !== e.levels || a.worldSize !== e.worldSize) {
+      throw new FormatError(
+        `${e.file}: key ${a.key}, ${a.size}², ${a.sizes.length} levels, world size ${a.worldSize}; the index says ${e.key}, ${e.size}², ${e.levels}, ${e.worldSize}`,
+      );
+    }
+    assets.set(e.key, a);
     ktx2.set(e.key, bytes);
   }
   return { dir, assets, index: new Map(idx.assets.map((e) => [e.key, e])), ktx2 };

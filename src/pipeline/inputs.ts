@@ -9,12 +9,15 @@
  * Errors: a missing or malformed file → FormatError naming it; an asset whose bytes or shape differ from the list's
  * record → FormatError / MismatchError with both values.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { FormatError } from '../errors.js';
-import { assetWorldHash, buildAssets, loadAssetSet, readAssetKtx2, type AssetSet, type HeightAsset } from './assets.js';
-import { configDir, projectRoot, type ConfigContext, type PipelineRequest } from './request.js';
+import { checkName, resolveInside } from '../core/names.js';
+import { assetWorldHash, buildAssets, checkAssetsMatchWorld, loadAssetSet, maxAssetBytes, readAssetKtx2, type AssetSet, type HeightAsset } from './assets.js';
+import { MAX_JSON_BYTES, inputPresent, readInputFile } from '../io/read-input.js';
+import { configDir, defaultAssetsDir, type ConfigContext, type PipelineRequest } from './request.js';
+
+export { defaultAssetsDir };
 import { loadWorldFile, type WorldConfig } from './world.js';
 import { sha256Hex } from '../io/sidecar.js';
 import type { DrawList } from '../drawlist/types.js';
@@ -23,31 +26,29 @@ import type { Conventions } from '../conventions/index.js';
 
 /** The world configuration `config/worlds/<name>.json`. */
 export function loadWorld(name: string, ctx: ConfigContext = {}): WorldConfig {
-  return loadWorldFile(join(configDir(ctx), 'worlds', `${name}.json`));
+  return loadWorldFile(join(configDir(ctx), 'worlds', `${checkName('world', name)}.json`));
 }
 
 /** SHA-256 of the world configuration file, stored in the asset index so stale assets are rebuilt. */
 export function worldHash(world: WorldConfig, ctx: ConfigContext = {}): string {
   const path = join(configDir(ctx), 'worlds', `${world.name}.json`);
   return createHash('sha256')
-    .update(existsSync(path) ? readFileSync(path) : JSON.stringify(world))
+    .update(inputPresent(path) ? readInputFile(path, MAX_JSON_BYTES, 'a world file') : JSON.stringify(world))
     .digest('hex');
 }
 
-/** The default asset folder, <project root>/assets. */
-export function defaultAssetsDir(): string {
-  return join(projectRoot(), 'assets');
-}
-
 /** Loads the world's asset folder `dir`, building it first when missing or built from another world file. */
-export function ensureAssetSet(world: WorldConfig, dir = defaultAssetsDir(), ctx: ConfigContext = {}): AssetSet {
+export function ensureAssetSet(world: WorldConfig, dir?: string, ctx: ConfigContext = {}): AssetSet {
+  dir ??= defaultAssetsDir(ctx);
   const hash = worldHash(world, ctx);
   if (assetWorldHash(dir) !== hash) buildAssets(world, dir, hash);
-  return loadAssetSet(dir);
+  const set = loadAssetSet(dir);
+  checkAssetsMatchWorld(world, new Map(set.assets), dir);
+  return set;
 }
 
 /** The decoded assets of ensureAssetSet, keyed by id. */
-export function ensureAssets(world: WorldConfig, dir = defaultAssetsDir(), ctx: ConfigContext = {}): Map<string, HeightAsset> {
+export function ensureAssets(world: WorldConfig, dir?: string, ctx: ConfigContext = {}): Map<string, HeightAsset> {
   return new Map(ensureAssetSet(world, dir, ctx).assets);
 }
 
@@ -58,7 +59,7 @@ export interface RunInputs {
 }
 
 /** Loads a request's run inputs (the asset folder default <root>/assets, built when missing or stale). */
-export function loadRunInputs(req: PipelineRequest, assetsDir = defaultAssetsDir(), ctx: ConfigContext = {}): RunInputs {
+export function loadRunInputs(req: PipelineRequest, assetsDir?: string, ctx: ConfigContext = {}): RunInputs {
   const world = loadWorld(req.world, ctx);
   return { world, assets: ensureAssetSet(world, assetsDir, ctx) };
 }
@@ -71,7 +72,8 @@ export function loadListAssets(dl: DrawList, dir: string): Map<string, HeightAss
   const out = new Map<string, HeightAsset>();
   for (const a of dl.assets) {
     if (a.embedded) continue;
-    const bytes = new Uint8Array(readFileSync(join(dir, a.file)));
+    // Through the hardened reader: a regular file inside the folder, no larger than the list's asset can be.
+    const bytes = new Uint8Array(readInputFile(resolveInside(dir, a.file), maxAssetBytes(a.size), `asset ${a.id} of ${a.size}² with its mip chain`));
     const sha = sha256Hex(bytes);
     if (sha !== a.sha256) throw new FormatError(`draw list asset ${a.id} (${a.file}): SHA-256 ${sha} does not match the list's ${a.sha256}`);
     out.set(a.id, readAssetKtx2(bytes, a.file));

@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FormatError, InputRangeError } from '../errors.js';
 import { checkArray, checkLiteral, checkNumber, checkObject, checkString, parseJson } from '../io/json-check.js';
+import { checkName } from '../core/names.js';
 import type { GridDescription, HeightRange } from '../core/grid.js';
 
 export interface PipelineRequest {
@@ -34,6 +35,8 @@ export interface PipelineRequest {
 export interface ConfigContext {
   /** The config folder, resolved (resolveConfigDir): the CLI's --config DIR. Absent: the search above. */
   readonly configDir?: string;
+  /** The folder given to --config: everything the option implies — assets included — is rooted there. */
+  readonly configRoot?: string;
 }
 
 /** The installed package's own folder (this file is <pkg>/dist/pipeline/request.js, or <repo>/src/pipeline/request.ts). */
@@ -76,6 +79,14 @@ export function projectRoot(): string {
   );
 }
 
+/**
+ * [R] Where the static assets of the current config are built and read: with `--config DIR`, DIR/assets — everything
+ * --config implies stays under DIR, and another project's assets are never rebuilt; else <project root>/assets.
+ */
+export function defaultAssetsDir(ctx: ConfigContext = {}): string {
+  return ctx.configRoot && ctx.configDir ? join(ctx.configRoot, 'assets') : join(projectRoot(), 'assets');
+}
+
 /** The config folder (worlds/, requests/): the context's (--config DIR), else <project root>/config. */
 export function configDir(ctx: ConfigContext = {}): string {
   if (ctx.configDir) return ctx.configDir;
@@ -101,8 +112,9 @@ export function parseRequest(v: unknown, where = 'request'): PipelineRequest {
   const min = checkNumber(`${where}.encoding.min`, e.min);
   const max = checkNumber(`${where}.encoding.max`, e.max, { min: min + Number.EPSILON });
   return {
-    id: checkString(`${where}.id`, o.id),
-    world: checkString(`${where}.world`, o.world),
+    // Both reach paths and sidecars: names, bounded (src/core/names.ts).
+    id: checkName(`${where}.id: request`, checkString(`${where}.id`, o.id)),
+    world: checkName(`${where}.world: world`, checkString(`${where}.world`, o.world)),
     seed: checkNumber(`${where}.seed`, o.seed, { integer: true, min: 1, max: 2147483646 }),
     sceneTypes: ints('sceneTypes'),
     recipeEntry: checkNumber(`${where}.recipeEntry`, o.recipeEntry, { integer: true, min: 0 }),
@@ -128,7 +140,7 @@ export function listRequests(ctx: ConfigContext = {}): string[] {
 
 /** Loads config/requests/<id>.json (or a path to a request file), optionally at another output size. */
 export function loadRequest(idOrPath: string, size?: number, ctx: ConfigContext = {}): PipelineRequest {
-  const path = idOrPath.endsWith('.json') ? idOrPath : join(configDir(ctx), 'requests', `${idOrPath}.json`);
+  const path = idOrPath.endsWith('.json') ? idOrPath : join(configDir(ctx), 'requests', `${checkName('request', idOrPath)}.json`);
   if (!existsSync(path)) {
     const known = idOrPath.endsWith('.json') ? '' : `; known requests: ${listRequests(ctx).join(', ')}`;
     throw new FormatError(`request ${JSON.stringify(idOrPath)}: no such request file (${path})${known}`);

@@ -15,7 +15,7 @@
  * wholesale by their generator, named in `generator`.
  */
 import type { HeightRange } from '../core/grid.js';
-import { InputRangeError } from '../errors.js';
+import { InputRangeError, requireFinite } from '../errors.js';
 
 export const CHUNK = 64;
 const CHUNK_SHIFT = 6; // log2(CHUNK)
@@ -51,7 +51,14 @@ export class ChunkMap extends Map<number, Float64Array> {
 }
 
 export class EditLayer {
-  alpha = 1;
+  private alphaValue = 1;
+  /** The layer's signed height multiplier. A non-finite alpha is refused here, at the API boundary: it would write NaN or ±Inf under the layer. */
+  get alpha(): number {
+    return this.alphaValue;
+  }
+  set alpha(v: number) {
+    this.alphaValue = requireFinite(`layer ${JSON.stringify(this.name)}: alpha`, v);
+  }
   visible = true;
   kind: LayerKind = 'sculpt';
   /** What regenerates a non-sculpt layer (a spline network, a scatter rule, an imported file); null for sculpt. */
@@ -107,6 +114,8 @@ export class EditLayer {
 
   /** Adds to the delta at (i, j), creating its chunk on first touch. */
   addDelta(i: number, j: number, dv: number): void {
+    if (!Number.isFinite(dv))
+      throw new InputRangeError(`layer ${JSON.stringify(this.name)}: delta at (${i}, ${j}) is ${dv}, expected a finite number of metres`);
     const key = Math.floor(j / CHUNK) * this.chunksX + Math.floor(i / CHUNK);
     let c = this.chunks.get(key);
     if (!c) {

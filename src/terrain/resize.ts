@@ -23,7 +23,7 @@ import { decodeHeightR16 } from '../core/encoding.js';
 import { describeTerrain, type TerrainDescription } from './description.js';
 import { TerrainHoles } from './holes.js';
 import { CHUNK, LayerStack } from './layers.js';
-import { assembleTerrain, type Terrain } from './terrain.js';
+import { assembleTerrain, checkTerrainSize, type Terrain } from './terrain.js';
 import { TerrainWeights } from './weights.js';
 import { InputRangeError } from '../errors.js';
 
@@ -72,6 +72,7 @@ export function resizeTerrain(old: Terrain, to: TerrainDescription, o: ResizeOpt
   const j1 = Math.min(H - 1, oj + os.height - 1);
   const overlap = i0 <= i1 && j0 <= j1 ? { i0, j0, i1, j1 } : null;
 
+  checkTerrainSize('resized terrain', W, H, old.weights.layers);
   const base = new Float32Array(W * H).fill(fill);
   let clampedBase = 0;
   const stack = new LayerStack(W, H, base, to.range);

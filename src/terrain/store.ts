@@ -22,6 +22,22 @@ import type { TerrainDescription } from './description.js';
 import { TerrainHoles } from './holes.js';
 import { assembleTerrain, type Terrain } from './terrain.js';
 import { TerrainWeights } from './weights.js';
+import { MAX_JSON_TEXT, checkArray, checkObject, checkString, parseJson } from '../io/json-check.js';
+import { checkMemoryEstimate } from '../io/limits.js';
+import { readInputFile } from '../io/read-input.js';
+
+/** Most layers a store may declare [R] (an editor's stack has tens). */
+export const MAX_STORE_LAYERS = 4096;
+/** Largest store file read [R]: a 16384² base is 1 GiB of float32, with room for layers. */
+export const MAX_STORE_BYTES = 4 * 1024 * 1024 * 1024 - 1;
+
+/**
+ * Reads a store file through the hardened reader: regular files only (a FIFO, /dev/zero or a socket is refused by
+ * what it is, before a byte is read), size checked before reading against MAX_STORE_BYTES and the memory budget.
+ */
+export function readStoreFile(path: string): Uint8Array {
+  return readInputFile(path, MAX_STORE_BYTES, 'the limit on terrain stores');
+}
 
 export const STORE_MAGIC = 'HBTERRN\0';
 export const STORE_VERSION = 2;
@@ -152,12 +168,9 @@ export function readStore(bytes: Uint8Array): StoreContents {
   };
   const jl = readU32();
   need(jl);
-  let header: StoreHeader;
-  try {
-    header = JSON.parse(dec.decode(bytes.subarray(o, o + jl))) as StoreHeader;
-  } catch (e) {
-    throw new FormatError(`${what}: header is not JSON (${(e as Error).message})`);
-  }
+  // Depth- and size-bounded, and an object (a header `null` or `[]` is refused, not dereferenced).
+  if (jl > MAX_JSON_TEXT) throw new FormatError(`${what}: header of ${jl} bytes, over the limit of ${MAX_JSON_TEXT}`);
+  const header = checkObject(`${what}: header`, parseJson(dec.decode(bytes.subarray(o, o + jl)), `${what}: header`)) as unknown as StoreHeader;
   o += jl;
   if (header.chunk !== CHUNK) throw new FormatError(`${what}: chunk size ${header.chunk}, this heightbench uses ${CHUNK}`);
   if (!Number.isInteger(header.width) || !Number.isInteger(header.height) || header.width < 1 || header.height < 1 || header.width * header.height > 2 ** 28) {
@@ -166,12 +179,20 @@ export function readStore(bytes: Uint8Array): StoreContents {
   const r = header.range;
   if (!r || !Number.isFinite(r.min) || !Number.isFinite(r.max) || !(r.max > r.min))
     throw new FormatError(`${what}: height range ${JSON.stringify(r)}, expected finite min < max`);
+  if (header.paintLayers !== undefined && header.paintLayers !== null) {
+    const pl = checkArray(`${what}: header.paintLayers`, header.paintLayers);
+    pl.forEach((x, i) => checkString(`${what}: header.paintLayers[${i}]`, x));
+  }
   const n = header.width * header.height;
   need(n * 4);
+  // Chunks inflate to CHUNK² float64 each: bounded by the grid's chunk count per layer and by the memory budget.
+  const gridChunks = Math.ceil(header.width / CHUNK) * Math.ceil(header.height / CHUNK);
   const base = new Float32Array(n);
   for (let k = 0; k < n; k++, o += 4) base[k] = dv.getFloat32(o, true);
   const stack = new LayerStack(header.width, header.height, base, header.range);
   const layers = readU32();
+  if (layers > MAX_STORE_LAYERS) throw new FormatError(`${what}: ${layers} layers, over the limit of ${MAX_STORE_LAYERS}`);
+  let inflatedChunks = 0;
   for (let l = 0; l < layers; l++) {
     const nl = readU32();
     need(nl + 9);
@@ -192,6 +213,10 @@ export function readStore(bytes: Uint8Array): StoreContents {
       layer.generator = kind === 'sculpt' ? null : gen;
     }
     const chunks = readU32();
+    if (chunks > gridChunks)
+      throw new FormatError(`${what}: layer ${layer.name} has ${chunks} chunks, the ${header.width}×${header.height} grid has ${gridChunks}`);
+    inflatedChunks += chunks;
+    checkMemoryEstimate(`${what}: ${inflatedChunks} layer chunks`, n * 4 + inflatedChunks * CHUNK * CHUNK * 8);
     for (let c = 0; c < chunks; c++) {
       need(9);
       const key = dv.getUint32(o, true);
@@ -202,9 +227,12 @@ export function readStore(bytes: Uint8Array): StoreContents {
       need(zlen);
       let raw: Uint8Array;
       try {
-        raw = inflateRawSync(bytes.subarray(o, o + zlen));
+        // Capped at the size the layout promises: a deflate bomb stops there.
+        raw = inflateRawSync(bytes.subarray(o, o + zlen), { maxOutputLength: CHUNK * CHUNK * type });
       } catch (e) {
-        throw new FormatError(`${what}: chunk ${key} of layer ${layer.name} is corrupt (${(e as Error).message})`);
+        throw new FormatError(
+          `${what}: chunk ${key} of layer ${layer.name} is corrupt or inflates past ${CHUNK * CHUNK * type} bytes (${(e as Error).message})`,
+        );
       }
       o += zlen;
       if (raw.length !== CHUNK * CHUNK * type)
@@ -224,9 +252,9 @@ export function readStore(bytes: Uint8Array): StoreContents {
       need(zlen);
       let raw: Uint8Array;
       try {
-        raw = inflateRawSync(bytes.subarray(o, o + zlen));
+        raw = inflateRawSync(bytes.subarray(o, o + zlen), { maxOutputLength: Math.max(1, n * names.length) });
       } catch (e) {
-        throw new FormatError(`${what}: paint channels are corrupt (${(e as Error).message})`);
+        throw new FormatError(`${what}: paint channels are corrupt or inflate past ${n * names.length} bytes (${(e as Error).message})`);
       }
       if (raw.length !== n * names.length)
         throw new FormatError(`${what}: paint channels inflate to ${raw.length} bytes, expected ${n}×${names.length} = ${n * names.length}`);

@@ -6,6 +6,7 @@
  * [R] The base is held in metres as float32 (heightbench's field precision), not as 16-bit codes; the authored range
  *     still bounds every composite (the clamp) and sets the step of every 16-bit export.
  */
+import { checkFieldSize, checkMemoryEstimate } from '../io/limits.js';
 import { describeTerrain, type DerivedNumbers, type TerrainDescription } from './description.js';
 import { TerrainHoles } from './holes.js';
 import { LayerStack } from './layers.js';
@@ -32,17 +33,22 @@ export interface CreateOptions {
   paintLayers?: readonly string[];
 }
 
+/**
+ * Bounds a terrain grid before anything is allocated: the documented sample limit (src/io/limits.ts, 2²⁸ samples,
+ * 2²⁰ per side) and the memory budget (HEIGHTBENCH_MAX_MEMORY_MB, else 80 % of the machine) for base + composite
+ * cache (8 bytes) and the paint bytes per sample. LimitError (exit 2) naming the size.
+ */
+export function checkTerrainSize(what: string, width: number, height: number, paintLayers: number): void {
+  checkFieldSize(what, width, height);
+  checkMemoryEstimate(`${what} of ${width}×${height} samples`, width * height * (8 + paintLayers));
+}
+
 /** Refuses a description an engine would reject (describeTerrain), then allocates the grid, checking its size first. */
 export function createTerrain(description: TerrainDescription, o: CreateOptions = {}): Terrain {
   const derived = describeTerrain(description);
   const samples = derived.samplesX * derived.samplesY;
   const names = o.paintLayers ?? ['ground'];
-  // Bound memory before allocating: base + cache (8 bytes) and the paint bytes per sample.
-  const bytes = samples * (8 + names.length);
-  if (bytes > 4 * 2 ** 30)
-    throw new InputRangeError(
-      `terrain of ${derived.samplesX}×${derived.samplesY} samples needs ${(bytes / 2 ** 30).toFixed(1)} GiB, more than the 4 GiB limit`,
-    );
+  checkTerrainSize('terrain', derived.samplesX, derived.samplesY, names.length);
   const { min, max } = description.range;
   if (o.base !== undefined && o.fill !== undefined) throw new InputRangeError('createTerrain: give a fill height or a base heightfield, not both');
   const fill = o.fill ?? Math.min(max, Math.max(min, 0));

@@ -64,6 +64,7 @@ export class TerrainWeights {
   paintBrush(ci: number, cj: number, radius: number, layer: number, target: number): number {
     const L = this.layers;
     if (!(radius > 0) || !Number.isFinite(radius)) throw new InputRangeError(`paint: radius expected > 0 samples, got ${radius}`);
+    if (!Number.isFinite(ci) || !Number.isFinite(cj)) throw new InputRangeError(`paint: centre (${ci}, ${cj}), expected finite sample coordinates`);
     if (!Number.isInteger(layer) || layer < 0 || layer >= L) throw new InputRangeError(`paint: layer ${layer} out of range (0…${L - 1})`);
     checkTarget(L, target);
     const r = Math.ceil(radius);
