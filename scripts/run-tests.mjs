@@ -22,6 +22,13 @@ if (existsSync(vitestJson)) {
 } else {
   failed++;
 }
+// The committed dvc.lock against this tree: every stage's code and configuration dependencies (dist, scripts, config,
+// notebooks) hash as recorded, so a fresh clone's make reproduce is a no-op (scripts/check-lock.py; before the
+// reduced reproduce below, which would rewrite the lock entries of the stages it reruns).
+if (existsSync('dvc.lock')) {
+  const lock = spawnSync('.venv/bin/python', ['scripts/check-lock.py'], { stdio: 'inherit' });
+  report('the committed dvc.lock matches the code and configuration this tree builds', lock.status === 0);
+}
 // Reduced-size reproduce (CI): the article's request at 1024² against its GPU reference (WebGPU on the machine's
 // adapter) and against its own DVC-tracked f64 references, then the determinism check: regenerated references and
 // assets hash exactly as dvc.lock records them (the GPU reference only on the adapter its bless record names).
