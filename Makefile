@@ -7,7 +7,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := test
 
-export npm_config_cache := $(CURDIR)/.cache/npm
+export npm_config_cache ?= $(CURDIR)/.cache/npm
 export npm_config_update_notifier := false
 export npm_config_fund := false
 export npm_config_audit := false

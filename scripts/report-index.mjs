@@ -20,9 +20,15 @@ const runs = Object.keys(YAML.parse(readFileSync('params.yaml', 'utf8')).runs ??
 function reportRow(folder, kind, note) {
   const m = JSON.parse(readFileSync(join(root, folder, 'metrics.json'), 'utf8'));
   const s = JSON.parse(readFileSync(join(root, folder, 'stages.json'), 'utf8'));
-  const hist = Object.keys(m)
-    .filter((k) => k.startsWith('histogram.'))
-    .map((k) => [Number(k.slice(10)), m[k]])
+  // The Δq bins: histogram.json (plot data) beside metrics.json; older metrics.json files held them as histogram.<Δq>.
+  const plot = join(root, folder, 'histogram.json');
+  const bins = existsSync(plot)
+    ? JSON.parse(readFileSync(plot, 'utf8')).map((b) => [b.dq, b.count])
+    : Object.keys(m)
+        .filter((k) => k.startsWith('histogram.'))
+        .map((k) => [Number(k.slice(10)), m[k]]);
+  const hist = bins
+    .filter(([, c]) => c > 0)
     .sort((a, b) => a[0] - b[0])
     .map(([d, c]) => `${d}: ${c}`)
     .join(', ');

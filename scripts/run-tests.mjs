@@ -8,9 +8,22 @@ const results = '.cache/test-results';
 mkdirSync(results, { recursive: true });
 const vitestJson = `${results}/vitest.json`;
 rmSync(vitestJson, { force: true });
-const r = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`], {
-  stdio: 'inherit',
-});
+// JUnit XML beside the JSON: CI publishes it as a check (.github/workflows/ci.yml).
+const junit = `${results}/junit.xml`;
+rmSync(junit, { force: true });
+const r = spawnSync(
+  process.execPath,
+  [
+    'node_modules/vitest/vitest.mjs',
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${vitestJson}`,
+    '--reporter=junit',
+    `--outputFile.junit=${junit}`,
+  ],
+  { stdio: 'inherit' },
+);
 let passed = 0;
 let failed = 0;
 if (existsSync(vitestJson)) {

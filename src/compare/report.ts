@@ -5,6 +5,7 @@
  * scale when a side is float; `heightmaps.png`: both maps side by side on the page's terrain scale). Every figure has a
  * title, axis names with units and a colour bar where colour carries a value. Every file is written atomically.
  */
+import { foldHistogram, foldedHistogramText } from './histogram-fold.js';
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
@@ -51,7 +52,10 @@ export interface ReportMeta {
 /** [D] The article's per-stage inner-400 m RMS (its CPU rebuild against the game's GPU output), mm. */
 export const ARTICLE_STAGE_ANCHORS_MM: Readonly<Record<string, number>> = { base: 0.203, 'after-support': 0.122 };
 
-/** Scalar metrics with flat dotted keys (histogram bins as `histogram.<Δq>`). */
+/**
+ * Scalar metrics with flat dotted keys: exact %, max, RMS per mask. [R] No histogram bins: one metric per bin made
+ * `dvc metrics show` unreadable (lines of 18,552 characters); the Δq histogram is plot data (histogram.json).
+ */
 export function flattenMetrics(r: ComparisonResult): Record<string, number> {
   const out: Record<string, number> = {};
   const region = (prefix: string, m: RegionMetrics) => {
@@ -70,7 +74,6 @@ export function flattenMetrics(r: ComparisonResult): Record<string, number> {
       const v = m[k];
       if (typeof v === 'number') out[`${prefix}${k}`] = v;
     }
-    for (const [d, c] of Object.entries(m.histogram)) out[`${prefix}histogram.${d}`] = c;
   };
   region('', r);
   for (const [name, m] of Object.entries(r.masks)) region(`masks.${name}.`, m);
@@ -112,10 +115,8 @@ export function summaryMarkdown(r: ComparisonResult, meta: ReportMeta): string {
   );
   L.push('|---|---|---|---|---|---|---|' + (r.floatRmsMm !== undefined ? '---|---|---|' : ''));
   const row = (name: string, m: RegionMetrics) => {
-    const h = Object.entries(m.histogram)
-      .sort((a, b) => Number(a[0]) - Number(b[0]))
-      .map(([d, c]) => `${Number(d) > 0 ? '+' : ''}${d}: ${c}`)
-      .join(', ');
+    // Folded beyond ±8 codes: a summary stays small whatever the histogram (one reached 141 KB listing every bin).
+    const h = foldedHistogramText(foldHistogram(m.histogram));
     let s = `| ${name} | ${m.pixels} | ${fmt(m.exactPercent, 6)} | ${h} | ${m.maxAbsCode} | ${fmt(m.rmsMm)} | ${fmt(m.maxAbsMm)} |`;
     if (m.floatRmsMm !== undefined) s += ` ${fmt(m.floatRmsMm)} | ${fmt(m.floatMaxAbsMm)} | ${fmt(m.floatBiasMm)} |`;
     L.push(s);
