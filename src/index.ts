@@ -56,7 +56,7 @@ export { compareHeightfields, checkComparable, DEFAULT_STRADDLE_EPSILON_CODES } 
 export type { ComparisonResult, RegionMetrics, RadialRing, Attribution, CompareOptions, Position } from './compare/compare.js';
 export { DEFAULT_MASKS, maskDefinitions } from './compare/regions.js';
 export type { MaskDefinition, MaskSettings } from './compare/regions.js';
-export { evaluateGates } from './compare/gates.js';
+export { evaluateGates, normaliseGates, GATE_NAMES } from './compare/gates.js';
 export type { Gates, GateOutcome } from './compare/gates.js';
 export { flattenMetrics, resultJson, summaryMarkdown, verticalExaggeration, writeComparisonReport } from './compare/report.js';
 export type { ReportMeta } from './compare/report.js';

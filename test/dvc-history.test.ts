@@ -46,6 +46,7 @@ beforeAll(() => {
 describe('dvc metrics diff against an earlier commit', () => {
   it('shows old and new values for every run of params.yaml, and the change', () => {
     const r = spawnSync(dvc, ['metrics', 'diff', 'HEAD~1', '--all', '--json'], { cwd: clone, env, encoding: 'utf8' });
+    expect(r.error).toBeUndefined();
     expect(r.stderr).not.toMatch(/failed to load/);
     expect(r.status).toBe(0);
     const d = JSON.parse(r.stdout) as Record<string, Record<string, { old: number | null; new: number | null; diff?: number }>>;

@@ -170,7 +170,7 @@ export async function compareCommand(generated: string, reference: string, o: Co
 
 /** Gates, the report (when asked; it needs the fields), the diagnosis, the output and the exit code. */
 async function emit(result: ComparisonResult, generated: string, reference: string, o: CompareCliOptions, io: CliIO, fields: Analysis | null): Promise<number> {
-  const gates = evaluateGates(result, { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm });
+  const gates = evaluateGates(result, { minExact: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm });
   const meta = { generated, reference, gates, title: o.title, sharedPlotly: o.sharedPlotly, selfContained: o.selfContained };
   if (o.report && fields) writeComparisonReport(o.report, result, fields.gen, fields.ref, meta);
   const diagnoser = o.diagnose && fields ? await import('../compare/diagnose.js') : null;

@@ -204,7 +204,7 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
         const c = checkRun(
           folderForReading(g),
           folderForReading(r),
-          { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm },
+          { minExact: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm },
           o.report,
           o.title,
           o.sharedPlotly,

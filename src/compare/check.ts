@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { readHeightfieldFile } from '../io/heightfield-file.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { compareHeightfields, type ComparisonResult } from './compare.js';
-import { evaluateGates, type GateOutcome, type Gates } from './gates.js';
+import { evaluateGates, normaliseGates, type GateOutcome, type Gates } from './gates.js';
 import { flattenMetrics, writeComparisonReport } from './report.js';
 import { attributeRunFolders, attributionSummary, type StageAttribution } from './attribution.js';
 
@@ -56,6 +56,7 @@ export function checkRun(
   sharedPlotly?: string,
   opts: CheckOptions = {},
 ): RunCheck {
+  normaliseGates(gates as Readonly<Record<string, unknown>>); // a misspelt gate is refused before any file is read
   const gen = readHeightfieldFile(join(genDir, 'final.r16')).field;
   const ref = readHeightfieldFile(join(refDir, 'final.r16')).field;
   const preEncode = join(genDir, 'pre-encode.r32');
