@@ -136,7 +136,11 @@ function heightbench(args) {
  * Returns the exit status and each stage's wall time (ms; null when DVC skipped it as unchanged), in DVC's order.
  */
 function repro(args) {
-  const progress = progressReporter({ label: 'reproduce', quiet, sink: process.stderr });
+  // The whole pipeline's stage count (dvc stage list reads dvc.yaml, hashes nothing): lines then show the percentage
+  // and the time left. With targets the count of their upstream stages is not known beforehand: times only.
+  const list = args.length ? null : spawnSync(dvc, ['stage', 'list', '--name-only'], { encoding: 'utf8' });
+  const total = list && list.status === 0 ? list.stdout.split('\n').filter(Boolean).length : undefined;
+  const progress = progressReporter({ label: 'reproduce', quiet, sink: process.stderr, total });
   return new Promise((done) => {
     // --keep-going: a stage whose gate fails (check --strict) fails, the stages that do not depend on it still run.
     const child = spawn(dvc, ['repro', '--keep-going', ...args], { stdio: ['inherit', 'pipe', 'inherit'] });
@@ -156,7 +160,10 @@ function repro(args) {
       const m = /^Running stage '([^']+)'/.exec(line);
       const skipped = /^Stage '([^']+)' didn't change, skipping/.exec(line);
       if (m || skipped || /^(Updating lock file|Use `dvc push`|ERROR)/.test(line)) finish();
-      if (skipped) times.push([skipped[1], null]);
+      if (skipped) {
+        times.push([skipped[1], null]);
+        progress.skipped(skipped[1]);
+      }
       if (m) {
         stage = m[1];
         t = performance.now();

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { buildPlan, type Plan } from '../pipeline/plan.js';
-import { loadRequest, projectRoot, requestGrid, type PipelineRequest } from '../pipeline/request.js';
+import { defaultAssetsDir, loadRequest, projectRoot, requestGrid, type PipelineRequest } from '../pipeline/request.js';
 import { ensureAssets } from '../pipeline/run.js';
 import { selectStamps } from '../pipeline/stamps.js';
 import { writeStageJson } from '../pipeline/outputs.js';
@@ -45,7 +45,7 @@ export function emitRequestDrawList(
   opts: { embedAssets?: boolean; assetsDir?: string } = {},
 ): { plan: Plan; drawList: DrawList; assetsDir: string } {
   const plan = buildPlan(req);
-  const assetsDir = opts.assetsDir ?? join(projectRoot(), 'assets');
+  const assetsDir = opts.assetsDir ?? defaultAssetsDir();
   const assets = ensureAssets(plan.world, assetsDir);
   const stamps = selectStamps(plan.regions, plan.world, plan.stream);
   const drawList = buildDrawList(plan, { size: req.size, stamps, assets, assetsDir, embedAssets: opts.embedAssets });

@@ -25,7 +25,7 @@ import { CompensatedSum } from './accumulate.js';
 import { DEFAULT_MASKS, RadialGeometry, maskContains, maskDefinitions } from './regions.js';
 import { codeHeightfield, floatHeightfield, type FloatHeightfield } from '../core/heightfield.js';
 import type { GridDescription } from '../core/grid.js';
-import { requestGrid, projectRoot, type PipelineRequest } from '../pipeline/request.js';
+import { defaultAssetsDir, requestGrid, projectRoot, type PipelineRequest } from '../pipeline/request.js';
 import { applyConventionsToList, ensureAssets, type RunOptions } from '../pipeline/run.js';
 import { buildPlan, loadWorld } from '../pipeline/plan.js';
 import { selectStamps } from '../pipeline/stamps.js';
@@ -365,7 +365,7 @@ export interface AtlasRunner {
  */
 export function atlasRunner(req: PipelineRequest, opts: { precision: Precision; keep: readonly string[]; assetsDir?: string }): AtlasRunner {
   const world = loadWorld(req.world);
-  const assetsDir = opts.assetsDir ?? join(projectRoot(), 'assets');
+  const assetsDir = opts.assetsDir ?? defaultAssetsDir();
   let assets: Map<string, HeightAsset> | null = null;
   const planned = new Map<string, DrawList>();
   return {

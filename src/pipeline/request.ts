@@ -3,9 +3,10 @@
  * A request names its world, seed, scene-type filter, recipe entry, mission tags (order and duplicates kept),
  * location categories, domain, output size, outer blend band and encoding range.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { readInputText } from '../io/read-input.js';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FormatError, InputRangeError } from '../errors.js';
 import { checkArray, checkLiteral, checkNumber, checkObject, checkString, parseJson } from '../io/json-check.js';
@@ -77,16 +78,41 @@ export function projectRoot(): string {
   );
 }
 
-/** The config folder (worlds/, requests/): --config DIR, else <project root>/config. */
+/**
+ * The config folder (worlds/, requests/): --config DIR, else <project root>/config. [R] A HEIGHTBENCH_ROOT without
+ * config/ (an empty folder for a run's data) reads the package's shipped config; one that is not a folder is refused.
+ */
 export function configDir(): string {
   if (configOverride) return configOverride;
   const env = process.env.HEIGHTBENCH_ROOT;
   if (env) {
-    const c = join(resolve(env), 'config');
-    if (!existsSync(c)) throw new FormatError(`HEIGHTBENCH_ROOT=${JSON.stringify(env)}: no config/ folder in ${resolve(env)}`);
-    return c;
+    const root = resolve(env);
+    if (!existsSync(root) || !statSync(root).isDirectory())
+      throw new FormatError(`HEIGHTBENCH_ROOT=${JSON.stringify(env)}: expected an existing folder, found none at ${root}`);
+    const c = join(root, 'config');
+    if (existsSync(c)) return c;
+    const shipped = join(packageRoot(), 'config');
+    if (existsSync(join(shipped, 'worlds'))) return shipped;
+    throw new FormatError(`HEIGHTBENCH_ROOT=${JSON.stringify(env)}: no config/ folder in ${root} nor in the package (${packageRoot()})`);
   }
   return join(projectRoot(), 'config');
+}
+
+/** Whether a path lies inside a node_modules folder (an installed package: never written to). */
+function insideNodeModules(p: string): boolean {
+  return resolve(p).split(sep).includes('node_modules');
+}
+
+/**
+ * Where generated assets go by default: <project root>/assets. [R] When the project root is the installed package
+ * (no HEIGHTBENCH_ROOT, no project above the working directory) it is inside node_modules, which is never written:
+ * then $XDG_CACHE_HOME/heightbench/assets (else ~/.cache/heightbench/assets); set HEIGHTBENCH_ROOT to choose.
+ */
+export function defaultAssetsDir(): string {
+  const root = projectRoot();
+  if (!insideNodeModules(root)) return join(root, 'assets');
+  const cache = process.env.XDG_CACHE_HOME ? resolve(process.env.XDG_CACHE_HOME) : join(homedir(), '.cache');
+  return join(cache, 'heightbench', 'assets');
 }
 
 export function parseRequest(v: unknown, where = 'request'): PipelineRequest {

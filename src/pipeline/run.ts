@@ -17,7 +17,7 @@ import { buildPlan, type Plan } from './plan.js';
 import { assetWorldHash, buildAssets, loadAssets, type HeightAsset } from './assets.js';
 import type { SupportTarget } from './support.js';
 import { selectStamps, type StampSelection } from './stamps.js';
-import { configDir, projectRoot, type PipelineRequest } from './request.js';
+import { configDir, defaultAssetsDir, projectRoot, type PipelineRequest } from './request.js';
 import { executeDrawListCpu, type QuadCoverage } from './execute-cpu.js';
 import { buildDrawList } from '../drawlist/emit.js';
 import type { DrawList } from '../drawlist/types.js';
@@ -95,7 +95,7 @@ export function worldHash(world: WorldConfig): string {
 }
 
 /** Loads the world's assets from `dir`, building them first when the folder is missing or was built from another world file. */
-export function ensureAssets(world: WorldConfig, dir = join(projectRoot(), 'assets')): Map<string, HeightAsset> {
+export function ensureAssets(world: WorldConfig, dir = defaultAssetsDir()): Map<string, HeightAsset> {
   const hash = worldHash(world);
   if (assetWorldHash(dir) !== hash) buildAssets(world, dir, hash);
   return loadAssets(dir);
@@ -138,7 +138,7 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
   };
   const plan = time('plan', () => buildPlan(req, undefined, conventions));
   const world = plan.world;
-  const assetsDir = opts.assetsDir ?? join(projectRoot(), 'assets');
+  const assetsDir = opts.assetsDir ?? defaultAssetsDir();
   const assets = time('assets', () => ensureAssets(world, assetsDir));
   // The run = plan → draw list → executor: the list says what is drawn, executeDrawListCpu how (issue 16).
   const stamps = time('stamps.select', () => selectStamps(plan.regions, world, plan.stream));
