@@ -73,42 +73,40 @@ describe('dvc experiments', () => {
     expect(r.stdout).toContain("Running stage 'sweep'");
   });
 
-  it(
-    'a queued seed sweep, two workers, tabulated by dvc exp show (exact % and RMS per seed)',
-    { timeout: 300_000 },
-    () => {
-      for (const seed of SEEDS) {
-        const q = dvc('exp', 'run', '--queue', '-S', `sweep.seed=${seed}`, '-S', `sweep.size=${SIZE}`, '-C', 'dist', 'sweep');
-        expect(q.status, q.stderr).toBe(0);
-      }
-      const start = dvc('queue', 'start', '-j', '2');
-      expect(start.status, start.stderr).toBe(0);
-      // Wait until no experiment is queued or running.
-      const deadline = Date.now() + 240_000;
-      let status = '';
-      for (;;) {
-        status = dvc('queue', 'status').stdout;
-        if (!/\b(Queued|Running)\b/.test(status)) break;
-        if (Date.now() > deadline) throw new Error(`the queue did not finish in 240 s:\n${status}`);
-        spawnSync('sleep', ['2']);
-      }
-      expect(status).not.toMatch(/\bFailed\b/);
-      const show = dvc('exp', 'show', '--json');
-      expect(show.status, show.stderr).toBe(0);
-      type Exp = { data?: { params?: Record<string, { data?: { sweep?: { seed: number; size: number } } }>; metrics?: Record<string, { data?: Record<string, number> }> } };
-      const rows = (JSON.parse(show.stdout) as { experiments?: { revs?: Exp[] }[] | null }[])
-        .flatMap((b) => b.experiments ?? [])
-        .flatMap((e) => e.revs ?? [])
-        .map((r) => ({ sweep: r.data?.params?.['params.yaml']?.data?.sweep, m: r.data?.metrics?.['reports/sweep/metrics.json']?.data }))
-        .filter((r) => r.sweep && r.m);
-      for (const seed of SEEDS) {
-        const row = rows.find((r) => r.sweep!.seed === seed && r.sweep!.size === SIZE);
-        expect(row, `experiment for seed ${seed}`).toBeDefined();
-        const e = expected(seed);
-        expect(row!.m!.exactPercent).toBe(e.exactPercent);
-        expect(row!.m!.rmsMm).toBe(e.rmsMm);
-        expect(row!.m!.exactPercent).toBeGreaterThan(99);
-      }
-    },
-  );
+  it('a queued seed sweep, two workers, tabulated by dvc exp show (exact % and RMS per seed)', { timeout: 300_000 }, () => {
+    for (const seed of SEEDS) {
+      const q = dvc('exp', 'run', '--queue', '-S', `sweep.seed=${seed}`, '-S', `sweep.size=${SIZE}`, '-C', 'dist', 'sweep');
+      expect(q.status, q.stderr).toBe(0);
+    }
+    const start = dvc('queue', 'start', '-j', '2');
+    expect(start.status, start.stderr).toBe(0);
+    // Wait until no experiment is queued or running.
+    const deadline = Date.now() + 240_000;
+    let status = '';
+    for (;;) {
+      status = dvc('queue', 'status').stdout;
+      if (!/\b(Queued|Running)\b/.test(status)) break;
+      if (Date.now() > deadline) throw new Error(`the queue did not finish in 240 s:\n${status}`);
+      spawnSync('sleep', ['2']);
+    }
+    expect(status).not.toMatch(/\bFailed\b/);
+    const show = dvc('exp', 'show', '--json');
+    expect(show.status, show.stderr).toBe(0);
+    type Exp = {
+      data?: { params?: Record<string, { data?: { sweep?: { seed: number; size: number } } }>; metrics?: Record<string, { data?: Record<string, number> }> };
+    };
+    const rows = (JSON.parse(show.stdout) as { experiments?: { revs?: Exp[] }[] | null }[])
+      .flatMap((b) => b.experiments ?? [])
+      .flatMap((e) => e.revs ?? [])
+      .map((r) => ({ sweep: r.data?.params?.['params.yaml']?.data?.sweep, m: r.data?.metrics?.['reports/sweep/metrics.json']?.data }))
+      .filter((r) => r.sweep && r.m);
+    for (const seed of SEEDS) {
+      const row = rows.find((r) => r.sweep!.seed === seed && r.sweep!.size === SIZE);
+      expect(row, `experiment for seed ${seed}`).toBeDefined();
+      const e = expected(seed);
+      expect(row!.m!.exactPercent).toBe(e.exactPercent);
+      expect(row!.m!.rmsMm).toBe(e.rmsMm);
+      expect(row!.m!.exactPercent).toBeGreaterThan(99);
+    }
+  });
 });

@@ -47,10 +47,10 @@ describe('progress reporter', () => {
     p.step('d', 1000);
     p.step('e', 1000); // all 5: never 100 % before done
     expect(out.split('\n').filter(Boolean)).toEqual([
-      `repro: a${' '.repeat(15)}2.00 s   (total 2.00 s)   [1/5, 20 %, about 8.00 s left]`,
-      `repro: c${' '.repeat(15)}4.00 s   (total 6.00 s)   [3/5, 60 %, about 6.00 s left]`,
-      `repro: d${' '.repeat(15)}1.00 s   (total 6.00 s)   [4/5, 80 %, about 2.33 s left]`,
-      `repro: e${' '.repeat(15)}1.00 s   (total 6.00 s)   [5/5, 99 %]`,
+      `repro: a${' '.repeat(19)}2.00 s   (total 2.00 s)   [1/5, 20 %, about 8.00 s left]`,
+      `repro: c${' '.repeat(19)}4.00 s   (total 6.00 s)   [3/5, 60 %, about 6.00 s left]`,
+      `repro: d${' '.repeat(19)}1.00 s   (total 6.00 s)   [4/5, 80 %, about 2.33 s left]`,
+      `repro: e${' '.repeat(19)}1.00 s   (total 6.00 s)   [5/5, 99 %]`,
     ]);
   });
 

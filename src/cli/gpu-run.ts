@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { buildPlan, type Plan } from '../pipeline/plan.js';
-import { defaultAssetsDir, loadRequest, projectRoot, requestGrid, type PipelineRequest } from '../pipeline/request.js';
+import { defaultAssetsDir, loadRequest, requestGrid, type PipelineRequest } from '../pipeline/request.js';
 import { ensureAssets } from '../pipeline/run.js';
 import { selectStamps } from '../pipeline/stamps.js';
 import { writeStageJson } from '../pipeline/outputs.js';

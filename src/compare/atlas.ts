@@ -25,7 +25,7 @@ import { CompensatedSum } from './accumulate.js';
 import { DEFAULT_MASKS, RadialGeometry, maskContains, maskDefinitions } from './regions.js';
 import { codeHeightfield, floatHeightfield, type FloatHeightfield } from '../core/heightfield.js';
 import type { GridDescription } from '../core/grid.js';
-import { defaultAssetsDir, requestGrid, projectRoot, type PipelineRequest } from '../pipeline/request.js';
+import { defaultAssetsDir, requestGrid, type PipelineRequest } from '../pipeline/request.js';
 import { applyConventionsToList, ensureAssets, type RunOptions } from '../pipeline/run.js';
 import { buildPlan, loadWorld } from '../pipeline/plan.js';
 import { selectStamps } from '../pipeline/stamps.js';
@@ -36,7 +36,6 @@ import { buildDrawList } from '../drawlist/emit.js';
 import type { DrawList } from '../drawlist/types.js';
 import type { Field, Precision } from '../pipeline/precision.js';
 import { DEFAULT_CONVENTIONS as C, mergeOverrides, resolveConventions, weightSum, type Conventions } from '../conventions/index.js';
-import { join } from 'node:path';
 
 /** Integer n in superscript digits (labels: the corner exponent). */
 const superscript = (n: number) => String(n).replace(/\d/g, (d) => '⁰¹²³⁴⁵⁶⁷⁸⁹'[Number(d)]);

@@ -17,7 +17,7 @@ import { buildPlan, type Plan } from './plan.js';
 import { assetWorldHash, buildAssets, loadAssets, type HeightAsset } from './assets.js';
 import type { SupportTarget } from './support.js';
 import { selectStamps, type StampSelection } from './stamps.js';
-import { configDir, defaultAssetsDir, projectRoot, type PipelineRequest } from './request.js';
+import { configDir, defaultAssetsDir, type PipelineRequest } from './request.js';
 import { executeDrawListCpu, type QuadCoverage } from './execute-cpu.js';
 import { buildDrawList } from '../drawlist/emit.js';
 import type { DrawList } from '../drawlist/types.js';
