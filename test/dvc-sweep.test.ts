@@ -23,6 +23,8 @@ const dvcBin = join(root, '.venv', 'bin', 'dvc');
 const clone = join(tempDir('hb-sweep-'), 'clone');
 const env = {
   ...process.env,
+  // `dvc queue start` runs its workers as `dvc` from PATH (the Makefile puts .venv/bin first).
+  PATH: `${join(root, '.venv', 'bin')}:${process.env.PATH ?? ''}`,
   DVC_NO_ANALYTICS: '1',
   GIT_AUTHOR_NAME: 'test',
   GIT_AUTHOR_EMAIL: 'test@example.invalid',
