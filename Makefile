@@ -83,7 +83,7 @@ reproduce: setup
 	node scripts/reproduce.mjs
 
 # JupyterLab on 127.0.0.1 (LAB_PORT) with the tslab kernel (jupyter/kernels/tslab): notebooks/*.ipynb, written from
-# and paired with their .nb.ts sources by jupytext (jupytext.toml), so a cell saved in JupyterLab lands in the .nb.ts.
+# and paired with their .nb.ts sources by jupytext (notebooks/jupytext.toml), so a cell saved in JupyterLab lands in the .nb.ts.
 LAB_PORT ?= 8888
 lab: setup
 	.venv/bin/python scripts/notebooks.py sync

@@ -12,7 +12,7 @@ executed headless on the tslab kernel, exported to HTML.
                                      output/stderr
   notebooks.py export EXECDIR HTMLDIR  HTML for each executed notebook (Plotly from ../plotly.min.js)
 
-The pairing (jupytext.toml at the project root): formats "ipynb,.nb.ts:percent", no notebook or cell metadata in the
+The pairing (notebooks/jupytext.toml, beside the notebooks: the JupyterLab server of make lab is rooted there): formats "ipynb,.nb.ts:percent", no notebook or cell metadata in the
 .nb.ts. The .nb.ts files are the sources in git; the .ipynb files are generated (ignored by git) and carry outputs.
 Errors that tslab only logs (timers, unawaited promises) appear as stderr text; any stderr containing "Error" fails
 the notebook.

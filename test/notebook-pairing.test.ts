@@ -1,6 +1,6 @@
 /**
  * Two-way notebook sources (issue 25): notebooks/NAME.nb.ts (jupytext percent format, TypeScript) paired with
- * NAME.ipynb through the project's jupytext.toml. In a temporary folder holding a copy of a source and the config,
+ * NAME.ipynb through notebooks/jupytext.toml. In a temporary folder holding a copy of a source and the config,
  * jupytext itself (the venv's CLI; nbformat reads the .ipynb) does the syncing: a cell edited in the .ipynb (as
  * JupyterLab saves it, with an output) appears in the .nb.ts with every other line unchanged, and a cell edited in
  * the .nb.ts appears in the .ipynb, which keeps its outputs. Also: every committed source is in jupytext's canonical
@@ -60,7 +60,7 @@ describe('jupytext pairing of .nb.ts and .ipynb', () => {
   });
 
   it('syncs an edit from each side to the other', { timeout: 120_000 }, () => {
-    copyFileSync(join(root, 'jupytext.toml'), join(dir, 'jupytext.toml'));
+    copyFileSync(join(root, 'notebooks', 'jupytext.toml'), join(dir, 'jupytext.toml'));
     copyFileSync(join(root, 'notebooks', `${name}.nb.ts`), ts);
     const original = readFileSync(ts, 'utf8');
     run(jupytext, ['--sync', ts]);
