@@ -182,7 +182,7 @@ function stageTable(times) {
   if (!times.length) return;
   const ran = times.filter(([, ms]) => ms !== null).sort((a, b) => b[1] - a[1]);
   const total = ran.reduce((a, [, ms]) => a + ms, 0);
-  const w = Math.max(5, ...times.map(([s]) => s.length));
+  const w = Math.max('DVC stage'.length, ...times.map(([s]) => s.length));
   console.log(`\n${'DVC stage'.padEnd(w)} | seconds`);
   for (const [s, ms] of ran) console.log(`${s.padEnd(w)} | ${(ms / 1000).toFixed(1).padStart(7)}`);
   for (const [s] of times.filter(([, ms]) => ms === null)) console.log(`${s.padEnd(w)} |   (unchanged, skipped)`);
