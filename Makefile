@@ -7,7 +7,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := test
 
-export npm_config_cache := $(CURDIR)/.cache/npm
+export npm_config_cache ?= $(CURDIR)/.cache/npm
 export npm_config_update_notifier := false
 export npm_config_fund := false
 export npm_config_audit := false
@@ -18,6 +18,8 @@ export JUPYTER_CONFIG_DIR := $(CURDIR)/jupyter/config
 export JUPYTER_DATA_DIR := $(CURDIR)/.cache/jupyter-data
 export JUPYTER_RUNTIME_DIR := $(CURDIR)/.cache/jupyter-runtime
 export JUPYTER_PLATFORM_DIRS := 1
+export JUPYTERLAB_SETTINGS_DIR := $(CURDIR)/.cache/jupyterlab/settings
+export JUPYTERLAB_WORKSPACES_DIR := $(CURDIR)/.cache/jupyterlab/workspaces
 export IPYTHONDIR := $(CURDIR)/.cache/ipython
 export XDG_CACHE_HOME := $(CURDIR)/.cache/xdg-cache
 export XDG_CONFIG_HOME := $(CURDIR)/.cache/xdg-config
@@ -33,7 +35,7 @@ CHROMIUM_STAMP := .cache/chromium-stamp
 BENCH_PEERS_STAMP := .cache/bench-peers-stamp
 SRC := $(shell find src -name '*.ts' 2>/dev/null)
 
-.PHONY: setup test reproduce typecheck build bench clean peers regress lint references
+.PHONY: setup test reproduce typecheck build bench clean peers regress lint references lab
 
 setup: $(NODE_STAMP) $(VENV_STAMP) $(DIST_STAMP) $(PEERS_STAMP) $(CHROMIUM_STAMP)
 
@@ -86,6 +88,13 @@ reproduce: setup
 references: setup
 	dvc pull --allow-missing || echo "references: the remote does not hold every reference; regenerating what is missing"
 	dvc repro --glob 'reference@*' 'gpu@*'
+
+# JupyterLab on 127.0.0.1 (LAB_PORT) with the tslab kernel (jupyter/kernels/tslab): notebooks/*.ipynb, written from
+# and paired with their .nb.ts sources by jupytext (notebooks/jupytext.toml), so a cell saved in JupyterLab lands in the .nb.ts.
+LAB_PORT ?= 8888
+lab: setup
+	.venv/bin/python scripts/notebooks.py sync
+	.venv/bin/jupyter-lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) --ServerApp.root_dir=$(CURDIR)/notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # This tree's reports against a base revision's (BASE=main for a pull request): Markdown here, HTML in reports/regress/.
 BASE ?= HEAD

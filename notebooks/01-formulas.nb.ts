@@ -1,18 +1,22 @@
+// -*- coding: utf-8 -*-
 // %% [markdown]
 // # 01 — Every formula, with the article's worked numbers
 //
 // Each cell computes a worked example of the seed article through heightbench's public API and checks it against the
 // printed digits; a mismatch stops the notebook. Labels: **[D]** a rule from the seed article, **[R]** heightbench's
 // own choice, **[E]** a teaching example (simplified values that explain the mathematics, not measured terrain).
+
 // %%
 import * as hb from './dist/api/notebook.js';
 import * as tslab from 'tslab';
 const log = (lines: string[]) => console.log(lines.join('\n'));
+
 // %% [markdown]
 // ## Source height: margin, transition width, amplitude
 // **[D]** The ordinary branch: `h = min(max(d − margin, 0) / width, 1) × amplitude`, with `d` the clamped distance
 // from the location to the nearest edge of the reference region chosen by nearest centre.
 // **[E]** S at (0, 0); region A spans x 104…184, y −40…40; margin 4 m, width 256 m, amplitude 35 m.
+
 // %%
 const shape = { margin: 4, transitionWidth: 256, amplitude: 35 };
 log([
@@ -33,10 +37,12 @@ tslab.display.html(hb.plotlyFigure('f01-source', [
   { x: ds, y: ds.map((d) => hb.sourceHeight(d, { margin: 4, transitionWidth: 256, amplitude: 70 })), name: 'amplitude 70' },
   { x: [0, 4, 104, 260, 400], y: [0, 4, 104, 260, 400].map((d) => hb.sourceHeight(d, shape)), mode: 'markers', name: 'article table' },
 ], { title: { text: 'Source height response' }, xaxis: { title: { text: 'distance to the reference boundary (m)' } }, yaxis: { title: { text: 'source height (m)' } } }));
+
 // %% [markdown]
 // ## Nearest centre, then nearest edge — and the clamped segment distance
 // **[D]** Pick the reference region whose centre is nearest (A at 144 m beats B at 300 m), then measure only A's edges.
 // The projection onto a segment is clamped: beyond an endpoint the distance is to the endpoint.
+
 // %%
 log([
   hb.checkNumber('left edge of A', hb.segmentDistance([0, 0], [104, -40], [104, 40]), 104, { tol: 0 }),
@@ -45,12 +51,14 @@ log([
   hb.checkNumber('right edge of A', hb.segmentDistance([0, 0], [184, -40], [184, 40]), 184, { tol: 0 }),
   hb.checkNumber('segment end: (14, 3) to (0,0)–(10,0)', hb.segmentDistance([14, 3], [0, 0], [10, 0]), 5, { tol: 0 }),
 ]);
+
 // %% [markdown]
 // **[E]** The projection onto A's left edge, U = (104, −40) to V = (104, 40): V − U = (0, 80), S − U = (−104, 40), so
 // the dot product is 3200, the squared length 6400, t = 0.5 and Q = (104, 0), d = 104 m. Without the clamp, (14, 3)
 // against (0, 0)–(10, 0) would project to (14, 0) at distance 3 instead of the endpoint's 5.
 // **[D]** Centre selection comes first: A's centre (144, 0) is 144 m from S, B's (0, 300) is 300 m, so only A's edges
 // are measured — although B's edge is only 20 m away.
+
 // %%
 const proj = hb.segmentProjection([0, 0], [104, -40], [104, 40]);
 const unclamped = hb.segmentProjection([14, 3], [0, 0], [10, 0]);
@@ -84,10 +92,12 @@ tslab.display.html(hb.plotlyFigure('f01-regions', [
   { x: [0, 104], y: [0, 0], mode: 'lines+markers', name: 'd = 104 m (chosen)' },
   { x: [0, 0], y: [0, 20], mode: 'lines', line: { dash: 'dot' }, name: 'nearest edge overall (20 m, not used)' },
 ], { title: { text: 'Nearest centre vs nearest edge' }, xaxis: { title: { text: 'x (m, from the sample)' } }, yaxis: { title: { text: 'y (m, from the sample)' }, scaleanchor: 'x' } }));
+
 // %% [markdown]
 // ## Corner weights: sixth power, the jump at 96 m, the strong negative branch
 // **[D]** `d < 0 → 1000; 0 ≤ d < 512 → (1 − d/512)⁶; else 0`, then strictly for `d < 96`: × `(1 − d/96) × 10`.
 // The discontinuity at 96 m is part of the rule and is kept.
+
 // %%
 log([
   hb.checkNumber('w(128)', hb.sourceWeight(128), 0.177978515625, { tol: 0 }),
@@ -96,9 +106,11 @@ log([
   hb.checkNumber('near factor at 0 m (w(0))', hb.sourceWeight(0), 10, { tol: 0 }),
   hb.checkNumber('near factor at 48 m', hb.sourceWeight(48) / (1 - 48 / 512) ** 6, 5, { tol: 1e-12 }),
 ]);
+
 // %% [markdown]
 // **[E]** A radial offset shifts the whole curve: centre distance 120 m with offset 40 m is weighted at 80 m — inside
 // the near range, so the ×(1 − d/96)×10 factor applies — while offset 0 leaves 120 m.
+
 // %%
 const d80 = hb.adjustedDistance(120, 0, { x: 0, y: 0, envelope: 40 });
 log([
@@ -113,10 +125,12 @@ tslab.display.html(hb.plotlyFigure('f01-weights', [
   { x: wd, y: wd.map((d) => hb.selfWeight(d)), name: 'self weight' },
   { x: [128, 256, 384], y: [128, 256, 384].map((d) => hb.sourceWeight(d)), mode: 'markers', name: '128, 256, 384 m' },
 ], { title: { text: 'Corner weights (log scale): jump at 96 m, 1000 × near factor below 0' }, yaxis: { type: 'log', title: { text: 'weight' } }, xaxis: { title: { text: 'adjusted distance d (m)' } } }));
+
 // %% [markdown]
 // ## Corners C₁ and C₂, and the self term
 // **[E]** S (13.671875 m) at (0, 0), a zero-height source T at (−128, 0); C₁ = (128, 0), C₂ = (256, 0); self terms
 // 5 m at weight 1. All terms are normalized together: `h = (Σ w·h + self) / (Σ w + w_self)`.
+
 // %%
 const S = hb.sourceHeight(104, shape);
 const c1 = hb.blendCorner([{ height: S, weight: hb.sourceWeight(128) }, { height: 0, weight: hb.sourceWeight(256) }], { height: 5, weight: 1 });
@@ -144,12 +158,14 @@ log([
 tslab.display.html(hb.plotlyFigure('f01-corners', [
   { type: 'bar', x: ['C₁', 'C₂', 'C₁ without T'], y: [c1, c2, c1NoT], text: [c1, c2, c1NoT].map((v) => v.toFixed(6)), textposition: 'outside' },
 ], { title: { text: 'Corner heights (m)' }, xaxis: { title: { text: 'corner' } }, yaxis: { title: { text: 'height (m)' }, range: [0, 8] } }, 320));
+
 // %% [markdown]
 // ## Barycentric and bilinear interpolation; the half-pixel shift
 // **[E]** P = (2, 3) in A(0,0), B(10,0), C(0,10) with heights 0/10/20 → weights 0.5, 0.2, 0.3 and 8 m.
 // **[E]** Bilinear 0, 10, 20, 30 at fx 0.25, fy 0.5 → 2.5 and 22.5 along the rows, then 12.5.
 // **[D]** Pixel centres sit at +0.5: forgetting it shifts every sample by 0.25 m at 0.5 m per pixel — 0.25 m of height
 // on a slope of 1 m per metre.
+
 // %%
 const lam = hb.barycentric([2, 3], [0, 0], [10, 0], [0, 10]);
 log([
@@ -169,9 +185,11 @@ log([
   hb.checkNumber('4097² vertex grid: first vertex', hb.vertexWorld(0, 0, 2048, 4097), 0, { tol: 0 }),
   hb.checkNumber('4097² vertex grid: last vertex', hb.vertexWorld(4096, 0, 2048, 4097), 2048, { tol: 0 }),
 ]);
+
 // %% [markdown]
 // **[E]** Two ADD layers into one float target: a pixel given 3 m by the first layer and 2 m by the second holds 5 m;
 // where the second layer does not reach, it keeps 3 m. Drawn here with heightbench's rasterizer on a 4 × 4 target.
+
 // %%
 const cover = (h: number, x1: number) => ({ xyh: Float64Array.of(-1, -1, h, x1, -1, h, -1, 9, h), count: 1, polygon: Int32Array.of(0) });
 const target = new Float64Array(16);
@@ -182,12 +200,14 @@ log([
   hb.checkNumber('both layers: 3 + 2', target[0], 5, { tol: 1e-12 }),
   hb.checkNumber('first layer only', target[3 * 4 + 3], 3, { tol: 1e-12 }),
 ]);
+
 // %% [markdown]
 // ## Smoothing levels and the asset texel
 // **[D]** A texel spans 0.5 m at 4096², 1 m at 2048², 2 m at 1024² and 4 m at 512² over 2048 m; the five filter weights
 // sum to about 1.000002 and are not renormalized.
 // **[E]** A 256² asset over 32 m has 0.125 m texels; drawn into 0.5 m pixels, one pixel spans about 4 texels per axis
 // (LOD 2).
+
 // %%
 log([
   ...[4096, 2048, 1024, 512].map((n, i) => hb.checkNumber(`texel at ${n}²`, hb.texelCentreWorld(1, 0, 2048, n) - hb.texelCentreWorld(0, 0, 2048, n), [0.5, 1, 2, 4][i], { tol: 0 })),
@@ -195,10 +215,12 @@ log([
   hb.checkNumber('asset texel (m)', hb.texelCentreWorld(1, 0, 32, 256) - hb.texelCentreWorld(0, 0, 32, 256), 0.125, { tol: 0 }),
   hb.checkNumber('texels per pixel (2^LOD)', 2 ** hb.footprintLod({ size: 256 } as unknown as hb.HeightAsset, 32, 0.5), 4, { tol: 0 }),
 ]);
+
 // %% [markdown]
 // ## Weighted selection, the category allow-list, clearance
 // **[E]** Weights 2, 1, 7 with the third excluded → 2/3 and 1/3. Allow-lists [2, 5] pass, [4, 5] fail, [] is
 // unrestricted for the request's [1, 2, 6]. Clearance 10 required: 9 rejected, 10 and 11 accepted.
+
 // %%
 const probs = hb.selectionProbabilities([{ weight: 2, eligible: true }, { weight: 1, eligible: true }, { weight: 7, eligible: false }]);
 log([
@@ -209,10 +231,12 @@ log([
   `clearance 9/10/11 against 10: ${[9, 10, 11].map((a) => hb.clearanceAccepts(a, 10)).join(', ')}`,
 ]);
 if (hb.categoryAllows([4, 5], [1, 2, 6]) || !hb.clearanceAccepts(10, 10) || hb.clearanceAccepts(9, 10)) throw new Error('admission rules broken');
+
 // %% [markdown]
 // ## Support: parent–child averaging and the extent factor
 // **[E]** Parent 12 m, children 8 m and 20 m at weights 0.5 and 0.25 → 12 m; without the second child → 10.667 m.
 // **[D]** `k = (1 − t) + t·relief`. **[E]** With t = 0.5, relief 0.2 → 0.6 and relief 1 → 1 (the article's teaching case).
+
 // %%
 log([
   hb.checkNumber('parent with both children', hb.parentChildReference(12, [{ height: 8, weight: 0.5 }, { height: 20, weight: 0.25 }]), 12, { tol: 0 }),
@@ -220,11 +244,13 @@ log([
   hb.checkNumber('k(t 0.5, relief 0.2)', hb.supportExtentFactor(0.5, 0.2), 0.6, { digits: 12 }),
   hb.checkNumber('k(t 0.5, relief 1)', hb.supportExtentFactor(0.5, 1), 1, { tol: 0 }),
 ]);
+
 // %% [markdown]
 // ## Transform order and mip weights
 // **[E]** (10, 0) rotated by 90° then moved by (100, 50) → (100, 60); moved first → (−50, 110).
 // **[D]** Trilinear mip filtering blends the two neighbouring levels. **[E]** LOD 2.25 blends levels 2 and 3 at 0.75 and
 // 0.25 (the article's conceptual example).
+
 // %%
 const p1 = hb.transformPoint(hb.chain(hb.rotation(Math.PI / 2), hb.translation(100, 50)), [10, 0]);
 const p2 = hb.transformPoint(hb.chain(hb.translation(100, 50), hb.rotation(Math.PI / 2)), [10, 0]);
@@ -237,9 +263,11 @@ log([
   `mip levels ${mw.lower}, ${mw.upper} at ${mw.weightLower}, ${mw.weightUpper}`,
 ]);
 if (mw.lower !== 2 || mw.upper !== 3 || mw.weightLower !== 0.75) throw new Error('mip weights');
+
 // %% [markdown]
 // ## Outer blend: smoothstep band
 // **[E]** Interior 20 m, outer −2 m: 20 at 620 m, 16.5625 at 635 m, 9 at 650 m, 1.4375 at 665 m, −2 at 680 m.
+
 // %%
 log([620, 635, 650, 665, 680].map((r, i) => hb.checkNumber(`r = ${r} m`, hb.smoothstepBlend(r, 20, -2), [20, 16.5625, 9, 1.4375, -2][i], { tol: 1e-12 })));
 // **[E]** The weights themselves: α = 0.15625 at 635 m and 0.84375 at 665 m. **[D]** The band is radial: (500, 500) is
@@ -256,11 +284,13 @@ tslab.display.html(hb.plotlyFigure('f01-outer', [
   { x: rr, y: rr.map((r) => hb.smoothstepBlend(r, 20, -2)), name: 'blended height' },
   { x: [635, 650, 665], y: [16.5625, 9, 1.4375], mode: 'markers', name: 'article values' },
 ], { title: { text: 'Outer blend across 620–680 m' }, xaxis: { title: { text: 'radius (m)' } }, yaxis: { title: { text: 'height (m)' } } }, 320));
+
 // %% [markdown]
 // ## R16: the code unit and the RMS of a mostly-exact map
 // **[D]** `u = clamp((H + 500) × 0.001, 0, 1)` in float32, then UNORM16; one code = 1000/65535 m ≈ 1.526 cm. A map
 // matching everywhere but k of N pixels at ±1 has RMS = sqrt(k/N) × 1000/65535 m: the article's 35,171 of 16,777,216
 // pixels give ≈ 0.699 mm.
+
 // %%
 const unit = hb.metresPerCode();
 log([

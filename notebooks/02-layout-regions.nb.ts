@@ -1,3 +1,4 @@
+// -*- coding: utf-8 -*-
 // %% [markdown]
 // # 02 — Layout and regions
 //
@@ -6,15 +7,18 @@
 // candidates narrowed by mission, category allow-list, scene type and weight, then drawn by weight; a spacing check
 // uses both footprints and the support coefficients. **[R]** The tundra world, its counts and the exact walk are
 // heightbench's own (see `config/worlds/tundra.json` and `src/pipeline/layout.ts`).
+
 // %%
 import * as hb from './dist/api/notebook.js';
 import * as tslab from 'tslab';
 const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
 const { req, grid, run, markers } = session;
+
 // %%
 const plan = run.plan;
 console.log(plan.layout.narrowing.map((n) => `tag ${n.tag}: ${n.initial} candidates → pool ${n.pool} → ${n.picked}`).join('\n'));
 console.log(JSON.stringify(plan.layout.counts));
+
 // %%
 const m = plan.regions;
 const groupColour = ['#2b6cb0', '#38a169', '#d69e2e', '#9b2c2c'];
@@ -32,10 +36,12 @@ const inst = plan.layout.instances;
 traces.push({ x: inst.map((q) => q.x), y: inst.map((q) => q.y), mode: 'markers', marker: { size: 5, color: 'black' }, name: 'location instances' });
 traces.push(markers);
 session.show('f02-regions', traces, { title: { text: 'Cells by height group (through their parent), locations, #0–#5' }, ...hb.SQUARE_AXES }, 640);
+
 // %% [markdown]
 // ## Ownership is not nearest centre
 // **[D]** A position's group is found through its cell and its parent. Near a boundary the nearest cell centre can
 // belong to another cell — here one such position.
+
 // %%
 let shown = false;
 for (let k = 0; k < 40000 && !shown; k++) {

@@ -1,3 +1,4 @@
+// -*- coding: utf-8 -*-
 // %% [markdown]
 // # 04 — Rasterization and multilevel smoothing
 //
@@ -9,23 +10,29 @@
 // corresponding filters at each level" does not settle it; "the final blend binds four levels" and "a sharp boundary
 // may spread slightly at high resolution, then enter a larger neighborhood through downsampling" support filtering at
 // N². Both readings are shown side by side at the end.
+
 // %%
 import * as hb from './dist/api/notebook.js';
 import * as tslab from 'tslab';
 const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
 const { req, grid, run, markers } = session;
+
 // %% [markdown]
 // ## Layer 0, both layers, and the smoothed base
+
 // %%
 session.stageFigures('f04-layers', 'raster-layer0', 'raster');
 console.log(session.againstReference('raster'));
+
 // %%
 session.stageFigures('f04-smooth', 'raster', 'base');
 console.log(session.againstReference('base'));
+
 // %% [markdown]
 // ## The filter's impulse response
 // **[D]** The X pass shifts by −0.5 on its main axis and +0.5 on its cross axis; the Y pass the other way round. They
 // cancel: the response of both passes to a unit impulse is centred.
+
 // %%
 const r = hb.impulseResponse(24, 12);
 const rows = Array.from({ length: 24 }, (_, j) => Array.from(r.subarray(j * 24, j * 24 + 24)));

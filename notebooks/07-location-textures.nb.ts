@@ -1,19 +1,24 @@
+// -*- coding: utf-8 -*-
 // %% [markdown]
 // # 07 — Location textures
 //
 // **[D]** After the natural stamps, each location draws its static height texture through the same sampling path.
 // **[R]** The texture's relative heights sit on the location's support target; a border window joins them to the ground.
+
 // %%
 import * as hb from './dist/api/notebook.js';
 import * as tslab from 'tslab';
 const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
 const { req, grid, run, markers } = session;
+
 // %%
 console.log(`${run.manifest.counts.locationTextureDraws} draws of ${run.manifest.counts.locationTextures} assets`);
 session.stageFigures('f07', 'after-stamps', 'after-locations');
 console.log(session.againstReference('after-locations'));
+
 // %% [markdown]
 // ## A 128 m window around instance #0
+
 // %%
 const q = run.plan.layout.instances[0];
 const px = grid.sizeX / grid.columns;

@@ -1,3 +1,4 @@
+// -*- coding: utf-8 -*-
 // %% [markdown]
 // # 08 — Validation: the full map against its references
 //
@@ -16,6 +17,7 @@ import * as hb from './dist/api/notebook.js';
 import * as tslab from 'tslab';
 const session = hb.stageSession({ display: (html: string) => tslab.display.html(html) }); // tundra-r19 at 1024², all stages
 const { req, grid, run, markers } = session;
+
 // %%
 const ref = hb.readHeightfieldFile('references/tundra-r19-1024/final.r16').field;
 const gen = hb.codeHeightfield(grid, run.codes, req.encoding);
@@ -26,8 +28,10 @@ session.show('f08-blocks', [hb.blockMapTrace(cmp, gen, ref)],
   hb.mapLayout(`Signed Δq = generated − reference: largest magnitude per ${B.size}×${B.size}-pixel block (codes)`, grid), 560);
 const radial = hb.radialFigure(cmp);
 session.show('f08-radial', radial.traces, radial.layout, 480);
+
 // %% [markdown]
 // ## 3D side by side: disk of radius 625 m, same camera and colour scale, vertical exaggeration stated (display-downsampled)
+
 // %%
 const R = 625; const n = 101; const step = (2 * R) / (n - 1);
 const xs = Array.from({ length: n }, (_, i) => -R + i * step);

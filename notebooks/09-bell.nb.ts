@@ -1,9 +1,11 @@
+// -*- coding: utf-8 -*-
 // %% [markdown]
 // # 09 — Bell-shaped accumulation (seed 002)
 //
 // **[D]** Generator points from minstd_rand0 (u = raw / (2³¹ − 1), x before y); generator k adds
 // exp(−f1·d²)/f2 with z = 1 + p1·k, f1 = p2·z, f2 = p3·z — earlier generators are wider and taller. **[R]** The fast
 // path uses separability and must agree with the seed's loops to 1e-6 relative.
+
 // %%
 import * as hb from './dist/api/notebook.js';
 import * as tslab from 'tslab';
@@ -18,6 +20,7 @@ let v = 0;
 for (let k = 0; k < 10000; k++) v = g.next();
 console.log(`minstd_rand0: 10000th draw from the default seed = ${v} (C++ standard check value 1043618065)`);
 if (v !== 1043618065) throw new Error('minstd_rand0');
+
 // %%
 const n = p.size;
 const rows = (f: ArrayLike<number>) => Array.from({ length: n }, (_, j) => Array.from({ length: n }, (_, i) => f[j * n + i]));

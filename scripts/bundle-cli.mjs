@@ -23,6 +23,11 @@ await build({
   // CommonJS dependencies (commander) call require(); an ES module has none of its own.
   banner: { js: "import { createRequire as __heightbenchRequire } from 'node:module';\nconst require = __heightbenchRequire(import.meta.url);" },
   sourcemap: 'linked',
+  // [R] Same sources, same bytes in any folder: a package is named by its path under this project's node_modules even
+  // where node_modules is a symlink (a worktree sharing another checkout's install). Resolved through the link, the
+  // source maps' paths — and with them the chunks' content hashes, hence file names — depended on where the link
+  // points (test/build-reproducible.test.ts).
+  preserveSymlinks: true,
   logLevel: 'warning',
   legalComments: 'none',
 });

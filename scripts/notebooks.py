@@ -1,93 +1,92 @@
 #!/usr/bin/env python3
-"""heightbench notebooks: build .ipynb from percent-format sources, execute them headless on the tslab kernel,
-export HTML.
+"""heightbench notebooks: the .nb.ts sources (jupytext percent format, TypeScript) paired with .ipynb through jupytext,
+executed headless on the tslab kernel, exported to HTML.
 
-  notebooks.py build                 notebooks/*.nb.ts -> notebooks/*.ipynb (deterministic: same source, same bytes)
-  notebooks.py check                 the committed .ipynb files match their sources
-  notebooks.py execute OUTDIR [--results FILE] [--only NAME ...] [--twice NAME]
-                                     execute every notebook (cwd = project root), write executed copies to OUTDIR;
-                                     on failure print the failing cell's source and its output/stderr
+  notebooks.py sync                  jupytext --sync every pair (writes a missing .ipynb; the newer side wins) and
+                                     gives each .ipynb the tslab kernel (make lab)
+  notebooks.py check                 every .nb.ts is in jupytext's canonical percent form (reading and writing it back
+                                     gives the same bytes), so an edit saved from JupyterLab changes only what was edited
+  notebooks.py execute OUTDIR [--results FILE] [--only NAME ...] [--twice NAME] [--jobs N]
+                                     execute every notebook from its .nb.ts (cwd = project root; N kernels at a time),
+                                     write executed copies to OUTDIR; on failure print the failing cell's source and its
+                                     output/stderr
   notebooks.py export EXECDIR HTMLDIR  HTML for each executed notebook (Plotly from ../plotly.min.js)
 
-Sources: a line "// %% [markdown]" starts a Markdown cell (its lines lose the leading "// "), a line "// %%" a code
-cell. Errors that tslab only logs (timers, unawaited promises) appear as stderr text; any stderr containing "Error"
-fails the notebook.
+The pairing (notebooks/jupytext.toml, beside the notebooks: the JupyterLab server of make lab is rooted there): formats "ipynb,.nb.ts:percent", no notebook or cell metadata in the
+.nb.ts. The .nb.ts files are the sources in git; the .ipynb files are generated (ignored by git) and carry outputs.
+Errors that tslab only logs (timers, unawaited promises) appear as stderr text; any stderr containing "Error" fails
+the notebook.
 """
 import json, sys, glob, os, re, io
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 NB = ROOT / "notebooks"
-
-
-def cells_from_source(text):
-    cells, kind, buf = [], None, []
-    def flush():
-        if kind is None:
-            return
-        lines = buf[:]
-        while lines and not lines[-1].strip():
-            lines.pop()
-        while lines and not lines[0].strip():
-            lines.pop(0)
-        if kind == "markdown":
-            lines = [re.sub(r"^// ?", "", l) for l in lines]
-        cells.append((kind, "\n".join(lines)))
-    for line in text.splitlines():
-        if line.startswith("// %% [markdown]"):
-            flush(); kind, buf = "markdown", []
-        elif line.startswith("// %%"):
-            flush(); kind, buf = "code", []
-        else:
-            buf.append(line)
-    flush()
-    return cells
-
-
-def notebook_json(cells):
-    out = []
-    for i, (kind, src) in enumerate(cells):
-        c = {"cell_type": kind, "id": f"cell-{i:02d}", "metadata": {}, "source": src}
-        if kind == "code":
-            c.update({"execution_count": None, "outputs": []})
-        out.append(c)
-    nb = {"cells": out, "metadata": {"kernelspec": {"display_name": "TypeScript (tslab, heightbench)", "language": "typescript", "name": "tslab"},
-          "language_info": {"name": "typescript"}}, "nbformat": 4, "nbformat_minor": 5}
-    return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+FMT = ".nb.ts:percent"
+KERNELSPEC = {"display_name": "TypeScript (tslab, heightbench)", "language": "typescript", "name": "tslab"}
 
 
 def sources():
     return sorted(NB.glob("*.nb.ts"))
 
 
-def build(check=False):
+def stem(src):
+    return src.name[: -len(".nb.ts")]
+
+
+def read_source(src):
+    """The notebook of a .nb.ts source, with the tslab kernel and fixed cell ids (same source, same notebook)."""
+    import jupytext
+    nb = jupytext.read(src, fmt=FMT)
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    nb.metadata["language_info"] = {"name": "typescript"}
+    nb.metadata.pop("jupytext", None)
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"cell-{i:02d}"
+        cell["metadata"] = {}
+    return nb
+
+
+def check():
+    import jupytext
     bad = 0
     for src in sources():
-        target = src.with_name(src.name[: -len(".nb.ts")] + ".ipynb")
-        text = notebook_json(cells_from_source(src.read_text()))
-        if check:
-            if not target.exists() or target.read_text() != text:
-                print(f"{target.relative_to(ROOT)} is out of date with {src.name}; run: python3 scripts/notebooks.py build")
-                bad += 1
-        else:
-            tmp = target.with_suffix(".ipynb.tmp")
-            tmp.write_text(text)
-            os.replace(tmp, target)
+        text = src.read_text()
+        again = jupytext.writes(jupytext.reads(text, fmt=FMT), fmt=FMT)
+        if again != text:
+            print(f"{src.relative_to(ROOT)} is not in jupytext's percent form; rewrite it with: .venv/bin/jupytext --to {FMT} {src.relative_to(ROOT)}")
+            bad += 1
     return bad
 
 
-def execute(outdir, only, twice, results):
+def sync():
+    import jupytext
+    from jupytext.cli import jupytext as cli
+    for src in sources():
+        pair = src.with_name(stem(src) + ".ipynb")
+        if not pair.exists():
+            nb = read_source(src)
+            nb.metadata["jupytext"] = {"formats": "ipynb," + FMT}
+            jupytext.write(nb, pair)
+            print(f"wrote {pair.relative_to(ROOT)}")
+        else:
+            cli(["--sync", "--quiet", str(pair)])
+    return 0
+
+
+def execute(outdir, only, twice, results, jobs=1):
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
     os.makedirs(outdir, exist_ok=True)
     passed = failed = 0
     report = []
-    nbs = sorted(NB.glob("*.ipynb"))
+    nbs = sources()
     if only:
-        nbs = [p for p in nbs if any(p.stem.startswith(o) for o in only)]
+        nbs = [p for p in nbs if any(stem(p).startswith(o) for o in only)]
     def run_one(path):
-        nb = nbformat.read(path, as_version=4)
+        nb = read_source(path)
         client = NotebookClient(nb, kernel_name="tslab", timeout=900, startup_timeout=240, record_timing=False, allow_errors=False, resources={"metadata": {"path": str(ROOT)}})
         current = {}
         def on_cell_start(cell, cell_index):
@@ -105,23 +104,30 @@ def execute(outdir, only, twice, results):
                 if o.get("output_type") == "stream" and o.get("name") == "stderr" and "Error" in o.get("text", ""):
                     return nb, f"cell {i} wrote an error to stderr (a timer or an unawaited promise?):\n--- source ---\n{cell.source}\n--- stderr ---\n{o['text'][-3000:]}"
         return nb, None
-    for path in nbs:
+    def one(path):
         nb, err = run_one(path)
-        target = Path(outdir) / path.name
         text = nbformat.writes(nb) + "\n"
-        if err is None and twice and path.stem.startswith(twice):
+        if err is None and twice and stem(path).startswith(twice):
             nb2, err2 = run_one(path)
             if err2 is None and nbformat.writes(nb2) + "\n" != text:
                 err = "re-executing the unchanged notebook gave a different file"
+        target = Path(outdir) / (stem(path) + ".ipynb")
         Path(str(target) + ".tmp").write_text(text)
         os.replace(str(target) + ".tmp", target)
+        return err
+    # [R] Kernels in a pool (each notebook has its own kernel, so results do not depend on the order); the report
+    # keeps the sources' order.
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        errors = list(pool.map(one, nbs))
+    for path, err in zip(nbs, errors):
+        name = stem(path) + ".ipynb"
         if err:
             failed += 1
-            print(f"✗ notebook {path.name}: {err}", file=sys.stderr)
+            print(f"✗ notebook {name}: {err}", file=sys.stderr)
         else:
             passed += 1
-            print(f"✓ notebook {path.name}")
-        report.append({"notebook": path.name, "ok": err is None, "error": err})
+            print(f"✓ notebook {name}")
+        report.append({"notebook": name, "ok": err is None, "error": err})
     if results:
         Path(results).write_text(json.dumps({"passed": passed, "failed": failed, "notebooks": report}, indent=1) + "\n")
     return failed
@@ -138,6 +144,8 @@ def export(execdir, htmldir):
         body, _ = exp.from_notebook_node(nbformat.read(path, as_version=4))
         # Offline: no CDN scripts (MathJax, require.js); Plotly comes from the shared ../plotly.min.js.
         body = re.sub(r'<script[^>]*src="https?://[^"]*"[^>]*>\s*</script>', "", body)
+        # The figures' inline plotly.min.js (src/notebook/figures.ts) becomes the shared copy beside reports/.
+        body = re.sub(r'<script data-heightbench-plotly="inline">.*?</script>', '<script src="../plotly.min.js"></script>', body, flags=re.S)
         out = Path(htmldir) / (path.stem + ".html")
         Path(str(out) + ".tmp").write_text(body)
         os.replace(str(out) + ".tmp", out)
@@ -148,16 +156,17 @@ if __name__ == "__main__":
     a = sys.argv[1:]
     if not a:
         print(__doc__); sys.exit(2)
-    if a[0] == "build":
-        sys.exit(build())
+    if a[0] == "sync":
+        sys.exit(sync())
     if a[0] == "check":
-        sys.exit(1 if build(check=True) else 0)
+        sys.exit(1 if check() else 0)
     if a[0] == "execute":
         out = a[1]
         only = [a[i + 1] for i, x in enumerate(a) if x == "--only"]
         twice = next((a[i + 1] for i, x in enumerate(a) if x == "--twice"), None)
         results = next((a[i + 1] for i, x in enumerate(a) if x == "--results"), None)
-        sys.exit(1 if execute(out, only, twice, results) else 0)
+        jobs = int(next((a[i + 1] for i, x in enumerate(a) if x == "--jobs"), "1"))
+        sys.exit(1 if execute(out, only, twice, results, jobs) else 0)
     if a[0] == "export":
         export(a[1], a[2]); sys.exit(0)
     print(__doc__); sys.exit(2)

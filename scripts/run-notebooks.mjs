@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Executes every notebook headless (tslab kernel) through scripts/notebooks.py, with the Jupyter folders kept in the
-// project. --results FILE: pass/fail counts for the test summary. --export DIR: also write HTML into DIR.
+// Executes every notebook headless (tslab kernel) from its .nb.ts source through scripts/notebooks.py, two kernels at
+// a time (HEIGHTBENCH_NOTEBOOK_JOBS), with the Jupyter folders kept in the project. --results FILE: pass/fail counts
+// for the test summary. --export DIR: also write HTML into DIR.
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
@@ -21,7 +22,8 @@ const arg = (name) => {
 };
 const executed = join(root, '.cache', 'notebooks-executed');
 const sync = spawnSync(py, ['scripts/notebooks.py', 'check'], { cwd: root, env, stdio: 'inherit' });
-const args = ['scripts/notebooks.py', 'execute', executed, '--twice', '01'];
+const jobs = process.env.HEIGHTBENCH_NOTEBOOK_JOBS ?? '2';
+const args = ['scripts/notebooks.py', 'execute', executed, '--twice', '01', '--jobs', jobs];
 if (arg('--results')) args.push('--results', arg('--results'));
 const r = spawnSync(py, args, { cwd: root, env, stdio: 'inherit' });
 let status = r.status ?? 1;

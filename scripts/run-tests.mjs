@@ -8,9 +8,22 @@ const results = '.cache/test-results';
 mkdirSync(results, { recursive: true });
 const vitestJson = `${results}/vitest.json`;
 rmSync(vitestJson, { force: true });
-const r = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`], {
-  stdio: 'inherit',
-});
+// JUnit XML beside the JSON: CI publishes it as a check (.github/workflows/ci.yml).
+const junit = `${results}/junit.xml`;
+rmSync(junit, { force: true });
+const r = spawnSync(
+  process.execPath,
+  [
+    'node_modules/vitest/vitest.mjs',
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${vitestJson}`,
+    '--reporter=junit',
+    `--outputFile.junit=${junit}`,
+  ],
+  { stdio: 'inherit' },
+);
 let passed = 0;
 let failed = 0;
 if (existsSync(vitestJson)) {
@@ -21,6 +34,13 @@ if (existsSync(vitestJson)) {
   for (const s of j.testResults ?? []) if (s.status === 'failed' && (s.assertionResults ?? []).length === 0) failed++;
 } else {
   failed++;
+}
+// The committed dvc.lock against this tree: every stage's code and configuration dependencies (dist, scripts, config,
+// notebooks) hash as recorded, so a fresh clone's make reproduce is a no-op (scripts/check-lock.py; before the
+// reduced reproduce below, which would rewrite the lock entries of the stages it reruns).
+if (existsSync('dvc.lock')) {
+  const lock = spawnSync('.venv/bin/python', ['scripts/check-lock.py'], { stdio: 'inherit' });
+  report('the committed dvc.lock matches the code and configuration this tree builds', lock.status === 0);
 }
 // Reduced-size reproduce (CI): the article's request at 1024² against its GPU reference (WebGPU on the machine's
 // adapter) and against its own DVC-tracked f64 references, then the determinism check: regenerated references and

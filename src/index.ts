@@ -36,7 +36,7 @@ export type { ConventionOverride, Conventions } from './conventions/index.js';
 // Comparison, gates, reports, attribution of two runs, diagnosis.
 export { compareHeightfields } from './compare/compare.js';
 export type { CompareOptions, ComparisonResult, RegionMetrics } from './compare/compare.js';
-export { evaluateGates } from './compare/gates.js';
+export { evaluateGates, normaliseGates } from './compare/gates.js';
 export type { GateOutcome, Gates } from './compare/gates.js';
 export { summaryMarkdown, writeComparisonReport } from './compare/report.js';
 export { attributeRunFolders } from './compare/attribution.js';

@@ -274,6 +274,11 @@ describe('heightbench compare', () => {
     expect(m.exact).toBe(4094);
     expect(m['masks.innerDisk.pixels']).toBeGreaterThan(0);
     expect(Object.values(m).every((v) => typeof v === 'number')).toBe(true);
+    // Scalars only: the Δq bins are plot data (histogram.json), with every pixel counted once.
+    expect(Object.keys(m).filter((k) => /(^|\.)histogram\./.test(k))).toEqual([]);
+    const hist = JSON.parse(readFileSync(join(rep, 'histogram.json'), 'utf8')) as { dq: number; count: number }[];
+    expect(hist.reduce((a, b) => a + b.count, 0)).toBe(m.pixels);
+    expect(hist.find((b) => b.dq === 0)?.count).toBe(m.exact);
     const html = readFileSync(join(rep, 'index.html'), 'utf8');
     // Plotly is loaded by the page after its first map is drawn; the maps say what is display-only.
     expect(html).toContain('const PLOTLY_SRC = "plotly.min.js";');

@@ -46,6 +46,7 @@ beforeAll(() => {
 describe('dvc metrics diff against an earlier commit', () => {
   it('shows old and new values for every run of params.yaml, and the change', () => {
     const r = spawnSync(dvc, ['metrics', 'diff', 'HEAD~1', '--all', '--json'], { cwd: clone, env, encoding: 'utf8' });
+    expect(r.error).toBeUndefined();
     expect(r.stderr).not.toMatch(/failed to load/);
     expect(r.status).toBe(0);
     const d = JSON.parse(r.stdout) as Record<string, Record<string, { old: number | null; new: number | null; diff?: number }>>;
@@ -79,6 +80,14 @@ describe('dvc plots diff against an earlier commit', () => {
     const plus = oldHistogram.find((h) => h.dq === 1)!.count;
     expect(html).toMatch(new RegExp(`"dq": 1, "count": ${plus}, "rev": "HEAD~1"`));
     expect(html).toMatch(new RegExp(`"dq": 1, "count": ${plus + 7}, "rev": "workspace"`));
+    // The Δq histograms as bars on a log count axis (.dvc/plots/histogram_log.json), one per declared histogram.
+    const declared = (readFileSync(join(root, 'dvc.yaml'), 'utf8').match(/template: histogram_log/g) ?? []).length;
+    expect(declared).toBe(2);
+    expect(
+      (html.match(/"y": \{"field": "count", "type": "quantitative", "title": "pixels \(log scale\)", "scale": \{"type": "log", "domainMin": 0.5\}\}/g) ?? [])
+        .length,
+    ).toBe(runs.length * declared);
+    expect(html).toContain('"mark": {"type": "bar", "tooltip": true}');
     // The difference map of every run, at both revisions.
     const pngs = readdirSync(join(clone, 'dvc_plots', 'static')).filter((f) => f.endsWith('_diffmap.png'));
     for (const run of runs) for (const rev of ['HEAD~1', 'workspace']) expect(pngs).toContain(`${rev}_reports_${run}_diffmap.png`);

@@ -9,7 +9,7 @@ import { writeFieldOutputs } from '../src/cli/run.js';
 import { FIELD_STAGES, loadRequest, runPipeline } from '../src/index.js';
 import { tempDir } from './helpers.js';
 
-const gates = { minExactPercent: 99.9, maxCode: 1, maxRmsMm: 1 };
+const gates = { minExact: 99.9, maxCode: 1, maxRmsMm: 1 };
 
 describe('gate test (teaching-512)', () => {
   const d = tempDir('hb-gate-');

@@ -12,7 +12,14 @@ const d = tempDir('hb-pkg-');
 const app = join(d, 'app');
 const pkgDir = join(app, 'node_modules', 'heightbench');
 // No HEIGHTBENCH_ROOT, and a working directory outside the clone: config must come from the package itself.
-const env: NodeJS.ProcessEnv = { ...process.env, npm_config_cache: join(root, '.cache', 'npm'), npm_config_update_notifier: 'false' };
+// The user cache (where the installed package puts its assets) inside the temporary folder.
+const xdgCache = join(d, 'xdg-cache');
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  npm_config_cache: join(root, '.cache', 'npm'),
+  npm_config_update_notifier: 'false',
+  XDG_CACHE_HOME: xdgCache,
+};
 delete env.HEIGHTBENCH_ROOT;
 
 function hb(args: string[], extraEnv: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
@@ -60,6 +67,9 @@ describe('npm package', () => {
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/^teaching-512 \(seed \d+, 512²\)/);
+    // Assets are never written inside node_modules: without a project they go to the user cache.
+    expect(existsSync(join(pkgDir, 'assets'))).toBe(false);
+    expect(readdirSync(join(xdgCache, 'heightbench', 'assets')).length).toBeGreaterThan(0);
     const ref = hb(['run', 'teaching-512', '--out', 'ref', '--precision', 'f64', '--stages', 'final']);
     expect(ref.status).toBe(0);
     const info = hb(['info', 'out/final.r16', '--json']);
@@ -103,6 +113,17 @@ describe('npm package', () => {
     cpSync(cfg, join(rootDir, 'config'), { recursive: true });
     const viaEnv = hb(['run', 'tiny', '--out', 'tiny3', '--stages', 'layout'], { HEIGHTBENCH_ROOT: rootDir });
     expect(viaEnv.status).toBe(0);
+    // HEIGHTBENCH_ROOT at an empty writable folder: the package's config, and the data (assets) written there.
+    const empty = join(d, 'empty-root');
+    mkdirSync(empty);
+    const inEmpty = hb(['run', 'teaching-512', '--size', '64', '--out', join(empty, 'out'), '--stages', 'final'], { HEIGHTBENCH_ROOT: empty });
+    expect(inEmpty.stderr).toBe('');
+    expect(inEmpty.status).toBe(0);
+    expect(readdirSync(join(empty, 'assets')).length).toBeGreaterThan(0);
+    expect(existsSync(join(empty, 'out', 'final.r16'))).toBe(true);
+    const missing = hb(['run', 'teaching-512', '--out', 'x'], { HEIGHTBENCH_ROOT: join(d, 'no-such-root') });
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/HEIGHTBENCH_ROOT=".*no-such-root": expected an existing folder/);
     const bad = hb(['--config', join(d, 'nowhere'), 'run', 'tiny', '--out', 'x']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--config ".*nowhere": expected a folder holding worlds\/ and requests\//);

@@ -35,6 +35,25 @@ describe('progress reporter', () => {
     ]);
   });
 
+  it('with a total, says how far the work is and estimates the time left from the mean step (fake clock)', () => {
+    let clock = 0;
+    let out = '';
+    const p = progressReporter({ label: 'repro', sink: { isTTY: true, write: (t: string) => (out += t) }, env: {}, now: () => clock, total: 5 });
+    clock += 2000;
+    p.step('a', 2000); // 1 of 5 done, 4 left at 2 s each
+    p.skipped('b'); // counted, no line
+    clock += 4000;
+    p.step('c', 4000); // 3 of 5, mean (2 + 4) / 2 = 3 s, 2 left
+    p.step('d', 1000);
+    p.step('e', 1000); // all 5: never 100 % before done
+    expect(out.split('\n').filter(Boolean)).toEqual([
+      `repro: a${' '.repeat(19)}2.00 s   (total 2.00 s)   [1/5, 20 %, about 8.00 s left]`,
+      `repro: c${' '.repeat(19)}4.00 s   (total 6.00 s)   [3/5, 60 %, about 6.00 s left]`,
+      `repro: d${' '.repeat(19)}1.00 s   (total 6.00 s)   [4/5, 80 %, about 2.33 s left]`,
+      `repro: e${' '.repeat(19)}1.00 s   (total 6.00 s)   [5/5, 99 %]`,
+    ]);
+  });
+
   it('writes nothing when not on a terminal', () => {
     let out = '';
     const p = progressReporter({ label: 'q', sink: { isTTY: false, write: (t: string) => (out += t) }, env: {} });

@@ -1,7 +1,7 @@
 // heightbench regress: this tree's reports against a base revision's, in a temporary clone of this repository's HEAD
 // whose working tree is then changed the way a code change or a bless would change it.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { decode, encode } from 'fast-png';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +26,7 @@ describe('heightbench regress', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^# heightbench regress: this tree against HEAD \([0-9a-f]{10}\)/);
-    expect(r.stdout).toContain('Verdict: **pass** — 0 of 4 runs fail.');
+    expect(r.stdout).toContain('Verdict: **pass** — 0 of 16 comparisons fail.');
     const m = JSON.parse(readFileSync(file('metrics.json'), 'utf8'));
     expect(r.stdout).toContain(`| ${RUN} | compared | ${m.exactPercent.toFixed(4)} |`);
     const html = readFileSync(join(clone, 'reports', 'regress', 'index.html'), 'utf8');
@@ -76,6 +76,41 @@ describe('heightbench regress', () => {
     expect(html).toContain('blocks whose difference changed: 1');
     const changed = decode(readFileSync(join(clone, 'reports', 'regress', `${RUN}-changed.png`)));
     expect(Array.from(changed.data.subarray((5 * png.width + 7) * 3, (5 * png.width + 7) * 3 + 3))).toEqual([20, 20, 20]);
+    restore();
+  });
+
+  it('lists the GPU comparisons before the consistency ones, with report links relative to reports/', () => {
+    const r = regress('--base', 'HEAD');
+    expect(r.status).toBe(0);
+    const gpu = r.stdout.indexOf(`| ${RUN}-gpu | compared |`);
+    const cons = r.stdout.indexOf(`| ${RUN} | compared |`);
+    expect(gpu).toBeGreaterThan(0);
+    expect(cons).toBeGreaterThan(gpu);
+    expect(r.stdout).toContain(`](${RUN}-gpu/index.html) |`);
+    expect(r.stdout).not.toContain(clone); // no absolute local path
+    // From reports/regress/ the same links go one folder up, and they resolve there.
+    const md = readFileSync(join(clone, 'reports', 'regress', 'summary.md'), 'utf8');
+    expect(md).toContain(`](../${RUN}/index.html) |`);
+  });
+
+  it('writes a bounded summary to $GITHUB_STEP_SUMMARY whatever the histogram (bins beyond ±8 folded)', () => {
+    // This tree's histogram for the run: 20,001 distinct Δq bins (a listing of every bin would be ~300 KB).
+    const bins = Array.from({ length: 20001 }, (_, k) => ({ dq: k - 10000, count: k === 10000 ? 1000000 : 1 + (k % 7) }));
+    writeFileSync(file('histogram.json'), JSON.stringify(bins));
+    const summary = join(clone, 'step-summary.md');
+    rmSync(summary, { force: true });
+    const r = spawnSync(process.execPath, [join(root, 'bin', 'heightbench.mjs'), 'regress', '--base', 'HEAD'], {
+      cwd: clone,
+      env: { ...env, GITHUB_STEP_SUMMARY: summary },
+      encoding: 'utf8',
+    });
+    expect(r.status).toBe(0); // a histogram is not a gate
+    expect(existsSync(summary)).toBe(true);
+    const text = readFileSync(summary, 'utf8');
+    expect(Buffer.byteLength(text)).toBeLessThan(60_000);
+    expect(text).toContain('# heightbench regress');
+    const below = bins.filter((b) => b.dq < -8).reduce((a, b) => a + b.count, 0);
+    expect(text).toContain(`folded: ${below} px below −8 (9992 bins, min −10000)`);
     restore();
   });
 

@@ -214,7 +214,7 @@ async function emit(
     const w = defaultsWarning(label, path, c);
     if (w) io.err(w);
   }
-  const gates = evaluateGates(result, { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm, maxNonFinite: o.maxNonfinite });
+  const gates = evaluateGates(result, { minExact: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm, maxNonFinite: o.maxNonfinite });
   const notes = conventionLines([
     { label: 'generated side', conventions: inputs.generated },
     { label: 'reference', conventions: inputs.reference },

@@ -220,7 +220,7 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
         const c = checkRun(
           folderForReading(g),
           folderForReading(r),
-          { minExactPercent: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm, maxNonFinite: o.maxNonfinite },
+          { minExact: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm, maxNonFinite: o.maxNonfinite },
           o.report,
           o.title,
           o.sharedPlotly,

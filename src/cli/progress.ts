@@ -3,6 +3,9 @@
  * step with its time and the running total, written to stderr, so stdout stays the command's result.
  * [R] Shown only on a terminal: quiet when stderr is not a TTY (CI logs, pipes, tests) or with --quiet.
  * HEIGHTBENCH_PROGRESS=1 shows it anyway (=0 never), for a log that wants the times.
+ * With `total` (the number of steps the work has), each line also says how far it is and an estimate of the time
+ * left: `[k/total, p %, about T left]`, T = the mean time of the steps so far × the steps still to come. [R] A step
+ * count, not a weight: an estimate, stated as one; it never shows 100 % before done().
  */
 
 export interface ProgressSink {
@@ -19,6 +22,8 @@ export interface Progress {
   time<T>(name: string, f: () => T): T;
   /** A free-form note (e.g. which stage starts next). */
   note(text: string): void;
+  /** A step that needed no work (counted towards `total`, no line). */
+  skipped(name: string): void;
   /** The last line: total time and an optional summary. */
   done(summary?: string): void;
 }
@@ -31,6 +36,8 @@ export interface ProgressOptions {
   env?: NodeJS.ProcessEnv;
   /** Clock in milliseconds (tests pass a fake one). */
   now?: () => number;
+  /** How many steps the work has, when known: lines then show the percentage done and the time left. */
+  total?: number;
 }
 
 /** Whether progress is shown: HEIGHTBENCH_PROGRESS=1/0 decides when set, else --quiet hides it, else a TTY shows it. */
@@ -56,6 +63,17 @@ export function progressReporter(o: ProgressOptions): Progress {
   const enabled = progressEnabled(o.quiet, sink, o.env);
   const t0 = now();
   let steps = 0;
+  let skippedSteps = 0;
+  let workMs = 0;
+  const eta = (): string => {
+    const total = o.total;
+    if (!total || total <= 0) return '';
+    const k = steps + skippedSteps;
+    const pct = Math.min(99, Math.floor((100 * k) / total));
+    const left = Math.max(0, total - k);
+    const est = steps > 0 && left > 0 ? `, about ${formatSeconds((workMs / steps) * left)} left` : '';
+    return `   [${Math.min(k, total)}/${total}, ${pct} %${est}]`;
+  };
   const line = (text: string) => {
     if (enabled) sink.write(`${o.label}: ${text}\n`);
   };
@@ -63,7 +81,11 @@ export function progressReporter(o: ProgressOptions): Progress {
     enabled,
     step(name, ms) {
       steps++;
-      line(`${name.padEnd(16)} ${formatSeconds(ms).padStart(9)}   (total ${formatSeconds(now() - t0)})`);
+      workMs += ms;
+      line(`${name.padEnd(16)} ${formatSeconds(ms).padStart(9)}   (total ${formatSeconds(now() - t0)})${eta()}`);
+    },
+    skipped() {
+      skippedSteps++;
     },
     time(name, f) {
       const s = now();

@@ -1,17 +1,23 @@
 /**
  * `heightbench regress [--base REV] [--out DIR] [--json]` — this tree's regenerated outputs against a base revision's,
  * for a CI log or a pull-request comment.
- * Inputs: per run of params.yaml, this tree's reports/RUN/{metrics.json, hashes.json, diffmap.png} (written by the
- * compare stage of `make reproduce` / `make test`) and the same files committed at REV (git show); dvc.lock and
- * references/bless/RUN.json on both sides. Outputs: Markdown on stdout (and DIR/summary.md), DIR/index.html with both
- * difference maps per run and the pixels where they differ, DIR/regress.json.
- * [R] Verdict per run: FAIL when a gate fails in this tree, or when a stage hash (generated or reference) moved while
- * the run was not re-blessed between REV and this tree (its references/bless record or its dvc.lock reference hash
- * differs). A run whose reports are missing on one side is reported, not failed.
- * Exit: 0 all runs pass; the gate-failure code when one fails; 2 for a bad revision or a tree outside git.
+ * Inputs: per run of params.yaml, its comparisons — first against the independent GPU reference (reports/RUN-gpu,
+ * gated; RUN-gpu-d3d and RUN-gpu-f64), then the f32-vs-f64 consistency check (reports/RUN) — each folder's
+ * {metrics.json, histogram.json, hashes.json, diffmap.png} (written by the gpucompare and compare stages of
+ * `make reproduce` / `make test`) and the same files committed at REV (git show); dvc.lock and the bless records
+ * (references/bless/RUN.json, references/bless/gpu-RUN.json) on both sides. Outputs: Markdown on stdout (and
+ * DIR/summary.md; appended to $GITHUB_STEP_SUMMARY when that is set), DIR/index.html with both difference maps per
+ * comparison and the pixels where they differ, DIR/regress.json. Links in the Markdown are relative to reports/ (the
+ * folder CI uploads as its artefact). [R] The Markdown stays under 60 KB whatever the histograms: bins beyond ±8 are
+ * folded (histogram-fold.ts), unchanged comparisons take one line, and a longer text is cut with a pointer to the
+ * full summary.
+ * [R] Verdict per comparison: FAIL when a gate fails in this tree, or when a stage hash (generated or reference) moved
+ * while its reference was not re-blessed between REV and this tree (its bless record or its dvc.lock reference hash
+ * differs). A comparison whose reports are missing on one side is reported, not failed.
+ * Exit: 0 all comparisons pass; the gate-failure code when one fails; 2 for a bad revision or a tree outside git.
  */
 import { execFileSync } from 'node:child_process';
-import { lstatSync } from 'node:fs';
+import { appendFileSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { decode, encode } from 'fast-png';
@@ -19,13 +25,14 @@ import { STAGES } from '../conventions/index.js';
 import { EXIT_GATE, FormatError, UsageError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { writeFolderWhole } from '../io/report-folder.js';
+import { foldHistogram, foldedHistogramText } from '../compare/histogram-fold.js';
 import { markdownToHtml } from '../compare/report.js';
 import { projectRoot } from '../pipeline/request.js';
 import { loadParams, parseYamlText } from '../pipeline/params.js';
 import { checkName, ownEntry, resolveInside } from '../core/names.js';
 import { escapeHtml, safeUrl } from '../core/html.js';
 import { terminalText } from '../core/text.js';
-import { checkObject, parseJson } from '../io/json-check.js';
+import { checkArray, checkNumber, checkObject, parseJson } from '../io/json-check.js';
 import { MAX_JSON_BYTES, readInputFile } from '../io/read-input.js';
 import { checkPngChunks, inflateImageData, readPngHeader } from '../io/png16.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
@@ -48,7 +55,15 @@ export interface StageRow {
 }
 
 export interface RunRegression {
+  /** The report folder under reports/ (RUN-gpu, RUN-gpu-d3d, RUN-gpu-f64 or RUN). */
   run: string;
+  /** The params.yaml run it belongs to. */
+  request: string;
+  kind: 'gpu' | 'consistency';
+  /** What is compared, in words. */
+  label: string;
+  /** Δq histogram (bins as decimal Δq keys) on each side, from histogram.json (or an older metrics.json's bins). */
+  histogram: [Record<string, number> | null, Record<string, number> | null];
   status: 'compared' | 'missing here' | 'new run';
   base: Metrics | null;
   here: Metrics | null;
@@ -131,12 +146,54 @@ export function parseHashesJson(b: Buffer | null, what: string): Hashes | null {
   return { generated: side('generated'), references: side('references') };
 }
 
-/** The dvc.lock hash of a run's references (reference@RUN outs), or null. */
-function referenceLockHash(lock: string | null, run: string): string | null {
+/** The dvc.lock hash of a lock stage's first out (reference@RUN, gpu@RUN), or null; own stage keys only. */
+function referenceLockHash(lock: string | null, stage: string): string | null {
   if (!lock) return null;
   const l = parseYamlText(lock, 'dvc.lock') as { stages?: Record<string, { outs?: { path: string; md5?: string }[] }> } | null;
-  const md5 = ownEntry(l?.stages, `reference@${run}`)?.outs?.[0]?.md5;
+  const md5 = ownEntry(l?.stages, stage)?.outs?.[0]?.md5;
   return typeof md5 === 'string' ? md5 : null;
+}
+
+/**
+ * A histogram from histogram.json ([{dq, count}], depth- and size-bounded, each row an integer Δq and a count), else
+ * from the `histogram.<Δq>` keys older metrics.json files had. Own keys only: the result is built with fromEntries.
+ */
+export function histogramOf(plot: Buffer | null, m: Metrics | null, what = 'histogram.json'): Record<string, number> | null {
+  if (plot) {
+    const rows = checkArray(what, parseJson(plot.toString('utf8'), what));
+    return Object.fromEntries(
+      rows.map((r, i) => {
+        const row = checkObject(`${what}[${i}]`, r);
+        const dq = checkNumber(`${what}[${i}].dq`, row.dq, { integer: true });
+        return [String(dq), checkNumber(`${what}[${i}].count`, row.count, { min: 0 })];
+      }),
+    );
+  }
+  if (!m) return null;
+  const keys = Object.keys(m).filter((k) => k.startsWith('histogram.') && typeof m[k] === 'number');
+  return keys.length ? Object.fromEntries(keys.map((k) => [k.slice(10), m[k]])) : null;
+}
+
+/**
+ * The comparisons of a run, in report order: the GPU ones (the article's comparison) before the consistency check.
+ * `run` is a checked run name (params.yaml's runs are checked by loadParams; checked again here), so every folder,
+ * bless record and lock stage derived from it is a name too.
+ */
+function comparisonsOf(run: string): { dir: string; kind: RunRegression['kind']; label: string; bless: string; lockStage: string }[] {
+  checkName('run', run);
+  const gpu = { kind: 'gpu' as const, bless: `references/bless/gpu-${run}.json`, lockStage: `gpu@${run}` };
+  return [
+    { dir: `${run}-gpu`, label: 'CPU f32 (GPU-mimic switches) vs GPU reference', ...gpu },
+    { dir: `${run}-gpu-d3d`, label: 'CPU f32 (Direct3D 16.8 rules) vs GPU reference', ...gpu },
+    { dir: `${run}-gpu-f64`, label: 'CPU f64 vs GPU reference', ...gpu },
+    {
+      dir: run,
+      kind: 'consistency',
+      label: 'f32 vs our own f64 references (consistency)',
+      bless: `references/bless/${run}.json`,
+      lockStage: `reference@${run}`,
+    },
+  ];
 }
 
 function compareHashes(a: Record<string, string> | null, b: Record<string, string> | null, file: string): StageRow['generated'] {
@@ -167,47 +224,73 @@ export function regress(root: string, base: string): Regression {
   const params = loadParams(root);
   const lockHere = readHere(root, 'dvc.lock')?.toString('utf8') ?? null;
   const lockBase = gitShow(root, baseCommit, 'dvc.lock')?.toString('utf8') ?? null;
-  const runs: RunRegression[] = [];
-  for (const run of params.runs.keys()) {
-    const dir = `reports/${run}`;
-    const here = parseMetricsJson(readHere(root, `${dir}/metrics.json`), `${dir}/metrics.json`);
-    const baseM = parseMetricsJson(gitShow(root, baseCommit, `${dir}/metrics.json`), `${base}:${dir}/metrics.json`);
-    const hHere = parseHashesJson(readHere(root, `${dir}/hashes.json`), `${dir}/hashes.json`);
-    const hBase = parseHashesJson(gitShow(root, baseCommit, `${dir}/hashes.json`), `${base}:${dir}/hashes.json`);
-    const blessHere = readHere(root, `references/bless/${run}.json`);
-    const blessBase = gitShow(root, baseCommit, `references/bless/${run}.json`);
-    const blessed = (blessHere?.toString() ?? '') !== (blessBase?.toString() ?? '') || referenceLockHash(lockHere, run) !== referenceLockHash(lockBase, run);
-    const files = new Set<string>();
-    for (const h of [hHere, hBase]) for (const side of [h?.generated, h?.references]) for (const f of Object.keys(side ?? {})) files.add(f);
-    const stages: StageRow[] = [...files]
-      .sort((a, b) => STAGE_ORDER.indexOf(stageOf(a)) - STAGE_ORDER.indexOf(stageOf(b)) || a.localeCompare(b))
-      .map((f) => {
-        const key = `stages.${stageOf(f)}.innerRmsMm`;
-        return {
-          stage: f,
-          innerRmsMm: [ownEntry(baseM, key) ?? null, ownEntry(here, key) ?? null],
-          generated: compareHashes(hBase?.generated ?? null, hHere?.generated ?? null, f),
-          reference: compareHashes(hBase?.references ?? null, hHere?.references ?? null, f),
-        };
+  const all: RunRegression[] = [];
+  for (const request of params.runs.keys())
+    for (const c of comparisonsOf(request)) {
+      const run = c.dir;
+      const dir = `reports/${run}`;
+      const here = parseMetricsJson(readHere(root, `${dir}/metrics.json`), `${dir}/metrics.json`);
+      const baseM = parseMetricsJson(gitShow(root, baseCommit, `${dir}/metrics.json`), `${base}:${dir}/metrics.json`);
+      const hHere = parseHashesJson(readHere(root, `${dir}/hashes.json`), `${dir}/hashes.json`);
+      const hBase = parseHashesJson(gitShow(root, baseCommit, `${dir}/hashes.json`), `${base}:${dir}/hashes.json`);
+      const blessHere = readHere(root, c.bless);
+      const blessBase = gitShow(root, baseCommit, c.bless);
+      const blessed =
+        (blessHere?.toString() ?? '') !== (blessBase?.toString() ?? '') ||
+        referenceLockHash(lockHere, c.lockStage) !== referenceLockHash(lockBase, c.lockStage);
+      const histogram: RunRegression['histogram'] = [
+        histogramOf(gitShow(root, baseCommit, `${dir}/histogram.json`), baseM, `${base}:${dir}/histogram.json`),
+        histogramOf(readHere(root, `${dir}/histogram.json`), here, `${dir}/histogram.json`),
+      ];
+      const files = new Set<string>();
+      for (const h of [hHere, hBase]) for (const side of [h?.generated, h?.references]) for (const f of Object.keys(side ?? {})) files.add(f);
+      const stages: StageRow[] = [...files]
+        .sort((a, b) => STAGE_ORDER.indexOf(stageOf(a)) - STAGE_ORDER.indexOf(stageOf(b)) || a.localeCompare(b))
+        .map((f) => {
+          const key = `stages.${stageOf(f)}.innerRmsMm`;
+          return {
+            stage: f,
+            innerRmsMm: [ownEntry(baseM, key) ?? null, ownEntry(here, key) ?? null],
+            generated: compareHashes(hBase?.generated ?? null, hHere?.generated ?? null, f),
+            reference: compareHashes(hBase?.references ?? null, hHere?.references ?? null, f),
+          };
+        });
+      const movedHashes = stages.flatMap((s) => [
+        ...(s.generated === 'moved' ? [`generated ${s.stage}`] : []),
+        ...(s.reference === 'moved' ? [`reference ${s.stage}`] : []),
+      ]);
+      const gatesPassed = here ? ownEntry(here, 'gates.passed') === 1 : null;
+      const reasons: string[] = [];
+      let verdict: RunRegression['verdict'] = 'n/a';
+      let status: RunRegression['status'] = 'compared';
+      if (!here) status = 'missing here';
+      else if (!baseM) status = 'new run';
+      if (here) {
+        verdict = 'pass';
+        if (gatesPassed === false) reasons.push('a gate fails in this tree');
+        if (movedHashes.length && !blessed) reasons.push(`stage hash moved without a bless: ${movedHashes.join(', ')}`);
+        if (reasons.length) verdict = 'FAIL';
+      }
+      // A GPU comparison this tree's params do not produce at all (no report on either side) is left out.
+      if (!here && !baseM && c.kind === 'gpu') continue;
+      all.push({
+        run,
+        request,
+        kind: c.kind,
+        label: c.label,
+        histogram,
+        status,
+        base: baseM,
+        here,
+        gatesPassed,
+        blessed,
+        movedHashes,
+        stages,
+        verdict,
+        reasons,
       });
-    const movedHashes = stages.flatMap((s) => [
-      ...(s.generated === 'moved' ? [`generated ${s.stage}`] : []),
-      ...(s.reference === 'moved' ? [`reference ${s.stage}`] : []),
-    ]);
-    const gatesPassed = here ? here['gates.passed'] === 1 : null;
-    const reasons: string[] = [];
-    let verdict: RunRegression['verdict'] = 'n/a';
-    let status: RunRegression['status'] = 'compared';
-    if (!here) status = 'missing here';
-    else if (!baseM) status = 'new run';
-    if (here) {
-      verdict = 'pass';
-      if (gatesPassed === false) reasons.push('a gate fails in this tree');
-      if (movedHashes.length && !blessed) reasons.push(`stage hash moved without a bless: ${movedHashes.join(', ')}`);
-      if (reasons.length) verdict = 'FAIL';
     }
-    runs.push({ run, status, base: baseM, here, gatesPassed, blessed, movedHashes, stages, verdict, reasons });
-  }
+  const runs = [...all.filter((x) => x.kind === 'gpu'), ...all.filter((x) => x.kind === 'consistency')];
   return { base, baseCommit, runs, failed: runs.some((r) => r.verdict === 'FAIL') };
 }
 
@@ -222,36 +305,54 @@ function pair(a: number | null | undefined, b: number | null | undefined, digits
   return x === y ? y : `${x} → **${y}**`;
 }
 
-function histogram(m: Metrics | null): string {
-  if (!m) return '–';
-  return Object.keys(m)
-    .filter((k) => k.startsWith('histogram.'))
-    .map((k) => [Number(k.slice(10)), m[k]] as const)
-    .sort((a, b) => a[0] - b[0])
-    .map(([d, c]) => `${d > 0 ? '+' : ''}${d}: ${c}`)
-    .join(', ');
+/** A histogram as one bounded line: bins beyond ±8 folded into counted tails. */
+function histogram(h: Record<string, number> | null): string {
+  return h ? foldedHistogramText(foldHistogram(h)) : '–';
 }
 
-/** The Markdown report. `full`: every run's per-stage table; otherwise a run whose stages all hash and measure as at the base gets one line. */
-export function regressionMarkdown(r: Regression, full = true): string {
+/** The most a step summary or pull-request comment holds comfortably (GitHub's limits are 1 MiB and 64 KiB). */
+export const REGRESS_MARKDOWN_LIMIT = 60_000;
+
+/** Cuts Markdown at a line boundary to stay within `limit` bytes, saying where the rest is. */
+export function boundMarkdown(md: string, limit = REGRESS_MARKDOWN_LIMIT): string {
+  if (Buffer.byteLength(md) <= limit) return md;
+  const note = '\n\n… cut to stay under 60 KB: the full text is regress/summary.md in the reports artefact.\n';
+  let cut = md.slice(0, limit - Buffer.byteLength(note));
+  while (Buffer.byteLength(cut) > limit - Buffer.byteLength(note)) cut = cut.slice(0, -1024);
+  return `${cut.slice(0, cut.lastIndexOf('\n'))}${note}`;
+}
+
+/**
+ * The Markdown report. `full`: every comparison's per-stage table; otherwise one whose stages all hash and measure as
+ * at the base gets one line. `linkBase`: prefix of the report links (relative to reports/; '../' from reports/regress/).
+ */
+export function regressionMarkdown(r: Regression, full = true, linkBase = ''): string {
   const L: string[] = [];
   L.push(`# heightbench regress: this tree against ${r.base} (${r.baseCommit.slice(0, 10)})`, '');
+  const n = r.runs.length;
   L.push(
-    `Verdict: **${r.failed ? 'FAIL' : 'pass'}** — ${r.runs.filter((x) => x.verdict === 'FAIL').length} of ${r.runs.length} runs fail. A run fails when a gate fails here, or when a stage hash moved without a bless (references/bless record or dvc.lock reference hash changed). Values: base → **this tree** where they differ.`,
+    `Verdict: **${r.failed ? 'FAIL' : 'pass'}** — ${r.runs.filter((x) => x.verdict === 'FAIL').length} of ${n} comparisons fail. A comparison fails when a gate fails here, or when a stage hash moved without a bless (its bless record or dvc.lock reference hash changed). Values: base → **this tree** where they differ. Links are relative to reports/ (the CI artefact).`,
     '',
   );
-  L.push('| run | status | exact % | Δq histogram | max \\|Δq\\| | RMS mm | max mm | gates | stage hashes moved | blessed | verdict |');
-  L.push('|---|---|---|---|---|---|---|---|---|---|---|');
-  for (const x of r.runs) {
-    const b = x.base;
-    const h = x.here;
-    const hb = histogram(b);
-    const hh = histogram(h);
-    L.push(
-      `| ${x.run} | ${x.status} | ${pair(b?.exactPercent, h?.exactPercent, 4)} | ${hb === hh ? hh : `${hb} → **${hh}**`} | ${pair(b?.maxAbsCode, h?.maxAbsCode, 0)} | ${pair(b?.rmsMm, h?.rmsMm, 4)} | ${pair(b?.maxAbsMm, h?.maxAbsMm, 3)} | ${x.gatesPassed === null ? '–' : x.gatesPassed ? 'pass' : '**FAIL**'} | ${x.movedHashes.length || 0} | ${x.blessed ? 'yes' : 'no'} | ${x.verdict === 'FAIL' ? '**FAIL**' : x.verdict} |`,
-    );
-  }
-  L.push('');
+  const table = (kind: RunRegression['kind'], title: string) => {
+    const rows = r.runs.filter((x) => x.kind === kind);
+    if (!rows.length) return;
+    L.push(`## ${title}`, '');
+    L.push('| run | status | exact % | Δq histogram | max \\|Δq\\| | RMS mm | max mm | gates | stage hashes moved | blessed | verdict | report |');
+    L.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
+    for (const x of rows) {
+      const b = x.base;
+      const h = x.here;
+      const hb = histogram(x.histogram[0]);
+      const hh = histogram(x.histogram[1]);
+      L.push(
+        `| ${x.run} | ${x.status} | ${pair(b?.exactPercent, h?.exactPercent, 4)} | ${hb === hh ? hh : `${hb} → **${hh}**`} | ${pair(b?.maxAbsCode, h?.maxAbsCode, 0)} | ${pair(b?.rmsMm, h?.rmsMm, 4)} | ${pair(b?.maxAbsMm, h?.maxAbsMm, 3)} | ${x.gatesPassed === null ? '–' : x.gatesPassed ? 'pass' : '**FAIL**'} | ${x.movedHashes.length || 0} | ${x.blessed ? 'yes' : 'no'} | ${x.verdict === 'FAIL' ? '**FAIL**' : x.verdict} | ${h ? `[${x.label}](${linkBase}${x.run}/index.html)` : x.label} |`,
+      );
+    }
+    L.push('');
+  };
+  table('gpu', "CPU against the independent GPU reference (the article's comparison)");
+  table('consistency', 'Consistency: f32 against our own f64 references');
   for (const x of r.runs) {
     if (x.reasons.length) L.push(`- **${x.run}**: ${x.reasons.join('; ')}`);
   }
@@ -266,7 +367,7 @@ export function regressionMarkdown(r: Regression, full = true): string {
       continue;
     }
     L.push(`## ${x.run}: per stage`, '');
-    L.push('| stage output | inner-400 m RMS mm (f32 vs f64) | generated hash | reference hash |', '|---|---|---|---|');
+    L.push(`| stage output | inner-400 m RMS mm (${x.label}) | generated hash | reference hash |`, '|---|---|---|---|');
     for (const s of x.stages) {
       const [a, b] = s.innerRmsMm;
       const rms = a === null && b === null ? '–' : a === b ? num(b, 6) : `${num(a, 6)} → **${num(b, 6)}**`;
@@ -333,7 +434,9 @@ export function writeRegressionReport(root: string, out: string, r: Regression, 
   writeFolderWhole(out, (stage) => {
     const sections: string[] = [];
     for (const x of r.runs) {
-      const run = checkName('run', x.run);
+      // The folder is one of the comparisons of a checked run name, never a name read from elsewhere.
+      const run = comparisonsOf(checkName('run', x.request)).find((c) => c.dir === x.run)?.dir;
+      if (run === undefined) throw new FormatError(`regress: ${JSON.stringify(x.run.slice(0, 120))} is not a comparison of run ${JSON.stringify(x.request)}`);
       const a = gitShow(root, r.baseCommit, `reports/${run}/diffmap.png`);
       const b = readHere(root, `reports/${run}/diffmap.png`, MAX_DIFFMAP_BYTES);
       if (!a && !b) continue;
@@ -347,7 +450,7 @@ export function writeRegressionReport(root: string, out: string, r: Regression, 
       const c = changedPixels(a, b, `reports/${run}/diffmap.png`);
       if (c) picture(`${run}-changed.png`, c.png, `${run} blocks whose colour changed`, `blocks whose difference changed: ${c.changed}`);
       sections.push(
-        `<h2>${escapeHtml(run)}: difference maps (f32 − f64 references; red above, blue below, white equal)</h2><div class="row">${figs.join('')}</div>`,
+        `<h2>${escapeHtml(run)}: difference maps (${escapeHtml(x.label)}; red above, blue below, white equal)</h2><div class="row">${figs.join('')}</div>`,
       );
     }
     const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>heightbench regress against ${escapeHtml(r.base)}</title>
@@ -368,9 +471,13 @@ export function regressCommand(o: { base: string; out?: string; json?: boolean }
   const root = projectRoot();
   const r = regress(root, o.base);
   const out = o.out ?? join(root, 'reports', 'regress');
-  writeRegressionReport(root, out, r, regressionMarkdown(r, true));
+  writeRegressionReport(root, out, r, regressionMarkdown(r, true, '../'));
+  const brief = boundMarkdown(regressionMarkdown(r, false));
+  // GitHub Actions: the job's summary page shows this Markdown (links relative to the uploaded reports/ artefact).
+  const summary = process.env.GITHUB_STEP_SUMMARY;
+  if (summary) appendFileSync(summary, `${brief}\n`);
   if (o.json) io.out(`${JSON.stringify(r, null, 2)}\n`);
-  else io.out(`${regressionMarkdown(r, false)}\nEvery stage of every run: ${join(out, 'summary.md')}; difference maps: ${join(out, 'index.html')}\n`);
+  else io.out(`${brief}\nEvery stage of every comparison: regress/summary.md; difference maps: regress/index.html (under reports/)\n`);
   return r.failed ? REGRESS_FAILED_EXIT : 0;
 }
 

@@ -196,7 +196,9 @@ async function runInto(folder: RunFolder, req: ReturnType<typeof loadRequest>, o
   const keep = o.store ? [...new Set([...stages, ...STORE_STAGES])] : stages;
   if (wantsFields)
     checkMemoryEstimate(`run ${req.id} at ${req.size}² (${o.precision}, ${keep.length} stages kept)`, runMemoryEstimate(req.size, o.precision, keep));
-  const progress = progressReporter({ label: `run ${req.id} ${req.size}² ${o.precision}`, quiet: o.quiet });
+  // A field run's steps: 4 planning (plan, assets, stamps.select, drawlist), the executor's 9 (raster-layer0 … final)
+  // and the write; with a total, each progress line shows the percentage and the time left.
+  const progress = progressReporter({ label: `run ${req.id} ${req.size}² ${o.precision}`, quiet: o.quiet, total: wantsFields ? 14 : undefined });
   // [R] Each kept field stage is handed to a background writer as soon as the pipeline has it: its digest and durable
   //     write overlap the later stages (src/io/background-writer.ts). Without threads every write happens after.
   const writer = wantsFields ? startBackgroundWriter() : null;

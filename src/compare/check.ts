@@ -11,7 +11,7 @@ import { parseJson } from '../io/json-check.js';
 import { inputPresent, readInputText } from '../io/read-input.js';
 import { writeFolderWhole } from '../io/report-folder.js';
 import { compareHeightfields, type ComparisonResult } from './compare.js';
-import { evaluateGates, type GateOutcome, type Gates } from './gates.js';
+import { evaluateGates, normaliseGates, type GateOutcome, type Gates } from './gates.js';
 import { ReportStages, writeComparisonReport } from './report.js';
 import { displayCodes } from './report-maps.js';
 import { alignDumps, attributeRunFolders, type StageAttribution } from './attribution.js';
@@ -82,6 +82,7 @@ export function checkRun(
   sharedPlotly?: string,
   opts: CheckOptions = {},
 ): RunCheck {
+  normaliseGates(gates as Readonly<Record<string, unknown>>); // a misspelt gate is refused before any file is read
   const genFile = readHeightfieldFile(join(genDir, 'final.r16'));
   const refFile = readHeightfieldFile(join(refDir, 'final.r16'));
   const gen = genFile.field;

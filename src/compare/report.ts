@@ -95,7 +95,10 @@ export interface ReportMeta {
 /** [D] The article's per-stage inner-400 m RMS (its rebuild against the original system's reference for the same request), mm. */
 export const ARTICLE_STAGE_ANCHORS_MM: Readonly<Record<string, number>> = { base: 0.203, 'after-support': 0.122 };
 
-/** Scalar metrics with flat dotted keys (histogram bins as `histogram.<Δq>`). */
+/**
+ * Scalar metrics with flat dotted keys: exact %, max, RMS per mask. [R] No histogram bins: one metric per bin made
+ * `dvc metrics show` unreadable (lines of 18,552 characters); the Δq histogram is plot data (histogram.json).
+ */
 export function flattenMetrics(r: ComparisonResult): Record<string, number> {
   const out: Record<string, number> = {};
   const region = (prefix: string, m: RegionMetrics) => {
@@ -114,7 +117,6 @@ export function flattenMetrics(r: ComparisonResult): Record<string, number> {
       const v = m[k];
       if (typeof v === 'number') out[`${prefix}${k}`] = v;
     }
-    for (const [d, c] of Object.entries(m.histogram)) out[`${prefix}histogram.${d}`] = c;
   };
   region('', r);
   for (const [name, m] of Object.entries(r.masks)) region(`masks.${name}.`, m);

@@ -1,22 +1,32 @@
 /**
  * Display helpers for the notebooks (and anything else that wants an inline Plotly figure): HTML fragments,
  * display-downsampled windows of a field, markers for the mission locations. Display only — no formula lives here.
- * [R] Every figure loads Plotly from ../plotly.min.js when it is not loaded yet (the exported notebooks live in
- *     reports/notebooks/, next to the shared reports/plotly.min.js), and has a fixed id, so re-executing a notebook
- *     gives identical output. A page whose Plotly does not load says so in place of each figure.
+ * [R] Figures are self-contained text/html: the first figure a kernel shows (and any figure shown again, i.e. a
+ *     re-run) carries plotly.min.js inline in a plain <script> element; every figure's own script draws at once when
+ *     Plotly is there, or queues itself until that script has run. Why not the `application/vnd.plotly.v1+json` MIME
+ *     bundle: JupyterLab 4 and Notebook 7 draw it only with the `jupyterlab-plotly` extension (shipped by Python's
+ *     `plotly` package, not part of JupyterLab; checked: no renderer for the type in JupyterLab 4.6's static files),
+ *     and nbconvert's HTML exporter has no renderer for it at all; text/html with its scripts runs in all four
+ *     (nbconvert HTML, JupyterLab, Notebook 7, VS Code). No document.write (after load it replaces the whole page —
+ *     it blanked JupyterLab) and no relative path (it resolved to /lab/plotly.min.js). Plotly is 4.8 MB: once per
+ *     notebook, not per figure; the HTML export (scripts/notebooks.py) swaps that inline copy for the shared
+ *     ../plotly.min.js beside reports/ (an exported page stays ~1–2 MB, measured in README "Notebooks").
+ *     Every figure has a fixed id, so re-executing a notebook gives identical output. A figure whose Plotly never
+ *     loads says so in its place (after the page's load event).
  * [R] Maps with a square aspect (yaxis.scaleanchor) keep their axes fitted to the data (constrain: 'domain': the
  *     plotting area shrinks instead of the range being padded). Colours come from the reports' scales
  *     (compare/pictures.ts): heights on the terrain scale, signed differences ('RdBu') on the diverging scale with white
  *     at zero, so a notebook and a report mean the same thing by a colour.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cropCentre } from '../core/crop.js';
+import { escapeHtml } from '../core/html.js';
 import { columnWorldX, rowWorldY, type GridDescription } from '../core/grid.js';
 import { floatHeightfield } from '../core/heightfield.js';
 import { compareHeightfields, type ComparisonResult } from '../compare/compare.js';
 import { DIVERGING_STOPS, MAGNITUDE_STOPS, TERRAIN_STOPS, plotlyColorscale } from '../compare/pictures.js';
-import { signedBlockDq } from '../compare/report.js';
+import { plotlyPath, signedBlockDq } from '../compare/report.js';
 import type { Heightfield } from '../core/heightfield.js';
 import { readHeightfieldFile } from '../io/heightfield-file.js';
 import { projectRoot } from '../pipeline/request.js';
@@ -40,16 +50,53 @@ function fitSquareAxes(layout: Record<string, unknown>): Record<string, unknown>
   return out;
 }
 
-/** An inline Plotly figure as an HTML fragment; where Plotly cannot be loaded it shows a message instead. */
-export function plotlyFigure(id: string, traces: readonly Trace[], layout: Record<string, unknown> = {}, height = 420): string {
-  const data = JSON.stringify(traces);
-  const lay = JSON.stringify(fitSquareAxes({ margin: { t: 40, l: 60, r: 20, b: 50 }, ...layout }));
-  const missing =
-    'Plotly did not load (this page expects it at ../plotly.min.js, next to the reports folder), so this figure cannot be drawn. Open the notebook export inside reports/notebooks/.';
-  return `<div id="${id}" style="height:${height}px"></div>
-<script>if (!window.Plotly) document.write('<script src="../plotly.min.js"><\\/script>');</script>
-<script>if (window.Plotly) Plotly.newPlot(${JSON.stringify(id)}, ${data}, ${lay}, {displaylogo: false, responsive: true});
-else { const e = document.getElementById(${JSON.stringify(id)}); e.style.height = 'auto'; e.className = 'plotly-missing'; e.style.border = '2px solid #b2182b'; e.style.padding = '0.5em'; e.textContent = ${JSON.stringify(missing)}; }</script>`;
+/** Ids of the figures shown since plotly.min.js was last inlined (module state: one kernel, one notebook). */
+let shownSinceInline: Set<string> | null = null;
+let plotlySource: string | null = null;
+
+/**
+ * plotly.min.js as the text of an inline script: `</script` and `<!--` cannot end or disturb the element (both only
+ * occur inside string literals in Plotly's bundle; `<\/` and `<\!` mean the same characters there).
+ */
+function inlinePlotlyScript(): string {
+  plotlySource ??= readFileSync(plotlyPath(), 'utf8')
+    .replace(/<\/script/gi, '<\\/script')
+    .replace(/<!--/g, '<\\!--');
+  return `<script data-heightbench-plotly="inline">${plotlySource}
+;(window.__heightbenchPlotlyQueue || []).splice(0).forEach(function (draw) { draw(); });</script>`;
+}
+
+/**
+ * An inline Plotly figure as an HTML fragment (text/html output). The first figure of a kernel, and a figure whose id
+ * was shown before (a cell run again, so the earlier inline copy may be gone), carries plotly.min.js inline.
+ * `opts.inlinePlotly` forces (true) or suppresses (false) that copy.
+ */
+export function plotlyFigure(
+  id: string,
+  traces: readonly Trace[],
+  layout: Record<string, unknown> = {},
+  height = 420,
+  opts: { inlinePlotly?: boolean } = {},
+): string {
+  // '<' as \u003c: a title containing "</script>" cannot end the element.
+  const data = JSON.stringify(traces).replace(/</g, '\\u003c');
+  const lay = JSON.stringify(fitSquareAxes({ margin: { t: 40, l: 60, r: 20, b: 50 }, ...layout })).replace(/</g, '\\u003c');
+  const missing = 'Plotly did not load, so this figure cannot be drawn (an exported notebook expects ../plotly.min.js next to the reports folder).';
+  const inline = opts.inlinePlotly ?? (shownSinceInline === null || shownSinceInline.has(id));
+  if (inline) shownSinceInline = new Set();
+  shownSinceInline?.add(id);
+  const sid = JSON.stringify(id);
+  return `<div id="${escapeHtml(id)}" style="height:${height}px"></div>${inline ? `\n${inlinePlotlyScript()}` : ''}
+<script>(function () {
+  function draw() { Plotly.newPlot(${sid}, ${data}, ${lay}, {displaylogo: false, responsive: true}); }
+  if (window.Plotly) return draw();
+  (window.__heightbenchPlotlyQueue = window.__heightbenchPlotlyQueue || []).push(draw);
+  window.addEventListener('load', function () {
+    var e = document.getElementById(${sid});
+    if (window.Plotly || !e) return;
+    e.style.height = 'auto'; e.className = 'plotly-missing'; e.style.border = '2px solid #b2182b'; e.style.padding = '0.5em'; e.textContent = ${JSON.stringify(missing)};
+  });
+})();</script>`;
 }
 
 /** A window of a field as heatmap data (rows of world Y upwards), box-mean downsampled to at most `maxPixels` a side. */

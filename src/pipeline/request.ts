@@ -3,9 +3,10 @@
  * A request names its world, seed, scene-type filter, recipe entry, mission tags (order and duplicates kept),
  * location categories, domain, output size, outer blend band and encoding range.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { readInputText } from '../io/read-input.js';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FormatError, InputRangeError } from '../errors.js';
 import { checkArray, checkLiteral, checkNumber, checkObject, checkString, parseJson } from '../io/json-check.js';
@@ -81,20 +82,40 @@ export function projectRoot(): string {
 
 /**
  * [R] Where the static assets of the current config are built and read: with `--config DIR`, DIR/assets — everything
- * --config implies stays under DIR, and another project's assets are never rebuilt; else <project root>/assets.
+ * --config implies stays under DIR, and another project's assets are never rebuilt; else <project root>/assets. When
+ * the project root is the installed package (inside node_modules, which is never written) the default is
+ * $XDG_CACHE_HOME/heightbench/assets (else ~/.cache/heightbench/assets); set HEIGHTBENCH_ROOT to choose.
  */
 export function defaultAssetsDir(ctx: ConfigContext = {}): string {
-  return ctx.configRoot && ctx.configDir ? join(ctx.configRoot, 'assets') : join(projectRoot(), 'assets');
+  if (ctx.configRoot && ctx.configDir) return join(ctx.configRoot, 'assets');
+  const root = projectRoot();
+  if (!insideNodeModules(root)) return join(root, 'assets');
+  const cache = process.env.XDG_CACHE_HOME ? resolve(process.env.XDG_CACHE_HOME) : join(homedir(), '.cache');
+  return join(cache, 'heightbench', 'assets');
 }
 
-/** The config folder (worlds/, requests/): the context's (--config DIR), else <project root>/config. */
+/** Whether a path lies inside a node_modules folder (an installed package: never written to). */
+function insideNodeModules(p: string): boolean {
+  return resolve(p).split(sep).includes('node_modules');
+}
+
+/**
+ * The config folder (worlds/, requests/): the context's (--config DIR), else <project root>/config. [R] A
+ * HEIGHTBENCH_ROOT without config/ (an empty folder for a run's data) reads the package's shipped config; one that is
+ * not a folder is refused.
+ */
 export function configDir(ctx: ConfigContext = {}): string {
   if (ctx.configDir) return ctx.configDir;
   const env = process.env.HEIGHTBENCH_ROOT;
   if (env) {
-    const c = join(resolve(env), 'config');
-    if (!existsSync(c)) throw new FormatError(`HEIGHTBENCH_ROOT=${JSON.stringify(env)}: no config/ folder in ${resolve(env)}`);
-    return c;
+    const root = resolve(env);
+    if (!existsSync(root) || !statSync(root).isDirectory())
+      throw new FormatError(`HEIGHTBENCH_ROOT=${JSON.stringify(env)}: expected an existing folder, found none at ${root}`);
+    const c = join(root, 'config');
+    if (existsSync(c)) return c;
+    const shipped = join(packageRoot(), 'config');
+    if (existsSync(join(shipped, 'worlds'))) return shipped;
+    throw new FormatError(`HEIGHTBENCH_ROOT=${JSON.stringify(env)}: no config/ folder in ${root} nor in the package (${packageRoot()})`);
   }
   return join(projectRoot(), 'config');
 }
