@@ -273,19 +273,21 @@ export function assetWorldHash(dir: string): string {
 }
 
 /**
- * A loaded asset folder: the decoded assets, the index entries (file, SHA-256, kind) and each file's KTX2 bytes, keyed
- * by id. What planning and execution are given instead of a folder to read (they do no file I/O).
+ * A loaded asset folder: the decoded assets, the index entries (file, SHA-256, kind) and, when asked for (to embed
+ * them in a draw list), each file's KTX2 bytes, keyed by id. What planning and execution are given instead of a
+ * folder to read (they do no file I/O).
  */
 export interface AssetSet {
   /** The folder it was loaded from (named in messages only). */
   dir: string;
   assets: ReadonlyMap<string, HeightAsset>;
   index: ReadonlyMap<string, AssetIndexEntry>;
-  ktx2: ReadonlyMap<string, Uint8Array>;
+  /** Present when loaded with `keepBytes` ([R] not by default: a run does not hold the folder's bytes twice). */
+  ktx2?: ReadonlyMap<string, Uint8Array>;
 }
 
 /** Loads every asset listed in `<dir>/index.json`, checking each file's SHA-256. */
-export function loadAssetSet(dir: string): AssetSet {
+export function loadAssetSet(dir: string, opts: { keepBytes?: boolean } = {}): AssetSet {
   const indexPath = join(dir, 'index.json');
   if (!existsSync(indexPath)) throw new FormatError(`${dir}: no asset index (run \`heightbench assets ${dir}\`)`);
   const idx = JSON.parse(readFileSync(indexPath, 'utf8')) as { assets: AssetIndexEntry[] };
@@ -296,9 +298,9 @@ export function loadAssetSet(dir: string): AssetSet {
     const sha = sha256Hex(bytes);
     if (sha !== e.sha256) throw new FormatError(`${e.file}: SHA-256 ${sha} does not match the asset index's ${e.sha256}`);
     assets.set(e.key, readAssetKtx2(bytes, e.file));
-    ktx2.set(e.key, bytes);
+    if (opts.keepBytes) ktx2.set(e.key, bytes);
   }
-  return { dir, assets, index: new Map(idx.assets.map((e) => [e.key, e])), ktx2 };
+  return { dir, assets, index: new Map(idx.assets.map((e) => [e.key, e])), ...(opts.keepBytes ? { ktx2 } : {}) };
 }
 
 /** The decoded assets of `<dir>` (loadAssetSet's `assets`). */

@@ -39,11 +39,14 @@ export function defaultAssetsDir(): string {
   return join(projectRoot(), 'assets');
 }
 
-/** Loads the world's asset folder `dir`, building it first when missing or built from another world file. */
-export function ensureAssetSet(world: WorldConfig, dir = defaultAssetsDir(), ctx: ConfigContext = {}): AssetSet {
+/**
+ * Loads the world's asset folder `dir` (with each file's bytes when `keepBytes`: to embed them in a list), building
+ * it first when missing or built from another world file.
+ */
+export function ensureAssetSet(world: WorldConfig, dir = defaultAssetsDir(), ctx: ConfigContext = {}, opts: { keepBytes?: boolean } = {}): AssetSet {
   const hash = worldHash(world, ctx);
   if (assetWorldHash(dir) !== hash) buildAssets(world, dir, hash);
-  return loadAssetSet(dir);
+  return loadAssetSet(dir, opts);
 }
 
 /** The decoded assets of ensureAssetSet, keyed by id. */
@@ -58,9 +61,9 @@ export interface RunInputs {
 }
 
 /** Loads a request's run inputs (the asset folder default <root>/assets, built when missing or stale). */
-export function loadRunInputs(req: PipelineRequest, assetsDir = defaultAssetsDir(), ctx: ConfigContext = {}): RunInputs {
+export function loadRunInputs(req: PipelineRequest, assetsDir = defaultAssetsDir(), ctx: ConfigContext = {}, opts: { keepBytes?: boolean } = {}): RunInputs {
   const world = loadWorld(req.world, ctx);
-  return { world, assets: ensureAssetSet(world, assetsDir, ctx) };
+  return { world, assets: ensureAssetSet(world, assetsDir, ctx, opts) };
 }
 
 /**
