@@ -28,7 +28,7 @@ const assetsDir = () => join(projectRoot(), 'assets');
 
 function emit(id: string, size = SIZE, embedAssets = false): DrawList {
   const req = loadRequest(id, size);
-  const { world, assets } = loadRunInputs(req, assetsDir());
+  const { world, assets } = loadRunInputs(req, assetsDir(), {}, { keepBytes: embedAssets });
   return planDrawList(req, resolveRunConventions(req, world), assets, { world, size, embedAssets }).drawList;
 }
 

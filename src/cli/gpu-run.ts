@@ -49,7 +49,7 @@ export function emitRequestDrawList(
   req: PipelineRequest,
   opts: { embedAssets?: boolean; assetsDir?: string; config?: ConfigContext } = {},
 ): { plan: Plan; drawList: DrawList; assetsDir: string } {
-  const { world, assets } = loadRunInputs(req, opts.assetsDir, opts.config);
+  const { world, assets } = loadRunInputs(req, opts.assetsDir, opts.config, { keepBytes: opts.embedAssets });
   const { plan, drawList } = planDrawList(req, resolveRunConventions(req, world), assets, { world, size: req.size, embedAssets: opts.embedAssets });
   return { plan, drawList, assetsDir: assets.dir };
 }

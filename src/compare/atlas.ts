@@ -10,11 +10,10 @@
  * stage and at the first divergent stage (floats against floats, so code quantization does not hide sub-code
  * signatures); `namedFirst` says whether diagnose named the expected signature first (the confusion table).
  * [R] An ablation is an entry in ABLATIONS; adding one needs no code here. The pipeline is read-only to the atlas: each
- *     run is runPipeline's composition (plan → stamp selection → draw list → conventions written into the list → CPU
- *     executor) with the entry's options merged over the correct run's, except that the planning stages (plan, stamp
- *     selection, draw list emission) run once per distinct value of the convention groups they read
- *     (PLANNING_GROUPS) and the assets are loaded once. test/atlas.test.ts shows every ablation's fields and codes
- *     equal runPipeline's bit for bit.
+ *     run is runPipeline's composition (the run's conventions resolved once → planDrawList → CPU executor) with the
+ *     entry's options merged over the correct run's, except that the plan (a value) is made once per distinct value
+ *     of the convention groups planning reads (PLANNING_GROUPS) and the inputs are loaded once; every ablation's list
+ *     is emitted under its own conventions.
  * Reductions: per-stage sums of squared differences in float64, plain within a row and Neumaier-compensated across rows
  * (as the compare engine's float metrics, which the final and pre-encode comparisons use unchanged).
  */

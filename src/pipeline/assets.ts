@@ -364,15 +364,17 @@ export function assetWorldHash(dir: string): string {
 }
 
 /**
- * A loaded asset folder: the decoded assets, the index entries (file, SHA-256, kind) and each file's KTX2 bytes, keyed
- * by id. What planning and execution are given instead of a folder to read (they do no file I/O).
+ * A loaded asset folder: the decoded assets, the index entries (file, SHA-256, kind) and, when asked for (to embed
+ * them in a draw list), each file's KTX2 bytes, keyed by id. What planning and execution are given instead of a
+ * folder to read (they do no file I/O).
  */
 export interface AssetSet {
   /** The folder it was loaded from (named in messages only). */
   dir: string;
   assets: ReadonlyMap<string, HeightAsset>;
   index: ReadonlyMap<string, AssetIndexEntry>;
-  ktx2: ReadonlyMap<string, Uint8Array>;
+  /** Present when loaded with `keepBytes` ([R] not by default: a run does not hold the folder's bytes twice). */
+  ktx2?: ReadonlyMap<string, Uint8Array>;
 }
 
 /** Bytes an asset file of side `size` may have: its levels (under 4/3 of level 0) plus header and metadata. */
@@ -384,7 +386,7 @@ export function maxAssetBytes(size: number): number {
  * Loads every asset listed in `<dir>/index.json` through the hardened reader (regular files inside the folder, size
  * bounded by the index), checking each file's SHA-256 and that its decoded levels are the ones the index declares.
  */
-export function loadAssetSet(dir: string): AssetSet {
+export function loadAssetSet(dir: string, opts: { keepBytes?: boolean } = {}): AssetSet {
   const idx = readAssetIndex(dir);
   if (!idx) throw new FormatError(`${dir}: no asset index (run \`heightbench assets ${dir}\`)`);
   const assets = new Map<string, HeightAsset>();
@@ -400,9 +402,9 @@ export function loadAssetSet(dir: string): AssetSet {
       );
     }
     assets.set(e.key, a);
-    ktx2.set(e.key, bytes);
+    if (opts.keepBytes) ktx2.set(e.key, bytes);
   }
-  return { dir, assets, index: new Map(idx.assets.map((e) => [e.key, e])), ktx2 };
+  return { dir, assets, index: new Map(idx.assets.map((e) => [e.key, e])), ...(opts.keepBytes ? { ktx2 } : {}) };
 }
 
 /** The decoded assets of `<dir>` (loadAssetSet's `assets`). */

@@ -202,8 +202,8 @@ export function buildDrawList(plan: Plan, opts: DrawListOptions): DrawList {
       decode: { metresPerCode: a.decode.metresPerCode, offsetMetres: zero(a.decode.offsetMetres) },
     };
     if (opts.embedAssets) {
-      const bytes = opts.assets.ktx2.get(id);
-      if (!bytes) throw new FormatError(`${opts.assets.dir}: asset ${id} has no KTX2 bytes loaded`);
+      const bytes = opts.assets.ktx2?.get(id);
+      if (!bytes) throw new FormatError(`${opts.assets.dir}: asset ${id}: its KTX2 bytes were not loaded (load the folder with keepBytes to embed)`);
       entry.embedded = bytes.slice();
     }
     return entry;

@@ -37,12 +37,15 @@ export function worldHash(world: WorldConfig, ctx: ConfigContext = {}): string {
     .digest('hex');
 }
 
-/** Loads the world's asset folder `dir`, building it first when missing or built from another world file. */
-export function ensureAssetSet(world: WorldConfig, dir?: string, ctx: ConfigContext = {}): AssetSet {
+/**
+ * Loads the world's asset folder `dir` (with each file's bytes when `keepBytes`: to embed them in a list), building
+ * it first when missing or built from another world file.
+ */
+export function ensureAssetSet(world: WorldConfig, dir?: string, ctx: ConfigContext = {}, opts: { keepBytes?: boolean } = {}): AssetSet {
   dir ??= defaultAssetsDir(ctx);
   const hash = worldHash(world, ctx);
   if (assetWorldHash(dir) !== hash) buildAssets(world, dir, hash);
-  const set = loadAssetSet(dir);
+  const set = loadAssetSet(dir, opts);
   checkAssetsMatchWorld(world, new Map(set.assets), dir);
   return set;
 }
@@ -59,9 +62,9 @@ export interface RunInputs {
 }
 
 /** Loads a request's run inputs (the asset folder default <root>/assets, built when missing or stale). */
-export function loadRunInputs(req: PipelineRequest, assetsDir?: string, ctx: ConfigContext = {}): RunInputs {
+export function loadRunInputs(req: PipelineRequest, assetsDir?: string, ctx: ConfigContext = {}, opts: { keepBytes?: boolean } = {}): RunInputs {
   const world = loadWorld(req.world, ctx);
-  return { world, assets: ensureAssetSet(world, assetsDir, ctx) };
+  return { world, assets: ensureAssetSet(world, assetsDir, ctx, opts) };
 }
 
 /**
