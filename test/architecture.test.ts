@@ -136,6 +136,7 @@ const IO_EDGE = new Set([
   'pipeline/world.ts', // world files
   'pipeline/assets.ts', // the asset folder's builder and loader
   'pipeline/inputs.ts', // the run's loaders (world, assets, a list's asset files)
+  'pipeline/params.ts', // params.yaml, read once through the hardened reader
   'pipeline/outputs.ts', // the plan's JSON stage files
   'gpu/run.ts', // the Node entry of the GPU executor: reads the list's asset files for the hosts
   'gpu/dawn-host.ts', // the Dawn host (its native module)

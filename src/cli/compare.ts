@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { compareCodeSources, compareHeightfields, DEFAULT_STRADDLE_EPSILON_CODES, type CompareOptions, type ComparisonResult } from '../compare/compare.js';
 import { evaluateGates } from '../compare/gates.js';
-import { resultJson, summaryMarkdown, writeComparisonReport } from '../compare/report.js';
+import { REPORT_OWNED_NAMES, resultJson, summaryMarkdown, writeComparisonReport } from '../compare/report.js';
 import { DEFAULT_MASKS } from '../compare/regions.js';
 import { floatHeightfield, heightsOf, withRowDirection, type Heightfield } from '../core/heightfield.js';
 import { gridDifference, type GridDescription } from '../core/grid.js';
@@ -221,7 +221,8 @@ async function emit(
   ]);
   const meta = { generated, reference, gates, title: o.title, sharedPlotly: o.sharedPlotly, selfContained: o.selfContained, notes };
   // The report folder is written whole: staged, swapped in, one writer at a time (src/io/report-folder.ts).
-  if (o.report && fields) writeFolderWhole(o.report, (stage) => writeComparisonReport(stage, result, fields.gen, fields.ref, meta));
+  if (o.report && fields)
+    writeFolderWhole(o.report, (stage) => writeComparisonReport(stage, result, fields.gen, fields.ref, meta), { owned: REPORT_OWNED_NAMES });
   const diagnoser = o.diagnose && fields ? await import('../compare/diagnose.js') : null;
   const diagnosis = diagnoser && fields ? diagnoser.diagnose(fields.gen, fields.ref, { generatedFloat: fields.generatedFloat }) : undefined;
   if (o.json) io.out(`${JSON.stringify({ ...resultJson(result), gates, inputs, ...(diagnosis ? { diagnosis } : {}) }, null, 2)}\n`);

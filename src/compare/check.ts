@@ -12,7 +12,7 @@ import { inputPresent, readInputText } from '../io/read-input.js';
 import { writeFolderWhole } from '../io/report-folder.js';
 import { compareHeightfields, type ComparisonResult } from './compare.js';
 import { evaluateGates, normaliseGates, type GateOutcome, type Gates } from './gates.js';
-import { ReportStages, writeComparisonReport } from './report.js';
+import { REPORT_OWNED_NAMES, ReportStages, writeComparisonReport } from './report.js';
 import { displayCodes } from './report-maps.js';
 import { alignDumps, attributeRunFolders, type StageAttribution } from './attribution.js';
 import { floatHeightfield } from '../core/heightfield.js';
@@ -148,7 +148,7 @@ export function checkRun(
     if (a) notes.push(`Reference adapter: ${a.vendor} ${a.architecture} ${a.device} (${a.description}) via ${a.host}.`);
   }
   // The report folder is written whole: staged, swapped in, one writer at a time (src/io/report-folder.ts).
-  if (reportDir) writeFolderWhole(reportDir, (stage) => writeCheckReport(stage));
+  if (reportDir) writeFolderWhole(reportDir, (stage) => writeCheckReport(stage), { owned: REPORT_OWNED_NAMES });
   function writeCheckReport(reportDir: string): void {
     const flat: Record<string, number> = {};
     for (const s of stages) {

@@ -166,7 +166,8 @@ function marksToSpans(escaped: string): string {
 function histogramCell(prefix: string, h: Record<string, number>): string {
   const f = foldHistogram(h);
   const sign = (d: number) => (d > 0 ? `+${d}` : String(d));
-  const parts = f.bins.map((b) => `${sign(b.dq)}: ${M(`${prefix}histogram.${b.dq}`, String(b.count))}`);
+  // Whole-map bins are histogram.json's (data-metric histogram.N); mask bins are shown from the result itself.
+  const parts = f.bins.map((b) => `${sign(b.dq)}: ${prefix ? String(b.count) : M(`histogram.${b.dq}`, String(b.count))}`);
   const folded: string[] = [];
   if (f.below.count > 0) folded.push(`${f.below.count} px below −${f.limit} (${f.below.bins} bins, min ${f.below.minDq})`);
   if (f.above.count > 0) folded.push(`${f.above.count} px above +${f.limit} (${f.above.bins} bins, max +${f.above.maxDq})`);
@@ -735,6 +736,9 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   if (!meta.sharedPlotly && !meta.selfContained) written.push(join(dir, 'plotly.min.js'));
   return written;
 }
+
+/** What a comparison report writes that an earlier report in the same folder may have left (never carried over). */
+export const REPORT_OWNED_NAMES: readonly string[] = Object.freeze(['viewer', 'gallery', 'stages', 'first-divergence.png']);
 
 /** [R] Up to 200 pixels of |Δq| ≥ 4 (largest first) the viewer rings while zoomed out. */
 function outlierPixels(gen: Uint16Array, ref: Uint16Array, columns: number, diff: Int32Array): [number, number][] {

@@ -76,9 +76,10 @@ export function lockFolder(target: string): () => void {
   throw new UsageError(`${target}: could not take the report folder's lock ${lock} (other writers keep taking it)`);
 }
 
-/** Hard-links (or copies) every entry of `from` that `to` does not have into `to`. */
-function carryOver(from: string, to: string): void {
+/** Hard-links (or copies) every entry of `from` that `to` does not have into `to`, except the names `owned`. */
+function carryOver(from: string, to: string, owned: ReadonlySet<string>): void {
   for (const e of readdirSync(from)) {
+    if (owned.has(e)) continue; // the writer's own output: an earlier version of it is never carried
     const src = join(from, e);
     const dst = join(to, e);
     try {
@@ -102,9 +103,11 @@ function carryOver(from: string, to: string): void {
 
 /**
  * Writes a report folder whole: `build` writes into a staged sibling folder, which then replaces `target`
- * (see the header). Returns what `build` returns.
+ * (see the header). Entries of the old folder the new one lacks are kept, except `owned` names (what this writer
+ * produces — an earlier report's tiles or cards would only mislead). Returns what `build` returns.
  */
-export function writeFolderWhole<T>(target: string, build: (stage: string) => T): T {
+export function writeFolderWhole<T>(target: string, build: (stage: string) => T, opts: { owned?: readonly string[] } = {}): T {
+  const owned = new Set(opts.owned ?? []);
   const abs = resolve(target);
   try {
     const st = lstatSync(abs);
@@ -122,7 +125,7 @@ export function writeFolderWhole<T>(target: string, build: (stage: string) => T)
     try {
       const result = build(stage);
       try {
-        if (lstatSync(abs).isDirectory()) carryOver(abs, stage);
+        if (lstatSync(abs).isDirectory()) carryOver(abs, stage, owned);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
       }
