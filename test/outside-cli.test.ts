@@ -239,6 +239,11 @@ describe('hostile outside files through every command (exit 2, one line naming t
     writeFileSync(join(d, 'lie.tif'), tiffHeader(128, 128, 100));
     await refusedEverywhere(join(d, 'lie.tif'), /TIFF strip 0 holds 100 bytes, expected 32768/);
   });
+  it('mkdir-loops-on-procfs: compare --report into a file system that refuses new folders exits 2 promptly (it hung)', async () => {
+    const r = await cli('compare', join(d, 'pre-gdal.tif'), join(gen, 'pre-encode.r32'), '--report', '/proc/heightbench-report');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^heightbench: \/proc\/heightbench-report: no such file or folder \(ENOENT, mkdir\)\n$/);
+  }, 10_000);
   it('a FIFO, or a symbolic link to /dev/zero, named like a capture is refused by what it is, before a byte is read', async () => {
     const fifo = join(d, 'pipe.tif');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);

@@ -5,7 +5,8 @@
  * scale when a side is float; `heightmaps.png`: both maps side by side on the page's terrain scale). Every figure has a
  * title, axis names with units and a colour bar where colour carries a value. Every file is written atomically.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { mkdirTree } from '../io/fs-ops.js';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { sampleBilinear } from '../core/sampling.js';
@@ -233,7 +234,7 @@ export function verticalExaggeration(relief: number, width: number, target = 0.3
 export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Heightfield, ref: Heightfield, meta: ReportMeta): string[] {
   // Found before anything is written: a missing Plotly must not leave a report folder without its page.
   const plotlyFile = plotlyPath();
-  mkdirSync(dir, { recursive: true });
+  mkdirTree(dir);
   const written: string[] = [];
   const put = (name: string, data: string | Uint8Array) => {
     writeFileAtomic(join(dir, name), data);
@@ -339,7 +340,7 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   } else if (meta.sharedPlotly) {
     // One plotly.min.js shared by every report under a common folder: placed there once, linked relatively.
     if (!existsSync(meta.sharedPlotly)) {
-      mkdirSync(dirname(meta.sharedPlotly), { recursive: true });
+      mkdirTree(dirname(meta.sharedPlotly));
       copyFileSync(plotlyFile, meta.sharedPlotly);
     }
     plotly = { src: relative(dir, meta.sharedPlotly).split(sep).join('/') };

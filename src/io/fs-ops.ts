@@ -145,7 +145,7 @@ export function mkdirStep(path: string): void {
  * mkdir -p, one level at a time. [R] Not Node's `recursive: true`, which loops forever where a file system answers
  * ENOENT for a child of a folder that exists (procfs: `mkdir /proc/x`); here that ENOENT is thrown.
  */
-function mkdirTree(path: string): void {
+export function mkdirTree(path: string): void {
   try {
     mkdirSync(path);
   } catch (e) {
