@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readHeightfieldFile } from '../src/index.js';
+import { floatHeightfield, readHeightfieldFile, writeHeightfieldFile } from '../src/index.js';
 import { cli, tempDir } from './helpers.js';
 
 const py = join(process.cwd(), '.venv', 'bin', 'python');
@@ -140,6 +140,55 @@ print(a.dtype.str, a.shape, bool(np.array_equal(a, b)))
     const sc = JSON.parse(readFileSync(`${out}.json`, 'utf8'));
     expect(sc.container).toBe('npy');
     expect(readHeightfieldFile(join(gen, 'pre-encode.r32')).field.grid).toEqual(sc.grid);
+  });
+});
+
+describe('extent-rounding-in-geotiff-tags', () => {
+  // GeoTIFF tags give ymin as tiepoint − scale × rows: an extent of 0.3,0.7,10.1 comes back as ymin 0.6999999999999993
+  // (or …028). Exact comparison refused heightbench's own GeoTIFF beside its sidecar, a GDAL GeoTIFF against an .r32 of
+  // the same extent, and a correctly stated --extent.
+  it('GDAL and heightbench GeoTIFFs of a non-dyadic extent agree with the sidecar, the .r32 and --extent stated in decimals', async () => {
+    const r32 = join(d, 'odd.r32');
+    const grid = {
+      xmin: 0.3,
+      ymin: 0.7,
+      sizeX: 10.1,
+      sizeY: 10.1,
+      columns: 100,
+      rows: 100,
+      convention: 'texel-centre' as const,
+      rowDirection: 'row0-at-ymax' as const,
+    };
+    writeHeightfieldFile(
+      r32,
+      floatHeightfield(
+        grid,
+        Float32Array.from({ length: 100 * 100 }, (_, i) => Math.sin(i / 17) * 30),
+      ),
+    );
+    const ours = join(d, 'odd-ours.tif');
+    expect((await cli('convert', r32, ours)).code).toBe(0);
+    const back = await cli('info', ours, '--json');
+    expect(back.err).toBe('');
+    expect(back.code).toBe(0);
+    expect(JSON.parse(back.out).grid).toMatchObject({ xmin: 0.3, ymin: 0.7, sizeX: 10.1, sizeY: 10.1 });
+    python(`
+import numpy as np, rasterio
+from rasterio.transform import from_origin
+a = np.fromfile('odd.r32', '<f4').reshape(100, 100)
+with rasterio.open('odd-gdal.tif', 'w', driver='GTiff', width=100, height=100, count=1, dtype='float32',
+                   transform=from_origin(0.3, 0.7 + 10.1, 0.101, 0.101)) as ds:
+    ds.write(a, 1)
+`);
+    const gdal = join(d, 'odd-gdal.tif');
+    const c = await cli('compare', gdal, r32, '--json');
+    expect(c.err).toBe('');
+    expect(c.code).toBe(0);
+    expect(JSON.parse(c.out).exactPercent).toBe(100);
+    expect((await cli('info', gdal, '--extent', '0.3,0.7,10.1')).code).toBe(0);
+    const off = await cli('info', gdal, '--extent', '0.3,0.71,10.1');
+    expect(off.code).toBe(2);
+    expect(off.err).toMatch(/--extent 0\.3,0\.71,10\.1,10\.1 contradicts the file's/);
   });
 });
 
