@@ -226,3 +226,14 @@ describe('import-over-a-corrupt-imports-json', () => {
     }
   });
 });
+
+describe('mkdir-loops-on-procfs', () => {
+  // Node's mkdirSync({ recursive: true }) never returns where a file system answers ENOENT for a child of a folder
+  // that exists (procfs); the staged folder of --out /proc/… hung import for good.
+  it('an --out on a file system that refuses new folders is refused with exit 2, promptly', async () => {
+    const base = bareNorthUp('base.r32', 'proc-cap.r32');
+    const r = await cli('import', base, '--stage', 'base', '--extent', extent, '--row-direction', 'row0-at-ymax', '--out', '/proc/heightbench-run');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^heightbench: \/proc\/\.heightbench-run\.stage-[^\n]*: no such file or folder \(ENOENT, mkdir\)\n$/);
+  }, 10_000);
+});

@@ -4,10 +4,10 @@
  * writes as .npy is read back by numpy with the same values.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readHeightfieldFile } from '../src/index.js';
+import { floatHeightfield, readHeightfieldFile, writeHeightfieldFile } from '../src/index.js';
 import { cli, tempDir } from './helpers.js';
 
 const py = join(process.cwd(), '.venv', 'bin', 'python');
@@ -140,5 +140,166 @@ print(a.dtype.str, a.shape, bool(np.array_equal(a, b)))
     const sc = JSON.parse(readFileSync(`${out}.json`, 'utf8'));
     expect(sc.container).toBe('npy');
     expect(readHeightfieldFile(join(gen, 'pre-encode.r32')).field.grid).toEqual(sc.grid);
+  });
+});
+
+describe('extent-rounding-in-geotiff-tags', () => {
+  // GeoTIFF tags give ymin as tiepoint − scale × rows: an extent of 0.3,0.7,10.1 comes back as ymin 0.6999999999999993
+  // (or …028). Exact comparison refused heightbench's own GeoTIFF beside its sidecar, a GDAL GeoTIFF against an .r32 of
+  // the same extent, and a correctly stated --extent.
+  it('GDAL and heightbench GeoTIFFs of a non-dyadic extent agree with the sidecar, the .r32 and --extent stated in decimals', async () => {
+    const r32 = join(d, 'odd.r32');
+    const grid = {
+      xmin: 0.3,
+      ymin: 0.7,
+      sizeX: 10.1,
+      sizeY: 10.1,
+      columns: 100,
+      rows: 100,
+      convention: 'texel-centre' as const,
+      rowDirection: 'row0-at-ymax' as const,
+    };
+    writeHeightfieldFile(
+      r32,
+      floatHeightfield(
+        grid,
+        Float32Array.from({ length: 100 * 100 }, (_, i) => Math.sin(i / 17) * 30),
+      ),
+    );
+    const ours = join(d, 'odd-ours.tif');
+    expect((await cli('convert', r32, ours)).code).toBe(0);
+    const back = await cli('info', ours, '--json');
+    expect(back.err).toBe('');
+    expect(back.code).toBe(0);
+    expect(JSON.parse(back.out).grid).toMatchObject({ xmin: 0.3, ymin: 0.7, sizeX: 10.1, sizeY: 10.1 });
+    python(`
+import numpy as np, rasterio
+from rasterio.transform import from_origin
+a = np.fromfile('odd.r32', '<f4').reshape(100, 100)
+with rasterio.open('odd-gdal.tif', 'w', driver='GTiff', width=100, height=100, count=1, dtype='float32',
+                   transform=from_origin(0.3, 0.7 + 10.1, 0.101, 0.101)) as ds:
+    ds.write(a, 1)
+`);
+    const gdal = join(d, 'odd-gdal.tif');
+    const c = await cli('compare', gdal, r32, '--json');
+    expect(c.err).toBe('');
+    expect(c.code).toBe(0);
+    expect(JSON.parse(c.out).exactPercent).toBe(100);
+    expect((await cli('info', gdal, '--extent', '0.3,0.7,10.1')).code).toBe(0);
+    const off = await cli('info', gdal, '--extent', '0.3,0.71,10.1');
+    expect(off.code).toBe(2);
+    expect(off.err).toMatch(/--extent 0\.3,0\.71,10\.1,10\.1 contradicts the file's/);
+  });
+});
+
+/** A DX10 DDS header (Microsoft's DDS_HEADER + DDS_HEADER_DXT10 layout) for R16_UNORM, followed by `data` bytes. */
+function ddsHeader(w: number, h: number, data: number): Buffer {
+  const b = Buffer.alloc(4 + 124 + 20);
+  b.writeUInt32LE(0x20534444, 0); // "DDS "
+  b.writeUInt32LE(124, 4);
+  b.writeUInt32LE(0x1 | 0x2 | 0x4 | 0x1000, 8); // CAPS | HEIGHT | WIDTH | PIXELFORMAT
+  b.writeUInt32LE(h, 12);
+  b.writeUInt32LE(w, 16);
+  b.writeUInt32LE(1, 28); // mip count
+  b.writeUInt32LE(32, 76); // DDS_PIXELFORMAT.dwSize
+  b.writeUInt32LE(0x4, 80); // DDPF_FOURCC
+  b.writeUInt32LE(0x30315844, 84); // "DX10"
+  b.writeUInt32LE(0x1000, 108); // DDSCAPS_TEXTURE
+  b.writeUInt32LE(56, 128); // DXGI_FORMAT_R16_UNORM
+  b.writeUInt32LE(3, 132); // DDS_DIMENSION_TEXTURE2D
+  b.writeUInt32LE(1, 140); // array size
+  return Buffer.concat([b, Buffer.alloc(data, 7)]);
+}
+
+/** A .npy v1.0 file whose header states `shape`, followed by `data` bytes (numpy's documented layout). */
+function npyHeader(shape: string, data: number): Buffer {
+  let h = `{'descr': '<f4', 'fortran_order': False, 'shape': ${shape}, }`;
+  h += ' '.repeat((64 - ((10 + h.length + 1) % 64)) % 64) + '\n';
+  const pre = Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, h.length & 0xff, h.length >> 8]);
+  return Buffer.concat([pre, Buffer.from(h, 'latin1'), Buffer.alloc(data, 1)]);
+}
+
+/** A little-endian baseline TIFF with one uncompressed strip of `data` bytes, declaring w × h uint16 samples. */
+function tiffHeader(w: number, h: number, data: number): Buffer {
+  const tags: [number, number, number][] = [
+    [256, 4, w],
+    [257, 4, h],
+    [258, 3, 16],
+    [259, 3, 1],
+    [262, 3, 1],
+    [273, 4, 0],
+    [277, 3, 1],
+    [278, 4, h],
+    [279, 4, data],
+  ];
+  const start = 8 + 2 + tags.length * 12 + 4;
+  const b = Buffer.alloc(start + data, 3);
+  b.write('II', 0, 'latin1');
+  b.writeUInt16LE(42, 2);
+  b.writeUInt32LE(8, 4);
+  b.writeUInt16LE(tags.length, 8);
+  tags.forEach(([tag, type, v], i) => {
+    const o = 10 + i * 12;
+    b.writeUInt16LE(tag, o);
+    b.writeUInt16LE(type, o + 2);
+    b.writeUInt32LE(1, o + 4);
+    if (type === 3) b.writeUInt16LE(v, o + 8);
+    else b.writeUInt32LE(tag === 273 ? start : v, o + 8);
+  });
+  return b;
+}
+
+describe('hostile outside files through every command (exit 2, one line naming the value)', () => {
+  const commands = (f: string): string[][] => [
+    ['info', f],
+    ['compare', f, join(gen, 'final.r16'), '--assume-defaults', '--range', '-500,500'],
+    ['diagnose', f, join(gen, 'final.r16'), '--assume-defaults', '--range', '-500,500'],
+    ['convert', f, join(d, 'hostile-out.r32')],
+    ['import', f, '--stage', 'final', '--out', join(d, 'hostile-run'), '--assume-defaults', '--range', '-500,500'],
+  ];
+  async function refusedEverywhere(f: string, message: RegExp): Promise<void> {
+    for (const argv of commands(f)) {
+      const r = await cli(...argv);
+      expect(r.code, `${argv.join(' ')}: ${r.err}`).toBe(2);
+      expect(r.err, argv.join(' ')).toMatch(/^heightbench: (?!internal error)[^\n]+\n$/);
+      expect(r.err, argv.join(' ')).toMatch(message);
+    }
+    expect(existsSync(join(d, 'hostile-out.r32'))).toBe(false);
+    expect(existsSync(join(d, 'hostile-run'))).toBe(false);
+  }
+  it('declared-2^20-squared: a DDS, .npy or TIFF declaring 1048576 × 1048576 with 64 bytes present is refused before allocating', async () => {
+    const before = process.memoryUsage().rss;
+    const cases: [string, Buffer, RegExp][] = [
+      ['huge.dds', ddsHeader(1 << 20, 1 << 20, 64), /1048576×1048576 = 1099511627776 pixels exceeds the limit of 268435456/],
+      ['huge.npy', npyHeader('(1048576, 1048576)', 64), /shape \(1048576, 1048576\) = 1099511627776 samples exceeds the limit of 268435456/],
+      ['huge.tif', tiffHeader(1 << 20, 1 << 20, 64), /TIFF 1048576x1048576 = 1099511627776 samples, over the limit of 268435456/],
+    ];
+    for (const [name, bytes, message] of cases) {
+      writeFileSync(join(d, name), bytes);
+      await refusedEverywhere(join(d, name), message);
+    }
+    expect(process.memoryUsage().rss - before).toBeLessThan(512 << 20);
+  });
+  it('a header that lies about the bytes present is refused naming both counts', async () => {
+    writeFileSync(join(d, 'lie.npy'), npyHeader('(128, 128)', 100));
+    await refusedEverywhere(join(d, 'lie.npy'), /shape \(128, 128\) of <f4 needs 65536 bytes after the 128-byte header, the file has 100/);
+    writeFileSync(join(d, 'lie.dds'), ddsHeader(128, 128, 100));
+    await refusedEverywhere(join(d, 'lie.dds'), /truncated/);
+    writeFileSync(join(d, 'lie.tif'), tiffHeader(128, 128, 100));
+    await refusedEverywhere(join(d, 'lie.tif'), /TIFF strip 0 holds 100 bytes, expected 32768/);
+  });
+  it('mkdir-loops-on-procfs: compare --report into a file system that refuses new folders exits 2 promptly (it hung)', async () => {
+    const r = await cli('compare', join(d, 'pre-gdal.tif'), join(gen, 'pre-encode.r32'), '--report', '/proc/heightbench-report');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^heightbench: \/proc\/heightbench-report: no such file or folder \(ENOENT, mkdir\)\n$/);
+  }, 10_000);
+  it('a FIFO, or a symbolic link to /dev/zero, named like a capture is refused by what it is, before a byte is read', async () => {
+    const fifo = join(d, 'pipe.tif');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    await refusedEverywhere(fifo, /pipe\.tif: is a FIFO \(named pipe\), expected a regular file/);
+    for (const name of ['zero.npy', 'zero.dds', 'zero.exr']) {
+      symlinkSync('/dev/zero', join(d, name));
+      await refusedEverywhere(join(d, name), /is a character device, expected a regular file/);
+    }
   });
 });

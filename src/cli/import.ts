@@ -17,19 +17,18 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, lstatSync, readdirSync, readlinkSync, readSync, statSync } from 'node:fs';
 import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { STAGES } from '../conventions/index.js';
 import { floatHeightfield, heightsOf, withRowDirection, type Heightfield } from '../core/heightfield.js';
-import { FileSystemError, FormatError, MismatchError, UsageError } from '../errors.js';
+import { FileSystemError, fileSystemMessage, FormatError, isFileSystemErrno, MismatchError, UsageError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { defaultSwapNames, makeStage, recoverFolder, removeStale, swapFolderIn } from '../io/folder-swap.js';
 import { readHeightfieldFileAsync, writeHeightfieldFile, containerForPath } from '../io/heightfield-file.js';
 import { checkArray, checkObject, checkString, parseJson } from '../io/json-check.js';
-import { readInputFile, readInputText } from '../io/read-input.js';
-import { MAX_FIELD_PIXELS } from '../io/limits.js';
+import { openRegular, readInputText } from '../io/read-input.js';
 import { packageRoot } from '../pipeline/request.js';
 import { parseExtent, parsePath, parseRange } from './args.js';
 import { addInputFlags, readSettingsFrom, type InputFlags } from './input-flags.js';
@@ -164,11 +163,28 @@ function stageFieldOf(c: Capture, f: Heightfield): { field: Heightfield; note: s
   return { field: f, note: null };
 }
 
+/**
+ * The SHA-256 of a capture, read in 1 MiB chunks (a regular file only, as every input): memory stays at one chunk
+ * whatever the capture's size, which the decoder has already bounded.
+ */
 function sha256OfFile(path: string): string {
-  // Bounded like every input: the largest field of 8-byte samples in four channels plus headers.
-  return createHash('sha256')
-    .update(readInputFile(path, MAX_FIELD_PIXELS * 32 + (64 << 20)))
-    .digest('hex');
+  const { fd } = openRegular(path);
+  try {
+    const hash = createHash('sha256');
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    for (let pos = 0; ;) {
+      const got = readSync(fd, chunk, 0, chunk.length, pos);
+      if (got === 0) break;
+      hash.update(chunk.subarray(0, got));
+      pos += got;
+    }
+    return hash.digest('hex');
+  } catch (e) {
+    if (isFileSystemErrno(e)) throw new FileSystemError(fileSystemMessage(e));
+    throw e;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 interface ImportRecord {

@@ -8,7 +8,8 @@
  * differences in mm) and `first-divergence.png`. Every Plotly figure has a title, axis names with units and a colour
  * bar where colour carries a value. Every file is written atomically.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirTree } from '../io/fs-ops.js';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { sampleBilinear } from '../core/sampling.js';
@@ -472,11 +473,11 @@ export class ReportStages {
 export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Heightfield, ref: Heightfield, meta: ReportMeta): string[] {
   // Found before anything is written: a missing Plotly must not leave a report folder without its page.
   const plotlyFile = plotlyPath();
-  mkdirSync(dir, { recursive: true });
+  mkdirTree(dir);
   const written: string[] = [];
   const pictures = new Map<string, Uint8Array>();
   const put = (name: string, data: string | Uint8Array) => {
-    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    mkdirTree(dirname(join(dir, name)));
     writeFileAtomic(join(dir, name), data);
     written.push(join(dir, name));
     if (typeof data !== 'string' && name.endsWith('.png')) pictures.set(name, data);

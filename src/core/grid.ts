@@ -165,10 +165,33 @@ export function sampleSpacing(g: GridDescription): { dx: number; dy: number } {
   return { dx, dy };
 }
 
-/** Names the first field in which two descriptions differ, with both values; null when they describe the same grid. */
+/** Relative tolerance of extentsAgree: far below a texel of the largest grid (2^20 texels a side), far above rounding. */
+export const EXTENT_TOLERANCE = 1e-9;
+
+/**
+ * Whether two statements of an extent agree [R]: each of xmin, ymin, sizeX, sizeY within EXTENT_TOLERANCE of the
+ * largest coordinate involved. Exact equality would refuse the same extent stated two ways — GeoTIFF tags give ymin
+ * as tiepoint − scale × rows, so a sidecar's 0.7 comes back from GDAL's tags as 0.6999999999999993.
+ */
+export function extentsAgree(
+  a: { xmin: number; ymin: number; sizeX: number; sizeY: number },
+  b: { xmin: number; ymin: number; sizeX: number; sizeY: number },
+): boolean {
+  let scale = 1e-300;
+  for (const e of [a, b]) scale = Math.max(scale, Math.abs(e.xmin), Math.abs(e.ymin), Math.abs(e.xmin + e.sizeX), Math.abs(e.ymin + e.sizeY));
+  const tol = EXTENT_TOLERANCE * scale;
+  return Math.abs(a.xmin - b.xmin) <= tol && Math.abs(a.ymin - b.ymin) <= tol && Math.abs(a.sizeX - b.sizeX) <= tol && Math.abs(a.sizeY - b.sizeY) <= tol;
+}
+
+/**
+ * Names the first field in which two descriptions differ, with both values; null when they describe the same grid
+ * (the extent agreeing within extentsAgree's rounding tolerance, every other field equal).
+ */
 export function gridDifference(a: GridDescription, b: GridDescription): string | null {
   const keys: (keyof GridDescription)[] = ['columns', 'rows', 'xmin', 'ymin', 'sizeX', 'sizeY', 'convention', 'rowDirection'];
+  const extentSame = extentsAgree(a, b);
   for (const k of keys) {
+    if ((k === 'xmin' || k === 'ymin' || k === 'sizeX' || k === 'sizeY') && extentSame) continue;
     if (a[k] !== b[k]) return `${k}: ${show(a[k])} vs ${show(b[k])}`;
   }
   return null;

@@ -7,7 +7,8 @@
  *  - mode 'crash': that step and every later one fail, clean-up included — what a kill (or power loss) leaves.
  * Without a fault plan the steps are plain Node calls.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 export type FsStepKind = 'write' | 'rename' | 'unlink' | 'rm' | 'mkdir' | 'fsync-dir';
 
@@ -149,7 +150,24 @@ export function rmTreeStep(path: string): void {
 
 export function mkdirStep(path: string): void {
   before({ kind: 'mkdir', path });
-  mkdirSync(path, { recursive: true });
+  mkdirTree(path);
+}
+
+/**
+ * mkdir -p, one level at a time. [R] Not Node's `recursive: true`, which loops forever where a file system answers
+ * ENOENT for a child of a folder that exists (procfs: `mkdir /proc/x`); here that ENOENT is thrown.
+ */
+export function mkdirTree(path: string): void {
+  try {
+    mkdirSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' && statSync(path).isDirectory()) return;
+    const parent = dirname(path);
+    if (code !== 'ENOENT' || parent === path || existsSync(parent)) throw e;
+    mkdirTree(parent);
+    mkdirSync(path);
+  }
 }
 
 /** Flushes a folder's entries (the renames in it) to disk; best effort where the platform cannot. */

@@ -15,7 +15,16 @@
  *    require stated conventions (info, convert) or the user said --assume-defaults; compare, check and diagnose refuse,
  *    naming what is missing and the flags that give it.
  */
-import { DEFAULT_RANGE, DOMAIN_SIZE, DOMAIN_XMIN, type GridDescription, type HeightRange, type RowDirection, type SampleConvention } from '../core/grid.js';
+import {
+  DEFAULT_RANGE,
+  DOMAIN_SIZE,
+  DOMAIN_XMIN,
+  extentsAgree,
+  type GridDescription,
+  type HeightRange,
+  type RowDirection,
+  type SampleConvention,
+} from '../core/grid.js';
 import { basename } from 'node:path';
 import { MismatchError, UsageError } from '../errors.js';
 import type { Sidecar } from './sidecar.js';
@@ -84,6 +93,11 @@ function extentText(e: Extent): string {
   return `${e.xmin},${e.ymin},${e.sizeX},${e.sizeY}`;
 }
 
+/** Whether two statements of an extent agree (core/grid.ts extentsAgree: within rounding, far below a texel). */
+export function sameExtent(a: Extent, b: Extent): boolean {
+  return extentsAgree(a, b);
+}
+
 /**
  * Resolves the grid and encoding of a file without sidecar (see the header for the rules). `samples` says whether
  * the stored samples are integers (whose meaning must be stated) or floats (heights in metres).
@@ -103,7 +117,7 @@ export function resolveInputConventions(
   let extent: Extent;
   let extentOrigin: ConventionOrigin;
   if (file.extent) {
-    if (flags.extent && extentText(flags.extent) !== extentText(file.extent.value)) {
+    if (flags.extent && !sameExtent(flags.extent, file.extent.value)) {
       throw new MismatchError(`${path}: --extent ${extentText(flags.extent)} contradicts the file's ${extentText(file.extent.value)} (${file.extent.why})`);
     }
     extent = file.extent.value;
@@ -286,7 +300,7 @@ export function checkConventionFlagsAgainstSidecar(path: string, sc: Sidecar, s:
       `${path}: --encoding ${s.encoding} contradicts the sidecar, whose samples are ${sidecarEncoding === 'unorm16' ? 'UNORM16 codes' : 'float32 heights in metres'}`,
     );
   }
-  if (s.extent && extentText(s.extent) !== extentText(g)) {
+  if (s.extent && !sameExtent(s.extent, g)) {
     throw new MismatchError(`${path}: --extent ${extentText(s.extent)} contradicts the sidecar's ${extentText(g)} (xmin,ymin,sizeX,sizeY)`);
   }
   if (s.rowDirection && s.rowDirection !== g.rowDirection) {

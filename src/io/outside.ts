@@ -31,6 +31,7 @@ import { makeSidecar, readSidecarFor, sidecarPathFor, sidecarText, unorm16Encodi
 import {
   checkConventionFlagsAgainstSidecar,
   resolveInputConventions,
+  sameExtent,
   sidecarSources,
   type FileConventions,
   type ResolvedConventions,
@@ -100,7 +101,7 @@ function fromSidecar(path: string, sc: Sidecar, r: DecodedRaster, s: ReadSetting
   const g = sc.grid;
   if (file.extent) {
     const a = file.extent.value;
-    if (a.xmin !== g.xmin || a.ymin !== g.ymin || a.sizeX !== g.sizeX || a.sizeY !== g.sizeY) {
+    if (!sameExtent(a, g)) {
       throw new MismatchError(
         `${path}: the sidecar's extent ${g.xmin},${g.ymin},${g.sizeX},${g.sizeY} contradicts the file's ${a.xmin},${a.ymin},${a.sizeX},${a.sizeY}`,
       );
