@@ -13,7 +13,7 @@ import { EXIT_GATE, LimitError, MismatchError } from '../errors.js';
 import { readHeightfieldFileAsync, startReadingHeightfieldFiles, type LoadedHeightfield, type ReadSettings } from '../io/heightfield-file.js';
 import { outsideContainerFor } from '../io/outside.js';
 import { sidecarSources, type ConventionSources } from '../io/input-conventions.js';
-import { addInputFlags, conventionLines, defaultsWarning, readSettingsFrom, settingsPerInput, type InputFlags } from './input-flags.js';
+import { addInputFlags, conventionLines, readSettingsFrom, settingsPerInput, warnDefaults, type InputFlags } from './input-flags.js';
 import { openR16Stream } from '../io/r16-stream.js';
 import { parseNonNegativeNumber, parseNumber, parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
 import type { CliIO, CommandInstaller } from './io.js';
@@ -207,13 +207,10 @@ async function emit(
   fields: Analysis | null,
   inputs: { generated: ConventionSources; reference: ConventionSources },
 ): Promise<number> {
-  for (const [label, path, c] of [
+  warnDefaults(io, [
     ['generated', generated, inputs.generated],
     ['reference', reference, inputs.reference],
-  ] as const) {
-    const w = defaultsWarning(label, path, c);
-    if (w) io.err(w);
-  }
+  ]);
   const gates = evaluateGates(result, { minExact: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm, maxNonFinite: o.maxNonfinite });
   const notes = conventionLines([
     { label: 'generated side', conventions: inputs.generated },

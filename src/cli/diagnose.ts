@@ -8,7 +8,7 @@ import { diagnose, diagnosisText, DEFAULT_EDGE_BAND, DEFAULT_EXPLAINED_THRESHOLD
 import { gridDifference } from '../core/grid.js';
 import { MismatchError } from '../errors.js';
 import { readHeightfieldFileAsync, type ReadSettings } from '../io/heightfield-file.js';
-import { addInputFlags, conventionLines, defaultsWarning, readSettingsFrom, settingsPerInput, type InputFlags } from './input-flags.js';
+import { addInputFlags, conventionLines, readSettingsFrom, settingsPerInput, warnDefaults, type InputFlags } from './input-flags.js';
 import type { ConventionSources } from '../io/input-conventions.js';
 import { parseNumber } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
@@ -72,13 +72,10 @@ export const installDiagnose: CommandInstaller = (program: Command, io: CliIO) =
     .option('--threshold <r2>', `R² below which nothing is said to explain Δ (default ${DEFAULT_EXPLAINED_THRESHOLD})`, parseNumber);
   addInputFlags(cmd).action(async (g: string, r: string, opts: DiagnoseCliOptions) => {
     const { diagnosis, inputs } = await diagnoseFiles(g, r, opts);
-    for (const [label, path, c] of [
+    warnDefaults(io, [
       ['generated', g, inputs.generated],
       ['reference', r, inputs.reference],
-    ] as const) {
-      const w = defaultsWarning(label, path, c);
-      if (w) io.err(w);
-    }
+    ]);
     const lines = conventionLines([
       { label: 'generated side', conventions: inputs.generated },
       { label: 'reference', conventions: inputs.reference },

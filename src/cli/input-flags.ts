@@ -81,6 +81,14 @@ export function defaultsWarning(label: string, path: string, c: ConventionSource
   return taken.length ? `heightbench: ${label} ${path}: ${why}; took ${taken.join('; ')}\n` : null;
 }
 
+/** Says on stderr, per side of a two-file command, which of heightbench's defaults a file without sidecar took. */
+export function warnDefaults(io: { err(text: string): void }, sides: readonly (readonly [string, string, ConventionSources])[]): void {
+  for (const [label, path, c] of sides) {
+    const w = defaultsWarning(label, path, c);
+    if (w) io.err(w);
+  }
+}
+
 /** Markdown lines naming each side's conventions and where they came from. */
 export function conventionLines(sides: readonly { label: string; conventions: ConventionSources }[]): string[] {
   return sides.map(

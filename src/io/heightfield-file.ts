@@ -491,6 +491,12 @@ export function writeHeightfieldFile(path: string, field: Heightfield, s: WriteS
     sidecarFields = { container, endian, grid: codes.grid, encoding: unorm16Encoding(codes.range) };
   }
   const sidecar = makeSidecar(path, payload, { ...sidecarFields, stage: s.stage, request: s.request, notes: s.notes, adapter: s.adapter });
+  writePayloadWithSidecar(path, payload, sidecar);
+  return { path, sidecar, encodeCounts };
+}
+
+/** Writes a payload and its sidecar as one atomic pair (src/io/atomic.ts), for every container heightbench writes. */
+export function writePayloadWithSidecar(path: string, payload: Uint8Array, sidecar: Sidecar): void {
   writeFilePairAtomic(path, payload, sidecar.payload.sha256, sidecarPathFor(path), sidecarText(sidecar), () => {
     try {
       return readSidecarFor(path)?.payload.sha256 ?? null;
@@ -498,7 +504,6 @@ export function writeHeightfieldFile(path: string, field: Heightfield, s: WriteS
       return null;
     }
   });
-  return { path, sidecar, encodeCounts };
 }
 
 function r32SidecarFields(grid: GridDescription) {

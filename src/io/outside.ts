@@ -26,8 +26,7 @@ import { DEFAULT_RANGE, type GridDescription, type HeightRange } from '../core/g
 import { FormatError, MismatchError } from '../errors.js';
 import { MAX_FIELD_PIXELS } from './limits.js';
 import { readInputFile } from './read-input.js';
-import { writeFilePairAtomic } from './atomic.js';
-import { makeSidecar, readSidecarFor, sidecarPathFor, sidecarText, unorm16Encoding, verifyPayload, type Sidecar } from './sidecar.js';
+import { makeSidecar, readSidecarFor, sidecarPathFor, unorm16Encoding, verifyPayload, type Sidecar } from './sidecar.js';
 import {
   checkConventionFlagsAgainstSidecar,
   resolveInputConventions,
@@ -243,12 +242,7 @@ export async function writeOutsideFile(path: string, container: OutsideContainer
     notes: s.notes,
     adapter: s.adapter,
   });
-  writeFilePairAtomic(path, payload, sidecar.payload.sha256, sidecarPathFor(path), sidecarText(sidecar), () => {
-    try {
-      return readSidecarFor(path)?.payload.sha256 ?? null;
-    } catch {
-      return null;
-    }
-  });
+  const { writePayloadWithSidecar } = await import('./heightfield-file.js');
+  writePayloadWithSidecar(path, payload, sidecar);
   return { path, sidecar, encodeCounts };
 }
