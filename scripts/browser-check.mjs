@@ -318,10 +318,13 @@ async function checkReportViewer(page, p, m, label) {
 
 /** A report copied out of reports/ (no plotly.min.js beside it) must say that Plotly did not load, not show blank boxes. */
 async function checkCopiedOut(browser, p) {
+  // Two fresh folders deep: the page's ../plotly.min.js must resolve to nothing, whatever the temporary folder holds.
   const d = mkdtempSync(join(tmpdir(), 'hb-copied-'));
+  const inner = join(d, 'copy');
+  mkdirSync(inner);
   try {
-    copyFileSync(p.path, join(d, 'index.html'));
-    const { context, page, errors, network } = await open(browser, join(d, 'index.html'));
+    copyFileSync(p.path, join(inner, 'index.html'));
+    const { context, page, errors, network } = await open(browser, join(inner, 'index.html'));
     // A report page loads Plotly after its maps are drawn: the message comes when that load fails.
     await page.waitForSelector('#plotly-missing', { state: 'visible', timeout: 10000 }).catch(() => undefined);
     const shown = await page.isVisible('#plotly-missing');

@@ -63,7 +63,8 @@ def main(argv):
             "rerun those stages (make reproduce) and commit dvc.lock"
         )
     # A command changed in dvc.yaml (DVC reruns the stage) is stale too.
-    stages = [s for s in repo.index.stages if not only or s.addressing in only]
+    # The root dvc.yaml's stages only: another dvc.yaml (examples/…) keeps its own dvc.lock beside it, checked where it runs.
+    stages = [s for s in repo.index.stages if ":" not in s.addressing and (not only or s.addressing in only)]
     changed_cmd = sorted(
         s.addressing for s in stages if s.addressing in lock.get("stages", {}) and s.cmd != lock["stages"][s.addressing].get("cmd")
     )

@@ -213,7 +213,7 @@ describe('heightbench atlas tundra-r19 --size 128', () => {
     for (const m of ['innerDisk', 'centralWindow', 'blendRing', 'outsideRing']) expect(html).toContain(`<th colspan="3">${m}</th>`);
     expect(html).toContain('<div id="radial"');
     expect(html).toContain('<div id="stages"');
-    expect(html).toMatch(/href="[^"]*README\.md#diagnosing-a-difference/);
+    expect(html).toMatch(/href="[^"]*docs\/atlas-and-diagnose\.md#diagnosing-a-difference/);
     expect(html).toContain('test/diagnose.test.ts');
     expect(existsSync(join(out, 'plotly.min.js'))).toBe(true);
     const m = JSON.parse(readFileSync(join(out, 'metrics.json'), 'utf8'));

@@ -24,7 +24,8 @@ describe('gate names', () => {
     const p = parse(readFileSync(join(root, 'params.yaml'), 'utf8')) as { gates: Record<string, number>; gpu: { gates: Record<string, number> } };
     for (const k of [...Object.keys(p.gates), ...Object.keys(p.gpu.gates)]) expect(GATE_NAMES).toContain(k);
     const help = (await cli('check', '--help')).out;
-    for (const k of GATE_NAMES) expect(help).toContain(`--${kebab(k)} `);
+    // The non-finite gate's flag is spelt --max-nonfinite (the name its issue gives); every other is the key in kebab case.
+    for (const k of GATE_NAMES) expect(help).toContain(`--${k === 'maxNonFinite' ? 'max-nonfinite' : kebab(k)} `);
     const dvc = readFileSync(join(root, 'dvc.yaml'), 'utf8');
     for (const m of dvc.matchAll(/--([a-z-]+) \$\{(?:gpu\.)?gates\.(\w+)\}/g)) expect(m[1]).toBe(kebab(m[2]));
   });

@@ -2,7 +2,14 @@
  * `heightbench/formats`: the raw codecs, without sidecars — R16 (little/big endian), R32 (float32), PNG16 (16-bit
  * greyscale; the decoder refuses hostile files before work) — and the atomic file writer (temp then rename). Most
  * users want readHeightfieldFile / writeHeightfieldFile from the package root, which read and write the sidecar too.
+ * The outside containers' decoders are here as pure functions over bytes (one band of stored samples, no conventions
+ * applied): DDS, OpenEXR, TIFF/GeoTIFF (asynchronous), NumPy .npy; and the GeoTIFF and .npy encoders.
  */
+export { decodeDds } from '../io/formats/dds.js';
+export { decodeExr, readExrHeader } from '../io/formats/exr.js';
+export { decodeTiff, encodeTiff } from '../io/formats/tiff.js';
+export { decodeNpy, encodeNpy } from '../io/formats/npy.js';
+export type { DecodedRaster, RasterGeoreference, RasterLimits, RasterSelection, RasterSampleType } from '../io/formats/raster.js';
 export { decodeR16, encodeR16, inferSquareR16Side } from '../io/r16.js';
 export { countNonFinite, decodeR32, encodeR32 } from '../io/r32.js';
 export { decodePng16, encodePng16, readPngHeader } from '../io/png16.js';

@@ -27,7 +27,7 @@ export function atlasCommand(request: string, o: AtlasCliOptions, io: CliIO): nu
   const t0 = performance.now();
   const atlas = buildAtlas(req, { precision: o.precision, config: io.config, onRun: (name, ms) => io.err(`atlas: ${name} ${Math.round(ms)} ms\n`) });
   const buildMs = performance.now() - t0;
-  writeAtlas(o.out, atlas, { sharedPlotly: o.sharedPlotly, readme: join(projectRoot(), 'README.md'), totalMs: buildMs });
+  writeAtlas(o.out, atlas, { sharedPlotly: o.sharedPlotly, readme: join(projectRoot(), 'docs', 'atlas-and-diagnose.md'), totalMs: buildMs });
   const totalMs = performance.now() - t0;
   if (o.json) {
     io.out(`${JSON.stringify({ ...atlasJson(atlas), timings: atlasTimings(atlas, totalMs), out: o.out, totalMs }, null, 2)}\n`);

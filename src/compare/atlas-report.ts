@@ -258,8 +258,8 @@ ${escapeHtml(e.label)}<br>max |Δ| ${num(e.map.maxAbsM * 1000)} mm · RMS ${num(
     .join('\n');
   const masks = maskRows(a);
   const readme = o.readmeHref
-    ? `<a href="${safeUrl(`${o.readmeHref}#diagnosing-a-difference-diagnose-compare---diagnose`)}">README.md, “Diagnosing a difference”</a>`
-    : 'README.md, “Diagnosing a difference”';
+    ? `<a href="${safeUrl(`${o.readmeHref}#diagnosing-a-difference-diagnose-compare---diagnose`)}">docs/atlas-and-diagnose.md, “Diagnosing a difference”</a>`
+    : 'docs/atlas-and-diagnose.md, “Diagnosing a difference”';
   const data = JSON.stringify(figureData(a)).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>heightbench ablation atlas: ${escapeHtml(a.request)} ${a.size}²</title>
