@@ -54,7 +54,8 @@ if (!process.argv.includes('--no-reproduce') && existsSync('dvc.yaml')) {
 // The worked example: a reconstruction heightbench did not make (numpy, rasterio), its captures imported as a reference
 // run and verified stage by stage by one dvc repro; the committed dvc.lock must be what this tree produces.
 if (!process.argv.includes('--no-reproduce') && existsSync('examples/external-reconstruction/dvc.yaml')) {
-  const ex = spawnSync('dvc', ['repro', 'examples/external-reconstruction/dvc.yaml'], { stdio: 'inherit' });
+  // --force: every stage runs from this tree, so the lock check below holds what the tree produces, not a cached run.
+  const ex = spawnSync('dvc', ['repro', '--force', 'examples/external-reconstruction/dvc.yaml'], { stdio: 'inherit' });
   report('examples/external-reconstruction: dvc repro imports the outside captures and verifies them stage by stage', ex.status === 0);
   const lock = spawnSync('git', ['diff', '--quiet', '--', 'examples/external-reconstruction/dvc.lock']);
   report('examples/external-reconstruction/dvc.lock as committed (every stage output hashes the same)', lock.status === 0);
