@@ -15,7 +15,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeDds, parseDdsHeader, widenFloat16 } from '../src/io/formats/dds.js';
 import type { DecodedRaster } from '../src/io/formats/raster.js';
 import { FormatError, LimitError } from '../src/errors.js';
-import { tempDir } from './helpers.js';
+import { readF64, sameValues, tempDir } from './helpers.js';
 
 const root = join(import.meta.dirname, '..');
 const python = join(root, '.venv', 'bin', 'python');
@@ -66,21 +66,7 @@ function fileOf(name: string): Uint8Array {
 }
 
 function expected(e: Expect): Float64Array {
-  const b = readFileSync(join(dir, e.file));
-  return new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
-}
-
-/** Same values, NaN equal to NaN and -0 distinct from +0. */
-function sameValues(got: ArrayLike<number>, want: ArrayLike<number>): void {
-  expect(got.length).toBe(want.length);
-  let bad = -1;
-  for (let i = 0; i < want.length; i++) {
-    if (!Object.is(got[i], want[i])) {
-      bad = i;
-      break;
-    }
-  }
-  expect(bad === -1 ? 'all equal' : `index ${bad}: got ${got[bad]}, want ${want[bad]}`).toBe('all equal');
+  return readF64(join(dir, e.file));
 }
 
 function decodeFails(bytes: Uint8Array, sel = {}, limits = LIMITS): Error {

@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeNpy, encodeNpy, parseNpyHeader } from '../src/io/formats/npy.js';
 import { FormatError, InputRangeError, LimitError } from '../src/errors.js';
-import { tempDir, testRandom } from './helpers.js';
+import { readF64, sameValues, tempDir, testRandom } from './helpers.js';
 
 const root = join(import.meta.dirname, '..');
 const python = join(root, '.venv', 'bin', 'python');
@@ -48,22 +48,7 @@ function fileOf(name: string): Uint8Array {
   return new Uint8Array(readFileSync(join(dir, cases.get(name)!.file)));
 }
 
-function f64(path: string): Float64Array {
-  const b = readFileSync(path);
-  return new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
-}
-
-function sameValues(got: ArrayLike<number>, want: ArrayLike<number>): void {
-  expect(got.length).toBe(want.length);
-  let bad = -1;
-  for (let i = 0; i < want.length; i++) {
-    if (!Object.is(got[i], want[i])) {
-      bad = i;
-      break;
-    }
-  }
-  expect(bad === -1 ? 'all equal' : `index ${bad}: got ${got[bad]}, want ${want[bad]}`).toBe('all equal');
-}
+const f64 = readF64;
 
 function decodeFails(bytes: Uint8Array, limits = LIMITS, sel = {}): Error {
   try {

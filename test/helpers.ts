@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { runCli } from '../src/cli/main.js';
 
 /** A fresh temporary folder, removed after the test file finishes. */
@@ -41,4 +41,23 @@ export function testRandom(seed: number): () => number {
 /** The bytes a typed array views (not its whole buffer: arena fields share one WebAssembly memory). */
 export function bytes(a: ArrayBufferView): Buffer {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+}
+
+/** The float64 values of a raw little-endian dump an independent peer wrote (its own buffer, aligned). */
+export function readF64(path: string): Float64Array {
+  const b = readFileSync(path);
+  return new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+}
+
+/** Same values element by element: NaN equal to NaN, −0 distinct from +0; the first difference is named. */
+export function sameValues(got: ArrayLike<number>, want: ArrayLike<number>): void {
+  expect(got.length).toBe(want.length);
+  let bad = -1;
+  for (let i = 0; i < want.length; i++) {
+    if (!Object.is(got[i], want[i])) {
+      bad = i;
+      break;
+    }
+  }
+  expect(bad === -1 ? 'all equal' : `index ${bad}: got ${got[bad]}, want ${want[bad]}`).toBe('all equal');
 }
