@@ -6,7 +6,7 @@
 // cells; height groups come from a coordinate field and random branches and change later. **[D]** Mission locations:
 // candidates narrowed by mission, category allow-list, scene type and weight, then drawn by weight; a spacing check
 // uses both footprints and the support coefficients. **[R]** The tundra world, its counts and the exact walk are
-// heightbench's own (see `config/worlds/tundra.json` and `src/pipeline/layout.ts`).
+// heightbench's own (see `config/worlds/tundra.json` and `src/plan/layout.ts`).
 
 // %%
 import * as hb from './dist/api/notebook.js';

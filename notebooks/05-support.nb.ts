@@ -4,7 +4,7 @@
 //
 // **[D]** Targets come from domain queries of the base (upper and lower envelopes), parent–child weighting, offsets and
 // a region floor; the transition width is scaled by k = (1 − t) + t·relief; strength is separate; writes raise or
-// lower. **[R]** Labelled choices in `src/pipeline/support.ts` (mid-envelope reference, satellites as children).
+// lower. **[R]** Labelled choices in `src/cpu/support.ts` (mid-envelope reference, satellites as children).
 
 // %%
 import * as hb from './dist/api/notebook.js';

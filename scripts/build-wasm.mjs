@@ -13,10 +13,10 @@ register();
 const { expandTemplate, layoutHash } = await import('../src/core/wasm/layouts.ts');
 
 const MODULES = [
-  { wat: 'src/pipeline/wasm/smoothing.wat', out: 'src/pipeline/wasm/smoothing-wasm.ts', name: 'SMOOTHING_WASM_BASE64', template: true },
-  { wat: 'src/pipeline/wasm/raster.wat', out: 'src/pipeline/wasm/raster-wasm.ts', name: 'RASTER_WASM_BASE64', template: true },
+  { wat: 'src/cpu/wasm/smoothing.wat', out: 'src/cpu/wasm/smoothing-wasm.ts', name: 'SMOOTHING_WASM_BASE64', template: true },
+  { wat: 'src/cpu/wasm/raster.wat', out: 'src/cpu/wasm/raster-wasm.ts', name: 'RASTER_WASM_BASE64', template: true },
   { wat: 'src/core/wasm/encode.wat', out: 'src/core/wasm/encode-wasm.ts', name: 'ENCODE_WASM_BASE64', template: true },
-  { wat: 'src/pipeline/wasm/draw.wat', out: 'src/pipeline/wasm/draw-wasm.ts', name: 'DRAW_WASM_BASE64', template: true },
+  { wat: 'src/cpu/wasm/draw.wat', out: 'src/cpu/wasm/draw-wasm.ts', name: 'DRAW_WASM_BASE64', template: true },
   { wat: 'src/compare/wasm/compare.wat', out: 'src/compare/wasm/compare-wasm.ts', name: 'COMPARE_WASM_BASE64' },
   { wat: 'src/bell/wasm/bell.wat', out: 'src/bell/wasm/bell-wasm.ts', name: 'BELL_WASM_BASE64', threads: true },
 ];

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Authoring helper: writes config/worlds/tundra.json, heightbench's open tundra world. The JSON it writes is the
-// configuration (data, validated by src/pipeline/world.ts); this script only saves typing when the world is revised.
+// configuration (data, validated by src/world/world.ts); this script only saves typing when the world is revised.
 // Deterministic: the same script writes the same bytes.
 import { writeFileSync } from 'node:fs';
 
@@ -33,7 +33,7 @@ const params = {
     stageOffsets: { mission: 0.4, extraction: 0.2, outpost: 0.3, exploration: 0, satellite: 0.1 },
     regionFloor: { zero: -20, first: -20, second: -25, upland: -15 },
   },
-  outer: { inner: 620, outer: 680, drawEligibleSceneTypes: [3], outerInitialHeight: 0 }, // [R] a cleared target holds 0 (src/pipeline/outer.ts)
+  outer: { inner: 620, outer: 680, drawEligibleSceneTypes: [3], outerInitialHeight: 0 }, // [R] a cleared target holds 0 (src/cpu/outer.ts)
 };
 const subconfigs = [
   { name: 'tundra-base', sceneType: 1, weight: 1, params },

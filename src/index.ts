@@ -38,30 +38,31 @@ export { compareHeightfields } from './compare/compare.js';
 export type { CompareOptions, ComparisonResult, RegionMetrics } from './compare/compare.js';
 export { evaluateGates, normaliseGates } from './compare/gates.js';
 export type { GateOutcome, Gates } from './compare/gates.js';
-export { summaryMarkdown, writeComparisonReport } from './compare/report.js';
+export { summaryMarkdown, writeComparisonReport } from './report/report.js';
 export { attributeRunFolders } from './compare/attribution.js';
 export { diagnose, diagnosisText } from './compare/diagnose.js';
 export type { DiagnoseOptions, Diagnosis } from './compare/diagnose.js';
 
 // Requests and the whole run.
-export { listRequests, loadRequest, requestGrid } from './pipeline/request.js';
-export type { PipelineRequest } from './pipeline/request.js';
+export { listRequests, loadRequest, requestGrid } from './plan/request.js';
+export type { PipelineRequest } from './plan/request.js';
 export { FIELD_STAGES, runPipeline } from './pipeline/run.js';
 export type { RunManifest, RunOptions, RunResult } from './pipeline/run.js';
-export type { Plan } from './pipeline/plan.js';
-export type { Precision } from './pipeline/precision.js';
+export type { Plan } from './plan/plan.js';
+export type { Precision } from './core/precision.js';
 
 // The teaching API: each formula of the article as a named function (notebooks 01–09; the stage-level rest:
 // heightbench/pipeline).
 export { minstdRand0 } from './core/minstd.js';
-export { selectionProbabilities } from './pipeline/recipe.js';
-export { clearanceAccepts, requiredClearance } from './pipeline/layout.js';
-export { segmentDistance, sourceHeight } from './pipeline/sources.js';
-export { blendCorner, selfWeight, sourceWeight } from './pipeline/corners.js';
-export { barycentric } from './pipeline/raster.js';
-export { SMOOTHING_TAPS, impulseResponse } from './pipeline/smoothing.js';
-export { parentChildReference, supportExtentFactor } from './pipeline/support.js';
-export { footprintLod, mipWeights } from './pipeline/mips.js';
-export { outerBlendWeight, smoothstepBlend } from './pipeline/outer.js';
+export { selectionProbabilities } from './plan/recipe.js';
+export { clearanceAccepts, requiredClearance } from './plan/layout.js';
+export { segmentDistance, sourceHeight } from './plan/sources.js';
+export { blendCorner, selfWeight, sourceWeight } from './plan/corners.js';
+export { barycentric } from './cpu/raster.js';
+export { SMOOTHING_TAPS, impulseResponse } from './cpu/smoothing.js';
+export { parentChildReference, supportExtentFactor } from './cpu/support.js';
+export { mipWeights } from './cpu/mips.js';
+export { footprintLod } from './drawlist/placement.js';
+export { outerBlendWeight, smoothstepBlend } from './cpu/outer.js';
 export { accumulateBells } from './bell/accumulate.js';
 export { shadeLightness } from './bell/shading.js';

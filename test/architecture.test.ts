@@ -16,18 +16,25 @@ import { tempDir } from './helpers.js';
 const LAYERS: readonly (readonly string[])[] = [
   ['errors', 'version'], // error classes, the producer's name and version
   ['conventions'], // the declaration of every convention
-  ['core'], // grids, heightfields, encoding, sampling, threads, the WebAssembly layout description
+  ['core'], // grids, heightfields, fields, affine transforms, geometry, encoding, sampling, threads, the WebAssembly layout
   ['io'], // readers, writers, sidecars, atomic writes, run-folder swaps
   ['bell'], // the bell accumulation (asset and region shapes)
-  ['drawlist'], // the seam: the draw list's types and serial form
-  ['pipeline'], // planning → draw list (emit.ts), the CPU executor, the run
-  ['gpu', 'terrain'], // the WebGPU executor (reads the draw list only); the engine heightfield
-  ['compare'], // metrics, attribution, diagnose, the atlas
+  ['world'], // the world file: its schema and loader
+  ['assets'], // the height assets: built from the bell generator, KTX2 containers
+  ['drawlist'], // the seam: the draw list's types, serial form and draw placement
+  ['plan'], // request → plan → draw list: layout, regions, sources, corners, fans, stamp and support selection, emit
+  ['cpu', 'gpu'], // the executors of a draw list: the CPU kernels, the WGSL executor and its hosts
+  ['pipeline', 'terrain'], // a run: plan + an executor → fields (loaders at its edge); the engine heightfield
+  ['compare'], // metrics, attribution, diagnose
+  ['experiments'], // the ablation atlas: pipelines run with a convention broken on purpose
+  ['report'], // HTML, Markdown, pictures, the check command's report folder, the static GPU page
   ['notebook'], // notebook figures and sessions
   ['cli'], // commands
   ['index'], // the package root
   ['api'], // the package's subpath entry points (the notebooks' namespace builds on the root)
 ];
+/** The executors take a draw list: neither imports the planner (what is drawn is decided once, in plan/). */
+const EXECUTORS = ['cpu', 'gpu'];
 
 const SRC = resolve(import.meta.dirname, '..', 'src');
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"](\.{1,2}\/[^'"]+)['"]/g;
@@ -101,7 +108,8 @@ describe('architecture: the folder-level import graph', () => {
 
   it('reads the imports it should: a graph of the known folders, with the seam edges present', () => {
     expect(g.get('gpu')?.has('drawlist')).toBe(true);
-    expect(g.get('pipeline')?.has('drawlist')).toBe(true);
+    expect(g.get('plan')?.has('drawlist')).toBe(true);
+    expect(g.get('cpu')?.has('drawlist')).toBe(true);
     expect(g.get('cli')?.has('gpu')).toBe(true); // a dynamic import('../gpu/run.js')
     expect(g.size).toBeGreaterThanOrEqual(14);
   });
@@ -110,6 +118,10 @@ describe('architecture: the folder-level import graph', () => {
     const placed = LAYERS.flat();
     expect(new Set(placed).size).toBe(placed.length);
     expect([...g.keys()].filter((n) => !placed.includes(n)).sort()).toEqual([]);
+  });
+
+  it('the executors read the draw list, not the planner: cpu/ and gpu/ import nothing from plan/', () => {
+    for (const x of EXECUTORS) expect([...(g.get(x)?.entries() ?? [])].filter(([b]) => b === 'plan' || EXECUTORS.includes(b))).toEqual([]);
   });
 
   it('has no folder-level cycle', () => {
@@ -130,15 +142,14 @@ describe('architecture: the folder-level import graph', () => {
   });
 });
 
-/** The files of the planner, the draw list and the executors allowed to touch files: loaders, writers, GPU hosts. */
+/**
+ * The files of the world, the assets, the planner, the draw list and the executors allowed to touch files: loaders and
+ * GPU hosts. (The run's own loaders and writers live one floor up, in pipeline/inputs.ts and pipeline/outputs.ts.)
+ */
 const IO_EDGE = new Set([
-  'pipeline/request.ts', // request files and the config folder
-  'pipeline/world.ts', // world files
-  'pipeline/assets.ts', // the asset folder's builder and loader
-  'pipeline/inputs.ts', // the run's loaders (world, assets, a list's asset files)
-  'pipeline/params.ts', // params.yaml, read once through the hardened reader
-  'pipeline/outputs.ts', // the plan's JSON stage files
-  'gpu/run.ts', // the Node entry of the GPU executor: reads the list's asset files for the hosts
+  'plan/request.ts', // request files and the config folder
+  'world/world.ts', // world files
+  'assets/assets.ts', // the asset folder's builder and loader
   'gpu/dawn-host.ts', // the Dawn host (its native module)
   'gpu/browser-host.ts', // the Chromium host (its page and bundle)
 ]);
@@ -149,8 +160,8 @@ describe('architecture: I/O at the edges', () => {
   it('planning, the draw list and the executors touch no file outside the named loaders and writers', () => {
     const core = tsFiles(SRC)
       .map((f) => relative(SRC, f).split(/[\\/]/).join('/'))
-      .filter((f) => /^(pipeline|drawlist|gpu|conventions)\//.test(f));
-    expect(core).toContain('pipeline/execute-cpu.ts');
+      .filter((f) => /^(world|assets|plan|drawlist|cpu|gpu|conventions)\//.test(f));
+    expect(core).toContain('cpu/execute.ts');
     const touching = core.filter((f) => FILE_IO.test(readFileSync(join(SRC, f), 'utf8')));
     expect(touching.filter((f) => !IO_EDGE.has(f))).toEqual([]);
     // The list is not stale: each named edge file still does I/O.
@@ -161,7 +172,7 @@ describe('architecture: I/O at the edges', () => {
 describe('architecture: configuration is a value, not module state', () => {
   it('--config acts for its own invocation only: the library and the next invocation read the default config', async () => {
     const { runCli } = await import('../src/cli/main.js');
-    const { loadRequest } = await import('../src/pipeline/request.js');
+    const { loadRequest } = await import('../src/plan/request.js');
     const d = tempDir('hb-config-');
     cpSync(join(SRC, '..', 'config'), join(d, 'config'), { recursive: true });
     const teaching = JSON.parse(readFileSync(join(d, 'config', 'requests', 'teaching-512.json'), 'utf8')) as Record<string, unknown>;

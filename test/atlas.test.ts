@@ -16,16 +16,16 @@ import {
   buildAtlas,
   stageDifference,
   type AblationSpec,
-} from '../src/compare/atlas.js';
-import { atlasHtml, atlasJson, atlasMetrics, checkAtlasOut, writeAtlas } from '../src/compare/atlas-report.js';
+} from '../src/experiments/atlas.js';
+import { atlasHtml, atlasJson, atlasMetrics, checkAtlasOut, writeAtlas } from '../src/report/atlas-report.js';
 import { compareHeightfields } from '../src/compare/compare.js';
 import { DEFAULT_MASKS, RadialGeometry, maskContains, maskDefinitions } from '../src/compare/regions.js';
 import { floatHeightfield } from '../src/core/heightfield.js';
-import { loadRequest, requestGrid } from '../src/pipeline/request.js';
+import { loadRequest, requestGrid } from '../src/plan/request.js';
 import { runPipeline } from '../src/pipeline/run.js';
 import { loadRunInputs } from '../src/pipeline/inputs.js';
-import { resolveRunConventions, type Plan } from '../src/pipeline/plan.js';
-import { planDrawList } from '../src/pipeline/emit.js';
+import { resolveRunConventions, type Plan } from '../src/plan/plan.js';
+import { planDrawList } from '../src/plan/emit.js';
 import { serialiseDrawList } from '../src/drawlist/serial.js';
 import { bytes, tempDir } from './helpers.js';
 

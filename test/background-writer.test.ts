@@ -177,7 +177,7 @@ describe('the stages a run hands its writer', () => {
 
   it('regression fixture onfield-before-flip: under row0-at-ymax a stage is handed out after its rows are flipped', async () => {
     const { runPipeline } = await import('../src/pipeline/run.js');
-    const { loadRequest } = await import('../src/pipeline/request.js');
+    const { loadRequest } = await import('../src/plan/request.js');
     const heard = new Map<string, Float32Array | Float64Array>();
     const r = runPipeline(loadRequest('teaching-512', 128), {
       precision: 'f32',

@@ -61,7 +61,7 @@ describe('lazy command groups', () => {
     expect(files).toContain('compare/compare.ts');
     // The UNORM16 encode kernel checks its module at load against core/wasm/layouts.ts (the kernels' layout
     // description, which imports only the conventions); of the pipeline, only the request loader is reached.
-    const light = new Set(['pipeline/request.ts']);
+    const light = new Set(['plan/request.ts']);
     const heavy = files.filter((f) => /^(gpu|terrain|drawlist|bell)\//.test(f) || (f.startsWith('pipeline/') && !light.has(f)));
     expect(heavy).toEqual([]);
   });

@@ -17,10 +17,10 @@ import {
   resolveConventions,
   type ConventionOverride,
 } from '../src/conventions/index.js';
-import { ABLATIONS } from '../src/compare/atlas.js';
+import { ABLATIONS } from '../src/experiments/atlas.js';
 import { runPipeline, FIELD_STAGES, type RunResult } from '../src/pipeline/run.js';
-import { loadRequest } from '../src/pipeline/request.js';
-import { kernelRefusals } from '../src/pipeline/context.js';
+import { loadRequest } from '../src/plan/request.js';
+import { kernelRefusals } from '../src/cpu/context.js';
 
 const bytes = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 const keep = FIELD_STAGES.filter((s) => s !== 'final');

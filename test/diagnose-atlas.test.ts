@@ -23,11 +23,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ABLATIONS, buildAtlas, type AtlasEntry } from '../src/compare/atlas.js';
-import { scaleColour } from '../src/compare/atlas-report.js';
-import { diverging } from '../src/compare/pictures.js';
-import { SMOOTHING_TAPS } from '../src/pipeline/smoothing.js';
-import { loadRequest } from '../src/pipeline/request.js';
+import { ABLATIONS, buildAtlas, type AtlasEntry } from '../src/experiments/atlas.js';
+import { scaleColour } from '../src/report/atlas-report.js';
+import { diverging } from '../src/report/pictures.js';
+import { SMOOTHING_TAPS } from '../src/cpu/smoothing.js';
+import { loadRequest } from '../src/plan/request.js';
 import { cli, tempDir } from './helpers.js';
 
 const ARTICLE_WEIGHTS = [0.055028, 0.244038, 0.40187, 0.244038, 0.055028];

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { cli, tempDir } from './helpers.js';
 import { parseDrawList, serialiseDrawList } from '../src/drawlist/serial.js';
 import { emitRequestDrawList } from '../src/cli/gpu-run.js';
-import { loadRequest } from '../src/pipeline/request.js';
+import { loadRequest } from '../src/plan/request.js';
 import { encodeHeightR16 } from '../src/core/encoding.js';
 import { FIELD_STAGES } from '../src/pipeline/run.js';
 import { readSidecarFor } from '../src/io/sidecar.js';

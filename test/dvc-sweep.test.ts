@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareHeightfields } from '../src/compare/compare.js';
 import { codeHeightfield } from '../src/core/heightfield.js';
-import { loadRequest, requestGrid } from '../src/pipeline/request.js';
+import { loadRequest, requestGrid } from '../src/plan/request.js';
 import { runPipeline } from '../src/pipeline/run.js';
 import { tempDir } from './helpers.js';
 

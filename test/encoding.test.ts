@@ -3,8 +3,8 @@ import { decodeHeightR16, encodeHeightR16, encodeUnorm16, heightToUnorm } from '
 import { DEFAULT_RANGE, metresPerCode } from '../src/core/grid.js';
 import { decodeFieldR16, encodeFieldR16 } from '../src/core/encoding.js';
 import { testRandom } from './helpers.js';
-import { createArena } from '../src/pipeline/wasm/arena.js';
-import { encodeInArena } from '../src/pipeline/wasm/encode-kernel.js';
+import { createArena } from '../src/cpu/wasm/arena.js';
+import { encodeInArena } from '../src/cpu/wasm/encode-kernel.js';
 
 const f32 = Math.fround;
 

@@ -13,7 +13,7 @@ import { encode } from 'fast-png';
 import { describe, expect, it } from 'vitest';
 import { codeHeightfield, domainGrid, readHeightfieldFile, writeHeightfieldFile } from '../src/index.js';
 import { isInputError } from '../src/errors.js';
-import { loadRequest } from '../src/pipeline/request.js';
+import { loadRequest } from '../src/plan/request.js';
 import { cli, tempDir, testRandom } from './helpers.js';
 
 const SEED = 0x19_2026;

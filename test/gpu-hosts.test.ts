@@ -49,7 +49,8 @@ describe('GPU executor independence', () => {
     expect(importsOf(typesSrc)).toEqual(['../conventions/index.js']);
     expect([...typesSrc.matchAll(/^import\s+(type\s+)?/gm)].map((m) => m[1]?.trim() ?? 'value')).toEqual(['type']);
     // The checker itself catches what it must.
-    expect(forbidden('../pipeline/smoothing.js')).not.toBeNull();
+    expect(forbidden('../cpu/smoothing.js')).not.toBeNull();
+    expect(forbidden('../plan/emit.js')).not.toBeNull();
     expect(forbidden('../core/encoding.js')).not.toBeNull();
     expect(forbidden('../drawlist/serial.js')).not.toBeNull();
     expect(importsOf("import { a } from '../core/x.js';\nconst m = await import('../pipeline/y.js');")).toEqual(['../core/x.js', '../pipeline/y.js']);

@@ -18,8 +18,9 @@ import { envelopeRunner } from '../src/gpu/envelope.js';
 import { executeDrawList, type StageEvent } from '../src/gpu/execute.js';
 import { encodeSmoothingChain } from '../src/gpu/smoothing.js';
 import { loadDrawListAssets } from '../src/gpu/run.js';
+import { readListAssetBytes } from '../src/pipeline/inputs.js';
 import { emitRequestDrawList } from '../src/cli/gpu-run.js';
-import { loadRequest } from '../src/pipeline/request.js';
+import { loadRequest } from '../src/plan/request.js';
 
 let ctx: GpuContext;
 beforeAll(async () => {
@@ -127,7 +128,7 @@ describe('executor changes keep results', () => {
 
   it('reading back some stages leaves them and the codes unchanged; stage events in order', async () => {
     const { drawList, assetsDir } = emitRequestDrawList(loadRequest('teaching-512', 64));
-    const assets = loadDrawListAssets(drawList, assetsDir);
+    const assets = loadDrawListAssets(drawList, readListAssetBytes(drawList, assetsDir));
     const all = await executeDrawList(ctx, drawList, assets);
     const events: StageEvent[] = [];
     const handed: string[] = [];

@@ -24,7 +24,7 @@ import { CHROMIUM_FLAGS, CHROMIUM_PATH } from '../src/gpu/browser-host.js';
 import { FIELD_STAGES, type GpuRunResult } from '../src/gpu/execute.js';
 import { runGpu } from '../src/gpu/run.js';
 import { readHeightfieldFile } from '../src/io/heightfield-file.js';
-import { loadRequest } from '../src/pipeline/request.js';
+import { loadRequest } from '../src/plan/request.js';
 import { tempDir } from './helpers.js';
 
 const N = 128;

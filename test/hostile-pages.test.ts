@@ -18,12 +18,12 @@ import { encode } from 'fast-png';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildGpuPage } from '../src/cli/gpu-page.js';
-import { buildAtlas } from '../src/compare/atlas.js';
-import { atlasHtml } from '../src/compare/atlas-report.js';
+import { buildAtlas } from '../src/experiments/atlas.js';
+import { atlasHtml } from '../src/report/atlas-report.js';
 import { codeHeightfield } from '../src/core/heightfield.js';
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from '../src/gpu/browser-host.js';
 import { writeHeightfieldFile } from '../src/io/heightfield-file.js';
-import { loadRequest } from '../src/pipeline/request.js';
+import { loadRequest } from '../src/plan/request.js';
 import { cli, tempDir } from './helpers.js';
 
 const repo = resolve(import.meta.dirname, '..');

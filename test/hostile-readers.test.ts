@@ -17,7 +17,7 @@ import { FormatError } from '../src/errors.js';
 import { decodeAsset } from '../src/gpu/assets.js';
 import { writeHeightfieldFile } from '../src/io/heightfield-file.js';
 import { jsonDepth, parseJson } from '../src/io/json-check.js';
-import { buildAssets, loadAssets, readAssetKtx2, writeAssetKtx2, type AssetIndexEntry } from '../src/pipeline/assets.js';
+import { buildAssets, loadAssets, readAssetKtx2, writeAssetKtx2, type AssetIndexEntry } from '../src/assets/assets.js';
 import { loadWorld } from '../src/pipeline/inputs.js';
 import { ensureAssets, worldHash } from '../src/pipeline/run.js';
 import { sha256Hex } from '../src/io/sidecar.js';

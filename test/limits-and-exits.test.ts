@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { codeHeightfield, domainGrid, writeHeightfieldFile } from '../src/index.js';
 import { FormatError, InputRangeError, InputTypeError, isInputError } from '../src/errors.js';
 import { withFaultsAsync } from '../src/io/fs-ops.js';
-import { loadWorldFile } from '../src/pipeline/world.js';
+import { loadWorldFile } from '../src/world/world.js';
 import { runCli } from '../src/cli/main.js';
 import { cli, tempDir } from './helpers.js';
 

@@ -5,9 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { loadRequest, requiredClearance, sourceWeight } from '../src/index.js';
 import { planRequest } from '../src/pipeline/inputs.js';
 import { footprintClearance, layer0Fans, placeFootprint, shapeDistance, type PlacedFootprint } from '../src/api/pipeline.js';
-import { applySupport, computeSupportTargets } from '../src/pipeline/support.js';
-import { cellAt } from '../src/pipeline/regions.js';
-import type { Plan } from '../src/pipeline/plan.js';
+import { applySupport } from '../src/cpu/support.js';
+import { computeSupportTargets } from '../src/pipeline/support-targets.js';
+import { cellAt } from '../src/plan/regions.js';
+import type { Plan } from '../src/plan/plan.js';
 
 const circle = (x: number, y: number, radius: number): PlacedFootprint => ({ kind: 'circle', x, y, radius, halfSize: [0, 0], angle: 0 });
 const rect = (x: number, y: number, hx: number, hy: number, deg: number): PlacedFootprint => ({

@@ -2,15 +2,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeHeightR16, loadRequest, mipWeights, parentChildReference, runPipeline, smoothstepBlend, supportExtentFactor } from '../src/index.js';
-import { chain, compose, rotation, scaling, transformPoint, translation } from '../src/pipeline/transforms.js';
+import { chain, compose, rotation, scaling, transformPoint, translation } from '../src/core/transforms.js';
 import { encodeFieldR16 } from '../src/core/encoding.js';
 import { loadWorld } from '../src/pipeline/inputs.js';
 import { applyOuterBlend, buildMipChain, readAssetKtx2, shapeDistance, stampHeights, supportExtent, writeAssetKtx2 } from '../src/api/pipeline.js';
 import { bytes, cli, tempDir, testRandom } from './helpers.js';
-import { sampleLevelF32 } from '../src/pipeline/mips.js';
-import { drawAsset, footprintQuery, type DrawProgram } from '../src/pipeline/draw.js';
-import type { HeightAsset } from '../src/pipeline/assets.js';
-import { runContext } from '../src/pipeline/context.js';
+import { sampleLevelF32 } from '../src/cpu/mips.js';
+import { drawAsset, footprintQuery, type DrawProgram } from '../src/cpu/draw.js';
+import type { HeightAsset } from '../src/assets/assets.js';
+import { runContext } from '../src/cpu/context.js';
 import { sampleTexel } from '../src/core/sampling.js';
 
 describe('teaching numbers (article, support to outer blend)', () => {

@@ -13,14 +13,14 @@ import {
   sourceWeight,
 } from '../src/index.js';
 import { planRequest, loadWorld } from '../src/pipeline/inputs.js';
-import { categoryAllows } from '../src/pipeline/layout.js';
-import { cellAt, groupAt, nearestCentreCell } from '../src/pipeline/regions.js';
-import { HEIGHT_SCALE, nearestCentreThenEdge, type Point } from '../src/pipeline/sources.js';
+import { categoryAllows } from '../src/plan/layout.js';
+import { cellAt, groupAt, nearestCentreCell } from '../src/plan/regions.js';
+import { HEIGHT_SCALE, nearestCentreThenEdge, type Point } from '../src/plan/sources.js';
 import { checkRegionInvariants, PrngStream } from '../src/api/pipeline.js';
-import { buildRegions } from '../src/pipeline/regions.js';
-import { buildLayout } from '../src/pipeline/layout.js';
-import { selectRecipe } from '../src/pipeline/plan.js';
-import { parseWorld } from '../src/pipeline/world.js';
+import { buildRegions } from '../src/plan/regions.js';
+import { buildLayout } from '../src/plan/layout.js';
+import { selectRecipe } from '../src/plan/plan.js';
+import { parseWorld } from '../src/world/world.js';
 import { cli, tempDir } from './helpers.js';
 
 describe('source heights (article: S, regions A and B)', () => {

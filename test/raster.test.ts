@@ -1,8 +1,8 @@
 import { Delaunay } from 'd3-delaunay';
 import { describe, expect, it } from 'vitest';
-import { barycentric, ownsEdge, rasterizeTriangles, snapFixed } from '../src/pipeline/raster.js';
-import type { TriangleList } from '../src/pipeline/fans.js';
-import { runContext } from '../src/pipeline/context.js';
+import { barycentric, ownsEdge, rasterizeTriangles, snapFixed } from '../src/cpu/raster.js';
+import type { TriangleList } from '../src/plan/fans.js';
+import { runContext } from '../src/cpu/context.js';
 import { bytes, testRandom } from './helpers.js';
 
 /** A random planar triangulation of the square [x0, x0 + size]² (corners included), heights 1 at every vertex. */

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { decode } from 'fast-png';
 import { describe, expect, it } from 'vitest';
 import { codeHeightfield, domainGrid, writeHeightfieldFile } from '../src/index.js';
-import { signedBlockDq, verticalExaggeration } from '../src/compare/report.js';
-import { dqColour } from '../src/compare/pictures.js';
+import { signedBlockDq, verticalExaggeration } from '../src/report/report.js';
+import { dqColour } from '../src/report/pictures.js';
 import { cli, tempDir } from './helpers.js';
 
 /** The JSON data island of a report page. */

@@ -8,9 +8,9 @@ import { decode } from 'fast-png';
 import { describe, expect, it } from 'vitest';
 import { codeHeightfield, domainGrid, writeHeightfieldFile } from '../src/index.js';
 import { compareHeightfields } from '../src/compare/compare.js';
-import { DQ_RAMP_TO, dqColour, mmColour } from '../src/compare/pictures.js';
-import { SUMMARY_MAX_BYTES, summaryMarkdown } from '../src/compare/report.js';
-import { blockDqMap, blockPng, galleryPicks, overviewFactor, viewerTiles } from '../src/compare/report-maps.js';
+import { DQ_RAMP_TO, dqColour, mmColour } from '../src/report/pictures.js';
+import { SUMMARY_MAX_BYTES, summaryMarkdown } from '../src/report/report.js';
+import { blockDqMap, blockPng, galleryPicks, overviewFactor, viewerTiles } from '../src/report/report-maps.js';
 import { cli, tempDir } from './helpers.js';
 
 /** Relative luminance (Rec. 709 weights on the 8-bit values): darker means a larger |Δq| on the ramp. */

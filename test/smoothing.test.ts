@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { impulseResponse, loadRequest, SMOOTHING_TAPS } from '../src/index.js';
 import { planRequest } from '../src/pipeline/inputs.js';
-import { buildBase, downsampleHalf, fanCentre, filterField, smoothingChain } from '../src/api/pipeline.js';
-import { runContext } from '../src/pipeline/context.js';
+import { downsampleHalf, fanCentre, filterField, smoothingChain } from '../src/api/pipeline.js';
+import { buildBase } from './oracles/direct-path.js';
+import { runContext } from '../src/cpu/context.js';
 import { bytes, testRandom } from './helpers.js';
 
 describe('smoothing taps (article table)', () => {

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { blockBytes, blockLayout, checkModule, expandTemplate, layoutHash, writeBlock } from '../src/core/wasm/layouts.js';
-import { createArena } from '../src/pipeline/wasm/arena.js';
-import { tapRefusal } from '../src/pipeline/wasm/kernels.js';
+import { createArena } from '../src/cpu/wasm/arena.js';
+import { tapRefusal } from '../src/cpu/wasm/kernels.js';
 
 describe('WebAssembly kernels and the layout description', () => {
   it('the embedded modules are assembled from the .wat templates and the description (in sync)', () => {
@@ -43,7 +43,7 @@ describe('WebAssembly kernels and the layout description', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hb-wasm-'));
     try {
       for (const d of ['scripts', 'src']) cpSync(d, join(dir, d), { recursive: true });
-      rmSync(join(dir, 'src/pipeline/wasm/raster.wat'));
+      rmSync(join(dir, 'src/cpu/wasm/raster.wat'));
       mkdirSync(join(dir, 'node_modules'));
       // The copy resolves its packages (tsx, wabt) from this checkout's node_modules.
       for (const p of ['tsx', 'wabt', 'esbuild', 'get-tsconfig', 'resolve-pkg-maps', '@esbuild']) {
@@ -54,7 +54,7 @@ describe('WebAssembly kernels and the layout description', () => {
       writeFileSync(join(dir, 'package.json'), readFileSync('package.json'));
       const r = spawnSync(process.execPath, ['scripts/build-wasm.mjs', '--check'], { cwd: dir, encoding: 'utf8' });
       expect(r.status).not.toBe(0);
-      expect(r.stderr).toMatch(/src\/pipeline\/wasm\/raster\.wat: cannot read the WebAssembly source/);
+      expect(r.stderr).toMatch(/src\/cpu\/wasm\/raster\.wat: cannot read the WebAssembly source/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The heightbench smoothing chain written with numpy/OpenCV (Debian's python3-numpy, python3-opencv), single-threaded.
 
-Same rules as src/pipeline/smoothing.ts: the separable 5-tap filter at fractional offsets (X pass then Y pass, +0.5
+Same rules as src/cpu/smoothing.ts: the separable 5-tap filter at fractional offsets (X pass then Y pass, +0.5
 texel on the cross axis, clamp addressing) on the N^2 raster, then three centre-aligned halvings (2x2 means), each
 followed by the same filter, then
 Hbase = (h2 - h3) * 0.5 + h3 with bilinear samples of the N/4 and N/8 levels at the N^2 pixel centres.

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { deflateSync, constants as zlibConstants } from 'node:zlib';
 import { encode } from 'fast-png';
 import { planRequest } from '../../src/pipeline/inputs.js';
-import { loadRequest } from '../../src/pipeline/request.js';
+import { loadRequest } from '../../src/plan/request.js';
 import { ensureAssets } from '../../src/pipeline/inputs.js';
 import { encodePng16 } from '../../src/io/png16.js';
 import { writeFileAtomic } from '../../src/io/atomic.js';

@@ -77,15 +77,16 @@ if (mode === '--child') {
     await passOnce(n, what, 0);
   } else {
     // Where the time goes: the draw list, then each stage's GPU work, read-back and hand-over.
-    const { loadRequest } = await import('../../src/pipeline/request.js');
+    const { loadRequest } = await import('../../src/plan/request.js');
     const { emitRequestDrawList } = await import('../../src/cli/gpu-run.js');
     const { runGpu } = await import('../../src/gpu/run.js');
+    const { readListAssetBytes } = await import('../../src/pipeline/inputs.js');
     const t0 = performance.now();
     const { drawList, assetsDir } = emitRequestDrawList(loadRequest(what, n));
     const parts = [`draw list ${((performance.now() - t0) / 1000).toFixed(2)} s`];
     const t1 = performance.now();
     await runGpu(drawList, {
-      assetsDir,
+      assetBytes: readListAssetBytes(drawList, assetsDir),
       onStage: () => {},
       onProgress: (e) => {
         if (e.phase === 'done') parts.push(`${e.stage} ${(e.gpuMs / 1000).toFixed(2)} + ${(e.readbackMs / 1000).toFixed(2)} s`);

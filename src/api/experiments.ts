@@ -6,5 +6,5 @@
 export { accumulateFast, accumulateNaive, bellGenerators, bellGrid, maxRelativeDeviation, BELL_DEFAULTS } from '../bell/accumulate.js';
 export type { BellParams, BellPath } from '../bell/accumulate.js';
 export { applySeaLevel, shadedPng, SHADING_DEFAULTS } from '../bell/shading.js';
-export { ABLATIONS, ATLAS_EDGE_BAND, ATLAS_STAGES, SIGNATURE_NOTES, buildAtlas } from '../compare/atlas.js';
-export type { AblationSpec, Atlas, AtlasEntry } from '../compare/atlas.js';
+export { ABLATIONS, ATLAS_EDGE_BAND, ATLAS_STAGES, SIGNATURE_NOTES, buildAtlas } from '../experiments/atlas.js';
+export type { AblationSpec, Atlas, AtlasEntry } from '../experiments/atlas.js';

@@ -1,15 +1,15 @@
 /**
  * `heightbench atlas REQUEST [--size N] --out DIR [--precision f32|f64] [--shared-plotly FILE] [--json]` — runs every
- * ablation in src/compare/atlas.ts ABLATIONS against the correct run of REQUEST and writes DIR/index.html,
- * DIR/atlas.json, DIR/metrics.json, DIR/timings.json and the difference maps (src/compare/atlas-report.ts). Exit 0, 2 on
+ * ablation in src/experiments/atlas.ts ABLATIONS against the correct run of REQUEST and writes DIR/index.html,
+ * DIR/atlas.json, DIR/metrics.json, DIR/timings.json and the difference maps (src/report/atlas-report.ts). Exit 0, 2 on
  * bad input.
  */
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
-import { buildAtlas } from '../compare/atlas.js';
-import { atlasJson, atlasTimings, checkAtlasOut, readingOf, writeAtlas } from '../compare/atlas-report.js';
-import { loadRequest, projectRoot } from '../pipeline/request.js';
-import type { Precision } from '../pipeline/precision.js';
+import { buildAtlas } from '../experiments/atlas.js';
+import { atlasJson, atlasTimings, checkAtlasOut, readingOf, writeAtlas } from '../report/atlas-report.js';
+import { loadRequest, projectRoot } from '../plan/request.js';
+import type { Precision } from '../core/precision.js';
 import { parsePath, parsePositiveInt } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 

@@ -2,7 +2,7 @@
  * `heightbench run REQUEST --backend webgpu [--size N] --out DIR` and `heightbench drawlist REQUEST --out FILE.json`
  * (issue 16, items 1 and 4).
  *
- * run --backend webgpu: plan → draw list (src/pipeline/emit.ts) → the WebGPU executor (src/gpu/run.ts, runGpu), then
+ * run --backend webgpu: plan → draw list (src/plan/emit.ts) → the WebGPU executor (src/gpu/run.ts, runGpu), then
  * the same stage files as the CPU run — raster-layer0, raster, base, after-support, after-stamps, after-locations,
  * pre-encode (.r32) and final (.r16 and .png), each with a sidecar whose producer carries the adapter (vendor,
  * architecture, device, description, host) — plus the plan's JSON stages, manifest.json and timings.json.
@@ -17,11 +17,11 @@ import { readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { resolveRunConventions, type Plan } from '../pipeline/plan.js';
-import { loadRequest, requestGrid, type ConfigContext, type PipelineRequest } from '../pipeline/request.js';
-import { loadRunInputs } from '../pipeline/inputs.js';
+import { resolveRunConventions, type Plan } from '../plan/plan.js';
+import { loadRequest, requestGrid, type ConfigContext, type PipelineRequest } from '../plan/request.js';
+import { loadRunInputs, readListAssetBytes } from '../pipeline/inputs.js';
 import { writeStageJson } from '../pipeline/outputs.js';
-import { planDrawList } from '../pipeline/emit.js';
+import { planDrawList } from '../plan/emit.js';
 import { serialiseDrawList } from '../drawlist/serial.js';
 import type { DrawList } from '../drawlist/types.js';
 import { codeHeightfield, floatHeightfield } from '../core/heightfield.js';
@@ -121,7 +121,7 @@ export async function gpuRunCommand(
       result = await gpu.runGpu(drawList, {
         host: o.gpuHost,
         adapter: o.adapter ?? 'auto',
-        assetsDir,
+        assetBytes: readListAssetBytes(drawList, assetsDir),
         encodeRule: o.encodeRule,
         lod: o.lod,
         onProgress: (e) => {

@@ -29,7 +29,7 @@ import { defaultSwapNames, makeStage, recoverFolder, removeStale, swapFolderIn }
 import { readHeightfieldFileAsync, writeHeightfieldFile, containerForPath } from '../io/heightfield-file.js';
 import { checkArray, checkObject, checkString, parseJson } from '../io/json-check.js';
 import { openRegular, readInputText } from '../io/read-input.js';
-import { packageRoot } from '../pipeline/request.js';
+import { packageRoot } from '../plan/request.js';
 import { parseExtent, parsePath, parseRange } from './args.js';
 import { addInputFlags, readSettingsFrom, type InputFlags } from './input-flags.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';

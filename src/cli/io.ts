@@ -1,4 +1,4 @@
-import type { ConfigContext } from '../pipeline/request.js';
+import type { ConfigContext } from '../plan/request.js';
 import { terminalText } from '../core/text.js';
 
 /** Where CLI commands write: real streams in the bin, buffers in tests; and the invocation's configuration. */

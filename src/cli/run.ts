@@ -4,12 +4,12 @@
  */
 import { Option, type Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { buildPlan, type Plan } from '../pipeline/plan.js';
+import { buildPlan, type Plan } from '../plan/plan.js';
 import { loadWorld } from '../pipeline/inputs.js';
-import { loadRequest } from '../pipeline/request.js';
+import { loadRequest } from '../plan/request.js';
 import { writeStageJson } from '../pipeline/outputs.js';
 import { FIELD_STAGES, runPipeline, type RunResult } from '../pipeline/run.js';
-import { requestGrid } from '../pipeline/request.js';
+import { requestGrid } from '../plan/request.js';
 import { codeHeightfield, floatHeightfield } from '../core/heightfield.js';
 import { cropCentre } from '../core/crop.js';
 import { LayerStack } from '../terrain/layers.js';
@@ -27,7 +27,7 @@ import { addGpuRunOptions, gpuRunCommand, subpixelBitsFromRecord, type GpuRunCli
 import { progressReporter } from './progress.js';
 import { PLAN_STAGES } from './stage-names.js';
 import { openRunFolder, type RunFolder } from './run-folder.js';
-import { EXECUTORS, type Executor } from '../pipeline/context.js';
+import { EXECUTORS, type Executor } from '../cpu/context.js';
 import { FLOAT_STAGES } from '../conventions/index.js';
 
 export { PLAN_STAGES };

@@ -50,7 +50,7 @@ export interface Conventions {
     alignment: number;
   };
   raster: {
-    /** Fraction bits of the vertex snap (16.8 fixed point); the rule itself is in src/pipeline/raster.ts. */
+    /** Fraction bits of the vertex snap (16.8 fixed point); the rule itself is in src/cpu/raster.ts. */
     subpixelBits: number;
     fillRule: 'top-left';
     blend: 'add';
@@ -192,7 +192,7 @@ export const CONVENTION_SOURCES: Readonly<Record<string, ConventionSource>> = Ob
   ),
   'resample.alignment': D('"Resampling is center-aligned too": destination i reads source (i+0.5)×Ns/Nd−0.5'),
   'raster.subpixelBits': G(
-    'rasterization: vertex positions snap to 16.8 fixed point before coverage (src/pipeline/raster.ts implements the snap; fewer bits mimic a device that snaps coarser — SwiftShader measured 4)',
+    'rasterization: vertex positions snap to 16.8 fixed point before coverage (src/cpu/raster.ts implements the snap; fewer bits mimic a device that snaps coarser — SwiftShader measured 4)',
   ),
   'raster.fillRule': G('rasterization: the top-left rule covers a shared edge exactly once'),
   'raster.blend': D('"Rasterizing Height Geometry…": "two layers accumulated with ADD blending"'),
@@ -277,9 +277,7 @@ function refusal(path: string, v: unknown, c: Conventions): string | null {
     case 'sampling.subTexel':
       return oneOf('exact', 'hw8');
     case 'raster.subpixelBits':
-      return Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 8
-        ? null
-        : 'the rasterizer snaps to 0…8 fraction bits (src/pipeline/raster.ts snapFixed)';
+      return Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 8 ? null : 'the rasterizer snaps to 0…8 fraction bits (src/cpu/raster.ts snapFixed)';
     case 'raster.fillRule':
       return oneOf('top-left');
     case 'raster.blend':

@@ -7,7 +7,7 @@
  *
  * This file imports no values (only the stage names' type from the conventions, erased at build time), so any executor
  * (including src/gpu/, which must not import CPU stage code or the conventions' values) can use it.
- * Serialisation and validation: src/drawlist/serial.ts (also free of CPU stage code). Emission: src/pipeline/emit.ts.
+ * Serialisation and validation: src/drawlist/serial.ts (also free of CPU stage code). Emission: src/plan/emit.ts.
  *
  * Units and conventions (every field below uses them unless it says otherwise):
  *  - lengths and positions in world metres; heights in metres; angles in radians;
@@ -310,4 +310,13 @@ export interface DrawListAsset {
   decode: { metresPerCode: number; offsetMetres: number };
   /** The KTX2 bytes, when the list was emitted with embedded assets (self-contained, e.g. for the browser page). */
   embedded?: Uint8Array;
+}
+
+/** The triangles of a layer as the planner builds them (plan/fans.ts) and the CPU rasterizer takes them. */
+/** Flat triangle list: per triangle 3 vertices × (x, y, h), in draw order. */
+export interface TriangleList {
+  xyh: Float64Array;
+  count: number;
+  /** Index of the polygon each triangle came from. */
+  polygon: Int32Array;
 }

@@ -7,13 +7,12 @@
  *   module in Debian's headless chromium through playwright-core (browser-host.ts). Dawn is the default because it
  *   needs no browser process and no copy of every 64 MiB stage field through a page (the chromium host moves them
  *   over a local HTTP connection); both drive the same SwiftShader driver and gave the same pass times in the notes.
- * Assets: each asset's embedded KTX2 bytes when the list carries them, otherwise <assetsDir>/<file>, checked against
- *   the list's SHA-256 before use.
+ * Assets: each asset's embedded KTX2 bytes when the list carries them, otherwise the caller's loaded bytes
+ *   (assetBytes, by asset id: the CLI reads them with readListAssetBytes, src/pipeline/inputs.ts), checked against the
+ *   list's SHA-256 before use. This module reads no file: the executor takes loaded inputs.
  */
 import { GpuInputError } from './context.js';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { DrawList } from '../drawlist/types.js';
 import { decodeAsset, type DecodedAsset } from './assets.js';
 import { openDawn } from './dawn-host.js';
@@ -26,26 +25,18 @@ export const DEFAULT_GPU_HOST: GpuHost = 'dawn';
 
 export interface RunGpuOptions extends ExecuteOptions {
   host?: GpuHost;
-  /** Folder the list's asset files are relative to (needed unless every asset is embedded). */
-  assetsDir?: string;
+  /** The KTX2 bytes of each asset the list does not embed, by asset id (loaded by the caller). */
+  assetBytes?: ReadonlyMap<string, Uint8Array>;
   /** Which adapter (adapter-select.ts): 'auto', 'swiftshader' (default: the reproducible reference) or a part of a name. */
   adapter?: AdapterSpec;
 }
 
-/** Loads and decodes every asset the list names (embedded bytes first, else the file, SHA-256 checked). */
-export function loadDrawListAssets(dl: DrawList, assetsDir?: string): Map<string, DecodedAsset> {
+/** Decodes every asset the list names (embedded bytes first, else the caller's loaded bytes), SHA-256 checked. */
+export function loadDrawListAssets(dl: DrawList, assetBytes?: ReadonlyMap<string, Uint8Array>): Map<string, DecodedAsset> {
   const out = new Map<string, DecodedAsset>();
   for (const a of dl.assets) {
-    let bytes = a.embedded;
-    if (!bytes) {
-      if (!assetsDir) throw new GpuInputError(`asset ${a.id} is not embedded in the draw list and no asset folder was given`);
-      const path = join(assetsDir, a.file);
-      try {
-        bytes = new Uint8Array(readFileSync(path));
-      } catch (e) {
-        throw new GpuInputError(`asset ${a.id}: cannot read ${path} (${e instanceof Error ? e.message : String(e)})`);
-      }
-    }
+    const bytes = a.embedded ?? assetBytes?.get(a.id);
+    if (!bytes) throw new GpuInputError(`asset ${a.id} is not embedded in the draw list and its bytes were not given (assetBytes)`);
     const sha = createHash('sha256').update(bytes).digest('hex');
     if (sha !== a.sha256) throw new GpuInputError(`asset ${a.id}: SHA-256 ${sha} differs from the draw list's ${a.sha256}`);
     out.set(a.id, decodeAsset(a, bytes));
@@ -56,7 +47,7 @@ export function loadDrawListAssets(dl: DrawList, assetsDir?: string): Map<string
 export async function runGpu(dl: DrawList, opts: RunGpuOptions = {}): Promise<GpuRunResult> {
   const host = opts.host ?? DEFAULT_GPU_HOST;
   if (!GPU_HOSTS.includes(host)) throw new GpuInputError(`runGpu: host must be one of ${GPU_HOSTS.join(', ')}, got ${JSON.stringify(host)}`);
-  const assets = loadDrawListAssets(dl, opts.assetsDir);
+  const assets = loadDrawListAssets(dl, opts.assetBytes);
   if (host === 'dawn') {
     const ctx = await openDawn(opts.adapter ?? 'swiftshader');
     return executeDrawList(ctx, dl, assets, opts);

@@ -15,7 +15,7 @@
  *     loads says so in its place (after the page's load event).
  * [R] Maps with a square aspect (yaxis.scaleanchor) keep their axes fitted to the data (constrain: 'domain': the
  *     plotting area shrinks instead of the range being padded). Colours come from the reports' scales
- *     (compare/pictures.ts): heights on the terrain scale, signed differences ('RdBu') on the diverging scale with white
+ *     (report/pictures.ts): heights on the terrain scale, signed differences ('RdBu') on the diverging scale with white
  *     at zero, so a notebook and a report mean the same thing by a colour.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -25,12 +25,12 @@ import { escapeHtml } from '../core/html.js';
 import { columnWorldX, rowWorldY, type GridDescription } from '../core/grid.js';
 import { floatHeightfield } from '../core/heightfield.js';
 import { compareHeightfields, type ComparisonResult } from '../compare/compare.js';
-import { DIVERGING_STOPS, MAGNITUDE_STOPS, TERRAIN_STOPS, plotlyColorscale } from '../compare/pictures.js';
-import { plotlyPath, signedBlockDq } from '../compare/report.js';
+import { DIVERGING_STOPS, MAGNITUDE_STOPS, TERRAIN_STOPS, plotlyColorscale } from '../report/pictures.js';
+import { plotlyPath, signedBlockDq } from '../report/report.js';
 import type { Heightfield } from '../core/heightfield.js';
 import { readHeightfieldFile } from '../io/heightfield-file.js';
-import { projectRoot } from '../pipeline/request.js';
-import type { Plan } from '../pipeline/plan.js';
+import { projectRoot } from '../plan/request.js';
+import type { Plan } from '../plan/plan.js';
 
 export type Trace = Record<string, unknown>;
 

@@ -6,7 +6,7 @@
  */
 import type { GridDescription } from '../core/grid.js';
 import { cropCentre } from '../core/crop.js';
-import { loadRequest, requestGrid, type PipelineRequest } from '../pipeline/request.js';
+import { loadRequest, requestGrid, type PipelineRequest } from '../plan/request.js';
 import { FIELD_STAGES, runPipeline, type RunResult } from '../pipeline/run.js';
 import { loadRunInputs } from '../pipeline/inputs.js';
 import {

@@ -13,15 +13,24 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { FormatError } from '../errors.js';
 import { checkName, resolveInside } from '../core/names.js';
-import { assetWorldHash, buildAssets, checkAssetsMatchWorld, loadAssetSet, maxAssetBytes, readAssetKtx2, type AssetSet, type HeightAsset } from './assets.js';
+import {
+  assetWorldHash,
+  buildAssets,
+  checkAssetsMatchWorld,
+  loadAssetSet,
+  maxAssetBytes,
+  readAssetKtx2,
+  type AssetSet,
+  type HeightAsset,
+} from '../assets/assets.js';
 import { MAX_JSON_BYTES, inputPresent, readInputFile } from '../io/read-input.js';
-import { configDir, defaultAssetsDir, type ConfigContext, type PipelineRequest } from './request.js';
+import { configDir, defaultAssetsDir, type ConfigContext, type PipelineRequest } from '../plan/request.js';
 
 export { defaultAssetsDir };
-import { loadWorldFile, type WorldConfig } from './world.js';
+import { loadWorldFile, type WorldConfig } from '../world/world.js';
 import { sha256Hex } from '../io/sidecar.js';
 import type { DrawList } from '../drawlist/types.js';
-import { buildPlan, type Plan } from './plan.js';
+import { buildPlan, type Plan } from '../plan/plan.js';
 import type { Conventions } from '../conventions/index.js';
 
 /** The world configuration `config/worlds/<name>.json`. */
@@ -80,6 +89,19 @@ export function loadListAssets(dl: DrawList, dir: string): Map<string, HeightAss
     const sha = sha256Hex(bytes);
     if (sha !== a.sha256) throw new FormatError(`draw list asset ${a.id} (${a.file}): SHA-256 ${sha} does not match the list's ${a.sha256}`);
     out.set(a.id, readAssetKtx2(bytes, a.file));
+  }
+  return out;
+}
+
+/**
+ * The KTX2 bytes of every asset a draw list does not embed, read from `dir` through the hardened reader (a regular
+ * file inside the folder, bounded by the asset's size): what the GPU executor takes (runGpu's assetBytes).
+ */
+export function readListAssetBytes(dl: DrawList, dir: string): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>();
+  for (const a of dl.assets) {
+    if (a.embedded) continue;
+    out.set(a.id, new Uint8Array(readInputFile(resolveInside(dir, a.file), maxAssetBytes(a.size), `asset ${a.id} of ${a.size}² with its mip chain`)));
   }
   return out;
 }

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { writeFileAtomic } from '../io/atomic.js';
 import { PRODUCER_NAME, PRODUCER_VERSION } from '../version.js';
-import type { Plan } from './plan.js';
+import type { Plan } from '../plan/plan.js';
 
 export function stageDocument(plan: Plan, stage: string, data: Record<string, unknown>): Record<string, unknown> {
   return {

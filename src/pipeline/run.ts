@@ -1,5 +1,5 @@
 /**
- * A whole run: plan (planar stages) → draw list (src/pipeline/emit.ts) → CPU executor (execute-cpu.ts: base →
+ * A whole run: plan (planar stages) → draw list (src/plan/emit.ts) → CPU executor (execute-cpu.ts: base →
  * support → natural stamps → location textures → outer blend → encode).
  * Stages run in the article's order; each field stage transforms the previous field in place, and a copy is kept
  * only for the stages the caller asks to keep, so every intermediate can be written by content name. The manifest
@@ -11,18 +11,18 @@
  * precision's (context.ts).
  * Inputs are loaded at the edge (inputs.ts): pass `inputs`, or runPipeline loads them before planning.
  */
-import type { Plan } from './plan.js';
-import { resolveRunConventions } from './plan.js';
-import type { SupportTarget } from './support.js';
-import type { StampSelection } from './stamps.js';
-import type { ConfigContext, PipelineRequest } from './request.js';
-import { executeDrawListCpu, type QuadCoverage } from './execute-cpu.js';
-import { planDrawList } from './emit.js';
+import type { Plan } from '../plan/plan.js';
+import { resolveRunConventions } from '../plan/plan.js';
+import type { SupportTarget } from '../cpu/support.js';
+import type { StampSelection } from '../plan/stamps.js';
+import type { ConfigContext, PipelineRequest } from '../plan/request.js';
+import { executeDrawListCpu, type QuadCoverage } from '../cpu/execute.js';
+import { planDrawList } from '../plan/emit.js';
 import type { DrawList } from '../drawlist/types.js';
-import type { Field, Precision } from './precision.js';
-import { ablationOverride, type SmoothingAblation } from './smoothing.js';
+import type { Field, Precision } from '../core/precision.js';
+import { ablationOverride, type SmoothingAblation } from '../cpu/smoothing.js';
 import { mergeOverrides, STAGES, type ConventionOverride } from '../conventions/index.js';
-import type { Executor } from './context.js';
+import type { Executor } from '../cpu/context.js';
 import { loadRunInputs, type RunInputs } from './inputs.js';
 
 export { ensureAssets, worldHash } from './inputs.js';

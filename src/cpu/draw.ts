@@ -1,0 +1,171 @@
+/**
+ * One textured height draw, shared by natural stamps and location textures (article: "Natural Stamps Turn
+ * Configured Resources into Local Landforms": local sample position → texture sample → HeightProgram → Blend).
+ * For every destination pixel whose centre maps inside the asset's square: inverse transform → local metres →
+ * UV → trilinear sample of the stored mip chain at the instance's LOD → `apply(current, sample, u, v)`.
+ * [R] Pixels whose centre maps outside the asset's square are not written (the asset's footprint is its coverage).
+ * [R] With the 'simd' executor (src/cpu/context.ts) the draw and the envelope query run on wasm/draw.wat in the
+ *     context's arena with the same steps, bit for bit; the loops below serve the other executors.
+ * Conventions read (src/conventions): grid.pixelCentre (destination pixel (i, j) samples world
+ * (xmin + (i + pc)·px, ymin + (j + pc)·px)); draws.borderWindow (location textures, assets.ts); the sampler's texel
+ * centre (mips.ts).
+ */
+import { borderWindow, type HeightAsset } from '../assets/assets.js';
+import { DEFAULT_CONVENTIONS } from '../conventions/index.js';
+import type { StageContext } from './context.js';
+import { mipWeights, sampleLevelF32 } from './mips.js';
+import { drawBounds, pixelRange, placeDraw, type DrawGrid, type PlacedDraw } from '../drawlist/placement.js';
+import { transformPoint, type Affine } from '../core/transforms.js';
+import type { Field } from '../core/precision.js';
+import { drawInArena, envelopeInArena } from './wasm/draw-kernel.js';
+
+/**
+ * HeightProgram + Blend of one draw, as data (one kernel serves every mode; a closure per mode would make the
+ * per-pixel call megamorphic). s is the decoded texture sample in metres, h the current height:
+ *  add      h + k·s
+ *  max      max(h, c + k·s)
+ *  min      min(h, c + k·s)
+ *  lerp     h + a·(s/sMax)·(c + k·s − h)
+ *  location h + window(u, v)·(c + s − h)
+ */
+export type DrawProgram =
+  | { mode: 'add'; k: number }
+  | { mode: 'max' | 'min'; k: number; c: number }
+  | { mode: 'lerp'; k: number; c: number; a: number; sMax: number }
+  | { mode: 'location'; c: number };
+
+const MODE = { add: 0, max: 1, min: 2, lerp: 3, location: 4 } as const;
+
+export function drawAsset(
+  field: Field,
+  g: DrawGrid,
+  asset: HeightAsset,
+  m: Affine,
+  R: (x: number) => number,
+  program: DrawProgram,
+  ctx?: StageContext,
+): { pixels: number; lod: number } {
+  return drawPlaced(field, g, asset, placeDraw(asset, m, g), R, program, ctx);
+}
+
+/** drawAsset with the placement already resolved; `ctx` (optional) chooses the executor and the conventions. */
+export function drawPlaced(
+  field: Field,
+  g: DrawGrid,
+  asset: HeightAsset,
+  placed: PlacedDraw,
+  R: (x: number) => number,
+  program: DrawProgram,
+  ctx?: StageContext,
+): { pixels: number; lod: number } {
+  const px = g.size / g.n;
+  const lod = placed.lod;
+  const w = mipWeights(lod, asset.levels.length);
+  const inv = placed.inv;
+  const b = placed.bounds;
+  const pc = (ctx?.conventions ?? DEFAULT_CONVENTIONS).grid.pixelCentre;
+  const bw = (ctx?.conventions ?? DEFAULT_CONVENTIONS).draws.borderWindow;
+  const tc = (ctx?.conventions ?? DEFAULT_CONVENTIONS).sampling.texelCentre;
+  const cover = placed.cover;
+  // A snapped quad may reach one pixel beyond the exact box: with a coverage override the box grows by one.
+  const grow = cover ? 1 : 0;
+  const [i0, i1] = pixelRange(b.x0 - grow * px, b.x1 + grow * px, g.xmin, px, g.n, pc);
+  const [j0, j1] = pixelRange(b.y0 - grow * px, b.y1 + grow * px, g.ymin, px, g.n, pc);
+  const W = asset.worldSize;
+  const mode = MODE[program.mode];
+  const k = R('k' in program ? program.k : 1);
+  const c = R('c' in program ? program.c : 0);
+  const a = R(program.mode === 'lerp' ? program.a : 0);
+  const sMax = program.mode === 'lerp' ? program.sMax : 1;
+  // Trilinear sampling (mips.ts) with the two levels and weights resolved once per draw.
+  const levelA = asset.levels[w.lower];
+  const nA = asset.sizes[w.lower];
+  const levelB = asset.levels[w.upper];
+  const nB = asset.sizes[w.upper];
+  const twoLevels = w.weightUpper !== 0;
+  const wA = R(w.weightLower);
+  const wB = R(w.weightUpper);
+  if (ctx?.executor === 'simd' && ctx.arena && field instanceof Float32Array && !cover) {
+    // The simd executor draws with the kernel, with these same steps (draw.wat).
+    const px = drawInArena(
+      field,
+      asset,
+      { inv, W, grid: g, cols: [i0, i1], rows: [j0, j1], lower: w.lower, upper: w.upper, twoLevels, wA, wB, mode, k, c, a, sMax, pc },
+      ctx.arena,
+    );
+    if (px !== null) return { pixels: px, lod };
+  }
+  let pixels = 0;
+  for (let j = j0; j <= j1; j++) {
+    const y = g.ymin + (j + pc) * px;
+    for (let i = i0; i <= i1; i++) {
+      const x = g.xmin + (i + pc) * px;
+      const u = (inv[0] * x + inv[2] * y + inv[4]) / W + 0.5;
+      const v = (inv[1] * x + inv[3] * y + inv[5]) / W + 0.5;
+      if (cover ? !cover(i, j) : u < 0 || u >= 1 || v < 0 || v >= 1) continue;
+      const sA = sampleLevelF32(levelA, nA, u, v, R, tc);
+      const s = twoLevels ? R(R(sA * wA) + R(sampleLevelF32(levelB, nB, u, v, R, tc) * wB)) : sA;
+      const q = j * g.n + i;
+      const h = field[q];
+      let out: number;
+      switch (mode) {
+        case 0:
+          out = R(h + R(k * s));
+          break;
+        case 1:
+          out = Math.max(h, R(c + R(k * s)));
+          break;
+        case 2:
+          out = Math.min(h, R(c + R(k * s)));
+          break;
+        case 3:
+          out = R(h + R(R(a * R(s / sMax)) * R(R(c + R(k * s)) - h)));
+          break;
+        default: {
+          const win = R(borderWindow(u, v, bw));
+          out = R(h + R(win * R(R(c + s) - h)));
+        }
+      }
+      field[q] = out;
+      pixels++;
+    }
+  }
+  return { pixels, lod };
+}
+
+/** Lower and upper envelope and centre height of the field over a square footprint (existing-terrain query). */
+export function footprintQuery(field: Field, g: DrawGrid, asset: HeightAsset, m: Affine, ctx?: StageContext): { hmin: number; hmax: number; centre: number } {
+  return footprintQueryAt(field, g, drawBounds(asset, m), transformPoint(m, [0, 0]), ctx);
+}
+
+/** footprintQuery over a resolved box, with the centre sample at world point (cx, cy). */
+export function footprintQueryAt(
+  field: Field,
+  g: DrawGrid,
+  b: { x0: number; x1: number; y0: number; y1: number },
+  [cx, cy]: readonly [number, number],
+  ctx?: StageContext,
+): { hmin: number; hmax: number; centre: number } {
+  const px = g.size / g.n;
+  const pc = (ctx?.conventions ?? DEFAULT_CONVENTIONS).grid.pixelCentre;
+  const [i0, i1] = pixelRange(b.x0, b.x1, g.xmin, px, g.n, pc);
+  const [j0, j1] = pixelRange(b.y0, b.y1, g.ymin, px, g.n, pc);
+  let hmin = Infinity;
+  let hmax = -Infinity;
+  const simd = ctx?.executor === 'simd' && ctx.arena && field instanceof Float32Array ? envelopeInArena(field, g.n, i0, i1, j0, j1, ctx.arena) : null;
+  if (simd) [hmin, hmax] = simd;
+  else {
+    for (let j = j0; j <= j1; j++) {
+      for (let i = i0; i <= i1; i++) {
+        const h = field[j * g.n + i];
+        if (h < hmin) hmin = h;
+        if (h > hmax) hmax = h;
+      }
+    }
+  }
+  const ci = Math.min(g.n - 1, Math.max(0, Math.floor((cx - g.xmin) / px)));
+  const cj = Math.min(g.n - 1, Math.max(0, Math.floor((cy - g.ymin) / px)));
+  const centre = field[cj * g.n + ci];
+  if (!Number.isFinite(hmin)) return { hmin: centre, hmax: centre, centre };
+  return { hmin, hmax, centre };
+}

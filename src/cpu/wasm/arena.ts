@@ -1,0 +1,197 @@
+/**
+ * Arenas: one WebAssembly memory per float32 base field, shared by the raster span kernel (raster.wat), the
+ * smoothing kernels (smoothing.wat), the draw and envelope kernels (draw.wat) and the encode kernel (encode.wat). The
+ * raster is rasterized, smoothed and composed in place, later stages transform the base in place and the codes are
+ * written beside it — nothing is copied in or out, and each 64 MiB buffer is paged in once. Every buffer's place is
+ * fixed when the arena is made and the memory never grows afterwards, so the views handed out stay valid for as long
+ * as they are referenced.
+ * [R] An arena is handed to the stages through their execution context (src/cpu/context.ts); nothing looks an
+ *     arena up from an array. Every module is checked at load against the layout description (layouts.ts).
+ */
+import { RASTER_WASM_BASE64 } from './raster-wasm.js';
+import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
+import { ENCODE_WASM_BASE64 } from '../../core/wasm/encode-wasm.js';
+import { DRAW_WASM_BASE64 } from './draw-wasm.js';
+import { instantiateWasm, newWasmMemory, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
+import { blockBytes, blockLayout, checkModule, CONSTANTS, type ModuleName } from '../../core/wasm/layouts.js';
+
+export interface RasterExports {
+  spans(rec: number, count: number, target: number): void;
+}
+
+export interface EncodeExports {
+  encode(src: number, dst: number, count: number, fmin: number, fscale: number, counts: number, rounding: number): void;
+}
+
+export interface DrawExports {
+  draw(params: number): number;
+  envelope(field: number, n: number, i0: number, i1: number, j0: number, j1: number, out: number): void;
+}
+
+export interface SmoothingExports {
+  downsample(s: number, o: number, n: number, tp: number): void;
+  filterX(s: number, o: number, buf: number, n: number, tp: number): void;
+  filterY(s: number, o: number, sc: number, n: number, tp: number): void;
+  lerpLevelRows(l: number, m: number, n: number, i0: number, i1: number, f: number, g: number, rows: number): void;
+  composeRows(
+    x2: number,
+    x3: number,
+    o: number,
+    n: number,
+    a2i0: number,
+    a2i1: number,
+    a2f: number,
+    a2g: number,
+    a3i0: number,
+    a3i1: number,
+    a3f: number,
+    a3g: number,
+    tp: number,
+  ): void;
+}
+
+/** Byte offsets of every smoothing buffer (levels at N/2, N/4, N/8; X-pass scratch; the upsampling rows and taps). */
+export interface SmoothingLayout {
+  tp: number;
+  /** X-pass row buffer (10 rows of n floats) and the Y pass's ring of FILTER_Y_RING rows, shared by every level. */
+  buf: number;
+  ring: number;
+  levels: { m: number; d: number; x: number; s: number; buf: number }[];
+  x2: number;
+  x3: number;
+  up: { i0: number; i1: number; f: number; g: number }[];
+  out: number;
+}
+
+export interface Arena {
+  memory: WasmMemory;
+  raster: RasterExports;
+  smoothing: SmoothingExports;
+  encode: EncodeExports;
+  draw: DrawExports;
+  /** Side of the square field. */
+  n: number;
+  queueAt: number;
+  rasterAt: number;
+  /** The zeroed n × n float32 raster view (the field the raster stage draws into). */
+  rasterView: Float32Array;
+  /** The span queue feeding raster.wat (made on first use, raster-kernel.ts). */
+  spanQueue: unknown;
+  /** Asset levels already copied into this arena (draw-kernel.ts). */
+  placedAssets: Map<object, number[]>;
+  /** Present when the side is a multiple of 32 (every level a whole number of 4-lane vectors). */
+  smoothingLayout: SmoothingLayout | null;
+  /** R16 codes (n² u16) and the three encode counters, laid out with the smoothing buffers. */
+  codesAt: number;
+  countsAt: number;
+  /** Parameter block of the draw kernel (layouts.ts 'draw'), and the region assets are copied into on first use. */
+  drawParamsAt: number;
+  assetsAt: number;
+  assetsEnd: number;
+  /** Next free byte of the asset region. */
+  assetsTop: number;
+}
+
+/** [R] Room for draw assets (all mip levels, float32) per arena; pages are committed only as assets are copied. */
+const ARENA_ASSET_BYTES = 48 << 20;
+
+/** Spans queued before one raster kernel call; one record = the 'span' block of layouts.ts (12 float64). */
+export const SPAN_QUEUE = 4096;
+export const SPAN_RECORD = blockBytes('span') / 8;
+/** Rows in the smoothing Y pass's ring of half-texel rows (the taps read rows j + k_min … j + k_max + 1; see smoothing.ts). */
+export const FILTER_Y_RING = CONSTANTS.ringMask + 1;
+/** Halved levels of the smoothing chain the arena lays out (N/2, N/4, N/8; L0 is filtered in the base's buffer). */
+const HALVINGS = 3;
+
+/**
+ * A new arena for an n × n float32 field, or null when WebAssembly SIMD is unavailable or disabled
+ * (HEIGHTBENCH_NO_WASM=1). With `baseOverRaster` the smoothed base overwrites the raster (the raster view then holds
+ * the base).
+ */
+export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}): { arena: Arena; raster: Float32Array } | null {
+  if (wasmDisabled()) return null;
+  let top = 0;
+  const alloc = (bytes: number) => {
+    const at = top;
+    top += (bytes + 15) & ~15;
+    return at;
+  };
+  const queueAt = alloc(SPAN_QUEUE * SPAN_RECORD * 8);
+  const rasterAt = alloc(n * n * 4);
+  let layout: SmoothingLayout | null = null;
+  let codesAt = -1;
+  let countsAt = -1;
+  if (n % 32 === 0) {
+    const tp = alloc(blockLayout('taps').size);
+    // One X-pass buffer, sized for the first halved level, serves L1–L3; once L3 is filtered it and the Y scratch
+    // hold the row-upsampled N/4 and N/8 levels ((n/4)·n and (n/8)·n floats: exactly m1² and half of it). L0 (N²) is
+    // filtered in place in the base's buffer (`out`), so the N² level needs only the 10-row X buffer and the ring.
+    const m1 = n >> 1;
+    const scratchX = alloc(m1 * m1 * 4);
+    const scratchY = alloc((m1 * m1 * 4) / 2);
+    const buf = alloc(10 * n * 4);
+    const ring = alloc(FILTER_Y_RING * n * 4);
+    const levels: SmoothingLayout['levels'] = [];
+    for (let l = 0, m = m1; l < HALVINGS; l++, m >>= 1) levels.push({ m, d: alloc(m * m * 4), x: scratchX, s: ring, buf });
+    const x2 = scratchX; // (n/4)·n floats = m1²
+    const x3 = scratchY; // (n/8)·n floats = m1²/2
+    const up = [0, 1].map(() => ({ i0: alloc(n * 4), i1: alloc(n * 4), f: alloc(n * 4), g: alloc(n * 4) }));
+    // [R] baseOverRaster: L0 and then the base are written over the raster, which nothing reads after L0's X pass —
+    //     for runs that keep no raster (64 MiB less to page in).
+    layout = { tp, buf, ring, levels, x2, x3, up, out: opts.baseOverRaster ? rasterAt : alloc(n * n * 4) };
+    codesAt = alloc(n * n * 2);
+    countsAt = alloc(16);
+  }
+  const drawParamsAt = alloc(blockLayout('draw').size);
+  const assetsAt = alloc(ARENA_ASSET_BYTES);
+  const memory = newWasmMemory(top);
+  if (!memory) return null;
+  const raster = loadChecked<RasterExports>('raster', RASTER_WASM_BASE64, memory);
+  const smoothing = loadChecked<SmoothingExports>('smoothing', SMOOTHING_WASM_BASE64, memory);
+  const encode = loadChecked<EncodeExports>('encode', ENCODE_WASM_BASE64, memory);
+  const draw = loadChecked<DrawExports>('draw', DRAW_WASM_BASE64, memory);
+  if (!raster || !smoothing || !encode || !draw) return null;
+  const view = new Float32Array(memory.buffer, rasterAt, n * n);
+  const arena: Arena = {
+    memory,
+    raster,
+    smoothing,
+    encode,
+    draw,
+    n,
+    queueAt,
+    rasterAt,
+    rasterView: view,
+    spanQueue: null,
+    placedAssets: new Map(),
+    smoothingLayout: layout,
+    codesAt,
+    countsAt,
+    drawParamsAt,
+    assetsAt,
+    assetsEnd: assetsAt + ARENA_ASSET_BYTES,
+    assetsTop: assetsAt,
+  };
+  return { arena, raster: view };
+}
+
+/** Whether `field` is a view of `arena`'s memory (the fields a 'simd' context's stages run on in place). */
+export function inArena(field: ArrayBufferView, arena: Arena): boolean {
+  return field.buffer === arena.memory.buffer;
+}
+
+/** Instantiates a kernel module on `memory` and checks it against the layout description (throws the reason). */
+function loadChecked<T>(name: ModuleName, base64: string, memory: WasmMemory): T | null {
+  const ex = instantiateWasm<T>(base64, { env: { memory } });
+  if (ex) checkModule(name, ex as unknown as Record<string, unknown>);
+  return ex;
+}
+
+let available: boolean | undefined;
+
+/** Whether the SIMD kernels can run here (compiled, and not disabled). */
+export function wasmKernelsAvailable(): boolean {
+  if (wasmDisabled()) return false;
+  available ??= loadChecked<RasterExports>('raster', RASTER_WASM_BASE64, newWasmMemory(1)!) !== null;
+  return available;
+}

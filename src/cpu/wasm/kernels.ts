@@ -1,0 +1,112 @@
+/**
+ * The f32 smoothing chain on WebAssembly SIMD (smoothing.wat): the same operations in the same order as the f32 path
+ * of smoothing.ts, so the result is bit-identical (tested); f64 always runs in JavaScript.
+ * [R] Runs when the stage's context says 'simd' (src/cpu/context.ts) and hands it an arena; the raster size is a
+ *     multiple of 32 (every level a multiple of 4 lanes). The tap block is the 'taps' block of layouts.ts, written by
+ *     writeBlock, which refuses a tap the kernels do not handle.
+ */
+import { createArena, FILTER_Y_RING, inArena, type Arena } from './arena.js';
+import { writeBlock } from '../../core/wasm/layouts.js';
+
+/** Everything the tap block carries (layouts.ts 'taps'): float32 values. */
+export interface WasmTaps {
+  k: number[];
+  f: number[];
+  g: number[];
+  w: number[];
+  /** Cross-axis lerp weights (1 − c, c) for the cross-axis offset c. */
+  crossG: number;
+  crossF: number;
+  /** Halving weights of source 2i and 2i + 1. */
+  downG: number;
+  downF: number;
+  /** 0: (h2 − h3)·0.5 + h3; 1: (h2 + h3)·0.5. */
+  combine: 0 | 1;
+}
+
+export interface UpTaps {
+  i0: Int32Array;
+  i1: Int32Array;
+  f: Float64Array;
+  g: Float64Array;
+}
+
+/** Reason the kernels cannot run these taps, or null (the Y pass's ring, beyond the per-tap range of layouts.ts). */
+export function tapRefusal(k: readonly number[]): string | null {
+  if (!k.every((x, t) => t === 0 || x >= k[t - 1])) return `tap rows ${JSON.stringify(k)} must ascend`;
+  if (k[k.length - 1] - k[0] > FILTER_Y_RING - 2 || k[k.length - 1] < -1)
+    return `tap rows ${JSON.stringify(k)} do not fit the Y pass's ring of ${FILTER_Y_RING} rows (k_max − k_min ≤ ${FILTER_Y_RING - 2}, k_max ≥ −1)`;
+  return null;
+}
+
+/**
+ * Runs L0 = filterX → filterY in place in the base's buffer (unless `filterRaster` is false: an ablation), then
+ * downsample → filterX → filterY for each halved level, then the composition, in `arena` (the arena's raster view is
+ * smoothed in place; any other array is first copied into it — or into a new arena when none is given). The base is
+ * written into `out` when given, otherwise returned as a view of the arena, like the levels.
+ */
+export function wasmSmoothingChain(
+  raster: Float32Array,
+  n: number,
+  tp: WasmTaps,
+  up2: UpTaps,
+  up3: UpTaps,
+  arena: Arena | null,
+  out?: Float32Array,
+  filterRaster = true,
+): { levels: Float32Array[]; base: Float32Array; arena: Arena } {
+  const why = tapRefusal(tp.k);
+  if (why) throw new RangeError(`smoothing kernels: ${why}`);
+  if (!arena || arena.n !== n || !arena.smoothingLayout) {
+    const made = createArena(n);
+    if (!made?.arena.smoothingLayout) throw new Error(`WebAssembly SIMD smoothing is not available for a ${n}² raster`);
+    arena = made.arena;
+  }
+  if (!(inArena(raster, arena) && raster.byteOffset === arena.rasterAt)) arena.rasterView.set(raster);
+  const L = arena.smoothingLayout!;
+  const k = arena.smoothing;
+  const buf = arena.memory.buffer;
+  const i32 = new Int32Array(buf);
+  const f32 = new Float32Array(buf);
+  writeBlock(buf, L.tp, 'taps', {
+    k: tp.k,
+    g: tp.g,
+    f: tp.f,
+    w: tp.w,
+    crossG: tp.crossG,
+    crossF: tp.crossF,
+    downG: tp.downG,
+    downF: tp.downF,
+    combine: tp.combine,
+  });
+  [up2, up3].forEach((u, q) => {
+    i32.set(u.i0, L.up[q].i0 / 4);
+    i32.set(u.i1, L.up[q].i1 / 4);
+    f32.set(u.f, L.up[q].f / 4);
+    f32.set(u.g, L.up[q].g / 4);
+  });
+  let prev = arena.rasterAt;
+  if (filterRaster) {
+    // L0 in the base's buffer (the raster itself with baseOverRaster): both passes may run in place.
+    k.filterX(arena.rasterAt, L.out, L.buf, n, L.tp);
+    k.filterY(L.out, L.out, L.ring, n, L.tp);
+    prev = L.out;
+  }
+  let size = n;
+  for (const lv of L.levels) {
+    k.downsample(prev, lv.d, size, L.tp);
+    k.filterX(lv.d, lv.x, lv.buf, lv.m, L.tp);
+    k.filterY(lv.x, lv.d, lv.s, lv.m, L.tp); // the level lands in D, as in the JavaScript path
+    prev = lv.d;
+    size = lv.m;
+  }
+  const [a2, a3] = L.up;
+  k.lerpLevelRows(L.levels[1].d, n >> 2, n, a2.i0, a2.i1, a2.f, a2.g, L.x2);
+  k.lerpLevelRows(L.levels[2].d, n >> 3, n, a3.i0, a3.i1, a3.f, a3.g, L.x3);
+  k.composeRows(L.x2, L.x3, L.out, n, a2.i0, a2.i1, a2.f, a2.g, a3.i0, a3.i1, a3.f, a3.g, L.tp);
+  const levels = L.levels.map((lv) => new Float32Array(buf, lv.d, lv.m * lv.m));
+  const base = new Float32Array(buf, L.out, n * n);
+  if (!out) return { levels, base, arena };
+  out.set(base);
+  return { levels, base: out, arena };
+}

@@ -1,0 +1,187 @@
+/**
+ * Comparison of a whole run folder against its reference folder: the final map (codes, with residual attribution
+ * from the generated pre-encode floats) and every float stage dump present on both sides (RMS and maximum in the
+ * inner 400 m disk and overall). Used by the reproduce pipeline and `heightbench check`.
+ */
+import { FLOAT_STAGES } from '../conventions/index.js';
+import { join } from 'node:path';
+import { readHeightfieldFile } from '../io/heightfield-file.js';
+import { writeFileAtomic } from '../io/atomic.js';
+import { parseJson } from '../io/json-check.js';
+import { inputPresent, readInputText } from '../io/read-input.js';
+import { writeFolderWhole } from '../io/report-folder.js';
+import { compareHeightfields, type ComparisonResult } from '../compare/compare.js';
+import { evaluateGates, normaliseGates, type GateOutcome, type Gates } from '../compare/gates.js';
+import { REPORT_OWNED_NAMES, ReportStages, writeComparisonReport } from './report.js';
+import { displayCodes } from './report-maps.js';
+import { alignDumps, attributeRunFolders, type StageAttribution } from '../compare/attribution.js';
+import { floatHeightfield } from '../core/heightfield.js';
+import type { Sidecar } from '../io/sidecar.js';
+
+/** The stage dumps `check` compares: the declared stages that hold float fields (conventions FLOAT_STAGES). */
+export const STAGE_DUMPS = FLOAT_STAGES;
+
+export interface StageComparison {
+  stage: string;
+  innerRmsMm: number;
+  innerMaxAbsMm: number;
+  rmsMm: number;
+  maxAbsMm: number;
+  pixels: number;
+}
+
+export interface RunCheck {
+  final: ComparisonResult;
+  stages: StageComparison[];
+  gates: GateOutcome[];
+  passed: boolean;
+  /** The first stage (in pipeline order) whose dump differs from the reference by more than rounding (0.01 mm RMS). */
+  firstDivergentStage: string | null;
+  /** Per differing final code, the first stage differing by more than ε there (when asked for: CheckOptions). */
+  stageAttribution?: StageAttribution;
+}
+
+/** What a check says about itself beyond the numbers (report wording) and what it adds (stage attribution). */
+export interface CheckOptions {
+  /** What kind of reference this is, in words (e.g. heightbench's GPU executor of the same draw list, or our own f64 consistency one). */
+  referenceKind?: string;
+  /** Attribute every differing final code to its first divergent stage (attribution.ts); ε in mm (default 0.01). */
+  attribution?: boolean;
+  attributionEpsilonMm?: number;
+  /** Markdown lines appended to the summary (e.g. what each GPU-mimic switch was). */
+  notes?: string[];
+}
+
+/**
+ * The report line of a final map `heightbench import` wrote (src/cli/import.ts): the capture it came from, its hash
+ * and source, and where each of its conventions came from — a report says per side where its conventions came from.
+ */
+function importNotes(side: string, sc: Sidecar | null): string[] {
+  const rec = sc?.notes?.import;
+  if (typeof rec !== 'object' || rec === null) return [];
+  const r = rec as {
+    file?: unknown;
+    container?: unknown;
+    sha256?: unknown;
+    source?: unknown;
+    conventions?: { extent?: unknown; rowDirection?: unknown; encoding?: unknown };
+  };
+  const text = (v: unknown) => (typeof v === 'string' ? v : '?');
+  const c = r.conventions ?? {};
+  return [
+    `The ${side} final map was imported from ${text(r.file)} (${text(r.container)}, SHA-256 ${text(r.sha256).slice(0, 12)}…${typeof r.source === 'string' ? `, source ${r.source}` : ''}); its conventions: extent from ${text(c.extent)}, row direction from ${text(c.rowDirection)}, encoding from ${text(c.encoding)}.`,
+  ];
+}
+
+export function checkRun(
+  genDir: string,
+  refDir: string,
+  gates: Gates,
+  reportDir?: string,
+  title?: string,
+  sharedPlotly?: string,
+  opts: CheckOptions = {},
+): RunCheck {
+  normaliseGates(gates as Readonly<Record<string, unknown>>); // a misspelt gate is refused before any file is read
+  const genFile = readHeightfieldFile(join(genDir, 'final.r16'));
+  const refFile = readHeightfieldFile(join(refDir, 'final.r16'));
+  const gen = genFile.field;
+  const ref = refFile.field;
+  const preEncode = join(genDir, 'pre-encode.r32');
+  // lstat-based presence (inputPresent): a dangling link is refused, never skipped as absent.
+  const gf = inputPresent(preEncode) ? readHeightfieldFile(preEncode).field : null;
+  const final = compareHeightfields(gen, ref, { generatedFloat: gf && gf.kind === 'float' ? gf.height_px : null });
+  // The attribution comes first when a report is written: its per-pixel stages colour the first-divergence map.
+  const stageAttribution = opts.attribution
+    ? attributeRunFolders(genDir, refDir, {
+        ...(opts.attributionEpsilonMm !== undefined ? { epsilonMm: opts.attributionEpsilonMm } : {}),
+        perPixel: !!reportDir,
+      })
+    : undefined;
+  const maps = reportDir ? new ReportStages(final, displayCodes(gen, final.range), displayCodes(ref, final.range)) : null;
+  const stages: StageComparison[] = [];
+  let stageNonFinite = 0;
+  for (const s of STAGE_DUMPS) {
+    const a = join(genDir, `${s}.r32`);
+    const b = join(refDir, `${s}.r32`);
+    if (!inputPresent(a) || !inputPresent(b)) continue;
+    let fa = readHeightfieldFile(a).field;
+    let fb = readHeightfieldFile(b).field;
+    // A whole-field dump meets a windowed one (the gpu and mimic runs dump whole fields): compare their common window.
+    if (fa.kind === 'float' && fb.kind === 'float') {
+      const al = alignDumps(fa, fb);
+      if (al) [fa, fb] = [floatHeightfield(al[0].grid, al[0].height_px), floatHeightfield(al[1].grid, al[1].height_px)];
+    }
+    const r = compareHeightfields(fa, fb);
+    const inner = r.masks.innerDisk;
+    stages.push({
+      stage: s,
+      innerRmsMm: inner.floatRmsMm ?? Number.NaN,
+      innerMaxAbsMm: inner.floatMaxAbsMm ?? Number.NaN,
+      rmsMm: r.floatRmsMm ?? Number.NaN,
+      maxAbsMm: r.floatMaxAbsMm ?? Number.NaN,
+      pixels: r.pixels,
+    });
+    // Stage maps and gallery crops need the pair on one grid (compareHeightfields refused otherwise).
+    if (maps && fa.kind === 'float' && fb.kind === 'float') maps.addStage(s, fa, fb);
+    stageNonFinite += r.nonFinite.pixelsExcluded;
+  }
+  const outcomes = evaluateGates(final, gates);
+  // [R] The non-finite gate of a run counts its stage dumps too: a stage that is mostly NaN measures a tiny RMS on
+  //     the few finite pixels it has, which must not pass as agreement.
+  const nf = outcomes.find((g) => g.name === 'non-finite pixels');
+  if (nf) {
+    nf.value += stageNonFinite;
+    nf.passed = nf.value <= (gates.maxNonFinite ?? 0);
+  }
+  const firstDivergentStage = stages.find((s) => s.rmsMm > 0.01)?.stage ?? null;
+  const check: RunCheck = { final, stages, gates: outcomes, passed: outcomes.every((g) => g.passed), firstDivergentStage };
+  if (stageAttribution) {
+    const { pixelStages: _perPixel, ...counts } = stageAttribution;
+    check.stageAttribution = counts;
+  }
+  // A GPU reference names its adapter in its sidecar: the report says which adapter produced it.
+  const notes = [...(opts.notes ?? []), ...importNotes('generated', genFile.sidecar), ...importNotes('reference', refFile.sidecar)];
+  const refSide = join(refDir, 'final.r16.json');
+  if (inputPresent(refSide)) {
+    const a = (parseJson(readInputText(refSide, 1 << 20), refSide) as { producer?: { adapter?: Record<string, string> } } | null)?.producer?.adapter;
+    if (a) notes.push(`Reference adapter: ${a.vendor} ${a.architecture} ${a.device} (${a.description}) via ${a.host}.`);
+  }
+  // The report folder is written whole: staged, swapped in, one writer at a time (src/io/report-folder.ts).
+  if (reportDir) writeFolderWhole(reportDir, (stage) => writeCheckReport(stage), { owned: REPORT_OWNED_NAMES });
+  function writeCheckReport(reportDir: string): void {
+    const flat: Record<string, number> = {};
+    for (const s of stages) {
+      flat[`stages.${s.stage}.innerRmsMm`] = s.innerRmsMm;
+      flat[`stages.${s.stage}.innerMaxAbsMm`] = s.innerMaxAbsMm;
+      flat[`stages.${s.stage}.rmsMm`] = s.rmsMm;
+      flat[`stages.${s.stage}.maxAbsMm`] = s.maxAbsMm;
+    }
+    const sa = check.stageAttribution;
+    if (sa) {
+      flat['stageAttribution.differing'] = sa.differing;
+      flat['stageAttribution.straddles'] = sa.straddles;
+      for (const [st, c] of Object.entries(sa.byStage)) flat[`stageAttribution.firstStage.${st}`] = c;
+      for (const [cause, c] of Object.entries(sa.byCause)) flat[`stageAttribution.cause.${cause.replace(/ /g, '-')}`] = c;
+    }
+    flat['gates.passed'] = check.passed ? 1 : 0;
+    writeComparisonReport(reportDir, final, gen, ref, {
+      generated: join(genDir, 'final.r16'),
+      reference: join(refDir, 'final.r16'),
+      gates: outcomes,
+      title,
+      sharedPlotly,
+      referenceKind: opts.referenceKind,
+      stages,
+      stageAttribution,
+      reportStages: maps ?? undefined,
+      extraMetrics: flat,
+      notes,
+    });
+    writeFileAtomic(
+      join(reportDir, 'stages.json'),
+      `${JSON.stringify({ stages, firstDivergentStage, gates: outcomes, passed: check.passed, ...(opts.referenceKind ? { referenceKind: opts.referenceKind } : {}), ...(check.stageAttribution ? { stageAttribution: check.stageAttribution } : {}) }, null, 2)}\n`,
+    );
+  }
+  return check;
+}
