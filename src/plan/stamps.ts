@@ -23,13 +23,11 @@
  *     'lerp' h + α·(s/sMax)·(hc + k·s − h) — hmin, hmax, hc are the lower envelope, upper envelope and centre height of
  *     the current field over the instance footprint (the existing-terrain query); k the program strength.
  */
-import type { HeightAsset } from '../assets/assets.js';
 import type { PrngStream } from './prng.js';
 import { weightedPick } from './recipe.js';
 import type { RegionMap } from './regions.js';
 import { chain, rotation, scaling, translation, type Affine } from '../core/transforms.js';
 import type { StampInfoDef, WorldConfig } from '../world/world.js';
-import { InputRangeError } from '../errors.js';
 
 export interface StampInstance {
   id: number;
