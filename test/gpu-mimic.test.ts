@@ -9,8 +9,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkSubpixelBits, rasterizeTriangles, snapFixed } from '../src/cpu/raster.js';
-import { snappedQuadCoverage } from '../src/cpu/execute.js';
+import { snappedQuadCoverage, windowCornerFixed } from '../src/cpu/execute.js';
 import { loadRequest, runPipeline } from '../src/index.js';
+import { assetTexture, encodeAssetDraw } from '../src/gpu/asset-draw.js';
 import { fieldTexture, readField, type GpuContext } from '../src/gpu/context.js';
 import { openDawn } from '../src/gpu/dawn-host.js';
 import { measureSubpixelBits, rasterTriangles } from '../src/gpu/raster.js';
@@ -75,6 +76,8 @@ describe('quad coverage switch (execute-cpu.ts snappedQuadCoverage)', () => {
     expect(covered(snappedQuadCoverage(g, 2, m, 4))).toEqual(['2,3', '3,3', '2,4', '3,4']);
   });
   it('agrees with the triangle rasterizer on the same snapped triangles (diagonal covered once)', () => {
+    // (On this 8² grid float32 clip space moves no corner across a snapping tie, so the float64 snap of raster.ts
+    // gives the same corners; the seed2 stamps above are where the two part.)
     const r = testRandom(7);
     for (let t = 0; t < 20; t++) {
       const a = r() * 6.28;
@@ -91,6 +94,59 @@ describe('quad coverage switch (execute-cpu.ts snappedQuadCoverage)', () => {
         expect(f(k % 8, Math.floor(k / 8))).toBe(cov[k] === 1);
       }
     }
+  });
+});
+
+// Two stamps of tundra-seed2 at 4096² (its draw list: grid xmin = ymin = −1024 m, 2048 m, 0.5 m pixels; stamp-16-mound,
+// 40 m square, max programs), the quads of the seven pixels that differed by 29–86 codes while the mimic snapped the
+// corners' float64 positions. 4 fraction bits, SwiftShader's measured snapping.
+const SEED2 = { xmin: -1024, ymin: -1024, size: 2048, n: 4096 };
+const STAMP_815 = [-0.7401562168491232, 0.8699537471532002, -0.8699537471532002, -0.7401562168491232, 315.10967418385496, 3.6383691287277435];
+const STAMP_260 = [0.8279110876061585, 0.3434710873516116, -0.3434710873516116, 0.8279110876061585, 367.64959616443, 360.42057411454994];
+/** The rule before: the corners' float64 positions snapped (snapFixed), the two triangles drawn by raster.ts. */
+function float64Snapped(g: typeof SEED2, worldSize: number, m: readonly number[]): Uint16Array {
+  const h = worldSize / 2;
+  const c = (lx: number, ly: number) => [m[0] * lx + m[2] * ly + m[4], m[1] * lx + m[3] * ly + m[5], 1];
+  const xyh = Float64Array.from([...c(-h, -h), ...c(h, -h), ...c(-h, h), ...c(h, -h), ...c(h, h), ...c(-h, h)]);
+  const cov = new Uint16Array(g.n * g.n);
+  rasterizeTriangles({ xyh, count: 2, polygon: new Int32Array(2) }, g, new Float32Array(g.n * g.n), 'f32', cov, 4);
+  return cov;
+}
+
+describe('quad corners through float32 clip space (execute-cpu.ts windowCornerFixed)', () => {
+  it('stamp 815 corner (+W/2, +W/2): float64 at 32967.49823/16 px snaps down; the GPU path lands on the tie 32967.5 and rounds to even, 32968', () => {
+    const [x, y] = [STAMP_815[0] * 20 + STAMP_815[2] * 20 + STAMP_815[4], STAMP_815[1] * 20 + STAMP_815[3] * 20 + STAMP_815[5]];
+    const py = (y - SEED2.ymin) * 2 * 16; // float64 position in sixteenths of a pixel
+    expect(py).toBeCloseTo(32967.49823, 5);
+    expect(snapFixed((y - SEED2.ymin) * 2, 4) / 16).toBe(32967);
+    // clip y = fround(1 − (y + 1024)/1024); Y = RoundInt(fround(32760 + fround(clip y · −32768))) = RoundInt(32959.5) = 32960
+    // (ties to even; pixel j's sample at Y = 16·j), i.e. 32968 sixteenths from the grid's edge.
+    expect(Math.fround(32760 + Math.fround(Math.fround(1 - ((y - SEED2.ymin) * 2) / SEED2.size) * -32768))).toBe(32959.5);
+    expect(windowCornerFixed(x, y, SEED2, 4).map((v) => v / 16)).toEqual([41821, 32968]);
+    expect(snapFixed((x - SEED2.xmin) * 2, 4) / 16).toBe(41821);
+  });
+  it('that 1/16 px moves the edge across four pixel centres: the float32 path covers (2631, 2075) and not the other three', () => {
+    const cover = snappedQuadCoverage(SEED2, 40, STAMP_815, 4);
+    const old = float64Snapped(SEED2, 40, STAMP_815);
+    const pixels = [
+      [2649, 2018],
+      [2632, 2038],
+      [2615, 2058],
+      [2631, 2075],
+    ];
+    expect(pixels.map(([i, j]) => cover(i, j))).toEqual([false, false, false, true]);
+    expect(pixels.map(([i, j]) => old[j * SEED2.n + i] === 1)).toEqual([true, true, true, false]);
+  });
+  it('stamp 260: corner (−W/2, +W/2) y 44611.49997/16 px → 44612 on the GPU path; three pixels change side', () => {
+    const cover = snappedQuadCoverage(SEED2, 40, STAMP_260, 4);
+    const old = float64Snapped(SEED2, 40, STAMP_260);
+    const pixels = [
+      [2757, 2737],
+      [2739, 2789],
+      [2768, 2801],
+    ];
+    expect(pixels.map(([i, j]) => cover(i, j))).toEqual([false, true, true]);
+    expect(pixels.map(([i, j]) => old[j * SEED2.n + i] === 1)).toEqual([true, false, false]);
   });
 });
 
@@ -191,11 +247,83 @@ describe('against SwiftShader (Dawn): the CPU at the measured bits covers what t
       return k;
     };
     // Measured: 1 of 4,096 pixels differs at 4 bits — pixel (60, 59) of triangle 133, whose centre lies 0.24/16 px
-    // inside the snapped edge (880, 924)→(1029, 971) (in 1/16 px) yet SwiftShader leaves it uncovered (its edge
-    // stepping is not exact); at 8 bits the CPU misses many more.
+    // inside the snapped edge (880, 924)→(1029, 971) (in 1/16 px) yet SwiftShader leaves it uncovered; triangle 133
+    // reaches x = 64.32, past the 64-pixel viewport (see the next test); at 8 bits the CPU misses many more.
     const atBits = mismatches(cpu(bits));
     expect(atBits).toBeLessThanOrEqual(1);
     if (bits !== 8) expect(mismatches(cpu(8))).toBeGreaterThan(10 * Math.max(1, atBits));
+  });
+  it('the same triangles on a 128² target, where none reaches the viewport edge: identical coverage, (60, 59) included', async () => {
+    // Same pixels (1 m each, origin 0), a viewport twice as wide: triangle 133 is no longer cut at x = 64. The one
+    // mismatch above goes with the viewport edge — SwiftShader's setup reprojects and snaps a clipped polygon's
+    // vertices (SetupRoutine), which the CPU mimic does not model — not with its edge stepping.
+    const bits = await measureSubpixelBits(ctx);
+    const n = 128;
+    const grid = { xmin: 0, ymin: 0, size: n, n };
+    const r = testRandom(11);
+    const xyh: number[] = [];
+    for (let t = 0; t < 200; t++) {
+      const x0 = r() * 64,
+        y0 = r() * 64;
+      xyh.push(x0, y0, 1, x0 + 2 + r() * 8, y0 + r() * 3, 1, x0 + r() * 3, y0 + 2 + r() * 8, 1);
+    }
+    expect(Math.max(...xyh.filter((_, k) => k % 3 !== 2))).toBeLessThan(n);
+    const tex = fieldTexture(ctx, n, n, 'mimic128');
+    await rasterTriangles(ctx, grid, xyh, tex);
+    const gpu = await readField(ctx, tex);
+    tex.destroy();
+    const cov = new Uint16Array(n * n);
+    rasterizeTriangles({ xyh: Float64Array.from(xyh), count: 200, polygon: new Int32Array(200) }, grid, new Float32Array(n * n), 'f32', cov, bits);
+    let k = 0;
+    for (let q = 0; q < n * n; q++) if (Math.round(gpu[q]) !== cov[q]) k++;
+    expect(k).toBe(0);
+    expect(cov[59 * n + 60]).toBe(1);
+  });
+  it('tundra-seed2 stamps 815 and 260 drawn alone at 4096²: SwiftShader covers exactly what the float32-path mimic predicts', async () => {
+    // One asset draw each (the GPU executor's path: quadVertices → vs_quad → the rasterizer), a constant 1 m asset
+    // added to zero, so the field is the coverage. Compared over the quad's pixel box and one pixel around it.
+    const bits = await measureSubpixelBits(ctx);
+    expect(bits).toBe(4);
+    const n = SEED2.n;
+    const one = assetTexture(ctx, [new Float32Array(4).fill(1), new Float32Array(1).fill(1)], [2, 1], 'one');
+    const mismatches: Record<string, { mimic: string[]; float64: string[] }> = {};
+    for (const [name, m] of [
+      ['815', STAMP_815],
+      ['260', STAMP_260],
+    ] as const) {
+      const f = fieldTexture(ctx, n, n, 'cover');
+      const old = fieldTexture(ctx, n, n, 'old');
+      const dummy = ctx.device.createBuffer({ size: 16, usage: 0x80 | 0x8 });
+      const enc = ctx.device.createCommandEncoder();
+      const trash = encodeAssetDraw(ctx, enc, SEED2, one, 40, m, { mode: 'add', k: 1, lodSource: 'list', lodList: 0, uvSource: 'interpolated' }, f, {
+        env: dummy,
+        targets: dummy,
+        old,
+      });
+      ctx.device.queue.submit([enc.finish()]);
+      const gpu = await readField(ctx, f);
+      for (const t of [f, old]) t.destroy();
+      for (const b of [dummy, ...trash]) b.destroy();
+      const cover = snappedQuadCoverage(SEED2, 40, m, 4);
+      const f64 = float64Snapped(SEED2, 40, m);
+      const xs = [-20, 20].flatMap((lx) => [-20, 20].map((ly) => (m[0] * lx + m[2] * ly + m[4] - SEED2.xmin) * 2));
+      const ys = [-20, 20].flatMap((lx) => [-20, 20].map((ly) => (m[1] * lx + m[3] * ly + m[5] - SEED2.ymin) * 2));
+      const r = { mimic: [] as string[], float64: [] as string[] };
+      for (let j = Math.floor(Math.min(...ys)) - 1; j <= Math.ceil(Math.max(...ys)) + 1; j++)
+        for (let i = Math.floor(Math.min(...xs)) - 1; i <= Math.ceil(Math.max(...xs)) + 1; i++) {
+          const g = gpu[j * n + i];
+          expect(g === 0 || g === 1).toBe(true);
+          if ((g === 1) !== cover(i, j)) r.mimic.push(`${i},${j}`);
+          if ((g === 1) !== (f64[j * n + i] === 1)) r.float64.push(`${i},${j}`);
+        }
+      mismatches[name] = r;
+    }
+    one.destroy();
+    // Measured: the GPU agrees with the float32 path at every pixel; the float64 snap misses exactly the seven pixels.
+    expect(mismatches).toEqual({
+      '815': { mimic: [], float64: ['2649,2018', '2632,2038', '2615,2058', '2631,2075'] },
+      '260': { mimic: [], float64: ['2757,2737', '2739,2789', '2768,2801'] },
+    });
   });
 });
 

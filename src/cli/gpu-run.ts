@@ -312,7 +312,7 @@ export function addGpuRunOptions(cmd: Command): Command {
     .addOption(
       new Option(
         '--quad-coverage <c>',
-        'cpu backend: stamp/location quads cover pixel centres inside the square (exact, default) or inside its corners snapped to --subpixel-bits (snapped, as a rasterizer does)',
+        'cpu backend: stamp/location quads cover pixel centres inside the square (exact, default) or inside its corners taken through float32 clip space and the viewport transform and snapped to --subpixel-bits (snapped, as the GPU executor’s rasterizer does)',
       ).choices(['exact', 'snapped']),
     )
     .addOption(

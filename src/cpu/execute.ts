@@ -28,7 +28,7 @@ import { precisionOf, runContext, type Executor, type StageContext } from './con
 import { readAssetKtx2, type HeightAsset } from '../assets/assets.js';
 import { drawPlaced, footprintQueryAt, type DrawProgram } from './draw.js';
 import { newField, sharedCopy, type Field, type Precision } from '../core/precision.js';
-import { ownsEdge, rasterizeTriangles, snapFixed, SUBPIXEL, type RasterStats } from './raster.js';
+import { ownsEdge, rasterizeTriangles, SUBPIXEL, type RasterStats } from './raster.js';
 import { smoothingChain } from './smoothing.js';
 import { applySupport, supportTargetsFor, type SupportTarget } from './support.js';
 import { applyOuterBlend } from './outer.js';
@@ -54,29 +54,65 @@ export interface CpuExecuteOptions {
    * changed afterwards): a run writes it out while the later stages are computed.
    */
   onField?: (stage: string, field: Field) => void;
-  /** [G] GPU-mimic switch: stamp and location-texture quads cover what a rasterizer covers — the pixel centres inside
-   *  the quad's corners snapped to the list's `raster.subpixelBits`, top-left rule — instead of every pixel whose
-   *  centre maps inside the asset square ('exact', the default). */
+  /** [G] GPU-mimic switch: stamp and location-texture quads cover what the GPU executor's rasterizer covers — the
+   *  pixel centres inside the quad's corners taken through float32 clip space and the viewport transform, snapped to
+   *  the list's `raster.subpixelBits`, top-left rule (snappedQuadCoverage) — instead of every pixel whose centre maps
+   *  inside the asset square ('exact', the default). */
   quadCoverage?: QuadCoverage;
 }
 
 export type QuadCoverage = 'exact' | 'snapped';
 export const QUAD_COVERAGE_CHOICES: readonly QuadCoverage[] = ['exact', 'snapped'];
 
+/** Rounds to the nearest integer, ties to even (the x86 cvtps2dq SwiftShader's RoundInt compiles to). */
+function roundHalfEven(v: number): number {
+  const r = Math.round(v);
+  return r - v === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
 /**
- * Coverage of an asset quad as a rasterizer decides it: the square's corners localToWorld·(±W/2, ±W/2) mapped to raster
- * coordinates (float64) and snapped to 2^−bits pixel (snapFixed), drawn as the triangles (c00, c10, c01) and
- * (c10, c11, c01) — the GPU executor's vertex order — with the top-left rule, so the diagonal is covered once.
- * [R] The GPU forms the corners in float32 clip space first; this mimic snaps the float64 position (a tie on the
- *     snapping grid may round the other way).
+ * [G] A quad corner's window position on the GPU executor's path, in the raster's 1/256-pixel units (raster.ts
+ * SUBPIXEL; pixel (i, j)'s centre at 256·i + 128, 256·j + 128), snapped to 2^−bits pixel. Each step is the GPU's:
+ *   1. clip = (2·(x − xmin)/size − 1, 1 − 2·(y − ymin)/size) in float64 on the host (src/gpu/asset-draw.ts
+ *      quadVertices), stored as float32 (the vertex buffer); the vertex shader passes it through (w = 1);
+ *   2. the viewport transform in float32, as SwiftShader's vertex routine writes it: X = RoundInt(X0xF + clip.x·rhw·WxF)
+ *      with F = 2^bits, W = n/2, WxF = W·F, X0xF = (0 + W)·F − F/2; y the same with Dawn's flipped viewport
+ *      (y = n, height = −n: H = −n/2, Y0 = n/2), so row j grows with world y as on the CPU; rhw = 1/w = 1;
+ *   3. RoundInt rounds to nearest, ties to even; the −F/2 puts pixel i's sample on the integer X = F·i.
+ * Returns (X + F/2)·256/F and (Y + F/2)·256/F.
+ */
+export function windowCornerFixed(x: number, y: number, g: DrawGrid, bits: number): [number, number] {
+  const f = Math.fround;
+  const F = 2 ** bits;
+  const cx = f(((x - g.xmin) * 2) / g.size - 1);
+  const cy = f(1 - ((y - g.ymin) * 2) / g.size);
+  const Wh = f(0.5 * g.n);
+  const Hh = f(0.5 * -g.n);
+  const WxF = f(Wh * F);
+  const HxF = f(Hh * F);
+  const X0xF = f(f(f(0 + Wh) * F) - F / 2);
+  const Y0xF = f(f(f(g.n + Hh) * F) - F / 2);
+  const X = roundHalfEven(f(X0xF + f(f(cx * 1) * WxF)));
+  const Y = roundHalfEven(f(Y0xF + f(f(cy * 1) * HxF)));
+  return [(X + F / 2) * (SUBPIXEL / F), (Y + F / 2) * (SUBPIXEL / F)];
+}
+
+/**
+ * Coverage of an asset quad as the GPU executor's rasterizer decides it — the rule of `--quad-coverage snapped` [G]:
+ *   corners  the square's corners localToWorld·(±W/2, ±W/2) (float64), taken to window coordinates through float32
+ *            clip space and SwiftShader's float32 viewport transform, snapped to 2^−bits pixel, ties to even
+ *            (windowCornerFixed);
+ *   coverage the triangles (c00, c10, c01) and (c10, c11, c01) — the GPU executor's vertex order — each covering the
+ *            pixel centres with every edge function ≥ 0, a centre exactly on an edge only where the top-left rule
+ *            owns it (raster.ts ownsEdge), so the diagonal is covered once.
+ * The edge functions are exact integers in 1/256 pixel. Why the float32 path [G, measured]: snapping the corners'
+ * float64 positions instead put a corner within ~1/4096 pixel of a snapping tie 1/16 pixel away from where the GPU
+ * put it (tundra-seed2 at 4096²: stamps 260 and 815, seven pixels of 29–86 codes), and test/gpu-mimic.test.ts draws
+ * such a quad on SwiftShader (docs/gpu-reference.md).
  */
 export function snappedQuadCoverage(g: DrawGrid, worldSize: number, m: readonly number[], bits: number): (i: number, j: number) => boolean {
   const h = worldSize / 2;
-  const scale = g.n / g.size;
-  const corner = (lx: number, ly: number): [number, number] => [
-    snapFixed((m[0] * lx + m[2] * ly + m[4] - g.xmin) * scale, bits),
-    snapFixed((m[1] * lx + m[3] * ly + m[5] - g.ymin) * scale, bits),
-  ];
+  const corner = (lx: number, ly: number): [number, number] => windowCornerFixed(m[0] * lx + m[2] * ly + m[4], m[1] * lx + m[3] * ly + m[5], g, bits);
   const c00 = corner(-h, -h);
   const c10 = corner(h, -h);
   const c01 = corner(-h, h);
