@@ -40,7 +40,7 @@ export interface ConfigContext {
   readonly configRoot?: string;
 }
 
-/** The installed package's own folder (this file is <pkg>/dist/pipeline/request.js, or <repo>/src/pipeline/request.ts). */
+/** The installed package's own folder (this file is <pkg>/dist/plan/request.js, or <repo>/src/plan/request.ts). */
 export function packageRoot(): string {
   return fileURLToPath(new URL('../../', import.meta.url));
 }

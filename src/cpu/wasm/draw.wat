@@ -1,5 +1,5 @@
 ;; heightbench textured height draw kernel (natural stamps), float32 field, WebAssembly.
-;; One call draws one instance exactly as drawAsset in src/pipeline/draw.ts does (modes add, max, min, lerp, location):
+;; One call draws one instance exactly as drawAsset in src/cpu/draw.ts does (modes add, max, min, lerp, location):
 ;; per destination pixel of the bounding rows/columns, pixel centre → inverse transform → local UV (float64, same
 ;; operation order) → trilinear sample of two stored mip levels (bilinear per level, float32 steps of sampleTexel's
 ;; exact path) → HeightProgram and Blend in float32. Every operation rounds as the JavaScript emulation does, so the

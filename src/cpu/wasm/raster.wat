@@ -1,5 +1,5 @@
 ;; heightbench triangle-span kernel, f32 mode, WebAssembly SIMD.
-;; The JavaScript rasterizer (src/pipeline/raster.ts) finds each covered span with exact integer edge functions and
+;; The JavaScript rasterizer (src/cpu/raster.ts) finds each covered span with exact integer edge functions and
 ;; queues it here; this kernel evaluates the span exactly as spanF32 does: λk = f32(Ek(t)·invArea) with Ek(t) =
 ;; Ek0 + Sk·t an exact integer in float64, then h = ((λ0·h0 + λ1·h1) + λ2·h2) and target += h, every step an f32
 ;; multiply or add (bit-identical to the Math.fround emulation).

@@ -1,5 +1,5 @@
 ;; heightbench smoothing kernels, float32, WebAssembly SIMD (f32x4).
-;; Every operation is an f32 multiply or add in the same order as the f32 path of src/pipeline/smoothing.ts, so the
+;; Every operation is an f32 multiply or add in the same order as the f32 path of src/cpu/smoothing.ts, so the
 ;; results are bit-identical to it (f32 + and × round exactly as Math.fround of the float64 operation).
 ;; All pointers are byte offsets into the imported memory (one arena per field, see arena.ts); fields are row-major f32.
 ;; Tap block at $tp: the 'taps' block of src/core/wasm/layouts.ts ({{taps.size}} bytes: k[5], g[5], f[5], w[5], the
