@@ -87,15 +87,26 @@ const FS_CAUSES: Record<string, string> = {
   EINVAL: 'invalid argument',
 };
 
+/**
+ * A Node file-system error: the fields of NodeJS.ErrnoException this module reads, declared here so that the published
+ * types do not need @types/node.
+ */
+export interface FileSystemError extends Error {
+  code?: string;
+  syscall?: string;
+  path?: string;
+  errno?: number;
+}
+
 /** True for a Node file-system error (an errno code from a syscall). */
-export function isFileSystemErrno(e: unknown): e is NodeJS.ErrnoException {
+export function isFileSystemErrno(e: unknown): e is FileSystemError {
   if (!(e instanceof Error)) return false;
-  const err = e as NodeJS.ErrnoException;
+  const err = e as FileSystemError;
   return typeof err.code === 'string' && typeof err.syscall === 'string' && err.code in FS_CAUSES;
 }
 
 /** One line naming the path and the cause of a file-system error. */
-export function fileSystemMessage(e: NodeJS.ErrnoException): string {
+export function fileSystemMessage(e: FileSystemError): string {
   const cause = FS_CAUSES[e.code ?? ''] ?? e.message;
   const dest = (e as { dest?: string }).dest;
   const where = e.path ? (dest ? `${e.path} → ${dest}` : e.path) : '(no path)';

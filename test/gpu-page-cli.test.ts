@@ -58,7 +58,11 @@ describe('heightbench run --backend webgpu progress', () => {
     const steps = lines.map((l) => /^run teaching-512 64² webgpu: (\S+)/.exec(l)?.[1]);
     expect(steps).toEqual(['drawlist', ...stagesInOrder, 'write', 'done']);
     // Each stage line carries a time and the running total.
-    for (const l of lines.filter((x) => stagesInOrder.some((s) => x.includes(`webgpu: ${s} `)))) expect(l).toMatch(/\d+\.\d+ s {3}\(total \d+\.\d+ s\)$/);
+    for (const l of lines.filter((x) => stagesInOrder.some((s) => x.includes(`webgpu: ${s} `))))
+      expect(l).toMatch(/\d+\.\d+ s {3}\(total \d+\.\d+ s\) +\[\d+\/10, \d+ %, about [^\]]+ left\]$/);
+    // How far it is: the draw list is step 1 of 10, the final stage step 9 (never 100 % before the end).
+    expect(lines.find((l) => / webgpu: drawlist /.test(l))).toMatch(/\[1\/10, 10 %/);
+    expect(lines.find((l) => / webgpu: final /.test(l))).toMatch(/\[9\/10, 90 %/);
     const timings = JSON.parse(readFileSync(join(out, 'timings.json'), 'utf8')).timingsMs as Record<string, number>;
     expect(Object.keys(timings)).toEqual(stagesInOrder);
   }, 120_000);

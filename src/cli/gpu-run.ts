@@ -23,6 +23,7 @@ import { loadRunInputs, readListAssetBytes } from '../pipeline/inputs.js';
 import { writeStageJson } from '../pipeline/outputs.js';
 import { planDrawList } from '../plan/emit.js';
 import { serialiseDrawList } from '../drawlist/serial.js';
+import { STAGES } from '../conventions/index.js';
 import type { DrawList } from '../drawlist/types.js';
 import { codeHeightfield, floatHeightfield } from '../core/heightfield.js';
 import { cropCentre } from '../core/crop.js';
@@ -104,7 +105,9 @@ export async function gpuRunCommand(
   if (!o.inPlace) checkRunFolder(resolve(o.out)); // before any work (openRunFolder checks again when it stages)
   const stages = o.stages ?? [...planStages, ...fieldStages];
   const t0 = performance.now();
-  const progress = progressReporter({ label: `run ${req.id} ${req.size}² webgpu`, quiet: o.quiet });
+  // The steps: the draw list, the executor's stages (STAGES: raster-layer0 … final) and the write; with the total each
+  // line shows the percentage done and an estimate of the time left.
+  const progress = progressReporter({ label: `run ${req.id} ${req.size}² webgpu`, quiet: o.quiet, total: STAGES.length + 2 });
   const { plan, drawList, assetsDir } = progress.time('drawlist', () => emitRequestDrawList(req, { config: io.config }));
   progress.note(
     `draw list: ${drawList.raster.layers[0].count} + ${drawList.raster.layers[1].count} triangles, ${drawList.support.locations.length} support locations, ${drawList.stamps.draws.length} stamps, ${drawList.locations.draws.length} location textures`,
