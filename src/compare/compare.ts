@@ -31,6 +31,8 @@ import {
   RadialGeometry,
   maskBounds,
   maskContains,
+  maskContainsBounds,
+  type MaskBounds,
   maskDefinitions,
   maskPixelCount,
   ringIndex,
@@ -195,6 +197,8 @@ interface RegionSet {
   geo: RadialGeometry;
   maskNames: string[];
   maskDefs: MaskDefinition[];
+  /** maskBounds of each definition, computed once (the per-pixel test reads them). */
+  maskBoundsOf: MaskBounds[];
   whole: RegionAccumulator;
   maskAcc: RegionAccumulator[];
   step: number;
@@ -324,6 +328,7 @@ function regionSet(input: ComparisonInputs, withFloat: boolean): RegionSet {
     geo,
     maskNames,
     maskDefs: maskNames.map((k) => defs[k]),
+    maskBoundsOf: maskNames.map((k) => maskBounds(defs[k])),
     whole: new RegionAccumulator(),
     maskAcc: maskNames.map(() => new RegionAccumulator()),
     step,
@@ -403,8 +408,8 @@ function addDifference(r: RegionSet, B: number, i: number, j: number, k: number,
   const dx = geo.dx[i];
   const dy = geo.dy[j];
   const r2 = geo.dx2[i] + geo.dy2[j];
-  for (let m = 0; m < r.maskDefs.length; m++) {
-    if (maskContains(r.maskDefs[m], r2, dx, dy)) {
+  for (let m = 0; m < r.maskBoundsOf.length; m++) {
+    if (maskContainsBounds(r.maskBoundsOf[m], r2, dx, dy)) {
       r.maskAcc[m].addCode(dq, k);
       if (withFloat) r.maskAcc[m].addFloat(dm, k);
     }
