@@ -37,6 +37,7 @@ import { readHeightfieldFile } from '../io/heightfield-file.js';
 import { inputPresent } from '../io/read-input.js';
 import { DEFAULT_RANGE, metresPerCode, type GridDescription } from '../core/grid.js';
 import { cropCentre } from '../core/crop.js';
+import type { Heightfield } from '../core/heightfield.js';
 
 /** The stages attributed: the declared stages that hold float fields (conventions FLOAT_STAGES). */
 export const ATTRIBUTION_STAGES = FLOAT_STAGES;
@@ -338,15 +339,25 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
 }
 
 /** Reads both runs' stage folders (R32 dumps with sidecars, final.r16) and attributes every differing final code. */
-export function attributeRunFolders(dirA: string, dirB: string, opts: AttributionOptions = {}): StageAttribution {
+/**
+ * The attribution of two run folders. `read` loads one heightfield file (default: readHeightfieldFile's field); a
+ * caller that reads the same stage files again (check's stage table) passes a memoised reader, so each file is read
+ * and its SHA-256 verified once.
+ */
+export function attributeRunFolders(
+  dirA: string,
+  dirB: string,
+  opts: AttributionOptions = {},
+  read: (path: string) => Heightfield = (path) => readHeightfieldFile(path).field,
+): StageAttribution {
   const load = (dir: string): RunFields => {
-    const fin = readHeightfieldFile(join(dir, 'final.r16')).field;
+    const fin = read(join(dir, 'final.r16'));
     if (fin.kind !== 'codes') throw new MismatchError(`${join(dir, 'final.r16')}: expected 16-bit codes`);
     const stages = new Map<string, StageField>();
     for (const s of ATTRIBUTION_STAGES) {
       const p = join(dir, `${s}.r32`);
       if (!inputPresent(p)) continue;
-      const f = readHeightfieldFile(p).field;
+      const f = read(p);
       if (f.kind !== 'float') throw new MismatchError(`${p}: expected float heights`);
       stages.set(s, { grid: f.grid, height_px: f.height_px });
     }
@@ -354,7 +365,7 @@ export function attributeRunFolders(dirA: string, dirB: string, opts: Attributio
   };
   const a = load(dirA);
   const b = load(dirB);
-  const fin = readHeightfieldFile(join(dirA, 'final.r16')).field;
+  const fin = read(join(dirA, 'final.r16'));
   const mpc = fin.kind === 'codes' ? metresPerCode(fin.range) : undefined;
   return attributeStages(a, b, { metresPerCode: mpc, ...opts });
 }

@@ -83,20 +83,34 @@ export function checkRun(
   opts: CheckOptions = {},
 ): RunCheck {
   normaliseGates(gates as Readonly<Record<string, unknown>>); // a misspelt gate is refused before any file is read
-  const genFile = readHeightfieldFile(join(genDir, 'final.r16'));
-  const refFile = readHeightfieldFile(join(refDir, 'final.r16'));
+  // [R] Each file is read (and its payload's SHA-256 verified) once: the attribution and the stage table share them
+  //     (the attribution holds every stage at once anyway; the stage table then drops each pair after use).
+  const files = new Map<string, ReturnType<typeof readHeightfieldFile>>();
+  const readFile = (path: string) => {
+    let f = files.get(path);
+    if (!f) files.set(path, (f = readHeightfieldFile(path)));
+    return f;
+  };
+  const readField = (path: string) => readFile(path).field;
+  const genFile = readFile(join(genDir, 'final.r16'));
+  const refFile = readFile(join(refDir, 'final.r16'));
   const gen = genFile.field;
   const ref = refFile.field;
   const preEncode = join(genDir, 'pre-encode.r32');
   // lstat-based presence (inputPresent): a dangling link is refused, never skipped as absent.
-  const gf = inputPresent(preEncode) ? readHeightfieldFile(preEncode).field : null;
+  const gf = inputPresent(preEncode) ? readField(preEncode) : null;
   const final = compareHeightfields(gen, ref, { generatedFloat: gf && gf.kind === 'float' ? gf.height_px : null });
   // The attribution comes first when a report is written: its per-pixel stages colour the first-divergence map.
   const stageAttribution = opts.attribution
-    ? attributeRunFolders(genDir, refDir, {
-        ...(opts.attributionEpsilonMm !== undefined ? { epsilonMm: opts.attributionEpsilonMm } : {}),
-        perPixel: !!reportDir,
-      })
+    ? attributeRunFolders(
+        genDir,
+        refDir,
+        {
+          ...(opts.attributionEpsilonMm !== undefined ? { epsilonMm: opts.attributionEpsilonMm } : {}),
+          perPixel: !!reportDir,
+        },
+        readField,
+      )
     : undefined;
   const maps = reportDir ? new ReportStages(final, displayCodes(gen, final.range), displayCodes(ref, final.range)) : null;
   const stages: StageComparison[] = [];
@@ -105,8 +119,8 @@ export function checkRun(
     const a = join(genDir, `${s}.r32`);
     const b = join(refDir, `${s}.r32`);
     if (!inputPresent(a) || !inputPresent(b)) continue;
-    let fa = readHeightfieldFile(a).field;
-    let fb = readHeightfieldFile(b).field;
+    let fa = readField(a);
+    let fb = readField(b);
     // A whole-field dump meets a windowed one (the gpu and mimic runs dump whole fields): compare their common window.
     if (fa.kind === 'float' && fb.kind === 'float') {
       const al = alignDumps(fa, fb);
@@ -125,6 +139,10 @@ export function checkRun(
     // Stage maps and gallery crops need the pair on one grid (compareHeightfields refused otherwise).
     if (maps && fa.kind === 'float' && fb.kind === 'float') maps.addStage(s, fa, fb);
     stageNonFinite += r.nonFinite.pixelsExcluded;
+    // The stage table is the last reader of a stage's files: let them go (a check without attribution then holds one
+    // pair at a time, as before).
+    files.delete(a);
+    files.delete(b);
   }
   const outcomes = evaluateGates(final, gates);
   // [R] The non-finite gate of a run counts its stage dumps too: a stage that is mostly NaN measures a tiny RMS on
