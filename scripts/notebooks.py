@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """heightbench notebooks: the .nb.ts sources (jupytext percent format, TypeScript) paired with .ipynb through jupytext,
-executed headless on the tslab kernel, exported to HTML.
+executed headless on the tslab kernel (run-notebooks.mjs: tslab-headless, the same kernel without the per-cell type
+check, which scripts/check-notebooks.mjs does once), exported to HTML.
 
   notebooks.py sync                  jupytext --sync every pair (writes a missing .ipynb; the newer side wins) and
                                      gives each .ipynb the tslab kernel (make lab)
