@@ -2,10 +2,11 @@
  * The notebooks' type check moved out of the kernel (issue 25, the loop): scripts/run-notebooks.mjs executes the
  * notebooks on tslab-headless (scripts/tslab-headless.mjs: tslab without the per-cell type check) and type checks
  * every code cell once with tslab's own converter (scripts/check-notebooks.mjs). Held here: the headless converter
- * emits what tslab's emits for every committed cell; the check's cells are jupytext's; the committed notebooks check;
- * a type error in a cell fails the check with the ordinary kernel's message at the .nb.ts's line, although the
- * headless kernel itself would run that cell; and run-notebooks, in a scratch project holding such a notebook, exits
- * 1 with the check as the failed --results entry and exports no HTML.
+ * emits what tslab's emits for every committed cell (and keeps its top-level await and syntax errors); the check's
+ * cells are jupytext's; the committed notebooks check; a type error in a cell fails the check with the ordinary
+ * kernel's message at the .nb.ts's line, although the headless kernel itself would run that cell; and run-notebooks,
+ * in a scratch project holding such a notebook, exits 1 with the check as the failed --results entry and exports no
+ * HTML.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -116,6 +117,26 @@ describe('notebook type check (scripts/check-notebooks.mjs) and the headless ker
       h.close();
     });
   }, 120_000);
+
+  it('the headless converter keeps tslab’s top-level await, its nested-await error and syntax errors', async () => {
+    const { normal, headless } = await converters();
+    const cases = ['const x = await Promise.resolve(1);\nx', 'function f() { await 1; }', 'const y = (1;'];
+    const seen = inRoot(() =>
+      [normal, headless].map((create) => {
+        const c = create({ isJS: false, isBrowser: false });
+        const r = cases.map((src) => {
+          const o = c.convert('', src);
+          return [o.output, o.hasToplevelAwait, o.diagnostics.map((d) => d.messageText)];
+        });
+        c.close();
+        return r;
+      }),
+    );
+    expect(seen[1]).toEqual(seen[0]);
+    expect(seen[1][0][1]).toBe(true);
+    expect(seen[1][1][2]).toEqual(["'await' expressions are only allowed within async functions and at the top levels of modules."]);
+    expect(seen[1][2][2]).toEqual(["')' expected."]);
+  });
 
   it('splits the .nb.ts into the code cells jupytext reads', async () => {
     const { codeCells } = (await import(join(root, 'scripts', 'check-notebooks.mjs'))) as { codeCells: (t: string) => { source: string }[] };
