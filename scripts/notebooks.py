@@ -1,15 +1,21 @@
 #!/usr/bin/env python3
 """heightbench notebooks: the .nb.ts sources (jupytext percent format, TypeScript) paired with .ipynb through jupytext,
-executed headless on the tslab kernel, exported to HTML.
+executed headless on the tslab kernel (run-notebooks.mjs: tslab-headless, the same kernel without the per-cell type
+check, which scripts/check-notebooks.mjs does once), exported to HTML.
 
   notebooks.py sync                  jupytext --sync every pair (writes a missing .ipynb; the newer side wins) and
                                      gives each .ipynb the tslab kernel (make lab)
   notebooks.py check                 every .nb.ts is in jupytext's canonical percent form (reading and writing it back
                                      gives the same bytes), so an edit saved from JupyterLab changes only what was edited
-  notebooks.py execute OUTDIR [--results FILE] [--only NAME ...] [--twice NAME] [--jobs N]
-                                     execute every notebook from its .nb.ts (cwd = project root; N kernels at a time),
-                                     write executed copies to OUTDIR; on failure print the failing cell's source and its
-                                     output/stderr
+  notebooks.py execute OUTDIR [--results FILE] [--only NAME ...] [--twice NAME] [--jobs N] [--kernel NAME]
+                       [--check] [--export HTMLDIR]
+                                     execute every notebook from its .nb.ts (cwd = project root; N kernels at a time;
+                                     on kernel NAME, default tslab: scripts/run-notebooks.mjs uses tslab-headless, the
+                                     same kernel without the per-cell type check), write executed copies to OUTDIR (their
+                                     metadata names the tslab kernel either way); on failure print the failing cell's
+                                     source and its output/stderr. --check: first what `check` checks (a failure fails
+                                     the run). --export: each notebook's HTML (as `export` writes it) made in the pool as
+                                     soon as it has executed, written to HTMLDIR once every notebook passed
   notebooks.py export EXECDIR HTMLDIR  HTML for each executed notebook (Plotly from ../plotly.min.js)
 
 The pairing (notebooks/jupytext.toml, beside the notebooks: the JupyterLab server of make lab is rooted there): formats "ipynb,.nb.ts:percent", no notebook or cell metadata in the
@@ -75,11 +81,12 @@ def sync():
     return 0
 
 
-def execute(outdir, only, twice, results, jobs=1):
+def execute(outdir, only, twice, results, jobs=1, kernel="tslab", htmldir=None):
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
     os.makedirs(outdir, exist_ok=True)
+    html = {}
     passed = failed = 0
     report = []
     nbs = sources()
@@ -87,7 +94,7 @@ def execute(outdir, only, twice, results, jobs=1):
         nbs = [p for p in nbs if any(stem(p).startswith(o) for o in only)]
     def run_one(path):
         nb = read_source(path)
-        client = NotebookClient(nb, kernel_name="tslab", timeout=900, startup_timeout=240, record_timing=False, allow_errors=False, resources={"metadata": {"path": str(ROOT)}})
+        client = NotebookClient(nb, kernel_name=kernel, timeout=900, startup_timeout=240, record_timing=False, allow_errors=False, resources={"metadata": {"path": str(ROOT)}})
         current = {}
         def on_cell_start(cell, cell_index):
             current["index"], current["cell"] = cell_index, cell
@@ -114,11 +121,17 @@ def execute(outdir, only, twice, results, jobs=1):
         target = Path(outdir) / (stem(path) + ".ipynb")
         Path(str(target) + ".tmp").write_text(text)
         os.replace(str(target) + ".tmp", target)
+        if err is None and htmldir:
+            # The same HTML as `export` makes from the file just written (the kernels keep running meanwhile).
+            html[stem(path)] = html_body(nbformat.reads(text, as_version=4))
         return err
-    # [R] Kernels in a pool (each notebook has its own kernel, so results do not depend on the order); the report
-    # keeps the sources' order.
+    # [R] Kernels in a pool (each notebook has its own kernel, so results do not depend on the order), the longest
+    # sources first (the executed-twice one counted twice) so that no long notebook is left running alone at the end;
+    # the report keeps the sources' order.
+    cost = lambda p: len(p.read_text()) * (2 if twice and stem(p).startswith(twice) else 1)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        errors = list(pool.map(one, nbs))
+        futures = {p: pool.submit(one, p) for p in sorted(nbs, key=cost, reverse=True)}
+        errors = [futures[p].result() for p in nbs]
     for path, err in zip(nbs, errors):
         name = stem(path) + ".ipynb"
         if err:
@@ -130,26 +143,43 @@ def execute(outdir, only, twice, results, jobs=1):
         report.append({"notebook": name, "ok": err is None, "error": err})
     if results:
         Path(results).write_text(json.dumps({"passed": passed, "failed": failed, "notebooks": report}, indent=1) + "\n")
+    if htmldir and not failed:
+        os.makedirs(htmldir, exist_ok=True)
+        for name, body in sorted(html.items()):
+            write_html(Path(htmldir) / (name + ".html"), body, quiet=True)
     return failed
+
+
+_exporters = __import__("threading").local()
+
+
+def html_body(nb):
+    """The HTML of an executed notebook: offline, Plotly from ../plotly.min.js (one exporter per thread)."""
+    exp = getattr(_exporters, "exp", None)
+    if exp is None:
+        from nbconvert import HTMLExporter
+        exp = _exporters.exp = HTMLExporter()
+        exp.exclude_input_prompt = True
+        exp.exclude_output_prompt = True
+    body, _ = exp.from_notebook_node(nb)
+    # Offline: no CDN scripts (MathJax, require.js); Plotly comes from the shared ../plotly.min.js.
+    body = re.sub(r'<script[^>]*src="https?://[^"]*"[^>]*>\s*</script>', "", body)
+    # The figures' inline plotly.min.js (src/notebook/figures.ts) becomes the shared copy beside reports/.
+    return re.sub(r'<script data-heightbench-plotly="inline">.*?</script>', '<script src="../plotly.min.js"></script>', body, flags=re.S)
+
+
+def write_html(out, body, quiet=False):
+    Path(str(out) + ".tmp").write_text(body)
+    os.replace(str(out) + ".tmp", out)
+    if not quiet:
+        print(f"exported {out}")
 
 
 def export(execdir, htmldir):
     import nbformat
-    from nbconvert import HTMLExporter
     os.makedirs(htmldir, exist_ok=True)
-    exp = HTMLExporter()
-    exp.exclude_input_prompt = True
-    exp.exclude_output_prompt = True
     for path in sorted(Path(execdir).glob("*.ipynb")):
-        body, _ = exp.from_notebook_node(nbformat.read(path, as_version=4))
-        # Offline: no CDN scripts (MathJax, require.js); Plotly comes from the shared ../plotly.min.js.
-        body = re.sub(r'<script[^>]*src="https?://[^"]*"[^>]*>\s*</script>', "", body)
-        # The figures' inline plotly.min.js (src/notebook/figures.ts) becomes the shared copy beside reports/.
-        body = re.sub(r'<script data-heightbench-plotly="inline">.*?</script>', '<script src="../plotly.min.js"></script>', body, flags=re.S)
-        out = Path(htmldir) / (path.stem + ".html")
-        Path(str(out) + ".tmp").write_text(body)
-        os.replace(str(out) + ".tmp", out)
-        print(f"exported {out}")
+        write_html(Path(htmldir) / (path.stem + ".html"), html_body(nbformat.read(path, as_version=4)))
 
 
 if __name__ == "__main__":
@@ -166,7 +196,10 @@ if __name__ == "__main__":
         twice = next((a[i + 1] for i, x in enumerate(a) if x == "--twice"), None)
         results = next((a[i + 1] for i, x in enumerate(a) if x == "--results"), None)
         jobs = int(next((a[i + 1] for i, x in enumerate(a) if x == "--jobs"), "1"))
-        sys.exit(1 if execute(out, only, twice, results, jobs) else 0)
+        kernel = next((a[i + 1] for i, x in enumerate(a) if x == "--kernel"), "tslab")
+        htmldir = next((a[i + 1] for i, x in enumerate(a) if x == "--export"), None)
+        bad = check() if "--check" in a else 0
+        sys.exit(1 if execute(out, only, twice, results, jobs, kernel, htmldir) or bad else 0)
     if a[0] == "export":
         export(a[1], a[2]); sys.exit(0)
     print(__doc__); sys.exit(2)

@@ -1,14 +1,23 @@
 #!/usr/bin/env node
-// Executes every notebook headless (tslab kernel) from its .nb.ts source through scripts/notebooks.py, two kernels at
-// a time (HEIGHTBENCH_NOTEBOOK_JOBS), with the Jupyter folders kept in the project. --results FILE: pass/fail counts
+// Executes every notebook headless from its .nb.ts source through scripts/notebooks.py, two kernels at a time
+// (HEIGHTBENCH_NOTEBOOK_JOBS), with the Jupyter folders kept in the project. --results FILE: pass/fail counts
 // for the test summary. --export DIR: also write HTML into DIR.
-import { spawnSync } from 'node:child_process';
-import { join, resolve } from 'node:path';
+//
+// [R] The kernel is tslab-headless (jupyter/headless/kernels, scripts/tslab-headless.mjs): tslab without the per-cell
+// type check, which costs most of a kernel's compile time; the notebooks are type checked once instead, cell by cell
+// with tslab's own converter (scripts/check-notebooks.mjs), beside the execution, and a type error fails the run as it
+// fails the cell in a kernel (it is an entry of --results). HEIGHTBENCH_NOTEBOOK_KERNEL=tslab runs them as before:
+// on the ordinary tslab kernel (jupyter/kernels/tslab, JupyterLab's), each cell type checked as it runs, no separate
+// check.
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const env = {
   ...process.env,
-  JUPYTER_PATH: join(root, 'jupyter'),
+  // jupyter/headless first: the headless kernel is found only here, not by make lab's JupyterLab.
+  JUPYTER_PATH: [join(root, 'jupyter', 'headless'), join(root, 'jupyter')].join(delimiter),
   JUPYTER_CONFIG_DIR: join(root, 'jupyter', 'config'),
   JUPYTER_DATA_DIR: join(root, '.cache', 'jupyter-data'),
   JUPYTER_RUNTIME_DIR: join(root, '.cache', 'jupyter-runtime'),
@@ -20,17 +29,56 @@ const arg = (name) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : undefined;
 };
+const kernel = process.env.HEIGHTBENCH_NOTEBOOK_KERNEL ?? 'tslab-headless';
+if (kernel !== 'tslab' && kernel !== 'tslab-headless') {
+  console.error(`HEIGHTBENCH_NOTEBOOK_KERNEL=${kernel}: expected tslab-headless (the default) or tslab`);
+  process.exit(2);
+}
+// The type check runs beside the notebooks' execution (its own process; its output is held until the end).
+const typecheck =
+  kernel === 'tslab-headless'
+    ? new Promise((done) => {
+        const p = spawn(process.execPath, ['scripts/check-notebooks.mjs'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        let text = '';
+        p.stdout.on('data', (d) => (text += d));
+        p.stderr.on('data', (d) => (text += d));
+        p.on('close', (code) => done({ ok: code === 0, text }));
+      })
+    : undefined;
 const executed = join(root, '.cache', 'notebooks-executed');
-const sync = spawnSync(py, ['scripts/notebooks.py', 'check'], { cwd: root, env, stdio: 'inherit' });
+// One Python process: the jupytext form check (--check), the execution, and the HTML export, each notebook's made in
+// the pool as soon as it has executed (--export), into a staging folder copied to DIR only when everything passed.
+const staged = join(root, '.cache', 'notebooks-html');
 const jobs = process.env.HEIGHTBENCH_NOTEBOOK_JOBS ?? '2';
-const args = ['scripts/notebooks.py', 'execute', executed, '--twice', '01', '--jobs', jobs];
-if (arg('--results')) args.push('--results', arg('--results'));
-const r = spawnSync(py, args, { cwd: root, env, stdio: 'inherit' });
-let status = r.status ?? 1;
-if (sync.status !== 0) status = 1;
+const args = ['scripts/notebooks.py', 'execute', executed, '--check', '--twice', '01', '--jobs', jobs, '--kernel', kernel];
+const results = arg('--results');
+if (results) args.push('--results', results);
 const html = arg('--export');
+if (html) {
+  rmSync(staged, { recursive: true, force: true });
+  args.push('--export', staged);
+}
+const r = await new Promise((done) => spawn(py, args, { cwd: root, env, stdio: 'inherit' }).on('close', (code) => done(code)));
+let status = r ?? 1;
+if (typecheck) {
+  const tc = await typecheck;
+  process.stdout.write(tc.text);
+  if (!tc.ok) status = 1;
+  if (results && existsSync(results)) {
+    const j = JSON.parse(readFileSync(results, 'utf8'));
+    const error = tc.ok ? null : tc.text.slice(-3000);
+    j.notebooks.push({ notebook: 'type check of every code cell (scripts/check-notebooks.mjs)', ok: tc.ok, error });
+    if (tc.ok) j.passed++;
+    else j.failed++;
+    writeFileSync(results, JSON.stringify(j, null, 1) + '\n');
+  }
+}
 if (html && status === 0) {
-  const e = spawnSync(py, ['scripts/notebooks.py', 'export', executed, html], { cwd: root, env, stdio: 'inherit' });
-  if (e.status !== 0) status = e.status ?? 1;
+  mkdirSync(html, { recursive: true });
+  for (const f of readdirSync(staged).sort()) {
+    copyFileSync(join(staged, f), join(html, `${f}.tmp`));
+    renameSync(join(html, `${f}.tmp`), join(html, f));
+    console.log(`exported ${join(html, f)}`);
+  }
 }
 process.exit(status);
