@@ -27,7 +27,16 @@ function compileConsumer(extra = ''): { status: number | null; out: string } {
   writeFileSync(
     join(d, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { target: 'ES2022', lib: ['ES2022'], module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, types: [], noEmit: true, skipLibCheck: false },
+      compilerOptions: {
+        target: 'ES2022',
+        lib: ['ES2022'],
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        types: [],
+        noEmit: true,
+        skipLibCheck: false,
+      },
       include: ['main.ts'],
     }),
   );
