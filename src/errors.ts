@@ -91,7 +91,7 @@ const FS_CAUSES: Record<string, string> = {
  * A Node file-system error: the fields of NodeJS.ErrnoException this module reads, declared here so that the published
  * types do not need @types/node.
  */
-export interface FileSystemError extends Error {
+export interface ErrnoLike extends Error {
   code?: string;
   syscall?: string;
   path?: string;
@@ -99,14 +99,14 @@ export interface FileSystemError extends Error {
 }
 
 /** True for a Node file-system error (an errno code from a syscall). */
-export function isFileSystemErrno(e: unknown): e is FileSystemError {
+export function isFileSystemErrno(e: unknown): e is ErrnoLike {
   if (!(e instanceof Error)) return false;
-  const err = e as FileSystemError;
+  const err = e as ErrnoLike;
   return typeof err.code === 'string' && typeof err.syscall === 'string' && err.code in FS_CAUSES;
 }
 
 /** One line naming the path and the cause of a file-system error. */
-export function fileSystemMessage(e: FileSystemError): string {
+export function fileSystemMessage(e: ErrnoLike): string {
   const cause = FS_CAUSES[e.code ?? ''] ?? e.message;
   const dest = (e as { dest?: string }).dest;
   const where = e.path ? (dest ? `${e.path} → ${dest}` : e.path) : '(no path)';
