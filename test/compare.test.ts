@@ -286,3 +286,29 @@ describe('heightbench compare', () => {
     expect(readFileSync(join(rep, 'summary.md'), 'utf8')).toMatch(/\| RMS mm \| ≤ 1 \| .* \| pass \|/);
   });
 });
+
+describe('a float pair summary (CompareOptions.summary, the stage table of check)', () => {
+  it('gives the whole map and the inner disk bit for bit as the full comparison, and nothing else', () => {
+    const g = domainGrid(256);
+    const rnd = testRandom(29);
+    const a = new Float32Array(256 * 256);
+    const b = new Float32Array(256 * 256);
+    for (let k = 0; k < a.length; k++) {
+      a[k] = 400 * rnd() - 200;
+      b[k] = a[k] + (rnd() < 0.3 ? (rnd() - 0.5) * 0.02 : 0);
+    }
+    b[7] = Number.NaN; // an excluded pixel on one side
+    const full = compareHeightfields(floatHeightfield(g, a), floatHeightfield(g, b));
+    const sum = compareHeightfields(floatHeightfield(g, a), floatHeightfield(g, b), { summary: true });
+    for (const key of ['pixels', 'floatRmsMm', 'floatMaxAbsMm', 'floatBiasMm', 'rmsMm', 'maxAbsCode', 'exact'] as const) {
+      expect(sum[key]).toBe(full[key]);
+      expect(sum.masks.innerDisk[key]).toBe(full.masks.innerDisk[key]);
+    }
+    expect(sum.nonFinite).toEqual(full.nonFinite);
+    expect(Object.keys(sum.masks)).toEqual(['innerDisk']);
+    expect(Object.keys(full.masks).length).toBeGreaterThan(1);
+    expect(sum.radial.rings).toEqual([]);
+    expect(full.radial.rings.length).toBeGreaterThan(0);
+    expect(sum.blocks.signedMaxM).toBeNull();
+  });
+});

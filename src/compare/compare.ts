@@ -51,6 +51,12 @@ export interface CompareOptions {
   straddleEpsilonCodes?: number;
   /** Executor of a code pair's scan, tally and ring counts (kernel.ts); each gives the same result. Default: defaultCompareExecutor. */
   executor?: CompareExecutor;
+  /**
+   * [R] A float pair's summary only: the whole map and the inner disk, no other mask, no radial rings, no float block
+   * map (what a stage table reads: check's per-stage RMS and maximum). Their figures are bit-identical to a full
+   * comparison's — each region's accumulator receives the same values in the same order.
+   */
+  summary?: boolean;
 }
 
 /** [R] 0.01 code ≈ 0.15 mm for −500…500 m: far above float32 rounding near ±500 m (~3e-5 m), far below a real error. */
@@ -229,13 +235,13 @@ export function compareHeightfields(gen: Heightfield, ref: Heightfield, opts: Co
   const input = comparisonInputs(ref.grid, range, { generated: gen.kind, reference: ref.kind }, opts);
   const sides: FloatPairSides = { G: sideOf(gen, range), R: sideOf(ref, range), table: decodeTable(range) };
   const gf = generatedFloatOf(input, opts);
-  const regions = regionSet(input, true);
+  const regions = regionSet(input, true, opts.summary === true);
   const excluded = findNonFinite(input, sides);
   const attribution = attributionFor(input, gf, opts);
   const attribute =
     attribution && gf ? (k: number) => attributePixel(attribution, gf[k], sides.G.codes[k], sides.R.codes[k], range, attribution.epsilonCodes) : null;
   scanFloatPairs(input, sides, regions, excluded.mask, attribute);
-  const ringCounts = ringPixelCounts(regions.geo, regions.step, regions.ringAcc.length);
+  const ringCounts = regions.ringAcc.length ? ringPixelCounts(regions.geo, regions.step, regions.ringAcc.length) : new Float64Array(0);
   setRegionPixelCounts(
     regions,
     excluded.pixels,
@@ -315,13 +321,13 @@ function attributionFor(input: ComparisonInputs, gf: Float32Array | null, opts: 
 }
 
 /** The regions of a comparison; the block maps are made here for float pairs (the code executor makes its own). */
-function regionSet(input: ComparisonInputs, withFloat: boolean): RegionSet {
+function regionSet(input: ComparisonInputs, withFloat: boolean, summary = false): RegionSet {
   const { grid, settings, block: B } = input;
   const geo = new RadialGeometry(grid);
   const defs = maskDefinitions(settings);
-  const maskNames = Object.keys(defs);
+  const maskNames = Object.keys(defs).filter((k) => !summary || k === 'innerDisk');
   const step = settings.radialStep;
-  const nRings = Math.max(1, Math.ceil(geo.maxRadius() / step + 1e-9));
+  const nRings = summary ? 0 : Math.max(1, Math.ceil(geo.maxRadius() / step + 1e-9));
   const bw = Math.ceil(grid.columns / B);
   const bh = Math.ceil(grid.rows / B);
   return {
@@ -336,8 +342,8 @@ function regionSet(input: ComparisonInputs, withFloat: boolean): RegionSet {
     bw,
     bh,
     blockCode: new Uint16Array(withFloat ? bw * bh : 0),
-    blockFloat: withFloat ? new Float32Array(bw * bh) : null,
-    blockFloatAbs: withFloat ? new Float64Array(bw * bh) : null,
+    blockFloat: withFloat && !summary ? new Float32Array(bw * bh) : null,
+    blockFloatAbs: withFloat && !summary ? new Float64Array(bw * bh) : null,
   };
 }
 
@@ -414,6 +420,7 @@ function addDifference(r: RegionSet, B: number, i: number, j: number, k: number,
       if (withFloat) r.maskAcc[m].addFloat(dm, k);
     }
   }
+  if (r.ringAcc.length === 0) return; // a summary (CompareOptions.summary) keeps no rings
   const ring = r.ringAcc[ringIndex(r2, r.step)];
   ring.addCode(dq, k);
   if (withFloat) ring.addFloat(dm, k);
@@ -438,7 +445,7 @@ function setRegionPixelCounts(r: RegionSet, excluded: readonly number[], grid: G
     r.maskDefs.forEach((d, m) => {
       if (maskContains(d, r2, geo.dx[i], geo.dy[j])) r.maskAcc[m].pixels--;
     });
-    r.ringAcc[ringIndex(r2, step)].pixels--;
+    if (r.ringAcc.length) r.ringAcc[ringIndex(r2, step)].pixels--;
   }
 }
 
