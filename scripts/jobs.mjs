@@ -5,7 +5,7 @@
 // order the jobs were given, so a DVC log reads as if they had run one after the other. Exit status: 0 when every job
 // succeeded, else the status of the first job (in the given order) that failed — 3 for a failed gate stays 3.
 import { spawn } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, constants } from 'node:os';
 
 const argv = process.argv.slice(2);
 const jobs = [[]];
@@ -43,17 +43,16 @@ function start() {
     p.stderr.on('data', (b) => err.push(b));
     p.on('error', (e) => err.push(Buffer.from(`jobs.mjs: cannot start ${cmd}: ${e.message}\n`)));
     p.on('close', (code, signal) => {
-      results[i] = { out: Buffer.concat(out), err: Buffer.concat(err), status: code ?? (signal ? 128 + 9 : 1) };
+      // A job killed by a signal reads as a shell reports it: 128 + the signal's number.
+      results[i] = { out: Buffer.concat(out), err: Buffer.concat(err), status: code ?? 128 + (constants.signals[signal] ?? 0) };
       flush();
       done(start());
     });
   });
 }
 
-const lanes = Array.from({ length: Math.min(width, jobs.length) }, () => start());
-await Promise.all(lanes);
-// A lane's promise resolves with the next job's promise; wait until every job has a result.
-while (results.filter(Boolean).length < jobs.length) await new Promise((r) => setTimeout(r, 20));
+// Each lane's promise settles only when the last job it started has ended (a finished job hands on the next).
+await Promise.all(Array.from({ length: Math.min(width, jobs.length) }, () => start()));
 flush();
 const failed = results.find((r) => r.status !== 0);
 process.exit(failed ? failed.status : 0);

@@ -45,6 +45,11 @@ describe('scripts/jobs.mjs', () => {
     expect(r.stdout).toBe('waited\nmade\n');
   });
 
+  it('a job killed by a signal fails the run with 128 + its number (SIGTERM: 143), as a shell reports it', () => {
+    const r = run([...job('ok', 0, 0), ':::', 'sh', '-c', 'kill -TERM $$']);
+    expect(r.status).toBe(143);
+  });
+
   it('refuses an empty command (exit 2) and reports a command that cannot start', () => {
     expect(run(['echo', 'a', ':::']).status).toBe(2);
     const r = run(['/nonexistent/cmd']);

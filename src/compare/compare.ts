@@ -30,7 +30,6 @@ import {
   DEFAULT_MASKS,
   RadialGeometry,
   maskBounds,
-  maskContains,
   maskContainsBounds,
   type MaskBounds,
   maskDefinitions,
@@ -272,7 +271,7 @@ export function compareCodeSources(gen: CodeSource, ref: CodeSource, grid: GridD
     bh: regions.bh,
     geo: regions.geo,
     maskDefs: regions.maskDefs,
-    masks: regions.maskDefs.map(maskBounds),
+    masks: regions.maskBoundsOf,
     step: regions.step,
     rings: regions.ringAcc.length,
   };
@@ -442,8 +441,8 @@ function setRegionPixelCounts(r: RegionSet, excluded: readonly number[], grid: G
     const i = k % W;
     const j = (k - i) / W;
     const r2 = geo.dx2[i] + geo.dy2[j];
-    r.maskDefs.forEach((d, m) => {
-      if (maskContains(d, r2, geo.dx[i], geo.dy[j])) r.maskAcc[m].pixels--;
+    r.maskBoundsOf.forEach((b, m) => {
+      if (maskContainsBounds(b, r2, geo.dx[i], geo.dy[j])) r.maskAcc[m].pixels--;
     });
     if (r.ringAcc.length) r.ringAcc[ringIndex(r2, step)].pixels--;
   }

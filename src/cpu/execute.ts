@@ -34,6 +34,7 @@ import { applySupport, supportTargetsFor, type SupportTarget } from './support.j
 import { applyOuterBlend } from './outer.js';
 import { encodeInArena } from './wasm/encode-kernel.js';
 import { sha256Hex } from '../io/sidecar.js';
+import { transformPoint, type Affine } from '../core/transforms.js';
 import type { AssetDraw, DrawList, FootprintOperand, TriangleLayer } from '../drawlist/types.js';
 import { type DrawGrid, type PlacedDraw } from '../drawlist/placement.js';
 
@@ -112,7 +113,10 @@ export function windowCornerFixed(x: number, y: number, g: DrawGrid, bits: numbe
  */
 export function snappedQuadCoverage(g: DrawGrid, worldSize: number, m: readonly number[], bits: number): (i: number, j: number) => boolean {
   const h = worldSize / 2;
-  const corner = (lx: number, ly: number): [number, number] => windowCornerFixed(m[0] * lx + m[2] * ly + m[4], m[1] * lx + m[3] * ly + m[5], g, bits);
+  const corner = (lx: number, ly: number): [number, number] => {
+    const [x, y] = transformPoint(m as Affine, [lx, ly]);
+    return windowCornerFixed(x, y, g, bits);
+  };
   const c00 = corner(-h, -h);
   const c10 = corner(h, -h);
   const c01 = corner(-h, h);

@@ -21,7 +21,7 @@ import { InputRangeError } from '../errors.js';
 import { compareHeightfields, type ComparisonResult, type RegionMetrics } from '../compare/compare.js';
 import { diagnose, type Diagnosis, type Finding, type TermName, type CheckName } from '../compare/diagnose.js';
 import { CompensatedSum } from '../compare/accumulate.js';
-import { DEFAULT_MASKS, RadialGeometry, maskContains, maskDefinitions } from '../compare/regions.js';
+import { DEFAULT_MASKS, RadialGeometry, maskBounds, maskContainsBounds, maskDefinitions } from '../compare/regions.js';
 import { codeHeightfield, floatHeightfield, type FloatHeightfield } from '../core/heightfield.js';
 import type { GridDescription } from '../core/grid.js';
 import { requestGrid, type ConfigContext, type PipelineRequest } from '../plan/request.js';
@@ -378,13 +378,13 @@ export function atlasRunner(
 /** Inner-disk membership of every pixel (the compare engine's innerDisk mask and predicate). */
 function innerDiskMask(grid: GridDescription): { inside: Uint8Array; pixels: number } {
   const geo = new RadialGeometry(grid);
-  const def = maskDefinitions(DEFAULT_MASKS).innerDisk;
+  const bounds = maskBounds(maskDefinitions(DEFAULT_MASKS).innerDisk); // once, not per pixel
   const W = grid.columns;
   const inside = new Uint8Array(W * grid.rows);
   let pixels = 0;
   for (let j = 0; j < grid.rows; j++) {
     for (let i = 0; i < W; i++) {
-      if (maskContains(def, geo.dx2[i] + geo.dy2[j], geo.dx[i], geo.dy[j])) {
+      if (maskContainsBounds(bounds, geo.dx2[i] + geo.dy2[j], geo.dx[i], geo.dy[j])) {
         inside[j * W + i] = 1;
         pixels++;
       }
