@@ -7,7 +7,8 @@
 // native code or browsers, and the ones only tests and builds use, stay external: they resolve from node_modules.
 // The command groups stay lazy (a dynamic import becomes a chunk). Run by `npm run build` after tsc.
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { RECORD, sourceDigest } from '../bin/source-check.mjs';
 
 rmSync('dist/cli-bundle', { recursive: true, force: true });
 await build({
@@ -31,3 +32,5 @@ await build({
   logLevel: 'warning',
   legalComments: 'none',
 });
+// The sources this dist/ was built from (bin/source-check.mjs): written last, so a build that failed leaves none.
+writeFileSync(RECORD, `${JSON.stringify({ files: sourceDigest() }, null, 1)}\n`);

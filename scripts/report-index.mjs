@@ -18,6 +18,10 @@ import { readInputText } from '../dist/io/read-input.js';
 import { loadParams } from '../dist/pipeline/params.js';
 import { isInputError, inputErrorMessage } from '../dist/errors.js';
 import { terminalText } from '../dist/core/text.js';
+import { assertFreshDist } from '../bin/source-check.mjs';
+
+// dist/ must be built from the sources the DVC stages depend on (bin/source-check.mjs).
+assertFreshDist('report-index');
 
 const root = 'reports';
 const readJson = (p) => parseJson(readInputText(p), p);

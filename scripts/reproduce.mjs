@@ -11,6 +11,10 @@ import { foldHistogram, foldedHistogramText } from '../dist/compare/histogram-fo
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { assertFreshDist } from '../bin/source-check.mjs';
+
+// dist/ must be built from the sources the DVC stages depend on (bin/source-check.mjs).
+assertFreshDist('reproduce');
 
 const quiet = process.argv.includes('--quiet');
 const targets = process.argv.slice(2).filter((a) => a !== '--quiet');

@@ -12,6 +12,10 @@
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
+import { assertFreshDist } from '../bin/source-check.mjs';
+
+// dist/ must be built from the sources the DVC stages depend on (bin/source-check.mjs).
+assertFreshDist('run-notebooks');
 
 const root = resolve(import.meta.dirname, '..');
 const env = {

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { assertFreshDist } from '../bin/source-check.mjs';
 
 const STAGE_FILE = /^(?!timings\.json$)[^.][^/]*\.(r16|r32|png|json)$/;
 
@@ -24,6 +25,8 @@ export function stageHashes(dir) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  // dist/ must be built from the sources the DVC stages depend on (bin/source-check.mjs).
+  assertFreshDist('stage-hashes');
   const [gen, ref, outPath] = process.argv.slice(2);
   if (!gen || !ref || !outPath) {
     console.error('usage: stage-hashes.mjs GEN_DIR REF_DIR OUT.json');

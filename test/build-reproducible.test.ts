@@ -1,9 +1,9 @@
 /**
  * The build is reproducible across folders (issue 25): `dist` built from this tree's sources in two folders at
  * different depths — each with node_modules as a symlink to this project's install, as in a worktree — holds the same
- * files with the same bytes (SHA-256 of every file), so the dist hash dvc.lock records does not depend on where a
- * clone lives. Each folder gets the build's inputs only (src, the tsconfigs, package.json, scripts/bundle-cli.mjs)
- * and runs the Makefile's build commands (tsc -p tsconfig.build.json, then the esbuild bundle).
+ * files with the same bytes (SHA-256 of every file), so the code every DVC stage runs — the stages record the sources,
+ * not dist — does not depend on where a clone lives. Each folder gets the build's inputs only (src, the tsconfigs,
+ * package.json and its lockfile, scripts/bundle-cli.mjs, and bin/source-check.mjs, which records the sources) and runs the Makefile's build commands (tsc -p tsconfig.build.json, then the esbuild bundle).
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -27,8 +27,10 @@ function run(cwd: string, args: string[]): Promise<void> {
 
 async function buildIn(dir: string): Promise<Map<string, string>> {
   mkdirSync(join(dir, 'scripts'), { recursive: true });
+  mkdirSync(join(dir, 'bin'), { recursive: true });
   cpSync(join(root, 'src'), join(dir, 'src'), { recursive: true });
-  for (const f of ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'scripts/bundle-cli.mjs']) cpSync(join(root, f), join(dir, f));
+  for (const f of ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json', 'scripts/bundle-cli.mjs', 'bin/source-check.mjs'])
+    cpSync(join(root, f), join(dir, f));
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
   await run(dir, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json']);
   await run(dir, ['scripts/bundle-cli.mjs']);

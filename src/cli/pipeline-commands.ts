@@ -1,5 +1,5 @@
 /**
- * `heightbench assets DIR`, `heightbench check GEN_DIR REF_DIR`, `heightbench bless REQUEST`.
+ * `heightbench assets DIR`, `heightbench bless REQUEST` (`check` is src/cli/check.ts).
  * bless is the only command that changes references: it regenerates them (f64 path) into a staged folder
  * `references/.bless-<run>.stage-*`, prints the difference report against the current references, then (with --yes)
  * swaps the staged folder in (src/io/folder-swap.ts: the old folder is kept as `references/.<run>.previous` until
@@ -12,32 +12,25 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { EXIT_GATE, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { PRODUCER_VERSION } from '../version.js';
 import { buildAssets } from '../assets/assets.js';
 import { loadWorld } from '../pipeline/inputs.js';
 import { loadRequest, projectRoot } from '../plan/request.js';
 import { worldHash } from '../pipeline/run.js';
 import { checkRun } from '../report/check.js';
-import { attributionSummary } from '../compare/attribution.js';
+import { printCheck } from './check.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { rmTreeStep } from '../io/fs-ops.js';
-import { folderForReading, makeStage, recoverFolder, removeStale, swapFolderIn, type SwapNames } from '../io/folder-swap.js';
+import { makeStage, recoverFolder, removeStale, swapFolderIn, type SwapNames } from '../io/folder-swap.js';
 import { checkName, resolveInside } from '../core/names.js';
 import { loadParams, paramsRun } from '../pipeline/params.js';
-import { parseNonNegativeNumber, parseNumber, parsePath } from './args.js';
+import { parsePath } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { PLAN_STAGES, runCommand } from './run.js';
 import { gpuRunCommand } from './gpu-run.js';
 import { FIELD_STAGES } from '../pipeline/run.js';
 import { readFileSync } from 'node:fs';
-
-export interface GateOptions {
-  minExact?: number;
-  maxCode?: number;
-  maxRmsMm?: number;
-  maxNonfinite?: number;
-}
 
 /** Staged and kept-old folder names of a run's references (the kept old name is the one readers fall back to). */
 export function blessSwapNames(name: string): SwapNames {
@@ -59,25 +52,6 @@ export function cleanBlessLeftovers(referencesDir: string, name: string): string
     }
   }
   return removed;
-}
-
-function printCheck(io: CliIO, name: string, c: ReturnType<typeof checkRun>): void {
-  const f = c.final;
-  const h = Object.entries(f.histogram)
-    .sort((a, b) => Number(a[0]) - Number(b[0]))
-    .map(([d, n]) => `${d}: ${n}`)
-    .join(', ');
-  io.out(`${name}: exact ${f.exactPercent.toFixed(4)} % | histogram {${h}} | max ${f.maxAbsCode} code | RMS ${f.rmsMm.toFixed(4)} mm`);
-  if (f.attribution) io.out(` | straddles ${f.attribution.straddle}, deviations ${f.attribution.deviation}`);
-  io.out(`\n  stage inner-400 m RMS (mm): ${c.stages.map((s) => `${s.stage} ${s.innerRmsMm.toExponential(2)}`).join(', ')}\n`);
-  for (const g of c.gates) io.out(`  gate ${g.name} ${g.limit}: ${g.value} → ${g.passed ? 'pass' : 'FAIL'}\n`);
-  if (c.firstDivergentStage) io.out(`  first stage differing beyond rounding: ${c.firstDivergentStage}\n`);
-  if (c.stageAttribution)
-    io.out(
-      `  stage attribution: ${attributionSummary(c.stageAttribution)
-        .map((l) => l.trim())
-        .join('; ')}\n`,
-    );
 }
 
 /** The GPU reference folder and DVC stage of a run. */
@@ -179,62 +153,6 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
       );
       throw new CliExit(0);
     });
-
-  program
-    .command('check')
-    .description('compare a run folder with its reference folder: final codes, attribution, every stage dump; gates')
-    .argument('<generated-dir>', 'run folder', parsePath)
-    .argument('<reference-dir>', 'reference folder', parsePath)
-    .option('--report <dir>', 'write the report (index.html, summary.md, metrics.json, stages.json, pictures)', parsePath)
-    .option('--title <text>', 'report title')
-    .option('--shared-plotly <file>', 'link this plotly.min.js instead of copying one')
-    .option('--min-exact <pct>', 'gate: minimum exact-code percentage', parseNumber)
-    .option('--max-code <n>', 'gate: maximum |Δq|', parseNumber)
-    .option('--max-rms-mm <x>', 'gate: maximum RMS in mm', parseNumber)
-    .option(
-      '--max-nonfinite <n>',
-      'gate: most pixels with a non-finite value (NaN, ±Inf) on either side (default 0 whenever a gate is given)',
-      parseNonNegativeNumber,
-    )
-    .option('--strict', 'exit 3 when a gate fails (default: report it in metrics.json and exit 0)')
-    .option('--reference-kind <text>', 'say in the report what kind of reference this is (e.g. "heightbench GPU executor")')
-    .option('--attribution', 'attribute every differing final code to the first stage differing by more than ε there')
-    .option('--attribution-eps-mm <x>', 'ε of --attribution, mm (default 0.01)', parseNumber)
-    .option('--note <text>', 'a line for the report summary (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
-    .action(
-      (
-        g: string,
-        r: string,
-        o: GateOptions & {
-          report?: string;
-          title?: string;
-          sharedPlotly?: string;
-          strict?: boolean;
-          referenceKind?: string;
-          attribution?: boolean;
-          attributionEpsMm?: number;
-          note?: string[];
-        },
-      ) => {
-        // A reference folder between the two renames of a swap is read from its kept old copy (read-only).
-        const c = checkRun(
-          folderForReading(g),
-          folderForReading(r),
-          { minExact: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm, maxNonFinite: o.maxNonfinite },
-          o.report,
-          o.title,
-          o.sharedPlotly,
-          {
-            referenceKind: o.referenceKind,
-            attribution: o.attribution || o.attributionEpsMm !== undefined,
-            attributionEpsilonMm: o.attributionEpsMm,
-            notes: o.note,
-          },
-        );
-        printCheck(io, o.title ?? g, c);
-        throw new CliExit(o.strict && !c.passed ? EXIT_GATE : 0);
-      },
-    );
 
   program
     .command('bless')

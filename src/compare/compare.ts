@@ -221,8 +221,6 @@ interface Exclusions {
   reference: number;
   /** Pixel indices, ascending. */
   pixels: number[];
-  /** 1 where excluded (empty when neither side is float). */
-  mask: Uint8Array;
 }
 
 export function compareHeightfields(gen: Heightfield, ref: Heightfield, opts: CompareOptions = {}): ComparisonResult {
@@ -235,11 +233,10 @@ export function compareHeightfields(gen: Heightfield, ref: Heightfield, opts: Co
   const sides: FloatPairSides = { G: sideOf(gen, range), R: sideOf(ref, range), table: decodeTable(range) };
   const gf = generatedFloatOf(input, opts);
   const regions = regionSet(input, true, opts.summary === true);
-  const excluded = findNonFinite(input, sides);
   const attribution = attributionFor(input, gf, opts);
   const attribute =
     attribution && gf ? (k: number) => attributePixel(attribution, gf[k], sides.G.codes[k], sides.R.codes[k], range, attribution.epsilonCodes) : null;
-  scanFloatPairs(input, sides, regions, excluded.mask, attribute);
+  const excluded = scanFloatPairs(input, sides, regions, attribute);
   const ringCounts = regions.ringAcc.length ? ringPixelCounts(regions.geo, regions.step, regions.ringAcc.length) : new Float64Array(0);
   setRegionPixelCounts(
     regions,
@@ -292,7 +289,7 @@ export function compareCodeSources(gen: CodeSource, ref: CodeSource, grid: GridD
   regions.blockCode = blockCode;
   const counts = ex.geometryCounts();
   setRegionPixelCounts(regions, [], grid, counts.rings, counts.masks);
-  const result = assembleResult(input, regions, { generated: 0, reference: 0, pixels: [], mask: new Uint8Array(0) });
+  const result = assembleResult(input, regions, { generated: 0, reference: 0, pixels: [] });
   if (attribution) result.attribution = attribution;
   return result;
 }
@@ -346,34 +343,12 @@ function regionSet(input: ComparisonInputs, withFloat: boolean, summary = false)
   };
 }
 
-function findNonFinite(input: ComparisonInputs, sides: FloatPairSides): Exclusions {
-  const n = input.grid.columns * input.grid.rows;
-  const e: Exclusions = { generated: 0, reference: 0, pixels: [], mask: new Uint8Array(n) };
-  const gh = sides.G.heights;
-  const rh = sides.R.heights;
-  for (let k = 0; k < n; k++) {
-    const a = gh ? gh[k] : 0;
-    const b = rh ? rh[k] : 0;
-    const badA = a - a !== 0; // NaN or ±Inf
-    const badB = b - b !== 0;
-    if (badA) e.generated++;
-    if (badB) e.reference++;
-    if (badA || badB) {
-      e.mask[k] = 1;
-      e.pixels.push(k);
-    }
-  }
-  return e;
-}
-
-/** Pairs where a side is float: every pixel is visited (a difference in metres can hide under equal codes). */
-function scanFloatPairs(
-  input: ComparisonInputs,
-  sides: FloatPairSides,
-  regions: RegionSet,
-  excluded: Uint8Array,
-  attribute: ((k: number) => void) | null,
-): void {
+/**
+ * Pairs where a side is float: every pixel is visited (a difference in metres can hide under equal codes). A pixel
+ * with a non-finite value (NaN, ±Inf) on either float side is left out of every metric and returned in the
+ * exclusions (one pass: the test is two subtractions, and such pixels are rare).
+ */
+function scanFloatPairs(input: ComparisonInputs, sides: FloatPairSides, regions: RegionSet, attribute: ((k: number) => void) | null): Exclusions {
   const W = input.grid.columns;
   const H = input.grid.rows;
   const gc = sides.G.codes;
@@ -381,18 +356,30 @@ function scanFloatPairs(
   const gh = sides.G.heights;
   const rh = sides.R.heights;
   const table = sides.table;
+  const e: Exclusions = { generated: 0, reference: 0, pixels: [] };
   for (let j = 0; j < H; j++) {
     const rowBase = j * W;
     for (let i = 0; i < W; i++) {
       const k = rowBase + i;
-      if (excluded[k] === 1) continue;
+      // A code side's metres come from the decode table (always finite).
+      const a = gh ? gh[k] : table[gc[k]];
+      const b = rh ? rh[k] : table[rc[k]];
+      const badA = a - a !== 0; // NaN or ±Inf
+      const badB = b - b !== 0;
+      if (badA || badB) {
+        if (badA) e.generated++;
+        if (badB) e.reference++;
+        e.pixels.push(k);
+        continue;
+      }
       const dq = gc[k] - rc[k];
-      const dm = (gh ? gh[k] : table[gc[k]]) - (rh ? rh[k] : table[rc[k]]);
+      const dm = a - b;
       if (dq === 0 && dm === 0) continue;
       addDifference(regions, input.block, i, j, k, dq, dm, true);
       if (attribute && dq !== 0) attribute(k);
     }
   }
+  return e;
 }
 
 /** One differing pixel (column i, row j, index k): the whole map, the block maps, each mask holding it, its ring. */
