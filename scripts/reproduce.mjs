@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The main job: `dvc repro` (assets → generate, mimic, reference and gpu per run → gpucompare and compare → report),
+// The main job: the DVC pipeline (scripts/repro-parallel.py: `dvc repro` with independent stages at once; assets → generate, mimic, reference and gpu per run → gpucompare and compare → report),
 // then a summary per run — the CPU against the GPU reference first, the f32-vs-f64 consistency check below it — and a
 // non-zero exit when a gate fails. Usage: reproduce.mjs [--quiet] [dvc stage targets…]
 // On a terminal each DVC stage's time is printed as it ends (src/cli/progress.ts; quiet in logs or with --quiet), and
@@ -28,13 +28,13 @@ if (existsSync('dvc.lock')) {
 // The static GPU reference page (reports/gpu/index.html, heightbench gpu-page), written before the repro so the
 // reports index links it; built from this tree every time (a second). An example draw list goes beside it afterwards.
 heightbench(['gpu-page', join('reports', 'gpu')]);
-console.log(`reproduce: dvc repro ${targets.join(' ') || '(all stages)'}`);
+console.log(`reproduce: the DVC pipeline ${targets.join(' ') || '(all stages)'} (scripts/repro-parallel.py)`);
 const r = await repro(targets);
 // A failed stage (a gate that failed under check --strict, or a crash) does not stop the summary below: the tables
 // say which gate failed and the reproduce exits non-zero.
 let failed = 0;
 if (r.status !== 0) {
-  console.error(`reproduce: dvc repro failed (exit ${r.status}); the summary below names the failed gates`);
+  console.error(`reproduce: a DVC stage failed (exit ${r.status}); the summary below names the failed gates`);
   failed++;
 }
 // teaching-512 at 128² with its assets embedded: `?list=teaching-512-128.json` when reports/ is served over HTTP.
@@ -123,7 +123,7 @@ if (targets.length === 0 && existsSync(lockBefore)) {
     failed++;
   }
 }
-stageTable(r.times);
+stageTable(r.times, r.wallMs);
 console.log(failed ? `reproduce: ${failed} check(s) failed` : 'reproduce: all gates pass; references match dvc.lock; reports/index.html');
 process.exit(failed ? 1 : 0);
 
@@ -137,8 +137,10 @@ function heightbench(args) {
 }
 
 /**
- * dvc repro, its output passed through; on a terminal, one progress line with the time of each stage as it ends.
- * Returns the exit status and each stage's wall time (ms; null when DVC skipped it as unchanged), in DVC's order.
+ * The DVC pipeline through scripts/repro-parallel.py: `dvc repro --keep-going`'s plan and stage operations, independent
+ * stages run at once (HEIGHTBENCH_REPRO_JOBS, default the number of cores; 1 runs them one at a time), each stage's
+ * output printed whole when it ends; on a terminal, one progress line as each stage ends. Returns the exit status,
+ * each stage's wall time (ms; null when DVC found it unchanged) in the order they ended, and the wall time of all.
  */
 function repro(args) {
   // The whole pipeline's stage count (dvc stage list reads dvc.yaml, hashes nothing): lines then show the percentage
@@ -146,50 +148,40 @@ function repro(args) {
   const list = args.length ? null : spawnSync(dvc, ['stage', 'list', '--name-only'], { encoding: 'utf8' });
   const total = list && list.status === 0 ? list.stdout.split('\n').filter(Boolean).length : undefined;
   const progress = progressReporter({ label: 'reproduce', quiet, sink: process.stderr, total });
+  const t0 = performance.now();
   return new Promise((done) => {
-    // --keep-going: a stage whose gate fails (check --strict) fails, the stages that do not depend on it still run.
-    const child = spawn(dvc, ['repro', '--keep-going', ...args], { stdio: ['inherit', 'pipe', 'inherit'] });
+    // --keep-going semantics: a stage whose gate fails (check --strict) fails, the stages that do not depend on it still run.
+    const child = spawn(join('.venv', 'bin', 'python'), ['scripts/repro-parallel.py', ...args], { stdio: ['inherit', 'pipe', 'inherit'] });
     const times = [];
-    let stage = null;
-    let t = performance.now();
-    const finish = () => {
-      if (stage) {
-        const ms = performance.now() - t;
-        times.push([stage, ms]);
-        if (progress.enabled) progress.step(stage, ms);
-      }
-      stage = null;
-    };
     createInterface({ input: child.stdout }).on('line', (line) => {
       process.stdout.write(`${line}\n`);
-      const m = /^Running stage '([^']+)'/.exec(line);
+      const ended = /^Finished stage '([^']+)' in ([0-9.]+) s$/.exec(line);
       const skipped = /^Stage '([^']+)' didn't change, skipping/.exec(line);
-      if (m || skipped || /^(Updating lock file|Use `dvc push`|ERROR)/.test(line)) finish();
+      if (ended) {
+        times.push([ended[1], Number(ended[2]) * 1000]);
+        progress.step(ended[1], Number(ended[2]) * 1000);
+      }
       if (skipped) {
         times.push([skipped[1], null]);
         progress.skipped(skipped[1]);
       }
-      if (m) {
-        stage = m[1];
-        t = performance.now();
-      }
     });
     child.on('close', (status) => {
-      finish();
       progress.done();
-      done({ status, times });
+      done({ status, times, wallMs: performance.now() - t0 });
     });
   });
 }
 
-/** The table of each DVC stage's time, slowest first, with the total. */
-function stageTable(times) {
+/** The table of each DVC stage's time, slowest first, with their sum and the wall time of the whole (stages overlap). */
+function stageTable(times, wallMs) {
   if (!times.length) return;
   const ran = times.filter(([, ms]) => ms !== null).sort((a, b) => b[1] - a[1]);
   const total = ran.reduce((a, [, ms]) => a + ms, 0);
-  const w = Math.max('DVC stage'.length, ...times.map(([s]) => s.length));
+  const w = Math.max('DVC stage'.length, 'wall (stages at once)'.length, ...times.map(([s]) => s.length));
   console.log(`\n${'DVC stage'.padEnd(w)} | seconds`);
   for (const [s, ms] of ran) console.log(`${s.padEnd(w)} | ${(ms / 1000).toFixed(1).padStart(7)}`);
   for (const [s] of times.filter(([, ms]) => ms === null)) console.log(`${s.padEnd(w)} |   (unchanged, skipped)`);
   console.log(`${'total'.padEnd(w)} | ${(total / 1000).toFixed(1).padStart(7)}`);
+  console.log(`${'wall (stages at once)'.padEnd(w)} | ${(wallMs / 1000).toFixed(1).padStart(7)}`);
 }

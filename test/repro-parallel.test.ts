@@ -1,0 +1,135 @@
+// scripts/repro-parallel.py (what make reproduce runs) against DVC itself: the same small project reproduced by
+// `dvc repro --keep-going` in one folder and by repro-parallel.py in another must leave the same dvc.lock after each
+// of three edits, while the two independent stages ran at the same time; a stage whose input came out byte-identical
+// is skipped by both; a failed stage skips what depends on it and nothing else; `dvc status` agrees afterwards.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { tempDir } from './helpers.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const PY = join(ROOT, '.venv', 'bin', 'python');
+const DVC = join(ROOT, '.venv', 'bin', 'dvc');
+
+// b and c each take 0.6 s and log when they ran (outside their outputs); a keeps only the first character of its
+// input; e fails (exit 3) when fail.txt says so; f depends on e; g has a parameter, an uncached output and a folder.
+const DVC_YAML = `stages:
+  a:
+    cmd: cut -c1 in.txt > a.txt
+    deps: [in.txt]
+    outs: [a.txt]
+  b:
+    cmd: echo "b $(date +%s.%N)" >> ran.log && sleep 0.6 && cat a.txt > b.txt && echo "b-end $(date +%s.%N)" >> ran.log
+    deps: [a.txt]
+    outs: [b.txt]
+  c:
+    cmd: echo "c $(date +%s.%N)" >> ran.log && sleep 0.6 && cat a.txt a.txt > c.txt && echo "c-end $(date +%s.%N)" >> ran.log
+    deps: [a.txt]
+    outs: [c.txt]
+  d:
+    cmd: cat b.txt c.txt > d.txt
+    deps: [b.txt, c.txt]
+    outs: [d.txt]
+  e:
+    cmd: if grep -q 1 fail.txt; then exit 3; fi; cp fail.txt e.txt
+    deps: [fail.txt]
+    outs: [e.txt]
+  f:
+    cmd: cat e.txt > f.txt
+    deps: [e.txt]
+    outs: [f.txt]
+  g:
+    cmd: mkdir -p g && echo \${size} > g/size.txt && cat d.txt > g.json
+    deps: [d.txt]
+    params: [size]
+    outs:
+      - g
+      - g.json:
+          cache: false
+`;
+
+function run(cmd: string, args: string[], cwd: string) {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', env: { ...process.env, SHELL: '/bin/bash' } });
+  return { status: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+function project(): { par: string; ser: string } {
+  const base = tempDir('repro-parallel-');
+  const par = join(base, 'par');
+  const ser = join(base, 'ser');
+  for (const dir of [par, ser]) {
+    mkdirSync(dir, { recursive: true });
+    expect(run(DVC, ['init', '--no-scm', '-q'], dir).status).toBe(0);
+    writeFileSync(join(dir, 'dvc.yaml'), DVC_YAML);
+    writeFileSync(join(dir, 'params.yaml'), 'size: 4\n');
+    writeFileSync(join(dir, 'in.txt'), 'xy\n');
+    writeFileSync(join(dir, 'fail.txt'), '0\n');
+  }
+  return { par, ser };
+}
+
+const lock = (dir: string) => parse(readFileSync(join(dir, 'dvc.lock'), 'utf8')) as Record<string, unknown>;
+const ranStages = (dir: string) =>
+  readFileSync(join(dir, 'ran.log'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => l.split(' '));
+
+function both(p: { par: string; ser: string }) {
+  const ser = run(DVC, ['repro', '--keep-going'], p.ser);
+  const par = run(PY, [join(ROOT, 'scripts', 'repro-parallel.py'), '--jobs', '2'], p.par);
+  return { ser, par };
+}
+
+describe('repro-parallel.py against dvc repro', () => {
+  it('writes the lock dvc repro writes, running independent stages at once, after each of three edits', () => {
+    const p = project();
+    // 1. Everything from nothing.
+    let r = both(p);
+    expect(r.ser.status, r.ser.out).toBe(0);
+    expect(r.par.status, r.par.out).toBe(0);
+    expect(lock(p.par)).toEqual(lock(p.ser));
+    expect(run(DVC, ['status'], p.par).out).toMatch(/up to date/);
+    // b and c overlapped in time in the parallel folder (each began before the other ended).
+    const t = Object.fromEntries(ranStages(p.par).map(([k, v]) => [k, Number(v)]));
+    expect(t.b).toBeLessThan(t['c-end']);
+    expect(t.c).toBeLessThan(t['b-end']);
+    // In DVC's folder they did not.
+    const s = Object.fromEntries(ranStages(p.ser).map(([k, v]) => [k, Number(v)]));
+    expect(Math.min(s['b-end'], s['c-end'])).toBeLessThanOrEqual(Math.max(s.b, s.c));
+
+    // 2. An edit that leaves a's output byte-identical: a reruns, b, c, d and g are skipped by both.
+    for (const d of [p.par, p.ser]) writeFileSync(join(d, 'in.txt'), 'xz\n');
+    r = both(p);
+    expect(r.par.status, r.par.out).toBe(0);
+    expect(r.par.out).toMatch(/Finished stage 'a'/);
+    for (const st of ['b', 'c', 'd', 'g']) expect(r.par.out).toContain(`Stage '${st}' didn't change, skipping`);
+    expect(ranStages(p.par)).toHaveLength(4); // b and c did not run again
+    expect(lock(p.par)).toEqual(lock(p.ser));
+
+    // 3. A parameter change reruns g alone; a failing stage (e) skips f, not the others; both exit non-zero.
+    for (const d of [p.par, p.ser]) {
+      writeFileSync(join(d, 'params.yaml'), 'size: 5\n');
+      writeFileSync(join(d, 'fail.txt'), '1\n');
+    }
+    r = both(p);
+    expect(r.ser.status).not.toBe(0);
+    expect(r.par.status).toBe(1);
+    expect(r.par.out).toMatch(/stage 'e' failed: its command exited with 3/);
+    expect(r.par.out).toMatch(/Stage 'f' is skipped: it depends on the failed stage 'e'/);
+    expect(readFileSync(join(p.par, 'g', 'size.txt'), 'utf8')).toBe('5\n');
+    expect(lock(p.par)).toEqual(lock(p.ser));
+    const status = run(DVC, ['status'], p.par).out;
+    expect(status).toMatch(/e:/);
+    expect(status).not.toMatch(/\bg:/);
+  });
+
+  it('refuses --jobs 0 with exit 2', () => {
+    const p = project();
+    const r = run(PY, [join(ROOT, 'scripts', 'repro-parallel.py'), '--jobs', '0'], p.par);
+    expect(r.status).toBe(2);
+    expect(r.out).toMatch(/--jobs must be ≥ 1, got 0/);
+  });
+});
