@@ -8,7 +8,11 @@
 import { readFileSync, writeFileSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { codeHeightfield, compareHeightfields, domainGrid, writeHeightfieldFile, type GridDescription } from '../src/index.js';
+import { codeHeightfield, compareHeightfields, domainGrid, floatHeightfield, writeHeightfieldFile, type GridDescription } from '../src/index.js';
+import { RegionAccumulator } from '../src/compare/accumulate.js';
+import { floatSummaryScan } from '../src/compare/float-kernel.js';
+import { DEFAULT_RANGE } from '../src/core/grid.js';
+import { encodeFieldR16 } from '../src/core/encoding.js';
 import { createCodePairExecutor, defaultCompareExecutor, SCAN_CHUNK, type CompareExecutor, type TallyPlan } from '../src/compare/kernel.js';
 import {
   DEFAULT_MASKS,
@@ -174,6 +178,84 @@ describe('executors: the SIMD kernel gives the JavaScript result bit for bit', (
     const simd = compareHeightfields(codeHeightfield(g, gen), codeHeightfield(g, ref), { ...opts, executor: 'simd' });
     expect(simd).toEqual(js);
     expect(js.masks.innerDisk.pixels).toBe(64 * 48);
+  });
+});
+
+/**
+ * Float fields for the summary kernel: a reference in and beyond −500…500 m, and a generated side equal at most
+ * pixels, a float32 step away (same code), ±1 code, far (|Δq| > 64), −0 against +0, or non-finite on either side.
+ */
+function floatPair(n: number, seed: number, density: number): { gen: Float32Array; ref: Float32Array } {
+  const rnd = testRandom(seed);
+  const ref = new Float32Array(n);
+  for (let k = 0; k < n; k++) ref[k] = (rnd() - 0.5) * 1100;
+  const gen = ref.slice();
+  const step = 1000 / 65535;
+  for (let k = 0; k < n; k++) {
+    if (rnd() >= density) continue;
+    const u = rnd();
+    if (u < 0.3) gen[k] = ref[k] + (rnd() - 0.5) * 1e-4;
+    else if (u < 0.6) gen[k] = ref[k] + (rnd() < 0.5 ? step : -step);
+    else if (u < 0.75) gen[k] = ref[k] + (rnd() - 0.5) * step * 400;
+    else if (u < 0.8) {
+      ref[k] = 0;
+      gen[k] = -0;
+    } else if (u < 0.9) (rnd() < 0.5 ? gen : ref)[k] = [Number.NaN, Infinity, -Infinity][Math.floor(rnd() * 3)];
+    else gen[k] = (rnd() - 0.5) * 1000;
+  }
+  return { gen, ref };
+}
+
+describe('the float-pair summary kernel (float-pair.wat) gives the JavaScript scan bit for bit', () => {
+  for (const c of CASES) {
+    it(c.name, () => {
+      const n = c.grid.columns * c.grid.rows;
+      for (const [seed, density] of [
+        [4, 0.01],
+        [5, 0.5],
+        [6, 1],
+      ] as const) {
+        const { gen, ref } = floatPair(n, seed, density);
+        const G = floatHeightfield(c.grid, gen);
+        const R = floatHeightfield(c.grid, ref);
+        const opts = { masks: c.masks, block: c.block, summary: true };
+        const js = compareHeightfields(G, R, { ...opts, executor: 'js' });
+        const simd = compareHeightfields(G, R, { ...opts, executor: 'simd' });
+        expect(simd, `seed ${seed}`).toEqual(js);
+        expect(Array.from(simd.blocks.maxAbsCode)).toEqual(Array.from(js.blocks.maxAbsCode));
+        // Invariants of both: the histogram counts every finite pixel; a full comparison's whole map and inner disk agree.
+        expect(Object.values(js.histogram).reduce((a, v) => a + v, 0)).toBe(n - js.nonFinite.pixelsExcluded);
+        const full = compareHeightfields(G, R, { masks: c.masks, block: c.block, executor: 'js' });
+        expect(simd.rmsMm).toBe(full.rmsMm);
+        expect(simd.floatRmsMm).toBe(full.floatRmsMm);
+        expect(simd.masks.innerDisk).toEqual(full.masks.innerDisk);
+      }
+    });
+  }
+
+  it('the kernel itself runs here and fills the accumulators (not a fallback to the JavaScript scan)', () => {
+    const g = grid(301, 257);
+    const { gen, ref } = floatPair(g.columns * g.rows, 7, 0.5);
+    const geo = new RadialGeometry(g);
+    const masks = [maskBounds({ kind: 'disk', radius: 60 })];
+    const codes = (h: Float32Array) => {
+      const c = new Uint16Array(h.length);
+      encodeFieldR16(h, c, DEFAULT_RANGE);
+      return c;
+    };
+    const whole = new RegionAccumulator();
+    const disk = new RegionAccumulator();
+    const blockCode = new Uint16Array(Math.ceil(301 / 4) * Math.ceil(257 / 4));
+    const e = floatSummaryScan(
+      { columns: 301, rows: 257, block: 4, bw: Math.ceil(301 / 4), bh: Math.ceil(257 / 4), geo, masks, gh: gen, rh: ref, gc: codes(gen), rc: codes(ref) },
+      { whole, maskAcc: [disk], blockCode },
+    );
+    expect(e).not.toBeNull();
+    expect(e!.pixels.length).toBe(e!.generated + e!.reference - e!.pixels.filter((k) => !Number.isFinite(gen[k]) && !Number.isFinite(ref[k])).length);
+    expect(whole.floatSumSq.value).toBeGreaterThan(0);
+    expect(whole.maxAbsCode).toBeGreaterThan(64);
+    expect(whole.sparse?.size ?? 0).toBeGreaterThan(0);
+    expect(disk.floatSumSq.value).toBeLessThan(whole.floatSumSq.value);
   });
 });
 

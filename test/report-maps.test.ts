@@ -8,10 +8,10 @@ import { decode } from 'fast-png';
 import { describe, expect, it } from 'vitest';
 import { codeHeightfield, domainGrid, writeHeightfieldFile } from '../src/index.js';
 import { compareHeightfields } from '../src/compare/compare.js';
-import { DQ_RAMP_TO, dqColour, mmColour } from '../src/report/pictures.js';
+import { DQ_RAMP_TO, dqColour, mmColour, signedBlockMax, signedBlockMaxOfDifference } from '../src/report/pictures.js';
 import { SUMMARY_MAX_BYTES, summaryMarkdown } from '../src/report/report.js';
 import { blockDqMap, blockPng, galleryPicks, overviewFactor, viewerTiles } from '../src/report/report-maps.js';
-import { cli, tempDir } from './helpers.js';
+import { cli, tempDir, testRandom } from './helpers.js';
 
 /** Relative luminance (Rec. 709 weights on the 8-bit values): darker means a larger |Δq| on the ramp. */
 const lum = ([r, g, b]: number[]) => 0.2126 * r + 0.7152 * g + 0.0722 * b;
@@ -263,5 +263,33 @@ describe('a report written again into its folder', () => {
     for (const f of ['viewer/7_7.js', 'gallery/13.png', 'stages/base.png', 'first-divergence.png']) expect(existsSync(join(rep, f)), f).toBe(false);
     expect(existsSync(join(rep, 'viewer', '0_0.js'))).toBe(true);
     expect(existsSync(join(rep, 'gallery', '1.png'))).toBe(true);
+  });
+});
+
+describe('signedBlockMaxOfDifference (the stage maps)', () => {
+  it('gives signedBlockMax of the float32 difference field it never makes, NaN, ±Inf and ties included', () => {
+    const rnd = testRandom(11);
+    for (const [w, h, size] of [
+      [1, 1, 1],
+      [37, 23, 4],
+      [64, 64, 8],
+      [101, 7, 16],
+    ]) {
+      const gen = new Float32Array(w * h);
+      const ref = new Float32Array(w * h);
+      for (let k = 0; k < gen.length; k++) {
+        ref[k] = (rnd() - 0.5) * 1000;
+        const u = rnd();
+        gen[k] = u < 0.2 ? ref[k] : u < 0.3 ? -ref[k] : u < 0.35 ? Number.NaN : u < 0.38 ? Infinity : ref[k] + (rnd() - 0.5) * 0.01;
+        if (u > 0.98) ref[k] = -Infinity;
+      }
+      const d = new Float32Array(gen.length);
+      for (let k = 0; k < d.length; k++) d[k] = (gen[k] - ref[k]) * 1000;
+      const want = signedBlockMax(d, w, h, size);
+      const got = signedBlockMaxOfDifference(gen, ref, w, h, size, 1000);
+      expect(got.w).toBe(want.w);
+      expect(got.h).toBe(want.h);
+      expect(Array.from(got.data)).toEqual(Array.from(want.data));
+    }
   });
 });

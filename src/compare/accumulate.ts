@@ -27,6 +27,11 @@ export class CompensatedSum {
   get value(): number {
     return this.sum + this.c;
   }
+  /** Takes the state (sum, compensation) another executor of the same additions reached (float-kernel.ts). */
+  restore(sum: number, c: number): void {
+    this.sum = sum;
+    this.c = c;
+  }
 }
 
 /**

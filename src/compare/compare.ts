@@ -25,6 +25,7 @@ import {
 import { decodeTable, encodeFieldR16, encodeUnorm16, heightToUnorm } from '../core/encoding.js';
 import type { Heightfield } from '../core/heightfield.js';
 import { RegionAccumulator, reduceHistogram, sqrtRatio } from './accumulate.js';
+import { floatSummaryAvailable, floatSummaryScan } from './float-kernel.js';
 import { arrayCodeSource, createCodePairExecutor, SCAN_CHUNK, type CodeSource, type CompareExecutor, type TallyPlan } from './kernel.js';
 import {
   DEFAULT_MASKS,
@@ -48,7 +49,7 @@ export interface CompareOptions {
   generatedFloat?: Float32Array | null;
   /** Straddle tolerance: a float within this many codes of a code boundary counts as a quantization straddle. */
   straddleEpsilonCodes?: number;
-  /** Executor of a code pair's scan, tally and ring counts (kernel.ts); each gives the same result. Default: defaultCompareExecutor. */
+  /** Executor of a code pair's scan, tally and ring counts (kernel.ts), and of a float pair's summary scan (float-kernel.ts); each gives the same result. Default: defaultCompareExecutor (simd where WebAssembly serves). */
   executor?: CompareExecutor;
   /**
    * [R] A float pair's summary only: the whole map and the inner disk, no other mask, no radial rings, no float block
@@ -236,7 +237,7 @@ export function compareHeightfields(gen: Heightfield, ref: Heightfield, opts: Co
   const attribution = attributionFor(input, gf, opts);
   const attribute =
     attribution && gf ? (k: number) => attributePixel(attribution, gf[k], sides.G.codes[k], sides.R.codes[k], range, attribution.epsilonCodes) : null;
-  const excluded = scanFloatPairs(input, sides, regions, attribute);
+  const excluded = summaryKernel(opts, sides, attribute) ? runSummaryKernel(input, sides, regions) : scanFloatPairs(input, sides, regions, attribute);
   const ringCounts = regions.ringAcc.length ? ringPixelCounts(regions.geo, regions.step, regions.ringAcc.length) : new Float64Array(0);
   setRegionPixelCounts(
     regions,
@@ -341,6 +342,39 @@ function regionSet(input: ComparisonInputs, withFloat: boolean, summary = false)
     blockFloat: withFloat && !summary ? new Float32Array(bw * bh) : null,
     blockFloatAbs: withFloat && !summary ? new Float64Array(bw * bh) : null,
   };
+}
+
+/**
+ * Whether a float pair's scan goes to the WebAssembly kernel (float-kernel.ts): a summary of two float sides without
+ * attribution, unless the caller names the js executor (or WebAssembly is off). Naming simd where it is unavailable
+ * is refused, as for code pairs.
+ */
+function summaryKernel(opts: CompareOptions, sides: FloatPairSides, attribute: ((k: number) => void) | null): boolean {
+  if (opts.summary !== true || attribute || !sides.G.heights || !sides.R.heights || opts.executor === 'js') return false;
+  if (floatSummaryAvailable()) return true;
+  if (opts.executor === 'simd') throw new Error('compare executor simd: WebAssembly SIMD is unavailable here (or HEIGHTBENCH_NO_WASM=1); use the js executor');
+  return false;
+}
+
+function runSummaryKernel(input: ComparisonInputs, sides: FloatPairSides, regions: RegionSet): Exclusions {
+  const e = floatSummaryScan(
+    {
+      columns: input.grid.columns,
+      rows: input.grid.rows,
+      block: input.block,
+      bw: regions.bw,
+      bh: regions.bh,
+      geo: regions.geo,
+      masks: regions.maskBoundsOf,
+      gh: sides.G.heights!,
+      rh: sides.R.heights!,
+      gc: sides.G.codes,
+      rc: sides.R.codes,
+    },
+    { whole: regions.whole, maskAcc: regions.maskAcc, blockCode: regions.blockCode },
+  );
+  // Its memory refused: the JavaScript scan, which needs none.
+  return e ?? scanFloatPairs(input, sides, regions, null);
 }
 
 /**

@@ -208,6 +208,39 @@ export function mmColour(mm: number, mmPerCode = 1e6 / 65535): Rgb {
   return colourAt(mm > 0 ? DQ_POSITIVE_RAMP : DQ_NEGATIVE_RAMP, dqRampT(Math.max(DQ_RAMP_FROM, a / mmPerCode)));
 }
 
+/**
+ * signedBlockMax of the field fround((gen − ref) × scale) without making it: the same values (each difference
+ * rounded to float32, as a Float32Array of it would hold) compared in the same order, so the same blocks.
+ */
+export function signedBlockMaxOfDifference(
+  gen: Float32Array,
+  ref: Float32Array,
+  w: number,
+  h: number,
+  size: number,
+  scale: number,
+): { data: Float32Array; w: number; h: number } {
+  const bw = Math.ceil(w / size);
+  const bh = Math.ceil(h / size);
+  const data = new Float32Array(bw * bh).fill(Number.NaN);
+  for (let j = 0; j < h; j++) {
+    const o = ((j / size) | 0) * bw;
+    const row = j * w;
+    // Block by block along the row (no division a pixel); the block's value so far is read and written once.
+    for (let b = 0; b < bw; b++) {
+      let c = data[o + b];
+      const end = Math.min(w, (b + 1) * size);
+      for (let i = b * size; i < end; i++) {
+        const x = Math.fround((gen[row + i] - ref[row + i]) * scale);
+        if (x !== x) continue;
+        if (c !== c || Math.abs(x) > Math.abs(c)) c = x;
+      }
+      data[o + b] = c;
+    }
+  }
+  return { data, w: bw, h: bh };
+}
+
 /** Signed block maximum of a float field (the value of largest magnitude per size×size block; NaN where a block has none). */
 export function signedBlockMax(v: ArrayLike<number>, w: number, h: number, size: number): { data: Float32Array; w: number; h: number } {
   const bw = Math.ceil(w / size);

@@ -21,7 +21,7 @@ import { columnWorldX, rowWorldY, worldToColumn, worldToRow, type GridDescriptio
 import { decodeHeightR16, encodeHeightR16 } from '../core/encoding.js';
 import type { Heightfield } from '../core/heightfield.js';
 import { pngFile } from '../io/png16.js';
-import { dqColour, mmColour, signedBlockMax, terrain, type Rgb } from './pictures.js';
+import { dqColour, mmColour, signedBlockMaxOfDifference, terrain, type Rgb } from './pictures.js';
 import type { PixelStages } from '../compare/attribution.js';
 
 export const TILE = 256;
@@ -505,9 +505,7 @@ export function cropCardPng(layers: readonly CropLayer[], mmPerCode: number, zoo
 
 /** A stage difference map in mm (generated − reference), signed block maximum to at most OVERVIEW_MAX a side. */
 export function stageMapPng(gen: Float32Array, ref: Float32Array, grid: GridDescription, mmPerCode: number): Uint8Array {
-  const d = new Float32Array(gen.length);
-  for (let k = 0; k < d.length; k++) d[k] = (gen[k] - ref[k]) * 1000;
   const f = overviewFactor(grid.columns, grid.rows);
-  const b = signedBlockMax(d, grid.columns, grid.rows, f);
+  const b = signedBlockMaxOfDifference(gen, ref, grid.columns, grid.rows, f, 1000);
   return blockPng(b.data, b.w, b.h, (v) => mmColour(v, mmPerCode), grid.rowDirection === 'row0-at-ymin');
 }

@@ -1,0 +1,167 @@
+/**
+ * The float-pair summary scan in WebAssembly (wasm/float-pair.wat): what compare.ts scanFloatPairs does for a summary
+ * (CompareOptions.summary) of two float32 fields without attribution — the stage table of `check`, eight 4096² pairs
+ * per check, where the JavaScript scan cost ~2.9 s of a one-shot process.
+ *
+ * Inputs: both sides' heights (float32) and codes (encoded through the shared range), the grid, the block size, the
+ * radial geometry and the summary's mask bounds. Outputs: written into the caller's accumulators — the whole map and
+ * each mask (code tally, Neumaier sums, maxima) and the block map — and the non-finite exclusions, returned.
+ * Bit for bit the JavaScript scan's (test/compare-kernel.test.ts): the same float64 operations in the same pixel
+ * order; pixels with |Δq| > 64 come back to JavaScript for the sparse bins (CodeTally.add), after their chunk.
+ * [R] Chunks of SCAN_CHUNK pixels are copied into the kernel's memory (12 bytes a pixel), so its memory stays ~4 MB
+ *     whatever the grid; the copy is ~1/10 of the scan's time.
+ */
+import { compiledWasm, newWasmMemory, wasmDisabled } from '../core/wasm.js';
+import { CodeTally, DENSE_BINS, type RegionAccumulator } from './accumulate.js';
+import { SCAN_CHUNK } from './kernel.js';
+import { maskContainsBounds, type MaskBounds, type RadialGeometry } from './regions.js';
+import { FLOAT_PAIR_WASM_BASE64 } from './wasm/float-pair-wasm.js';
+
+export interface FloatSummaryInput {
+  columns: number;
+  rows: number;
+  block: number;
+  bw: number;
+  bh: number;
+  geo: RadialGeometry;
+  masks: readonly MaskBounds[];
+  gh: Float32Array;
+  rh: Float32Array;
+  gc: Uint16Array;
+  rc: Uint16Array;
+}
+
+export interface FloatSummaryOutput {
+  whole: RegionAccumulator;
+  maskAcc: readonly RegionAccumulator[];
+  blockCode: Uint16Array;
+}
+
+export interface FloatSummaryExclusions {
+  generated: number;
+  reference: number;
+  pixels: number[];
+}
+
+interface FloatPairExports {
+  scan(...args: number[]): void;
+}
+
+/** Whether the kernel can run here (WebAssembly SIMD available and not turned off). */
+export function floatSummaryAvailable(): boolean {
+  return !wasmDisabled() && compiledWasm(FLOAT_PAIR_WASM_BASE64) !== null;
+}
+
+/** Runs the summary scan; null when the kernel is unavailable or its memory is refused (the caller scans in JavaScript). */
+export function floatSummaryScan(p: FloatSummaryInput, out: FloatSummaryOutput): FloatSummaryExclusions | null {
+  const mod = wasmDisabled() ? null : compiledWasm(FLOAT_PAIR_WASM_BASE64);
+  if (!mod) return null;
+  const M = p.masks.length;
+  const regions = 1 + M;
+  let at = 0;
+  const take = (bytes: number): number => {
+    const here = at;
+    at += Math.ceil(bytes / 16) * 16;
+    return here;
+  };
+  const L = {
+    gh: take(4 * SCAN_CHUNK),
+    rh: take(4 * SCAN_CHUNK),
+    gc: take(2 * SCAN_CHUNK),
+    rc: take(2 * SCAN_CHUNK),
+    excl: take(4 * SCAN_CHUNK),
+    overflow: take(4 * SCAN_CHUNK),
+    dx: take(8 * p.columns),
+    dx2: take(8 * p.columns),
+    dy: take(8 * p.rows),
+    dy2: take(8 * p.rows),
+    maskLo: take(8 * M),
+    maskHi: take(8 * M),
+    maskHalf: take(8 * M),
+    maskStrict: take(8 * M),
+    acc: take(56 * regions),
+    dense: take(8 * DENSE_BINS * regions),
+    maxAbs: take(4 * regions),
+    maxAt: take(4 * regions),
+    state: take(16),
+    block: take(2 * p.bw * p.bh),
+  };
+  let memory: ReturnType<typeof newWasmMemory>;
+  try {
+    memory = newWasmMemory(at);
+  } catch {
+    return null;
+  }
+  if (!memory) return null;
+  const WA = (globalThis as unknown as { WebAssembly: { Instance: new (m: object, i: object) => { exports: unknown } } }).WebAssembly;
+  const kernel = new WA.Instance(mod, { env: { memory } }).exports as FloatPairExports;
+  if (typeof kernel.scan !== 'function' || kernel.scan.length !== 26)
+    throw new Error('float-pair.wat: export scan missing or not of 26 parameters; run node scripts/build-wasm.mjs');
+  const buf = memory.buffer;
+  const f64 = (off: number, n: number) => new Float64Array(buf, off, n);
+  f64(L.dx, p.columns).set(p.geo.dx);
+  f64(L.dx2, p.columns).set(p.geo.dx2);
+  f64(L.dy, p.rows).set(p.geo.dy);
+  f64(L.dy2, p.rows).set(p.geo.dy2);
+  f64(L.maskLo, M).set(p.masks.map((m) => m.lo));
+  f64(L.maskHi, M).set(p.masks.map((m) => m.hi));
+  f64(L.maskHalf, M).set(p.masks.map((m) => m.half));
+  f64(L.maskStrict, M).set(p.masks.map((m) => (m.loStrict ? 1 : 0)));
+  const tally = new CodeTally(regions, {
+    dense: f64(L.dense, DENSE_BINS * regions),
+    maxAbs: new Int32Array(buf, L.maxAbs, regions),
+    maxAt: new Int32Array(buf, L.maxAt, regions),
+  });
+  const acc = f64(L.acc, 7 * regions);
+  for (let q = 0; q < regions; q++) acc[7 * q + 6] = -1; // maxAbsMAt: none yet
+  const state = new Int32Array(buf, L.state, 4);
+  const slotGh = new Float32Array(buf, L.gh, SCAN_CHUNK);
+  const slotRh = new Float32Array(buf, L.rh, SCAN_CHUNK);
+  const slotGc = new Uint16Array(buf, L.gc, SCAN_CHUNK);
+  const slotRc = new Uint16Array(buf, L.rc, SCAN_CHUNK);
+  const excl = new Int32Array(buf, L.excl, SCAN_CHUNK);
+  const overflow = new Int32Array(buf, L.overflow, SCAN_CHUNK);
+  const pixels: number[] = [];
+  const n = p.columns * p.rows;
+  const { dx, dy, dx2, dy2 } = p.geo;
+  for (let start = 0; start < n; start += SCAN_CHUNK) {
+    const count = Math.min(SCAN_CHUNK, n - start);
+    slotGh.set(p.gh.subarray(start, start + count));
+    slotRh.set(p.rh.subarray(start, start + count));
+    slotGc.set(p.gc.subarray(start, start + count));
+    slotRc.set(p.rc.subarray(start, start + count));
+    kernel.scan(
+      L.gh, L.rh, L.gc, L.rc, count, start,
+      p.columns, p.block, p.bw, L.block,
+      L.dx, L.dx2, L.dy, L.dy2,
+      L.maskLo, L.maskHi, L.maskHalf, L.maskStrict, M,
+      L.acc, L.dense, L.maxAbs, L.maxAt,
+      L.state, L.excl, L.overflow,
+    ); // prettier-ignore
+    for (let e = 0; e < state[2]; e++) pixels.push(excl[e]);
+    // |Δq| > 64: the sparse bins of the whole map and of each mask holding the pixel, in pixel order.
+    for (let o = 0; o < state[3]; o++) {
+      const k = overflow[o];
+      const dq = p.gc[k] - p.rc[k];
+      tally.add(0, dq, k);
+      const i = k % p.columns;
+      const j = (k - i) / p.columns;
+      const r2 = dx2[i] + dy2[j];
+      for (let m = 0; m < M; m++) if (maskContainsBounds(p.masks[m], r2, dx[i], dy[j])) tally.add(1 + m, dq, k);
+    }
+    state[2] = 0;
+    state[3] = 0;
+  }
+  const into = (q: number, a: RegionAccumulator) => {
+    tally.into(q, a);
+    a.floatSum.restore(acc[7 * q], acc[7 * q + 1]);
+    a.floatSumSq.restore(acc[7 * q + 2], acc[7 * q + 3]);
+    a.maxAbsM = acc[7 * q + 4];
+    a.maxSignedM = acc[7 * q + 5];
+    a.maxAbsMAt = acc[7 * q + 6];
+  };
+  into(0, out.whole);
+  out.maskAcc.forEach((a, m) => into(1 + m, a));
+  out.blockCode.set(new Uint16Array(buf, L.block, p.bw * p.bh));
+  return { generated: state[0], reference: state[1], pixels };
+}

@@ -1,0 +1,179 @@
+;; heightbench float-pair summary kernel: the scan of compare.ts scanFloatPairs for a summary (CompareOptions.summary:
+;; the whole map and the masks given, no rings, no float block map), both sides float32. It must give bit for bit what
+;; the JavaScript scan gives (test/compare-kernel.test.ts): every sum is Neumaier's (accumulate.ts CompensatedSum) in
+;; float64, fed the same values in the same pixel order; WebAssembly's f64 arithmetic is IEEE's, as JavaScript's is.
+;; Every address is a byte offset into the imported memory.
+;;
+;; Region q's float accumulator at acc + 56q: sum, c, sumSq, cSq, maxAbsM, maxSignedM, maxAbsMAt (f64 each).
+;; Region q's code tally: dense bins at dense + 8·129q (f64, index dq + 64), maxAbs and maxAt (i32) — CodeTally's.
+;; state: [0] non-finite on the generated side, [1] on the reference side, [2] excluded pixels listed, [3] overflow
+;; pixels listed (i32 each), cumulative over chunks.
+(module
+  (import "env" "memory" (memory 1))
+
+  ;; Neumaier's step on the pair (sum, c) at p: t = sum + x; c += |sum| >= |x| ? (sum - t) + x : (x - t) + sum.
+  (func $nadd (param $p i32) (param $x f64)
+    (local $s f64) (local $t f64)
+    (local.set $s (f64.load (local.get $p)))
+    (local.set $t (f64.add (local.get $s) (local.get $x)))
+    (if (f64.ge (f64.abs (local.get $s)) (f64.abs (local.get $x)))
+      (then (f64.store offset=8 (local.get $p)
+        (f64.add (f64.load offset=8 (local.get $p)) (f64.add (f64.sub (local.get $s) (local.get $t)) (local.get $x)))))
+      (else (f64.store offset=8 (local.get $p)
+        (f64.add (f64.load offset=8 (local.get $p)) (f64.add (f64.sub (local.get $x) (local.get $t)) (local.get $s))))))
+    (f64.store (local.get $p) (local.get $t)))
+
+  ;; RegionAccumulator.addFloat: nothing for dm = 0; both sums; the first largest |dm|, its sign and pixel.
+  (func $addFloat (param $f i32) (param $dm f64) (param $k i32)
+    (local $a f64)
+    (if (f64.eq (local.get $dm) (f64.const 0)) (then (return)))
+    (call $nadd (local.get $f) (local.get $dm))
+    (call $nadd (i32.add (local.get $f) (i32.const 16)) (f64.mul (local.get $dm) (local.get $dm)))
+    (local.set $a (f64.abs (local.get $dm)))
+    (if (f64.gt (local.get $a) (f64.load offset=32 (local.get $f)))
+      (then
+        (f64.store offset=32 (local.get $f) (local.get $a))
+        (f64.store offset=40 (local.get $f) (local.get $dm))
+        (f64.store offset=48 (local.get $f) (f64.convert_i32_u (local.get $k))))))
+
+  ;; CodeTally.add for 0 < |dq| <= 64: the dense bin and the first largest |dq| of region q.
+  (func $addCode (param $q i32) (param $dq i32) (param $ad i32) (param $k i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32)
+    (local $addr i32)
+    (local.set $addr (i32.add (local.get $dense) (i32.shl (i32.add (i32.mul (local.get $q) (i32.const 129)) (i32.add (local.get $dq) (i32.const 64))) (i32.const 3))))
+    (f64.store (local.get $addr) (f64.add (f64.load (local.get $addr)) (f64.const 1)))
+    (if (i32.gt_s (local.get $ad) (i32.load (i32.add (local.get $maxAbs) (i32.shl (local.get $q) (i32.const 2)))))
+      (then
+        (i32.store (i32.add (local.get $maxAbs) (i32.shl (local.get $q) (i32.const 2))) (local.get $ad))
+        (i32.store (i32.add (local.get $maxAt) (i32.shl (local.get $q) (i32.const 2))) (local.get $k)))))
+
+  ;; scan(...): pixels [base, base + count) of a W-wide grid, chunk-relative arrays gh, rh (f32) and gc, rc (u16).
+  ;; A pixel with a non-finite value on either side (x - x != 0) is counted and listed at excl, nothing else. Else
+  ;; dq = gc - rc, dm = gh - rh (float64); a pixel with both zero is skipped; otherwise region 0 and each mask m
+  ;; holding it (the predicate of regions.ts maskContainsBounds on r² = dx2[i] + dy2[j], dx[i], dy[j]) get dm, and
+  ;; dq when 0 < |dq| <= 64; the block map (u16, bw a row, B-pixel blocks) keeps the largest |dq|; a pixel with
+  ;; |dq| > 64 is listed at overflow for the caller (the sparse bins of every region holding it).
+  (func (export "scan")
+    (param $gh i32) (param $rh i32) (param $gc i32) (param $rc i32) (param $count i32) (param $base i32)
+    (param $W i32) (param $B i32) (param $bw i32) (param $block i32)
+    (param $dx i32) (param $dx2 i32) (param $dy i32) (param $dy2 i32)
+    (param $maskLo i32) (param $maskHi i32) (param $maskHalf i32) (param $maskStrict i32) (param $M i32)
+    (param $acc i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32)
+    (param $state i32) (param $excl i32) (param $overflow i32)
+    (local $t i32) (local $k i32) (local $i i32) (local $j i32) (local $a f64) (local $b f64) (local $badA i32) (local $badB i32)
+    (local $dq i32) (local $ad i32) (local $dm f64) (local $addr i32) (local $r2 f64) (local $dxi f64) (local $dyj f64)
+    (local $m i32) (local $lo f64) (local $half f64) (local $in i32) (local $over i32)
+    ;; Region 0 (every pixel) keeps its accumulator in locals: loaded here, stored after the loop.
+    (local $s0 f64) (local $c0 f64) (local $q0 f64) (local $cq0 f64) (local $mx0 f64) (local $ms0 f64) (local $mat0 f64)
+    (local $x f64) (local $tt f64)
+    ;; The block of pixel (i, j) without a division a pixel: its column bi and i's place in it, the row's first block.
+    (local $bi i32) (local $bin i32) (local $brow i32)
+    (local.set $s0 (f64.load (local.get $acc)))
+    (local.set $c0 (f64.load offset=8 (local.get $acc)))
+    (local.set $q0 (f64.load offset=16 (local.get $acc)))
+    (local.set $cq0 (f64.load offset=24 (local.get $acc)))
+    (local.set $mx0 (f64.load offset=32 (local.get $acc)))
+    (local.set $ms0 (f64.load offset=40 (local.get $acc)))
+    (local.set $mat0 (f64.load offset=48 (local.get $acc)))
+    (local.set $j (i32.div_u (local.get $base) (local.get $W)))
+    (local.set $i (i32.sub (local.get $base) (i32.mul (local.get $j) (local.get $W))))
+    (local.set $bi (i32.div_u (local.get $i) (local.get $B)))
+    (local.set $bin (i32.sub (local.get $i) (i32.mul (local.get $bi) (local.get $B))))
+    (local.set $brow (i32.mul (i32.div_u (local.get $j) (local.get $B)) (local.get $bw)))
+    (block $done (loop $each
+      (br_if $done (i32.ge_u (local.get $t) (local.get $count)))
+      (local.set $k (i32.add (local.get $base) (local.get $t)))
+      (local.set $a (f64.promote_f32 (f32.load (i32.add (local.get $gh) (i32.shl (local.get $t) (i32.const 2))))))
+      (local.set $b (f64.promote_f32 (f32.load (i32.add (local.get $rh) (i32.shl (local.get $t) (i32.const 2))))))
+      (local.set $badA (f64.ne (f64.sub (local.get $a) (local.get $a)) (f64.const 0)))
+      (local.set $badB (f64.ne (f64.sub (local.get $b) (local.get $b)) (f64.const 0)))
+      (if (i32.or (local.get $badA) (local.get $badB))
+        (then
+          (i32.store (local.get $state) (i32.add (i32.load (local.get $state)) (local.get $badA)))
+          (i32.store offset=4 (local.get $state) (i32.add (i32.load offset=4 (local.get $state)) (local.get $badB)))
+          (i32.store (i32.add (local.get $excl) (i32.shl (i32.load offset=8 (local.get $state)) (i32.const 2))) (local.get $k))
+          (i32.store offset=8 (local.get $state) (i32.add (i32.load offset=8 (local.get $state)) (i32.const 1))))
+        (else
+          (local.set $dq (i32.sub (i32.load16_u (i32.add (local.get $gc) (i32.shl (local.get $t) (i32.const 1))))
+                                  (i32.load16_u (i32.add (local.get $rc) (i32.shl (local.get $t) (i32.const 1))))))
+          (local.set $dm (f64.sub (local.get $a) (local.get $b)))
+          ;; [R] No branch on "dq = 0 and dm = 0" (about half the pixels either way, so unpredictable): such a pixel
+          ;; goes through the same steps, which leave every accumulator as it was — Neumaier's step with x = ±0 adds
+          ;; +0 to a sum and a compensation that are never −0, |Δq| = 0 raises no maximum, tallies no bin.
+          (block $pixel
+            (block
+              (local.set $ad (select (i32.sub (i32.const 0) (local.get $dq)) (local.get $dq) (i32.lt_s (local.get $dq) (i32.const 0))))
+              (local.set $over (i32.gt_u (local.get $ad) (i32.const 64)))
+              (if (i32.and (i32.ne (local.get $dq) (i32.const 0)) (i32.eqz (local.get $over)))
+                (then (call $addCode (i32.const 0) (local.get $dq) (local.get $ad) (local.get $k) (local.get $dense) (local.get $maxAbs) (local.get $maxAt))))
+              ;; $addFloat for region 0, on the locals (the same operations).
+              (block
+                (block
+                  (local.set $tt (f64.add (local.get $s0) (local.get $dm)))
+                  (if (f64.ge (f64.abs (local.get $s0)) (f64.abs (local.get $dm)))
+                    (then (local.set $c0 (f64.add (local.get $c0) (f64.add (f64.sub (local.get $s0) (local.get $tt)) (local.get $dm)))))
+                    (else (local.set $c0 (f64.add (local.get $c0) (f64.add (f64.sub (local.get $dm) (local.get $tt)) (local.get $s0))))))
+                  (local.set $s0 (local.get $tt))
+                  (local.set $x (f64.mul (local.get $dm) (local.get $dm)))
+                  (local.set $tt (f64.add (local.get $q0) (local.get $x)))
+                  (if (f64.ge (f64.abs (local.get $q0)) (f64.abs (local.get $x)))
+                    (then (local.set $cq0 (f64.add (local.get $cq0) (f64.add (f64.sub (local.get $q0) (local.get $tt)) (local.get $x)))))
+                    (else (local.set $cq0 (f64.add (local.get $cq0) (f64.add (f64.sub (local.get $x) (local.get $tt)) (local.get $q0))))))
+                  (local.set $q0 (local.get $tt))
+                  (if (f64.gt (f64.abs (local.get $dm)) (local.get $mx0))
+                    (then
+                      (local.set $mx0 (f64.abs (local.get $dm)))
+                      (local.set $ms0 (local.get $dm))
+                      (local.set $mat0 (f64.convert_i32_u (local.get $k)))))))
+              (local.set $addr (i32.add (local.get $block) (i32.shl (i32.add (local.get $brow) (local.get $bi)) (i32.const 1))))
+              (if (i32.gt_u (local.get $ad) (i32.load16_u (local.get $addr))) (then (i32.store16 (local.get $addr) (local.get $ad))))
+              (local.set $r2 (f64.add (f64.load (i32.add (local.get $dx2) (i32.shl (local.get $i) (i32.const 3))))
+                                      (f64.load (i32.add (local.get $dy2) (i32.shl (local.get $j) (i32.const 3))))))
+              (local.set $dxi (f64.load (i32.add (local.get $dx) (i32.shl (local.get $i) (i32.const 3)))))
+              (local.set $dyj (f64.load (i32.add (local.get $dy) (i32.shl (local.get $j) (i32.const 3)))))
+              (local.set $m (i32.const 0))
+              (block $mdone (loop $masks
+                (br_if $mdone (i32.ge_u (local.get $m) (local.get $M)))
+                (local.set $lo (f64.load (i32.add (local.get $maskLo) (i32.shl (local.get $m) (i32.const 3)))))
+                (local.set $half (f64.load (i32.add (local.get $maskHalf) (i32.shl (local.get $m) (i32.const 3)))))
+                (local.set $in
+                  (i32.and
+                    (i32.and
+                      (select (f64.gt (local.get $r2) (local.get $lo)) (f64.ge (local.get $r2) (local.get $lo))
+                        (f64.ne (f64.load (i32.add (local.get $maskStrict) (i32.shl (local.get $m) (i32.const 3)))) (f64.const 0)))
+                      (f64.le (local.get $r2) (f64.load (i32.add (local.get $maskHi) (i32.shl (local.get $m) (i32.const 3))))))
+                    (i32.and
+                      (i32.and (f64.ge (local.get $dxi) (f64.neg (local.get $half))) (f64.le (local.get $dxi) (local.get $half)))
+                      (i32.and (f64.ge (local.get $dyj) (f64.neg (local.get $half))) (f64.le (local.get $dyj) (local.get $half))))))
+                (if (local.get $in)
+                  (then
+                    (if (i32.and (i32.ne (local.get $dq) (i32.const 0)) (i32.eqz (local.get $over)))
+                      (then (call $addCode (i32.add (local.get $m) (i32.const 1)) (local.get $dq) (local.get $ad) (local.get $k)
+                        (local.get $dense) (local.get $maxAbs) (local.get $maxAt))))
+                    (call $addFloat (i32.add (local.get $acc) (i32.mul (i32.add (local.get $m) (i32.const 1)) (i32.const 56))) (local.get $dm) (local.get $k))))
+                (local.set $m (i32.add (local.get $m) (i32.const 1)))
+                (br $masks)))
+              (if (local.get $over)
+                (then
+                  (i32.store (i32.add (local.get $overflow) (i32.shl (i32.load offset=12 (local.get $state)) (i32.const 2))) (local.get $k))
+                  (i32.store offset=12 (local.get $state) (i32.add (i32.load offset=12 (local.get $state)) (i32.const 1)))))))))
+      (local.set $t (i32.add (local.get $t) (i32.const 1)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (local.set $bin (i32.add (local.get $bin) (i32.const 1)))
+      (if (i32.eq (local.get $bin) (local.get $B))
+        (then (local.set $bin (i32.const 0)) (local.set $bi (i32.add (local.get $bi) (i32.const 1)))))
+      (if (i32.eq (local.get $i) (local.get $W))
+        (then
+          (local.set $i (i32.const 0))
+          (local.set $bi (i32.const 0))
+          (local.set $bin (i32.const 0))
+          (local.set $j (i32.add (local.get $j) (i32.const 1)))
+          (local.set $brow (i32.mul (i32.div_u (local.get $j) (local.get $B)) (local.get $bw)))))
+      (br $each)))
+    (f64.store (local.get $acc) (local.get $s0))
+    (f64.store offset=8 (local.get $acc) (local.get $c0))
+    (f64.store offset=16 (local.get $acc) (local.get $q0))
+    (f64.store offset=24 (local.get $acc) (local.get $cq0))
+    (f64.store offset=32 (local.get $acc) (local.get $mx0))
+    (f64.store offset=40 (local.get $acc) (local.get $ms0))
+    (f64.store offset=48 (local.get $acc) (local.get $mat0)))
+)
