@@ -48,10 +48,9 @@ $(VENV_STAMP): requirements.txt
 	.venv/bin/pip install --quiet -r requirements.txt
 	@touch $@
 
-$(DIST_STAMP): $(SRC) tsconfig.json tsconfig.build.json scripts/bundle-cli.mjs $(NODE_STAMP)
-	@rm -rf dist
-	node node_modules/typescript/bin/tsc -p tsconfig.build.json
-	node scripts/bundle-cli.mjs
+# scripts/build-dist.mjs: incremental tsc (the same bytes as a build from nothing), stale outputs removed, the bundle.
+$(DIST_STAMP): $(SRC) tsconfig.json tsconfig.build.json scripts/bundle-cli.mjs scripts/build-dist.mjs bin/source-check.mjs $(NODE_STAMP)
+	node scripts/build-dist.mjs
 	@touch $@
 
 # External peer tools used by tests (ImageMagick, netpbm, optipng), installed only when missing.

@@ -129,7 +129,7 @@ def execute(outdir, only, twice, results, jobs=1, kernel="tslab", htmldir=None):
         os.replace(str(target) + ".tmp", target)
         if err is None and htmldir:
             # The same HTML as `export` makes from the file just written (the kernels keep running meanwhile).
-            html[stem(path)] = html_body(nbformat.reads(text, as_version=4))
+            html[stem(path)] = cached_html_body(text)
         return err
     # [R] Kernels in a pool (each notebook has its own kernel, so results do not depend on the order), the longest
     # sources first (the executed-twice one counted twice) so that no long notebook is left running alone at the end;
@@ -153,10 +153,45 @@ def execute(outdir, only, twice, results, jobs=1, kernel="tslab", htmldir=None):
         os.makedirs(htmldir, exist_ok=True)
         for name, body in sorted(html.items()):
             write_html(Path(htmldir) / (name + ".html"), body, quiet=True)
+        # The cache keeps what this run used: a page whose notebook output changed is not needed again.
+        if not only and HTML_CACHE.is_dir():
+            for f in HTML_CACHE.iterdir():
+                if f.name not in _html_used:
+                    f.unlink()
     return failed
 
 
 _exporters = __import__("threading").local()
+
+
+HTML_CACHE = Path(os.environ.get("HEIGHTBENCH_NOTEBOOK_HTML_CACHE", ROOT / ".cache" / "notebook-html"))
+_html_used = set()
+
+
+def cached_html_body(text):
+    """html_body of an executed notebook's file text, from .cache/notebook-html when the same text was exported before.
+
+    [R] The HTML is a function of the executed notebook (its file text), nbconvert's version and this script (the
+    post-processing below): those three make the key. nbconvert's lab template sanitizes every highlighted code cell
+    with bleach's pure-Python HTML parser and reparses the whole page with BeautifulSoup (~0.7 s a notebook, 9 s for
+    all), while an edit under src/ mostly leaves a notebook's outputs as they were. test/notebook-pairing.test.ts
+    checks that a cached page is the page an export makes."""
+    import hashlib
+    import nbconvert
+    import nbformat
+    key = hashlib.sha256()
+    for part in (text.encode(), nbconvert.__version__.encode(), Path(__file__).read_bytes()):
+        key.update(hashlib.sha256(part).digest())
+    cached = HTML_CACHE / (key.hexdigest() + ".html")
+    _html_used.add(cached.name)
+    if cached.exists():
+        return cached.read_text()
+    body = html_body(nbformat.reads(text, as_version=4))
+    HTML_CACHE.mkdir(parents=True, exist_ok=True)
+    tmp = cached.with_name(cached.name + f".{os.getpid()}.tmp")
+    tmp.write_text(body)
+    os.replace(tmp, cached)
+    return body
 
 
 def html_body(nb):
@@ -167,11 +202,22 @@ def html_body(nb):
         exp = _exporters.exp = HTMLExporter()
         exp.exclude_input_prompt = True
         exp.exclude_output_prompt = True
+    # The figures' inline plotly.min.js (src/notebook/figures.ts) becomes the shared copy beside reports/ — in the
+    # outputs, before nbconvert renders and reparses the page (3.5 MB less for BeautifulSoup), and again in the page.
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            h = o.get("data", {}).get("text/html")
+            if isinstance(h, str) and INLINE_PLOTLY in h:
+                o["data"]["text/html"] = re.sub(INLINE_PLOTLY_RE, SHARED_PLOTLY, h, flags=re.S)
     body, _ = exp.from_notebook_node(nb)
     # Offline: no CDN scripts (MathJax, require.js); Plotly comes from the shared ../plotly.min.js.
     body = re.sub(r'<script[^>]*src="https?://[^"]*"[^>]*>\s*</script>', "", body)
-    # The figures' inline plotly.min.js (src/notebook/figures.ts) becomes the shared copy beside reports/.
-    return re.sub(r'<script data-heightbench-plotly="inline">.*?</script>', '<script src="../plotly.min.js"></script>', body, flags=re.S)
+    return re.sub(INLINE_PLOTLY_RE, SHARED_PLOTLY, body, flags=re.S)
+
+
+INLINE_PLOTLY = '<script data-heightbench-plotly="inline">'
+INLINE_PLOTLY_RE = r'<script data-heightbench-plotly="inline">.*?</script>'
+SHARED_PLOTLY = '<script src="../plotly.min.js"></script>'
 
 
 def write_html(out, body, quiet=False):

@@ -23,6 +23,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -81,6 +82,7 @@ def main(argv):
         finished = Queue()
         running = 0
         times = {}
+        cpus = {}
         failed = []
 
         def prepare(stage):
@@ -111,14 +113,22 @@ def main(argv):
                 t0 = time.monotonic()
                 log = []
                 status = 0
+                cpu = 0.0
                 for cmd in commands:
                     log.append(f"> {cmd}\n")
-                    p = subprocess.run(_make_cmd(executable, cmd), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kwargs)
-                    log.append(p.stdout.decode("utf-8", "replace"))
+                    # Output to a file (no pipe to drain while waiting); os.wait4 gives the CPU time of the command and
+                    # every process it waited for.
+                    with tempfile.TemporaryFile() as out:
+                        p = subprocess.Popen(_make_cmd(executable, cmd), stdout=out, stderr=subprocess.STDOUT, **kwargs)
+                        _, code, usage = os.wait4(p.pid, 0)
+                        p.returncode = os.waitstatus_to_exitcode(code)
+                        out.seek(0)
+                        log.append(out.read().decode("utf-8", "replace"))
+                    cpu += usage.ru_utime + usage.ru_stime
                     if p.returncode != 0:
                         status = p.returncode
                         break
-                finished.put((stage, status, "".join(log), time.monotonic() - t0))
+                finished.put((stage, status, "".join(log), time.monotonic() - t0, cpu))
 
             threading.Thread(target=work, daemon=True).start()
 
@@ -163,7 +173,7 @@ def main(argv):
                     start(s)
             if running == 0:
                 break
-            stage, status, log, seconds = finished.get()
+            stage, status, log, seconds, cpu = finished.get()
             running -= 1
             print(f"Running stage '{names[stage]}':\n{log}", end="" if log.endswith("\n") else "\n", flush=True)
             if status != 0:
@@ -175,7 +185,8 @@ def main(argv):
             finish(stage)
             state[stage] = "done"
             times[names[stage]] = seconds
-            print(f"Finished stage '{names[stage]}' in {seconds:.1f} s", flush=True)
+            cpus[names[stage]] = cpu
+            print(f"Finished stage '{names[stage]}' in {seconds:.1f} s ({cpu:.1f} s of CPU)", flush=True)
 
     history.update(times)
     history_path.parent.mkdir(parents=True, exist_ok=True)
@@ -184,7 +195,7 @@ def main(argv):
     tmp.replace(history_path)
     if times_path:
         Path(times_path).write_text(
-            json.dumps({"ran": times, "skipped": [names[s] for s in plan if state[s] == "skipped"], "failed": [names[s] for s in failed]}, indent=1) + "\n"
+            json.dumps({"ran": times, "cpu": cpus, "skipped": [names[s] for s in plan if state[s] == "skipped"], "failed": [names[s] for s in failed]}, indent=1) + "\n"
         )
     if failed:
         print(f"ERROR: failed to reproduce: {', '.join(repr(names[s]) for s in failed)}", file=sys.stderr, flush=True)

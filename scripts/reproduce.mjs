@@ -155,10 +155,10 @@ function repro(args) {
     const times = [];
     createInterface({ input: child.stdout }).on('line', (line) => {
       process.stdout.write(`${line}\n`);
-      const ended = /^Finished stage '([^']+)' in ([0-9.]+) s$/.exec(line);
+      const ended = /^Finished stage '([^']+)' in ([0-9.]+) s \(([0-9.]+) s of CPU\)$/.exec(line);
       const skipped = /^Stage '([^']+)' didn't change, skipping/.exec(line);
       if (ended) {
-        times.push([ended[1], Number(ended[2]) * 1000]);
+        times.push([ended[1], Number(ended[2]) * 1000, Number(ended[3]) * 1000]);
         progress.step(ended[1], Number(ended[2]) * 1000);
       }
       if (skipped) {
@@ -173,15 +173,20 @@ function repro(args) {
   });
 }
 
-/** The table of each DVC stage's time, slowest first, with their sum and the wall time of the whole (stages overlap). */
+/**
+ * The table of each DVC stage's time, slowest first: wall and CPU seconds (the command and every process it ran), their
+ * sums, and the wall time of the whole (stages overlap, so the sum of walls exceeds it).
+ */
 function stageTable(times, wallMs) {
   if (!times.length) return;
   const ran = times.filter(([, ms]) => ms !== null).sort((a, b) => b[1] - a[1]);
   const total = ran.reduce((a, [, ms]) => a + ms, 0);
+  const cpu = ran.reduce((a, [, , c]) => a + c, 0);
   const w = Math.max('DVC stage'.length, 'wall (stages at once)'.length, ...times.map(([s]) => s.length));
-  console.log(`\n${'DVC stage'.padEnd(w)} | seconds`);
-  for (const [s, ms] of ran) console.log(`${s.padEnd(w)} | ${(ms / 1000).toFixed(1).padStart(7)}`);
-  for (const [s] of times.filter(([, ms]) => ms === null)) console.log(`${s.padEnd(w)} |   (unchanged, skipped)`);
-  console.log(`${'total'.padEnd(w)} | ${(total / 1000).toFixed(1).padStart(7)}`);
-  console.log(`${'wall (stages at once)'.padEnd(w)} | ${(wallMs / 1000).toFixed(1).padStart(7)}`);
+  const s = (ms) => (ms / 1000).toFixed(1).padStart(7);
+  console.log(`\n${'DVC stage'.padEnd(w)} | seconds |     CPU`);
+  for (const [n, ms, c] of ran) console.log(`${n.padEnd(w)} | ${s(ms)} | ${s(c)}`);
+  for (const [n] of times.filter(([, ms]) => ms === null)) console.log(`${n.padEnd(w)} |   (unchanged, skipped)`);
+  console.log(`${'total'.padEnd(w)} | ${s(total)} | ${s(cpu)}`);
+  console.log(`${'wall (stages at once)'.padEnd(w)} | ${s(wallMs)} |`);
 }

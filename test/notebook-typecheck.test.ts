@@ -208,3 +208,36 @@ describe('notebook type check (scripts/check-notebooks.mjs) and the headless ker
     expect(existsSync(html)).toBe(false);
   }, 180_000);
 });
+
+describe("the type check's record (scripts/notebook-inputs.mjs typecheckKey)", () => {
+  it('changes with a notebook, a declaration file, the lockfile or the checker — not with compiled JavaScript', async () => {
+    // @ts-expect-error plain JavaScript module
+    const { typecheckKey } = (await import('../scripts/notebook-inputs.mjs')) as { typecheckKey: (root: string) => string };
+    const r = mkdtempSync(join(tmpdir(), 'hb-tckey-'));
+    afterAll(() => rmSync(r, { recursive: true, force: true }));
+    for (const d of ['notebooks', 'dist/api', 'scripts']) mkdirSync(join(r, d), { recursive: true });
+    const put = (f: string, t: string) => writeFileSync(join(r, f), t);
+    put('notebooks/01-a.nb.ts', '// %%\nconst x = 1;\n');
+    put('dist/api/notebook.d.ts', 'export declare const a: number;\n');
+    put('dist/api/notebook.js', 'export const a = 1;\n');
+    put('package-lock.json', '{}\n');
+    put('scripts/check-notebooks.mjs', '// checker\n');
+    const k0 = typecheckKey(r);
+    put('dist/api/notebook.js', 'export const a = 2;\n');
+    expect(typecheckKey(r)).toBe(k0);
+    const changes: [string, string][] = [
+      ['dist/api/notebook.d.ts', 'export declare const a: string;\n'],
+      ['dist/api/extra.d.ts', 'export {};\n'],
+      ['notebooks/01-a.nb.ts', '// %%\nconst x: string = 1;\n'],
+      ['package-lock.json', '{"tslab":"2"}\n'],
+      ['scripts/check-notebooks.mjs', '// checker 2\n'],
+    ];
+    const seen = new Set([k0]);
+    for (const [f, t] of changes) {
+      put(f, t);
+      const k = typecheckKey(r);
+      expect(seen.has(k), f).toBe(false);
+      seen.add(k);
+    }
+  });
+});

@@ -13,7 +13,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 const PY = join(ROOT, '.venv', 'bin', 'python');
 const DVC = join(ROOT, '.venv', 'bin', 'dvc');
 
-// b and c each take 0.6 s and log when they ran (outside their outputs); a keeps only the first character of its
+// b and c each take ~0.6 s (b sleeping, c mostly counting in awk) and log when they ran (outside their outputs); a keeps only the first character of its
 // input; e fails (exit 3) when fail.txt says so; f depends on e; g has a parameter, an uncached output and a folder.
 const DVC_YAML = `stages:
   a:
@@ -25,7 +25,7 @@ const DVC_YAML = `stages:
     deps: [a.txt]
     outs: [b.txt]
   c:
-    cmd: echo "c $(date +%s.%N)" >> ran.log && sleep 0.6 && cat a.txt a.txt > c.txt && echo "c-end $(date +%s.%N)" >> ran.log
+    cmd: echo "c $(date +%s.%N)" >> ran.log && awk 'BEGIN { for (i = 0; i < 1.5e7; i++) s += i }' && cat a.txt a.txt > c.txt && echo "c-end $(date +%s.%N)" >> ran.log
     deps: [a.txt]
     outs: [c.txt]
   d:
@@ -96,6 +96,10 @@ describe('repro-parallel.py against dvc repro', () => {
     const t = Object.fromEntries(ranStages(p.par).map(([k, v]) => [k, Number(v)]));
     expect(t.b).toBeLessThan(t['c-end']);
     expect(t.c).toBeLessThan(t['b-end']);
+    // The CPU time reported is the command's: c counted, b slept.
+    const cpu = (st: string) => Number(new RegExp(`Finished stage '${st}' in [0-9.]+ s \\(([0-9.]+) s of CPU\\)`).exec(r.par.out)![1]);
+    expect(cpu('c')).toBeGreaterThan(0.1);
+    expect(cpu('b')).toBeLessThan(cpu('c'));
     // In DVC's folder they did not.
     const s = Object.fromEntries(ranStages(p.ser).map(([k, v]) => [k, Number(v)]));
     expect(Math.min(s['b-end'], s['c-end'])).toBeLessThanOrEqual(Math.max(s.b, s.c));
@@ -104,7 +108,7 @@ describe('repro-parallel.py against dvc repro', () => {
     for (const d of [p.par, p.ser]) writeFileSync(join(d, 'in.txt'), 'xz\n');
     r = both(p);
     expect(r.par.status, r.par.out).toBe(0);
-    expect(r.par.out).toMatch(/Finished stage 'a'/);
+    expect(r.par.out).toMatch(/Finished stage 'a' in [0-9.]+ s \([0-9.]+ s of CPU\)/);
     for (const st of ['b', 'c', 'd', 'g']) expect(r.par.out).toContain(`Stage '${st}' didn't change, skipping`);
     expect(ranStages(p.par)).toHaveLength(4); // b and c did not run again
     expect(lock(p.par)).toEqual(lock(p.ser));
