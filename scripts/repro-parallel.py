@@ -72,6 +72,7 @@ def main(argv):
         upstream = {s: [u for u in graph.successors(s) if u in planned] for s in plan}
         downstream = {s: [d for d in graph.predecessors(s) if d in planned] for s in plan}
         names = {s: s.addressing for s in plan}
+        print(f"Plan: {len(plan)} stages", flush=True)
 
         # The longest path of recorded times from a stage to the end of the plan (it and what depends on it).
         weight = {}
@@ -164,7 +165,6 @@ def main(argv):
                     if not prepare(s):
                         finish(s)
                         state[s] = "done"
-                        print(f"Stage '{names[s]}' is cached - skipping run, checking out outputs", flush=True)
                         progressed = True
                         continue
                     state[s] = "running"

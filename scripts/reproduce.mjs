@@ -18,7 +18,6 @@ assertFreshDist('reproduce');
 
 const quiet = process.argv.includes('--quiet');
 const targets = process.argv.slice(2).filter((a) => a !== '--quiet');
-const dvc = join('.venv', 'bin', 'dvc');
 // The lock as it was before the repro: regenerated outputs must match what it recorded (check-determinism.mjs).
 const lockBefore = join('.cache', 'dvc.lock.before');
 if (existsSync('dvc.lock')) {
@@ -143,11 +142,8 @@ function heightbench(args) {
  * each stage's wall time (ms; null when DVC found it unchanged) in the order they ended, and the wall time of all.
  */
 function repro(args) {
-  // The whole pipeline's stage count (dvc stage list reads dvc.yaml, hashes nothing): lines then show the percentage
-  // and the time left. With targets the count of their upstream stages is not known beforehand: times only.
-  const list = args.length ? null : spawnSync(dvc, ['stage', 'list', '--name-only'], { encoding: 'utf8' });
-  const total = list && list.status === 0 ? list.stdout.split('\n').filter(Boolean).length : undefined;
-  const progress = progressReporter({ label: 'reproduce', quiet, sink: process.stderr, total });
+  // The plan's stage count comes first ("Plan: N stages"): the progress lines then show the percentage and the time left.
+  let progress = progressReporter({ label: 'reproduce', quiet, sink: process.stderr });
   const t0 = performance.now();
   return new Promise((done) => {
     // --keep-going semantics: a stage whose gate fails (check --strict) fails, the stages that do not depend on it still run.
@@ -155,6 +151,8 @@ function repro(args) {
     const times = [];
     createInterface({ input: child.stdout }).on('line', (line) => {
       process.stdout.write(`${line}\n`);
+      const plan = /^Plan: ([0-9]+) stages$/.exec(line);
+      if (plan) progress = progressReporter({ label: 'reproduce', quiet, sink: process.stderr, total: Number(plan[1]) });
       const ended = /^Finished stage '([^']+)' in ([0-9.]+) s \(([0-9.]+) s of CPU\)$/.exec(line);
       const skipped = /^Stage '([^']+)' didn't change, skipping/.exec(line);
       if (ended) {
