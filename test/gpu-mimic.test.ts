@@ -175,6 +175,29 @@ describe('the switches act on a whole run (teaching-512 at 128²)', () => {
   });
 });
 
+describe('regression fixture snapped-quads-on-the-kernel: --quad-coverage snapped, simd executor against js-f32, bit for bit', () => {
+  // The simd executor draws a snapped quad with the draw kernel over its box and then puts back or draws the ribbon
+  // where the snapped coverage and the exact one disagree (src/cpu/draw.ts); the js-f32 executor draws every pixel
+  // with the snapped coverage in JavaScript. Two requests, three sizes: every stage and the pixel counts agree.
+  for (const [request, size] of [
+    ['teaching-512', 128],
+    ['teaching-512', 512],
+    ['tundra-r19', 256],
+  ] as const) {
+    it(`${request} at ${size}²`, () => {
+      const req = loadRequest(request, size);
+      const keep = ['after-stamps', 'after-locations', 'pre-encode'];
+      const simd = runPipeline(req, { precision: 'f32', keep, quadCoverage: 'snapped', subpixelBits: 4, executor: 'simd' });
+      const js = runPipeline(req, { precision: 'f32', keep, quadCoverage: 'snapped', subpixelBits: 4, executor: 'js-f32' });
+      expect(simd.executor).toBe('simd');
+      expect(js.executor).toBe('js-f32');
+      const bytes = (f: ArrayBufferView) => Buffer.from(f.buffer, f.byteOffset, f.byteLength);
+      for (const k of keep) expect(bytes(simd.fields.get(k)!).equals(bytes(js.fields.get(k)!)), k).toBe(true);
+      expect(simd.manifest.counts).toEqual(js.manifest.counts);
+    });
+  }
+});
+
 describe('CLI', () => {
   it('run refuses --subpixel-bits 9 and "4.0", and the switches with --backend webgpu', async () => {
     const d = tempDir('hb-mimic-');

@@ -85,15 +85,63 @@ export function drawPlaced(
   const twoLevels = w.weightUpper !== 0;
   const wA = R(w.weightLower);
   const wB = R(w.weightUpper);
-  if (ctx?.executor === 'simd' && ctx.arena && field instanceof Float32Array && !cover) {
-    // The simd executor draws with the kernel, with these same steps (draw.wat).
-    const px = drawInArena(
+  /** The new height of pixel q at texture position (u, v): the sample, HeightProgram and Blend. */
+  const value = (q: number, u: number, v: number): number => {
+    const sA = sampleLevelF32(levelA, nA, u, v, R, tc);
+    const s = twoLevels ? R(R(sA * wA) + R(sampleLevelF32(levelB, nB, u, v, R, tc) * wB)) : sA;
+    const h = field[q];
+    switch (mode) {
+      case 0:
+        return R(h + R(k * s));
+      case 1:
+        return Math.max(h, R(c + R(k * s)));
+      case 2:
+        return Math.min(h, R(c + R(k * s)));
+      case 3:
+        return R(h + R(R(a * R(s / sMax)) * R(R(c + R(k * s)) - h)));
+      default: {
+        const win = R(borderWindow(u, v, bw));
+        return R(h + R(win * R(R(c + s) - h)));
+      }
+    }
+  };
+  if (ctx?.executor === 'simd' && ctx.arena && field instanceof Float32Array) {
+    // The simd executor draws with the kernel, with these same steps (draw.wat), over the box with the exact coverage.
+    // [R] With a coverage override the kernel still draws the box; then the pixels where the two coverages disagree — a
+    //     ribbon along the quad's edges — are put back (covered exactly, not by the override) or drawn here (the other
+    //     way round). Pixels are independent within a draw (each reads and writes only itself), so the result is the
+    //     loop's below, bit for bit (test/gpu-mimic.test.ts), at the kernel's speed for the interior.
+    const bw0 = i1 - i0 + 1;
+    const saved = cover && i1 >= i0 && j1 >= j0 ? new Float32Array(bw0 * (j1 - j0 + 1)) : null;
+    if (saved) for (let j = j0; j <= j1; j++) saved.set(field.subarray(j * g.n + i0, j * g.n + i1 + 1), (j - j0) * bw0);
+    const drawn = drawInArena(
       field,
       asset,
       { inv, W, grid: g, cols: [i0, i1], rows: [j0, j1], lower: w.lower, upper: w.upper, twoLevels, wA, wB, mode, k, c, a, sMax, pc },
       ctx.arena,
     );
-    if (px !== null) return { pixels: px, lod };
+    if (drawn !== null && !cover) return { pixels: drawn, lod };
+    if (drawn !== null && cover && saved) {
+      let pixels = drawn;
+      for (let j = j0; j <= j1; j++) {
+        const y = g.ymin + (j + pc) * px;
+        for (let i = i0; i <= i1; i++) {
+          const x = g.xmin + (i + pc) * px;
+          const u = (inv[0] * x + inv[2] * y + inv[4]) / W + 0.5;
+          const v = (inv[1] * x + inv[3] * y + inv[5]) / W + 0.5;
+          const exact = !(u < 0 || u >= 1 || v < 0 || v >= 1);
+          if (exact === cover(i, j)) continue;
+          const q = j * g.n + i;
+          field[q] = saved[(j - j0) * bw0 + (i - i0)];
+          if (exact) pixels--;
+          else {
+            field[q] = value(q, u, v);
+            pixels++;
+          }
+        }
+      }
+      return { pixels, lod };
+    }
   }
   let pixels = 0;
   for (let j = j0; j <= j1; j++) {
@@ -103,30 +151,8 @@ export function drawPlaced(
       const u = (inv[0] * x + inv[2] * y + inv[4]) / W + 0.5;
       const v = (inv[1] * x + inv[3] * y + inv[5]) / W + 0.5;
       if (cover ? !cover(i, j) : u < 0 || u >= 1 || v < 0 || v >= 1) continue;
-      const sA = sampleLevelF32(levelA, nA, u, v, R, tc);
-      const s = twoLevels ? R(R(sA * wA) + R(sampleLevelF32(levelB, nB, u, v, R, tc) * wB)) : sA;
       const q = j * g.n + i;
-      const h = field[q];
-      let out: number;
-      switch (mode) {
-        case 0:
-          out = R(h + R(k * s));
-          break;
-        case 1:
-          out = Math.max(h, R(c + R(k * s)));
-          break;
-        case 2:
-          out = Math.min(h, R(c + R(k * s)));
-          break;
-        case 3:
-          out = R(h + R(R(a * R(s / sMax)) * R(R(c + R(k * s)) - h)));
-          break;
-        default: {
-          const win = R(borderWindow(u, v, bw));
-          out = R(h + R(win * R(R(c + s) - h)));
-        }
-      }
-      field[q] = out;
+      field[q] = value(q, u, v);
       pixels++;
     }
   }
