@@ -79,7 +79,7 @@ def main(argv):
         for s in plan[::-1]:
             weight[s] = history.get(names[s], 10.0) + max((weight[d] for d in downstream[s]), default=0.0)
 
-        state = {s: "waiting" for s in plan}  # waiting → running → done | skipped | failed | blocked
+        state = {s: "waiting" for s in plan}  # waiting → running → done | skipped | failed | blocked (an exception in a DVC step fails its stage only)
         finished = Queue()
         running = 0
         times = {}
@@ -162,8 +162,18 @@ def main(argv):
                         continue
                     if running >= jobs:
                         break
-                    if not prepare(s):
-                        finish(s)
+                    try:
+                        run_it = prepare(s)
+                        if not run_it:
+                            finish(s)
+                    except Exception as e:  # noqa: BLE001
+                        state[s] = "failed"
+                        failed.append(s)
+                        print(f"ERROR: stage '{names[s]}' failed: {type(e).__name__}: {e}", flush=True)
+                        block_dependents(s)
+                        progressed = True
+                        continue
+                    if not run_it:
                         state[s] = "done"
                         progressed = True
                         continue
@@ -182,7 +192,14 @@ def main(argv):
                 print(f"ERROR: stage '{names[stage]}' failed: its command exited with {status}", flush=True)
                 block_dependents(stage)
                 continue
-            finish(stage)
+            try:
+                finish(stage)
+            except Exception as e:  # noqa: BLE001 — as dvc repro --keep-going: the stage failed, the others go on
+                state[stage] = "failed"
+                failed.append(stage)
+                print(f"ERROR: stage '{names[stage]}' failed after its command: {type(e).__name__}: {e}", flush=True)
+                block_dependents(stage)
+                continue
             state[stage] = "done"
             times[names[stage]] = seconds
             cpus[names[stage]] = cpu

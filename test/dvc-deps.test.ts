@@ -145,6 +145,17 @@ describe('DVC stage dependencies (dvc.yaml)', () => {
     expect([...read].filter((p) => !deps.some((d) => p === d || p.startsWith(`${d}/`)))).toEqual([]);
   });
 
+  it('regression fixture assets-built-beside-the-assets-stage: every stage that runs a pipeline depends on assets', () => {
+    // The sweep ran `heightbench run` without declaring assets/: run beside the assets stage (which had removed the
+    // folder) it built the assets itself, into the folder DVC was hashing.
+    const runsPipelines = (s: Stage) => /bin\/heightbench\.mjs\s+(run|atlas|drawlist)\b/.test(s.cmd) || s.cmd.includes('run-notebooks.mjs');
+    const missing = Object.entries(dvc.stages)
+      .filter(([name, s]) => name !== 'assets' && runsPipelines(s.do ?? s) && !((s.do ?? s).deps ?? []).includes('assets'))
+      .map(([name]) => name);
+    expect(missing).toEqual([]);
+    expect(Object.values(dvc.stages).filter((s) => runsPipelines(s.do ?? s)).length).toBeGreaterThanOrEqual(6);
+  });
+
   it('control: a dependency taken out, or dist put back, is reported', () => {
     const g = dvc.stages.generate.do!;
     expect(depProblems({ ...g, deps: g.deps!.filter((d) => d !== 'src/cpu') }, modules).some((p) => p.startsWith('loads src/cpu/'))).toBe(true);

@@ -14,7 +14,8 @@ const PY = join(ROOT, '.venv', 'bin', 'python');
 const DVC = join(ROOT, '.venv', 'bin', 'dvc');
 
 // b and c each take ~0.6 s (b sleeping, c mostly counting in awk) and log when they ran (outside their outputs); a keeps only the first character of its
-// input; e fails (exit 3) when fail.txt says so; f depends on e; g has a parameter, an uncached output and a folder.
+// input; e fails (exit 3) when fail.txt says so; f depends on e; h then exits 0 without its output (DVC's save
+// fails); g has a parameter, an uncached output and a folder.
 const DVC_YAML = `stages:
   a:
     cmd: cut -c1 in.txt > a.txt
@@ -40,6 +41,10 @@ const DVC_YAML = `stages:
     cmd: cat e.txt > f.txt
     deps: [e.txt]
     outs: [f.txt]
+  h:
+    cmd: if grep -q 1 fail.txt; then rm -f h.txt; else cp fail.txt h.txt; fi
+    deps: [fail.txt]
+    outs: [h.txt]
   g:
     cmd: mkdir -p g && echo \${size} > g/size.txt && cat d.txt > g.json
     deps: [d.txt]
@@ -123,6 +128,7 @@ describe('repro-parallel.py against dvc repro', () => {
     expect(r.par.status).toBe(1);
     expect(r.par.out).toMatch(/stage 'e' failed: its command exited with 3/);
     expect(r.par.out).toMatch(/Stage 'f' is skipped: it depends on the failed stage 'e'/);
+    expect(r.par.out).toMatch(/stage 'h' failed after its command: .*h\.txt/);
     expect(readFileSync(join(p.par, 'g', 'size.txt'), 'utf8')).toBe('5\n');
     expect(lock(p.par)).toEqual(lock(p.ser));
     const status = run(DVC, ['status'], p.par).out;
