@@ -86,6 +86,23 @@ def main(argv):
         cpus = {}
         failed = []
 
+        bookkeeping = [0.0]  # seconds of DVC's own steps on this thread (changed?, run cache, save, commit, lock)
+
+        def timed(fn):
+            def wrapper(*a):
+                t0 = time.monotonic()
+                try:
+                    return fn(*a)
+                finally:
+                    bookkeeping[0] += time.monotonic() - t0
+
+            return wrapper
+
+        @timed
+        def changed(stage):
+            return stage.changed(upstream=upstream[stage])
+
+        @timed
         def prepare(stage):
             """Main thread: Stage.run up to its command — outputs removed, then the run cache (which also checks out
             outputs the lock records and the cache holds); True when the command must run."""
@@ -97,6 +114,7 @@ def main(argv):
                 stage.save_deps()
                 return True
 
+        @timed
         def finish(stage):
             """Main thread: Stage.run after its command, then the lock entry (dvc/repo/reproduce.py _reproduce_stage)."""
             no_cache_outs = any(not o.use_cache for o in stage.outs if not (o.is_metric or o.is_plot))
@@ -142,13 +160,14 @@ def main(argv):
                     print(f"Stage '{names[d]}' is skipped: it depends on the failed stage '{names[stage]}'", flush=True)
                     todo.extend(downstream[d])
 
-        while True:
+        def schedule():
+            nonlocal running
             progressed = True
             while progressed:
                 progressed = False
                 ready = [s for s in plan if state[s] == "waiting" and all(state[u] in ("done", "skipped") for u in upstream[s])]
                 for s in sorted(ready, key=lambda s: -weight[s]):
-                    if not s.changed(upstream=upstream[s]):
+                    if not changed(s):
                         state[s] = "skipped"
                         print(f"Stage '{names[s]}' didn't change, skipping", flush=True)
                         progressed = True
@@ -181,10 +200,17 @@ def main(argv):
                     running += 1
                     print(f"Started stage '{names[s]}'", flush=True)
                     start(s)
+
+        while True:
+            schedule()
             if running == 0:
                 break
-            stage, status, log, seconds, cpu = finished.get()
+            item = finished.get()
             running -= 1
+            # The slot is free: fill it with stages that are ready already, then do the ended stage's bookkeeping
+            # (its dependents wait for it: it is still "running" until then).
+            schedule()
+            stage, status, log, seconds, cpu = item
             print(f"Running stage '{names[stage]}':\n{log}", end="" if log.endswith("\n") else "\n", flush=True)
             if status != 0:
                 state[stage] = "failed"
@@ -204,6 +230,8 @@ def main(argv):
             times[names[stage]] = seconds
             cpus[names[stage]] = cpu
             print(f"Finished stage '{names[stage]}' in {seconds:.1f} s ({cpu:.1f} s of CPU)", flush=True)
+
+        print(f"DVC's own steps on the main thread (changed?, run cache, save, commit, lock): {bookkeeping[0]:.1f} s", flush=True)
 
     history.update(times)
     history_path.parent.mkdir(parents=True, exist_ok=True)
