@@ -186,7 +186,8 @@ describe('notebook type check (scripts/check-notebooks.mjs) and the headless ker
     const proj = join(dir, 'proj');
     mkdirSync(join(proj, 'notebooks'), { recursive: true });
     cpSync(join(root, 'scripts'), join(proj, 'scripts'), { recursive: true, filter: (s) => !s.includes('__pycache__') });
-    for (const link of ['dist', 'node_modules', '.venv', 'jupyter']) {
+    cpSync(join(root, 'package-lock.json'), join(proj, 'package-lock.json')); // part of the type check's record key
+    for (const link of ['dist', 'node_modules', '.venv', 'jupyter', 'bin']) {
       if (!existsSync(join(root, link))) throw new Error(`${link} is missing (make build / make setup)`);
       symlinkSync(join(root, link), join(proj, link));
     }
