@@ -43,9 +43,10 @@ def arg_value(argv, name, default=None):
 
 def main(argv):
     argv = list(argv)
-    jobs = int(arg_value(argv, "--jobs", os.environ.get("HEIGHTBENCH_REPRO_JOBS", os.cpu_count() or 1)))
+    raw = arg_value(argv, "--jobs", os.environ.get("HEIGHTBENCH_REPRO_JOBS", str(os.cpu_count() or 1)))
+    jobs = int(raw) if raw.strip().isdigit() else 0
     if jobs < 1:
-        print(f"repro-parallel: --jobs must be ≥ 1, got {jobs}", file=sys.stderr)
+        print(f"repro-parallel: --jobs (or HEIGHTBENCH_REPRO_JOBS) must be an integer ≥ 1, got {raw!r}", file=sys.stderr)
         return 2
     times_path = arg_value(argv, "--times")
     repo_root = Path(arg_value(argv, "--repo", os.getcwd())).resolve()

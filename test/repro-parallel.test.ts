@@ -3,7 +3,7 @@
 // of three edits, while the two independent stages ran at the same time; a stage whose input came out byte-identical
 // is skipped by both; a failed stage skips what depends on it and nothing else; `dvc status` agrees afterwards.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -136,10 +136,18 @@ describe('repro-parallel.py against dvc repro', () => {
     expect(status).not.toMatch(/\bg:/);
   });
 
-  it('refuses --jobs 0 with exit 2', () => {
+  it('refuses --jobs 0 and HEIGHTBENCH_REPRO_JOBS=two with exit 2, naming the value', () => {
     const p = project();
     const r = run(PY, [join(ROOT, 'scripts', 'repro-parallel.py'), '--jobs', '0'], p.par);
     expect(r.status).toBe(2);
-    expect(r.out).toMatch(/--jobs must be ≥ 1, got 0/);
+    expect(r.out).toMatch(/must be an integer ≥ 1, got '0'/);
+    const e = spawnSync(PY, [join(ROOT, 'scripts', 'repro-parallel.py')], {
+      cwd: p.par,
+      encoding: 'utf8',
+      env: { ...process.env, HEIGHTBENCH_REPRO_JOBS: 'two' },
+    });
+    expect(e.status).toBe(2);
+    expect(e.stderr).toMatch(/must be an integer ≥ 1, got 'two'/);
+    expect(existsSync(join(p.par, 'dvc.lock'))).toBe(false); // nothing ran
   });
 });
