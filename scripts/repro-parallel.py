@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`dvc repro --keep-going`, with independent stages run at the same time (make reproduce; issue 25).
 
-  repro-parallel.py [--jobs N] [--times FILE] [TARGET ...]
+  repro-parallel.py [--jobs N] [TARGET ...]
 
 DVC runs one stage at a time; on a 2-core machine most stages use one core, so the other idles. This runs DVC's own
 plan with its own stage operations, in the same order of operations per stage as `dvc repro` (dvc/repo/reproduce.py,
@@ -48,7 +48,6 @@ def main(argv):
     if jobs < 1:
         print(f"repro-parallel: --jobs (or HEIGHTBENCH_REPRO_JOBS) must be an integer ≥ 1, got {raw!r}", file=sys.stderr)
         return 2
-    times_path = arg_value(argv, "--times")
     repo_root = Path(arg_value(argv, "--repo", os.getcwd())).resolve()
     targets = argv or None
 
@@ -84,7 +83,6 @@ def main(argv):
         finished = Queue()
         running = 0
         times = {}
-        cpus = {}
         failed = []
 
         bookkeeping = [0.0]  # seconds of DVC's own steps on this thread (changed?, run cache, save, commit, lock)
@@ -229,7 +227,6 @@ def main(argv):
                 continue
             state[stage] = "done"
             times[names[stage]] = seconds
-            cpus[names[stage]] = cpu
             print(f"Finished stage '{names[stage]}' in {seconds:.1f} s ({cpu:.1f} s of CPU)", flush=True)
 
         print(f"DVC's own steps on the main thread (changed?, run cache, save, commit, lock): {bookkeeping[0]:.1f} s", flush=True)
@@ -239,10 +236,6 @@ def main(argv):
     tmp = history_path.with_name(history_path.name + ".tmp")
     tmp.write_text(json.dumps(history, indent=1, sort_keys=True) + "\n")
     tmp.replace(history_path)
-    if times_path:
-        Path(times_path).write_text(
-            json.dumps({"ran": times, "cpu": cpus, "skipped": [names[s] for s in plan if state[s] == "skipped"], "failed": [names[s] for s in failed]}, indent=1) + "\n"
-        )
     if failed:
         print(f"ERROR: failed to reproduce: {', '.join(repr(names[s]) for s in failed)}", file=sys.stderr, flush=True)
         return 1

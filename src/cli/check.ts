@@ -8,15 +8,9 @@ import { EXIT_GATE } from '../errors.js';
 import { checkRun } from '../report/check.js';
 import { attributionSummary } from '../compare/attribution.js';
 import { folderForReading } from '../io/folder-swap.js';
-import { parseNonNegativeNumber, parseNumber, parsePath } from './args.js';
+import { parseNumber, parsePath } from './args.js';
+import { addGateOptions, gatesOf, type GateOptions } from './gate-flags.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
-
-export interface GateOptions {
-  minExact?: number;
-  maxCode?: number;
-  maxRmsMm?: number;
-  maxNonfinite?: number;
-}
 
 /** Prints a check: the final codes, the stage table, the gates, the attribution. */
 export function printCheck(io: CliIO, name: string, c: ReturnType<typeof checkRun>): void {
@@ -39,22 +33,16 @@ export function printCheck(io: CliIO, name: string, c: ReturnType<typeof checkRu
 }
 
 export const installCheck: CommandInstaller = (program: Command, io: CliIO) => {
-  program
-    .command('check')
-    .description('compare a run folder with its reference folder: final codes, attribution, every stage dump; gates')
-    .argument('<generated-dir>', 'run folder', parsePath)
-    .argument('<reference-dir>', 'reference folder', parsePath)
-    .option('--report <dir>', 'write the report (index.html, summary.md, metrics.json, stages.json, pictures)', parsePath)
-    .option('--title <text>', 'report title')
-    .option('--shared-plotly <file>', 'link this plotly.min.js instead of copying one')
-    .option('--min-exact <pct>', 'gate: minimum exact-code percentage', parseNumber)
-    .option('--max-code <n>', 'gate: maximum |Δq|', parseNumber)
-    .option('--max-rms-mm <x>', 'gate: maximum RMS in mm', parseNumber)
-    .option(
-      '--max-nonfinite <n>',
-      'gate: most pixels with a non-finite value (NaN, ±Inf) on either side (default 0 whenever a gate is given)',
-      parseNonNegativeNumber,
-    )
+  addGateOptions(
+    program
+      .command('check')
+      .description('compare a run folder with its reference folder: final codes, attribution, every stage dump; gates')
+      .argument('<generated-dir>', 'run folder', parsePath)
+      .argument('<reference-dir>', 'reference folder', parsePath)
+      .option('--report <dir>', 'write the report (index.html, summary.md, metrics.json, stages.json, pictures)', parsePath)
+      .option('--title <text>', 'report title')
+      .option('--shared-plotly <file>', 'link this plotly.min.js instead of copying one'),
+  )
     .option('--strict', 'exit 3 when a gate fails (default: report it in metrics.json and exit 0)')
     .option('--reference-kind <text>', 'say in the report what kind of reference this is (e.g. "heightbench GPU executor")')
     .option('--attribution', 'attribute every differing final code to the first stage differing by more than ε there')
@@ -76,20 +64,12 @@ export const installCheck: CommandInstaller = (program: Command, io: CliIO) => {
         },
       ) => {
         // A reference folder between the two renames of a swap is read from its kept old copy (read-only).
-        const c = checkRun(
-          folderForReading(g),
-          folderForReading(r),
-          { minExact: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm, maxNonFinite: o.maxNonfinite },
-          o.report,
-          o.title,
-          o.sharedPlotly,
-          {
-            referenceKind: o.referenceKind,
-            attribution: o.attribution || o.attributionEpsMm !== undefined,
-            attributionEpsilonMm: o.attributionEpsMm,
-            notes: o.note,
-          },
-        );
+        const c = checkRun(folderForReading(g), folderForReading(r), gatesOf(o), o.report, o.title, o.sharedPlotly, {
+          referenceKind: o.referenceKind,
+          attribution: o.attribution || o.attributionEpsMm !== undefined,
+          attributionEpsilonMm: o.attributionEpsMm,
+          notes: o.note,
+        });
         printCheck(io, o.title ?? g, c);
         throw new CliExit(o.strict && !c.passed ? EXIT_GATE : 0);
       },

@@ -15,10 +15,11 @@ import { outsideContainerFor } from '../io/outside.js';
 import { sidecarSources, type ConventionSources } from '../io/input-conventions.js';
 import { addInputFlags, conventionLines, readSettingsFrom, settingsPerInput, warnDefaults, type InputFlags } from './input-flags.js';
 import { openR16Stream } from '../io/r16-stream.js';
-import { parseNonNegativeNumber, parseNumber, parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
+import { parseNonNegativeNumber, parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
 import type { CliIO, CommandInstaller } from './io.js';
 import { writeFolderWhole } from '../io/report-folder.js';
 import { CliExit } from './io.js';
+import { addGateOptions, gatesOf, type GateOptions } from './gate-flags.js';
 import { InvalidArgumentError } from 'commander';
 
 /** [R] Most rings a radial profile may have (one accumulator each), checked against the grid before work. */
@@ -32,7 +33,7 @@ function parsePair(v: string): [number, number] {
   return [p[0], p[1]];
 }
 
-export interface CompareCliOptions extends InputFlags {
+export interface CompareCliOptions extends InputFlags, GateOptions {
   json?: boolean;
   report?: string;
   block?: number;
@@ -43,10 +44,6 @@ export interface CompareCliOptions extends InputFlags {
   generatedFloat?: string;
   straddleEps?: number;
   resample?: boolean;
-  minExact?: number;
-  maxCode?: number;
-  maxRmsMm?: number;
-  maxNonfinite?: number;
   title?: string;
   sharedPlotly?: string;
   diagnose?: boolean;
@@ -211,7 +208,7 @@ async function emit(
     ['generated', generated, inputs.generated],
     ['reference', reference, inputs.reference],
   ]);
-  const gates = evaluateGates(result, { minExact: o.minExact, maxCode: o.maxCode, maxRmsMm: o.maxRmsMm, maxNonFinite: o.maxNonfinite });
+  const gates = evaluateGates(result, gatesOf(o));
   const notes = conventionLines([
     { label: 'generated side', conventions: inputs.generated },
     { label: 'reference', conventions: inputs.reference },
@@ -247,15 +244,8 @@ export const installCompare: CommandInstaller = (program: Command, io: CliIO) =>
     .option('--radial-step <m>', `radial profile ring width, metres (default 10; at most ${MAX_RADIAL_RINGS} rings)`, parsePositiveNumber)
     .option('--generated-float <file>', "the generated side's pre-encode float field (.r32), for residual attribution", parsePath)
     .option('--straddle-eps <codes>', `straddle tolerance in codes (default ${DEFAULT_STRADDLE_EPSILON_CODES})`, parseNonNegativeNumber)
-    .option('--resample', 'resample the generated field onto the reference grid (through world coordinates) instead of refusing')
-    .option('--min-exact <pct>', 'gate: minimum exact-code percentage', parseNumber)
-    .option('--max-code <n>', 'gate: maximum |Δq|', parseNumber)
-    .option('--max-rms-mm <x>', 'gate: maximum RMS in mm', parseNumber)
-    .option(
-      '--max-nonfinite <n>',
-      'gate: most pixels with a non-finite value (NaN, ±Inf) on either side (default 0 whenever a gate is given)',
-      parseNonNegativeNumber,
-    )
+    .option('--resample', 'resample the generated field onto the reference grid (through world coordinates) instead of refusing');
+  addGateOptions(cmd)
     .option('--diagnose', 'also explain the difference (shift, gain, blur, bias, edge band, flips; see `heightbench diagnose`)')
     .option('--title <text>', 'report title')
     .option('--shared-plotly <file>', 'link this plotly.min.js instead of copying one into the report', parsePath)

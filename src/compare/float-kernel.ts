@@ -11,7 +11,7 @@
  * [R] Chunks of SCAN_CHUNK pixels are copied into the kernel's memory (12 bytes a pixel), so its memory stays ~4 MB
  *     whatever the grid; the copy is ~1/10 of the scan's time.
  */
-import { compiledWasm, newWasmMemory, wasmDisabled } from '../core/wasm.js';
+import { alignedLayout, compiledWasm, instantiateWasm, newWasmMemory, wasmDisabled } from '../core/wasm.js';
 import { CodeTally, DENSE_BINS, type RegionAccumulator } from './accumulate.js';
 import { SCAN_CHUNK } from './kernel.js';
 import { maskContainsBounds, type MaskBounds, type RadialGeometry } from './regions.js';
@@ -54,47 +54,39 @@ export function floatSummaryAvailable(): boolean {
 
 /** Runs the summary scan; null when the kernel is unavailable or its memory is refused (the caller scans in JavaScript). */
 export function floatSummaryScan(p: FloatSummaryInput, out: FloatSummaryOutput): FloatSummaryExclusions | null {
-  const mod = wasmDisabled() ? null : compiledWasm(FLOAT_PAIR_WASM_BASE64);
-  if (!mod) return null;
+  if (!floatSummaryAvailable()) return null;
   const M = p.masks.length;
   const regions = 1 + M;
-  let at = 0;
-  const take = (bytes: number): number => {
-    const here = at;
-    at += Math.ceil(bytes / 16) * 16;
-    return here;
-  };
-  const L = {
-    gh: take(4 * SCAN_CHUNK),
-    rh: take(4 * SCAN_CHUNK),
-    gc: take(2 * SCAN_CHUNK),
-    rc: take(2 * SCAN_CHUNK),
-    excl: take(4 * SCAN_CHUNK),
-    overflow: take(4 * SCAN_CHUNK),
-    dx: take(8 * p.columns),
-    dx2: take(8 * p.columns),
-    dy: take(8 * p.rows),
-    dy2: take(8 * p.rows),
-    maskLo: take(8 * M),
-    maskHi: take(8 * M),
-    maskHalf: take(8 * M),
-    maskStrict: take(8 * M),
-    acc: take(56 * regions),
-    dense: take(8 * DENSE_BINS * regions),
-    maxAbs: take(4 * regions),
-    maxAt: take(4 * regions),
-    state: take(16),
-    block: take(2 * p.bw * p.bh),
-  };
+  const L = alignedLayout({
+    gh: 4 * SCAN_CHUNK,
+    rh: 4 * SCAN_CHUNK,
+    gc: 2 * SCAN_CHUNK,
+    rc: 2 * SCAN_CHUNK,
+    excl: 4 * SCAN_CHUNK,
+    overflow: 4 * SCAN_CHUNK,
+    dx: 8 * p.columns,
+    dx2: 8 * p.columns,
+    dy: 8 * p.rows,
+    dy2: 8 * p.rows,
+    maskLo: 8 * M,
+    maskHi: 8 * M,
+    maskHalf: 8 * M,
+    maskStrict: 8 * M,
+    acc: 56 * regions,
+    dense: 8 * DENSE_BINS * regions,
+    maxAbs: 4 * regions,
+    maxAt: 4 * regions,
+    state: 16,
+    block: 2 * p.bw * p.bh,
+  });
   let memory: ReturnType<typeof newWasmMemory>;
   try {
-    memory = newWasmMemory(at);
+    memory = newWasmMemory(L.size);
   } catch {
     return null;
   }
-  if (!memory) return null;
-  const WA = (globalThis as unknown as { WebAssembly: { Instance: new (m: object, i: object) => { exports: unknown } } }).WebAssembly;
-  const kernel = new WA.Instance(mod, { env: { memory } }).exports as FloatPairExports;
+  const kernel = memory ? instantiateWasm<FloatPairExports>(FLOAT_PAIR_WASM_BASE64, { env: { memory } }) : null;
+  if (!memory || !kernel) return null;
   if (typeof kernel.scan !== 'function' || kernel.scan.length !== 26)
     throw new Error('float-pair.wat: export scan missing or not of 26 parameters; run node scripts/build-wasm.mjs');
   const buf = memory.buffer;

@@ -10,7 +10,7 @@
  * [R] The caller names the executor (CompareOptions.executor); the default is 'simd' unless WebAssembly is
  *     unavailable, HEIGHTBENCH_NO_WASM=1, or the plan's buffers would exceed MAX_KERNEL_BYTES.
  */
-import { compiledWasm, newWasmMemory, wasmDisabled } from '../core/wasm.js';
+import { alignedLayout, compiledWasm, newWasmMemory, wasmDisabled } from '../core/wasm.js';
 import { CodeTally, DENSE_BINS } from './accumulate.js';
 import {
   maskContainsBounds,
@@ -167,37 +167,31 @@ const KERNEL_ARITY: Record<keyof KernelExports, number> = { differences: 4, tall
 
 /** Byte offsets of every buffer in the SIMD executor's memory (16-byte aligned), and its size. */
 function layoutFor(p: TallyPlan, distinctRows: number) {
-  let at = 0;
-  const take = (bytes: number): number => {
-    const here = at;
-    at += Math.ceil(bytes / 16) * 16;
-    return here;
-  };
   const M = p.masks.length;
   const regions = 1 + M + p.rings;
-  const places = {
-    slotG: take(2 * SCAN_CHUNK),
-    slotR: take(2 * SCAN_CHUNK),
-    idx: take(4 * SCAN_CHUNK),
-    overflow: take(4 * SCAN_CHUNK),
-    dx: take(8 * p.columns),
-    dx2: take(8 * p.columns),
-    dy: take(8 * p.rows),
-    dy2: take(8 * p.rows),
-    maskLo: take(8 * M),
-    maskHi: take(8 * M),
-    maskHalf: take(8 * M),
-    maskStrict: take(8 * M),
-    dense: take(8 * DENSE_BINS * regions),
-    maxAbs: take(4 * regions),
-    maxAt: take(4 * regions),
-    block: take(2 * p.bw * p.bh),
-    thresholds: take(8 * (p.rings + 1 + 2 * p.maskDefs.length)),
-    below: take(8 * (p.rings + 1 + 2 * p.maskDefs.length)),
-    rowDy2: take(8 * distinctRows),
-    rowMult: take(8 * distinctRows),
-  };
-  return { ...places, size: at, regions };
+  const L = alignedLayout({
+    slotG: 2 * SCAN_CHUNK,
+    slotR: 2 * SCAN_CHUNK,
+    idx: 4 * SCAN_CHUNK,
+    overflow: 4 * SCAN_CHUNK,
+    dx: 8 * p.columns,
+    dx2: 8 * p.columns,
+    dy: 8 * p.rows,
+    dy2: 8 * p.rows,
+    maskLo: 8 * M,
+    maskHi: 8 * M,
+    maskHalf: 8 * M,
+    maskStrict: 8 * M,
+    dense: 8 * DENSE_BINS * regions,
+    maxAbs: 4 * regions,
+    maxAt: 4 * regions,
+    block: 2 * p.bw * p.bh,
+    thresholds: 8 * (p.rings + 1 + 2 * p.maskDefs.length),
+    below: 8 * (p.rings + 1 + 2 * p.maskDefs.length),
+    rowDy2: 8 * distinctRows,
+    rowMult: 8 * distinctRows,
+  });
+  return { ...L, regions };
 }
 
 function simdExecutor(p: TallyPlan): CodePairExecutor {

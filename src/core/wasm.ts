@@ -54,6 +54,20 @@ export function instantiateWasm<T>(base64: string, imports?: object): T | null {
   return mod && WA ? (new WA.Instance(mod, imports).exports as T) : null;
 }
 
+/**
+ * Byte offsets of buffers placed one after another in a kernel's memory, each on a 16-byte boundary (SIMD loads), in
+ * the order given, and the bytes they take together.
+ */
+export function alignedLayout<K extends string>(bytes: Record<K, number>): Record<K, number> & { size: number } {
+  const out = {} as Record<K, number>;
+  let at = 0;
+  for (const k of Object.keys(bytes) as K[]) {
+    out[k] = at;
+    at += Math.ceil(bytes[k] / 16) * 16;
+  }
+  return Object.assign(out, { size: at });
+}
+
 /** A zeroed memory of at least `bytes` bytes (pages are committed by the OS only when first touched). */
 export function newWasmMemory(bytes: number): WasmMemory | null {
   return WA ? new WA.Memory({ initial: Math.max(1, Math.ceil(bytes / 65536)) }) : null;

@@ -105,53 +105,47 @@ export function drawPlaced(
       }
     }
   };
+  // The simd executor draws with the kernel, with these same steps (draw.wat), over the box with the exact coverage.
+  // [R] With a coverage override the kernel still draws the box; the loop below then visits the box and redoes only the
+  //     pixels where the two coverages disagree — a ribbon along the quad's edges: put back (covered exactly, not by
+  //     the override) or drawn (the other way round). Pixels are independent within a draw (each reads and writes only
+  //     itself), so the result is the JavaScript loop's, bit for bit (test/gpu-mimic.test.ts), at the kernel's speed.
+  const boxW = i1 - i0 + 1;
+  let saved: Float32Array | null = null;
+  let pixels = 0;
   if (ctx?.executor === 'simd' && ctx.arena && field instanceof Float32Array) {
-    // The simd executor draws with the kernel, with these same steps (draw.wat), over the box with the exact coverage.
-    // [R] With a coverage override the kernel still draws the box; then the pixels where the two coverages disagree — a
-    //     ribbon along the quad's edges — are put back (covered exactly, not by the override) or drawn here (the other
-    //     way round). Pixels are independent within a draw (each reads and writes only itself), so the result is the
-    //     loop's below, bit for bit (test/gpu-mimic.test.ts), at the kernel's speed for the interior.
-    const bw0 = i1 - i0 + 1;
-    const saved = cover && i1 >= i0 && j1 >= j0 ? new Float32Array(bw0 * (j1 - j0 + 1)) : null;
-    if (saved) for (let j = j0; j <= j1; j++) saved.set(field.subarray(j * g.n + i0, j * g.n + i1 + 1), (j - j0) * bw0);
+    if (cover && i1 >= i0 && j1 >= j0) {
+      saved = new Float32Array(boxW * (j1 - j0 + 1));
+      for (let j = j0; j <= j1; j++) saved.set(field.subarray(j * g.n + i0, j * g.n + i1 + 1), (j - j0) * boxW);
+    }
     const drawn = drawInArena(
       field,
       asset,
       { inv, W, grid: g, cols: [i0, i1], rows: [j0, j1], lower: w.lower, upper: w.upper, twoLevels, wA, wB, mode, k, c, a, sMax, pc },
       ctx.arena,
     );
-    if (drawn !== null && !cover) return { pixels: drawn, lod };
-    if (drawn !== null && cover && saved) {
-      let pixels = drawn;
-      for (let j = j0; j <= j1; j++) {
-        const y = g.ymin + (j + pc) * px;
-        for (let i = i0; i <= i1; i++) {
-          const x = g.xmin + (i + pc) * px;
-          const u = (inv[0] * x + inv[2] * y + inv[4]) / W + 0.5;
-          const v = (inv[1] * x + inv[3] * y + inv[5]) / W + 0.5;
-          const exact = !(u < 0 || u >= 1 || v < 0 || v >= 1);
-          if (exact === cover(i, j)) continue;
-          const q = j * g.n + i;
-          field[q] = saved[(j - j0) * bw0 + (i - i0)];
-          if (exact) pixels--;
-          else {
-            field[q] = value(q, u, v);
-            pixels++;
-          }
-        }
-      }
-      return { pixels, lod };
-    }
+    if (drawn === null) saved = null;
+    else if (!cover) return { pixels: drawn, lod };
+    else pixels = drawn;
   }
-  let pixels = 0;
   for (let j = j0; j <= j1; j++) {
     const y = g.ymin + (j + pc) * px;
     for (let i = i0; i <= i1; i++) {
       const x = g.xmin + (i + pc) * px;
       const u = (inv[0] * x + inv[2] * y + inv[4]) / W + 0.5;
       const v = (inv[1] * x + inv[3] * y + inv[5]) / W + 0.5;
-      if (cover ? !cover(i, j) : u < 0 || u >= 1 || v < 0 || v >= 1) continue;
+      const exact = !(u < 0 || u >= 1 || v < 0 || v >= 1);
+      const covered = cover ? cover(i, j) : exact;
       const q = j * g.n + i;
+      if (saved) {
+        // After the kernel: only where the coverages disagree.
+        if (exact === covered) continue;
+        field[q] = saved[(j - j0) * boxW + (i - i0)];
+        if (exact) {
+          pixels--;
+          continue;
+        }
+      } else if (!covered) continue;
       field[q] = value(q, u, v);
       pixels++;
     }

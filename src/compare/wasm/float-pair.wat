@@ -62,23 +62,8 @@
     (local $t i32) (local $k i32) (local $i i32) (local $j i32) (local $a f64) (local $b f64) (local $badA i32) (local $badB i32)
     (local $dq i32) (local $ad i32) (local $dm f64) (local $addr i32) (local $r2 f64) (local $dxi f64) (local $dyj f64)
     (local $m i32) (local $lo f64) (local $half f64) (local $in i32) (local $over i32)
-    ;; Region 0 (every pixel) keeps its accumulator in locals: loaded here, stored after the loop.
-    (local $s0 f64) (local $c0 f64) (local $q0 f64) (local $cq0 f64) (local $mx0 f64) (local $ms0 f64) (local $mat0 f64)
-    (local $x f64) (local $tt f64)
-    ;; The block of pixel (i, j) without a division a pixel: its column bi and i's place in it, the row's first block.
-    (local $bi i32) (local $bin i32) (local $brow i32)
-    (local.set $s0 (f64.load (local.get $acc)))
-    (local.set $c0 (f64.load offset=8 (local.get $acc)))
-    (local.set $q0 (f64.load offset=16 (local.get $acc)))
-    (local.set $cq0 (f64.load offset=24 (local.get $acc)))
-    (local.set $mx0 (f64.load offset=32 (local.get $acc)))
-    (local.set $ms0 (f64.load offset=40 (local.get $acc)))
-    (local.set $mat0 (f64.load offset=48 (local.get $acc)))
     (local.set $j (i32.div_u (local.get $base) (local.get $W)))
     (local.set $i (i32.sub (local.get $base) (i32.mul (local.get $j) (local.get $W))))
-    (local.set $bi (i32.div_u (local.get $i) (local.get $B)))
-    (local.set $bin (i32.sub (local.get $i) (i32.mul (local.get $bi) (local.get $B))))
-    (local.set $brow (i32.mul (i32.div_u (local.get $j) (local.get $B)) (local.get $bw)))
     (block $done (loop $each
       (br_if $done (i32.ge_u (local.get $t) (local.get $count)))
       (local.set $k (i32.add (local.get $base) (local.get $t)))
@@ -96,35 +81,15 @@
           (local.set $dq (i32.sub (i32.load16_u (i32.add (local.get $gc) (i32.shl (local.get $t) (i32.const 1))))
                                   (i32.load16_u (i32.add (local.get $rc) (i32.shl (local.get $t) (i32.const 1))))))
           (local.set $dm (f64.sub (local.get $a) (local.get $b)))
-          ;; [R] No branch on "dq = 0 and dm = 0" (about half the pixels either way, so unpredictable): such a pixel
-          ;; goes through the same steps, which leave every accumulator as it was — Neumaier's step with x = ±0 adds
-          ;; +0 to a sum and a compensation that are never −0, |Δq| = 0 raises no maximum, tallies no bin.
-          (block $pixel
-            (block
+          (if (i32.or (local.get $dq) (f64.ne (local.get $dm) (f64.const 0)))
+            (then
               (local.set $ad (select (i32.sub (i32.const 0) (local.get $dq)) (local.get $dq) (i32.lt_s (local.get $dq) (i32.const 0))))
               (local.set $over (i32.gt_u (local.get $ad) (i32.const 64)))
               (if (i32.and (i32.ne (local.get $dq) (i32.const 0)) (i32.eqz (local.get $over)))
                 (then (call $addCode (i32.const 0) (local.get $dq) (local.get $ad) (local.get $k) (local.get $dense) (local.get $maxAbs) (local.get $maxAt))))
-              ;; $addFloat for region 0, on the locals (the same operations).
-              (block
-                (block
-                  (local.set $tt (f64.add (local.get $s0) (local.get $dm)))
-                  (if (f64.ge (f64.abs (local.get $s0)) (f64.abs (local.get $dm)))
-                    (then (local.set $c0 (f64.add (local.get $c0) (f64.add (f64.sub (local.get $s0) (local.get $tt)) (local.get $dm)))))
-                    (else (local.set $c0 (f64.add (local.get $c0) (f64.add (f64.sub (local.get $dm) (local.get $tt)) (local.get $s0))))))
-                  (local.set $s0 (local.get $tt))
-                  (local.set $x (f64.mul (local.get $dm) (local.get $dm)))
-                  (local.set $tt (f64.add (local.get $q0) (local.get $x)))
-                  (if (f64.ge (f64.abs (local.get $q0)) (f64.abs (local.get $x)))
-                    (then (local.set $cq0 (f64.add (local.get $cq0) (f64.add (f64.sub (local.get $q0) (local.get $tt)) (local.get $x)))))
-                    (else (local.set $cq0 (f64.add (local.get $cq0) (f64.add (f64.sub (local.get $x) (local.get $tt)) (local.get $q0))))))
-                  (local.set $q0 (local.get $tt))
-                  (if (f64.gt (f64.abs (local.get $dm)) (local.get $mx0))
-                    (then
-                      (local.set $mx0 (f64.abs (local.get $dm)))
-                      (local.set $ms0 (local.get $dm))
-                      (local.set $mat0 (f64.convert_i32_u (local.get $k)))))))
-              (local.set $addr (i32.add (local.get $block) (i32.shl (i32.add (local.get $brow) (local.get $bi)) (i32.const 1))))
+              (call $addFloat (local.get $acc) (local.get $dm) (local.get $k))
+              (local.set $addr (i32.add (local.get $block) (i32.shl
+                (i32.add (i32.mul (i32.div_u (local.get $j) (local.get $B)) (local.get $bw)) (i32.div_u (local.get $i) (local.get $B))) (i32.const 1))))
               (if (i32.gt_u (local.get $ad) (i32.load16_u (local.get $addr))) (then (i32.store16 (local.get $addr) (local.get $ad))))
               (local.set $r2 (f64.add (f64.load (i32.add (local.get $dx2) (i32.shl (local.get $i) (i32.const 3))))
                                       (f64.load (i32.add (local.get $dy2) (i32.shl (local.get $j) (i32.const 3))))))
@@ -158,22 +123,7 @@
                   (i32.store offset=12 (local.get $state) (i32.add (i32.load offset=12 (local.get $state)) (i32.const 1)))))))))
       (local.set $t (i32.add (local.get $t) (i32.const 1)))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
-      (local.set $bin (i32.add (local.get $bin) (i32.const 1)))
-      (if (i32.eq (local.get $bin) (local.get $B))
-        (then (local.set $bin (i32.const 0)) (local.set $bi (i32.add (local.get $bi) (i32.const 1)))))
       (if (i32.eq (local.get $i) (local.get $W))
-        (then
-          (local.set $i (i32.const 0))
-          (local.set $bi (i32.const 0))
-          (local.set $bin (i32.const 0))
-          (local.set $j (i32.add (local.get $j) (i32.const 1)))
-          (local.set $brow (i32.mul (i32.div_u (local.get $j) (local.get $B)) (local.get $bw)))))
-      (br $each)))
-    (f64.store (local.get $acc) (local.get $s0))
-    (f64.store offset=8 (local.get $acc) (local.get $c0))
-    (f64.store offset=16 (local.get $acc) (local.get $q0))
-    (f64.store offset=24 (local.get $acc) (local.get $cq0))
-    (f64.store offset=32 (local.get $acc) (local.get $mx0))
-    (f64.store offset=40 (local.get $acc) (local.get $ms0))
-    (f64.store offset=48 (local.get $acc) (local.get $mat0)))
+        (then (local.set $i (i32.const 0)) (local.set $j (i32.add (local.get $j) (i32.const 1)))))
+      (br $each))))
 )
