@@ -2,7 +2,7 @@
 // `dvc repro --keep-going` in one folder and by repro-parallel.py in another must leave the same dvc.lock after each
 // of three edits, while the two independent stages ran at the same time; a stage whose input came out byte-identical
 // is skipped by both; a failed stage skips what depends on it and nothing else; `dvc status` agrees afterwards.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -76,6 +76,9 @@ function project(): { par: string; ser: string } {
 }
 
 const lock = (dir: string) => parse(readFileSync(join(dir, 'dvc.lock'), 'utf8')) as Record<string, unknown>;
+const lockText = (dir: string) => readFileSync(join(dir, 'dvc.lock'), 'utf8');
+// repro-parallel.py writes the run's lock entries together, once (DVC logs this line for each rewrite that changes it).
+const lockWrites = (out: string) => out.split('\n').filter((l) => l.includes("Updating lock file 'dvc.lock'")).length;
 const ranStages = (dir: string) =>
   readFileSync(join(dir, 'ran.log'), 'utf8')
     .trim()
@@ -96,6 +99,9 @@ describe('repro-parallel.py against dvc repro', () => {
     expect(r.ser.status, r.ser.out).toBe(0);
     expect(r.par.status, r.par.out).toBe(0);
     expect(lock(p.par)).toEqual(lock(p.ser));
+    expect(lockText(p.par)).toBe(lockText(p.ser)); // in plan order, as dvc repro writes them one by one
+    expect(lockWrites(r.par.out)).toBe(1);
+    expect(lockWrites(r.ser.out)).toBeGreaterThan(1);
     expect(run(DVC, ['status'], p.par).out).toMatch(/up to date/);
     // b and c overlapped in time in the parallel folder (each began before the other ended).
     const t = Object.fromEntries(ranStages(p.par).map(([k, v]) => [k, Number(v)]));
@@ -117,6 +123,7 @@ describe('repro-parallel.py against dvc repro', () => {
     for (const st of ['b', 'c', 'd', 'g']) expect(r.par.out).toContain(`Stage '${st}' didn't change, skipping`);
     expect(ranStages(p.par)).toHaveLength(4); // b and c did not run again
     expect(lock(p.par)).toEqual(lock(p.ser));
+    expect(lockText(p.par)).toBe(lockText(p.ser));
 
     // 3. A parameter change reruns g alone; a failing stage (e) skips f, not the others; both exit non-zero.
     for (const d of [p.par, p.ser]) {
@@ -131,9 +138,42 @@ describe('repro-parallel.py against dvc repro', () => {
     expect(r.par.out).toMatch(/stage 'h' failed after its command: .*h\.txt/);
     expect(readFileSync(join(p.par, 'g', 'size.txt'), 'utf8')).toBe('5\n');
     expect(lock(p.par)).toEqual(lock(p.ser));
+    expect(lockText(p.par)).toBe(lockText(p.ser));
     const status = run(DVC, ['status'], p.par).out;
     expect(status).toMatch(/e:/);
     expect(status).not.toMatch(/\bg:/);
+  });
+
+  it('writes the lock entries of the stages that ended when interrupted (Ctrl-C) while another runs', async () => {
+    const dir = tempDir('repro-parallel-int-');
+    expect(run(DVC, ['init', '--no-scm', '-q'], dir).status).toBe(0);
+    writeFileSync(
+      join(dir, 'dvc.yaml'),
+      'stages:\n  a:\n    cmd: cp in.txt a.txt\n    deps: [in.txt]\n    outs: [a.txt]\n' +
+        '  slow:\n    cmd: while [ ! -e go ]; do sleep 0.05; done && cp a.txt slow.txt\n    deps: [a.txt]\n    outs: [slow.txt]\n',
+    );
+    writeFileSync(join(dir, 'in.txt'), 'x\n');
+    const child = spawn(PY, [join(ROOT, 'scripts', 'repro-parallel.py')], { cwd: dir, env: { ...process.env, SHELL: '/bin/bash' } });
+    let out = '';
+    const ended = new Promise<number | null>((res) => child.on('close', (code) => res(code)));
+    await new Promise<void>((res) => {
+      const look = (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("Started stage 'slow'")) res();
+      };
+      child.stdout.on('data', look);
+      child.stderr.on('data', look);
+    });
+    child.kill('SIGINT');
+    const code = await ended;
+    writeFileSync(join(dir, 'go'), ''); // the stage's command, left behind, ends
+    expect(code, out).not.toBe(0);
+    const l = lock(dir) as { stages: Record<string, unknown> };
+    expect(Object.keys(l.stages)).toEqual(['a']);
+    // The entry is DVC's own: its status names only the stage that did not end.
+    const status = run(DVC, ['status'], dir).out;
+    expect(status).toMatch(/slow:/);
+    expect(status).not.toMatch(/\ba:/);
   });
 
   it('refuses --jobs 0 and HEIGHTBENCH_REPRO_JOBS=two with exit 2, naming the value', () => {
