@@ -3,7 +3,8 @@
 // as small JSON committed to git beside metrics.json, so `heightbench regress` can tell which stage moved between two
 // commits without the large outputs. Sidecars and timings.json are left out: a sidecar names the producer version and
 // timings are never deterministic; the payload hash is what says whether a stage's values moved.
-// Usage: stage-hashes.mjs GEN_DIR REF_DIR OUT.json
+// Usage: stage-hashes.mjs GEN_DIR REF_DIR OUT.json (scripts/checks.mjs runs it in its own process, lending the digests
+// of the files its checks read and verified).
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,17 +12,32 @@ import { assertFreshDist } from '../bin/source-check.mjs';
 
 const STAGE_FILE = /^(?!timings\.json$)[^.][^/]*\.(r16|r32|png|json)$/;
 
-/** { file: sha256 } for the stage outputs in `dir` (sidecars `<file>.<ext>.json` excluded), sorted by name. */
-export function stageHashes(dir) {
+/**
+ * { file: sha256 } for the stage outputs in `dir` (sidecars `<file>.<ext>.json` excluded), sorted by name.
+ * `known(path)`: the SHA-256 of that file's bytes when already verified (checks.mjs), else undefined (hashed here).
+ */
+export function stageHashes(dir, known = () => undefined) {
   if (!existsSync(dir)) return null;
   const out = {};
   for (const f of readdirSync(dir).sort()) {
     if (!STAGE_FILE.test(f) || /\.(r16|r32|png)\.json$/.test(f)) continue;
-    out[f] = createHash('sha256')
-      .update(readFileSync(join(dir, f)))
-      .digest('hex');
+    const path = join(dir, f);
+    out[f] = known(path) ?? createHash('sha256').update(readFileSync(path)).digest('hex');
   }
   return out;
+}
+
+/** Writes OUT.json for GEN_DIR and REF_DIR; returns the exit status (2: no GEN_DIR). */
+export async function writeStageHashes(gen, ref, outPath, known) {
+  const doc = { generated: stageHashes(gen, known), references: stageHashes(ref, known) };
+  if (!doc.generated) {
+    console.error(`stage-hashes: no folder ${gen}`);
+    return 2;
+  }
+  // A temporary file renamed over the destination (dist/io/atomic.js): a planted link is replaced, never written through.
+  const { writeFileAtomic } = await import('../dist/io/atomic.js');
+  writeFileAtomic(outPath, `${JSON.stringify(doc, null, 2)}\n`);
+  return 0;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -32,12 +48,5 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error('usage: stage-hashes.mjs GEN_DIR REF_DIR OUT.json');
     process.exit(2);
   }
-  const doc = { generated: stageHashes(gen), references: stageHashes(ref) };
-  if (!doc.generated) {
-    console.error(`stage-hashes: no folder ${gen}`);
-    process.exit(2);
-  }
-  // A temporary file renamed over the destination (dist/io/atomic.js): a planted link is replaced, never written through.
-  const { writeFileAtomic } = await import('../dist/io/atomic.js');
-  writeFileAtomic(outPath, `${JSON.stringify(doc, null, 2)}\n`);
+  process.exit(await writeStageHashes(gen, ref, outPath));
 }

@@ -4,7 +4,8 @@
  * more runs (a kill) — and a reader must then see the old pair or the new pair: never a payload without its sidecar,
  * never one read with default settings, never a mix; the next write leaves exactly the two files.
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { codeHeightfield, domainGrid, readHeightfieldFile, writeHeightfieldFile } from '../src/index.js';
@@ -97,6 +98,28 @@ describe('file + sidecar pairs under injected faults', () => {
     const r = readHeightfieldFile(path);
     expect(r.notes.join()).toMatch(/payload read from \.map\.r16\.pending-[0-9a-f]{16}: a write of this pair was interrupted after its sidecar was committed/);
     expect(r.field.kind === 'codes' && Array.from(r.field.code_px)).toEqual(Array.from(NEW));
+    // The file under the real name is not what was verified: no digest is claimed for it.
+    expect(r.verifiedSha256).toBeUndefined();
+  });
+
+  it('verifiedSha256 is the SHA-256 of the file itself when its sidecar was checked, absent without a sidecar', () => {
+    const dir = join(root, 'digest');
+    const path = join(dir, 'map.r16');
+    writeHeightfieldFile(path, field(OLD));
+    expect(readHeightfieldFile(path).verifiedSha256).toBe(createHash('sha256').update(readFileSync(path)).digest('hex'));
+    const bare = join(dir, 'bare.r16');
+    writeFileSync(bare, readFileSync(path));
+    const g = domainGrid(N);
+    const settings = {
+      size: { width: N, height: N },
+      range: { min: 0, max: 1 },
+      extent: { xmin: g.xmin, ymin: g.ymin, sizeX: g.sizeX, sizeY: g.sizeY },
+      convention: g.convention,
+      rowDirection: g.rowDirection,
+    };
+    const b = readHeightfieldFile(bare, settings);
+    expect(b.field.kind === 'codes' && Array.from(b.field.code_px)).toEqual(Array.from(OLD));
+    expect(b.verifiedSha256).toBeUndefined();
   });
 
   it('the CLI reports a full disk as exit 2 with the path and the cause, and leaves no file behind', async () => {

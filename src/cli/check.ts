@@ -69,6 +69,7 @@ export const installCheck: CommandInstaller = (program: Command, io: CliIO) => {
           attribution: o.attribution || o.attributionEpsMm !== undefined,
           attributionEpsilonMm: o.attributionEpsMm,
           notes: o.note,
+          ...(io.readHeightfield ? { readFile: io.readHeightfield } : {}),
         });
         printCheck(io, o.title ?? g, c);
         throw new CliExit(o.strict && !c.passed ? EXIT_GATE : 0);

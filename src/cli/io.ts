@@ -1,4 +1,5 @@
 import type { ConfigContext } from '../plan/request.js';
+import type { LoadedHeightfield } from '../io/heightfield-file.js';
 import { terminalText } from '../core/text.js';
 
 /** Where CLI commands write: real streams in the bin, buffers in tests; and the invocation's configuration. */
@@ -7,6 +8,8 @@ export interface CliIO {
   err(text: string): void;
   /** The invocation's config context (runCli sets it from --config before the command runs; absent: the default search). */
   readonly config?: ConfigContext;
+  /** How `check` reads heightfield files (default: readHeightfieldFile); scripts/checks.mjs shares one across checks. */
+  readonly readHeightfield?: (path: string) => LoadedHeightfield;
 }
 
 /** The terminal: every line passes terminalText (src/core/text.ts), so control bytes never reach it raw. */

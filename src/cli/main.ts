@@ -79,7 +79,12 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO): Pr
     // The invocation's configuration: --config, resolved once before the command's action and handed to every command
     // through its io — no module-level state, so two invocations in one process never see each other's.
     const context: { configDir?: string; configRoot?: string } = {};
-    const cio: CliIO = { out: (t) => io.out(t), err: (t) => io.err(t), config: context };
+    const cio: CliIO = {
+      out: (t) => io.out(t),
+      err: (t) => io.err(t),
+      config: context,
+      ...(io.readHeightfield ? { readHeightfield: io.readHeightfield } : {}),
+    };
     const program = buildProgram(cio, installers, context);
     await program.parseAsync([...argv], { from: 'user' });
     return 0;

@@ -122,6 +122,11 @@ export interface LoadedHeightfield {
   notes: string[];
   /** Where each convention came from (sidecar, the file, a container default, a flag, heightbench's defaults). */
   conventions: ConventionSources;
+  /**
+   * The SHA-256 of the file at `path`, when its bytes were checked against the sidecar's payload hash (absent without
+   * a sidecar, and when the payload came from an interrupted pair write's pending copy instead).
+   */
+  verifiedSha256?: string;
 }
 
 /**
@@ -174,12 +179,12 @@ function readCommittedPayload(
   notes: string[],
   verify: PayloadCheck,
   alloc?: PayloadAlloc,
-): Uint8Array {
+): { bytes: Uint8Array; fromPath: boolean } {
   let first: unknown;
   try {
     const bytes = readPayload(path, container, sidecar, s, alloc);
     verify(sidecar, bytes, path);
-    return bytes;
+    return { bytes, fromPath: true };
   } catch (e) {
     if (!(e instanceof FormatError || e instanceof LimitError)) throw e;
     first = e;
@@ -191,7 +196,7 @@ function readCommittedPayload(
   notes.push(
     `payload read from ${basename(pending)}: a write of this pair was interrupted after its sidecar was committed; the next write of ${basename(path)} moves it in`,
   );
-  return bytes;
+  return { bytes, fromPath: false };
 }
 
 /** The grid and encoding of a file without sidecar (src/io/input-conventions.ts), or the sidecar's. */
@@ -351,13 +356,17 @@ function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: P
   const sidecar = readSidecarFor(path);
   const notes: string[] = [];
   let bytes: Uint8Array;
+  let verifiedSha256: string | undefined;
   if (sidecar) {
     if (sidecar.container !== container) {
       throw new MismatchError(`${path}: sidecar describes a ${sidecar.container} payload, the extension says ${container}`);
     }
     checkSettingsAgainstSidecar(path, container, sidecar, settings);
-    bytes = readCommittedPayload(path, container, sidecar, settings, notes, verify, alloc);
+    const committed = readCommittedPayload(path, container, sidecar, settings, notes, verify, alloc);
+    bytes = committed.bytes;
+    if (committed.fromPath) verifiedSha256 = sidecar.payload.sha256;
   } else bytes = readPayload(path, container, null, settings);
+  const verified = verifiedSha256 === undefined ? {} : { verifiedSha256 };
 
   if (container === 'png16') {
     const header = readPngHeader(bytes);
@@ -380,6 +389,7 @@ function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: P
       interlaced: png.interlaced,
       notes,
       conventions: described.sources,
+      ...verified,
     };
   }
 
@@ -409,7 +419,7 @@ function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: P
   const { grid, sources: conventions } = described;
   if (container === 'r16') {
     const field = integerField(grid, decodeR16(bytes, width, height, endian), described.encoding);
-    return { path, container, endian, field, sidecar, fileBytes: bytes.length, interlaced: false, notes, conventions };
+    return { path, container, endian, field, sidecar, fileBytes: bytes.length, interlaced: false, notes, conventions, ...verified };
   }
   if (endian !== 'le') throw new FormatError(`${path}: R32 is little-endian only, got ${endian}`);
   return {
@@ -422,6 +432,7 @@ function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: P
     interlaced: false,
     notes,
     conventions,
+    ...verified,
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import { FLOAT_STAGES } from '../conventions/index.js';
 import { join } from 'node:path';
-import { readHeightfieldFile } from '../io/heightfield-file.js';
+import { readHeightfieldFile, type LoadedHeightfield } from '../io/heightfield-file.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { parseJson } from '../io/json-check.js';
 import { inputPresent, readInputText } from '../io/read-input.js';
@@ -50,6 +50,11 @@ export interface CheckOptions {
   attributionEpsilonMm?: number;
   /** Markdown lines appended to the summary (e.g. what each GPU-mimic switch was). */
   notes?: string[];
+  /**
+   * Reads a heightfield file (default readHeightfieldFile). scripts/checks.mjs passes one that keeps a folder several
+   * checks of one process name, so its files are read and verified once.
+   */
+  readFile?: (path: string) => LoadedHeightfield;
 }
 
 /**
@@ -88,7 +93,7 @@ export function checkRun(
   const files = new Map<string, ReturnType<typeof readHeightfieldFile>>();
   const readFile = (path: string) => {
     let f = files.get(path);
-    if (!f) files.set(path, (f = readHeightfieldFile(path)));
+    if (!f) files.set(path, (f = (opts.readFile ?? readHeightfieldFile)(path)));
     return f;
   };
   const readField = (path: string) => readFile(path).field;
