@@ -7,7 +7,7 @@
 //     a check). Here:
 //     - the jobs run one after another in the given order, each through the CLI's own runCli (the same output, the
 //       same refusals and exit codes as `node bin/heightbench.mjs check …`);
-//     - a heightfield file is read once and kept while a later job still names its folder, then dropped (memory: one
+//     - a heightfield file is read once and kept while a later check still names its folder, then dropped (memory: one
 //       check's files plus the shared folder's);
 //     - a file read with its sidecar's SHA-256 checked against its bytes (LoadedHeightfield.verifiedSha256) lends that
 //       digest to stage-hashes, which hashes every other file itself (all of them when run on its own).
@@ -44,7 +44,7 @@ const { runCli } = await import('../dist/cli/main.js');
 const { processIO } = await import('../dist/cli/io.js');
 const { readHeightfieldFile } = await import('../dist/io/heightfield-file.js');
 
-/** Resolved path → the file as read, while a later job names its folder. */
+/** Resolved path → the file as read, while a later check names its folder. */
 const kept = new Map();
 let reads = 0;
 let reused = 0;
@@ -54,7 +54,13 @@ const verified = new Map();
 let status = 0;
 for (let i = 0; i < jobs.length; i++) {
   const job = jobs[i];
-  const later = new Set(jobs.slice(i + 1).flatMap((j) => j.map((t) => resolve(t))));
+  // The folders a later check names (stage-hashes needs only the digests, not the files).
+  const later = new Set(
+    jobs
+      .slice(i + 1)
+      .filter((j) => kindOf(j) === 'check')
+      .flatMap((j) => j.map((t) => resolve(t))),
+  );
   const code =
     kindOf(job) === 'check'
       ? await runCli(job.slice(2), {
