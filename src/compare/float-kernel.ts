@@ -12,8 +12,8 @@
  *     whatever the grid; the copy is ~1/10 of the scan's time.
  */
 import { alignedLayout, compiledWasm, instantiateWasm, newWasmMemory, wasmDisabled } from '../core/wasm.js';
-import { CodeTally, DENSE_BINS, type RegionAccumulator } from './accumulate.js';
-import { SCAN_CHUNK } from './kernel.js';
+import { DENSE_BINS, type RegionAccumulator } from './accumulate.js';
+import { SCAN_CHUNK, tallyInMemory, writeRegionInputs } from './kernel.js';
 import { maskContainsBounds, type MaskBounds, type RadialGeometry } from './regions.js';
 import { FLOAT_PAIR_WASM_BASE64 } from './wasm/float-pair-wasm.js';
 
@@ -91,19 +91,8 @@ export function floatSummaryScan(p: FloatSummaryInput, out: FloatSummaryOutput):
     throw new Error('float-pair.wat: export scan missing or not of 26 parameters; run node scripts/build-wasm.mjs');
   const buf = memory.buffer;
   const f64 = (off: number, n: number) => new Float64Array(buf, off, n);
-  f64(L.dx, p.columns).set(p.geo.dx);
-  f64(L.dx2, p.columns).set(p.geo.dx2);
-  f64(L.dy, p.rows).set(p.geo.dy);
-  f64(L.dy2, p.rows).set(p.geo.dy2);
-  f64(L.maskLo, M).set(p.masks.map((m) => m.lo));
-  f64(L.maskHi, M).set(p.masks.map((m) => m.hi));
-  f64(L.maskHalf, M).set(p.masks.map((m) => m.half));
-  f64(L.maskStrict, M).set(p.masks.map((m) => (m.loStrict ? 1 : 0)));
-  const tally = new CodeTally(regions, {
-    dense: f64(L.dense, DENSE_BINS * regions),
-    maxAbs: new Int32Array(buf, L.maxAbs, regions),
-    maxAt: new Int32Array(buf, L.maxAt, regions),
-  });
+  writeRegionInputs(buf, L, p.geo, p.masks);
+  const tally = tallyInMemory(buf, L, regions);
   const acc = f64(L.acc, 7 * regions);
   for (let q = 0; q < regions; q++) acc[7 * q + 6] = -1; // maxAbsMAt: none yet
   const state = new Int32Array(buf, L.state, 4);

@@ -33,6 +33,41 @@ export const COMPARE_EXECUTORS: readonly CompareExecutor[] = ['simd', 'js'];
 /** [R] Pixels per chunk: 64 Ki codes = 128 KiB a side, so both slots and the index list stay in a core's L2. */
 export const SCAN_CHUNK = 65536;
 
+/** Byte offsets, in a kernel's memory, of the radial geometry and the mask bounds both WebAssembly kernels read. */
+interface RegionInputOffsets {
+  dx: number;
+  dx2: number;
+  dy: number;
+  dy2: number;
+  maskLo: number;
+  maskHi: number;
+  maskHalf: number;
+  maskStrict: number;
+}
+
+/** Copies the radial geometry and each mask's bounds into a kernel's memory (compare.wat and float-pair.wat). */
+export function writeRegionInputs(buf: ArrayBufferLike, L: RegionInputOffsets, geo: RadialGeometry, masks: readonly MaskBounds[]): void {
+  const f64 = (at: number, n: number): Float64Array => new Float64Array(buf, at, n);
+  f64(L.dx, geo.dx.length).set(geo.dx);
+  f64(L.dx2, geo.dx2.length).set(geo.dx2);
+  f64(L.dy, geo.dy.length).set(geo.dy);
+  f64(L.dy2, geo.dy2.length).set(geo.dy2);
+  const M = masks.length;
+  f64(L.maskLo, M).set(masks.map((m) => m.lo));
+  f64(L.maskHi, M).set(masks.map((m) => m.hi));
+  f64(L.maskHalf, M).set(masks.map((m) => m.half));
+  f64(L.maskStrict, M).set(masks.map((m) => (m.loStrict ? 1 : 0)));
+}
+
+/** A CodeTally of `regions` whose dense bins and maxima live in a kernel's memory (the kernel adds into them). */
+export function tallyInMemory(buf: ArrayBufferLike, L: { dense: number; maxAbs: number; maxAt: number }, regions: number): CodeTally {
+  return new CodeTally(regions, {
+    dense: new Float64Array(buf, L.dense, DENSE_BINS * regions),
+    maxAbs: new Int32Array(buf, L.maxAbs, regions),
+    maxAt: new Int32Array(buf, L.maxAt, regions),
+  });
+}
+
 /** [R] Most bytes the SIMD executor's memory may take (a block map of 1-pixel blocks is 2 bytes a pixel). */
 export const MAX_KERNEL_BYTES = 1 << 30;
 
@@ -217,19 +252,8 @@ function simdExecutor(p: TallyPlan): CodePairExecutor {
   const buf = memory!.buffer;
   const f64 = (at: number, n: number): Float64Array => new Float64Array(buf, at, n);
   const M = p.masks.length;
-  f64(L.dx, p.columns).set(p.geo.dx);
-  f64(L.dx2, p.columns).set(p.geo.dx2);
-  f64(L.dy, p.rows).set(p.geo.dy);
-  f64(L.dy2, p.rows).set(p.geo.dy2);
-  f64(L.maskLo, M).set(p.masks.map((m) => m.lo));
-  f64(L.maskHi, M).set(p.masks.map((m) => m.hi));
-  f64(L.maskHalf, M).set(p.masks.map((m) => m.half));
-  f64(L.maskStrict, M).set(p.masks.map((m) => (m.loStrict ? 1 : 0)));
-  const tally = new CodeTally(L.regions, {
-    dense: f64(L.dense, DENSE_BINS * L.regions),
-    maxAbs: new Int32Array(buf, L.maxAbs, L.regions),
-    maxAt: new Int32Array(buf, L.maxAt, L.regions),
-  });
+  writeRegionInputs(buf, L, p.geo, p.masks);
+  const tally = tallyInMemory(buf, L, L.regions);
   const blockCode = new Uint16Array(buf, L.block, p.bw * p.bh);
   const slotG = new Uint16Array(buf, L.slotG, SCAN_CHUNK);
   const slotR = new Uint16Array(buf, L.slotR, SCAN_CHUNK);

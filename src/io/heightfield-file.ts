@@ -234,8 +234,8 @@ export async function readHeightfieldFiles(paths: readonly string[], settings: R
 /** The files as read, before their digests are known, and the verified result of readHeightfieldFiles. */
 export interface EarlyHeightfieldRead {
   /**
-   * Each file as read (null where the fast read failed), NOT yet verified: work on it may start, but nothing derived
-   * from it may be shown or written unless `verified` resolves to these same objects.
+   * Each file as read (null where the fast read failed), NOT yet verified — its verifiedSha256 included: work on it
+   * may start, but nothing derived from it may be shown or written unless `verified` resolves to these same objects.
    */
   early: (LoadedHeightfield | null)[];
   /** What readHeightfieldFiles returns: an early object where its digest matched, else the synchronous reader's result. */
