@@ -4,7 +4,7 @@
  * zlib bombs, bad CRCs and Adler-32s, inserted chunks, JSON field swaps. Every case must be decoded correctly (the
  * codes equal an independent reading of the bytes) or refused with exit 2 and a one-line reason — never exit 1, never
  * a crash; memory stays under 512 MB (measured: peak RSS of this test process); nothing partial is left on disk.
- * Fixed seed; the figures are printed (cases, seconds, peak RSS).
+ * Fixed seed; the figures are printed (cases, peak RSS; counted, never timed).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -233,7 +233,6 @@ function mutateJson(o: object): { text: string; value: unknown } {
 }
 
 describe('fuzz: hostile files are decoded correctly or refused with exit 2', () => {
-  const t0 = performance.now();
   const work = join(root, 'work');
   mkdirSync(work, { recursive: true });
 
@@ -359,11 +358,10 @@ describe('fuzz: hostile files are decoded correctly or refused with exit 2', () 
   });
 
   it('figures: at least 2000 cases, peak RSS under 512 MB, nothing left behind', () => {
-    const seconds = (performance.now() - t0) / 1000;
     const maxRssMb = process.resourceUsage().maxRSS / 1024;
     sampleRss();
     console.log(
-      `fuzz: ${tally.cases} cases (${tally.accepted} accepted, ${tally.refused} refused) in ${seconds.toFixed(1)} s; peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MB sampled, ${maxRssMb.toFixed(0)} MB maxRSS of the process`,
+      `fuzz: ${tally.cases} cases (${tally.accepted} accepted, ${tally.refused} refused); peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MB sampled, ${maxRssMb.toFixed(0)} MB maxRSS of the process`,
     );
     expect(tally.cases).toBeGreaterThanOrEqual(2000);
     expect(maxRssMb).toBeLessThan(512);
