@@ -18,6 +18,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['conventions'], // the declaration of every convention
   ['core'], // grids, heightfields, fields, affine transforms, geometry, encoding, sampling, threads, the WebAssembly layout
   ['io'], // readers, writers, sidecars, atomic writes, run-folder swaps
+  ['pipelines'], // pipeline declarations: stage names, order, holdings, causes, footprints, masks, anchors (the seed's among them)
   ['bell'], // the bell accumulation (asset and region shapes)
   ['world'], // the world file: its schema and loader
   ['assets'], // the height assets: built from the bell generator, KTX2 containers

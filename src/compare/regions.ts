@@ -8,6 +8,7 @@
  */
 import { columnWorldX, rowWorldY, type GridDescription } from '../core/grid.js';
 import { DEFAULT_CONVENTIONS } from '../conventions/index.js';
+import { ARTICLE_SCOPES } from '../pipelines/seed.js';
 
 export type MaskDefinition =
   | { readonly kind: 'disk'; readonly radius: number }
@@ -25,8 +26,8 @@ export interface MaskSettings {
 
 /** [D] the article's scopes ("inner 400 m", "central 1,024×1,024 m", the outer blend band of conventions outer.inner…outer); [R] rings of 10 m. */
 export const DEFAULT_MASKS: MaskSettings = {
-  innerRadius: 400,
-  windowSize: 1024,
+  innerRadius: ARTICLE_SCOPES.innerRadius,
+  windowSize: ARTICLE_SCOPES.windowSize,
   ringInner: DEFAULT_CONVENTIONS.outer.inner,
   ringOuter: DEFAULT_CONVENTIONS.outer.outer,
   radialStep: 10,

@@ -5,10 +5,10 @@
  * integers in [16, 16384]. Refusals are FormatError/UsageError (exit 2) naming the key and the value.
  */
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { FormatError } from '../errors.js';
 import { checkName } from '../core/names.js';
-import { MAX_JSON_DEPTH, checkNumber, checkObject, checkString, jsonDepth } from '../io/json-check.js';
+import { checkNumber, checkObject, checkString } from '../io/json-check.js';
+import { parseYamlText } from '../io/yaml-text.js';
 import { readInputText } from '../io/read-input.js';
 
 export interface ParamsRun {
@@ -23,16 +23,8 @@ export interface ProjectParams {
   gpu: { adapter: string | undefined };
 }
 
-/** Parses YAML text (a document of at most MAX_JSON_BYTES, aliases and flow nesting bounded), refusing with the file and the reason. */
-export function parseYamlText(text: string, what: string): unknown {
-  // Flow collections nested 10⁵ deep make the parser recurse and grow: refused before parsing, as JSON is.
-  if (jsonDepth(text) > MAX_JSON_DEPTH) throw new FormatError(`${what}: YAML nested deeper than ${MAX_JSON_DEPTH} levels; refused before parsing`);
-  try {
-    return parseYaml(text, { maxAliasCount: 100, uniqueKeys: true }) as unknown;
-  } catch (e) {
-    throw new FormatError(`${what}: not valid YAML (${(e as Error).message.split('\n')[0]})`);
-  }
-}
+/** Parses YAML text (a document of at most MAX_JSON_BYTES, aliases and flow nesting bounded): src/io/yaml-text.ts. */
+export { parseYamlText };
 
 export function parseParams(v: unknown, what = 'params.yaml'): ProjectParams {
   const o = v === null || v === undefined ? {} : checkObject(what, v);

@@ -69,6 +69,7 @@ import { HISTOGRAM_FOLD_LIMIT, foldHistogram } from '../compare/histogram-fold.j
 import type { PixelStages, StageAttribution, StageField } from '../compare/attribution.js';
 import type { ComparisonResult, RegionMetrics } from '../compare/compare.js';
 import type { GateOutcome } from '../compare/gates.js';
+import { ARTICLE_STAGE_ANCHORS_MM } from '../pipelines/seed.js';
 
 export interface ReportMeta {
   generated: string;
@@ -93,8 +94,8 @@ export interface ReportMeta {
   notes?: string[];
 }
 
-/** [D] The article's per-stage inner-400 m RMS (its rebuild against the original system's reference for the same request), mm. */
-export const ARTICLE_STAGE_ANCHORS_MM: Readonly<Record<string, number>> = { base: 0.203, 'after-support': 0.122 };
+/** [D] The article's per-stage inner-400 m RMS, mm: declared with the seed pipeline (src/pipelines/seed.ts). */
+export { ARTICLE_STAGE_ANCHORS_MM };
 
 /**
  * Scalar metrics with flat dotted keys: exact %, max, RMS per mask. [R] No histogram bins: one metric per bin made
