@@ -3,7 +3,7 @@
  * S3, SSH or HTTP storage would be), pulled by a fresh clone, and checked there — the real DVC and git, no stand-ins.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readHeightfieldFile } from '../src/index.js';
@@ -34,12 +34,36 @@ describe('an imported reference through a DVC remote', () => {
     const gen = join(w, 'gen');
     expect((await cli('run', 'teaching-512', '--size', '128', '--out', gen)).code).toBe(0);
     const f = withRowDirection(readHeightfieldFile(join(gen, 'final.r16')).field, 'row0-at-ymax');
-    const capture = join(w, 'capture.r16');
-    writeFileSync(capture, Buffer.from(f.kind === 'codes' ? f.code_px.buffer : new ArrayBuffer(0)));
-
     const proj = join(w, 'proj');
     run(w, 'git', 'init', '-q', proj);
+    // Outside a DVC project --dvc is refused before anything is written, quoting DVC's own reason.
+    const capture = join(proj, 'captures', 'capture.r16');
+    mkdirSync(join(proj, 'captures'));
+    writeFileSync(capture, Buffer.from(f.kind === 'codes' ? f.code_px.buffer : new ArrayBuffer(0)));
+    const flags = [
+      '--stage',
+      'final',
+      '--range',
+      '-500,500',
+      '--extent',
+      '-1024,-1024,2048',
+      '--row-direction',
+      'row0-at-ymax',
+      '--out',
+      join(proj, 'ext-ref'),
+    ];
+    const refused = await cli('import', capture, ...flags, '--dvc');
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(/DVC says: you are not inside of a DVC repository/);
+    expect(readdirSync(proj).sort()).toEqual(['.git', 'captures']);
     run(proj, 'dvc', 'init', '-q');
+    // A capture outside the project cannot be tracked: refused, nothing written.
+    const outside = join(w, 'outside.r16');
+    copyFileSync(capture, outside);
+    const far = await cli('import', outside, ...flags, '--dvc');
+    expect(far.code).toBe(2);
+    expect(far.err).toMatch(/lies outside the DVC project/);
+    expect(existsSync(join(proj, 'ext-ref'))).toBe(false);
     run(proj, 'dvc', 'remote', 'add', '-d', 'team', join(w, 'remote'));
     const imp = await cli(
       'import',
@@ -59,6 +83,10 @@ describe('an imported reference through a DVC remote', () => {
     expect(imp.err).toBe('');
     expect(imp.code).toBe(0);
     expect(existsSync(join(proj, 'ext-ref.dvc'))).toBe(true);
+    // The capture itself is tracked beside the run, and imports.json names it relative to the repository.
+    expect(existsSync(join(proj, 'captures', 'capture.r16.dvc'))).toBe(true);
+    const rec = JSON.parse(readFileSync(join(proj, 'ext-ref', 'imports.json'), 'utf8')).imports[0];
+    expect([rec.file, rec.path, rec.pathFrom]).toEqual(['capture.r16', 'captures/capture.r16', 'repository']);
     run(proj, 'git', 'add', '-A');
     run(proj, 'git', 'commit', '-qm', 'outside reference');
     run(proj, 'dvc', 'push', '-q');
@@ -66,7 +94,9 @@ describe('an imported reference through a DVC remote', () => {
     const clone = join(w, 'clone');
     run(w, 'git', 'clone', '-q', proj, clone);
     expect(existsSync(join(clone, 'ext-ref'))).toBe(false);
+    expect(existsSync(join(clone, 'captures', 'capture.r16'))).toBe(false);
     run(clone, 'dvc', 'pull', '-q');
+    expect(readFileSync(join(clone, 'captures', 'capture.r16'))).toEqual(readFileSync(capture));
     const there = await cli('check', gen, join(clone, 'ext-ref'), '--strict', '--min-exact', '100');
     expect(there.code).toBe(0);
     const here = await cli('check', gen, join(proj, 'ext-ref'), '--strict', '--min-exact', '100');

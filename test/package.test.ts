@@ -3,7 +3,7 @@
 // through --config DIR and HEIGHTBENCH_ROOT. Needs dist/ built (make test builds it first).
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, posix, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
 
@@ -28,7 +28,7 @@ function hb(args: string[], extraEnv: NodeJS.ProcessEnv = {}): SpawnSyncReturns<
 
 let tarball = '';
 beforeAll(() => {
-  const pack = spawnSync('npm', ['pack', '--json', '--pack-destination', d], { cwd: root, env, encoding: 'utf8' });
+  const pack = spawnSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', d], { cwd: root, env, encoding: 'utf8' });
   if (pack.status !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
   const info = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[];
   tarball = join(d, info[0].filename);
@@ -60,6 +60,23 @@ describe('npm package', () => {
     expect(readFileSync(join(pkgDir, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
     // Reports need Plotly at run time: installed as a dependency of the package.
     expect(existsSync(join(app, 'node_modules', 'plotly.js-dist-min', 'plotly.min.js'))).toBe(true);
+  });
+
+  it('every relative link of a shipped Markdown file (README, docs/, examples/) names a file the package ships', () => {
+    const files: string[] = JSON.parse(readFileSync(join(d, 'files.json'), 'utf8'));
+    const shipped = new Set(files);
+    const md = files.filter((f) => f.endsWith('.md'));
+    expect(md).toEqual(expect.arrayContaining(['README.md', 'docs/cli.md', 'examples/external-reconstruction/README.md']));
+    const broken: string[] = [];
+    for (const f of md) {
+      for (const m of readFileSync(join(pkgDir, f), 'utf8').matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = m[1].split('#')[0];
+        if (!target || /^[a-z]+:/i.test(target)) continue;
+        const p = posix.normalize(posix.join(posix.dirname(f), target));
+        if (!shipped.has(p) && !files.some((x) => x.startsWith(`${p.replace(/\/$/, '')}/`))) broken.push(`${f} → ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
   });
 
   it('runs teaching-512, compares with --report, describes the map, and draws a bell field, from a folder outside the clone', () => {

@@ -13,15 +13,19 @@
  *  - conventions must be stated (sidecar, georeferencing, flags or --assume-defaults), as for a comparison;
  *  - an existing run folder gains stages; a stage already there is replaced only with --replace; the folder is built
  *    staged and swapped in whole (a reader sees the old run or the new one);
- *  - `--dvc` tracks the run folder with `dvc add` (the folder's .dvc file is written beside it).
+ *  - each record names the capture by its base name (`file`) and by its path relative to the repository holding the
+ *    run folder (`path`, POSIX separators; relative to the run folder when no repository holds it: `pathFrom`);
+ *  - `--dvc` tracks the run folder and the captures themselves with `dvc add` (each .dvc file beside what it tracks;
+ *    a capture git already tracks stays in git). It is refused before anything is written when DVC is missing, when
+ *    the run folder is not inside a DVC project (quoting DVC's reason) or when a capture lies outside that project.
  */
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, copyFileSync, existsSync, lstatSync, readdirSync, readlinkSync, readSync, statSync } from 'node:fs';
-import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { STAGES } from '../conventions/index.js';
+import { parseRowDirection } from '../core/grid.js';
 import { floatHeightfield, heightsOf, withRowDirection, type Heightfield } from '../core/heightfield.js';
 import { FileSystemError, fileSystemMessage, FormatError, isFileSystemErrno, MismatchError, UsageError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
@@ -29,10 +33,10 @@ import { defaultSwapNames, makeStage, recoverFolder, removeStale, swapFolderIn }
 import { readHeightfieldFileAsync, writeHeightfieldFile, containerForPath } from '../io/heightfield-file.js';
 import { checkArray, checkObject, checkString, parseJson } from '../io/json-check.js';
 import { openRegular, readInputText } from '../io/read-input.js';
-import { packageRoot } from '../plan/request.js';
 import { parseExtent, parsePath, parseRange } from './args.js';
 import { addInputFlags, readSettingsFrom, type InputFlags } from './input-flags.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
+import { dvcAdd, dvcRoot, gitTracks, inside, repositoryRoot } from './dvc.js';
 
 export interface ImportCliOptions extends InputFlags {
   stage?: string;
@@ -102,9 +106,6 @@ function readManifest(path: string, o: ImportCliOptions): { out: string | undefi
         throw new FormatError(`${w}.${k}: expected an integer ≥ 0, found ${JSON.stringify(e[k])}`);
       return e[k] as number;
     };
-    const rd = str('rowDirection');
-    if (rd !== undefined && rd !== 'row0-at-ymin' && rd !== 'row0-at-ymax')
-      throw new FormatError(`${w}.rowDirection: expected row0-at-ymin or row0-at-ymax, found ${JSON.stringify(rd)}`);
     const enc = str('encoding');
     if (enc !== undefined && enc !== 'metres' && enc !== 'unorm16')
       throw new FormatError(`${w}.encoding: expected metres or unorm16, found ${JSON.stringify(enc)}`);
@@ -117,6 +118,7 @@ function readManifest(path: string, o: ImportCliOptions): { out: string | undefi
         throw new FormatError(`${w}.${k}: ${err instanceof Error ? err.message : String(err)}`);
       }
     };
+    const rd = parsed('rowDirection', parseRowDirection);
     return {
       file: isAbsolute(file) ? file : join(base, file),
       stage: checkStage(checkString(`${w}.stage`, e.stage), w),
@@ -190,6 +192,8 @@ function sha256OfFile(path: string): string {
 interface ImportRecord {
   stage: string;
   file: string;
+  path: string;
+  pathFrom: 'repository' | 'run folder';
   container: string;
   sha256: string;
   source: string | null;
@@ -272,6 +276,9 @@ export async function importCommand(file: string | undefined, o: ImportCliOption
     seen.add(c.stage);
     containerForPath(c.file); // refuses an unknown extension before anything is read
   }
+  // --dvc is settled before anything is read or written: DVC present, a project holding the run folder and the captures.
+  const dvcPlan = o.dvc ? planDvc(target, captures) : null;
+  const repo = repositoryRoot(existingAncestor(dirname(target)));
 
   // Read everything first: a refusal leaves the run folder untouched.
   const loaded = [];
@@ -325,6 +332,7 @@ export async function importCommand(file: string | undefined, o: ImportCliOption
       const record: ImportRecord = {
         stage: c.stage,
         file: basename(c.file),
+        ...recordedPath(c.file, repo, target),
         container: l.container,
         sha256,
         source: c.source,
@@ -349,18 +357,43 @@ export async function importCommand(file: string | undefined, o: ImportCliOption
     removeStale(target, names);
     throw e;
   }
-  if (o.dvc) dvcAdd(target, io);
+  if (dvcPlan) {
+    dvcAdd(dvcPlan.root, [target, ...dvcPlan.captures]);
+    const tracked = dvcPlan.captures.map((c) => `${c}.dvc`);
+    io.out(
+      `tracked ${target} and ${dvcPlan.captures.length} capture(s) with DVC (${[`${target}.dvc`, ...tracked].join(', ')})` +
+        `${dvcPlan.inGit.length ? `; left to git: ${dvcPlan.inGit.join(', ')}` : ''}; \`git add\` the .dvc files, and \`dvc push\` sends the data to the remote\n`,
+    );
+  }
   return 0;
 }
 
-/** `dvc add` of the run folder in the DVC project holding it, with heightbench's own venv (make setup) on the PATH. */
-function dvcAdd(target: string, io: CliIO): void {
-  const venv = join(packageRoot(), '.venv', 'bin');
-  const env = { ...process.env, PATH: `${venv}${delimiter}${process.env.PATH ?? ''}`, DVC_NO_ANALYTICS: '1' };
-  const r = spawnSync('dvc', ['add', '--quiet', basename(target)], { env, encoding: 'utf8', cwd: dirname(target) });
-  if (r.error) throw new FileSystemError(`--dvc: could not run dvc (${r.error.message}); run make setup, or dvc add ${target} yourself`);
-  if (r.status !== 0) throw new FileSystemError(`--dvc: dvc add ${target} failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-1)[0]}`);
-  io.out(`tracked ${target} with DVC (${target}.dvc); dvc push sends it to the configured remote\n`);
+/** The nearest folder at or above `p` that exists (the run folder and its parents may be created by the import). */
+function existingAncestor(p: string): string {
+  let d = resolve(p);
+  while (!existsSync(d) && dirname(d) !== d) d = dirname(d);
+  return d;
+}
+
+/** What `--dvc` will track, checked before anything is written: the DVC root and the captures not already in git. */
+function planDvc(target: string, captures: readonly Capture[]): { root: string; captures: string[]; inGit: string[] } {
+  const root = dvcRoot(existingAncestor(dirname(target)));
+  const files = [...new Set(captures.map((c) => resolve(c.file)))];
+  for (const f of files) {
+    if (!inside(root, f))
+      throw new UsageError(
+        `--dvc: capture ${f} lies outside the DVC project at ${root}, so DVC cannot track it; copy it into the project, or import without --dvc`,
+      );
+  }
+  const inGit = files.filter((f) => existsSync(f) && gitTracks(f));
+  return { root, captures: files.filter((f) => !inGit.includes(f)), inGit };
+}
+
+/** A capture's path as imports.json records it: relative to the repository, else to the run folder; POSIX separators. */
+function recordedPath(file: string, repo: string | null, target: string): { path: string; pathFrom: 'repository' | 'run folder' } {
+  const abs = resolve(file);
+  const from = repo !== null && inside(repo, abs) ? repo : target;
+  return { path: relative(from, abs).split(sep).join('/'), pathFrom: from === target ? 'run folder' : 'repository' };
 }
 
 export const installImport: CommandInstaller = (program: Command, io: CliIO) => {
@@ -374,7 +407,7 @@ export const installImport: CommandInstaller = (program: Command, io: CliIO) => 
     .option('--source <text>', 'the tool or system the capture came from (recorded in the sidecar)')
     .option('--manifest <file>', 'YAML or JSON mapping many captures to stages', parsePath)
     .option('--replace', 'replace a stage the run folder holds already')
-    .option('--dvc', 'track the run folder with DVC (dvc add)');
+    .option('--dvc', 'track the run folder and the captures with DVC (dvc add; refused outside a DVC project)');
   addInputFlags(cmd, 'captures').action(async (file: string | undefined, opts: ImportCliOptions) => {
     throw new CliExit(await importCommand(file, opts, io));
   });

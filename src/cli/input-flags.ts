@@ -6,6 +6,7 @@
 import { lstatSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { sidecarPathFor } from '../io/sidecar.js';
+import { parseRowDirection, type RowDirection } from '../core/grid.js';
 import type { ConventionSources } from '../io/input-conventions.js';
 import type { ReadSettings } from '../io/heightfield-file.js';
 import { parseEndian, parseExtent, parseRange, parseSize } from './args.js';
@@ -37,6 +38,15 @@ function parseChannel(v: string): string {
 }
 
 /** Adds the shared input flags; `what` names the inputs in the help ("inputs", "the input"). */
+/** --row-direction: a canonical name or an alias (north-up, south-up), as commander's argument error otherwise. */
+function cliRowDirection(v: string): RowDirection {
+  try {
+    return parseRowDirection(v);
+  } catch (e) {
+    throw new InvalidArgumentError(e instanceof Error ? e.message : String(e));
+  }
+}
+
 export function addInputFlags(cmd: Command, what = 'inputs'): Command {
   return cmd
     .option('--size <WxH>', `size of raw ${what} without sidecar`, parseSize)
@@ -46,7 +56,12 @@ export function addInputFlags(cmd: Command, what = 'inputs'): Command {
       `world extent of ${what} without sidecar or georeferencing, metres (XMIN,YMIN,SIZE or XMIN,YMIN,SIZEX,SIZEY)`,
       parseExtent,
     )
-    .addOption(new Option('--row-direction <dir>', `world y of row 0 for ${what} without sidecar or georeferencing`).choices(['row0-at-ymin', 'row0-at-ymax']))
+    .addOption(
+      new Option(
+        '--row-direction <dir>',
+        `world y of row 0 for ${what} without sidecar or georeferencing: row0-at-ymin | row0-at-ymax (aliases: north-up = row0-at-ymax, south-up = row0-at-ymin)`,
+      ).argParser((v: string) => cliRowDirection(v)),
+    )
     .option('--range <MIN,MAX>', `integer samples of ${what} without sidecar are UNORM16 codes of this height range, metres`, parseRange)
     .addOption(
       new Option('--encoding <kind>', `integer samples of ${what} without sidecar are heights in metres (as a DEM stores them)`).choices(['metres', 'unorm16']),

@@ -19,6 +19,20 @@ export type RowDirection = 'row0-at-ymin' | 'row0-at-ymax';
 export const SAMPLE_CONVENTIONS: readonly SampleConvention[] = ['texel-centre', 'vertex'];
 export const ROW_DIRECTIONS: readonly RowDirection[] = ['row0-at-ymin', 'row0-at-ymax'];
 
+/**
+ * [R] The names image and GIS users say: north-up (row 0 is the northern, +y edge) and south-up (row 0 at y min).
+ * Accepted wherever a user types a row direction (flags, manifests); files and sidecars always record the canonical name.
+ */
+export const ROW_DIRECTION_ALIASES: Readonly<Record<string, RowDirection>> = Object.freeze({ 'north-up': 'row0-at-ymax', 'south-up': 'row0-at-ymin' });
+
+/** A row direction as a user types it (canonical or alias), or an InputRangeError listing what is accepted. */
+export function parseRowDirection(text: string): RowDirection {
+  if ((ROW_DIRECTIONS as readonly string[]).includes(text)) return text as RowDirection;
+  const alias = Object.hasOwn(ROW_DIRECTION_ALIASES, text) ? ROW_DIRECTION_ALIASES[text] : undefined;
+  if (alias) return alias;
+  throw new InputRangeError(`expected row0-at-ymin, row0-at-ymax, north-up (= row0-at-ymax) or south-up (= row0-at-ymin), got ${show(text)}`);
+}
+
 /** Authored height range of a 16-bit encoding, in metres. */
 export interface HeightRange {
   readonly min: number;
