@@ -27,7 +27,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['cpu', 'gpu'], // the executors of a draw list: the CPU kernels, the WGSL executor and its hosts
   ['pipeline', 'terrain'], // a run: plan + an executor → fields (loaders at its edge); the engine heightfield
   ['compare'], // metrics, attribution, diagnose
-  ['experiments'], // the ablation atlas: pipelines run with a convention broken on purpose
+  ['experiments', 'sweep'], // the ablation atlas (pipelines run with a convention broken on purpose); sweeps (batches of requests, records)
   ['report'], // HTML, Markdown, pictures, the check command's report folder, the static GPU page
   ['notebook'], // notebook figures and sessions
   ['cli'], // commands

@@ -1,0 +1,249 @@
+/**
+ * `heightbench sweep REQUEST --seeds … [--vary F=a,b]… [--size N] [--against f64|gpu|DIR] --out DIR [--scheduler ADDR]
+ *  [--shard I/N] [--resume] [--workers N] [--batch K] [--detail stages|final]`, `heightbench sweep gather DIR… --out DIR`
+ * and `heightbench sweep-batch` (one batch: the unit of work of the sweep's Dask tasks).
+ *
+ * The sweep checks every value here (exit 2 naming it), expands and shards the requests, writes the manifest and
+ * hands the pending requests to the Python driver (scripts/sweep_dask.py, the project's .venv: dask.distributed, an
+ * embedded LocalCluster unless --scheduler or DASK_SCHEDULER_ADDRESS names one). The driver submits batches, each a
+ * `heightbench sweep-batch` process, and writes each record as it arrives (temp, then rename). Then the survey report.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Option, type Command } from 'commander';
+import { EXIT_GATE, FileSystemError, UsageError } from '../errors.js';
+import { PRODUCER_VERSION } from '../version.js';
+import { loadRequest, packageRoot, projectRoot } from '../plan/request.js';
+import { writeFileAtomic } from '../io/atomic.js';
+import { readInputText } from '../io/read-input.js';
+import { expandSweep, parseSchedulerAddress, parseSeeds, parseShard, parseVariation, shardItems, type SweepItem, type Variation } from '../sweep/requests.js';
+import { againstName, conventionsHash, runBatch, type Against, type Detail } from '../sweep/batch.js';
+import {
+  gatherSweep,
+  manifestItems,
+  readManifest,
+  readRecords,
+  RECORDS_DIR,
+  SWEEP_MANIFEST,
+  SWEEP_MANIFEST_FORMAT,
+  type SweepManifest,
+} from '../sweep/records.js';
+import { parsePath, parsePositiveInt } from './args.js';
+import { CliExit, type CliIO, type CommandInstaller } from './io.js';
+import { writeSurveyReport } from '../report/survey.js';
+import { canonicalJson } from '../sweep/requests.js';
+
+interface SweepOptions {
+  seeds: string;
+  vary?: string[];
+  size?: number;
+  against: string;
+  out: string;
+  scheduler?: string;
+  shard?: string;
+  resume?: boolean;
+  workers?: number;
+  batch?: number;
+  detail: Detail;
+  report?: boolean;
+}
+
+/** f64, gpu, or an existing folder of captures. */
+export function parseAgainst(v: string): Against {
+  if (v === 'f64') return { kind: 'f64' };
+  if (v === 'gpu') return { kind: 'gpu' };
+  if (v.trim() === '') throw new UsageError('--against: expected f64, gpu or a folder of captures, got ""');
+  const dir = resolve(v);
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new UsageError(`--against ${JSON.stringify(v)}: expected f64, gpu or an existing folder of captures`);
+  return { kind: 'dir', dir };
+}
+
+/** The project's Python (its .venv), where dask.distributed is installed; HEIGHTBENCH_PYTHON names another. */
+function sweepPython(): string {
+  const env = process.env.HEIGHTBENCH_PYTHON;
+  if (env) return env;
+  for (const root of [projectRoot(), packageRoot()]) {
+    const p = join(root, '.venv', 'bin', 'python');
+    if (existsSync(p)) return p;
+  }
+  throw new UsageError('sweep: no Python with Dask found (expected .venv/bin/python in the project: run `make setup`, or set HEIGHTBENCH_PYTHON)');
+}
+
+/** Prepares the out folder: a new one gets the manifest; an existing one is continued only with --resume and the same sweep. */
+function openSweepFolder(out: string, m: SweepManifest, resume: boolean): boolean {
+  const mpath = join(out, SWEEP_MANIFEST);
+  if (existsSync(out)) {
+    if (!statSync(out).isDirectory()) throw new UsageError(`--out ${JSON.stringify(out)}: exists and is not a folder`);
+    if (existsSync(mpath)) {
+      if (!resume) throw new UsageError(`--out ${JSON.stringify(out)}: holds a sweep already; pass --resume to continue it, or choose another folder`);
+      const old = readManifest(out);
+      for (const k of ['heightbench', 'conventionsHash', 'against', 'detail', 'definition', 'shard'] as const)
+        if (canonicalJson(old[k]) !== canonicalJson(m[k]))
+          throw new UsageError(
+            `--resume: ${out} holds a sweep of another ${k} (${canonicalJson(old[k]).slice(0, 120)}, now ${canonicalJson(m[k]).slice(0, 120)})`,
+          );
+      return false;
+    }
+    if (readdirSync(out).length > 0) throw new UsageError(`--out ${JSON.stringify(out)}: a folder that is not empty and holds no sweep; choose another`);
+  }
+  const created = !existsSync(out);
+  mkdirSync(join(out, RECORDS_DIR), { recursive: true });
+  writeFileAtomic(mpath, `${JSON.stringify(m, null, 2)}\n`);
+  return created;
+}
+
+export async function sweepCommand(request: string, o: SweepOptions, io: CliIO): Promise<number> {
+  // Every value is checked before any work (exit 2 naming it).
+  const seeds = parseSeeds(o.seeds);
+  const vary: Variation[] = (o.vary ?? []).map(parseVariation);
+  const shard = o.shard !== undefined ? parseShard(o.shard) : undefined;
+  const envAddr = process.env.DASK_SCHEDULER_ADDRESS;
+  const scheduler =
+    o.scheduler !== undefined ? parseSchedulerAddress(o.scheduler) : envAddr ? parseSchedulerAddress(envAddr, 'DASK_SCHEDULER_ADDRESS') : undefined;
+  const against = parseAgainst(o.against);
+  if (o.workers !== undefined && o.workers > 1024) throw new UsageError(`--workers ${o.workers}: expected 1 … 1024`);
+  if (o.batch !== undefined && o.batch > 100_000) throw new UsageError(`--batch ${o.batch}: expected 1 … 100000`);
+  const base = loadRequest(request, o.size, io.config);
+  const { id, ...fields } = base;
+  const requestJson: Record<string, unknown> = { format: 'heightbench.request', version: 1, id, ...fields };
+  const all = expandSweep({ base: id, request: requestJson, seeds, vary, size: base.size });
+  const items = shardItems(all, shard);
+  const out = resolve(o.out);
+  const manifest: SweepManifest = {
+    format: SWEEP_MANIFEST_FORMAT,
+    version: 1,
+    heightbench: PRODUCER_VERSION,
+    conventionsHash: conventionsHash(),
+    definition: { base: id, request: requestJson, seeds: o.seeds, vary, size: base.size },
+    against: againstName(against),
+    detail: o.detail,
+    shard: shard ?? null,
+    total: all.length,
+    requests: items.length,
+  };
+  const created = openSweepFolder(out, manifest, !!o.resume);
+  const done = readRecords(out);
+  const pending = items.filter((it) => !done.has(it.name));
+  io.err(
+    `sweep ${id}: ${items.length} request(s)${shard ? ` (shard ${shard.index}/${shard.count} of ${all.length})` : ''}, ${done.size} recorded, ${pending.length} to run\n`,
+  );
+  if (pending.length > 0) {
+    const workers = o.workers ?? Math.max(1, availableParallelism());
+    // [R] Batches: a few per worker so a lost worker costs little and the last batches balance; at most 64 requests.
+    const batch = o.batch ?? Math.max(1, Math.min(64, Math.ceil(pending.length / (workers * 4))));
+    const plan = {
+      out,
+      items: pending,
+      batch,
+      workers,
+      scheduler: scheduler ?? null,
+      against: against.kind === 'dir' ? `dir:${against.dir}` : against.kind,
+      detail: o.detail,
+      node: process.execPath,
+      bin: join(packageRoot(), 'bin', 'heightbench.mjs'),
+      cwd: process.cwd(),
+      config: io.config?.configRoot ?? null,
+    };
+    const planPath = join(out, '.sweep-pending.json');
+    writeFileAtomic(planPath, JSON.stringify(plan));
+    const py = spawnSync(sweepPython(), [join(packageRoot(), 'scripts', 'sweep_dask.py'), planPath], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const failed = py.error ? new FileSystemError(`sweep: cannot start the Python driver (${py.error.message})`) : py.status !== 0 ? (py.status ?? 1) : 0;
+    rmSync(planPath, { force: true });
+    // A folder this run made and left without a record (an unreachable scheduler, a refused batch) is removed whole.
+    if (failed !== 0 && created && readRecords(out).size === 0) rmSync(out, { recursive: true, force: true });
+    if (failed instanceof Error) throw failed;
+    if (failed !== 0) return failed;
+  }
+  const records = readRecords(out);
+  const missing = items.filter((it) => !records.has(it.name)).map((it) => it.name);
+  if (missing.length) {
+    io.err(`sweep: ${missing.length} request(s) have no record: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''}\n`);
+    return EXIT_GATE;
+  }
+  if (o.report !== false) {
+    const ordered = items.map((it) => records.get(it.name)!);
+    const s = writeSurveyReport(join(out, 'report'), manifest, ordered, []);
+    io.out(`${s.headline}\nreport: ${join(out, 'report', 'index.html')}\n`);
+  }
+  return 0;
+}
+
+export async function gatherCommand(dirs: string[], o: { out: string }, io: CliIO): Promise<number> {
+  const g = gatherSweep(dirs.map((d) => resolve(d)));
+  const out = resolve(o.out);
+  if (existsSync(out) && (!statSync(out).isDirectory() || readdirSync(out).length > 0))
+    throw new UsageError(`--out ${JSON.stringify(o.out)}: exists and is not an empty folder`);
+  mkdirSync(join(out, RECORDS_DIR), { recursive: true });
+  for (const r of g.records) writeFileAtomic(join(out, RECORDS_DIR, `${r.name}.json`), `${JSON.stringify(r, null, 2)}\n`);
+  writeFileAtomic(join(out, SWEEP_MANIFEST), `${JSON.stringify(g.manifest, null, 2)}\n`);
+  const s = writeSurveyReport(join(out, 'report'), g.manifest, g.records, g.missing);
+  io.out(`${s.headline}\nreport: ${join(out, 'report', 'index.html')}\n`);
+  if (g.missing.length) {
+    io.err(
+      `sweep gather: ${g.missing.length} of ${g.manifest.total} request(s) missing: ${g.missing.slice(0, 20).join(', ')}${g.missing.length > 20 ? ', …' : ''}\n`,
+    );
+    return EXIT_GATE;
+  }
+  return 0;
+}
+
+/** The batch entry: {items, against, detail} as JSON on stdin (or a file); one record per line on stdout. */
+export async function sweepBatchCommand(spec: string, io: CliIO): Promise<number> {
+  const text = spec === '-' ? readFileSync(0, 'utf8') : readInputText(spec);
+  const b = JSON.parse(text) as { items: SweepItem[]; against: string; detail: Detail };
+  if (!Array.isArray(b.items)) throw new UsageError('sweep-batch: expected {"items": [...], "against": ..., "detail": ...}');
+  const against = b.against.startsWith('dir:') ? parseAgainst(b.against.slice(4)) : parseAgainst(b.against);
+  await runBatch(b.items, { against, detail: b.detail, config: io.config, worker: process.env.HEIGHTBENCH_SWEEP_WORKER || undefined }, (r) =>
+    process.stdout.write(`${JSON.stringify(r)}\n`),
+  );
+  return 0;
+}
+
+function collect(v: string, prev: string[] = []): string[] {
+  return [...prev, v];
+}
+
+export const installSweep: CommandInstaller = (program: Command, io: CliIO) => {
+  const sweep = program.command('sweep').description('verify many requests (seeds × variations) on Dask: records, survey report; `sweep gather` joins shards');
+  sweep
+    .command('run', { isDefault: true })
+    .description('run a sweep (the default subcommand: `heightbench sweep REQUEST …`)')
+    .argument('<request>', 'request id (config/requests/<id>.json) or a request file')
+    .requiredOption('--seeds <spec>', 'seeds: a range a-b, a list, or both (1-1000, 1,7,19190418)')
+    .option('--vary <field=a,b>', 'vary a request field over JSON values (repeatable), e.g. locationCategories=[1,2,6],[8]', collect)
+    .option('--size <n>', 'output size of every request (default: the request file’s)', parsePositiveInt)
+    .option('--against <ref>', 'f64 (consistency), gpu (the WebGPU executor) or DIR (captures: DIR/NAME/final.r16 …)', 'f64')
+    .requiredOption('--out <dir>', 'sweep folder: sweep.json, records/, report/', parsePath)
+    .option('--scheduler <addr>', 'Dask scheduler address (default: $DASK_SCHEDULER_ADDRESS, else an embedded local cluster)')
+    .option('--shard <I/N>', 'run only requests k with k mod N = I (0-based I: a CI matrix index or JOB_COMPLETION_INDEX)')
+    .option('--resume', 'continue the sweep in --out: requests already recorded are not run again')
+    .option('--workers <n>', 'workers of the embedded local cluster (default: the machine’s cores)', parsePositiveInt)
+    .option('--batch <k>', 'requests per batch (one Node process; default: a few batches per worker, at most 64)', parsePositiveInt)
+    .addOption(
+      new Option('--detail <d>', 'stages: every stage compared and hashed; final: the final codes only').choices(['stages', 'final']).default('stages'),
+    )
+    .option('--no-report', 'write no survey report')
+    .action(async (request: string, o: SweepOptions) => {
+      throw new CliExit(await sweepCommand(request, o, io));
+    });
+  sweep
+    .command('gather')
+    .description('join the records of shards (or runs) of one sweep; refuses mixed versions or conventions, names missing requests')
+    .argument('<dirs...>', 'sweep folders')
+    .requiredOption('--out <dir>', 'gathered sweep folder (new or empty)', parsePath)
+    .action(async (dirs: string[], o: { out: string }) => {
+      throw new CliExit(await gatherCommand(dirs, o, io));
+    });
+  program
+    .command('sweep-batch')
+    .description('run one batch of sweep requests in this process (what each Dask task runs): JSON on stdin or FILE, one record per line')
+    .argument('[spec]', 'batch file, or - for stdin', '-')
+    .action(async (spec: string) => {
+      throw new CliExit(await sweepBatchCommand(spec, io));
+    });
+};
+
+export { manifestItems };
