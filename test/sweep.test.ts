@@ -17,7 +17,7 @@ import { cli, tempDir } from './helpers.js';
 const root = resolve(import.meta.dirname, '..');
 const bin = join(root, 'bin', 'heightbench.mjs');
 const venv = join(root, '.venv', 'bin');
-const env = { ...process.env, PATH: `${venv}:${process.env.PATH ?? ''}` };
+const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${venv}:${process.env.PATH ?? ''}` };
 delete env.DASK_SCHEDULER_ADDRESS;
 
 function sweep(args: string[]): { code: number; out: string; err: string } {
