@@ -2,7 +2,8 @@
 // Writes a run's per-stage hashes (SHA-256 of every stage output file of the generated f32 run and of its references)
 // as small JSON committed to git beside metrics.json, so `heightbench regress` can tell which stage moved between two
 // commits without the large outputs. Sidecars and timings.json are left out: a sidecar names the producer version and
-// timings are never deterministic; the payload hash is what says whether a stage's values moved.
+// timings are never deterministic; the payload hash is what says whether a stage's values moved. pipeline.json (the
+// run's pipeline declaration) is no stage output: regress reads it from the run folder's declaration, not from here.
 // Usage: stage-hashes.mjs GEN_DIR REF_DIR OUT.json (scripts/checks.mjs runs it in its own process, lending the digests
 // of the files its checks read and verified).
 import { createHash } from 'node:crypto';
@@ -10,7 +11,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertFreshDist } from '../bin/source-check.mjs';
 
-const STAGE_FILE = /^(?!timings\.json$)[^.][^/]*\.(r16|r32|png|json)$/;
+const STAGE_FILE = /^(?!timings\.json$|pipeline\.json$)[^.][^/]*\.(r16|r32|png|json)$/;
 
 /**
  * { file: sha256 } for the stage outputs in `dir` (sidecars `<file>.<ext>.json` excluded), sorted by name.

@@ -172,7 +172,7 @@ describe('the stages a run hands its writer', () => {
     const r = await cli('run', 'teaching-512', '--size', '128', '--stages', 'base,base', '--out', out, '--quiet');
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    expect(readdirSync(out).sort()).toEqual(['base.r32', 'base.r32.json', 'manifest.json', 'timings.json']);
+    expect(readdirSync(out).sort()).toEqual(['base.r32', 'base.r32.json', 'manifest.json', 'pipeline.json', 'timings.json']);
   });
 
   it('regression fixture onfield-before-flip: under row0-at-ymax a stage is handed out after its rows are flipped', async () => {

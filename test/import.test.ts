@@ -153,7 +153,7 @@ describe('import refuses what would write outside --out or swap a folder it must
     writeFileSync(manifest, JSON.stringify({ captures: Array.from({ length: 100_000 }, () => ({ f: 1 })) }));
     const r = await cli('import', '--manifest', manifest, '--out', join(d, 'many-run'));
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/100000 captures, more than the 8 stages a run holds/);
+    expect(r.err).toMatch(/100000 captures, more than the 64 stages a pipeline may declare/);
   });
   it('show-of-a-deeply-nested-value: a manifest (or any JSON document) nested 10^5 deep is refused with exit 2, not a stack overflow', async () => {
     const manifest = join(d, 'deep.json');

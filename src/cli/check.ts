@@ -24,6 +24,7 @@ export function printCheck(io: CliIO, name: string, c: ReturnType<typeof checkRu
   io.out(`\n  stage inner-400 m RMS (mm): ${c.stages.map((s) => `${s.stage} ${s.innerRmsMm.toExponential(2)}`).join(', ')}\n`);
   for (const g of c.gates) io.out(`  gate ${g.name} ${g.limit}: ${g.value} → ${g.passed ? 'pass' : 'FAIL'}\n`);
   if (c.firstDivergentStage) io.out(`  first stage differing beyond rounding: ${c.firstDivergentStage}\n`);
+  for (const u of c.undeclared) io.out(`  ${u}\n`);
   if (c.stageAttribution)
     io.out(
       `  stage attribution: ${attributionSummary(c.stageAttribution)

@@ -29,6 +29,8 @@ import { codeHeightfield, floatHeightfield } from '../core/heightfield.js';
 import { cropCentre } from '../core/crop.js';
 import { writeHeightfieldFile } from '../io/heightfield-file.js';
 import { writeFileAtomic } from '../io/atomic.js';
+import { PIPELINE_FILE, pipelineJson } from '../pipelines/declaration.js';
+import { SEED_PIPELINE } from '../pipelines/seed.js';
 import { sidecarPathFor, type GpuAdapterInfo } from '../io/sidecar.js';
 import { parsePositiveInt } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
@@ -195,7 +197,8 @@ export async function gpuRunCommand(
       join(staging, 'timings.json'),
       `${JSON.stringify({ request: req.id, size: req.size, backend: 'webgpu', timingsMs: result.timings }, null, 2)}\n`,
     );
-    written.push(join(o.out, 'manifest.json'), join(o.out, 'timings.json'));
+    writeFileAtomic(join(staging, PIPELINE_FILE), pipelineJson(SEED_PIPELINE));
+    written.push(join(o.out, 'manifest.json'), join(o.out, 'timings.json'), join(o.out, PIPELINE_FILE));
     folder.commit();
     progress.step('write', performance.now() - tWrite);
     progress.done(`${written.length} file(s) in ${o.out}`);

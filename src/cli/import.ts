@@ -17,15 +17,30 @@
  *    run folder (`path`, POSIX separators; relative to the run folder when no repository holds it: `pathFrom`);
  *  - `--dvc` tracks the run folder and the captures themselves with `dvc add` (each .dvc file beside what it tracks;
  *    a capture git already tracks stays in git). It is refused before anything is written when DVC is missing, when
- *    the run folder is not inside a DVC project (quoting DVC's reason) or when a capture lies outside that project.
+ *    the run folder is not inside a DVC project (quoting DVC's reason) or when a capture lies outside that project;
+ *  - `--pipeline FILE` (or a manifest's `pipeline:`) names the pipeline declaration (docs/pipelines.md) whose stage
+ *    names the captures take; the run folder records it as pipeline.json. Without one, the folder's own pipeline.json
+ *    is used, else the seed pipeline. A declaration that differs from the one the folder records is refused, naming
+ *    the first difference. The stage holding codes (the seed's `final`) must be codes over the declared range.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, copyFileSync, existsSync, lstatSync, readdirSync, readlinkSync, readSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
-import { STAGES } from '../conventions/index.js';
 import { parseRowDirection } from '../core/grid.js';
+import {
+  MAX_DECLARED_STAGES,
+  PIPELINE_FILE,
+  encodedStage,
+  firstDeclarationDifference,
+  pipelineJson,
+  readPipelineDeclaration,
+  stageFileName as declaredFileName,
+  type PipelineDeclaration,
+} from '../pipelines/declaration.js';
+import { runFolderPipeline } from '../pipelines/run-folder.js';
+import { SEED_PIPELINE } from '../pipelines/seed.js';
 import { floatHeightfield, heightsOf, withRowDirection, type Heightfield } from '../core/heightfield.js';
 import { FileSystemError, fileSystemMessage, FormatError, isFileSystemErrno, MismatchError, UsageError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
@@ -44,6 +59,7 @@ export interface ImportCliOptions extends InputFlags {
   request?: string;
   source?: string;
   manifest?: string;
+  pipeline?: string;
   replace?: boolean;
   dvc?: boolean;
 }
@@ -57,20 +73,22 @@ interface Capture {
   request: string | null;
 }
 
-/** The name a stage is stored under in a run folder. */
-function stageFileName(stage: string): string {
-  return stage === 'final' ? 'final.r16' : `${stage}.r32`;
+/** The name a stage of `d` is stored under in a run folder (checked by checkStage first). */
+function stageFileName(stage: string, d: PipelineDeclaration): string {
+  return declaredFileName(d.stages.find((s) => s.name === stage)!);
 }
 
-function checkStage(stage: string, where: string): string {
-  if (!(STAGES as readonly string[]).includes(stage)) {
-    throw new UsageError(`${where}: stage ${JSON.stringify(stage)} is not one of the pipeline's stages: ${STAGES.join(', ')}`);
+function checkStage(stage: string, where: string, d: PipelineDeclaration): string {
+  if (!d.stages.some((s) => s.name === stage)) {
+    throw new UsageError(
+      `${where}: stage ${JSON.stringify(stage)} is not one of the pipeline's stages: ${d.stages.map((s) => s.name).join(', ')} (pipeline ${JSON.stringify(d.name)}${d === SEED_PIPELINE ? '; give --pipeline FILE to import the stages of your own pipeline: docs/pipelines.md' : ''})`,
+    );
   }
   return stage;
 }
 
-/** The captures a manifest lists (YAML or JSON): { out?, request?, source?, captures: [{ file, stage, …flags }] }. */
-function readManifest(path: string, o: ImportCliOptions): { out: string | undefined; captures: Capture[] } {
+/** The captures a manifest lists (YAML or JSON): { out?, request?, source?, pipeline?, captures: [{ file, stage, …flags }] }. */
+function readManifest(path: string, o: ImportCliOptions): { out: string | undefined; pipeline: string | undefined; captures: Capture[] } {
   const text = readInputText(path, 1 << 20);
   let doc: unknown;
   if (/\.json$/i.test(path)) doc = parseJson(text, path);
@@ -82,16 +100,18 @@ function readManifest(path: string, o: ImportCliOptions): { out: string | undefi
     }
   }
   const m = checkObject(path, doc);
-  const known = new Set(['out', 'request', 'source', 'captures']);
+  const known = new Set(['out', 'request', 'source', 'pipeline', 'captures']);
   for (const k of Object.keys(m)) if (!known.has(k)) throw new FormatError(`${path}: unknown key ${JSON.stringify(k)} (expected ${[...known].join(', ')})`);
   const base = dirname(path);
   const text_ = (k: string, v: unknown) => (v === undefined ? undefined : checkString(`${path}.${k}`, v));
   const out = text_('out', m.out);
+  const pipelineText = text_('pipeline', m.pipeline);
+  const pipeline = pipelineText === undefined ? undefined : isAbsolute(pipelineText) ? pipelineText : join(base, pipelineText);
   const list = checkArray(`${path}.captures`, m.captures);
   if (list.length === 0) throw new FormatError(`${path}.captures: expected at least one capture`);
   // Each stage is imported at most once, so a longer list is refused before any entry is examined.
-  if (list.length > STAGES.length)
-    throw new FormatError(`${path}.captures: ${list.length} captures, more than the ${STAGES.length} stages a run holds (${STAGES.join(', ')})`);
+  if (list.length > MAX_DECLARED_STAGES)
+    throw new FormatError(`${path}.captures: ${list.length} captures, more than the ${MAX_DECLARED_STAGES} stages a pipeline may declare`);
   const captureKeys = new Set(['file', 'stage', 'extent', 'rowDirection', 'range', 'encoding', 'channel', 'level', 'slice', 'source', 'request']);
   const captures = list.map((c, i): Capture => {
     const w = `${path}.captures[${i}]`;
@@ -121,7 +141,7 @@ function readManifest(path: string, o: ImportCliOptions): { out: string | undefi
     const rd = parsed('rowDirection', parseRowDirection);
     return {
       file: isAbsolute(file) ? file : join(base, file),
-      stage: checkStage(checkString(`${w}.stage`, e.stage), w),
+      stage: checkString(`${w}.stage`, e.stage),
       flags: {
         ...o,
         extent: parsed('extent', parseExtent) ?? o.extent,
@@ -136,7 +156,12 @@ function readManifest(path: string, o: ImportCliOptions): { out: string | undefi
       request: str('request') ?? text_('request', m.request) ?? o.request ?? null,
     };
   });
-  return { out, captures };
+  return { out, pipeline, captures };
+}
+
+/** The declaration in `file`, else the seed pipeline. */
+function pipelineOf(file: string | undefined): PipelineDeclaration {
+  return file === undefined ? SEED_PIPELINE : readPipelineDeclaration(file);
 }
 
 /**
@@ -144,20 +169,26 @@ function readManifest(path: string, o: ImportCliOptions): { out: string | undefi
  * [R] in heightbench's row order (row 0 at ymin) so attribution and check line pixels up with runs the pipeline wrote;
  * the reordering is exact and the note records the capture's own row order.
  */
-function stageField(c: Capture, loaded: Heightfield): { field: Heightfield; note: string | null } {
+function stageField(c: Capture, loaded: Heightfield, d: PipelineDeclaration): { field: Heightfield; note: string | null } {
   const f = withRowDirection(loaded, 'row0-at-ymin');
   const reordered = f !== loaded ? `rows reordered exactly from the capture's ${loaded.grid.rowDirection} to row0-at-ymin` : null;
-  const { field, note } = stageFieldOf(c, f);
+  const { field, note } = stageFieldOf(c, f, d);
   return { field, note: [reordered, note].filter(Boolean).join('; ') || null };
 }
 
-function stageFieldOf(c: Capture, f: Heightfield): { field: Heightfield; note: string | null } {
-  if (c.stage === 'final') {
+function stageFieldOf(c: Capture, f: Heightfield, d: PipelineDeclaration): { field: Heightfield; note: string | null } {
+  const enc = encodedStage(d);
+  if (c.stage === enc.name) {
     if (f.kind !== 'codes') {
       throw new MismatchError(
-        `${c.file}: stage final holds R16 codes read back from the render target; this file holds float heights — import it as pre-encode, or bring the R16_UNORM readback (a CPU encoding here would not prove codewise equivalence)`,
+        `${c.file}: stage ${enc.name} holds R16 codes read back from the render target; this file holds float heights — import it as ${enc.encodedFrom ?? 'a float stage'}, or bring the R16_UNORM readback (a CPU encoding here would not prove codewise equivalence)`,
       );
     }
+    // The codes mean heights only over the declared range: a capture read over another range is refused.
+    if (enc.holds.kind === 'codes' && d !== SEED_PIPELINE && (f.range.min !== enc.holds.min || f.range.max !== enc.holds.max))
+      throw new MismatchError(
+        `${c.file}: stage ${enc.name} of pipeline ${d.name} holds codes over ${enc.holds.min},${enc.holds.max}; the capture's range is ${f.range.min},${f.range.max} (give --range ${enc.holds.min},${enc.holds.max})`,
+      );
     return { field: f, note: null };
   }
   if (f.kind === 'codes')
@@ -202,8 +233,8 @@ interface ImportRecord {
   conventions: unknown;
 }
 
-/** The stage files a run folder holds (final.r16, <stage>.r32): an existing --out must hold one, or imports.json. */
-const RUN_STAGE_FILES = new Set<string>([...STAGES.map((st) => stageFileName(st)), 'final.png']);
+/** The stage files a run folder of `d` holds (final.r16, <stage>.r32): an existing --out must hold one, or imports.json. */
+const runStageFiles = (d: PipelineDeclaration) => new Set<string>([...d.stages.map(declaredFileName), 'final.png', PIPELINE_FILE]);
 
 /** Whether `p` lies inside folder `base` (or is `base` itself, when `orSame`); both absolute. */
 function within(base: string, p: string, orSame: boolean): boolean {
@@ -257,19 +288,37 @@ function checkOutFolder(out: string): string {
 export async function importCommand(file: string | undefined, o: ImportCliOptions, io: CliIO): Promise<number> {
   let captures: Capture[];
   let out = o.out;
+  let pipelineFile = o.pipeline;
   if (o.manifest) {
     if (file !== undefined)
       throw new UsageError(`import: give FILE with --stage, or --manifest, not both (got ${JSON.stringify(file)} and --manifest ${o.manifest})`);
     const m = readManifest(o.manifest, o);
     captures = m.captures;
+    pipelineFile = o.pipeline ?? m.pipeline;
     out ??= m.out === undefined ? undefined : manifestOut(o.manifest, m.out);
   } else {
     if (file === undefined) throw new UsageError('import: give FILE --stage NAME, or --manifest FILE');
-    if (!o.stage) throw new UsageError(`import ${file}: --stage NAME is required (one of ${STAGES.join(', ')})`);
-    captures = [{ file, stage: checkStage(o.stage, '--stage'), flags: o, source: o.source ?? null, request: o.request ?? null }];
+    const d = pipelineOf(o.pipeline);
+    if (!o.stage) throw new UsageError(`import ${file}: --stage NAME is required (one of ${d.stages.map((s) => s.name).join(', ')})`);
+    captures = [{ file, stage: o.stage, flags: o, source: o.source ?? null, request: o.request ?? null }];
   }
   if (!out) throw new UsageError('import: --out RUN_DIR is required (or `out:` in the manifest)');
   const target = checkOutFolder(out);
+  // The declaration: the one given, else the folder's own (pipeline.json), else the seed's; a given one must be the folder's.
+  const given = pipelineFile === undefined ? null : readPipelineDeclaration(pipelineFile);
+  const recorded = existsSync(target) && statSync(target).isDirectory() ? runFolderPipeline(target) : SEED_PIPELINE;
+  const recordsOne = existsSync(join(target, PIPELINE_FILE));
+  if (given && recordsOne) {
+    const diff = firstDeclarationDifference(recorded, given);
+    if (diff !== null)
+      throw new UsageError(`--out ${out}: records pipeline ${JSON.stringify(recorded.name)}, and ${pipelineFile} differs from it; first difference: ${diff}`);
+  }
+  const decl = given ?? recorded;
+  captures.forEach((c, i) => checkStage(c.stage, o.manifest ? `${o.manifest}.captures[${i}]` : '--stage', decl));
+  if (captures.length > decl.stages.length)
+    throw new FormatError(
+      `${o.manifest}.captures: ${captures.length} captures, more than the ${decl.stages.length} stages a run of ${decl.name} holds (${decl.stages.map((s) => s.name).join(', ')})`,
+    );
   const seen = new Set<string>();
   for (const c of captures) {
     if (seen.has(c.stage)) throw new UsageError(`import: stage ${c.stage} is given twice`);
@@ -288,7 +337,7 @@ export async function importCommand(file: string | undefined, o: ImportCliOption
     const l = await readHeightfieldFileAsync(c.file, readSettingsFrom(c.flags, true));
     const sha256 = sha256OfFile(c.file);
     if (sha256 !== before) throw new FormatError(`${c.file}: changed while it was imported (SHA-256 ${before.slice(0, 12)}… then ${sha256.slice(0, 12)}…)`);
-    loaded.push({ c, l, ...stageField(c, l.field), sha256 });
+    loaded.push({ c, l, ...stageField(c, l.field, decl), sha256 });
   }
 
   const names = defaultSwapNames(target);
@@ -296,14 +345,15 @@ export async function importCommand(file: string | undefined, o: ImportCliOption
   removeStale(target, names);
   const existing = existsSync(target) ? (statSync(target).isDirectory() ? readdirSync(target) : null) : [];
   if (existing === null) throw new UsageError(`--out ${out}: is a file, expected a run folder`);
-  if (existing.length && !existing.some((e) => e === 'imports.json' || RUN_STAGE_FILES.has(e))) {
+  const runFiles = runStageFiles(decl);
+  if (existing.length && !existing.some((e) => e === 'imports.json' || runFiles.has(e))) {
     throw new UsageError(
       `--out ${out}: a folder holding ${existing.length} entries but no stage file or imports.json, so not a run folder; the import replaces its --out whole, so give a new or empty folder, or a run folder`,
     );
   }
   for (const { c } of loaded) {
-    if (existing.includes(stageFileName(c.stage)) && !o.replace) {
-      throw new UsageError(`--out ${out}: already holds stage ${c.stage} (${stageFileName(c.stage)}); give --replace to replace it`);
+    if (existing.includes(stageFileName(c.stage, decl)) && !o.replace) {
+      throw new UsageError(`--out ${out}: already holds stage ${c.stage} (${stageFileName(c.stage, decl)}); give --replace to replace it`);
     }
   }
   let records: ImportRecord[] = [];
@@ -320,7 +370,8 @@ export async function importCommand(file: string | undefined, o: ImportCliOption
 
   const stage = makeStage(target, names);
   try {
-    const replaced = new Set(loaded.map(({ c }) => stageFileName(c.stage)));
+    const replaced = new Set(loaded.map(({ c }) => stageFileName(c.stage, decl)));
+    if (given) replaced.add(PIPELINE_FILE);
     for (const e of existing) {
       if (e === 'imports.json' || replaced.has(e) || replaced.has(e.replace(/\.json$/, ''))) continue;
       const p = join(target, e);
@@ -340,16 +391,17 @@ export async function importCommand(file: string | undefined, o: ImportCliOption
         description: [...l.notes, ...(note ? [note] : [])],
         conventions: l.conventions,
       };
-      writeHeightfieldFile(join(stage, stageFileName(c.stage)), field, {
+      writeHeightfieldFile(join(stage, stageFileName(c.stage, decl)), field, {
         stage: c.stage,
         request: c.request,
         notes: { import: record },
       });
       records = records.filter((r) => r.stage !== c.stage).concat([record]);
       lines.push(
-        `imported ${c.file} (${l.container}, ${field.grid.columns}×${field.grid.rows}, sha256 ${sha256.slice(0, 12)}…) as ${c.stage} → ${join(out, stageFileName(c.stage))}`,
+        `imported ${c.file} (${l.container}, ${field.grid.columns}×${field.grid.rows}, sha256 ${sha256.slice(0, 12)}…) as ${c.stage} → ${join(out, stageFileName(c.stage, decl))}`,
       );
     }
+    if (given) writeFileAtomic(join(stage, PIPELINE_FILE), pipelineJson(given));
     writeFileAtomic(join(stage, 'imports.json'), `${JSON.stringify({ format: 'heightbench.imports', version: 1, imports: records }, null, 2)}\n`);
     swapFolderIn(stage, target, names);
     io.out(`${lines.join('\n')}\n`);
@@ -401,7 +453,12 @@ export const installImport: CommandInstaller = (program: Command, io: CliIO) => 
     .command('import')
     .description('import captures (DDS, EXR, TIFF, .npy, raw, heightbench files) as stages of a reference run folder that every command reads')
     .argument('[file]', 'capture to import (or --manifest)', parsePath)
-    .option('--stage <name>', `pipeline stage the capture holds (${STAGES.join(', ')})`)
+    .option('--stage <name>', `pipeline stage the capture holds (the seed's: ${SEED_PIPELINE.stages.map((s) => s.name).join(', ')}; or --pipeline's)`)
+    .option(
+      '--pipeline <file>',
+      'pipeline declaration (YAML or JSON, docs/pipelines.md) whose stage names the captures take; recorded in the run folder',
+      parsePath,
+    )
     .option('--out <run-dir>', 'run folder to create or add stages to', parsePath)
     .option('--request <id>', 'request id the capture was made for')
     .option('--source <text>', 'the tool or system the capture came from (recorded in the sidecar)')

@@ -21,7 +21,7 @@ import { appendFileSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { decode, encode } from 'fast-png';
-import { STAGES } from '../conventions/index.js';
+import { SEED_PIPELINE } from '../pipelines/seed.js';
 import { EXIT_GATE, FormatError, UsageError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { writeFolderWhole } from '../io/report-folder.js';
@@ -82,8 +82,12 @@ export interface Regression {
   failed: boolean;
 }
 
-/** Report order of a run's files: the planning stages, the declared field stages, then the manifest. */
-const STAGE_ORDER: readonly string[] = [...PLAN_STAGES, ...STAGES, 'manifest'];
+/**
+ * Report order of a run's files: the planning stages, the field stages of the reproduce pipeline's declaration (the
+ * seed's), then the manifest; a file of no declared stage is still listed (first, by name), never dropped.
+ */
+const DECLARED_ORDER: readonly string[] = [...PLAN_STAGES, ...SEED_PIPELINE.stages.map((s) => s.name), 'manifest'];
+const stageRank = (s: string) => DECLARED_ORDER.indexOf(s);
 
 function git(root: string, args: string[]): string {
   return execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
@@ -245,7 +249,7 @@ export function regress(root: string, base: string): Regression {
       const files = new Set<string>();
       for (const h of [hHere, hBase]) for (const side of [h?.generated, h?.references]) for (const f of Object.keys(side ?? {})) files.add(f);
       const stages: StageRow[] = [...files]
-        .sort((a, b) => STAGE_ORDER.indexOf(stageOf(a)) - STAGE_ORDER.indexOf(stageOf(b)) || a.localeCompare(b))
+        .sort((a, b) => stageRank(stageOf(a)) - stageRank(stageOf(b)) || a.localeCompare(b))
         .map((f) => {
           const key = `stages.${stageOf(f)}.innerRmsMm`;
           return {

@@ -15,10 +15,11 @@ import { rmTreeStep } from '../io/fs-ops.js';
 import { defaultSwapNames, makeStage, removeStale, swapFolderIn } from '../io/folder-swap.js';
 import { STAGES as FIELD_STAGES } from '../conventions/index.js';
 import { PLAN_STAGES } from './stage-names.js';
+import { PIPELINE_FILE } from '../pipelines/declaration.js';
 
 /** Every name a run writes into its folder (a folder holding anything else is not replaced). */
 export function runOutputNames(): Set<string> {
-  const names = new Set<string>(['manifest.json', 'timings.json']);
+  const names = new Set<string>(['manifest.json', 'timings.json', PIPELINE_FILE]);
   for (const s of PLAN_STAGES) names.add(`${s}.json`);
   for (const s of FIELD_STAGES) {
     if (s === 'final') continue;

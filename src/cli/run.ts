@@ -18,6 +18,8 @@ import { commitPreparedR32, prepareR32Write, writeHeightfieldFile, type Prepared
 import { startBackgroundWriter } from '../io/background-writer.js';
 import type { GridDescription } from '../core/grid.js';
 import { writeFileAtomic } from '../io/atomic.js';
+import { PIPELINE_FILE, pipelineJson } from '../pipelines/declaration.js';
+import { SEED_PIPELINE } from '../pipelines/seed.js';
 import { basename, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { checkMemoryEstimate } from '../io/limits.js';
@@ -138,6 +140,9 @@ export async function writeFieldOutputs(
   writeFileAtomic(mpath, `${JSON.stringify(deterministic, null, 2)}\n`);
   writeFileAtomic(join(out, 'timings.json'), `${JSON.stringify({ request: req.id, size: req.size, precision: result.precision, timingsMs }, null, 2)}\n`);
   written.push(mpath, join(out, 'timings.json'));
+  // The run records the pipeline it is a run of (docs/pipelines.md): check, attribution and regress read it.
+  writeFileAtomic(join(out, PIPELINE_FILE), pipelineJson(SEED_PIPELINE));
+  written.push(join(out, PIPELINE_FILE));
   return written;
 }
 

@@ -32,6 +32,9 @@
  */
 import { join } from 'node:path';
 import { FLOAT_STAGES } from '../conventions/index.js';
+import { encodedStage, floatStageNames, stageFileName, type PipelineDeclaration } from '../pipelines/declaration.js';
+import { sharedPipeline, undeclaredNotes } from '../pipelines/run-folder.js';
+import { SEED_PIPELINE } from '../pipelines/seed.js';
 import { InputRangeError, MismatchError } from '../errors.js';
 import { readHeightfieldFile } from '../io/heightfield-file.js';
 import { inputPresent } from '../io/read-input.js';
@@ -39,7 +42,7 @@ import { DEFAULT_RANGE, metresPerCode, type GridDescription } from '../core/grid
 import { cropCentre } from '../core/crop.js';
 import type { Heightfield } from '../core/heightfield.js';
 
-/** The stages attributed: the declared stages that hold float fields (conventions FLOAT_STAGES). */
+/** The seed pipeline's stages attributed: its stages that hold float fields (conventions FLOAT_STAGES). */
 export const ATTRIBUTION_STAGES = FLOAT_STAGES;
 export const DEFAULT_ATTRIBUTION_EPSILON_MM = 0.01;
 
@@ -64,6 +67,8 @@ export interface AttributionOptions {
   metresPerCode?: number;
   /** Keep, per differing final pixel, its index, first divergent stage and straddle flag (report maps and gallery). */
   perPixel?: boolean;
+  /** The pipeline both runs belong to: stage order, causes, footprints (default: the seed pipeline). */
+  pipeline?: PipelineDeclaration;
 }
 
 /** Per differing final pixel (row-major order): index, first divergent stage (index into `PixelStages.names`), straddle. */
@@ -73,6 +78,8 @@ export interface PixelStages {
   index: Int32Array;
   stage: Uint8Array;
   straddle: Uint8Array;
+  /** With footprints declared: the stage (index into `names`) the pixel's difference originates in. */
+  origin?: Uint8Array;
 }
 
 export interface StageAttribution {
@@ -98,6 +105,14 @@ export interface StageAttribution {
   tail: TailPixel[];
   /** Present when asked for (AttributionOptions.perPixel). */
   pixelStages?: PixelStages;
+  /**
+   * Present when the pipeline declares footprints: per first divergent stage, the pixels whose difference originates
+   * there (no differing pixel of an earlier stage lies within the footprints between), and those propagated into it,
+   * by the earliest stage they propagate from.
+   */
+  origins?: { byStage: Record<string, number>; propagated: Record<string, Record<string, number>> };
+  /** Heightfield files of either folder that the pipeline does not declare (not compared); present when there are some. */
+  undeclared?: string[];
 }
 
 export interface TailPixel {
@@ -105,7 +120,7 @@ export interface TailPixel {
   row: number;
   dq: number;
   stage: string;
-  cause: CauseClass;
+  cause: string;
   /** Stage → generated − reference at the pixel, metres (the stages compared). */
   deltaM: Record<string, number>;
 }
@@ -122,7 +137,21 @@ export const CAUSE_CLASSES = [
 export type CauseClass = (typeof CAUSE_CLASSES)[number];
 const TAIL_MAX = 64;
 
-/** [R] The cause class of a pixel first diverging in `stage`, where that stage adds `stepM` metres of difference. */
+/**
+ * The cause a pipeline declares for a pixel first diverging in `stage` (a float stage, 'final-only' for the encoded
+ * stage, 'outside-window'), where that stage adds `stepM` metres of difference: the stage's `cause`, its
+ * `causeAboveOneCode` when the step exceeds one code, else plainly "first differs at STAGE". For the seed pipeline this
+ * is causeOf.
+ */
+export function declaredCause(d: PipelineDeclaration, stage: string, stepM: number, metresPerCode: number): string {
+  if (stage === 'outside-window') return 'outside the dumped window';
+  const s = stage === 'final-only' ? encodedStage(d) : d.stages.find((x) => x.name === stage);
+  if (!s) return `first differs at ${stage}`;
+  if (s.causeAboveOneCode !== undefined && Math.abs(stepM) > metresPerCode) return s.causeAboveOneCode;
+  return s.cause ?? `first differs at ${s.name}`;
+}
+
+/** [R] The cause class of a pixel first diverging in `stage` of the seed pipeline, where that stage adds `stepM` metres of difference. */
 export function causeOf(stage: string, stepM: number, metresPerCode: number): CauseClass {
   switch (stage) {
     case 'final-only':
@@ -214,7 +243,9 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
   const fa: Float32Array[] = [];
   const fb: Float32Array[] = [];
   const widths: number[] = [];
-  for (const s of ATTRIBUTION_STAGES) {
+  const decl = opts.pipeline ?? SEED_PIPELINE;
+  const declaredFloat = floatStageNames(decl);
+  for (const s of declaredFloat) {
     const x = a.stages.get(s);
     const y = b.stages.get(s);
     if (!x && !y) continue;
@@ -233,7 +264,7 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
     widths.push(xa.grid.columns);
   }
   const eps = epsilonMm / 1000;
-  const pre = stages.indexOf('pre-encode');
+  const pre = stages.indexOf(encodedStage(decl).encodedFrom ?? '');
   const byStage: Record<string, number> = {};
   const straddlesByStage: Record<string, number> = {};
   const deltaByStage: Record<string, Record<string, number>> = {};
@@ -274,7 +305,7 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
         }
         prev = d;
       }
-      const cause = causeOf(first, step, mpc);
+      const cause = declaredCause(decl, first, step, mpc);
       const ad = Math.abs(dq);
       let straddle = false;
       if (ad === 1 && pre >= 0) {
@@ -335,6 +366,12 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
     tail,
   };
   if (opts.perPixel) out.pixelStages = { names, index: pIndex.slice(0, used), stage: pStage.slice(0, used), straddle: pStraddle.slice(0, used) };
+  const reach = footprintReach(decl, stages, a.finalGrid);
+  if (reach) {
+    const origin = originsOf(reach, a, b, stages, cols, rows, fa, fb, widths, eps, names);
+    out.origins = origin.counts;
+    if (out.pixelStages) out.pixelStages.origin = origin.perPixel.slice(0, used);
+  }
   return out;
 }
 
@@ -350,11 +387,13 @@ export function attributeRunFolders(
   opts: AttributionOptions = {},
   read: (path: string) => Heightfield = (path) => readHeightfieldFile(path).field,
 ): StageAttribution {
+  const decl = opts.pipeline ?? sharedPipeline(dirA, dirB);
+  const finalFile = stageFileName(encodedStage(decl));
   const load = (dir: string): RunFields => {
-    const fin = read(join(dir, 'final.r16'));
-    if (fin.kind !== 'codes') throw new MismatchError(`${join(dir, 'final.r16')}: expected 16-bit codes`);
+    const fin = read(join(dir, finalFile));
+    if (fin.kind !== 'codes') throw new MismatchError(`${join(dir, finalFile)}: expected 16-bit codes`);
     const stages = new Map<string, StageField>();
-    for (const s of ATTRIBUTION_STAGES) {
+    for (const s of floatStageNames(decl)) {
       const p = join(dir, `${s}.r32`);
       if (!inputPresent(p)) continue;
       const f = read(p);
@@ -365,9 +404,18 @@ export function attributeRunFolders(
   };
   const a = load(dirA);
   const b = load(dirB);
-  const fin = read(join(dirA, 'final.r16'));
+  const fin = read(join(dirA, finalFile));
   const mpc = fin.kind === 'codes' ? metresPerCode(fin.range) : undefined;
-  return attributeStages(a, b, { metresPerCode: mpc, ...opts });
+  const r = attributeStages(a, b, { metresPerCode: mpc, ...opts, pipeline: decl });
+  const undeclared = undeclaredNotes(
+    [
+      ['generated', dirA],
+      ['reference', dirB],
+    ],
+    decl,
+  );
+  if (undeclared.length) r.undeclared = undeclared;
+  return r;
 }
 
 /** One line per stage: "n of the differing pixels first diverge in <stage> (m straddles; |Δq| histogram)". */
@@ -383,10 +431,12 @@ export function attributionSummary(r: StageAttribution): string[] {
       .map(([d, n]) => `|Δq| ${d}: ${n}`)
       .join(', ');
     lines.push(
-      `  ${r.byStage[s]} first diverge ${s === 'final-only' ? 'only at the encode' : s === 'outside-window' ? 'outside the dumped window' : `in ${s}`} (${r.straddlesByStage[s] ?? 0} near-ties; ${h})`,
+      `  ${r.byStage[s]} first diverge ${s === 'final-only' ? 'only at the encode' : s === 'outside-window' ? 'outside the dumped window' : `in ${s}`} (${r.straddlesByStage[s] ?? 0} near-ties; ${h})${originText(r, s)}`,
     );
   }
-  const causes = CAUSE_CLASSES.filter((c) => r.byCause[c]).map((c) => {
+  // The seed's cause classes in their fixed order, then a declared pipeline's own causes in the order they were met.
+  const causeOrder = [...CAUSE_CLASSES.filter((c) => r.byCause[c]), ...Object.keys(r.byCause).filter((c) => !(CAUSE_CLASSES as readonly string[]).includes(c))];
+  const causes = causeOrder.map((c) => {
     const h = Object.entries(r.deltaByCause[c] ?? {})
       .sort((x, y) => Number(x[0]) - Number(y[0]))
       .map(([d, n]) => `|Δq| ${d}: ${n}`)
@@ -399,5 +449,131 @@ export function attributionSummary(r: StageAttribution): string[] {
       `  |Δq| > 1: ${r.tail.map((t) => `(${t.column}, ${t.row}) Δq ${t.dq}, ${t.stage}, ${t.cause}, ${t.stage in t.deltaM ? `Δ ${(t.deltaM[t.stage] * 1000).toFixed(1)} mm there` : 'encode'}`).join('; ')}`,
     );
   if (r.skipped.length) lines.push(`  not compared (dumped on one side only): ${r.skipped.join(', ')}`);
+  for (const u of r.undeclared ?? []) lines.push(`  ${u}`);
   return lines;
+}
+
+/** ", n originate there, m propagated from STAGE" for a stage when origins were traced, else "". */
+export function originText(r: StageAttribution, stage: string): string {
+  if (!r.origins) return '';
+  const from = Object.entries(r.origins.propagated[stage] ?? {}).map(([f, n]) => `${n} propagated from ${f}`);
+  return `: ${r.origins.byStage[stage] ?? 0} originate there${from.length ? `, ${from.join(', ')}` : ''}`;
+}
+
+/**
+ * Per compared stage (then the encoded stage), how far (final-grid pixels, Chebyshev) a change in each earlier compared
+ * stage can have spread by the time it reaches it: the sum of the declared footprints of every declared stage after
+ * the earlier one up to this one (metres divided by the final grid's pixel size). NaN where a footprint on the way is
+ * undeclared. Null when the pipeline declares no footprint at all.
+ */
+function footprintReach(d: PipelineDeclaration, compared: readonly string[], grid: GridDescription): number[][] | null {
+  if (!d.stages.some((s) => s.footprint !== undefined)) return null;
+  const px = grid.sizeX / grid.columns;
+  const fp = d.stages.map((s) => (s.footprint === undefined ? Number.NaN : 'pixels' in s.footprint ? s.footprint.pixels : s.footprint.metres / px));
+  const pos = [...compared.map((s) => d.stages.findIndex((x) => x.name === s)), d.stages.length - 1];
+  return pos.map((k) => pos.map((j) => (j >= k ? Number.NaN : fp.slice(j + 1, k + 1).reduce((a, b) => a + b, 0))));
+}
+
+/** Chebyshev dilation of a 0/1 mask by `r` pixels (separable sliding-window maximum, counts by prefix). */
+function dilate(mask: Uint8Array, W: number, H: number, r: number): Uint8Array {
+  if (r <= 0) return mask;
+  const rowPass = new Uint8Array(W * H);
+  const out = new Uint8Array(W * H);
+  const count = new Int32Array(Math.max(W, H) + 1);
+  for (let j = 0; j < H; j++) {
+    for (let i = 0; i < W; i++) count[i + 1] = count[i] + mask[j * W + i];
+    for (let i = 0; i < W; i++) rowPass[j * W + i] = count[Math.min(W, i + r + 1)] - count[Math.max(0, i - r)] > 0 ? 1 : 0;
+  }
+  for (let i = 0; i < W; i++) {
+    for (let j = 0; j < H; j++) count[j + 1] = count[j] + rowPass[j * W + i];
+    for (let j = 0; j < H; j++) out[j * W + i] = count[Math.min(H, j + r + 1)] - count[Math.max(0, j - r)] > 0 ? 1 : 0;
+  }
+  return out;
+}
+
+/**
+ * The origin of every differing final pixel: its first divergent stage k, unless a pixel within the reach of an
+ * earlier compared stage j differs there (|Δ| > ε) — then the earliest such j. Pixels of 'outside-window' keep their
+ * own name. Returns counts and, per differing pixel in row-major order, the origin's index into `names`.
+ */
+function originsOf(
+  reach: number[][],
+  a: RunFields,
+  b: RunFields,
+  stages: readonly string[],
+  cols: readonly Int32Array[],
+  rows: readonly Int32Array[],
+  fa: readonly Float32Array[],
+  fb: readonly Float32Array[],
+  widths: readonly number[],
+  eps: number,
+  names: readonly string[],
+): { counts: NonNullable<StageAttribution['origins']>; perPixel: Uint8Array } {
+  const W = a.finalGrid.columns;
+  const H = a.finalGrid.rows;
+  const S = stages.length;
+  // Where each compared stage differs, on the final grid.
+  const diff = stages.map((_, s) => {
+    const m = new Uint8Array(W * H);
+    for (let j = 0; j < H; j++) {
+      const r = rows[s][j];
+      if (r < 0) continue;
+      for (let i = 0; i < W; i++) {
+        const c = cols[s][i];
+        if (c < 0) continue;
+        const q = r * widths[s] + c;
+        if (Math.abs(fa[s][q] - fb[s][q]) > eps) m[j * W + i] = 1;
+      }
+    }
+    return m;
+  });
+  const dilated = new Map<string, Uint8Array>();
+  const spread = (j: number, k: number): Uint8Array | null => {
+    const r = reach[k][j];
+    if (!Number.isFinite(r)) return null;
+    const key = `${j},${k}`;
+    let m = dilated.get(key);
+    if (!m) dilated.set(key, (m = dilate(diff[j], W, H, Math.floor(r + 1e-9))));
+    return m;
+  };
+  const byStage: Record<string, number> = {};
+  const propagated: Record<string, Record<string, number>> = {};
+  const perPixel = new Uint8Array(W * H);
+  let n = 0;
+  for (let p = 0; p < W * H; p++) {
+    if (a.codes[p] === b.codes[p]) continue;
+    let k = S; // final-only unless a stage differs
+    let outside = false;
+    const j0 = p % W;
+    const r0 = (p - j0) / W;
+    for (let s = 0; s < S; s++) {
+      if (cols[s][j0] < 0 || rows[s][r0] < 0) {
+        outside = true;
+        break;
+      }
+      if (diff[s][p]) {
+        k = s;
+        break;
+      }
+    }
+    const first = outside ? 'outside-window' : names[k];
+    let from = -1;
+    if (!outside)
+      for (let j = 0; j < k; j++) {
+        const m = spread(j, k);
+        if (m && m[p]) {
+          from = j;
+          break;
+        }
+      }
+    if (from < 0) {
+      byStage[first] = (byStage[first] ?? 0) + 1;
+      perPixel[n++] = names.indexOf(first);
+    } else {
+      const t = (propagated[first] ??= {});
+      t[stages[from]] = (t[stages[from]] ?? 0) + 1;
+      perPixel[n++] = from;
+    }
+  }
+  return { counts: { byStage, propagated }, perPixel };
 }

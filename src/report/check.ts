@@ -17,8 +17,10 @@ import { displayCodes } from './report-maps.js';
 import { alignDumps, attributeRunFolders, type StageAttribution } from '../compare/attribution.js';
 import { floatHeightfield } from '../core/heightfield.js';
 import type { Sidecar } from '../io/sidecar.js';
+import { encodedStage, floatStageNames, stageFileName, type PipelineDeclaration } from '../pipelines/declaration.js';
+import { sharedPipeline, undeclaredNotes } from '../pipelines/run-folder.js';
 
-/** The stage dumps `check` compares: the declared stages that hold float fields (conventions FLOAT_STAGES). */
+/** The stage dumps `check` compares in a seed run: its stages that hold float fields (conventions FLOAT_STAGES); a declared pipeline's are its float stages. */
 export const STAGE_DUMPS = FLOAT_STAGES;
 
 export interface StageComparison {
@@ -39,6 +41,10 @@ export interface RunCheck {
   firstDivergentStage: string | null;
   /** Per differing final code, the first stage differing by more than ε there (when asked for: CheckOptions). */
   stageAttribution?: StageAttribution;
+  /** The pipeline both folders declare (pipeline.json; the seed pipeline when they record none). */
+  pipeline: PipelineDeclaration;
+  /** One line per folder holding stage files its pipeline does not declare (not compared). */
+  undeclared: string[];
 }
 
 /** What a check says about itself beyond the numbers (report wording) and what it adds (stage attribution). */
@@ -88,6 +94,16 @@ export function checkRun(
   opts: CheckOptions = {},
 ): RunCheck {
   normaliseGates(gates as Readonly<Record<string, unknown>>); // a misspelt gate is refused before any file is read
+  // Two folders of different pipelines are refused before any file is read, naming the first difference.
+  const pipeline = sharedPipeline(genDir, refDir);
+  const finalFile = stageFileName(encodedStage(pipeline));
+  const undeclared = undeclaredNotes(
+    [
+      ['generated', genDir],
+      ['reference', refDir],
+    ],
+    pipeline,
+  );
   // [R] Each file is read (and its payload's SHA-256 verified) once: the attribution and the stage table share them
   //     (the attribution holds every stage at once anyway; the stage table then drops each pair after use).
   const files = new Map<string, ReturnType<typeof readHeightfieldFile>>();
@@ -97,13 +113,14 @@ export function checkRun(
     return f;
   };
   const readField = (path: string) => readFile(path).field;
-  const genFile = readFile(join(genDir, 'final.r16'));
-  const refFile = readFile(join(refDir, 'final.r16'));
+  const genFile = readFile(join(genDir, finalFile));
+  const refFile = readFile(join(refDir, finalFile));
   const gen = genFile.field;
   const ref = refFile.field;
-  const preEncode = join(genDir, 'pre-encode.r32');
+  const encodedFrom = encodedStage(pipeline).encodedFrom;
+  const preEncode = encodedFrom === undefined ? null : join(genDir, `${encodedFrom}.r32`);
   // lstat-based presence (inputPresent): a dangling link is refused, never skipped as absent.
-  const gf = inputPresent(preEncode) ? readField(preEncode) : null;
+  const gf = preEncode !== null && inputPresent(preEncode) ? readField(preEncode) : null;
   const final = compareHeightfields(gen, ref, { generatedFloat: gf && gf.kind === 'float' ? gf.height_px : null });
   // The attribution comes first when a report is written: its per-pixel stages colour the first-divergence map.
   const stageAttribution = opts.attribution
@@ -113,6 +130,7 @@ export function checkRun(
         {
           ...(opts.attributionEpsilonMm !== undefined ? { epsilonMm: opts.attributionEpsilonMm } : {}),
           perPixel: !!reportDir,
+          pipeline,
         },
         readField,
       )
@@ -120,7 +138,7 @@ export function checkRun(
   const maps = reportDir ? new ReportStages(final, displayCodes(gen, final.range), displayCodes(ref, final.range)) : null;
   const stages: StageComparison[] = [];
   let stageNonFinite = 0;
-  for (const s of STAGE_DUMPS) {
+  for (const s of floatStageNames(pipeline)) {
     const a = join(genDir, `${s}.r32`);
     const b = join(refDir, `${s}.r32`);
     if (!inputPresent(a) || !inputPresent(b)) continue;
@@ -158,14 +176,15 @@ export function checkRun(
     nf.passed = nf.value <= (gates.maxNonFinite ?? 0);
   }
   const firstDivergentStage = stages.find((s) => s.rmsMm > 0.01)?.stage ?? null;
-  const check: RunCheck = { final, stages, gates: outcomes, passed: outcomes.every((g) => g.passed), firstDivergentStage };
+  const check: RunCheck = { final, stages, gates: outcomes, passed: outcomes.every((g) => g.passed), firstDivergentStage, pipeline, undeclared };
   if (stageAttribution) {
-    const { pixelStages: _perPixel, ...counts } = stageAttribution;
+    // The undeclared files are stated once, in the notes (the attribution found the same ones).
+    const { pixelStages: _perPixel, undeclared: _undeclared, ...counts } = stageAttribution;
     check.stageAttribution = counts;
   }
   // A GPU reference names its adapter in its sidecar: the report says which adapter produced it.
-  const notes = [...(opts.notes ?? []), ...importNotes('generated', genFile.sidecar), ...importNotes('reference', refFile.sidecar)];
-  const refSide = join(refDir, 'final.r16.json');
+  const notes = [...(opts.notes ?? []), ...importNotes('generated', genFile.sidecar), ...importNotes('reference', refFile.sidecar), ...undeclared];
+  const refSide = join(refDir, `${finalFile}.json`);
   if (inputPresent(refSide)) {
     const a = (parseJson(readInputText(refSide, 1 << 20), refSide) as { producer?: { adapter?: Record<string, string> } } | null)?.producer?.adapter;
     if (a) notes.push(`Reference adapter: ${a.vendor} ${a.architecture} ${a.device} (${a.description}) via ${a.host}.`);
@@ -186,17 +205,21 @@ export function checkRun(
       flat['stageAttribution.straddles'] = sa.straddles;
       for (const [st, c] of Object.entries(sa.byStage)) flat[`stageAttribution.firstStage.${st}`] = c;
       for (const [cause, c] of Object.entries(sa.byCause)) flat[`stageAttribution.cause.${cause.replace(/ /g, '-')}`] = c;
+      for (const [st, c] of Object.entries(sa.origins?.byStage ?? {})) flat[`stageAttribution.origin.${st}`] = c;
+      for (const [st, from] of Object.entries(sa.origins?.propagated ?? {}))
+        for (const [f, c] of Object.entries(from)) flat[`stageAttribution.propagated.${st}.${f}`] = c;
     }
     flat['gates.passed'] = check.passed ? 1 : 0;
     writeComparisonReport(reportDir, final, gen, ref, {
-      generated: join(genDir, 'final.r16'),
-      reference: join(refDir, 'final.r16'),
+      generated: join(genDir, finalFile),
+      reference: join(refDir, finalFile),
       gates: outcomes,
       title,
       sharedPlotly,
       referenceKind: opts.referenceKind,
       stages,
       stageAttribution,
+      pipeline,
       reportStages: maps ?? undefined,
       extraMetrics: flat,
       notes,

@@ -68,8 +68,10 @@ import {
 import { HISTOGRAM_FOLD_LIMIT, foldHistogram } from '../compare/histogram-fold.js';
 import type { PixelStages, StageAttribution, StageField } from '../compare/attribution.js';
 import type { ComparisonResult, RegionMetrics } from '../compare/compare.js';
+import type { MaskDefinition } from '../compare/regions.js';
 import type { GateOutcome } from '../compare/gates.js';
-import { ARTICLE_STAGE_ANCHORS_MM } from '../pipelines/seed.js';
+import { ARTICLE_STAGE_ANCHORS_MM, SEED_PIPELINE } from '../pipelines/seed.js';
+import type { PipelineDeclaration } from '../pipelines/declaration.js';
 
 export interface ReportMeta {
   generated: string;
@@ -86,6 +88,8 @@ export interface ReportMeta {
   stages?: readonly { stage: string; innerRmsMm: number; innerMaxAbsMm: number; rmsMm: number; maxAbsMm: number }[];
   /** Stage attribution (attribution.ts), with per-pixel stages for the first-divergence map and the gallery. */
   stageAttribution?: StageAttribution;
+  /** The pipeline compared (default the seed's): its masks, anchors and 3D view are shown, and only those. */
+  pipeline?: PipelineDeclaration;
   /** Stage maps and gallery crops fed by the caller (check.ts), stage by stage. */
   reportStages?: ReportStages;
   /** Further numbers for metrics.json (check: per-stage metrics, attribution counts, gates). */
@@ -176,6 +180,24 @@ function histogramCell(prefix: string, h: Record<string, number>): string {
   return `${parts.join(', ')}${folded.length ? `; folded: ${folded.join(', ')}` : ''}`;
 }
 
+/** Whether the report shows mask `name`: always for the seed pipeline; for a declared one, when it declares that mask as computed. */
+function maskDeclared(meta: ReportMeta, name: string, def: MaskDefinition | undefined): boolean {
+  if (!meta.pipeline || meta.pipeline === SEED_PIPELINE) return true;
+  const d = meta.pipeline.masks?.find((m) => m.name === name);
+  if (!d || !def) return false;
+  const { name: _n, ...shape } = d;
+  return JSON.stringify(shape) === JSON.stringify(def);
+}
+
+/** "; n originate there, m propagated from STAGE" (metrics keys of check) when the attribution traced origins. */
+function originCell(sa: StageAttribution, st: string): string {
+  if (!sa.origins) return '';
+  const from = Object.entries(sa.origins.propagated[st] ?? {}).map(
+    ([f, n]) => `${M(`stageAttribution.propagated.${st}.${f}`, String(n))} propagated from ${f}`,
+  );
+  return ` — ${M(`stageAttribution.origin.${st}`, String(sa.origins.byStage[st] ?? 0))} originate there${from.length ? `, ${from.join(', ')}` : ''}`;
+}
+
 function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
   const L: string[] = [];
   L.push(`# ${meta.title ?? 'Comparison'}`, '');
@@ -211,7 +233,7 @@ function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
     L.push(s);
   };
   row('full map', '', r);
-  for (const [name, m] of Object.entries(r.masks)) row(name, `masks.${name}.`, m);
+  for (const [name, m] of Object.entries(r.masks)) if (maskDeclared(meta, name, m.definition)) row(name, `masks.${name}.`, m);
   L.push('');
   if (r.nonFinite.pixelsExcluded > 0)
     L.push(
@@ -230,7 +252,25 @@ function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
       '',
     );
   }
-  if (meta.stages?.length) {
+  const pipeline = meta.pipeline ?? SEED_PIPELINE;
+  if (meta.stages?.length && pipeline !== SEED_PIPELINE) {
+    // A declared pipeline's table: the whole field, the inner disk when it declares one, its own anchors when it has some.
+    const inner = maskDeclared(meta, 'innerDisk', r.masks.innerDisk?.definition);
+    const anchors = pipeline.anchors ?? [];
+    L.push('## Stages', '', `Float difference per stage dump (generated − reference), in the declared order of pipeline ${pipeline.name}.`, '');
+    L.push(
+      `| stage | ${inner ? 'innerDisk RMS mm | ' : ''}${anchors.length ? 'anchor mm | ' : ''}${inner ? 'innerDisk max mm | ' : ''}RMS mm | max mm |`,
+      `|---|${inner ? '---|' : ''}${anchors.length ? '---|' : ''}${inner ? '---|' : ''}---|---|`,
+    );
+    for (const s of meta.stages) {
+      const an = anchors.filter((a) => a.stage === s.stage).map((a) => `${a.rmsMm} (${a.mask})`);
+      L.push(
+        `| ${s.stage} | ${inner ? `${M(`stages.${s.stage}.innerRmsMm`, fmt(s.innerRmsMm))} | ` : ''}${anchors.length ? `${an.join(', ') || '–'} | ` : ''}${inner ? `${M(`stages.${s.stage}.innerMaxAbsMm`, fmt(s.innerMaxAbsMm))} | ` : ''}${M(`stages.${s.stage}.rmsMm`, fmt(s.rmsMm))} | ${M(`stages.${s.stage}.maxAbsMm`, fmt(s.maxAbsMm))} |`,
+      );
+    }
+    for (const a of anchors) L.push(`Anchor of ${a.stage}: ${a.basis}.`);
+    L.push('');
+  } else if (meta.stages?.length) {
     L.push(
       '## Stages',
       '',
@@ -261,7 +301,7 @@ function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
         .map(([d, c]) => `|Δq| ${d}: ${M(`stageAttribution.deltaByStage.${st}.${d}`, String(c))}`)
         .join(', ');
       L.push(
-        `- ${M(`stageAttribution.firstStage.${st}`, String(n))} first diverge ${where} (${M(`stageAttribution.nearTies.${st}`, String(sa.straddlesByStage[st] ?? 0))} near-ties; ${h})`,
+        `- ${M(`stageAttribution.firstStage.${st}`, String(n))} first diverge ${where} (${M(`stageAttribution.nearTies.${st}`, String(sa.straddlesByStage[st] ?? 0))} near-ties; ${h})${originCell(sa, st)}`,
       );
     }
     if (sa.skipped.length) L.push(`- not compared (dumped on one side only): ${sa.skipped.join(', ')}`);
@@ -587,7 +627,9 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   // coloured by the signed Δq of largest magnitude among the pixels of each sample cell (so a lone ±1 is not sampled away).
   const cx = g.xmin + g.sizeX / 2;
   const cy = g.ymin + g.sizeY / 2;
-  const R3 = Math.min(625, g.sizeX / 2, g.sizeY / 2);
+  // Its radius is the pipeline's view3d (the seed's 625 m); a pipeline that declares none has no 3D view.
+  const view3d = (meta.pipeline ?? SEED_PIPELINE).view3d;
+  const R3 = Math.min(view3d?.radius ?? 625, g.sizeX / 2, g.sizeY / 2);
   const n3 = 161;
   const step3 = (2 * R3) / (n3 - 1);
   const xs3 = Array.from({ length: n3 }, (_, i) => cx - R3 + step3 * i);
@@ -693,6 +735,7 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
     },
   };
   const extras: PageExtras = {
+    disk3d: view3d !== undefined,
     legend: dqLegend(r.maxAbsCode),
     mmLegend: mmLegend(r.metresPerCode * 1000),
     stageMaps: stagesOut.stageMaps,
@@ -836,6 +879,8 @@ export function markdownToHtml(md: string): string {
 }
 
 interface PageExtras {
+  /** Whether the page has the 3D view (the pipeline declares one). */
+  disk3d: boolean;
   legend: string;
   mmLegend: string;
   stageMaps: { stage: string; file: string }[];
@@ -1076,7 +1121,10 @@ Plotly.newPlot('radial', [
    xaxis: {title: {text: ''}, matches: 'x2', showticklabels: false}, yaxis: {title: {text: 'RMS (mm)'}, rangemode: 'tozero'},
    xaxis2: {title: {text: 'radius from the domain centre (m)'}}, yaxis2: {title: {text: 'max |Δ| (mm)'}, rangemode: 'tozero'},
    legend: {orientation: 'h', y: -0.18}, margin: {t: 50}}, cfg);
-const K = D.disk, ex = K.exaggeration, zr = K.zmax - K.zmin || 1;
+`;
+
+/** The 3D view's script (a pipeline that declares no view3d has none). */
+const DISK_JS = String.raw`const K = D.disk, ex = K.exaggeration, zr = K.zmax - K.zmin || 1;
 document.getElementById('dnote').textContent = 'Disk of radius ' + K.radius + ' m about the domain centre, sampled every ' + K.spacing.toFixed(2) + ' m (display only): the generated surface, coloured by the signed Δq of largest magnitude among the pixels of each sample cell, on the scale of the maps'
   + (ex > 1 ? '; heights drawn ×' + ex + ' (vertical exaggeration; the z axis is labelled in true metres).' : '; 1:1 vertical scale.');
 Plotly.newPlot('d3diff', [{type: 'surface', z: K.z, x: K.x, y: K.y, surfacecolor: K.c, customdata: K.dq, cmin: -1, cmax: 1, colorscale: K.colorscale,
@@ -1086,7 +1134,9 @@ Plotly.newPlot('d3diff', [{type: 'surface', z: K.z, x: K.x, y: K.y, surfacecolor
    scene: {aspectmode: 'manual', aspectratio: {x: 1, y: 1, z: Math.max(0.05, ex * zr / (2 * K.radius))}, camera: {eye: {x: 1.5, y: -1.5, z: 0.9}},
      xaxis: {title: {text: 'x (m)'}, nticks: 5}, yaxis: {title: {text: 'y (m)'}, nticks: 5}, zaxis: {title: {text: 'height z (m)'}, nticks: 4}},
    margin: {t: 50, l: 10, r: 10, b: 10}}, cfg);
-}
+`;
+
+const PLOTS_JS_TAIL = String.raw`}
 `;
 
 function reportHtml(data: unknown, body: { head: string; stages: string; rest: string }, plotly: { src: string } | { inline: string }, x: PageExtras): string {
@@ -1148,15 +1198,19 @@ ${fdSection}
 <div class="grid" id="gallery-cards">${galleryHtml(x)}</div>
 <h2>Δq histogram and radial profile</h2>
 <div class="row"><div id="hist" style="width:660px;height:460px"></div><div id="radial" style="width:660px;height:560px"></div></div>
-<h2>3D view of the difference</h2><p class="note" id="dnote"></p>
+${
+  x.disk3d
+    ? `<h2>3D view of the difference</h2><p class="note" id="dnote"></p>
 <div id="d3diff" style="width:900px;height:640px"></div>
-${lib}
+`
+    : ''
+}${lib}
 <script id="data" type="application/json">${JSON.stringify(data).replace(/</g, '\\u003c')}</script>
 <script>
 const D = JSON.parse(document.getElementById('data').textContent);
 const PLOTLY_SRC = ${src};
 function drawPlots() {
-${PLOTS_JS}
+${PLOTS_JS}${x.disk3d ? DISK_JS : ''}${PLOTS_JS_TAIL}
 }
 function loadPlotly() {
   const el = document.createElement('script');
