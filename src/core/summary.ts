@@ -1,0 +1,126 @@
+/**
+ * What a field summary states: the NaN, +Inf and −Inf samples of a float field with its least and greatest finite
+ * value, or the least and greatest code of a u16 field (`info`, and every reader's summary).
+ * Inputs: the samples. Outputs: counts and extremes (null where no sample is finite, or the field is empty).
+ * Rules: an extreme is the first of its value met in sample order (only ±0 differ among equal floats);
+ * non-finite samples never count as extremes.
+ * [R] Float32 fields and codes are scanned on a WebAssembly SIMD kernel (wasm/summary.wat) in chunks of 1 MiB copied
+ *     into its memory: a one-shot process would otherwise run the loops below in V8's baseline tiers (~25 ns a sample
+ *     on a busy machine). A zero extreme (whose sign the lanes cannot order) is decided again by the loop. The loops
+ *     are the reference the kernel must equal (test/summary.test.ts); HEIGHTBENCH_NO_WASM=1 runs them alone.
+ */
+import { instantiateWasm, wasmDisabled } from './wasm.js';
+import { SUMMARY_WASM_BASE64 } from './wasm/summary-wasm.js';
+
+export interface FloatSummary {
+  nan: number;
+  posInf: number;
+  negInf: number;
+  /** Least and greatest finite sample; null when none is finite. */
+  min: number | null;
+  max: number | null;
+}
+
+interface SummaryKernel {
+  memory: { buffer: ArrayBuffer };
+  floats(count: number, out: number): void;
+  codes(count: number, out: number): void;
+}
+
+/** Chunk bytes at offset 0; the state block right after. */
+const CHUNK_BYTES = 1 << 20;
+const OUT = CHUNK_BYTES;
+
+let kernel: SummaryKernel | null | undefined;
+
+function summaryKernel(): SummaryKernel | null {
+  if (wasmDisabled()) return null;
+  kernel ??= instantiateWasm<SummaryKernel>(SUMMARY_WASM_BASE64);
+  return kernel;
+}
+
+/** The JavaScript loops (the reference): non-finite counts, then the finite extremes with strict comparisons. */
+export function summarizeFloatsJs(values: ArrayLike<number>): FloatSummary {
+  let nan = 0;
+  let posInf = 0;
+  let negInf = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v !== v) nan++;
+    else if (v === Infinity) posInf++;
+    else if (v === -Infinity) negInf++;
+  }
+  const [min, max] = finiteExtremes(values);
+  return { nan, posInf, negInf, min, max };
+}
+
+function finiteExtremes(values: ArrayLike<number>): [number | null, number | null] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = 0; i < values.length; i++) {
+    const x = values[i];
+    if (x !== x || x === Infinity || x === -Infinity) continue;
+    if (x < lo) lo = x;
+    if (x > hi) hi = x;
+  }
+  return [Number.isFinite(lo) ? lo : null, Number.isFinite(hi) ? hi : null];
+}
+
+/** The summary of a float field: on the kernel for float32, else (or without WebAssembly) summarizeFloatsJs. */
+export function summarizeFloats(values: Float32Array | Float64Array | ArrayLike<number>): FloatSummary {
+  const k = values instanceof Float32Array ? summaryKernel() : null;
+  if (!k || !(values instanceof Float32Array)) return summarizeFloatsJs(values);
+  const state = new DataView(k.memory.buffer, OUT, 32);
+  state.setInt32(0, 0, true);
+  state.setInt32(4, 0, true);
+  state.setInt32(8, 0, true);
+  state.setFloat32(12, Infinity, true);
+  state.setFloat32(16, -Infinity, true);
+  const per = CHUNK_BYTES / 4;
+  const chunk = new Float32Array(k.memory.buffer, 0, per);
+  for (let at = 0; at < values.length; at += per) {
+    const len = Math.min(per, values.length - at);
+    chunk.set(values.subarray(at, at + len));
+    k.floats(len, OUT);
+  }
+  let min: number | null = state.getFloat32(12, true);
+  let max: number | null = state.getFloat32(16, true);
+  if (min === 0 || max === 0) [min, max] = finiteExtremes(values); // ±0: the first zero met decides its sign
+  return {
+    nan: state.getInt32(0, true),
+    posInf: state.getInt32(4, true),
+    negInf: state.getInt32(8, true),
+    min: Number.isFinite(min) ? min : null,
+    max: Number.isFinite(max) ? max : null,
+  };
+}
+
+/** Least and greatest code of a u16 field (null when empty): the loop, the reference. */
+export function codeRangeJs(codes: ArrayLike<number>): { min: number; max: number } | null {
+  if (codes.length === 0) return null;
+  let lo = 65535;
+  let hi = 0;
+  for (let i = 0; i < codes.length; i++) {
+    const q = codes[i];
+    if (q < lo) lo = q;
+    if (q > hi) hi = q;
+  }
+  return { min: lo, max: hi };
+}
+
+/** Least and greatest code of a u16 field (null when empty), on the kernel where it runs. */
+export function codeRange(codes: Uint16Array): { min: number; max: number } | null {
+  const k = summaryKernel();
+  if (!k || codes.length === 0) return codeRangeJs(codes);
+  const state = new DataView(k.memory.buffer, OUT, 64);
+  state.setInt32(0, 65535, true);
+  state.setInt32(4, 0, true);
+  const per = CHUNK_BYTES / 2;
+  const chunk = new Uint16Array(k.memory.buffer, 0, per);
+  for (let at = 0; at < codes.length; at += per) {
+    const len = Math.min(per, codes.length - at);
+    chunk.set(codes.subarray(at, at + len));
+    k.codes(len, OUT);
+  }
+  return { min: state.getInt32(0, true), max: state.getInt32(4, true) };
+}
