@@ -47,6 +47,17 @@ describe('lazy command groups', () => {
     expect(groupsFor(['no-such-command'])).toHaveLength(COMMAND_GROUPS.length);
   });
 
+  it('info and convert (installed by the program itself) load no command group', async () => {
+    expect(groupsFor(['info', 'a.npy', '--json'])).toEqual([]);
+    expect(groupsFor(['--config', 'cfg', 'convert', 'a.tif', 'b.r16'])).toEqual([]);
+    // ...and still answer: the help of info, and a usage error for a missing argument.
+    let out = '';
+    const { runCli } = await import('../src/cli/main.js');
+    expect(await runCli(['info', '--help'], { out: (t) => void (out += t), err: () => undefined })).toBe(0);
+    expect(out).toContain('Usage: heightbench info [options] <file>');
+    expect(await runCli(['convert', 'only-one.r16'], { out: () => undefined, err: () => undefined })).toBe(2);
+  });
+
   it('--help still lists every command, in the same order', async () => {
     let out = '';
     const { runCli } = await import('../src/cli/main.js');

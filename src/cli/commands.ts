@@ -39,9 +39,16 @@ export function requestedCommand(argv: readonly string[]): string | null {
   return null;
 }
 
-/** The groups to install for `argv`: the one owning its command, else all of them (help, unknown or no command). */
+/** The commands the program itself installs (main.ts); each loads its implementation in its action. */
+export const BUILT_IN_COMMANDS: readonly string[] = ['info', 'convert'];
+
+/**
+ * The groups to install for `argv`: none for a built-in command, the one owning its command, else all of them (help,
+ * unknown or no command).
+ */
 export function groupsFor(argv: readonly string[]): readonly CommandGroup[] {
   const name = requestedCommand(argv);
+  if (name !== null && BUILT_IN_COMMANDS.includes(name)) return [];
   const owner = name === null ? undefined : COMMAND_GROUPS.find((g) => g.commands.includes(name));
   return owner ? [owner] : COMMAND_GROUPS;
 }
