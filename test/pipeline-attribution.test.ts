@@ -16,6 +16,7 @@ import { parsePipelineDeclaration, pipelineJson, type PipelineDeclaration } from
 import { bellPipeline, bellStageFields } from '../src/bell/pipeline.js';
 import { engineHeightfieldPipeline, engineStageFields } from '../src/terrain/pipeline.js';
 import { LayerStack } from '../src/terrain/layers.js';
+import { readStore, writeStore } from '../src/terrain/store.js';
 import { cli, tempDir, testRandom } from './helpers.js';
 
 const N = 64;
@@ -137,6 +138,16 @@ describe('run folders that record their declaration', () => {
     expect(summary).not.toMatch(/innerDisk|blendRing|article anchor|3D view/);
     const html = readFileSync(join(root, 'report', 'index.html'), 'utf8');
     expect(html).not.toContain('d3diff');
+    // The gallery leads with the pixels where the difference originates: the planted ones.
+    const led = [...html.matchAll(/<b>#(\d+)<\/b> \(([^)]*)\) pixel \((\d+), (\d+)\)/g)].map((m) => [m[2], Number(m[3]), Number(m[4])]);
+    expect(led.slice(0, 5).map((x) => x[0])).toEqual(['origin', 'origin', 'origin', 'origin', 'origin']);
+    expect(
+      led
+        .slice(0, 5)
+        .map((x) => `${x[1]},${x[2]}`)
+        .sort(),
+    ).toEqual(PLANTED.map(([i, j]) => `${i},${j}`).sort());
+    expect(led.slice(5).every((x) => x[0] !== 'origin')).toBe(true);
     // The other side declares smooth's footprint as 3 px: refused, naming the first difference.
     const r3 = folder(join(root, 'ref3'), ref, declaration({ pixels: 3 }));
     const bad = await cli('check', g, r3);
@@ -200,8 +211,9 @@ describe('the two other families through their declarations', () => {
       if (edit) sculpt.addDelta(5, 70, 0.5);
       return s;
     };
-    const a = make(true);
-    const b = make(false);
+    // Both sides come from the store (written and read back): the declaration is taken from the stored stack.
+    const a = readStore(writeStore(make(true))).stack;
+    const b = readStore(writeStore(make(false))).stack;
     const d = engineHeightfieldPipeline(a);
     expect(d).toEqual(engineHeightfieldPipeline(b));
     const fa = engineStageFields(a);

@@ -135,7 +135,9 @@ export function checkRun(
         readField,
       )
     : undefined;
-  const maps = reportDir ? new ReportStages(final, displayCodes(gen, final.range), displayCodes(ref, final.range)) : null;
+  const ps = stageAttribution?.pixelStages;
+  const origins = ps?.origin ? new Set(Array.from(ps.index).filter((_, m) => ps.origin![m] === ps.stage[m])) : undefined;
+  const maps = reportDir ? new ReportStages(final, displayCodes(gen, final.range), displayCodes(ref, final.range), origins) : null;
   const stages: StageComparison[] = [];
   let stageNonFinite = 0;
   for (const s of floatStageNames(pipeline)) {

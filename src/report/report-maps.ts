@@ -317,7 +317,7 @@ export interface GalleryPick {
   ref: number;
   /** Pixels in its connected group of differing pixels (0 when groups were not formed). */
   group: number;
-  why: 'largest |Δq|' | 'largest group';
+  why: 'largest |Δq|' | 'largest group' | 'origin';
 }
 
 /** Connected groups (8-neighbour) of the differing pixels `idx` (sorted row-major): a group number per entry. */
@@ -376,6 +376,7 @@ export function galleryPicks(
   rows: number,
   n = GALLERY_SIZE,
   idx: Int32Array = differingIndices(gen, ref),
+  origins?: ReadonlySet<number>,
 ): GalleryPick[] {
   const ad = (k: number) => Math.abs(gen[k] - ref[k]);
   const group = idx.length <= GROUP_LIMIT ? groupsOf(idx, columns) : null;
@@ -401,6 +402,8 @@ export function galleryPicks(
     taken.add(g);
   };
   const byDq = Array.from(idx).sort((a, b) => ad(b) - ad(a) || a - b);
+  // With origins traced (attribution through declared footprints), the pixels where a difference originates lead.
+  if (origins) for (const k of byDq) if (picks.length < n && origins.has(k) && !near(k)) add(k, 'origin');
   const half = Math.ceil(n / 2);
   let q = 0;
   for (; q < byDq.length && picks.length < half; q++) if (!near(byDq[q])) add(byDq[q], 'largest |Δq|');

@@ -477,10 +477,12 @@ export class ReportStages {
     readonly r: ComparisonResult,
     readonly genCodes: Uint16Array,
     readonly refCodes: Uint16Array,
+    /** Pixels (row-major indices) where a difference originates: they lead the gallery. */
+    origins?: ReadonlySet<number>,
   ) {
     const g = r.grid;
     this.diff = differingIndices(genCodes, refCodes);
-    this.picks = galleryPicks(genCodes, refCodes, g.columns, g.rows, GALLERY_SIZE, this.diff);
+    this.picks = galleryPicks(genCodes, refCodes, g.columns, g.rows, GALLERY_SIZE, this.diff, origins);
     this.layers = this.picks.map(() => []);
   }
   /** A stage pair (float metres, one grid on both sides): its difference map and its crops for the gallery. */
