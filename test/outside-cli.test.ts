@@ -286,7 +286,7 @@ describe('hostile outside files through every command (exit 2, one line naming t
     writeFileSync(join(d, 'lie.dds'), ddsHeader(128, 128, 100));
     await refusedEverywhere(join(d, 'lie.dds'), /truncated/);
     writeFileSync(join(d, 'lie.tif'), tiffHeader(128, 128, 100));
-    await refusedEverywhere(join(d, 'lie.tif'), /TIFF strip 0 holds 100 bytes, expected 32768/);
+    await refusedEverywhere(join(d, 'lie.tif'), /TIFF strip 0 holds 100 bytes of uncompressed data \(StripByteCounts\), too few to decode to the 32768 bytes/);
   });
   it('mkdir-loops-on-procfs: compare --report into a file system that refuses new folders exits 2 promptly (it hung)', async () => {
     const r = await cli('compare', join(d, 'pre-gdal.tif'), join(gen, 'pre-encode.r32'), '--report', '/proc/heightbench-report');

@@ -4,6 +4,9 @@
  * [R] A heightfield has at most 2^28 samples (a 16384² map) and at most 2^20 per side, whatever its container.
  * [R] Work that allocates in proportion to its arguments estimates its memory first and refuses an estimate over the
  *     budget: HEIGHTBENCH_MAX_MEMORY_MB when set, else 80 % of the machine's memory.
+ * [R] Readers of files other people made (DDS, EXR, TIFF, .npy) share one tighter budget, because a file declares its
+ *     own sizes: HEIGHTBENCH_MAX_MEMORY_MB when set, else a quarter of the machine's memory. Every reader checks what
+ *     it will allocate against it (checkReaderMemory) before allocating, and reads only bytes the file holds.
  */
 import { totalmem } from 'node:os';
 import { LimitError } from '../errors.js';
@@ -26,6 +29,29 @@ export function memoryBudgetBytes(): number {
 
 function budgetSource(): string {
   return process.env.HEIGHTBENCH_MAX_MEMORY_MB ? 'HEIGHTBENCH_MAX_MEMORY_MB' : "80 % of this machine's memory; set HEIGHTBENCH_MAX_MEMORY_MB to change it";
+}
+
+/** The memory budget of a file reader in bytes (see the header). */
+export function readerBudgetBytes(): number {
+  const env = process.env.HEIGHTBENCH_MAX_MEMORY_MB;
+  if (env !== undefined && env !== '') return memoryBudgetBytes();
+  return Math.floor(totalmem() / 4);
+}
+
+/**
+ * Refuses a reader's allocation over the reader budget, naming the file, what it was for, the need and the budget.
+ * `bytes` is what the reader will hold at once for this file (output plus the largest scratch).
+ */
+export function checkReaderMemory(where: string, what: string, bytes: number): void {
+  const budget = readerBudgetBytes();
+  if (!(bytes <= budget)) {
+    const source = process.env.HEIGHTBENCH_MAX_MEMORY_MB
+      ? 'HEIGHTBENCH_MAX_MEMORY_MB'
+      : "a quarter of this machine's memory, the reader budget; set HEIGHTBENCH_MAX_MEMORY_MB to change it";
+    throw new LimitError(
+      `${where}: ${what} needs ${bytes} bytes (about ${Math.ceil(bytes / MB)} MiB), over the memory budget of ${Math.floor(budget / MB)} MiB (${source})`,
+    );
+  }
 }
 
 /** Refuses work whose estimated memory exceeds the budget, naming what and both figures. */

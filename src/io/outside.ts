@@ -6,8 +6,9 @@
  * Inputs: a path, read settings (flags for conventions the file does not carry). Output: a LoadedHeightfield, the
  * same value the .r16/.png/.r32 reader returns, with `conventions` saying where each convention came from.
  * Rules:
- *  - bytes read are bounded before reading: the sample limit × 8 bytes × 4 channels plus 64 MiB of headers and
- *    compression overhead [R]; decoders bound every declared size again before allocating;
+ *  - [R] bytes read are bounded before reading: without a sidecar the decoder reads the file's headers first, then only
+ *    the ranges they name (src/io/byte-source.ts), each checked against the bytes present and the reader budget;
+ *    with a sidecar the payload it names is read whole (to verify its digest), within the same budget;
  *  - a heightbench sidecar beside the file is authoritative (as for every container); without one, conventions come
  *    from the file (GeoTIFF georeferencing; DDS R16_UNORM says its samples are codes; int16 samples are metres), from
  *    flags, or from stated defaults only where allowed (src/io/input-conventions.ts);
@@ -24,7 +25,8 @@ import { codeHeightfield, floatHeightfield, heightsOf, type Heightfield } from '
 import { encodeHeightfield } from '../core/heightfield.js';
 import { DEFAULT_RANGE, type GridDescription, type HeightRange } from '../core/grid.js';
 import { FormatError, MismatchError } from '../errors.js';
-import { MAX_FIELD_PIXELS } from './limits.js';
+import { checkReaderMemory, MAX_FIELD_PIXELS } from './limits.js';
+import { fileSource, type DecoderInput } from './byte-source.js';
 import { readInputFile } from './read-input.js';
 import { makeSidecar, readSidecarFor, sidecarPathFor, unorm16Encoding, verifyPayload, type Sidecar } from './sidecar.js';
 import {
@@ -56,7 +58,7 @@ export function outsideContainerFor(path: string): OutsideContainer | null {
 const CAPTURE_ROW_REASON =
   "a render target's row 0 is the top of the viewport, where a top-down orthographic height pass puts world +y; give --row-direction if the capture's projection differs";
 
-async function decode(container: OutsideContainer, bytes: Uint8Array, where: string, sel: RasterSelection, pixelLimit: number): Promise<DecodedRaster> {
+async function decode(container: OutsideContainer, bytes: DecoderInput, where: string, sel: RasterSelection, pixelLimit: number): Promise<DecodedRaster> {
   const limits = { pixelLimit };
   switch (container) {
     case 'dds':
@@ -123,13 +125,26 @@ export async function readOutsideFile(path: string, container: OutsideContainer,
   const sidecar = readSidecarFor(path);
   if (sidecar && sidecar.container !== container)
     throw new MismatchError(`${path}: sidecar describes a ${sidecar.container} payload, the extension says ${container}`);
-  const maxBytes = sidecar ? sidecar.payload.bytes : pixelLimit * 8 * 4 + (64 << 20);
-  const bytes = readInputFile(path, maxBytes, sidecar ? "the sidecar's payload.bytes" : `the limit of ${pixelLimit} samples of up to 4 × 8 bytes`);
-  if (sidecar) verifyPayload(sidecar, bytes, path);
-  // A plain Uint8Array view: Node's Buffer.slice is a view, not a copy, which decoders written to Uint8Array's
-  // contract (slice copies) must never meet.
-  const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const raster = await decode(container, view, path, { channel: s.channel, level: s.level, slice: s.slice }, pixelLimit);
+  let input: DecoderInput;
+  let fileBytes: number;
+  if (sidecar) {
+    checkReaderMemory(path, 'the payload its sidecar names (payload.bytes, read whole to verify its digest)', sidecar.payload.bytes);
+    const bytes = readInputFile(path, sidecar.payload.bytes, "the sidecar's payload.bytes");
+    verifyPayload(sidecar, bytes, path);
+    // A plain Uint8Array view: Node's Buffer.slice is a view, not a copy, which decoders written to Uint8Array's
+    // contract (slice copies) must never meet.
+    input = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    fileBytes = bytes.length;
+  } else {
+    input = fileSource(path);
+    fileBytes = input.size;
+  }
+  let raster: DecodedRaster;
+  try {
+    raster = await decode(container, input, path, { channel: s.channel, level: s.level, slice: s.slice }, pixelLimit);
+  } finally {
+    if (!(input instanceof Uint8Array)) input.close();
+  }
   const samples = raster.sampleType === 'uint16' || raster.sampleType === 'int16' ? 'integer' : 'float';
   const resolved = sidecar
     ? fromSidecar(path, sidecar, raster, s)
@@ -142,7 +157,7 @@ export async function readOutsideFile(path: string, container: OutsideContainer,
     endian: 'le',
     field,
     sidecar,
-    fileBytes: bytes.length,
+    fileBytes,
     interlaced: false,
     notes,
     conventions: resolved.sources,

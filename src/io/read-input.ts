@@ -84,7 +84,10 @@ export function readInputFile(path: string, maxBytes: number, limitReason = 'the
     if (extra !== 0) throw new FormatError(`${path}: the file grew while it was read (more than ${size} bytes)`);
     return buf;
   } catch (e) {
-    if (!(e instanceof FormatError || e instanceof LimitError) && isFileSystemErrno(e)) throw new FileSystemError(fileSystemMessage(e));
+    if (!(e instanceof FormatError || e instanceof LimitError) && isFileSystemErrno(e)) {
+      if (!e.path) e.path = path;
+      throw new FileSystemError(fileSystemMessage(e));
+    }
     throw e;
   } finally {
     closeSync(fd);

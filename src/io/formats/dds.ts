@@ -21,6 +21,8 @@
  */
 import { FormatError, LimitError } from '../../errors.js';
 import type { DecodedRaster, RasterLimits, RasterSelection } from './raster.js';
+import { sourceOf, type DecoderInput } from '../byte-source.js';
+import { checkReaderMemory } from '../limits.js';
 
 // --- Documented constants (Microsoft "DDS_HEADER structure", "DDS_PIXELFORMAT structure", "DDS_HEADER_DXT10").
 const MAGIC = 0x20534444; // "DDS " read little-endian
@@ -370,8 +372,10 @@ export function parseDdsHeader(bytes: Uint8Array, where: string): DdsHeaderInfo 
  * Decodes the selected subresource and channel of a DDS file. See the file header for the rules.
  * @throws FormatError for a malformed, truncated or unsupported file or selection; LimitError over the pixel limit.
  */
-export function decodeDds(bytes: Uint8Array, where: string, sel: RasterSelection, limits: RasterLimits): DecodedRaster {
-  const h = parseDdsHeader(bytes, where);
+export function decodeDds(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits): DecodedRaster {
+  const src = sourceOf(input, where);
+  // The headers first (magic, DDS_HEADER, DDS_HEADER_DXT10), then only the subresource they name.
+  const h = parseDdsHeader(src.head(4 + HEADER_SIZE + DX10_SIZE), where);
   const layout = READABLE.get(h.dxgiFormat);
   const formatName = dxgiFormatName(h.dxgiFormat);
   if (layout === undefined) fail(where, `${formatName} is not read: ${refusalReason(h.dxgiFormat)}`);
@@ -424,7 +428,7 @@ export function decodeDds(bytes: Uint8Array, where: string, sel: RasterSelection
   }
   const totalBytes = sliceBytes * h.arraySize;
   if (!Number.isSafeInteger(totalBytes)) fail(where, `declared data size overflows (${h.arraySize} slices of ${sliceBytes} bytes)`);
-  const present = bytes.length - h.dataOffset;
+  const present = src.size - h.dataOffset;
   if (present < totalBytes) {
     fail(
       where,
@@ -433,7 +437,9 @@ export function decodeDds(bytes: Uint8Array, where: string, sel: RasterSelection
   }
   const start = h.dataOffset + slice * sliceBytes + levelOffset;
   const count = lw * lh;
-  const values = extract(bytes, start, count, layout, channel);
+  checkReaderMemory(where, `DDS ${lw}×${lh} ${formatName} (${count * bpp} bytes read, ${count * 4} bytes of samples)`, count * bpp + count * 4);
+  const span = src.read(start, count * bpp, `DDS mip ${level} of slice ${slice}`);
+  const values = extract(span, 0, count, layout, channel, src.fresh);
 
   const sampleType = layout.component === 'unorm16' ? 'uint16' : layout.component;
   const bareName = formatName.replace(/ \(\d+\)$/, '');
@@ -468,7 +474,7 @@ function pickChannel(layout: PixelLayout, formatName: string, requested: string 
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** Copies one channel of `count` pixels starting at byte `start` into a fresh typed array the caller owns. */
-function extract(bytes: Uint8Array, start: number, count: number, layout: PixelLayout, channel: number): Uint16Array | Float32Array {
+function extract(bytes: Uint8Array, start: number, count: number, layout: PixelLayout, channel: number, owned: boolean): Uint16Array | Float32Array {
   const n = layout.channels.length;
   const cb = componentBytes(layout.component);
   const end = start + count * n * cb;
@@ -476,7 +482,7 @@ function extract(bytes: Uint8Array, start: number, count: number, layout: PixelL
   if (n === 1 && layout.component !== 'float16') {
     // A memcpy into a buffer of its own at offset 0, so the view is aligned and holds exactly these samples;
     // Uint8Array's slice, never a Node Buffer's (whose slice is a view of the whole file).
-    const own = Uint8Array.prototype.slice.call(bytes, start, end);
+    const own = owned && start === 0 && bytes.byteOffset === 0 && end === bytes.buffer.byteLength ? bytes : Uint8Array.prototype.slice.call(bytes, start, end);
     return layout.component === 'float32' ? new Float32Array(own.buffer) : new Uint16Array(own.buffer);
   }
   // Read in place when aligned (no copy of the other channels), else from an aligned copy.

@@ -19,7 +19,8 @@
  */
 import { inflateSync } from 'node:zlib';
 import { FormatError } from '../../errors.js';
-import { checkFieldSize, checkMemoryEstimate } from '../limits.js';
+import { sourceOf, type ByteSource, type DecoderInput } from '../byte-source.js';
+import { checkFieldSize, checkReaderMemory } from '../limits.js';
 import { PizDecoder } from './exr-piz.js';
 import type { DecodedRaster, RasterLimits, RasterSelection } from './raster.js';
 
@@ -77,6 +78,16 @@ export interface ExrHeader {
   readonly offsetTableStart: number;
 }
 
+/** The header ran past the bytes read so far (`upTo` bytes would hold what was asked for). */
+class ExrShortHeader extends FormatError {
+  constructor(
+    message: string,
+    readonly upTo: number,
+  ) {
+    super(message);
+  }
+}
+
 /** Little-endian reads with bounds checks against the bytes present. */
 class Reader {
   pos: number;
@@ -89,7 +100,7 @@ class Reader {
   }
   need(n: number, what: string): void {
     if (this.pos + n > this.b.length) {
-      throw new FormatError(`${this.where}: OpenEXR ${what} needs ${n} bytes at offset ${this.pos}, the file has ${this.b.length} bytes`);
+      throw new ExrShortHeader(`${this.where}: OpenEXR ${what} needs ${n} bytes at offset ${this.pos}, the file has ${this.b.length} bytes`, this.pos + n);
     }
   }
   u8(): number {
@@ -117,7 +128,10 @@ class Reader {
     while (i < limit && this.b[i] !== 0) i++;
     if (i >= limit) {
       if (limit === this.b.length)
-        throw new FormatError(`${this.where}: OpenEXR ${what} at offset ${start} runs past the end of the file (${this.b.length} bytes)`);
+        throw new ExrShortHeader(
+          `${this.where}: OpenEXR ${what} at offset ${start} runs past the end of the file (${this.b.length} bytes)`,
+          start + MAX_NAME_BYTES + 1,
+        );
       throw new FormatError(`${this.where}: OpenEXR ${what} at offset ${start} is longer than ${MAX_NAME_BYTES} bytes`);
     }
     this.pos = i + 1;
@@ -139,7 +153,26 @@ export function looksLikeExr(bytes: Uint8Array): boolean {
   return bytes.length >= 4 && bytes[0] === 0x76 && bytes[1] === 0x2f && bytes[2] === 0x31 && bytes[3] === 0x01;
 }
 
-/** Parses and checks the header of a single-part OpenEXR file; refuses multi-part and deep files naming why. */
+/**
+ * The header read from a source: the first 64 KiB, more only while an attribute runs past what was read, so a header
+ * is found without reading the file whole.
+ */
+function readExrHeaderFrom(src: ByteSource, where: string): ExrHeader {
+  let n = src.fresh ? Math.min(src.size, 1 << 16) : src.size;
+  for (;;) {
+    try {
+      return readExrHeader(src.head(n), where);
+    } catch (e) {
+      if (!(e instanceof ExrShortHeader) || n >= src.size) throw e;
+      n = Math.min(src.size, Math.max(2 * n, e.upTo));
+    }
+  }
+}
+
+/**
+ * Parses and checks the header of a single-part OpenEXR file; refuses multi-part and deep files naming why, and, as
+ * the OpenEXR library requires, an attribute named twice and a channel list that is not sorted or not unique.
+ */
 export function readExrHeader(bytes: Uint8Array, where: string): ExrHeader {
   const r = new Reader(bytes, where, 0);
   r.need(8, 'magic number and version');
@@ -155,6 +188,7 @@ export function readExrHeader(bytes: Uint8Array, where: string): ExrHeader {
   const tiled = (flags & 0x2) !== 0;
 
   const attributes: string[] = [];
+  const names = new Set<string>();
   let channels: ExrChannel[] | null = null;
   let compression: number | null = null;
   let dataWindow: ExrBox | null = null;
@@ -173,6 +207,8 @@ export function readExrHeader(bytes: Uint8Array, where: string): ExrHeader {
     const at = r.pos;
     r.need(size, `attribute "${name}" (${typeName})`);
     r.pos += size;
+    if (names.has(name)) throw new FormatError(`${where}: OpenEXR attribute "${name}" appears twice in the header; each attribute is given once`);
+    names.add(name);
     attributes.push(`${name} (${typeName})`);
     const expectSize = (n: number): void => {
       if (size !== n) throw new FormatError(`${where}: OpenEXR attribute "${name}" (${typeName}) has size ${size}, expected ${n}`);
@@ -272,6 +308,14 @@ function readChannels(bytes: Uint8Array, where: string, at: number, size: number
     r.pos += 4; // pLinear + 3 reserved bytes
     const xSampling = r.i32();
     const ySampling = r.i32();
+    const prev = out.length > 0 ? out[out.length - 1].name : null;
+    if (prev !== null && name <= prev) {
+      throw new FormatError(
+        name === prev
+          ? `${where}: OpenEXR channel list names "${name}" twice; channel names are unique`
+          : `${where}: OpenEXR channel list is not sorted ("${name}" after "${prev}"); OpenEXR stores channels in ascending name order`,
+      );
+    }
     if (pixelType < 0 || pixelType > 2)
       throw new FormatError(`${where}: OpenEXR channel "${name}" has pixel type ${pixelType}, expected 0 (UINT), 1 (HALF) or 2 (FLOAT)`);
     out.push({ name, pixelType, pixelTypeName: PIXEL_TYPE_NAMES[pixelType], xSampling, ySampling });
@@ -340,10 +384,9 @@ function viewsOf(b: Uint8Array): WordViews | null {
 }
 
 /** Decodes one channel of a single-part OpenEXR file (see the file header for what is read and refused). */
-export function decodeExr(input: Uint8Array, where: string, sel: RasterSelection, limits: RasterLimits): DecodedRaster {
-  // [R] One plain Uint8Array view (not a Buffer subclass) keeps the hot loops monomorphic.
-  const bytes = new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
-  const h = readExrHeader(bytes, where);
+export function decodeExr(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits): DecodedRaster {
+  const src = sourceOf(input, where);
+  const h = readExrHeaderFrom(src, where);
   if (!SUPPORTED_COMPRESSIONS.has(h.compression)) {
     throw new FormatError(`${where}: OpenEXR compression ${h.compressionName}: not supported (NONE, RLE, ZIPS, ZIP and PIZ are read)`);
   }
@@ -406,22 +449,23 @@ export function decodeExr(input: Uint8Array, where: string, sel: RasterSelection
   }
   const chunks = nx * ny;
   const maxBlockBytes = blockW * blockH * pixelBytes;
-  checkMemoryEstimate(`${where}: OpenEXR ${width}x${height} decode`, width * height * 4 + maxBlockBytes * (h.compression === 4 ? 2 : 3));
-
   const tableEnd = h.offsetTableStart + chunks * 8;
-  if (tableEnd > bytes.length) {
-    throw new FormatError(
-      `${where}: OpenEXR offset table of ${chunks} chunks needs bytes ${h.offsetTableStart}..${tableEnd}, the file has ${bytes.length} bytes`,
-    );
+  if (tableEnd > src.size) {
+    throw new FormatError(`${where}: OpenEXR offset table of ${chunks} chunks needs bytes ${h.offsetTableStart}..${tableEnd}, the file has ${src.size} bytes`);
   }
+  checkReaderMemory(
+    where,
+    `OpenEXR ${width}x${height} (${width * height * 4} bytes of samples, ${maxBlockBytes}-byte blocks)`,
+    width * height * 4 + chunks * 16 + maxBlockBytes * (h.compression === 4 ? 3 : 4),
+  );
   const chunkHeader = h.tiled ? 20 : 8;
-  const table = new Reader(bytes, where, h.offsetTableStart);
+  const table = new Reader(src.read(h.offsetTableStart, chunks * 8, 'the OpenEXR offset table'), where, 0);
   const offsets = new Float64Array(chunks);
   for (let i = 0; i < chunks; i++) {
     const off = table.u64();
-    if (off < tableEnd || off + chunkHeader > bytes.length) {
+    if (off < tableEnd || off + chunkHeader > src.size) {
       throw new FormatError(
-        `${where}: OpenEXR offset table entry ${i} points at byte ${off}, expected within ${tableEnd}..${bytes.length - chunkHeader} of the file's ${bytes.length} bytes (truncated or incomplete file?)`,
+        `${where}: OpenEXR offset table entry ${i} points at byte ${off}, expected within ${tableEnd}..${src.size - chunkHeader} of the file's ${src.size} bytes (truncated or incomplete file?)`,
       );
     }
     offsets[i] = off;
@@ -432,7 +476,6 @@ export function decodeExr(input: Uint8Array, where: string, sel: RasterSelection
   const half = ch.pixelType === 1 ? halfToFloatBits() : null;
   const seen = new Uint8Array(chunks);
   const scratch = new Uint8Array(h.compression === 0 || h.compression === 4 ? 0 : maxBlockBytes);
-  const fileView = viewsOf(bytes);
   const scratchView = viewsOf(scratch);
   const rleOut = new Uint8Array(h.compression === 1 ? maxBlockBytes : 0);
   const piz = h.compression === 4 ? new PizDecoder(blockW * blockH * (pixelBytes >> 1)) : null;
@@ -440,7 +483,7 @@ export function decodeExr(input: Uint8Array, where: string, sel: RasterSelection
   const lines = LINES_PER_BLOCK[h.compression];
 
   for (let i = 0; i < chunks; i++) {
-    const r = new Reader(bytes, where, offsets[i]);
+    const r = new Reader(src.read(offsets[i], chunkHeader, `OpenEXR chunk ${i}'s header`), where, 0);
     // Where this chunk's pixels go: columns x0..x0+bw, rows y0..y0+bh of the data window.
     let x0 = 0;
     let y0: number;
@@ -476,10 +519,10 @@ export function decodeExr(input: Uint8Array, where: string, sel: RasterSelection
     if (seen[index] !== 0) throw new FormatError(`${where}: OpenEXR ${label} appears twice`);
     seen[index] = 1;
     const size = r.i32();
-    const start = r.pos;
+    const start = offsets[i] + chunkHeader;
     const expected = bw * bh * pixelBytes;
-    if (size < 0 || start + size > bytes.length) {
-      throw new FormatError(`${where}: OpenEXR ${label} declares ${size} bytes, ${bytes.length - start} bytes remain in the file`);
+    if (size < 0 || start + size > src.size) {
+      throw new FormatError(`${where}: OpenEXR ${label} declares ${size} bytes, ${src.size - start} bytes remain in the file`);
     }
     if (size > expected || (h.compression === 0 && size !== expected)) {
       throw new FormatError(
@@ -487,13 +530,14 @@ export function decodeExr(input: Uint8Array, where: string, sel: RasterSelection
       );
     }
     const what = `${where}: OpenEXR ${label}`;
+    const bytes = src.read(start, size, `OpenEXR ${label}`);
 
     if (piz !== null && size < expected) {
       for (const c of pizChannels) {
         c.nx = bw;
         c.ny = bh;
       }
-      const { words, starts } = piz.decode(bytes, start, size, pizChannels, chIndex, what);
+      const { words, starts } = piz.decode(bytes, 0, size, pizChannels, chIndex, what);
       let src = starts[chIndex];
       const step = bw * pizChannels[chIndex].size;
       for (let row = 0; row < bh; row++, src += step) {
@@ -511,18 +555,18 @@ export function decodeExr(input: Uint8Array, where: string, sel: RasterSelection
     let base: number;
     if (size === expected) {
       raw = bytes;
-      base = start;
+      base = 0;
     } else {
       raw = scratch;
       base = 0;
       if (h.compression === 1) {
-        unRle(bytes, start, size, rleOut, expected, what);
+        unRle(bytes, 0, size, rleOut, expected, what);
         unpredictInterleave(rleOut, scratch, expected);
       } else {
         let inflated: Buffer;
         try {
           // One output chunk of the expected size: no concatenation, and more output is an error.
-          inflated = inflateSync(bytes.subarray(start, start + size), { maxOutputLength: expected, chunkSize: Math.max(64, expected) });
+          inflated = inflateSync(bytes, { maxOutputLength: expected, chunkSize: Math.max(64, expected) });
         } catch (e) {
           throw new FormatError(`${what}: zlib data does not inflate to ${expected} bytes (${e instanceof Error ? e.message : String(e)})`);
         }
@@ -531,7 +575,7 @@ export function decodeExr(input: Uint8Array, where: string, sel: RasterSelection
       }
     }
     const lineBytes = bw * pixelBytes;
-    const view = raw === scratch ? scratchView : fileView;
+    const view = raw === scratch ? scratchView : viewsOf(raw);
     for (let row = 0; row < bh; row++) {
       let s = base + row * lineBytes + chBefore * bw;
       let o = (y0 + row) * width + x0;

@@ -22,6 +22,8 @@
 import { FormatError, InputRangeError, LimitError } from '../../errors.js';
 import { widenFloat16 } from './dds.js';
 import type { DecodedRaster, RasterLimits, RasterSampleType, RasterSelection, RasterValues } from './raster.js';
+import { sourceOf, type DecoderInput } from '../byte-source.js';
+import { checkReaderMemory } from '../limits.js';
 
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // "\x93NUMPY"
 const MAX_HEADER = 65536;
@@ -221,11 +223,13 @@ function descrKind(descr: string, where: string): { kind: (typeof KINDS)[string]
  * Decodes a 2-D .npy array. See the file header for the rules.
  * @throws FormatError for a malformed, truncated or unsupported file; LimitError over the pixel limit.
  */
-export function decodeNpy(bytes: Uint8Array, where: string, sel: RasterSelection, limits: RasterLimits): DecodedRaster {
+export function decodeNpy(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits): DecodedRaster {
+  const src = sourceOf(input, where);
   if (sel.channel !== undefined || sel.level !== undefined || sel.slice !== undefined) {
     fail(where, 'a .npy file holds one 2-D array; it has no channel, mip level or slice to select');
   }
-  const h = parseNpyHeader(bytes, where);
+  // The header first (magic, version, length, the dict), then only the array it names.
+  const h = parseNpyHeader(src.head(12 + MAX_HEADER), where);
   const { kind, little } = descrKind(h.descr, where);
   const shapeText = `(${h.shape.join(', ')}${h.shape.length === 1 ? ',' : ''})`;
   const squeezed = h.shape.length === 3 && h.shape[2] === 1;
@@ -239,7 +243,7 @@ export function decodeNpy(bytes: Uint8Array, where: string, sel: RasterSelection
     throw new LimitError(`${where}: .npy: shape ${shapeText} = ${count} samples exceeds the limit of ${limits.pixelLimit}`);
   }
   const need = count * kind.size;
-  const present = bytes.length - h.dataOffset;
+  const present = src.size - h.dataOffset;
   if (present < need) {
     fail(where, `truncated: shape ${shapeText} of ${h.descr} needs ${need} bytes after the ${h.dataOffset}-byte header, the file has ${present}`);
   }
@@ -249,15 +253,21 @@ export function decodeNpy(bytes: Uint8Array, where: string, sel: RasterSelection
 
   // Fortran order stores a[:, 0] first: element (r, c) at c·H + r. It is transposed as integer words (exact bits)
   // straight from the file's bytes when they are aligned; C order is one copy. Either way the result owns its buffer.
+  const widen = kind.type === 'float16' ? count * 4 : 0;
+  checkReaderMemory(
+    where,
+    `.npy ${shapeText} of ${h.descr} (${need} bytes read${h.fortran ? ', twice to transpose' : ''}${widen ? `, ${widen} to widen` : ''})`,
+    need * (h.fortran ? 2 : 1) + widen,
+  );
+  const bytes = src.read(h.dataOffset, need, `the ${shapeText} array`);
   let raw: Uint8Array;
   /** A copy that owns its buffer, also for a Node Buffer (whose slice is a view). */
   const copyOf = (b: Uint8Array, from: number, to: number): Uint8Array => Uint8Array.prototype.slice.call(b, from, to);
   if (h.fortran && width > 1 && height > 1) {
-    const aligned = (bytes.byteOffset + h.dataOffset) % kind.size === 0;
-    const src = aligned ? bytes.subarray(h.dataOffset, h.dataOffset + need) : copyOf(bytes, h.dataOffset, h.dataOffset + need);
-    raw = transposeWords(src, kind.size, height, width);
+    const aligned = bytes.byteOffset % kind.size === 0;
+    raw = transposeWords(aligned ? bytes : copyOf(bytes, 0, need), kind.size, height, width);
   } else {
-    raw = copyOf(bytes, h.dataOffset, h.dataOffset + need);
+    raw = src.fresh ? bytes : copyOf(bytes, 0, need);
   }
   if (little !== LITTLE_ENDIAN_HOST) swapBytes(raw, kind.size);
   let values: RasterValues;

@@ -28,10 +28,16 @@
  *    host (x86-64, arm64), as its other binary readers do.
  */
 import { inflate } from 'node:zlib';
+import { constants as bufferConstants } from 'node:buffer';
+import { sourceOf, type DecoderInput, type ByteSource } from '../byte-source.js';
+import { checkReaderMemory } from '../limits.js';
 import { FormatError, InputError, LimitError } from '../../errors.js';
 import type { DecodedRaster, RasterGeoreference, RasterLimits, RasterSampleType, RasterSelection, RasterValues } from './raster.js';
 
 export { encodeTiff, type TiffEncodeOptions } from './tiff-write.js';
+
+/** The largest maxOutputLength node:zlib accepts. */
+const ZLIB_MAX_OUTPUT = bufferConstants.MAX_LENGTH;
 
 /** Compression ids heightbench decodes, with their names; others are named from COMPRESSION_NAMES when refused. */
 const SUPPORTED_COMPRESSION: Record<number, string> = { 1: 'none', 5: 'LZW', 8: 'deflate', 32946: 'deflate (old id 32946)', 32773: 'PackBits' };
@@ -79,94 +85,224 @@ const T = {
 
 /** Bytes per value of each TIFF field type (TIFF 6.0 + BigTIFF); 0 = unknown type. */
 const FIELD_TYPE_SIZE = [0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4, 0, 0, 8, 8, 8];
+const FIELD_TYPE_NAMES = [
+  '',
+  'BYTE',
+  'ASCII',
+  'SHORT',
+  'LONG',
+  'RATIONAL',
+  'SBYTE',
+  'UNDEFINED',
+  'SSHORT',
+  'SLONG',
+  'SRATIONAL',
+  'FLOAT',
+  'DOUBLE',
+  'IFD',
+  '',
+  '',
+  'LONG8',
+  'SLONG8',
+  'IFD8',
+];
 
-interface IfdScan {
+/**
+ * What each tag heightbench reads must hold, as libtiff (GDAL) and tifffile read it: integer tags accept the integer
+ * field types only (libtiff's TIFFReadDirEntry* refuse FLOAT, DOUBLE and RATIONAL there), non-negative and safe;
+ * the GeoTIFF model tags hold DOUBLE (FLOAT accepted); GDAL_NODATA holds ASCII.
+ */
+type TagKind = 'integer' | 'real' | 'ascii';
+const TAG_SPEC: Record<number, { readonly name: string; readonly kind: TagKind }> = {
+  [T.ImageWidth]: { name: 'ImageWidth', kind: 'integer' },
+  [T.ImageLength]: { name: 'ImageLength', kind: 'integer' },
+  [T.BitsPerSample]: { name: 'BitsPerSample', kind: 'integer' },
+  [T.Compression]: { name: 'Compression', kind: 'integer' },
+  [T.Photometric]: { name: 'PhotometricInterpretation', kind: 'integer' },
+  [T.StripOffsets]: { name: 'StripOffsets', kind: 'integer' },
+  [T.SamplesPerPixel]: { name: 'SamplesPerPixel', kind: 'integer' },
+  [T.RowsPerStrip]: { name: 'RowsPerStrip', kind: 'integer' },
+  [T.StripByteCounts]: { name: 'StripByteCounts', kind: 'integer' },
+  [T.PlanarConfiguration]: { name: 'PlanarConfiguration', kind: 'integer' },
+  [T.Predictor]: { name: 'Predictor', kind: 'integer' },
+  [T.TileWidth]: { name: 'TileWidth', kind: 'integer' },
+  [T.TileLength]: { name: 'TileLength', kind: 'integer' },
+  [T.TileOffsets]: { name: 'TileOffsets', kind: 'integer' },
+  [T.TileByteCounts]: { name: 'TileByteCounts', kind: 'integer' },
+  [T.SampleFormat]: { name: 'SampleFormat', kind: 'integer' },
+  [T.ModelPixelScale]: { name: 'ModelPixelScale', kind: 'real' },
+  [T.ModelTiepoint]: { name: 'ModelTiepoint', kind: 'real' },
+  [T.ModelTransformation]: { name: 'ModelTransformation', kind: 'real' },
+  [T.GeoKeyDirectory]: { name: 'GeoKeyDirectory', kind: 'integer' },
+  [T.GeoDoubleParams]: { name: 'GeoDoubleParams', kind: 'real' },
+  [T.GeoAsciiParams]: { name: 'GeoAsciiParams', kind: 'ascii' },
+  [T.GdalNodata]: { name: 'GDAL_NODATA', kind: 'ascii' },
+};
+const INTEGER_TYPES = new Set([1, 3, 4, 6, 8, 9, 16, 17]);
+const REAL_TYPES = new Set([11, 12]);
+
+type TagValue = Float64Array | string;
+
+interface Ifd0 {
   readonly littleEndian: boolean;
   readonly bigTiff: boolean;
-  /** IFDs after the first (overviews, masks or further pages), counted while their offsets stay inside the file. */
+  /** The values of the tags heightbench reads (TAG_SPEC), each decoded once, from the one entry that holds it. */
+  readonly tags: Map<number, TagValue>;
+  /** IFDs after the first (overviews, masks or further pages), counted while their links stay inside the file. */
   readonly furtherIfds: number;
 }
 
 /**
- * Checks the header and every IFD entry against the file's length before geotiff reads it: geotiff allocates an array
- * of the declared count for out-of-line values, so a corrupt count must be refused here.
+ * The one parser of the TIFF header and IFD 0 [R]: it reads the header, then the directory, then only the values of
+ * the tags heightbench uses, each range checked against the file before it is read. A tag heightbench reads that
+ * appears twice is refused (libtiff, and so GDAL, and tifffile keep the first; a second copy that disagrees is how a
+ * crafted file shows one reader one image and another reader another), as is a field type the tag cannot hold.
  */
-function scanIfds(bytes: Uint8Array, where: string): IfdScan {
+function readIfd0(src: ByteSource, where: string): Ifd0 {
   const fail = (what: string): never => {
     throw new FormatError(`${where}: not a readable TIFF: ${what}`);
   };
-  if (bytes.length < 8) fail(`${bytes.length} bytes, shorter than the 8-byte TIFF header`);
-  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const bom = dv.getUint16(0, false);
+  if (src.size < 8) fail(`${src.size} bytes, shorter than the 8-byte TIFF header`);
+  const head = src.read(0, Math.min(16, src.size), 'the TIFF header');
+  const hv = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  const bom = hv.getUint16(0, false);
   if (bom !== 0x4949 && bom !== 0x4d4d) fail(`byte-order mark 0x${bom.toString(16).padStart(4, '0')}, expected "II" (0x4949) or "MM" (0x4d4d)`);
   const le = bom === 0x4949;
-  const magic = dv.getUint16(2, le);
+  const magic = hv.getUint16(2, le);
   if (magic !== 42 && magic !== 43) fail(`version ${magic}, expected 42 (TIFF) or 43 (BigTIFF)`);
   const big = magic === 43;
-  if (big && (bytes.length < 16 || dv.getUint16(4, le) !== 8)) fail('BigTIFF header without an 8-byte offset size');
-  const readOffset = (at: number): number => (big ? Number(dv.getBigUint64(at, le)) : dv.getUint32(at, le));
+  if (big && (head.length < 16 || hv.getUint16(4, le) !== 8)) fail('BigTIFF header without an 8-byte offset size');
+  const offsetAt = (dv: DataView, at: number): number => {
+    if (!big) return dv.getUint32(at, le);
+    const v = dv.getBigUint64(at, le);
+    return v > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(v);
+  };
   const entrySize = big ? 20 : 12;
   const countSize = big ? 8 : 2;
   const inline = big ? 8 : 4;
-  let offset = readOffset(big ? 8 : 4);
-  if (offset === 0) fail('the header links to no IFD (offset 0)');
-  let index = 0;
-  const seen = new Set<number>();
-  while (offset !== 0) {
-    const head = `IFD ${index} at byte ${offset}`;
-    const ok = offset >= 8 && offset + countSize <= bytes.length && !seen.has(offset);
-    if (!ok) {
-      // The first IFD must be readable; a bad link after it only ends the count of further IFDs.
-      if (index === 0) fail(`${head}: the offset lies outside the file (${bytes.length} bytes)`);
-      break;
+  const first = offsetAt(hv, big ? 8 : 4);
+  if (first === 0) fail('the header links to no IFD (offset 0)');
+  if (first < 8 || first + countSize > src.size) fail(`IFD 0 at byte ${first}: the offset lies outside the file (${src.size} bytes)`);
+  const countBytes = src.read(first, countSize, 'the entry count of IFD 0');
+  const cv = new DataView(countBytes.buffer, countBytes.byteOffset, countBytes.byteLength);
+  const n = big ? Number(cv.getBigUint64(0, le)) : cv.getUint16(0, le);
+  if (n === 0) fail(`IFD 0 at byte ${first} has no entries`);
+  const dirLength = n * entrySize + (big ? 8 : 4);
+  if (!(first + countSize + dirLength <= src.size))
+    fail(`IFD 0 at byte ${first}: ${n} entries need bytes up to ${first + countSize + dirLength}, but the file has ${src.size}`);
+  const dir = src.read(first + countSize, dirLength, 'IFD 0');
+  const dv = new DataView(dir.buffer, dir.byteOffset, dir.byteLength);
+  const tags = new Map<number, TagValue>();
+  const seen = new Map<number, number>();
+  for (let e = 0; e < n; e++) {
+    const at = e * entrySize;
+    const tag = dv.getUint16(at, le);
+    const type = dv.getUint16(at + 2, le);
+    const spec = TAG_SPEC[tag];
+    const label = spec ? `${spec.name} (tag ${tag})` : `tag ${tag}`;
+    const size = FIELD_TYPE_SIZE[type] ?? 0;
+    if (size === 0) fail(`IFD 0 entry ${e}: ${label} has field type ${type}, not a TIFF field type (1–13, 16–18)`);
+    if (spec === undefined) continue;
+    const before = seen.get(tag);
+    if (before !== undefined) {
+      fail(`${label} appears twice in IFD 0 (entries ${before} and ${e}); a TIFF directory holds each tag once (GDAL and tifffile would read the first)`);
     }
-    seen.add(offset);
-    const n = big ? Number(dv.getBigUint64(offset, le)) : dv.getUint16(offset, le);
-    const end = offset + countSize + n * entrySize + (big ? 8 : 4);
-    if (end > bytes.length) {
-      if (index === 0) fail(`${head}: ${n} entries need bytes up to ${end}, but the file has ${bytes.length}`);
-      break;
+    seen.set(tag, e);
+    const typeOk = spec.kind === 'integer' ? INTEGER_TYPES.has(type) : spec.kind === 'real' ? REAL_TYPES.has(type) : type === 2;
+    if (!typeOk) {
+      const want = spec.kind === 'integer' ? 'an integer type (BYTE, SHORT, LONG or LONG8)' : spec.kind === 'real' ? 'DOUBLE (or FLOAT)' : 'ASCII';
+      fail(`${label} is stored as ${FIELD_TYPE_NAMES[type]} (field type ${type}), expected ${want}`);
     }
-    if (index === 0) {
-      if (n === 0) fail(`${head} has no entries`);
-      for (let e = 0; e < n; e++) {
-        const at = offset + countSize + e * entrySize;
-        const tag = dv.getUint16(at, le);
-        const type = dv.getUint16(at + 2, le);
-        const count = big ? Number(dv.getBigUint64(at + 4, le)) : dv.getUint32(at + 4, le);
-        const size = FIELD_TYPE_SIZE[type] ?? 0;
-        if (size === 0) fail(`${head}: tag ${tag} has field type ${type}, not a TIFF field type (1–13, 16–18)`);
-        const length = size * count;
-        if (length > inline) {
-          const valueAt = readOffset(at + 4 + (big ? 8 : 4));
-          if (valueAt + length > bytes.length) {
-            fail(`${head}: tag ${tag} declares ${count} values (${length} bytes) at byte ${valueAt}, beyond the end of the file (${bytes.length} bytes)`);
-          }
-        }
+    const count = big ? dv.getBigUint64(at + 4, le) : BigInt(dv.getUint32(at + 4, le));
+    const length = BigInt(size) * count;
+    let raw: Uint8Array;
+    if (length <= BigInt(inline)) {
+      raw = dir.subarray(at + 4 + (big ? 8 : 4), at + 4 + (big ? 8 : 4) + Number(length));
+    } else {
+      const valueAt = offsetAt(dv, at + 4 + (big ? 8 : 4));
+      if (length > BigInt(src.size) || valueAt + Number(length) > src.size) {
+        fail(`${label} declares ${count} values (${length} bytes) at byte ${valueAt}, beyond the end of the file (${src.size} bytes)`);
       }
+      raw = src.read(valueAt, Number(length), `the values of ${label}`);
     }
-    offset = readOffset(offset + countSize + n * entrySize);
-    index++;
-    if (index > 4096) break;
+    tags.set(tag, spec.kind === 'ascii' ? asciiOf(raw) : numbersOf(raw, type, Number(count), le, label, where));
   }
-  return { littleEndian: le, bigTiff: big, furtherIfds: Math.max(0, index - 1) };
+  // Count the further IFDs (reported, never read) while their links stay inside the file.
+  let further = 0;
+  const seenIfd = new Set([first]);
+  let next = offsetAt(dv, n * entrySize);
+  while (next !== 0 && further < 4096 && !seenIfd.has(next) && next >= 8 && next + countSize <= src.size) {
+    seenIfd.add(next);
+    const c = src.read(next, countSize, `the entry count of IFD ${further + 1}`);
+    const k = big ? Number(new DataView(c.buffer, c.byteOffset, 8).getBigUint64(0, le)) : new DataView(c.buffer, c.byteOffset, 2).getUint16(0, le);
+    const linkAt = next + countSize + k * entrySize;
+    if (!(linkAt + (big ? 8 : 4) <= src.size)) break;
+    further++;
+    const link = src.read(linkAt, big ? 8 : 4, `the link after IFD ${further}`);
+    next = offsetAt(new DataView(link.buffer, link.byteOffset, link.byteLength), 0);
+  }
+  return { littleEndian: le, bigTiff: big, tags, furtherIfds: further };
 }
 
-type TagValue = number | bigint | string | ArrayLike<number | bigint> | undefined;
-interface Directory {
-  loadValue(tag: number): Promise<unknown>;
-  hasTag(tag: number): boolean;
+function asciiOf(raw: Uint8Array): string {
+  let end = raw.indexOf(0);
+  if (end < 0) end = raw.length;
+  return Buffer.from(raw.buffer, raw.byteOffset, end).toString('latin1');
 }
 
-async function loadTag(fd: Directory, tag: number): Promise<TagValue> {
-  return (await fd.loadValue(tag)) as TagValue;
-}
-
-function toNumbers(v: TagValue): number[] | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v === 'string') return undefined;
-  if (typeof v === 'number' || typeof v === 'bigint') return [Number(v)];
-  return Array.from(v, (x) => Number(x));
+/** A tag's values as numbers; integers must be non-negative and exact (a safe integer). */
+function numbersOf(raw: Uint8Array, type: number, count: number, le: boolean, label: string, where: string): Float64Array {
+  const dv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+  const out = new Float64Array(type === 5 || type === 10 ? count : count);
+  for (let i = 0; i < count; i++) {
+    let v: number;
+    switch (type) {
+      case 1:
+      case 7:
+        v = dv.getUint8(i);
+        break;
+      case 6:
+        v = dv.getInt8(i);
+        break;
+      case 3:
+        v = dv.getUint16(2 * i, le);
+        break;
+      case 8:
+        v = dv.getInt16(2 * i, le);
+        break;
+      case 4:
+      case 13:
+        v = dv.getUint32(4 * i, le);
+        break;
+      case 9:
+        v = dv.getInt32(4 * i, le);
+        break;
+      case 11:
+        v = dv.getFloat32(4 * i, le);
+        break;
+      case 12:
+        v = dv.getFloat64(8 * i, le);
+        break;
+      case 16:
+      case 18: {
+        const b = dv.getBigUint64(8 * i, le);
+        v = b > BigInt(Number.MAX_SAFE_INTEGER) ? Infinity : Number(b);
+        break;
+      }
+      case 17: {
+        const b = dv.getBigInt64(8 * i, le);
+        v = b > BigInt(Number.MAX_SAFE_INTEGER) || b < -BigInt(Number.MAX_SAFE_INTEGER) ? NaN : Number(b);
+        break;
+      }
+      default:
+        v = NaN;
+    }
+    if (INTEGER_TYPES.has(type) && !(Number.isSafeInteger(v) && v >= 0)) {
+      throw new FormatError(`${where}: not a readable TIFF: ${label} value ${i} is ${v}, expected a non-negative integer below 2^53`);
+    }
+    out[i] = v;
+  }
+  return out;
 }
 
 function parseNodata(text: string, where: string): number {
@@ -321,50 +457,18 @@ function floatRowInto(row: Uint8Array, out: Uint32Array, at: number, cols: numbe
 }
 
 /** Reads page 0 of a (Geo)TIFF and returns one band of it; see the file header for the rules. */
-export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSelection, limits: RasterLimits): Promise<DecodedRaster> {
-  const scan = scanIfds(bytes, where);
+export async function decodeTiff(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits): Promise<DecodedRaster> {
+  const src = sourceOf(input, where);
+  const scan = readIfd0(src, where);
   if (sel.level !== undefined && sel.level !== 0) {
     throw new FormatError(`${where}: TIFF offers no level ${sel.level}; heightbench reads IFD 0 only (level 0)`);
   }
   if (sel.slice !== undefined && sel.slice !== 0) throw new FormatError(`${where}: TIFF offers no slice ${sel.slice}; only slice 0`);
-
-  let step = 'opening the file';
-  const wrap = (e: unknown): never => {
-    if (e instanceof InputError) throw e;
-    const msg = e instanceof Error ? e.message : String(e);
-    throw new FormatError(`${where}: TIFF: geotiff failed while ${step}: ${msg}`);
+  const tags = scan.tags;
+  const nums = (tag: number): number[] | undefined => {
+    const v = tags.get(tag);
+    return v === undefined || typeof v === 'string' ? undefined : Array.from(v);
   };
-  let fd: Directory;
-  try {
-    const geotiff = await import('geotiff');
-    // A source over the caller's bytes: geotiff fetches only the IFD and tag values, copied out slice by slice,
-    // so the file is never duplicated whole.
-    const source = {
-      fetch: (slices: { offset: number; length: number }[]): Promise<ArrayBuffer[]> =>
-        // Uint8Array's slice (a copy of its own), never a Node Buffer's (a view whose .buffer is the whole file).
-        Promise.resolve(slices.map((sl) => Uint8Array.prototype.slice.call(bytes, sl.offset, sl.offset + sl.length).buffer)),
-      fetchSlice: (): never => {
-        throw new Error('fetchSlice is not used');
-      },
-      fileSize: bytes.length,
-      close: (): Promise<void> => Promise.resolve(),
-    };
-    const tiff = await geotiff.GeoTIFF.fromSource(source as unknown as Parameters<typeof geotiff.GeoTIFF.fromSource>[0]);
-    step = 'reading IFD 0';
-    const image = await tiff.getImage(0);
-    fd = image.getFileDirectory() as unknown as Directory;
-  } catch (e) {
-    return wrap(e);
-  }
-
-  step = 'reading the tags';
-  const tags = new Map<number, TagValue>();
-  try {
-    for (const tag of Object.values(T)) if (fd.hasTag(tag)) tags.set(tag, await loadTag(fd, tag));
-  } catch (e) {
-    wrap(e);
-  }
-  const nums = (tag: number): number[] | undefined => toNumbers(tags.get(tag));
   const one = (tag: number, dflt: number, name: string): number => {
     const v = nums(tag);
     if (v === undefined) return dflt;
@@ -440,16 +544,6 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
     );
   }
   const firstBlock = planar === 2 ? band * perPlane : 0;
-  let total = 0;
-  for (let i = firstBlock; i < firstBlock + perPlane; i++) {
-    if (counts[i] > 0 && offsets[i] + counts[i] > bytes.length) {
-      throw new FormatError(
-        `${where}: TIFF ${tiled ? 'tile' : 'strip'} ${i} at bytes ${offsets[i]}…${offsets[i] + counts[i]} lies beyond the end of the file (${bytes.length} bytes; truncated?)`,
-      );
-    }
-    total += counts[i];
-  }
-  if (total > bytes.length) throw new FormatError(`${where}: TIFF ${layoutName} declare ${total} bytes of data, more than the file's ${bytes.length} bytes`);
 
   // Bytes of one block row: all samples of a pixel for chunky data, one sample for planar data.
   const sampleBytes = kind.bytes;
@@ -457,8 +551,6 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
   const pixelBytes = blockSpp * sampleBytes;
   const rowBytes = bw * pixelBytes;
   const sampleAt = planar === 2 ? 0 : band * sampleBytes;
-
-  const nodata = tags.has(T.GdalNodata) ? parseNodata(String(tags.get(T.GdalNodata)), where) : null;
   const cap = bh * rowBytes;
   // A block may exceed the image (small images in 256² tiles) but not without bound: 64 MiB or the whole image.
   const maxBlock = Math.max(64 * 2 ** 20, width * height * pixelBytes);
@@ -467,7 +559,41 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
       `${where}: TIFF ${tiled ? `tile ${bw}×${bh}` : `strip of ${bh} rows`} needs ${cap} bytes, over ${maxBlock} for a ${width}×${height} image`,
     );
   }
-  const outBytes = new Uint8Array(width * height * sampleBytes);
+  // Every block is checked against the bytes present before anything is allocated for the image: it must lie inside
+  // the file, and its bytes must be able to hold the rows it covers (deflate expands at most 1032×, PackBits 64×).
+  const ratio = compression === 1 ? 1 : compression === 32773 ? 64 : compression === 5 ? Infinity : 1032;
+  let total = 0;
+  for (let i = firstBlock; i < firstBlock + perPlane; i++) {
+    const name = `${tiled ? 'tile' : 'strip'} ${i}`;
+    if (counts[i] > 0 && offsets[i] + counts[i] > src.size) {
+      throw new FormatError(
+        `${where}: TIFF ${name} at bytes ${offsets[i]}…${offsets[i] + counts[i]} (${layoutName}) lies beyond the end of the file (${src.size} bytes; truncated?)`,
+      );
+    }
+    const by = Math.floor((i - firstBlock) / across);
+    const need = (tiled ? bh : Math.min(bh, height - by * bh)) * rowBytes;
+    if (counts[i] > 0 && counts[i] * ratio + 64 < need) {
+      throw new FormatError(
+        `${where}: TIFF ${name} holds ${counts[i]} bytes of ${compression === 1 ? 'uncompressed' : compName} data (${tiled ? 'TileByteCounts' : 'StripByteCounts'}), too few to decode to the ${need} bytes its rows need (truncated or corrupt)`,
+      );
+    }
+    total += counts[i];
+  }
+  if (total > src.size) throw new FormatError(`${where}: TIFF ${layoutName} declare ${total} bytes of data, more than the file's ${src.size} bytes`);
+
+  const nodataText = tags.get(T.GdalNodata);
+  const nodataValue = typeof nodataText === 'string' ? parseNodata(nodataText, where) : null;
+  // GDAL compares no-data in the band's type; float16 bands are float32 bands to GDAL 3.10.
+  const nodata = nodataValue === null ? null : kind.type === 'float32' || kind.type === 'float16' ? Math.fround(nodataValue) : nodataValue;
+
+  const WINDOW = Math.max(1, Math.min(16, Math.floor((256 * 2 ** 20) / cap)));
+  const n = width * height;
+  checkReaderMemory(
+    where,
+    `TIFF ${width}×${height} ${kind.type} (${n * sampleBytes} bytes of samples, ${kind.type === 'float32' ? 0 : n * 4} to widen or narrow them, ${Math.min(WINDOW, perPlane)} blocks of ${cap} bytes in flight)`,
+    n * sampleBytes + (kind.type === 'float32' ? 0 : n * 4) + Math.min(WINDOW, perPlane) * cap * 2 + rowBytes,
+  );
+  const outBytes = new Uint8Array(n * sampleBytes);
   const scratch = new Uint8Array(rowBytes);
   const out32 = new Uint32Array(outBytes.buffer, 0, sampleBytes % 4 === 0 ? outBytes.length / 4 : 0);
   const blockName = (index: number): string => `${tiled ? 'tile' : 'strip'} ${index}`;
@@ -476,13 +602,20 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
   const inflateBlock = (index: number, need: number): Promise<Uint8Array | null> => {
     const count = counts[index];
     if (count === 0) return Promise.resolve(null);
-    const src = bytes.subarray(offsets[index], offsets[index] + count);
     const what = blockName(index);
+    let data: Uint8Array;
+    try {
+      data = src.read(offsets[index], count, `TIFF ${what}`);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     if (compression === 8 || compression === 32946) {
-      // Asynchronous inflate runs on libuv's thread pool, so several blocks inflate at once.
+      // Asynchronous inflate runs on libuv's thread pool, so several blocks inflate at once. Its limit is clamped to
+      // what Node accepts (the block itself is already bounded by maxBlock and the budget).
+      const limit = Math.min(Math.max(need, cap), ZLIB_MAX_OUTPUT);
       return new Promise((resolve, reject) => {
-        inflate(src, { maxOutputLength: Math.max(need, cap) }, (err, out) => {
-          if (err) reject(new FormatError(`${where}: TIFF ${what}: deflate data is corrupt or inflates past ${Math.max(need, cap)} bytes (${err.message})`));
+        inflate(data, { maxOutputLength: limit }, (err, out) => {
+          if (err) reject(new FormatError(`${where}: TIFF ${what}: deflate data is corrupt or inflates past ${limit} bytes (${err.message})`));
           else resolve(out.byteOffset % 8 === 0 ? new Uint8Array(out.buffer, out.byteOffset, out.byteLength) : new Uint8Array(out));
         });
       });
@@ -490,10 +623,10 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
     try {
       if (compression === 1) {
         if (count < need) throw new FormatError(`${where}: TIFF ${what} holds ${count} bytes, expected ${need} (truncated?)`);
-        return Promise.resolve(Uint8Array.prototype.slice.call(src, 0, need));
+        return Promise.resolve(src.fresh ? data.subarray(0, need) : Uint8Array.prototype.slice.call(data, 0, need));
       }
       // LZW and PackBits output is capped at the block's size: the rows past it are never needed.
-      return Promise.resolve(compression === 5 ? lzwDecode(src, Math.max(need, cap), where, what) : packBitsDecode(src, Math.max(need, cap)));
+      return Promise.resolve(compression === 5 ? lzwDecode(data, Math.max(need, cap), where, what) : packBitsDecode(data, Math.max(need, cap)));
     } catch (e) {
       return Promise.reject(e);
     }
@@ -501,7 +634,6 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
   const jobs: { index: number; bx: number; by: number }[] = [];
   for (let by = 0; by < down; by++) for (let bx = 0; bx < across; bx++) jobs.push({ index: firstBlock + by * across + bx, bx, by });
   // A window of blocks in flight; each settles into a result object so no rejection goes unobserved.
-  const WINDOW = Math.max(1, Math.min(16, Math.floor((256 * 2 ** 20) / cap)));
   type Settled = { ok: true; block: Uint8Array | null } | { ok: false; error: unknown };
   const inflight: Promise<Settled>[] = [];
   const start = (j: number): void => {
@@ -512,7 +644,7 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
     );
   };
   for (let j = 0; j < Math.min(WINDOW, jobs.length); j++) start(j);
-  let sparse = 0;
+  const sparseBlocks: [number, number, number, number][] = [];
   let failure: unknown = null;
   for (let j = 0; j < jobs.length; j++) {
     const settled = await inflight[j];
@@ -531,9 +663,9 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
     const validRows = Math.min(rows, height - by * bh);
     const block = settled.block;
     if (block === null) {
-      // A sparse block (GDAL SPARSE_OK): GDAL reads it as nodata, else 0.
-      sparse++;
-      fillSparse(outBytes, kind, nodata, width, bx * bw, by * bh, validCols, validRows);
+      // A block with byte count 0: GDAL (SPARSE_OK) reads it as the no-data value, else 0; filled once the samples
+      // are in their final type.
+      sparseBlocks.push([bx * bw, by * bh, validCols, validRows]);
       continue;
     }
     if (block.length < need) {
@@ -569,6 +701,9 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
   if (failure !== null) throw failure;
 
   const values = typedValues(outBytes, kind.type);
+  const sparse = sparseBlocks.length;
+  const fill = sparseFill(kind.type, nodata);
+  for (const [x0, y0, cols, rows] of sparseBlocks) for (let r = 0; r < rows; r++) values.fill(fill, (y0 + r) * width + x0, (y0 + r) * width + x0 + cols);
   const georeference = readGeoreference(nums, tags, width, height, where);
   const geoKeys = georeference === null ? null : geoKeyText(nums(T.GeoKeyDirectory));
   const parts = [
@@ -579,9 +714,11 @@ export async function decodeTiff(bytes: Uint8Array, where: string, sel: RasterSe
     spp === 1 ? '1 band' : `band ${band + 1} of ${spp}${planar === 2 ? ' (planar)' : ''}`,
   ];
   let description = parts.join(', ');
-  if (sparse > 0) description += `, ${sparse} empty block${sparse === 1 ? '' : 's'} read as ${nodata ?? 0}`;
+  if (sparse > 0)
+    description += `, ${sparse} empty block${sparse === 1 ? '' : 's'} (byte count 0) read as ${fill}${nodata === null ? '' : ', the no-data value'}`;
   if (georeference !== null) description += `; GeoTIFF ${georeference.source}${geoKeys ? `; ${geoKeys}` : ''}`;
-  if (nodata !== null) description += `; GDAL_NODATA ${nodata}`;
+  if (nodata !== null && nodataValue !== null)
+    description += `; GDAL_NODATA ${nodataValue}${nodata !== nodataValue ? ` (${nodata} in the band's ${kind.type === 'float16' ? 'float32' : kind.type})` : ''}`;
   if (scan.furtherIfds > 0) description += `; IFD 0 read, ${scan.furtherIfds} further IFD${scan.furtherIfds === 1 ? '' : 's'} (overviews or pages) ignored`;
   return { container: 'tiff', width, height, sampleType: kind.type, values, unorm16: false, georeference, nodata, description };
 }
@@ -679,19 +816,15 @@ export function packBitsDecode(src: Uint8Array, max: number): Uint8Array {
   return o === max ? out : out.subarray(0, o);
 }
 
-function fillSparse(out: Uint8Array, kind: SampleKind, nodata: number | null, width: number, x0: number, y0: number, cols: number, rows: number): void {
-  const v = nodata ?? 0;
-  const one = typedValues(new Uint8Array(kind.bytes), kind.type === 'float16' ? 'uint16' : kind.type);
-  if (kind.type === 'float16') {
-    // No exact half for an arbitrary nodata; GDAL's float16 nodata is written as float text too. 0 or NaN only.
-    (one as Uint16Array)[0] = Number.isNaN(v) ? 0x7e00 : 0;
-  } else {
-    one[0] = v;
+/** The value GDAL gives a sparse block's samples: the no-data value converted to the band's type (rounded and clamped for integers, as GDALCopyWords does), else 0. */
+function sparseFill(type: RasterSampleType, nodata: number | null): number {
+  if (nodata === null) return 0;
+  if (type === 'uint16' || type === 'int16') {
+    if (Number.isNaN(nodata)) return 0;
+    const [lo, hi] = type === 'uint16' ? [0, 65535] : [-32768, 32767];
+    return Math.min(hi, Math.max(lo, Math.round(nodata)));
   }
-  const pattern = new Uint8Array(one.buffer);
-  for (let r = 0; r < rows; r++) {
-    for (let c = 0; c < cols; c++) out.set(pattern, ((y0 + r) * width + x0 + c) * kind.bytes);
-  }
+  return nodata;
 }
 
 function typedValues(b: Uint8Array, type: RasterSampleType): RasterValues {
