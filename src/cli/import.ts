@@ -23,8 +23,7 @@
  *    is used, else the seed pipeline. A declaration that differs from the one the folder records is refused, naming
  *    the first difference. The stage holding codes (the seed's `final`) must be codes over the declared range.
  */
-import { createHash } from 'node:crypto';
-import { closeSync, copyFileSync, existsSync, lstatSync, readdirSync, readlinkSync, readSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
@@ -42,12 +41,12 @@ import {
 import { runFolderPipeline } from '../pipelines/run-folder.js';
 import { SEED_PIPELINE } from '../pipelines/seed.js';
 import { floatHeightfield, heightsOf, withRowDirection, type Heightfield } from '../core/heightfield.js';
-import { FileSystemError, fileSystemMessage, FormatError, isFileSystemErrno, MismatchError, UsageError } from '../errors.js';
+import { FileSystemError, FormatError, MismatchError, UsageError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { defaultSwapNames, makeStage, recoverFolder, removeStale, swapFolderIn } from '../io/folder-swap.js';
 import { readHeightfieldFileAsync, writeHeightfieldFile, containerForPath } from '../io/heightfield-file.js';
 import { checkArray, checkObject, checkString, parseJson } from '../io/json-check.js';
-import { openRegular, readInputText } from '../io/read-input.js';
+import { readInputText, sha256OfRegularFile } from '../io/read-input.js';
 import { parseExtent, parsePath, parseRange } from './args.js';
 import { addInputFlags, readSettingsFrom, type InputFlags } from './input-flags.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
@@ -196,30 +195,6 @@ function stageFieldOf(c: Capture, f: Heightfield, d: PipelineDeclaration): { fie
   return { field: f, note: null };
 }
 
-/**
- * The SHA-256 of a capture, read in 1 MiB chunks (a regular file only, as every input): memory stays at one chunk
- * whatever the capture's size, which the decoder has already bounded.
- */
-function sha256OfFile(path: string): string {
-  const { fd } = openRegular(path);
-  try {
-    const hash = createHash('sha256');
-    const chunk = Buffer.allocUnsafe(1 << 20);
-    for (let pos = 0; ;) {
-      const got = readSync(fd, chunk, 0, chunk.length, pos);
-      if (got === 0) break;
-      hash.update(chunk.subarray(0, got));
-      pos += got;
-    }
-    return hash.digest('hex');
-  } catch (e) {
-    if (isFileSystemErrno(e)) throw new FileSystemError(fileSystemMessage(e));
-    throw e;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 interface ImportRecord {
   stage: string;
   file: string;
@@ -333,9 +308,9 @@ export async function importCommand(file: string | undefined, o: ImportCliOption
   const loaded = [];
   for (const c of captures) {
     // The capture's hash is taken before and after it is decoded: the recorded SHA-256 is of the bytes decoded.
-    const before = sha256OfFile(c.file);
+    const before = sha256OfRegularFile(c.file);
     const l = await readHeightfieldFileAsync(c.file, readSettingsFrom(c.flags, true));
-    const sha256 = sha256OfFile(c.file);
+    const sha256 = sha256OfRegularFile(c.file);
     if (sha256 !== before) throw new FormatError(`${c.file}: changed while it was imported (SHA-256 ${before.slice(0, 12)}… then ${sha256.slice(0, 12)}…)`);
     loaded.push({ c, l, ...stageField(c, l.field, decl), sha256 });
   }

@@ -21,7 +21,7 @@
  *  - float64 samples are narrowed to float32 (heightbench's float fields), and the note says so.
  */
 import { extname } from 'node:path';
-import { codeHeightfield, floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
+import { codeHeightfield, floatHeightfield, heightsOf, withRowDirection, type Heightfield } from '../core/heightfield.js';
 import { encodeHeightfield } from '../core/heightfield.js';
 import { DEFAULT_RANGE, type GridDescription, type HeightRange } from '../core/grid.js';
 import { FormatError, MismatchError } from '../errors.js';
@@ -210,8 +210,9 @@ function countNaN(v: Float32Array): number {
 }
 
 /**
- * Writes `field` as a TIFF (GeoTIFF tags for the extent; uint16 codes or float32 metres) or a .npy (uint16 codes or
- * float32 metres, row 0 first as the grid stores it), atomically with its sidecar.
+ * Writes `field` as a TIFF (GeoTIFF tags for the extent, north-up: its rows reordered to row0-at-ymax when needed;
+ * uint16 codes or float32 metres) or a .npy (uint16 codes or float32 metres, row 0 first as the grid stores it),
+ * atomically with its sidecar, which describes the payload as written.
  */
 export async function writeOutsideFile(path: string, container: OutsideContainer, field: Heightfield, s: WriteSettings): Promise<WrittenHeightfield> {
   let f: Heightfield = field;
@@ -225,6 +226,10 @@ export async function writeOutsideFile(path: string, container: OutsideContainer
     f = enc.field;
     encodeCounts = enc.counts;
   }
+  // [R] A TIFF is written north-up (encodeTiff), so the grid its sidecar records is the file's: a row0-at-ymin field
+  // is stored, and described, with its rows reordered to row0-at-ymax — the same height at every world texel, and
+  // the sidecar and the GeoTIFF georeferencing agree.
+  if (container === 'tiff') f = withRowDirection(f, 'row0-at-ymax');
   const values = f.kind === 'codes' ? f.code_px : f.height_px;
   const g = f.grid;
   let payload: Uint8Array;

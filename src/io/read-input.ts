@@ -7,6 +7,7 @@
  *     checked against the caller's limit, then exactly that many bytes are read; a file that changes size while it is
  *     read is refused.
  */
+import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import { FileSystemError, FormatError, LimitError, isFileSystemErrno, fileSystemMessage } from '../errors.js';
 
@@ -85,6 +86,37 @@ export function readInputFile(path: string, maxBytes: number, limitReason = 'the
     return buf;
   } catch (e) {
     if (!(e instanceof FormatError || e instanceof LimitError) && isFileSystemErrno(e)) {
+      if (!e.path) e.path = path;
+      throw new FileSystemError(fileSystemMessage(e));
+    }
+    throw e;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The SHA-256 of a regular file, read in 1 MiB chunks up to the size fstat gave when it was opened (memory stays at
+ * one chunk; a /proc file or a device that reports one size and streams another is never read past it). A file that
+ * is shorter or longer than that size when read is refused.
+ */
+export function sha256OfRegularFile(path: string): string {
+  const { fd, size } = openRegular(path);
+  try {
+    const hash = createHash('sha256');
+    const chunk = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(1, size)));
+    let pos = 0;
+    while (pos < size) {
+      const got = readSync(fd, chunk, 0, Math.min(chunk.length, size - pos), pos);
+      if (got === 0) throw new FormatError(`${path}: the file shrank while it was read (${pos} of ${size} bytes)`);
+      hash.update(chunk.subarray(0, got));
+      pos += got;
+    }
+    if (size > 0 && readSync(fd, Buffer.alloc(1), 0, 1, size) !== 0)
+      throw new FormatError(`${path}: the file grew while it was read (more than ${size} bytes)`);
+    return hash.digest('hex');
+  } catch (e) {
+    if (!(e instanceof FormatError) && isFileSystemErrno(e)) {
       if (!e.path) e.path = path;
       throw new FileSystemError(fileSystemMessage(e));
     }

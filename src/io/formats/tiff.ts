@@ -1,8 +1,8 @@
 /**
  * TIFF / GeoTIFF decoder: bytes in, one band of samples plus the file's georeferencing out (DecodedRaster).
  *
- * Inputs: the whole file's bytes (read by the caller through the hardened reader), the path for messages, a selection
- * (channel = a 1-based band index, or R/G/B/A for RGB files; level/slice are not offered) and the pixel limit.
+ * Inputs: the file as a ByteSource (or its bytes), the path for messages, a selection (channel = a 1-based band index,
+ * or R/G/B/A for RGB files; level/slice are not offered) and the pixel limit.
  * Output: the first IFD's samples, row 0 = the first stored row, plus GeoTIFF extent/row direction and GDAL_NODATA.
  *
  * Rules:
@@ -10,15 +10,20 @@
  *    listed; all samples of a pixel the same type. Anything else is refused naming SampleFormat and BitsPerSample.
  *  - Strips or tiles, chunky or planar; compression none (1), LZW (5), deflate (8, 32946), PackBits (32773),
  *    predictor 1, 2 (horizontal) or 3 (floating point); any other compression is refused by name.
- *  - [R] The library `geotiff` parses the IFD, its tags and their values. heightbench decodes the blocks itself:
- *    deflate through node:zlib (bounded output, faster than geotiff's pako), LZW and PackBits with bounded decoders
- *    below (geotiff's grow plain arrays without bound and can exhaust memory fatally on a corrupt stream), then undoes
- *    the predictor and assembles the band. geotiff 3.0.5's readRasters also decodes big-endian files with predictor 2
- *    or 3 wrongly (it differences the words in the host's byte order) and reads every sample through a DataView call.
- *  - Hardening, before anything is allocated in proportion to the file's claims: every IFD entry's values must lie
- *    inside the file; width × height must be within limits.pixelLimit; every strip/tile must lie inside the file and
- *    their byte counts together cannot exceed its size; a block must decode to the bytes its rows need (deflate output
- *    is capped at that size). A library exception becomes a FormatError naming the file and the step that failed.
+ *  - [R] One parser of the header: readIfd0 below reads the header, IFD 0 and the values of the tags used, once, each
+ *    range checked against the file first. A tag used that appears twice is refused (GDAL and tifffile read the
+ *    first), as is a field type the tag cannot hold (an integer tag stored as FLOAT/DOUBLE/RATIONAL: GDAL refuses it,
+ *    tifffile truncates it). The blocks are decoded here too: deflate through node:zlib (its limit clamped to what
+ *    Node accepts), LZW and PackBits with bounded decoders, then the predictor undone and the band assembled.
+ *  - Bounded by the data present, before anything is allocated in proportion to the file's claims: width × height
+ *    within limits.pixelLimit and 2^20 a side; every strip/tile inside the file, holding enough bytes to decode to its
+ *    rows (1× uncompressed, 64× PackBits, 1032× deflate), their byte counts together within the file's size; the
+ *    image, its conversion and the blocks in flight within the reader budget (checkReaderMemory). Only IFD 0, the tag
+ *    values and the selected band's blocks are read.
+ *  - A block whose byte count is 0 is the one empty block TIFF readers define (GDAL's sparse files): read as GDAL
+ *    reads it, the no-data value converted to the band's type, else 0.
+ *  - GDAL_NODATA is compared in the band's type, as GDAL does: a float32 (or float16, a float32 band to GDAL) band's
+ *    no-data is the text's value rounded to float32.
  *  - GeoTIFF: ModelPixelScale + ModelTiepoint, or a ModelTransformation without rotation or shear (refused, naming
  *    the terms). Under PixelIsArea (GTRasterTypeGeoKey 1, the default) the tiepoint ties the corner of pixel (0,0);
  *    under PixelIsPoint (2) it ties the pixel's centre, so the area extent starts half a pixel before it — the shift
@@ -30,8 +35,8 @@
 import { inflate } from 'node:zlib';
 import { constants as bufferConstants } from 'node:buffer';
 import { sourceOf, type DecoderInput, type ByteSource } from '../byte-source.js';
-import { checkReaderMemory } from '../limits.js';
-import { FormatError, InputError, LimitError } from '../../errors.js';
+import { checkFieldSize, checkReaderMemory } from '../limits.js';
+import { FormatError, LimitError } from '../../errors.js';
 import type { DecodedRaster, RasterGeoreference, RasterLimits, RasterSampleType, RasterSelection, RasterValues } from './raster.js';
 
 export { encodeTiff, type TiffEncodeOptions } from './tiff-write.js';
@@ -482,6 +487,7 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
   if (width * height > limits.pixelLimit) {
     throw new LimitError(`${where}: TIFF ${width}x${height} = ${width * height} samples, over the limit of ${limits.pixelLimit}`);
   }
+  checkFieldSize(`${where}: TIFF ImageWidth × ImageLength`, width, height, limits.pixelLimit);
 
   const spp = one(T.SamplesPerPixel, 1, 'SamplesPerPixel');
   if (!(spp >= 1 && spp <= 64)) throw new FormatError(`${where}: TIFF SamplesPerPixel ${spp}, expected 1 to 64`);
@@ -563,6 +569,8 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
   // the file, and its bytes must be able to hold the rows it covers (deflate expands at most 1032×, PackBits 64×).
   const ratio = compression === 1 ? 1 : compression === 32773 ? 64 : compression === 5 ? Infinity : 1032;
   let total = 0;
+  let present = 0;
+  let largest = 0;
   for (let i = firstBlock; i < firstBlock + perPlane; i++) {
     const name = `${tiled ? 'tile' : 'strip'} ${i}`;
     if (counts[i] > 0 && offsets[i] + counts[i] > src.size) {
@@ -578,6 +586,8 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
       );
     }
     total += counts[i];
+    if (counts[i] > 0) present++;
+    largest = Math.max(largest, counts[i]);
   }
   if (total > src.size) throw new FormatError(`${where}: TIFF ${layoutName} declare ${total} bytes of data, more than the file's ${src.size} bytes`);
 
@@ -588,10 +598,11 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
 
   const WINDOW = Math.max(1, Math.min(16, Math.floor((256 * 2 ** 20) / cap)));
   const n = width * height;
+  const inFlight = Math.min(WINDOW, present) * (cap + largest);
   checkReaderMemory(
     where,
-    `TIFF ${width}×${height} ${kind.type} (${n * sampleBytes} bytes of samples, ${kind.type === 'float32' ? 0 : n * 4} to widen or narrow them, ${Math.min(WINDOW, perPlane)} blocks of ${cap} bytes in flight)`,
-    n * sampleBytes + (kind.type === 'float32' ? 0 : n * 4) + Math.min(WINDOW, perPlane) * cap * 2 + rowBytes,
+    `TIFF ${width}×${height} ${kind.type} (${n * sampleBytes} bytes of samples, ${kind.type === 'float32' ? 0 : n * 4} to widen or narrow them, ${inFlight} for the blocks in flight)`,
+    n * sampleBytes + (kind.type === 'float32' ? 0 : n * 4) + inFlight + rowBytes,
   );
   const outBytes = new Uint8Array(n * sampleBytes);
   const scratch = new Uint8Array(rowBytes);
@@ -725,8 +736,8 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
 
 /**
  * TIFF LZW (codes MSB-first, 9 to 12 bits, the width growing one code early as libtiff writes it), decoding at most
- * `max` bytes. [R] Written here rather than geotiff's: that one grows a plain array without bound and can run away on a
- * corrupt stream (a fatal out-of-memory, not an exception).
+ * `max` bytes. [R] Written here, bounded: a decoder that grows its output without bound can run away on a corrupt
+ * stream (a fatal out-of-memory, not an exception).
  */
 export function lzwDecode(src: Uint8Array, max: number, where: string, what: string): Uint8Array {
   const out = new Uint8Array(max);

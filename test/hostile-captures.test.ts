@@ -1,0 +1,390 @@
+/**
+ * Hostile captures, third pass: each regression is named after the bug it pins. The verdict of the reference reader
+ * of each format (tifffile and rasterio/GDAL for TIFF, OpenEXR for EXR, numpy for .npy) is taken in the test from the
+ * project's .venv, never from heightbench: heightbench either reads what the reference reads or refuses with exit 2.
+ * Work is counted (bytes read through the ByteSource), never timed.
+ */
+import { spawnSync } from 'node:child_process';
+import { truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { fileSource } from '../src/io/byte-source.js';
+import { decodeDds } from '../src/io/formats/dds.js';
+import { decodeExr } from '../src/io/formats/exr.js';
+import { decodeNpy } from '../src/io/formats/npy.js';
+import { decodeTiff } from '../src/io/formats/tiff.js';
+import { readOutsideFile } from '../src/io/outside.js';
+import { cli, tempDir } from './helpers.js';
+
+const py = join(process.cwd(), '.venv', 'bin', 'python');
+const d = tempDir('hb-captures-');
+const LIMITS = { pixelLimit: 1 << 28 };
+
+function python(code: string): string {
+  const r = spawnSync(py, ['-c', code], { encoding: 'utf8', cwd: d });
+  if (r.status !== 0) throw new Error(`python failed: ${r.stderr}`);
+  return r.stdout;
+}
+
+type Entry = [tag: number, type: number, values: number[] | string];
+
+/**
+ * A little-endian classic TIFF: the header, IFD 0 with `entries` in the order given (duplicates kept), their
+ * out-of-line values, then `blocks`. StripOffsets/TileOffsets values name indices into `blocks`.
+ */
+export function tiffFile(entries: Entry[], blocks: Uint8Array[] = []): Buffer {
+  const size: Record<number, number> = { 1: 1, 2: 1, 3: 2, 4: 4, 11: 4, 12: 8 };
+  const enc = (type: number, v: number[] | string): Buffer => {
+    if (typeof v === 'string') return Buffer.from(`${v}\0`, 'latin1');
+    const b = Buffer.alloc(size[type] * v.length);
+    v.forEach((x, i) => {
+      if (type === 1) b.writeUInt8(x, i);
+      else if (type === 3) b.writeUInt16LE(x, 2 * i);
+      else if (type === 4) b.writeUInt32LE(x, 4 * i);
+      else if (type === 11) b.writeFloatLE(x, 4 * i);
+      else b.writeDoubleLE(x, 8 * i);
+    });
+    return b;
+  };
+  const ifdEnd = 8 + 2 + 12 * entries.length + 4;
+  const outOfLine = entries.map(([, t, v]) => enc(t, v).length).filter((n) => n > 4);
+  let dataAt = ifdEnd + outOfLine.reduce((a, b) => a + b, 0);
+  const blockAt = blocks.map((b) => {
+    const at = dataAt;
+    dataAt += b.length;
+    return at;
+  });
+  const head = Buffer.alloc(ifdEnd);
+  head.write('II', 0, 'latin1');
+  head.writeUInt16LE(42, 2);
+  head.writeUInt32LE(8, 4);
+  head.writeUInt16LE(entries.length, 8);
+  const values: Buffer[] = [];
+  let valueAt = ifdEnd;
+  entries.forEach(([tag, type, v], i) => {
+    const vals = (tag === 273 || tag === 324) && Array.isArray(v) ? v.map((k) => blockAt[k] ?? k) : v;
+    const b = enc(type, vals);
+    const o = 10 + 12 * i;
+    head.writeUInt16LE(tag, o);
+    head.writeUInt16LE(type, o + 2);
+    head.writeUInt32LE(typeof v === 'string' ? b.length : v.length, o + 4);
+    if (b.length <= 4) b.copy(head, o + 8);
+    else {
+      head.writeUInt32LE(valueAt, o + 8);
+      values.push(b);
+      valueAt += b.length;
+    }
+  });
+  return Buffer.concat([head, ...values, ...blocks]);
+}
+
+const f32 = (v: number[]): Uint8Array => new Uint8Array(new Float32Array(v).buffer);
+/** A w×h single-band float32 strip image, one strip per `rows` rows. */
+function floatStrips(w: number, h: number, rows: number, blocks: Uint8Array[], extra: Entry[] = [], counts?: number[]): Buffer {
+  return tiffFile(
+    [
+      [256, w > 65535 ? 4 : 3, [w]],
+      [257, 3, [h]],
+      [258, 3, [32]],
+      [259, 3, [1]],
+      [262, 3, [1]],
+      [273, 4, blocks.map((_, i) => i)],
+      [277, 3, [1]],
+      [278, 3, [rows]],
+      [279, 4, counts ?? blocks.map((b) => b.length)],
+      [339, 3, [3]],
+      ...extra,
+    ],
+    blocks,
+  );
+}
+
+const savedBudget = process.env.HEIGHTBENCH_MAX_MEMORY_MB;
+afterEach(() => {
+  if (savedBudget === undefined) delete process.env.HEIGHTBENCH_MAX_MEMORY_MB;
+  else process.env.HEIGHTBENCH_MAX_MEMORY_MB = savedBudget;
+});
+
+beforeAll(() => {
+  python(`
+import sys, numpy as np
+sys.path.insert(0, ${JSON.stringify(join(process.cwd(), 'examples', 'external-reconstruction'))})
+from reconstruct import write_dds_r16_unorm
+write_dds_r16_unorm('small.dds', np.arange(32, dtype='<u2').reshape(4, 8) * 1000)
+np.save('small.npy', np.arange(32, dtype='<f4').reshape(4, 8))
+`);
+}, 60_000);
+
+describe('bounded by the data present: headers first, then only the bytes they name', () => {
+  it('dds-sparse-tail-read-whole: an 8×4 DDS followed by a 768 MiB sparse tail is read from its header and its 64 bytes', async () => {
+    const f = join(d, 'tail.dds');
+    writeFileSync(f, python(`import sys; sys.stdout.write(open('small.dds','rb').read().hex())`).trim(), 'hex');
+    truncateSync(f, 768 * 2 ** 20);
+    const src = fileSource(f);
+    try {
+      const r = decodeDds(src, f, {}, LIMITS);
+      expect(Array.from(r.values.subarray(0, 3))).toEqual([0, 1000, 2000]);
+      expect(src.bytesRead).toBeLessThanOrEqual(4 + 124 + 20 + 64);
+    } finally {
+      src.close();
+    }
+    // Under a 64 MiB budget the 768 MiB file still reads: nothing reads it whole.
+    process.env.HEIGHTBENCH_MAX_MEMORY_MB = '64';
+    const info = await cli('info', f, '--assume-defaults');
+    expect(info.err).toBe('');
+    expect(info.code).toBe(0);
+  });
+  it('npy-header-first: a .npy is read as its header and the array it names, nothing else', () => {
+    const src = fileSource(join(d, 'small.npy'));
+    try {
+      const r = decodeNpy(src, 'small.npy', {}, LIMITS);
+      expect(Array.from(r.values.subarray(0, 4))).toEqual([0, 1, 2, 3]);
+      expect(src.bytesRead).toBeLessThanOrEqual(12 + 65536 + 128);
+    } finally {
+      src.close();
+    }
+  });
+  it('tiff-zero-bytecounts-ignore-budget: 8192×6144 float64 with byte counts 0 in 134 bytes is refused under HEIGHTBENCH_MAX_MEMORY_MB=256, naming need and budget', async () => {
+    const f = join(d, 'sparse-huge.tif');
+    const file = tiffFile([
+      [256, 3, [8192]],
+      [257, 3, [6144]],
+      [258, 3, [64]],
+      [259, 3, [1]],
+      [262, 3, [1]],
+      [273, 4, [0]],
+      [277, 3, [1]],
+      [278, 3, [6144]],
+      [279, 4, [0]],
+      [339, 3, [3]],
+    ]);
+    expect(file.length).toBe(134);
+    writeFileSync(f, file);
+    process.env.HEIGHTBENCH_MAX_MEMORY_MB = '256';
+    for (const argv of [
+      ['info', f, '--assume-defaults'],
+      ['convert', f, join(d, 'x.r32'), '--assume-defaults'],
+    ]) {
+      const r = await cli(...argv);
+      expect(r.code, r.err).toBe(2);
+      expect(r.err).toMatch(
+        /sparse-huge\.tif: TIFF 8192×6144 float64 .* needs 604045312 bytes \(about 577 MiB\), over the memory budget of 256 MiB \(HEIGHTBENCH_MAX_MEMORY_MB\)/,
+      );
+    }
+  });
+  it('tiff-zero-bytecounts-as-gdal: a small all-sparse float32 TIFF with GDAL_NODATA reads as GDAL reads it (every sample no-data)', async () => {
+    const f = join(d, 'sparse-small.tif');
+    writeFileSync(f, floatStrips(4, 4, 2, [new Uint8Array(0), new Uint8Array(0)], [[42113, 2, '-9999.9']], [0, 0]));
+    const gdal = JSON.parse(
+      python(`
+import json, rasterio
+with rasterio.open('sparse-small.tif') as ds: print(json.dumps({"v": ds.read(1).tolist(), "m": ds.read_masks(1).tolist()}))
+`),
+    ) as { v: number[][]; m: number[][] };
+    expect(gdal.v.flat()).toEqual(Array(16).fill(Math.fround(-9999.9)));
+    expect(gdal.m.flat()).toEqual(Array(16).fill(0));
+    const r = await decodeTiff(new Uint8Array(await import('node:fs').then((fs) => fs.readFileSync(f))), f, {}, LIMITS);
+    expect(Array.from(r.values)).toEqual(gdal.v.flat());
+    expect(r.nodata).toBe(Math.fround(-9999.9));
+    const l = await readOutsideFile(f, 'tiff', { assumeDefaults: true });
+    expect(l.field.kind === 'float' && Array.from(l.field.height_px).every(Number.isNaN)).toBe(true);
+  });
+  it('tiff-64-samples-zlib-limit: a deflate strip whose rows need 8 GiB is refused (exit 2, one line), never a zlib RangeError', async () => {
+    const f = join(d, 'wide-spp.tif');
+    writeFileSync(
+      f,
+      tiffFile(
+        [
+          [256, 4, [1 << 20]],
+          [257, 3, [1]],
+          [258, 3, Array(64).fill(64)],
+          [259, 3, [8]],
+          [262, 3, [1]],
+          [273, 4, [0]],
+          [277, 3, [64]],
+          [278, 3, [1]],
+          [279, 4, [16]],
+          [284, 3, [1]],
+          [339, 3, Array(64).fill(3)],
+        ],
+        [new Uint8Array(16)],
+      ),
+    );
+    const r = await cli('info', f, '--assume-defaults', '--channel', '1');
+    expect(r.code, r.err).toBe(2);
+    expect(r.err).toMatch(/^heightbench: [^\n]*wide-spp\.tif: TIFF [^\n]+\n$/);
+  });
+  it('tiff-2^28-wide-allocates-first: a 2^28-pixel-wide TIFF is refused by its side before anything is allocated', async () => {
+    const f = join(d, 'wide.tif');
+    writeFileSync(f, floatStrips(2 ** 28, 1, 1, [new Uint8Array(16)]));
+    const r = await cli('info', f, '--assume-defaults');
+    expect(r.code, r.err).toBe(2);
+    expect(r.err).toMatch(/wide\.tif: TIFF ImageWidth × ImageLength: 268435456x1 has a side over the limit of 1048576/);
+  });
+  it('proc-pagemap-link: a link to /proc/self/pagemap is read as what it holds (no hang, exit 2 naming the file)', async () => {
+    const { symlinkSync } = await import('node:fs');
+    for (const name of ['pagemap.tif', 'pagemap.npy', 'pagemap.exr', 'pagemap.dds']) {
+      symlinkSync('/proc/self/pagemap', join(d, name));
+      for (const argv of [
+        ['info', join(d, name), '--assume-defaults'],
+        ['import', join(d, name), '--stage', 'final', '--out', join(d, `run-${name}`), '--assume-defaults', '--range', '-500,500'],
+      ]) {
+        const r = await cli(...argv);
+        expect(r.code, r.err).toBe(2);
+        expect(r.err).toMatch(new RegExp(`${name.replace('.', '\\.')}`));
+        expect(r.err).not.toMatch(/\(no path\)/);
+      }
+    }
+  });
+});
+
+describe('one parser per header, strict types', () => {
+  const A = f32([0, 1, 2, 3]);
+  const B = f32([100, 101, 102, 103]);
+  it('tiff-duplicate-stripoffsets-last-wins: a second StripOffsets is refused; GDAL and tifffile read the first', async () => {
+    const file = tiffFile(
+      [
+        [256, 3, [2]],
+        [257, 3, [2]],
+        [258, 3, [32]],
+        [259, 3, [1]],
+        [262, 3, [1]],
+        [273, 4, [0]],
+        [273, 4, [1]],
+        [277, 3, [1]],
+        [278, 3, [2]],
+        [279, 4, [16]],
+        [339, 3, [3]],
+      ],
+      [A, B],
+    );
+    writeFileSync(join(d, 'dup.tif'), file);
+    const ref = JSON.parse(
+      python(`
+import json, tifffile, rasterio
+with rasterio.open('dup.tif') as ds: g = ds.read(1).tolist()
+print(json.dumps({"tifffile": tifffile.imread('dup.tif').tolist(), "gdal": g}))
+`),
+    ) as { tifffile: number[][]; gdal: number[][] };
+    expect(ref.tifffile.flat()).toEqual([0, 1, 2, 3]);
+    expect(ref.gdal.flat()).toEqual([0, 1, 2, 3]);
+    await expect(decodeTiff(file, 'dup.tif', {}, LIMITS)).rejects.toThrow(/StripOffsets \(tag 273\) appears twice in IFD 0 \(entries 5 and 6\)/);
+    const r = await cli('convert', join(d, 'dup.tif'), join(d, 'dup.r32'), '--assume-defaults');
+    expect(r.code).toBe(2);
+  });
+  it('tiff-rowsperstrip-double: RowsPerStrip stored as DOUBLE 2.5 is refused, as GDAL refuses it', async () => {
+    const rows = f32(Array.from({ length: 16 }, (_, i) => i));
+    const t = tiffFile(
+      [
+        [256, 3, [4]],
+        [257, 3, [4]],
+        [258, 3, [32]],
+        [259, 3, [1]],
+        [262, 3, [1]],
+        [273, 4, [0, 1]],
+        [277, 3, [1]],
+        [278, 12, [2.5]],
+        [279, 4, [32, 32]],
+        [339, 3, [3]],
+      ],
+      [rows.subarray(0, 32), rows.subarray(32)],
+    );
+    writeFileSync(join(d, 'rps.tif'), t);
+    const gdal = python(`
+import rasterio
+try:
+    rasterio.open('rps.tif').read(1); print('read')
+except Exception as e: print('refused', e)
+`);
+    expect(gdal).toMatch(/^refused .*RowsPerStrip/);
+    await expect(decodeTiff(t, 'rps.tif', {}, LIMITS)).rejects.toThrow(
+      /RowsPerStrip \(tag 278\) is stored as DOUBLE \(field type 12\), expected an integer type/,
+    );
+  });
+  it('exr-channel-list-unchecked: a duplicate channel, an unsorted list and a channels attribute given twice are refused', () => {
+    const out = python(`
+import OpenEXR, numpy as np, struct, json
+A = np.arange(8, dtype='f4').reshape(2, 4)
+with OpenEXR.File({"compression": OpenEXR.NO_COMPRESSION, "type": OpenEXR.scanlineimage}, {"A": A, "B": A + 100}) as f: f.write("ab.exr")
+b = bytearray(open('ab.exr', 'rb').read())
+i = b.find(b'channels\\0chlist\\0'); size = struct.unpack('<i', b[i+16:i+20])[0]
+d = bytearray(b); d[d.find(b'B\\0', i + 20)] = ord('A'); open('dupch.exr', 'wb').write(d)
+u = bytearray(b); ja = u.find(b'A\\0', i + 20); jb = u.find(b'B\\0', i + 20); u[ja] = ord('B'); u[jb] = ord('A'); open('unsorted.exr', 'wb').write(u)
+p = 8
+while b[p] != 0:
+    n = b.index(0, p); t = b.index(0, n + 1); s = struct.unpack('<i', b[t+1:t+5])[0]; p = t + 5 + s
+second = bytes(b[i:i+20+size]).replace(b'B\\0', b'C\\0')
+t = bytearray(b[:p]) + second + b[p:]
+ot = p + 1 + len(second)
+for k in range(2):
+    o = struct.unpack('<Q', t[ot+8*k:ot+8*k+8])[0]; t[ot+8*k:ot+8*k+8] = struct.pack('<Q', o + len(second))
+open('twice.exr', 'wb').write(t)
+seen = {}
+for f in ['dupch.exr', 'unsorted.exr', 'twice.exr']:
+    try:
+        with OpenEXR.File(f) as x: seen[f] = {k: v.pixels.ravel().tolist()[:2] for k, v in x.channels().items()}
+    except Exception as e: seen[f] = 'refused'
+print(json.dumps(seen))
+`);
+    // OpenEXR refuses the duplicate, reads the unsorted list in sorted order (A gets the first stored channel's data,
+    // not what the list order says) and keeps the first of two channel lists: never what a list-order reader reads.
+    expect(JSON.parse(out)).toEqual({ 'dupch.exr': 'refused', 'unsorted.exr': { A: [0, 1], B: [100, 101] }, 'twice.exr': { A: [0, 1], B: [100, 101] } });
+    const file = (n: string): Uint8Array => new Uint8Array(spawnSync('cat', [join(d, n)]).stdout);
+    expect(() => decodeExr(file('dupch.exr'), 'dupch.exr', { channel: 'A' }, LIMITS)).toThrow(/channel list names "A" twice/);
+    expect(() => decodeExr(file('unsorted.exr'), 'unsorted.exr', { channel: 'A' }, LIMITS)).toThrow(/channel list is not sorted \("A" after "B"\)/);
+    expect(() => decodeExr(file('twice.exr'), 'twice.exr', { channel: 'A' }, LIMITS)).toThrow(/attribute "channels" appears twice/);
+    expect(Array.from(decodeExr(file('ab.exr'), 'ab.exr', { channel: 'B' }, LIMITS).values.subarray(0, 2))).toEqual([100, 101]);
+  });
+});
+
+describe('no-data as GDAL means it', () => {
+  it('nodata-compared-in-float64: a float32 band with GDAL_NODATA "0.1" masks exactly the pixels GDAL masks', async () => {
+    const f = join(d, 'nd.tif');
+    writeFileSync(f, floatStrips(2, 2, 2, [f32([0.1, 1, 0.1, 2])], [[42113, 2, '0.1']]));
+    const gdal = JSON.parse(
+      python(`
+import json, rasterio
+with rasterio.open('nd.tif') as ds: print(json.dumps({"nodata": ds.nodata, "m": ds.read_masks(1).ravel().tolist()}))
+`),
+    ) as { nodata: number; m: number[] };
+    expect(gdal).toEqual({ nodata: Math.fround(0.1), m: [0, 255, 0, 255] });
+    const l = await readOutsideFile(f, 'tiff', { assumeDefaults: true });
+    const h = l.field.kind === 'float' ? Array.from(l.field.height_px) : [];
+    // The field's row 0 is the southern edge; the file's row 0 the northern one: compare the mask as a set per row.
+    expect(h.map((v) => (Number.isNaN(v) ? 0 : 255)).sort()).toEqual([...gdal.m].sort());
+    expect(h.filter(Number.isNaN).length).toBe(2);
+  });
+  it('sparse-float16-as-zero: an empty float16 block with GDAL_NODATA -9999.9 reads as no-data, as GDAL reads it', async () => {
+    const f = join(d, 'sp16.tif');
+    writeFileSync(
+      f,
+      tiffFile(
+        [
+          [256, 3, [2]],
+          [257, 3, [2]],
+          [258, 3, [16]],
+          [259, 3, [1]],
+          [262, 3, [1]],
+          [273, 4, [0, 1]],
+          [277, 3, [1]],
+          [278, 3, [1]],
+          [279, 4, [4, 0]],
+          [339, 3, [3]],
+          [42113, 2, '-9999.9'],
+        ],
+        [new Uint8Array(new Uint16Array([0x3c00, 0x4000]).buffer), new Uint8Array(0)],
+      ),
+    );
+    const gdal = JSON.parse(
+      python(`
+import json, rasterio
+with rasterio.open('sp16.tif') as ds: print(json.dumps({"v": ds.read(1).ravel().tolist(), "m": ds.read_masks(1).ravel().tolist()}))
+`),
+    ) as { v: number[]; m: number[] };
+    expect(gdal.m).toEqual([255, 255, 0, 0]);
+    const r = await decodeTiff(new Uint8Array((await import('node:fs')).readFileSync(f)), f, {}, LIMITS);
+    expect(Array.from(r.values)).toEqual(gdal.v);
+    const l = await readOutsideFile(f, 'tiff', { assumeDefaults: true });
+    expect(l.field.kind === 'float' ? Array.from(l.field.height_px).filter(Number.isNaN).length : -1).toBe(2);
+  });
+});
