@@ -41,7 +41,7 @@ import {
 import { runFolderPipeline } from '../pipelines/run-folder.js';
 import { SEED_PIPELINE } from '../pipelines/seed.js';
 import { floatHeightfield, heightsOf, withRowDirection, type Heightfield } from '../core/heightfield.js';
-import { FileSystemError, FormatError, MismatchError, UsageError } from '../errors.js';
+import { FormatError, MismatchError, UsageError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { defaultSwapNames, makeStage, recoverFolder, removeStale, swapFolderIn } from '../io/folder-swap.js';
 import { readHeightfieldFileAsync, writeHeightfieldFile, containerForPath } from '../io/heightfield-file.js';
