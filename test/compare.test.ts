@@ -170,9 +170,11 @@ describe('refusals and non-finite values', () => {
     gen[3] = Number.NaN;
     gen[4] += 0.5;
     ref[7] = Infinity;
-    const r = compareHeightfields(floatHeightfield(g, gen), floatHeightfield(g, ref));
+    // A stated code range, so that the code metrics are measured too (a NaN must not reach them either).
+    const r = compareHeightfields(floatHeightfield(g, gen), floatHeightfield(g, ref), { codeRange: { min: -10, max: 30 } });
     expect(r.nonFinite).toEqual({ generated: 1, reference: 1, pixelsExcluded: 2 });
     expect(r.pixels).toBe(14);
+    expect(r.differing).toBe(1);
     expect(r.floatRmsMm).toBeCloseTo(Math.sqrt(0.25 / 14) * 1000, 9);
     expect(r.floatMaxAbsMm).toBe(500);
     expect(Number.isFinite(r.rmsMm)).toBe(true);

@@ -27,14 +27,15 @@ function nanPair(dir: string): { gen: string; ref: string; finite: number } {
 }
 
 describe('gates count non-finite pixels', () => {
-  it('nan-gate-bypass: a 90 % NaN .r32 no longer passes --min-exact 99.9 --max-code 1 --max-rms-mm 1 (exit 3)', async () => {
+  it('nan-gate-bypass: a 90 % NaN .r32 no longer passes --min-exact 99.9 --max-abs-mm 1 --max-rms-mm 1 (exit 3)', async () => {
     const { gen, ref, finite } = nanPair(tempDir('hb-nan-'));
-    const r = await cli('compare', gen, ref, '--min-exact', '99.9', '--max-code', '1', '--max-rms-mm', '1');
+    // Two float fields: heights are compared in metres (--max-code would be refused: no code range is stated).
+    const r = await cli('compare', gen, ref, '--min-exact', '99.9', '--max-abs-mm', '1', '--max-rms-mm', '1');
     expect(r.code).toBe(3);
     expect(r.err).toContain(`non-finite pixels ≤ 0, measured ${N * N - finite}`);
     expect(r.out).toContain(`Pixels compared: ${finite} of ${N * N}.`);
     // The finite tenth matches exactly, so with the exclusions allowed the other gates pass.
-    const ok = await cli('compare', gen, ref, '--min-exact', '99.9', '--max-code', '1', '--max-rms-mm', '1', '--max-nonfinite', String(N * N - finite));
+    const ok = await cli('compare', gen, ref, '--min-exact', '99.9', '--max-abs-mm', '1', '--max-rms-mm', '1', '--max-nonfinite', String(N * N - finite));
     expect(ok.code, ok.err).toBe(0);
     // Without any gate nothing is gated, but the count is still stated.
     const plain = await cli('compare', gen, ref, '--json');
@@ -59,6 +60,8 @@ describe('gates count non-finite pixels', () => {
     const r = await cli('check', join(d, 'gen'), join(d, 'ref'), '--min-exact', '99', '--strict');
     expect(r.code).toBe(3);
     expect(r.out).toContain(`gate non-finite pixels ≤ 0: ${excluded} → FAIL`);
+    // A failed gate of check --strict is said on stderr, one line each, as compare says it.
+    expect(r.err).toBe(`heightbench: gate failed: non-finite pixels ≤ 0, measured ${excluded}\n`);
     const pass = await cli('check', join(d, 'gen'), join(d, 'ref'), '--min-exact', '99', '--max-nonfinite', String(excluded), '--strict');
     expect(pass.code, pass.out).toBe(0);
   });

@@ -5,6 +5,8 @@
  */
 import type { Command } from 'commander';
 import { EXIT_GATE } from '../errors.js';
+import { gateFailureLines } from '../compare/gates.js';
+import { codeRangeText } from '../report/report.js';
 import { checkRun } from '../report/check.js';
 import { attributionSummary } from '../compare/attribution.js';
 import { folderForReading } from '../io/folder-swap.js';
@@ -19,7 +21,7 @@ export function printCheck(io: CliIO, name: string, c: ReturnType<typeof checkRu
     .sort((a, b) => Number(a[0]) - Number(b[0]))
     .map(([d, n]) => `${d}: ${n}`)
     .join(', ');
-  io.out(`${name}: exact ${f.exactPercent.toFixed(4)} % | histogram {${h}} | max ${f.maxAbsCode} code | RMS ${f.rmsMm.toFixed(4)} mm`);
+  io.out(`${name}: exact ${f.exactPercent.toFixed(4)} % | histogram {${h}} | max ${f.maxAbsCode} code | RMS ${f.rmsMm.toFixed(4)} mm | ${codeRangeText(f)}`);
   if (f.attribution) io.out(` | straddles ${f.attribution.straddle}, deviations ${f.attribution.deviation}`);
   io.out(`\n  stage inner-400 m RMS (mm): ${c.stages.map((s) => `${s.stage} ${s.innerRmsMm.toExponential(2)}`).join(', ')}\n`);
   for (const g of c.gates) io.out(`  gate ${g.name} ${g.limit}: ${g.value} → ${g.passed ? 'pass' : 'FAIL'}\n`);
@@ -70,10 +72,15 @@ export const installCheck: CommandInstaller = (program: Command, io: CliIO) => {
           attribution: o.attribution || o.attributionEpsMm !== undefined,
           attributionEpsilonMm: o.attributionEpsMm,
           notes: o.note,
+          toleranceMm: o.toleranceMm,
           ...(io.readHeightfield ? { readFile: io.readHeightfield } : {}),
         });
         printCheck(io, o.title ?? g, c);
-        throw new CliExit(o.strict && !c.passed ? EXIT_GATE : 0);
+        if (o.strict && !c.passed) {
+          io.err(gateFailureLines(c.gates));
+          throw new CliExit(EXIT_GATE);
+        }
+        throw new CliExit(0);
       },
     );
 };

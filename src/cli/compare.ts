@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { compareCodeSources, compareHeightfields, DEFAULT_STRADDLE_EPSILON_CODES, type CompareOptions, type ComparisonResult } from '../compare/compare.js';
-import { evaluateGates } from '../compare/gates.js';
+import { evaluateGates, gateFailureLines } from '../compare/gates.js';
 import { REPORT_OWNED_NAMES, resultJson, summaryMarkdown, writeComparisonReport } from '../report/report.js';
 import { DEFAULT_MASKS } from '../compare/regions.js';
 import { floatHeightfield, heightsOf, withRowDirection, type Heightfield } from '../core/heightfield.js';
@@ -69,9 +69,39 @@ function checkRingLimit(grid: GridDescription, o: CompareCliOptions): void {
   }
 }
 
+/** How an origin of a side's encoding reads in the line that says where a code range came from. */
+function originWords(origin: ConventionSources['encoding']): string {
+  return origin === 'sidecar'
+    ? 'its sidecar'
+    : origin === 'file'
+      ? 'the file'
+      : origin === 'container'
+        ? 'its container'
+        : origin === 'flag'
+          ? '--range'
+          : "heightbench's default (--assume-defaults)";
+}
+
+/**
+ * The code range of a comparison and where it came from: the code sides' own (each with its origin), or `--range`
+ * for float sides. [R] `--range` acts on float sides: their heights are encoded through it and codes compared; without
+ * it two float sides are compared in metres only.
+ */
+function rangeOptions(gen: Heightfield, ref: Heightfield, o: CompareCliOptions, sources?: Sources): Pick<CompareOptions, 'codeRange' | 'rangeSource'> {
+  const float = gen.kind === 'float' || ref.kind === 'float';
+  if (float && o.range) return { codeRange: o.range, rangeSource: '--range' };
+  if (!sources) return {};
+  if (!float) return { rangeSource: `${originWords(sources.generated.encoding)} (generated side), ${originWords(sources.reference.encoding)} (reference)` };
+  const side = ref.kind === 'codes' ? 'reference' : 'generated side';
+  return { rangeSource: `the ${side}'s codes (range from ${originWords((ref.kind === 'codes' ? sources.reference : sources.generated).encoding)})` };
+}
+
+type Sources = { generated: ConventionSources; reference: ConventionSources };
+
 /** The comparison's options from the command line's. */
 function compareOptions(o: CompareCliOptions, generatedFloat: Float32Array | null): CompareOptions {
   return {
+    toleranceMm: o.toleranceMm,
     block: o.block,
     masks: {
       innerRadius: o.innerRadius ?? DEFAULT_MASKS.innerRadius,
@@ -103,7 +133,7 @@ async function compareStreamed(generated: string, reference: string, o: CompareC
     } catch {
       return null;
     }
-    const result = compareCodeSources(gen, ref, ref.grid, ref.range, compareOptions(o, null));
+    const result = compareCodeSources(gen, ref, ref.grid, ref.range, { ...compareOptions(o, null), rangeSource: 'its sidecar (both sides)' });
     const refOk = await ref.verified();
     const genOk = await gen.verified();
     return refOk && genOk ? result : null;
@@ -118,7 +148,7 @@ async function compareStreamed(generated: string, reference: string, o: CompareC
  * side stored in the other row order than the reference (both stating it) is reordered exactly to the reference's
  * before comparing; resampling is never needed for that.
  */
-async function analyse(genIn: Heightfield, ref: Heightfield, o: CompareCliOptions, settings: ReadSettings): Promise<Analysis> {
+async function analyse(genIn: Heightfield, ref: Heightfield, o: CompareCliOptions, settings: ReadSettings, sources?: Sources): Promise<Analysis> {
   checkRingLimit(ref.grid, o);
   const gen = withRowDirection(genIn, ref.grid.rowDirection);
   let generatedFloat: Float32Array | null = null;
@@ -129,7 +159,7 @@ async function analyse(genIn: Heightfield, ref: Heightfield, o: CompareCliOption
     if (f.kind !== 'float') throw new MismatchError(`--generated-float ${o.generatedFloat}: expected a float field (.r32), found 16-bit codes`);
     generatedFloat = f.height_px;
   }
-  const result = compareHeightfields(gen, ref, compareOptions(o, generatedFloat));
+  const result = compareHeightfields(gen, ref, { ...compareOptions(o, generatedFloat), ...rangeOptions(gen, ref, o, sources) });
   return { gen, ref, generatedFloat, result };
 }
 
@@ -153,7 +183,7 @@ export async function compareCommand(generated: string, reference: string, o: Co
     // settings are read one by one: read both, then compare.
     const refFile = await readHeightfieldFileAsync(reference, refSettings);
     const genFile = await readHeightfieldFileAsync(generated, genSettings);
-    const analysis = await prepare(refFile, genFile, o, genSettings);
+    const analysis = await prepare(refFile, genFile, o, genSettings, sourcesOf(genFile, refFile));
     return emit(analysis.result, generated, reference, o, io, analysis, sourcesOf(genFile, refFile));
   }
   const reading = startReadingHeightfieldFiles([reference, generated], settings);
@@ -161,7 +191,7 @@ export async function compareCommand(generated: string, reference: string, o: Co
   let early: { value: Analysis } | { error: unknown } | null = null;
   if (!o.resample && refEarly && genEarly) {
     try {
-      early = { value: await analyse(genEarly.field, refEarly.field, o, settings) };
+      early = { value: await analyse(genEarly.field, refEarly.field, o, settings, sourcesOf(genEarly, refEarly)) };
     } catch (e) {
       early = { error: e };
     }
@@ -171,7 +201,7 @@ export async function compareCommand(generated: string, reference: string, o: Co
   if (early && refFile === refEarly && genFile === genEarly) {
     if ('error' in early) throw early.error;
     analysis = early.value;
-  } else analysis = await prepare(refFile, genFile, o, settings);
+  } else analysis = await prepare(refFile, genFile, o, settings, sourcesOf(genFile, refFile));
   return emit(analysis.result, generated, reference, o, io, analysis, sourcesOf(genFile, refFile));
 }
 
@@ -180,7 +210,13 @@ function sourcesOf(gen: LoadedHeightfield, ref: LoadedHeightfield): { generated:
 }
 
 /** The comparison of two verified files: --resample onto the reference grid when asked, then the analysis. */
-async function prepare(refFile: LoadedHeightfield, genFile: LoadedHeightfield, o: CompareCliOptions, settings: ReadSettings): Promise<Analysis> {
+async function prepare(
+  refFile: LoadedHeightfield,
+  genFile: LoadedHeightfield,
+  o: CompareCliOptions,
+  settings: ReadSettings,
+  sources: Sources,
+): Promise<Analysis> {
   const ref = refFile.field;
   let gen: Heightfield = withRowDirection(genFile.field, ref.grid.rowDirection);
   checkRingLimit(ref.grid, o);
@@ -191,7 +227,7 @@ async function prepare(refFile: LoadedHeightfield, genFile: LoadedHeightfield, o
   } else if (o.resample && gen.kind === 'codes' && ref.kind === 'codes' && (gen.range.min !== ref.range.min || gen.range.max !== ref.range.max)) {
     gen = floatHeightfield(gen.grid, heightsOf(gen));
   }
-  return analyse(gen, ref, o, settings);
+  return analyse(gen, ref, o, settings, sources);
 }
 
 /** Gates, the report (when asked; it needs the fields), the diagnosis, the output and the exit code. */
@@ -221,9 +257,9 @@ async function emit(
   const diagnosis = diagnoser && fields ? diagnoser.diagnose(fields.gen, fields.ref, { generatedFloat: fields.generatedFloat }) : undefined;
   if (o.json) io.out(`${JSON.stringify({ ...resultJson(result), gates, inputs, ...(diagnosis ? { diagnosis } : {}) }, null, 2)}\n`);
   else io.out(summaryMarkdown(result, meta) + (diagnoser && diagnosis ? `\n## Diagnosis\n\n${diagnoser.diagnosisText(diagnosis)}` : ''));
-  const failed = gates.filter((g) => !g.passed);
-  if (failed.length) {
-    io.err(`heightbench: gate failed: ${failed.map((g) => `${g.name} ${g.limit}, measured ${g.value}`).join('; ')}\n`);
+  const failed = gateFailureLines(gates);
+  if (failed) {
+    io.err(failed);
     return EXIT_GATE;
   }
   return 0;

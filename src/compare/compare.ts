@@ -6,22 +6,15 @@
  * Outputs: a ComparisonResult — whole-map metrics, the same per mask, a radial profile, a block-maximum map.
  * Seed rules (000, "Results and Scope"): Δq = q_generated − q_reference; ΔH = Δq × (max − min)/65535;
  * RMS = sqrt(mean ΔH²) over all compared pixels; exact agreement; ±1 histogram; maximum; 4×4 block-maximum map.
- * [R] Pairs where either side is float compare in metres as well: float metrics come from the stored values; code
- *     metrics come from encoding float sides through the shared range with the UNORM16 rule. Non-finite values
- *     (NaN, ±Inf) are excluded from every metric and counted on their own.
+ * [R] Pairs where either side is float are compared in metres (comparedIn 'metres'): the float metrics come from the
+ *     stored values (a code side decoded through its own range) — pixels differing at all, beyond the tolerance, max
+ *     |Δ| and where, RMS, bias, a signed histogram in decades of mm. Codes are compared too only through a range that
+ *     is stated — the code side's own, or the caller's `codeRange` — never a default one: a float pair without a stated
+ *     range has no code metrics (NaN, `codeRange` null). Through a range, float heights outside it are counted per
+ *     side as clamped low/high. Non-finite values (NaN, ±Inf) are excluded from every metric and counted on their own.
  */
 import { MismatchError, InputRangeError } from '../errors.js';
-import {
-  columnWorldX,
-  DEFAULT_RANGE,
-  gridDifference,
-  metresPerCode,
-  rowWorldY,
-  UNORM16_MAX,
-  validateRange,
-  type GridDescription,
-  type HeightRange,
-} from '../core/grid.js';
+import { columnWorldX, gridDifference, metresPerCode, rowWorldY, UNORM16_MAX, validateRange, type GridDescription, type HeightRange } from '../core/grid.js';
 import { decodeTable, encodeFieldR16, encodeUnorm16, heightToUnorm } from '../core/encoding.js';
 import type { Heightfield } from '../core/heightfield.js';
 import { RegionAccumulator, reduceHistogram, sqrtRatio } from './accumulate.js';
@@ -57,6 +50,16 @@ export interface CompareOptions {
    * comparison's — each region's accumulator receives the same values in the same order.
    */
   summary?: boolean;
+  /**
+   * The range through which float heights become UNORM16 codes, so that codes are compared too. A code side carries
+   * its own range, which this must equal (refused naming both otherwise). Without it, a pair of two float sides is
+   * compared in metres only.
+   */
+  codeRange?: HeightRange;
+  /** Where the code range came from, in words, as outputs print it (e.g. "--range"); default "the caller's codeRange" or the code side's. */
+  rangeSource?: string;
+  /** Tolerance, mm: pixels whose |Δ| exceeds it are counted (`beyondTolerance`). Default 0. */
+  toleranceMm?: number;
 }
 
 /** [R] 0.01 code ≈ 0.15 mm for −500…500 m: far above float32 rounding near ±500 m (~3e-5 m), far below a real error. */
@@ -105,8 +108,48 @@ export interface Attribution {
   inconsistent: number;
 }
 
+/** One bin of the signed float histogram: differences with loMm < |Δ| ≤ hiMm (hiMm null: unbounded) of one sign. */
+export interface FloatHistogramBin {
+  sign: -1 | 0 | 1;
+  loMm: number;
+  hiMm: number | null;
+  count: number;
+}
+
+/** Per side, the float heights outside the code range (clamped to code 0 or 65535 when encoded). */
+export interface ClampCounts {
+  generated: { low: number; high: number };
+  reference: { low: number; high: number };
+  total: number;
+}
+
 export interface ComparisonResult extends RegionMetrics {
   kind: { generated: 'codes' | 'float'; reference: 'codes' | 'float' };
+  /**
+   * 'codes': both sides hold codes (the code metrics are the comparison). 'metres': a side holds float heights — the
+   * float metrics are the comparison; the code metrics are measured only when `codeRange` is set (else NaN, histogram
+   * empty).
+   */
+  comparedIn: 'codes' | 'metres';
+  /** The range codes were compared through and where it came from; null when codes were not compared. */
+  codeRange: { min: number; max: number; source: string } | null;
+  /**
+   * Pixels that differ at all: in metres (bitwise, after each side's declared conversion) when comparedIn is
+   * 'metres', else in codes.
+   */
+  differing: number;
+  /** The tolerance (mm) and the pixels whose |Δ| exceeds it (metres, or |Δq| × metres per code for codes). */
+  toleranceMm: number;
+  beyondTolerance: number;
+  /** Float heights outside the code range, per side (zero when codes were not compared or both sides hold codes). */
+  clamped: ClampCounts;
+  /** Present when comparedIn is 'metres': percentage of pixels whose heights are equal, and the signed mm histogram. */
+  floatEqualPercent?: number;
+  floatHistogramMm?: FloatHistogramBin[];
+  /**
+   * The range codes are compared through — or, when codes were not compared (codeRange null), the range spanning both
+   * sides' finite heights, for display only (no metric uses it).
+   */
   range: HeightRange;
   metresPerCode: number;
   grid: GridDescription;
@@ -125,10 +168,11 @@ interface Side {
   heights: Float32Array | null;
 }
 
-function sideOf(f: Heightfield, range: HeightRange): Side {
+/** A side of a pair with a float side; `noCodes`: a float side's codes left all zero (no code metric is reported). */
+function sideOf(f: Heightfield, range: HeightRange, noCodes = false): Side {
   if (f.kind === 'codes') return { codes: f.code_px, heights: null };
   const codes = new Uint16Array(f.height_px.length);
-  encodeFieldR16(f.height_px, codes, range);
+  if (!noCodes) encodeFieldR16(f.height_px, codes, range);
   return { codes, heights: f.height_px };
 }
 
@@ -226,15 +270,27 @@ interface Exclusions {
 
 export function compareHeightfields(gen: Heightfield, ref: Heightfield, opts: CompareOptions = {}): ComparisonResult {
   checkComparable(gen, ref);
+  const toleranceMm = toleranceOf(opts);
   if (gen.kind === 'codes' && ref.kind === 'codes') {
+    if (opts.codeRange && !sameRange(opts.codeRange, ref.range))
+      throw new MismatchError(
+        `code range ${opts.codeRange.min},${opts.codeRange.max} (${opts.rangeSource ?? "the caller's codeRange"}) contradicts the codes' own ${ref.range.min},${ref.range.max}`,
+      );
     return compareCodeSources(arrayCodeSource(gen.code_px), arrayCodeSource(ref.code_px), ref.grid, ref.range, opts);
   }
-  const range = ref.kind === 'codes' ? ref.range : gen.kind === 'codes' ? gen.range : DEFAULT_RANGE;
+  const stated = statedCodeRange(gen, ref, opts);
+  const range = stated?.range ?? displayRange(gen, ref);
   const input = comparisonInputs(ref.grid, range, { generated: gen.kind, reference: ref.kind }, opts);
-  const sides: FloatPairSides = { G: sideOf(gen, range), R: sideOf(ref, range), table: decodeTable(range) };
+  // [R] Without a stated range a float pair's code metrics are not reported; its scan still needs codes (the block map
+  //     the report draws): the display range's, or none at all for a summary.
+  const sides: FloatPairSides = {
+    G: sideOf(gen, range, !stated && opts.summary === true),
+    R: sideOf(ref, range, !stated && opts.summary === true),
+    table: decodeTable(range),
+  };
   const gf = generatedFloatOf(input, opts);
   const regions = regionSet(input, true, opts.summary === true);
-  const attribution = attributionFor(input, gf, opts);
+  const attribution = stated ? attributionFor(input, gf, opts) : undefined;
   const attribute =
     attribution && gf ? (k: number) => attributePixel(attribution, gf[k], sides.G.codes[k], sides.R.codes[k], range, attribution.epsilonCodes) : null;
   const excluded = summaryKernel(opts, sides, attribute) ? runSummaryKernel(input, sides, regions) : scanFloatPairs(input, sides, regions, attribute);
@@ -248,7 +304,141 @@ export function compareHeightfields(gen: Heightfield, ref: Heightfield, opts: Co
   );
   const result = assembleResult(input, regions, excluded);
   if (attribution) result.attribution = attribution;
+  const extras = floatExtras(sides, toleranceMm);
+  result.comparedIn = 'metres';
+  result.differing = extras.differing;
+  result.toleranceMm = toleranceMm;
+  result.beyondTolerance = extras.beyond;
+  result.floatEqualPercent = result.pixels > 0 ? ((result.pixels - extras.differing) / result.pixels) * 100 : Number.NaN;
+  result.floatHistogramMm = extras.histogram;
+  if (stated) {
+    result.codeRange = { min: range.min, max: range.max, source: stated.source };
+    result.clamped = {
+      generated: clampCounts(gen, range),
+      reference: clampCounts(ref, range),
+      total: 0,
+    };
+    result.clamped.total = result.clamped.generated.low + result.clamped.generated.high + result.clamped.reference.low + result.clamped.reference.high;
+  } else {
+    result.codeRange = null;
+    blankCodeMetrics(result);
+    for (const m of Object.values(result.masks)) blankCodeMetrics(m);
+    for (const ring of result.radial.rings) {
+      ring.rmsMm = Number.NaN;
+      ring.maxAbsCode = Number.NaN;
+      ring.maxAbsMm = Number.NaN;
+    }
+  }
   return result;
+}
+
+function toleranceOf(opts: CompareOptions): number {
+  const t = opts.toleranceMm ?? 0;
+  if (typeof t !== 'number' || !(t >= 0) || !Number.isFinite(t)) throw new InputRangeError(`tolerance: expected a finite number of mm ≥ 0, got ${String(t)}`);
+  return t;
+}
+
+/**
+ * The range the codes of a pair with a float side are compared through: the code side's own (which a caller's range
+ * must equal), else the caller's; null when none is stated (then codes are not compared).
+ */
+function statedCodeRange(gen: Heightfield, ref: Heightfield, opts: CompareOptions): { range: HeightRange; source: string } | null {
+  const codeSide =
+    ref.kind === 'codes' ? ({ side: 'reference', f: ref } as const) : gen.kind === 'codes' ? ({ side: 'generated side', f: gen } as const) : null;
+  if (opts.codeRange) validateRange(opts.codeRange, 'code range');
+  if (codeSide) {
+    const own = codeSide.f.range;
+    if (opts.codeRange && !sameRange(opts.codeRange, own))
+      throw new MismatchError(
+        `code range ${opts.codeRange.min},${opts.codeRange.max} (${opts.rangeSource ?? "the caller's codeRange"}) contradicts the ${codeSide.side}'s codes, of range ${own.min},${own.max}`,
+      );
+    return { range: own, source: opts.rangeSource ?? `the ${codeSide.side}'s codes` };
+  }
+  return opts.codeRange ? { range: opts.codeRange, source: opts.rangeSource ?? "the caller's codeRange" } : null;
+}
+
+/** The range spanning both sides' finite heights (display only: the report's pictures of a pair without code range). */
+function displayRange(gen: Heightfield, ref: Heightfield): HeightRange {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const f of [gen, ref]) {
+    if (f.kind !== 'float') continue;
+    const h = f.height_px;
+    for (let k = 0; k < h.length; k++) {
+      const v = h[k];
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+  }
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return { min: 0, max: 1 };
+  if (!(hi > lo)) return { min: lo, max: lo + 1 };
+  return { min: lo, max: hi };
+}
+
+function clampCounts(f: Heightfield, range: HeightRange): { low: number; high: number } {
+  if (f.kind !== 'float') return { low: 0, high: 0 };
+  let low = 0;
+  let high = 0;
+  const h = f.height_px;
+  for (let k = 0; k < h.length; k++) {
+    const v = h[k];
+    if (v < range.min) low++;
+    else if (v > range.max) high++;
+  }
+  return { low, high };
+}
+
+function blankCodeMetrics(m: RegionMetrics): void {
+  m.exact = Number.NaN;
+  m.exactPercent = Number.NaN;
+  m.histogram = {};
+  m.maxAbsCode = Number.NaN;
+  m.maxAbsCodeAt = null;
+  m.meanSignedCode = Number.NaN;
+  m.rmsMm = Number.NaN;
+  m.maxAbsMm = Number.NaN;
+}
+
+/** [R] Decade edges of the signed float histogram, mm: a sub-micrometre difference is never binned with equality. */
+export const FLOAT_HISTOGRAM_EDGES_MM: readonly number[] = Object.freeze([0, 1e-3, 1e-2, 0.1, 1, 10, 100, 1e3, 1e4, 1e5]);
+
+/**
+ * The whole map's float counts: pixels whose heights differ at all (non-finite pixels left out), those beyond the
+ * tolerance, and the signed histogram over FLOAT_HISTOGRAM_EDGES_MM.
+ */
+function floatExtras(sides: FloatPairSides, toleranceMm: number): { differing: number; beyond: number; histogram: FloatHistogramBin[] } {
+  const { G, R, table } = sides;
+  const n = G.codes.length;
+  const E = FLOAT_HISTOGRAM_EDGES_MM;
+  const pos = new Float64Array(E.length);
+  const neg = new Float64Array(E.length);
+  let differing = 0;
+  let beyond = 0;
+  let equal = 0;
+  const tolM = toleranceMm / 1000;
+  for (let k = 0; k < n; k++) {
+    const a = G.heights ? G.heights[k] : table[G.codes[k]];
+    const b = R.heights ? R.heights[k] : table[R.codes[k]];
+    if (a - a !== 0 || b - b !== 0) continue;
+    const d = a - b;
+    if (d === 0) {
+      equal++;
+      continue;
+    }
+    differing++;
+    const ad = d < 0 ? -d : d;
+    if (ad > tolM) beyond++;
+    const mm = ad * 1000;
+    let e = E.length - 1;
+    while (e > 0 && !(mm > E[e])) e--;
+    if (d < 0) neg[e]++;
+    else pos[e]++;
+  }
+  const histogram: FloatHistogramBin[] = [];
+  for (let e = E.length - 1; e >= 0; e--) if (neg[e]) histogram.push({ sign: -1, loMm: E[e], hiMm: e + 1 < E.length ? E[e + 1] : null, count: neg[e] });
+  histogram.push({ sign: 0, loMm: 0, hiMm: 0, count: equal });
+  for (let e = 0; e < E.length; e++) if (pos[e]) histogram.push({ sign: 1, loMm: E[e], hiMm: e + 1 < E.length ? E[e + 1] : null, count: pos[e] });
+  return { differing, beyond, histogram };
 }
 
 /**
@@ -292,7 +482,18 @@ export function compareCodeSources(gen: CodeSource, ref: CodeSource, grid: GridD
   setRegionPixelCounts(regions, [], grid, counts.rings, counts.masks);
   const result = assembleResult(input, regions, { generated: 0, reference: 0, pixels: [] });
   if (attribution) result.attribution = attribution;
+  const toleranceMm = toleranceOf(opts);
+  result.toleranceMm = toleranceMm;
+  result.beyondTolerance = beyondInCodes(result.histogram, input.mpc, toleranceMm);
+  result.codeRange = { min: range.min, max: range.max, source: opts.rangeSource ?? "the codes' own (both sides)" };
   return result;
+}
+
+/** Pixels whose |Δq| × metres per code exceeds the tolerance (mm), from the histogram. */
+function beyondInCodes(histogram: Readonly<Record<string, number>>, mpc: number, toleranceMm: number): number {
+  let n = 0;
+  for (const [d, c] of Object.entries(histogram)) if (Math.abs(Number(d)) * mpc * 1000 > toleranceMm) n += c;
+  return n;
 }
 
 function comparisonInputs(grid: GridDescription, range: HeightRange, kinds: ComparisonResult['kind'], opts: CompareOptions): ComparisonInputs {
@@ -476,6 +677,12 @@ function assembleResult(input: ComparisonInputs, r: RegionSet, excluded: Exclusi
   const result: ComparisonResult = {
     ...regionMetrics(r.whole, mpc, grid, withFloat),
     kind: { ...kinds },
+    comparedIn: withFloat ? 'metres' : 'codes',
+    codeRange: null,
+    differing: 0,
+    toleranceMm: 0,
+    beyondTolerance: 0,
+    clamped: { generated: { low: 0, high: 0 }, reference: { low: 0, high: 0 }, total: 0 },
     range: input.range,
     metresPerCode: mpc,
     grid,
@@ -496,6 +703,7 @@ function assembleResult(input: ComparisonInputs, r: RegionSet, excluded: Exclusi
     },
     blocks: { size: block, columns: r.bw, rows: r.bh, maxAbsCode: r.blockCode, signedMaxM: r.blockFloat },
   };
+  result.differing = result.pixels - result.exact;
   r.maskNames.forEach((name, m) => {
     result.masks[name] = { ...regionMetrics(r.maskAcc[m], mpc, grid, withFloat), definition: r.maskDefs[m] };
   });

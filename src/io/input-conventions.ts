@@ -170,7 +170,7 @@ export function resolveInputConventions(
     if (flags.encoding === 'unorm16') throw new MismatchError(`${path}: --encoding unorm16 given for a file of float samples (heights in metres)`);
     encoding = { kind: 'metres' };
     encodingOrigin = 'file';
-    notes.push(`float samples: heights in metres${flags.range ? '; --range applies to codes only, not to these samples' : ''}`);
+    notes.push(`float samples: heights in metres${flags.range ? '; --range is no property of these samples (compare encodes heights through it to compare codes)' : ''}`);
   } else if (file.encoding) {
     if (flags.encoding && flags.encoding !== file.encoding.kind) {
       throw new MismatchError(
@@ -180,7 +180,7 @@ export function resolveInputConventions(
     if (file.encoding.kind === 'metres') {
       encoding = { kind: 'metres' };
       encodingOrigin = 'file';
-      notes.push(`samples are heights in metres (${file.encoding.why})${flags.range ? '; --range applies to codes only, not to these samples' : ''}`);
+      notes.push(`samples are heights in metres (${file.encoding.why})${flags.range ? '; --range is no property of these samples (compare encodes heights through it to compare codes)' : ''}`);
     } else if (flags.range) {
       encoding = { kind: 'unorm16', range: flags.range };
       encodingOrigin = 'flag';

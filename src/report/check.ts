@@ -61,6 +61,8 @@ export interface CheckOptions {
    * checks of one process name, so its files are read and verified once.
    */
   readFile?: (path: string) => LoadedHeightfield;
+  /** Tolerance of the final comparison, mm (CompareOptions.toleranceMm; the --max-beyond-tolerance gate counts past it). */
+  toleranceMm?: number;
 }
 
 /**
@@ -121,7 +123,11 @@ export function checkRun(
   const preEncode = encodedFrom === undefined ? null : join(genDir, `${encodedFrom}.r32`);
   // lstat-based presence (inputPresent): a dangling link is refused, never skipped as absent.
   const gf = preEncode !== null && inputPresent(preEncode) ? readField(preEncode) : null;
-  const final = compareHeightfields(gen, ref, { generatedFloat: gf && gf.kind === 'float' ? gf.height_px : null });
+  const final = compareHeightfields(gen, ref, {
+    generatedFloat: gf && gf.kind === 'float' ? gf.height_px : null,
+    rangeSource: 'the final maps’ sidecars',
+    toleranceMm: opts.toleranceMm,
+  });
   // The attribution comes first when a report is written: its per-pixel stages colour the first-divergence map.
   const stageAttribution = opts.attribution
     ? attributeRunFolders(

@@ -67,7 +67,7 @@ import {
 } from './report-maps.js';
 import { HISTOGRAM_FOLD_LIMIT, foldHistogram } from '../compare/histogram-fold.js';
 import type { PixelStages, StageAttribution, StageField } from '../compare/attribution.js';
-import type { ComparisonResult, RegionMetrics } from '../compare/compare.js';
+import type { ComparisonResult, FloatHistogramBin, Position, RegionMetrics } from '../compare/compare.js';
 import type { MaskDefinition } from '../compare/regions.js';
 import type { GateOutcome } from '../compare/gates.js';
 import { ARTICLE_STAGE_ANCHORS_MM, SEED_PIPELINE } from '../pipelines/seed.js';
@@ -121,10 +121,24 @@ export function flattenMetrics(r: ComparisonResult): Record<string, number> {
       'floatBiasMm',
     ] as const) {
       const v = m[k];
-      if (typeof v === 'number') out[`${prefix}${k}`] = v;
+      // [R] A metric not measured (codes of a float pair without code range: NaN) is left out, never written as 0.
+      if (typeof v === 'number' && Number.isFinite(v)) out[`${prefix}${k}`] = v;
     }
   };
   region('', r);
+  out.differing = r.differing;
+  out.toleranceMm = r.toleranceMm;
+  out.beyondTolerance = r.beyondTolerance;
+  out.comparedInMetres = r.comparedIn === 'metres' ? 1 : 0;
+  if (r.floatEqualPercent !== undefined && Number.isFinite(r.floatEqualPercent)) out.floatEqualPercent = r.floatEqualPercent;
+  if (r.codeRange) {
+    out['codeRange.min'] = r.codeRange.min;
+    out['codeRange.max'] = r.codeRange.max;
+  }
+  out['clamped.generated.low'] = r.clamped.generated.low;
+  out['clamped.generated.high'] = r.clamped.generated.high;
+  out['clamped.reference.low'] = r.clamped.reference.low;
+  out['clamped.reference.high'] = r.clamped.reference.high;
   for (const [name, m] of Object.entries(r.masks)) region(`masks.${name}.`, m);
   out['nonFinite.generated'] = r.nonFinite.generated;
   out['nonFinite.reference'] = r.nonFinite.reference;
@@ -136,10 +150,18 @@ export function flattenMetrics(r: ComparisonResult): Record<string, number> {
   return out;
 }
 
-/** The JSON document of `compare --json`: the result without the block arrays (their shape is kept). */
+/**
+ * The JSON document of `compare --json`: the result without the block arrays (their shape is kept). Where codes were
+ * not compared the range is the pictures' display range: it is given as `displayRange`, never as `range`.
+ */
 export function resultJson(r: ComparisonResult): Record<string, unknown> {
-  const { blocks, ...rest } = r;
-  return { ...rest, blocks: { size: blocks.size, columns: blocks.columns, rows: blocks.rows } };
+  const { blocks, range, metresPerCode, ...rest } = r;
+  const ranges = r.codeRange ? { range, metresPerCode } : { displayRange: range };
+  return { ...rest, ...ranges, blocks: { size: blocks.size, columns: blocks.columns, rows: blocks.rows } };
+}
+
+function finiteOrNull(v: number): number | null {
+  return Number.isFinite(v) ? v : null;
 }
 
 function fmt(v: number | undefined, digits = 4): string {
@@ -198,38 +220,91 @@ function originCell(sa: StageAttribution, st: string): string {
   return ` — ${M(`stageAttribution.origin.${st}`, String(sa.origins.byStage[st] ?? 0))} originate there${from.length ? `, ${from.join(', ')}` : ''}`;
 }
 
+/** A signed float histogram bin as printed: "0", "+(1, 10] mm", "−(10000, ∞) mm". */
+export function floatBinLabel(b: FloatHistogramBin): string {
+  if (b.sign === 0) return '0';
+  const hi = b.hiMm === null ? '∞)' : `${b.hiMm}]`;
+  return `${b.sign < 0 ? '−' : '+'}(${b.loMm}, ${hi} mm`;
+}
+
+/** The signed mm histogram in one line (empty bins left out; equality is its own bin). */
+export function floatHistogramText(h: readonly FloatHistogramBin[]): string {
+  return h
+    .filter((b) => b.count > 0 || b.sign === 0)
+    .map((b) => `${floatBinLabel(b)}: ${b.count}`)
+    .join(', ');
+}
+
+/** The clamped counts per side, in words. */
+export function clampText(r: ComparisonResult): string {
+  const c = r.clamped;
+  return `clamped by the range: generated ${M('clamped.generated.low', String(c.generated.low))} low, ${M('clamped.generated.high', String(c.generated.high))} high; reference ${M('clamped.reference.low', String(c.reference.low))} low, ${M('clamped.reference.high', String(c.reference.high))} high`;
+}
+
+/** Where the codes were compared through, or why they were not — every output says it. */
+export function codeRangeText(r: ComparisonResult): string {
+  if (!r.codeRange)
+    return 'not compared: both sides hold float heights and no range was stated to encode them (--range MIN,MAX states one; no default range is ever taken)';
+  return `code range ${r.codeRange.min}…${r.codeRange.max} m from ${r.codeRange.source} (1 code = ${(r.metresPerCode * 1000).toFixed(3)} mm)`;
+}
+
 function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
   const L: string[] = [];
   L.push(`# ${meta.title ?? 'Comparison'}`, '');
-  // The headline first: how many pixels differ, the largest |Δq| and where, the gates.
-  const differing = r.pixels - r.exact;
+  // The headline first: how many pixels differ, the largest difference and where, the gates.
   const failed = (meta.gates ?? []).filter((g) => !g.passed);
-  L.push(
-    `**${M('differing', String(differing))} of ${M('pixels', String(r.pixels))} pixels differ** (exact ${M('exactPercent', fmt(r.exactPercent, 6))} %); largest |Δq| = ${M('maxAbsCode', String(r.maxAbsCode))}` +
-      (r.maxAbsCodeAt
-        ? ` at pixel (${M('maxAbsCodeAt.column', String(r.maxAbsCodeAt.pixel[0]))}, ${M('maxAbsCodeAt.row', String(r.maxAbsCodeAt.pixel[1]))}), world (${M('maxAbsCodeAt.x', r.maxAbsCodeAt.world[0].toFixed(2))}, ${M('maxAbsCodeAt.y', r.maxAbsCodeAt.world[1].toFixed(2))}) m`
-        : '') +
-      `; RMS ${M('rmsMm', fmt(r.rmsMm))} mm` +
-      (meta.gates?.length ? `; gates: ${failed.length ? `**${failed.length} FAIL**` : 'all pass'}` : '') +
-      '.',
-    '',
-  );
-  L.push(
-    `generated \`${meta.generated}\` vs reference \`${meta.reference}\` — ${r.grid.columns}×${r.grid.rows}, range ${r.range.min}…${r.range.max} m (1 code = ${(r.metresPerCode * 1000).toFixed(3)} mm)`,
-    '',
-  );
+  const gatesText = meta.gates?.length ? `; gates: ${failed.length ? `**${failed.length} FAIL**` : 'all pass'}` : '';
+  const tolText = r.toleranceMm > 0 ? `; ${M('beyondTolerance', String(r.beyondTolerance))} beyond ${M('toleranceMm', String(r.toleranceMm))} mm` : '';
+  const at = (p: Position | null | undefined, key: string) =>
+    p
+      ? ` at pixel (${M(`${key}.column`, String(p.pixel[0]))}, ${M(`${key}.row`, String(p.pixel[1]))}), world (${M(`${key}.x`, p.world[0].toFixed(2))}, ${M(`${key}.y`, p.world[1].toFixed(2))}) m`
+      : '';
+  if (r.comparedIn === 'metres') {
+    L.push(
+      `**${M('differing', String(r.differing))} of ${M('pixels', String(r.pixels))} pixels differ in height** (equal ${M('floatEqualPercent', fmt(r.floatEqualPercent, 6))} %, compared in metres); max |Δ| = ${M('floatMaxAbsMm', fmt(r.floatMaxAbsMm))} mm${at(r.floatMaxAbsAt, 'floatMaxAbsAt')}; RMS ${M('floatRmsMm', fmt(r.floatRmsMm))} mm; bias ${M('floatBiasMm', fmt(r.floatBiasMm))} mm` +
+        tolText +
+        gatesText +
+        '.',
+      '',
+    );
+    L.push(`Signed Δ histogram (generated − reference, mm): ${floatHistogramText(r.floatHistogramMm ?? [])}.`, '');
+    L.push(
+      r.codeRange
+        ? `Codes: ${codeRangeText(r)} — exact ${M('exactPercent', fmt(r.exactPercent, 6))} %, largest |Δq| = ${M('maxAbsCode', String(r.maxAbsCode))}${at(r.maxAbsCodeAt, 'maxAbsCodeAt')}; ${clampText(r)}${r.clamped.total > 0 ? ' — **heights outside the range: the codes measure the range, not the field**' : ''}.`
+        : `Codes ${codeRangeText(r)}.`,
+      '',
+    );
+    L.push(`generated \`${meta.generated}\` vs reference \`${meta.reference}\` — ${r.grid.columns}×${r.grid.rows}`, '');
+  } else {
+    L.push(
+      `**${M('differing', String(r.differing))} of ${M('pixels', String(r.pixels))} pixels differ** (exact ${M('exactPercent', fmt(r.exactPercent, 6))} %); largest |Δq| = ${M('maxAbsCode', String(r.maxAbsCode))}` +
+        at(r.maxAbsCodeAt, 'maxAbsCodeAt') +
+        `; RMS ${M('rmsMm', fmt(r.rmsMm))} mm` +
+        tolText +
+        gatesText +
+        '.',
+      '',
+    );
+    L.push(`generated \`${meta.generated}\` vs reference \`${meta.reference}\` — ${r.grid.columns}×${r.grid.rows}, ${codeRangeText(r)}`, '');
+  }
   if (meta.referenceKind) L.push(`Reference: ${meta.referenceKind}.`, '');
   for (const n of meta.notes ?? []) L.push(n);
   if (meta.notes?.length) L.push('');
+  // The float columns first when a side is float; the code columns only where codes were compared.
+  const codes = r.codeRange !== null;
+  const floatCols = r.floatRmsMm !== undefined;
   L.push(
-    `| scope | pixels | exact % | Δq histogram (beyond ±${HISTOGRAM_FOLD_LIMIT} folded) | max \\|Δq\\| | RMS mm | max mm |` +
-      (r.floatRmsMm !== undefined ? ' float RMS mm | float max mm | float bias mm |' : ''),
+    '| scope | pixels |' +
+      (floatCols ? ' float RMS mm | float max mm | float bias mm |' : '') +
+      (codes ? ` exact % | Δq histogram (beyond ±${HISTOGRAM_FOLD_LIMIT} folded) | max \\|Δq\\| | RMS mm | max mm |` : ''),
   );
-  L.push('|---|---|---|---|---|---|---|' + (r.floatRmsMm !== undefined ? '---|---|---|' : ''));
+  L.push('|---|---|' + (floatCols ? '---|---|---|' : '') + (codes ? '---|---|---|---|---|' : ''));
   const row = (name: string, prefix: string, m: RegionMetrics) => {
-    let s = `| ${name} | ${M(`${prefix}pixels`, String(m.pixels))} | ${M(`${prefix}exactPercent`, fmt(m.exactPercent, 6))} | ${histogramCell(prefix, m.histogram)} | ${M(`${prefix}maxAbsCode`, String(m.maxAbsCode))} | ${M(`${prefix}rmsMm`, fmt(m.rmsMm))} | ${M(`${prefix}maxAbsMm`, fmt(m.maxAbsMm))} |`;
-    if (m.floatRmsMm !== undefined)
+    let s = `| ${name} | ${M(`${prefix}pixels`, String(m.pixels))} |`;
+    if (floatCols)
       s += ` ${M(`${prefix}floatRmsMm`, fmt(m.floatRmsMm))} | ${M(`${prefix}floatMaxAbsMm`, fmt(m.floatMaxAbsMm))} | ${M(`${prefix}floatBiasMm`, fmt(m.floatBiasMm))} |`;
+    if (codes)
+      s += ` ${M(`${prefix}exactPercent`, fmt(m.exactPercent, 6))} | ${histogramCell(prefix, m.histogram)} | ${M(`${prefix}maxAbsCode`, String(m.maxAbsCode))} | ${M(`${prefix}rmsMm`, fmt(m.rmsMm))} | ${M(`${prefix}maxAbsMm`, fmt(m.maxAbsMm))} |`;
     L.push(s);
   };
   row('full map', '', r);
@@ -318,12 +393,16 @@ function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
 
 /** The numbers the page shows beyond flattenMetrics (and check's extra keys): each one a key of metrics.json. */
 export function pageMetrics(r: ComparisonResult, meta: ReportMeta): Record<string, number> {
-  const out: Record<string, number> = { differing: r.pixels - r.exact, 'nonFinite.pixelsExcluded': r.nonFinite.pixelsExcluded };
-  if (r.maxAbsCodeAt) {
-    out['maxAbsCodeAt.column'] = r.maxAbsCodeAt.pixel[0];
-    out['maxAbsCodeAt.row'] = r.maxAbsCodeAt.pixel[1];
-    out['maxAbsCodeAt.x'] = r.maxAbsCodeAt.world[0];
-    out['maxAbsCodeAt.y'] = r.maxAbsCodeAt.world[1];
+  const out: Record<string, number> = { differing: r.differing, 'nonFinite.pixelsExcluded': r.nonFinite.pixelsExcluded };
+  for (const [key, p] of [
+    ['maxAbsCodeAt', r.maxAbsCodeAt],
+    ['floatMaxAbsAt', r.floatMaxAbsAt],
+  ] as const) {
+    if (!p) continue;
+    out[`${key}.column`] = p.pixel[0];
+    out[`${key}.row`] = p.pixel[1];
+    out[`${key}.x`] = p.world[0];
+    out[`${key}.y`] = p.world[1];
   }
   if (r.attribution) out['attribution.differing'] = r.attribution.differing;
   const sa = meta.stageAttribution;
@@ -670,7 +749,9 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
     copyFileAtomic(plotlyFile, join(dir, 'plotly.min.js'));
     plotly = { src: 'plotly.min.js' };
   }
-  const A = Math.max(3, r.maxAbsCode);
+  // Codes not compared (a float pair without code range): the pictures' Δq are those of the display range.
+  const shownMaxCode = r.codeRange ? r.maxAbsCode : r.blocks.maxAbsCode.reduce((a, b) => Math.max(a, b), 0);
+  const A = Math.max(3, shownMaxCode);
   let tlo = 65535;
   let thi = 0;
   for (const c of [genCodes, refCodes])
@@ -710,7 +791,7 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
       range: r.range,
       signed,
       stageNames: ps?.names ?? [],
-      maxAt: r.maxAbsCodeAt?.pixel ?? null,
+      maxAt: (r.codeRange ? r.maxAbsCodeAt : r.floatMaxAbsAt)?.pixel ?? null,
       outliers: outlierPixels(genCodes, refCodes, g.columns, diff),
     },
     hist: {
@@ -719,7 +800,7 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
       above: hist.above,
       limit: hist.limit,
     },
-    radial: r.radial.rings.map((x) => [(x.r0 + x.r1) / 2, x.rmsMm, x.maxAbsMm, x.floatRmsMm ?? null]),
+    radial: r.radial.rings.map((x) => [(x.r0 + x.r1) / 2, finiteOrNull(x.rmsMm), finiteOrNull(x.maxAbsMm), x.floatRmsMm ?? null]),
     radialStep: r.radial.step,
     disk: {
       x: xs3,
@@ -728,7 +809,7 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
       c: { dtype: 'f4', bdata: b64(c3pos), shape: `${n3},${n3}` },
       dq: { dtype: 'f4', bdata: b64(c3), shape: `${n3},${n3}` },
       colorscale: dqPlotlyScale(),
-      ticks: dqScaleTicks(r.maxAbsCode),
+      ticks: dqScaleTicks(shownMaxCode),
       zmin: zlo,
       zmax: zhi,
       radius: R3,
@@ -738,7 +819,7 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   };
   const extras: PageExtras = {
     disk3d: view3d !== undefined,
-    legend: dqLegend(r.maxAbsCode),
+    legend: dqLegend(shownMaxCode),
     mmLegend: mmLegend(r.metresPerCode * 1000),
     stageMaps: stagesOut.stageMaps,
     firstDivergence: ps
