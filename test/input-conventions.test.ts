@@ -37,7 +37,7 @@ describe('a headerless file in compare', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
-    expect(j.exactPercent).toBe(100);
+    expect(j.floatEqualPercent).toBe(100);
     expect(j.inputs.generated).toMatchObject({ extent: 'flag', rowDirection: 'flag', encoding: 'file' });
     expect(j.inputs.reference).toMatchObject({ extent: 'sidecar', rowDirection: 'sidecar', encoding: 'sidecar' });
   });
@@ -47,7 +47,7 @@ describe('a headerless file in compare', () => {
     expect(r.err).toMatch(/generated .*north-up\.r32: no sidecar; took extent -1024,-1024,2048,2048: heightbench's default/);
     const j = JSON.parse(r.out);
     expect(j.inputs.generated).toMatchObject({ extent: 'default', rowDirection: 'default' });
-    expect(j.exactPercent).toBeLessThan(50);
+    expect(j.floatEqualPercent).toBeLessThan(50);
   });
   it('flags describe the inputs without sidecar; with every input carrying one they must agree with it', async () => {
     const other = join(d, 'other.r32');
@@ -160,7 +160,7 @@ describe('defaults-laundered-through-convert', () => {
     expect(taken.code).toBe(0);
     const j = JSON.parse(taken.out);
     expect(j.inputs.generated).toMatchObject({ extent: 'default', rowDirection: 'default', encoding: 'sidecar' });
-    expect(j.exactPercent).toBeLessThan(100);
+    expect(j.floatEqualPercent).toBeLessThan(100);
     const stated = await cli('compare', out, ref, '--extent', '-1024,-1024,2048', '--row-direction', 'row0-at-ymin', '--json');
     expect(stated.code).toBe(0);
     expect(JSON.parse(stated.out).inputs.generated).toMatchObject({ extent: 'flag', rowDirection: 'flag' });
@@ -170,6 +170,6 @@ describe('defaults-laundered-through-convert', () => {
     expect(JSON.parse(readFileSync(`${right}.json`, 'utf8')).notes).toBeUndefined();
     const exact = await cli('compare', right, ref, '--json');
     expect(exact.code).toBe(0);
-    expect(JSON.parse(exact.out).exactPercent).toBe(100);
+    expect(JSON.parse(exact.out).floatEqualPercent).toBe(100);
   });
 });

@@ -54,7 +54,7 @@ describe('outside containers on the command line', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
-    expect(j.exactPercent).toBe(100);
+    expect(j.floatEqualPercent).toBe(100);
     expect(j.inputs.generated).toMatchObject({ extent: 'file', rowDirection: 'file', encoding: 'file' });
     const contra = await cli('compare', join(d, 'pre-gdal.tif'), join(d, 'pre-north-up.npy'), '--extent', '0,0,10', '--row-direction', 'row0-at-ymax');
     expect(contra.code).toBe(2);
@@ -83,7 +83,7 @@ print(json.dumps({"dtype": str(a.dtype), "bounds": [b.left, b.bottom, b.right, b
       expect(r.err).toBe('');
       expect(r.code).toBe(0);
       const j = JSON.parse(r.out);
-      expect(j.exactPercent).toBe(100);
+      expect(j.floatEqualPercent).toBe(100);
       expect(j.floatRmsMm ?? 0).toBe(0);
       expect(j.inputs.generated).toMatchObject({ extent: 'flag', rowDirection: 'flag', encoding: 'file' });
     }
@@ -184,7 +184,7 @@ with rasterio.open('odd-gdal.tif', 'w', driver='GTiff', width=100, height=100, c
     const c = await cli('compare', gdal, r32, '--json');
     expect(c.err).toBe('');
     expect(c.code).toBe(0);
-    expect(JSON.parse(c.out).exactPercent).toBe(100);
+    expect(JSON.parse(c.out).floatEqualPercent).toBe(100);
     expect((await cli('info', gdal, '--extent', '0.3,0.7,10.1')).code).toBe(0);
     const off = await cli('info', gdal, '--extent', '0.3,0.71,10.1');
     expect(off.code).toBe(2);

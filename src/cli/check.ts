@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { EXIT_GATE } from '../errors.js';
 import { gateFailureLines } from '../compare/gates.js';
 import { codeRangeText } from '../report/report.js';
+import { foldHistogram, foldedHistogramText } from '../compare/histogram-fold.js';
 import { checkRun } from '../report/check.js';
 import { attributionSummary } from '../compare/attribution.js';
 import { folderForReading } from '../io/folder-swap.js';
@@ -17,13 +18,16 @@ import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 /** Prints a check: the final codes, the stage table, the gates, the attribution. */
 export function printCheck(io: CliIO, name: string, c: ReturnType<typeof checkRun>): void {
   const f = c.final;
-  const h = Object.entries(f.histogram)
-    .sort((a, b) => Number(a[0]) - Number(b[0]))
-    .map(([d, n]) => `${d}: ${n}`)
-    .join(', ');
-  io.out(`${name}: exact ${f.exactPercent.toFixed(4)} % | histogram {${h}} | max ${f.maxAbsCode} code | RMS ${f.rmsMm.toFixed(4)} mm | ${codeRangeText(f)}`);
+  io.out(
+    `${name}: ${f.differing} of ${f.pixels} final codes differ | exact ${f.exactPercent.toFixed(4)} % | histogram ${foldedHistogramText(foldHistogram(f.histogram))} | max ${f.maxAbsCode} code | RMS ${f.rmsMm.toFixed(4)} mm | ${codeRangeText(f)}`,
+  );
   if (f.attribution) io.out(` | straddles ${f.attribution.straddle}, deviations ${f.attribution.deviation}`);
-  io.out(`\n  stage inner-400 m RMS (mm): ${c.stages.map((s) => `${s.stage} ${s.innerRmsMm.toExponential(2)}`).join(', ')}\n`);
+  io.out('\n');
+  // The whole map first (max |Δ|, RMS, pixels differing), then the inner 400 m disk.
+  for (const s of c.stages)
+    io.out(
+      `  stage ${s.stage}: max |Δ| ${fmtMm(s.maxAbsMm)} mm, RMS ${fmtMm(s.rmsMm)} mm, ${s.differing} of ${s.pixels} px differ; inner 400 m RMS ${fmtMm(s.innerRmsMm)} mm\n`,
+    );
   for (const g of c.gates) io.out(`  gate ${g.name} ${g.limit}: ${g.value} → ${g.passed ? 'pass' : 'FAIL'}\n`);
   if (c.firstDivergentStage) io.out(`  first stage differing beyond rounding: ${c.firstDivergentStage}\n`);
   for (const u of c.undeclared) io.out(`  ${u}\n`);
@@ -33,6 +37,10 @@ export function printCheck(io: CliIO, name: string, c: ReturnType<typeof checkRu
         .map((l) => l.trim())
         .join('; ')}\n`,
     );
+}
+
+function fmtMm(v: number): string {
+  return Number.isFinite(v) ? (v === 0 ? '0' : v.toExponential(2)) : '–';
 }
 
 export const installCheck: CommandInstaller = (program: Command, io: CliIO) => {

@@ -178,7 +178,8 @@ export function blockMapTrace(cmp: ComparisonResult, gen: Heightfield, ref: Heig
   const g = cmp.grid;
   const signed = gen.kind === 'codes' && ref.kind === 'codes';
   const v = signed ? signedBlockDq(gen.code_px, ref.code_px, g.columns, g.rows, B.size).data : Float32Array.from(B.maxAbsCode);
-  const m = Math.max(1, cmp.maxAbsCode);
+  // Codes not compared (a float pair without code range): the scale of the block map's own display codes.
+  const m = Math.max(1, cmp.codeRange ? cmp.maxAbsCode : B.maxAbsCode.reduce((a, b) => Math.max(a, b), 0));
   const z = Array.from({ length: B.rows }, (_, j) => Array.from(v.subarray(j * B.columns, (j + 1) * B.columns)));
   const x = Array.from({ length: B.columns }, (_, i) => round(columnWorldX(g, (i + 0.5) * B.size - 0.5), 2));
   const y = Array.from({ length: B.rows }, (_, j) => round(rowWorldY(g, (j + 0.5) * B.size - 0.5), 2));

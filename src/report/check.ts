@@ -23,13 +23,16 @@ import { sharedPipeline, undeclaredNotes } from '../pipelines/run-folder.js';
 /** The stage dumps `check` compares in a seed run: its stages that hold float fields (conventions FLOAT_STAGES); a declared pipeline's are its float stages. */
 export const STAGE_DUMPS = FLOAT_STAGES;
 
+/** One stage dump against the reference: the whole map first (max |Δ|, RMS, pixels differing), then the inner disk. */
 export interface StageComparison {
   stage: string;
+  maxAbsMm: number;
+  rmsMm: number;
+  /** Pixels whose heights differ at all (non-finite pixels left out). */
+  differing: number;
+  pixels: number;
   innerRmsMm: number;
   innerMaxAbsMm: number;
-  rmsMm: number;
-  maxAbsMm: number;
-  pixels: number;
 }
 
 export interface RunCheck {
@@ -161,11 +164,12 @@ export function checkRun(
     const inner = r.masks.innerDisk;
     stages.push({
       stage: s,
+      maxAbsMm: r.floatMaxAbsMm ?? Number.NaN,
+      rmsMm: r.floatRmsMm ?? Number.NaN,
+      differing: r.differing,
+      pixels: r.pixels,
       innerRmsMm: inner.floatRmsMm ?? Number.NaN,
       innerMaxAbsMm: inner.floatMaxAbsMm ?? Number.NaN,
-      rmsMm: r.floatRmsMm ?? Number.NaN,
-      maxAbsMm: r.floatMaxAbsMm ?? Number.NaN,
-      pixels: r.pixels,
     });
     // Stage maps and gallery crops need the pair on one grid (compareHeightfields refused otherwise).
     if (maps && fa.kind === 'float' && fb.kind === 'float') maps.addStage(s, fa, fb);
@@ -202,6 +206,7 @@ export function checkRun(
   function writeCheckReport(reportDir: string): void {
     const flat: Record<string, number> = {};
     for (const s of stages) {
+      flat[`stages.${s.stage}.differing`] = s.differing;
       flat[`stages.${s.stage}.innerRmsMm`] = s.innerRmsMm;
       flat[`stages.${s.stage}.innerMaxAbsMm`] = s.innerMaxAbsMm;
       flat[`stages.${s.stage}.rmsMm`] = s.rmsMm;

@@ -85,7 +85,7 @@ export interface ReportMeta {
   /** What kind of reference this is, in words (stated under the title). */
   referenceKind?: string;
   /** Per-stage float differences (check.ts), shown beside the article's anchors. */
-  stages?: readonly { stage: string; innerRmsMm: number; innerMaxAbsMm: number; rmsMm: number; maxAbsMm: number }[];
+  stages?: readonly { stage: string; innerRmsMm: number; innerMaxAbsMm: number; rmsMm: number; maxAbsMm: number; differing?: number }[];
   /** Stage attribution (attribution.ts), with per-pixel stages for the first-divergence map and the gallery. */
   stageAttribution?: StageAttribution;
   /** The pipeline compared (default the seed's): its masks, anchors and 3D view are shown, and only those. */
@@ -352,10 +352,11 @@ function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
       "Float difference per stage dump (generated − reference). [D] anchors: the article's inner-400 m RMS of its rebuild against the original system's reference (a different experiment, shown for scale).",
       '',
     );
-    L.push('| stage | inner 400 m RMS mm | article anchor mm | inner max mm | RMS mm | max mm |', '|---|---|---|---|---|---|');
+    // The whole map first (a difference near the edge is not hidden by the inner disk), then the inner 400 m disk.
+    L.push('| stage | max mm | RMS mm | pixels differing | inner 400 m RMS mm | article anchor mm | inner max mm |', '|---|---|---|---|---|---|---|');
     for (const s of meta.stages)
       L.push(
-        `| ${s.stage} | ${M(`stages.${s.stage}.innerRmsMm`, fmt(s.innerRmsMm))} | ${ARTICLE_STAGE_ANCHORS_MM[s.stage] ?? '–'} | ${M(`stages.${s.stage}.innerMaxAbsMm`, fmt(s.innerMaxAbsMm))} | ${M(`stages.${s.stage}.rmsMm`, fmt(s.rmsMm))} | ${M(`stages.${s.stage}.maxAbsMm`, fmt(s.maxAbsMm))} |`,
+        `| ${s.stage} | ${M(`stages.${s.stage}.maxAbsMm`, fmt(s.maxAbsMm))} | ${M(`stages.${s.stage}.rmsMm`, fmt(s.rmsMm))} | ${s.differing === undefined ? '–' : M(`stages.${s.stage}.differing`, String(s.differing))} | ${M(`stages.${s.stage}.innerRmsMm`, fmt(s.innerRmsMm))} | ${ARTICLE_STAGE_ANCHORS_MM[s.stage] ?? '–'} | ${M(`stages.${s.stage}.innerMaxAbsMm`, fmt(s.innerMaxAbsMm))} |`,
       );
     L.push('');
   }
