@@ -35,6 +35,7 @@ export type { ConventionOverride, Conventions } from './conventions/index.js';
 
 // Comparison, gates, reports, attribution of two runs, diagnosis.
 export { compareHeightfields } from './compare/compare.js';
+export { alignExactly } from './core/align.js';
 export type { CompareOptions, ComparisonResult, RegionMetrics } from './compare/compare.js';
 export { evaluateGates, normaliseGates } from './compare/gates.js';
 export type { GateOutcome, Gates } from './compare/gates.js';

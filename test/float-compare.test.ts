@@ -16,7 +16,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { compareHeightfields } from '../src/compare/compare.js';
 import { evaluateGates } from '../src/compare/gates.js';
 import { domainGrid } from '../src/core/grid.js';
-import { codeHeightfield, floatHeightfield } from '../src/core/heightfield.js';
+import { codeHeightfield, floatHeightfield, withRowDirection } from '../src/core/heightfield.js';
+import { alignExactly } from '../src/core/align.js';
 import { cli, tempDir } from './helpers.js';
 
 const root = join(import.meta.dirname, '..');
@@ -213,5 +214,23 @@ describe('the library', () => {
     const r = compareHeightfields(heights, codes);
     expect(r.codeRange?.source).toBe("the reference's codes");
     expect(r.comparedIn).toBe('metres');
+  });
+
+  it('alignExactly reorders rows and crops a whole-texel window bit for bit, and refuses what only resampling could do', () => {
+    const big = { xmin: 0, ymin: 0, sizeX: 8, sizeY: 6, columns: 8, rows: 6, convention: 'texel-centre' as const, rowDirection: 'row0-at-ymin' as const };
+    const h = Float32Array.from({ length: 48 }, (_, k) => k + 0.25);
+    const f = floatHeightfield(big, h);
+    const window = { ...big, xmin: 2, ymin: 1, sizeX: 4, sizeY: 3, columns: 4, rows: 3, rowDirection: 'row0-at-ymax' as const };
+    const a = alignExactly(f, window);
+    expect(a.grid).toEqual(window);
+    // Row 0 of the window is its top (y = 3.5 m: the field's row 3), column 0 the field's column 2.
+    expect(a.kind === 'float' && Array.from(a.height_px.subarray(0, 4))).toEqual([26.25, 27.25, 28.25, 29.25]);
+    expect(alignExactly(withRowDirection(f, 'row0-at-ymax'), big)).toEqual(f);
+    expect(() => alignExactly(f, { ...window, xmin: 2.5 })).toThrow(/x offset is 2\.5 texels, not a whole number/);
+    expect(() => alignExactly(f, { ...window, sizeX: 8 })).toThrow(/pixels of 1×1 m vs 2×1 m/);
+    // compareHeightfields aligns when told, and refuses otherwise.
+    const ref = floatHeightfield(window, (a as { height_px: Float32Array }).height_px.slice());
+    expect(compareHeightfields(f, ref, { align: 'exact' }).differing).toBe(0);
+    expect(() => compareHeightfields(f, ref)).toThrow(/grids differ .*align: 'exact'/);
   });
 });

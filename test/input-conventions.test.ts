@@ -33,7 +33,8 @@ describe('a headerless file in compare', () => {
     expect(r.out).toBe('');
   });
   it('with its conventions given it compares exactly, reordering rows, and says where each came from', async () => {
-    const r = await cli('compare', bare, ref, '--extent', '-1024,-1024,2048', '--row-direction', 'row0-at-ymax', '--json');
+    // The extent agrees with the reference's sidecar (given for both sides); the row direction is the bare side's alone.
+    const r = await cli('compare', bare, ref, '--extent', '-1024,-1024,2048', '--generated-row-direction', 'row0-at-ymax', '--json');
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
@@ -55,10 +56,21 @@ describe('a headerless file in compare', () => {
     const r = await cli('compare', other, ref, '--extent', '0,0,100');
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--extent 0,0,100,100 contradicts the sidecar's -1024,-1024,2048,2048/);
-    // Beside a headerless input the flags are that input's: a wrong extent then shows as a grid mismatch, not a pass.
-    const m = await cli('compare', bare, ref, '--extent', '0,0,100', '--row-direction', 'row0-at-ymax');
+    // A shared flag applies to both sides: beside the reference's sidecar it is refused, naming both values and the
+    // per-side flags.
+    const shared = await cli('compare', bare, ref, '--extent', '0,0,100', '--row-direction', 'row0-at-ymax');
+    expect(shared.code).toBe(2);
+    expect(shared.err).toMatch(
+      /ref\.r32: --extent 0,0,100,100 contradicts the sidecar's -1024,-1024,2048,2048 \(xmin,ymin,sizeX,sizeY\) — --extent was given for both sides; --generated-extent or --reference-extent describes one side alone/,
+    );
+    // The headerless side's own flags: a wrong extent then shows as a grid mismatch, not a pass.
+    const m = await cli('compare', bare, ref, '--generated-extent', '0,0,100', '--generated-row-direction', 'row0-at-ymax');
     expect(m.code).toBe(2);
     expect(m.err).toMatch(/xmin: 0 vs -1024/);
+    // A side's own flag and the shared one must not disagree.
+    const both = await cli('compare', bare, ref, '--extent', '0,0,100', '--generated-extent', '0,0,200');
+    expect(both.code).toBe(2);
+    expect(both.err).toMatch(/--extent 0,0,100,100 and --generated-extent 0,0,200,200 disagree for the generated side/);
   });
   it('integer samples need a range or --encoding metres', async () => {
     const q = Uint16Array.from({ length: n * n }, (_, i) => i % 65536);
@@ -69,6 +81,9 @@ describe('a headerless file in compare', () => {
     const r = await cli('compare', r16, withSidecar, '--extent', '-1024,-1024,2048', '--row-direction', 'row0-at-ymin');
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/what its integer samples mean \(--range MIN,MAX for UNORM16 codes, or --encoding metres/);
+    expect(r.err).toMatch(
+      /for both sides, or --generated-extent, --generated-row-direction, --generated-range, --generated-encoding for the generated side alone/,
+    );
     const ok = await cli('compare', r16, withSidecar, '--extent', '-1024,-1024,2048', '--row-direction', 'row0-at-ymin', '--range', '-500,500', '--json');
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.out).exactPercent).toBe(100);
@@ -129,9 +144,13 @@ describe('a flag beside a sidecar must agree with it, for every container', () =
     }
     const f32npy = join(d, 'heights.npy');
     expect((await cli('convert', ref, f32npy)).code).toBe(0);
+    // Given for both sides, it is refused at the first side it contradicts (the reference is read first).
     const r = await cli('compare', f32npy, ref, '--encoding', 'unorm16');
     expect(r.code).toBe(2);
     expect(r.err).toContain('--encoding unorm16 contradicts the sidecar, whose samples are float32 heights in metres');
+    const own = await cli('compare', f32npy, ref, '--generated-encoding', 'unorm16');
+    expect(own.code).toBe(2);
+    expect(own.err).toContain('heights.npy: --generated-encoding unorm16 contradicts the sidecar, whose samples are float32 heights in metres');
   });
   it("outside-sidecar-checks-match-own: an outside file's sidecar is held to the same flag checks (--size, --extent, --row-direction)", async () => {
     const tif = join(d, 'heights.tif');

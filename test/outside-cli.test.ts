@@ -79,7 +79,7 @@ print(json.dumps({"dtype": str(a.dtype), "bounds": [b.left, b.bottom, b.right, b
   });
   it('compare: a north-up .npy against the run, rows reordered, every value equal; the conventions named', async () => {
     for (const f of ['pre-north-up.npy', 'pre-big-endian-fortran.npy']) {
-      const r = await cli('compare', join(d, f), join(gen, 'pre-encode.r32'), ...extent, '--row-direction', 'row0-at-ymax', '--json');
+      const r = await cli('compare', join(d, f), join(gen, 'pre-encode.r32'), ...extent, '--generated-row-direction', 'row0-at-ymax', '--json');
       expect(r.err).toBe('');
       expect(r.code).toBe(0);
       const j = JSON.parse(r.out);
@@ -99,14 +99,37 @@ print(json.dumps({"dtype": str(a.dtype), "bounds": [b.left, b.bottom, b.right, b
     expect(missing.code).toBe(2);
     expect(missing.err).toMatch(/the height range of its UNORM16 codes \(--range MIN,MAX\)/);
   });
+  it('conventions per side: a shared flag contradicting the DDS default is refused naming both; a bare pair names both sides', async () => {
+    const npy = join(d, 'pre-north-up.npy');
+    const dds = join(d, 'final-capture.dds');
+    const shared = await cli('compare', npy, dds, ...extent, '--row-direction', 'row0-at-ymin', '--range', '-500,500');
+    expect(shared.code).toBe(2);
+    expect(shared.err).toMatch(
+      /final-capture\.dds: --row-direction row0-at-ymin was given for both sides, but the reference carries row0-at-ymax \(.*\); give --reference-row-direction to override it for this side alone/,
+    );
+    // The .npy's own row direction: the DDS keeps its container's, and the flag is named as the generated side's.
+    const own = await cli('compare', npy, dds, ...extent, '--generated-row-direction', 'row0-at-ymax', '--range', '-500,500', '--json');
+    expect(own.err).toBe('');
+    expect(own.code).toBe(0);
+    const j = JSON.parse(own.out);
+    expect(j.inputs.generated).toMatchObject({ rowDirection: 'flag' });
+    expect(j.inputs.reference).toMatchObject({ rowDirection: 'container', encoding: 'flag' });
+    expect(j.inputs.generated.notes.join(' ')).toMatch(/row direction row0-at-ymax from --generated-row-direction/);
+    expect(j.codeRange).toMatchObject({ min: -500, max: 500, source: '--range' });
+    // Nothing stated: one refusal naming every side that lacks conventions.
+    const bare = await cli('compare', npy, dds);
+    expect(bare.code).toBe(2);
+    expect(bare.err).toMatch(/the generated side .*pre-north-up\.npy: has no sidecar .* and the reference .*final-capture\.dds: has no sidecar/);
+    expect(bare.err).toMatch(/--reference-range/);
+  });
   it('diagnose: the same .npy read with the wrong row direction is named a vertical flip', async () => {
-    const r = await cli('diagnose', join(d, 'pre-north-up.npy'), join(gen, 'pre-encode.r32'), ...extent, '--row-direction', 'row0-at-ymin', '--json');
+    const r = await cli('diagnose', join(d, 'pre-north-up.npy'), join(gen, 'pre-encode.r32'), ...extent, '--generated-row-direction', 'row0-at-ymin', '--json');
     expect(r.code).toBe(0);
     expect(JSON.stringify(JSON.parse(r.out))).toMatch(/flip/i);
   });
   it("diagnose-says-where-conventions-came-from: --json and the text name each side's origins; defaults are warned on stderr", async () => {
     const npy = join(d, 'pre-north-up.npy');
-    const j = JSON.parse((await cli('diagnose', npy, join(gen, 'pre-encode.r32'), ...extent, '--row-direction', 'row0-at-ymax', '--json')).out);
+    const j = JSON.parse((await cli('diagnose', npy, join(gen, 'pre-encode.r32'), ...extent, '--generated-row-direction', 'row0-at-ymax', '--json')).out);
     expect(j.inputs.generated).toMatchObject({ extent: 'flag', rowDirection: 'flag', encoding: 'file' });
     expect(j.inputs.reference).toMatchObject({ extent: 'sidecar', rowDirection: 'sidecar', encoding: 'sidecar' });
     expect(j.findings.map((f: { kind: string }) => f.kind).join(' ')).not.toMatch(/flip/i);

@@ -13,7 +13,18 @@ import { EXIT_GATE, LimitError, MismatchError } from '../errors.js';
 import { readHeightfieldFileAsync, startReadingHeightfieldFiles, type LoadedHeightfield, type ReadSettings } from '../io/heightfield-file.js';
 import { outsideContainerFor } from '../io/outside.js';
 import { sidecarSources, type ConventionSources } from '../io/input-conventions.js';
-import { addInputFlags, conventionLines, readSettingsFrom, settingsPerInput, warnDefaults, type InputFlags } from './input-flags.js';
+import {
+  addInputFlags,
+  addSideFlags,
+  conventionLines,
+  readSettingsFrom,
+  readSides,
+  sideSettings,
+  warnDefaults,
+  type InputFlags,
+  type SideFlags,
+} from './input-flags.js';
+import { MissingConventionsError } from '../io/input-conventions.js';
 import { openR16Stream } from '../io/r16-stream.js';
 import { parseNonNegativeNumber, parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
 import type { CliIO, CommandInstaller } from './io.js';
@@ -33,7 +44,7 @@ function parsePair(v: string): [number, number] {
   return [p[0], p[1]];
 }
 
-export interface CompareCliOptions extends InputFlags, GateOptions {
+export interface CompareCliOptions extends InputFlags, SideFlags, GateOptions {
   json?: boolean;
   report?: string;
   block?: number;
@@ -70,7 +81,7 @@ function checkRingLimit(grid: GridDescription, o: CompareCliOptions): void {
 }
 
 /** How an origin of a side's encoding reads in the line that says where a code range came from. */
-function originWords(origin: ConventionSources['encoding']): string {
+function originWords(origin: ConventionSources['encoding'], rangeFlag: string): string {
   return origin === 'sidecar'
     ? 'its sidecar'
     : origin === 'file'
@@ -78,7 +89,7 @@ function originWords(origin: ConventionSources['encoding']): string {
       : origin === 'container'
         ? 'its container'
         : origin === 'flag'
-          ? '--range'
+          ? rangeFlag
           : "heightbench's default (--assume-defaults)";
 }
 
@@ -91,9 +102,14 @@ function rangeOptions(gen: Heightfield, ref: Heightfield, o: CompareCliOptions, 
   const float = gen.kind === 'float' || ref.kind === 'float';
   if (float && o.range) return { codeRange: o.range, rangeSource: '--range' };
   if (!sources) return {};
-  if (!float) return { rangeSource: `${originWords(sources.generated.encoding)} (generated side), ${originWords(sources.reference.encoding)} (reference)` };
-  const side = ref.kind === 'codes' ? 'reference' : 'generated side';
-  return { rangeSource: `the ${side}'s codes (range from ${originWords((ref.kind === 'codes' ? sources.reference : sources.generated).encoding)})` };
+  const genFlag = o.generatedRange ? '--generated-range' : '--range';
+  const refFlag = o.referenceRange ? '--reference-range' : '--range';
+  if (!float)
+    return {
+      rangeSource: `${originWords(sources.generated.encoding, genFlag)} (generated side), ${originWords(sources.reference.encoding, refFlag)} (reference)`,
+    };
+  const words = ref.kind === 'codes' ? originWords(sources.reference.encoding, refFlag) : originWords(sources.generated.encoding, genFlag);
+  return { rangeSource: `the ${ref.kind === 'codes' ? 'reference' : 'generated side'}'s codes (range from ${words})` };
 }
 
 type Sources = { generated: ConventionSources; reference: ConventionSources };
@@ -172,31 +188,43 @@ async function analyse(genIn: Heightfield, ref: Heightfield, o: CompareCliOption
  */
 export async function compareCommand(generated: string, reference: string, o: CompareCliOptions, io: CliIO): Promise<number> {
   const settings = readSettingsFrom(o, true);
-  const streamed = await compareStreamed(generated, reference, o, settings);
+  const sides = sideSettings(o, true);
+  // [R] Convention flags given: each side read on its own, so a refusal names the side and its flags.
+  const flagged = sides.perSide || (sides.generated.side?.shared.length ?? 0) > 0;
+  const streamed = flagged ? null : await compareStreamed(generated, reference, o, settings);
   if (streamed) {
     const sources = { generated: sidecarSources(`${generated}.json`), reference: sidecarSources(`${reference}.json`) };
     return emit(streamed, generated, reference, o, io, null, sources);
   }
-  const [refSettings, genSettings] = settingsPerInput([reference, generated], settings);
-  if (outsideContainerFor(generated) || outsideContainerFor(reference) || refSettings !== genSettings) {
+  if (outsideContainerFor(generated) || outsideContainerFor(reference) || flagged) {
     // Outside containers (DDS, EXR, TIFF, .npy) have no sidecar digest to check ahead, and inputs read with their own
     // settings are read one by one: read both, then compare.
-    const refFile = await readHeightfieldFileAsync(reference, refSettings);
-    const genFile = await readHeightfieldFileAsync(generated, genSettings);
-    const analysis = await prepare(refFile, genFile, o, genSettings, sourcesOf(genFile, refFile));
-    return emit(analysis.result, generated, reference, o, io, analysis, sourcesOf(genFile, refFile));
+    const both = await readSides(generated, reference, sides);
+    const analysis = await prepare(both.reference, both.generated, o, sides.generated, sourcesOf(both.generated, both.reference));
+    return emit(analysis.result, generated, reference, o, io, analysis, sourcesOf(both.generated, both.reference));
   }
-  const reading = startReadingHeightfieldFiles([reference, generated], settings);
-  const [refEarly, genEarly] = reading.early;
+  let reading: ReturnType<typeof startReadingHeightfieldFiles>;
+  let refFile: LoadedHeightfield;
+  let genFile: LoadedHeightfield;
   let early: { value: Analysis } | { error: unknown } | null = null;
-  if (!o.resample && refEarly && genEarly) {
-    try {
-      early = { value: await analyse(genEarly.field, refEarly.field, o, settings, sourcesOf(genEarly, refEarly)) };
-    } catch (e) {
-      early = { error: e };
+  let refEarly: LoadedHeightfield | null = null;
+  let genEarly: LoadedHeightfield | null = null;
+  try {
+    reading = startReadingHeightfieldFiles([reference, generated], settings);
+    [refEarly, genEarly] = reading.early;
+    if (!o.resample && refEarly && genEarly) {
+      try {
+        early = { value: await analyse(genEarly.field, refEarly.field, o, settings, sourcesOf(genEarly, refEarly)) };
+      } catch (e) {
+        early = { error: e };
+      }
     }
+    [refFile, genFile] = await reading.verified;
+  } catch (e) {
+    // A side lacking conventions: read both on their own, so the refusal names every side that lacks them.
+    if (e instanceof MissingConventionsError) await readSides(generated, reference, sides);
+    throw e;
   }
-  const [refFile, genFile] = await reading.verified;
   let analysis: Analysis;
   if (early && refFile === refEarly && genFile === genEarly) {
     if ('error' in early) throw early.error;
@@ -286,7 +314,7 @@ export const installCompare: CommandInstaller = (program: Command, io: CliIO) =>
     .option('--title <text>', 'report title')
     .option('--shared-plotly <file>', 'link this plotly.min.js instead of copying one into the report', parsePath)
     .option('--self-contained', 'inline Plotly into the report page (one file to send)');
-  addInputFlags(cmd).action(async (g: string, r: string, opts: CompareCliOptions) => {
+  addSideFlags(addInputFlags(cmd)).action(async (g: string, r: string, opts: CompareCliOptions) => {
     throw new CliExit(await compareCommand(g, r, opts, io));
   });
 };

@@ -8,14 +8,14 @@ import { diagnose, diagnosisText, DEFAULT_EDGE_BAND, DEFAULT_EXPLAINED_THRESHOLD
 import { gridDifference } from '../core/grid.js';
 import { MismatchError } from '../errors.js';
 import { readHeightfieldFileAsync, type ReadSettings } from '../io/heightfield-file.js';
-import { addInputFlags, conventionLines, readSettingsFrom, settingsPerInput, warnDefaults, type InputFlags } from './input-flags.js';
+import { addInputFlags, addSideFlags, conventionLines, readSides, sideSettings, warnDefaults, type InputFlags, type SideFlags } from './input-flags.js';
 import type { ConventionSources } from '../io/input-conventions.js';
 import { parseNumber } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { withRowDirection, type Heightfield } from '../core/heightfield.js';
 import { InvalidArgumentError } from 'commander';
 
-export interface DiagnoseCliOptions extends InputFlags {
+export interface DiagnoseCliOptions extends InputFlags, SideFlags {
   generatedFloat?: string;
   json?: boolean;
   edgeBand?: number;
@@ -42,9 +42,9 @@ export interface DiagnosedFiles {
  * order is reordered exactly to the reference's first, so a flip diagnosed here is a flip of the data, not of storage.
  */
 export async function diagnoseFiles(generated: string, reference: string, o: DiagnoseCliOptions): Promise<DiagnosedFiles> {
-  const [refSettings, genSettings] = settingsPerInput([reference, generated], readSettingsFrom(o, true));
-  const refFile = await readHeightfieldFileAsync(reference, refSettings);
-  const genFile = await readHeightfieldFileAsync(generated, genSettings);
+  const sides = sideSettings(o, true);
+  const { generated: genFile, reference: refFile } = await readSides(generated, reference, sides);
+  const genSettings = sides.generated;
   const ref = refFile.field;
   const gen = withRowDirection(genFile.field, ref.grid.rowDirection);
   const generatedFloat = o.generatedFloat ? await readGeneratedFloat(o.generatedFloat, gen, genSettings) : null;
@@ -70,7 +70,7 @@ export const installDiagnose: CommandInstaller = (program: Command, io: CliIO) =
     .option('--json', 'print the diagnosis as JSON')
     .option('--edge-band <k>', `width of the edge-band signature, texels (default ${DEFAULT_EDGE_BAND})`, parseBand)
     .option('--threshold <r2>', `R² below which nothing is said to explain Δ (default ${DEFAULT_EXPLAINED_THRESHOLD})`, parseNumber);
-  addInputFlags(cmd).action(async (g: string, r: string, opts: DiagnoseCliOptions) => {
+  addSideFlags(addInputFlags(cmd)).action(async (g: string, r: string, opts: DiagnoseCliOptions) => {
     const { diagnosis, inputs } = await diagnoseFiles(g, r, opts);
     warnDefaults(io, [
       ['generated', g, inputs.generated],

@@ -3,12 +3,11 @@
  * byte order, the conventions of a file without sidecar (src/io/input-conventions.ts), and the subresource of a
  * container that holds several (DDS level/slice, a DDS/EXR channel, a TIFF band).
  */
-import { lstatSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { sidecarPathFor } from '../io/sidecar.js';
 import { parseRowDirection, type RowDirection } from '../core/grid.js';
-import type { ConventionSources } from '../io/input-conventions.js';
-import type { ReadSettings } from '../io/heightfield-file.js';
+import { MissingConventionsError, SIDE_CONVENTION_FLAGS, type ConventionSources, type SideConvention } from '../io/input-conventions.js';
+import { readHeightfieldFileAsync, type LoadedHeightfield, type ReadSettings } from '../io/heightfield-file.js';
+import { UsageError } from '../errors.js';
 import { parseEndian, parseExtent, parseRange, parseSize } from './args.js';
 
 export interface InputFlags {
@@ -37,7 +36,6 @@ function parseChannel(v: string): string {
   return v;
 }
 
-/** Adds the shared input flags; `what` names the inputs in the help ("inputs", "the input"). */
 /** --row-direction: a canonical name or an alias (north-up, south-up), as commander's argument error otherwise. */
 function cliRowDirection(v: string): RowDirection {
   try {
@@ -47,6 +45,7 @@ function cliRowDirection(v: string): RowDirection {
   }
 }
 
+/** Adds the shared input flags; `what` names the inputs in the help ("inputs", "the input"). */
 export function addInputFlags(cmd: Command, what = 'inputs'): Command {
   return cmd
     .option('--size <WxH>', `size of raw ${what} without sidecar`, parseSize)
@@ -112,25 +111,108 @@ export function conventionLines(sides: readonly { label: string; conventions: Co
   );
 }
 
-/**
- * [R] Settings per input of a two-file command. The convention flags (extent, row direction, range, encoding) describe
- * the inputs that have no sidecar; an input with a sidecar keeps the sidecar's conventions and the flags are not
- * applied to it — unless every input has a sidecar, when the flags can only be meant for them and must agree (as a
- * flag beside any file carrying the same convention must).
- */
-export function settingsPerInput(paths: readonly string[], settings: ReadSettings): ReadSettings[] {
-  const has = paths.map((p) => sidecarPresent(p));
-  if (has.every(Boolean) || !has.some(Boolean)) return paths.map(() => settings);
-  const stripped: ReadSettings = { ...settings, extent: undefined, rowDirection: undefined, range: undefined, encoding: undefined };
-  return has.map((h) => (h ? stripped : settings));
+/** The per-side convention flags of a two-file command (commander's camel-case names). */
+export interface SideFlags {
+  generatedExtent?: InputFlags['extent'];
+  generatedRowDirection?: InputFlags['rowDirection'];
+  generatedRange?: InputFlags['range'];
+  generatedEncoding?: InputFlags['encoding'];
+  referenceExtent?: InputFlags['extent'];
+  referenceRowDirection?: InputFlags['rowDirection'];
+  referenceRange?: InputFlags['range'];
+  referenceEncoding?: InputFlags['encoding'];
 }
 
-/** Whether `<path>.json` exists as a directory entry (a dangling link counts: the reader then refuses it). */
-function sidecarPresent(path: string): boolean {
-  try {
-    lstatSync(sidecarPathFor(path));
-    return true;
-  } catch {
-    return false;
+/**
+ * Adds the per-side form of every convention flag to a two-file command: `--generated-extent`,
+ * `--reference-row-direction`, … (one scheme for compare and diagnose). [R] A shared flag (`--extent`) applies to both
+ * sides and is refused, naming both values, where it contradicts what a side's file carries; a per-side flag describes
+ * that side alone and may override a container's default.
+ */
+export function addSideFlags(cmd: Command): Command {
+  for (const [side, what] of [
+    ['generated', 'the generated side'],
+    ['reference', 'the reference'],
+  ] as const) {
+    cmd
+      .option(`--${side}-extent <XMIN,YMIN,SIZE>`, `world extent of ${what} only, metres`, parseExtent)
+      .addOption(
+        new Option(`--${side}-row-direction <dir>`, `world y of row 0 of ${what} only (row0-at-ymin | row0-at-ymax, or north-up | south-up)`).argParser(
+          (v: string) => cliRowDirection(v),
+        ),
+      )
+      .option(`--${side}-range <MIN,MAX>`, `integer samples of ${what} only are UNORM16 codes of this height range, metres`, parseRange)
+      .addOption(new Option(`--${side}-encoding <kind>`, `what integer samples of ${what} only mean`).choices(['metres', 'unorm16']));
   }
+  return cmd;
+}
+
+const SIDE_KEYS = {
+  generated: { extent: 'generatedExtent', rowDirection: 'generatedRowDirection', range: 'generatedRange', encoding: 'generatedEncoding' },
+  reference: { extent: 'referenceExtent', rowDirection: 'referenceRowDirection', range: 'referenceRange', encoding: 'referenceEncoding' },
+} as const;
+
+function shown(v: unknown): string {
+  if (typeof v === 'string') return v;
+  const o = v as Record<string, number>;
+  return 'xmin' in o ? `${o.xmin},${o.ymin},${o.sizeX},${o.sizeY}` : `${o.min},${o.max}`;
+}
+
+/**
+ * The read settings of each side of a two-file command: a per-side flag for that side, else the shared flag (noted as
+ * shared, so a contradiction with the side's file is refused naming both). `perSide`: whether any per-side flag was
+ * given (the sides' settings then differ).
+ */
+export function sideSettings(o: InputFlags & SideFlags, require: boolean): { generated: ReadSettings; reference: ReadSettings; perSide: boolean } {
+  const base = readSettingsFrom(o, require);
+  let perSide = false;
+  const one = (key: 'generated' | 'reference', label: string): ReadSettings => {
+    const shared: SideConvention[] = [];
+    const s: ReadSettings = { ...base };
+    for (const c of ['extent', 'rowDirection', 'range', 'encoding'] as const) {
+      const own = o[SIDE_KEYS[key][c]];
+      const both = base[c];
+      if (own !== undefined) {
+        perSide = true;
+        if (both !== undefined && shown(both) !== shown(own))
+          throw new UsageError(
+            `--${SIDE_CONVENTION_FLAGS[c]} ${shown(both)} and --${key}-${SIDE_CONVENTION_FLAGS[c]} ${shown(own)} disagree for the ${label}: give one`,
+          );
+        (s as Record<string, unknown>)[c] = own;
+      } else if (both !== undefined) shared.push(c);
+    }
+    s.side = { label, prefix: `--${key}-`, shared };
+    return s;
+  };
+  const generated = one('generated', 'generated side');
+  const reference = one('reference', 'reference');
+  return { generated, reference, perSide };
+}
+
+/**
+ * Reads both sides of a two-file command (the reference first), each with its own settings. [R] A side lacking
+ * conventions does not stop the other from being read: the refusal names every side that lacks them.
+ */
+export async function readSides(
+  generated: string,
+  reference: string,
+  s: { generated: ReadSettings; reference: ReadSettings },
+): Promise<{ generated: LoadedHeightfield; reference: LoadedHeightfield }> {
+  const missing: string[] = [];
+  const read = async (path: string, settings: ReadSettings): Promise<LoadedHeightfield | null> => {
+    try {
+      return await readHeightfieldFileAsync(path, settings);
+    } catch (e) {
+      if (!(e instanceof MissingConventionsError)) throw e;
+      missing.push(e.message);
+      return null;
+    }
+  };
+  const ref = await read(reference, s.reference);
+  const gen = await read(generated, s.generated);
+  if (!ref || !gen) {
+    // The generated side first, as the command line names it.
+    throw new MissingConventionsError(missing.reverse().join('\n  and '));
+  }
+  return { generated: gen, reference: ref };
 }

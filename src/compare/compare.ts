@@ -17,6 +17,7 @@ import { MismatchError, InputRangeError } from '../errors.js';
 import { columnWorldX, gridDifference, metresPerCode, rowWorldY, UNORM16_MAX, validateRange, type GridDescription, type HeightRange } from '../core/grid.js';
 import { decodeTable, encodeFieldR16, encodeUnorm16, heightToUnorm } from '../core/encoding.js';
 import type { Heightfield } from '../core/heightfield.js';
+import { alignExactly } from '../core/align.js';
 import { RegionAccumulator, reduceHistogram, sqrtRatio } from './accumulate.js';
 import { floatSummaryAvailable, floatSummaryScan } from './float-kernel.js';
 import { arrayCodeSource, createCodePairExecutor, SCAN_CHUNK, type CodeSource, type CompareExecutor, type TallyPlan } from './kernel.js';
@@ -60,6 +61,11 @@ export interface CompareOptions {
   rangeSource?: string;
   /** Tolerance, mm: pixels whose |Δ| exceeds it are counted (`beyondTolerance`). Default 0. */
   toleranceMm?: number;
+  /**
+   * 'exact': the generated side is first put on the reference grid exactly (alignExactly: rows reordered, a
+   * whole-texel window cropped; refused when that is not possible). Default: the grids must already be equal.
+   */
+  align?: 'exact';
 }
 
 /** [R] 0.01 code ≈ 0.15 mm for −500…500 m: far above float32 rounding near ±500 m (~3e-5 m), far below a real error. */
@@ -217,7 +223,10 @@ function sameRange(a: HeightRange, b: HeightRange): boolean {
 /** Checks that two fields can be compared directly; refuses naming both values. */
 export function checkComparable(gen: Heightfield, ref: Heightfield): void {
   const d = gridDifference(gen.grid, ref.grid);
-  if (d) throw new MismatchError(`grids differ (generated vs reference) in ${d}; pass --resample to resample the generated field onto the reference grid`);
+  if (d)
+    throw new MismatchError(
+      `grids differ (generated vs reference) in ${d}; align: 'exact' (alignExactly) reorders rows or crops a whole-texel window exactly, resampling onto the reference grid is an explicit choice (resampleField; the command line's --resample)`,
+    );
   if (gen.kind === 'codes' && ref.kind === 'codes' && !sameRange(gen.range, ref.range)) {
     throw new MismatchError(
       `height ranges differ (generated vs reference): ${gen.range.min}..${gen.range.max} m vs ${ref.range.min}..${ref.range.max} m; pass --resample to compare in metres`,
@@ -268,7 +277,8 @@ interface Exclusions {
   pixels: number[];
 }
 
-export function compareHeightfields(gen: Heightfield, ref: Heightfield, opts: CompareOptions = {}): ComparisonResult {
+export function compareHeightfields(genIn: Heightfield, ref: Heightfield, opts: CompareOptions = {}): ComparisonResult {
+  const gen = opts.align === 'exact' ? alignExactly(genIn, ref.grid) : genIn;
   checkComparable(gen, ref);
   const toleranceMm = toleranceOf(opts);
   if (gen.kind === 'codes' && ref.kind === 'codes') {

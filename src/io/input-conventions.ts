@@ -72,6 +72,50 @@ export interface ConventionFlags {
   requireConventions?: boolean;
   /** `--assume-defaults`: the user says heightbench's stated defaults are meant. */
   assumeDefaults?: boolean;
+  /**
+   * A two-file command's side: its name in refusals ("reference") and its per-side flag prefix ("--reference-"), and
+   * the conventions given by a flag shared by both sides. [R] A shared flag that contradicts what this side's file
+   * carries — its own conventions, or a container's default — is refused naming both; a per-side flag may override a
+   * container's default.
+   */
+  side?: { readonly label: string; readonly prefix: string; readonly shared: readonly SideConvention[] };
+}
+
+/** The conventions a two-file command takes per side (`--reference-extent`, `--generated-row-direction`, …). */
+export type SideConvention = 'extent' | 'rowDirection' | 'range' | 'encoding';
+export const SIDE_CONVENTION_FLAGS: Readonly<Record<SideConvention, string>> = Object.freeze({
+  extent: 'extent',
+  rowDirection: 'row-direction',
+  range: 'range',
+  encoding: 'encoding',
+});
+
+/** The flag that gave convention `c` to this side, as a refusal names it. */
+export function flagName(flags: ConventionFlags, c: SideConvention): string {
+  const side = flags.side;
+  return !side || side.shared.includes(c) ? `--${SIDE_CONVENTION_FLAGS[c]}` : `${side.prefix}${SIDE_CONVENTION_FLAGS[c]}`;
+}
+
+/** "--extent 0,0,10,10": the flag that gave convention `c`, and its value. */
+function given(flags: ConventionFlags, c: SideConvention, value: string): string {
+  return `${flagName(flags, c)} ${value}`;
+}
+
+/** A flag contradicting a side's file, refused naming both values; a shared flag's refusal says how to give one side's. */
+function contradiction(flags: ConventionFlags, c: SideConvention, message: string): MismatchError {
+  const f = SIDE_CONVENTION_FLAGS[c];
+  const hint = flags.side?.shared.includes(c) ? ` — --${f} was given for both sides; --generated-${f} or --reference-${f} describes one side alone` : '';
+  return new MismatchError(`${message}${hint}`);
+}
+
+/** The flag that would give a missing convention (the shared one; the refusal adds this side's own). */
+function giveFlag(_flags: ConventionFlags, c: SideConvention, value: string): string {
+  return `--${SIDE_CONVENTION_FLAGS[c]} ${value}`;
+}
+
+/** A file that lacks conventions a command requires (a UsageError: exit 2); two-file commands gather every side's. */
+export class MissingConventionsError extends UsageError {
+  override readonly name: string = 'MissingConventionsError';
 }
 
 export interface ResolvedConventions {
@@ -118,7 +162,11 @@ export function resolveInputConventions(
   let extentOrigin: ConventionOrigin;
   if (file.extent) {
     if (flags.extent && !sameExtent(flags.extent, file.extent.value)) {
-      throw new MismatchError(`${path}: --extent ${extentText(flags.extent)} contradicts the file's ${extentText(file.extent.value)} (${file.extent.why})`);
+      throw contradiction(
+        flags,
+        'extent',
+        `${path}: ${given(flags, 'extent', extentText(flags.extent))} contradicts the file's ${extentText(file.extent.value)} (${file.extent.why})`,
+      );
     }
     extent = file.extent.value;
     extentOrigin = 'file';
@@ -126,11 +174,11 @@ export function resolveInputConventions(
   } else if (flags.extent) {
     extent = flags.extent;
     extentOrigin = 'flag';
-    notes.push(`extent ${extentText(extent)} from --extent`);
+    notes.push(`extent ${extentText(extent)} from ${flagName(flags, 'extent')}`);
   } else {
     extent = INPUT_DEFAULTS.extent;
     extentOrigin = 'default';
-    missing.push('its extent (--extent XMIN,YMIN,SIZE[,SIZEY])');
+    missing.push(`its extent (${giveFlag(flags, 'extent', 'XMIN,YMIN,SIZE[,SIZEY]')})`);
     notes.push(`extent ${extentText(extent)}: heightbench's default (the file carries none)`);
   }
 
@@ -139,15 +187,23 @@ export function resolveInputConventions(
   const carried = file.rowDirection;
   if (carried && carried.origin === 'file') {
     if (flags.rowDirection && flags.rowDirection !== carried.value) {
-      throw new MismatchError(`${path}: --row-direction ${flags.rowDirection} contradicts the file's ${carried.value} (${carried.why})`);
+      throw contradiction(
+        flags,
+        'rowDirection',
+        `${path}: ${given(flags, 'rowDirection', flags.rowDirection)} contradicts the file's ${carried.value} (${carried.why})`,
+      );
     }
     rowDirection = carried.value;
     rowOrigin = 'file';
     notes.push(`row direction ${rowDirection} from the file (${carried.why})`);
   } else if (flags.rowDirection) {
+    if (carried && carried.value !== flags.rowDirection && flags.side?.shared.includes('rowDirection'))
+      throw new MismatchError(
+        `${path}: --row-direction ${flags.rowDirection} was given for both sides, but the ${flags.side.label} carries ${carried.value} (${carried.why}); give ${flags.side.prefix}row-direction to override it for this side alone, or the other side's own flag`,
+      );
     rowDirection = flags.rowDirection;
     rowOrigin = 'flag';
-    notes.push(`row direction ${rowDirection} from --row-direction${carried ? ` (over the container's default ${carried.value})` : ''}`);
+    notes.push(`row direction ${rowDirection} from ${flagName(flags, 'rowDirection')}${carried ? ` (over the container's default ${carried.value})` : ''}`);
   } else if (carried) {
     rowDirection = carried.value;
     rowOrigin = 'container';
@@ -155,7 +211,7 @@ export function resolveInputConventions(
   } else {
     rowDirection = INPUT_DEFAULTS.rowDirection;
     rowOrigin = 'default';
-    missing.push('its row direction (--row-direction row0-at-ymin|row0-at-ymax)');
+    missing.push(`its row direction (${giveFlag(flags, 'rowDirection', 'row0-at-ymin|row0-at-ymax')})`);
     notes.push(`row direction ${rowDirection}: heightbench's default (the file carries none)`);
   }
 
@@ -167,48 +223,57 @@ export function resolveInputConventions(
     );
   }
   if (samples === 'float') {
-    if (flags.encoding === 'unorm16') throw new MismatchError(`${path}: --encoding unorm16 given for a file of float samples (heights in metres)`);
+    if (flags.encoding === 'unorm16')
+      throw contradiction(flags, 'encoding', `${path}: ${given(flags, 'encoding', 'unorm16')} given for a file of float samples (heights in metres)`);
     encoding = { kind: 'metres' };
     encodingOrigin = 'file';
-    notes.push(`float samples: heights in metres${flags.range ? '; --range is no property of these samples (compare encodes heights through it to compare codes)' : ''}`);
+    notes.push(
+      `float samples: heights in metres${flags.range ? '; --range is no property of these samples (compare encodes heights through it to compare codes)' : ''}`,
+    );
   } else if (file.encoding) {
     if (flags.encoding && flags.encoding !== file.encoding.kind) {
-      throw new MismatchError(
-        `${path}: --encoding ${flags.encoding} contradicts the file, whose samples are ${file.encoding.kind === 'metres' ? 'heights in metres' : 'UNORM16 codes'} (${file.encoding.why})`,
+      throw contradiction(
+        flags,
+        'encoding',
+        `${path}: ${given(flags, 'encoding', flags.encoding)} contradicts the file, whose samples are ${file.encoding.kind === 'metres' ? 'heights in metres' : 'UNORM16 codes'} (${file.encoding.why})`,
       );
     }
     if (file.encoding.kind === 'metres') {
       encoding = { kind: 'metres' };
       encodingOrigin = 'file';
-      notes.push(`samples are heights in metres (${file.encoding.why})${flags.range ? '; --range is no property of these samples (compare encodes heights through it to compare codes)' : ''}`);
+      notes.push(
+        `samples are heights in metres (${file.encoding.why})${flags.range ? '; --range is no property of these samples (compare encodes heights through it to compare codes)' : ''}`,
+      );
     } else if (flags.range) {
       encoding = { kind: 'unorm16', range: flags.range };
       encodingOrigin = 'flag';
-      notes.push(`UNORM16 codes (${file.encoding.why}) of range ${flags.range.min},${flags.range.max} from --range`);
+      notes.push(`UNORM16 codes (${file.encoding.why}) of range ${flags.range.min},${flags.range.max} from ${flagName(flags, 'range')}`);
     } else {
       encoding = { kind: 'unorm16', range: INPUT_DEFAULTS.range };
       encodingOrigin = 'default';
-      missing.push('the height range of its UNORM16 codes (--range MIN,MAX)');
+      missing.push(`the height range of its UNORM16 codes (${giveFlag(flags, 'range', 'MIN,MAX')})`);
       notes.push(`UNORM16 codes (${file.encoding.why}) of range ${INPUT_DEFAULTS.range.min},${INPUT_DEFAULTS.range.max}: heightbench's default`);
     }
   } else if (flags.encoding === 'metres') {
     encoding = { kind: 'metres' };
     encodingOrigin = 'flag';
-    notes.push('integer samples are heights in metres (--encoding metres)');
+    notes.push(`integer samples are heights in metres (${flagName(flags, 'encoding')} metres)`);
   } else if (flags.range) {
     encoding = { kind: 'unorm16', range: flags.range };
     encodingOrigin = 'flag';
-    notes.push(`integer samples are UNORM16 codes of range ${flags.range.min},${flags.range.max} (--range)`);
+    notes.push(`integer samples are UNORM16 codes of range ${flags.range.min},${flags.range.max} (${flagName(flags, 'range')})`);
   } else {
     encoding = { kind: 'unorm16', range: INPUT_DEFAULTS.range };
     encodingOrigin = 'default';
-    missing.push('what its integer samples mean (--range MIN,MAX for UNORM16 codes, or --encoding metres for heights)');
+    missing.push(
+      `what its integer samples mean (${giveFlag(flags, 'range', 'MIN,MAX')} for UNORM16 codes, or ${giveFlag(flags, 'encoding', 'metres')} for heights)`,
+    );
     notes.push(`integer samples taken as UNORM16 codes of range ${INPUT_DEFAULTS.range.min},${INPUT_DEFAULTS.range.max}: heightbench's default`);
   }
 
   if (missing.length && !allowDefaults) {
-    throw new UsageError(
-      `${path}: has no sidecar and does not carry ${missing.join(', ')}; give ${missing.length > 1 ? 'them' : 'it'}, or --assume-defaults to take heightbench's stated defaults (extent ${extentText(INPUT_DEFAULTS.extent)}, ${INPUT_DEFAULTS.rowDirection}, UNORM16 range ${INPUT_DEFAULTS.range.min},${INPUT_DEFAULTS.range.max}) — conventions are asked for, never guessed`,
+    throw new MissingConventionsError(
+      `${flags.side ? `the ${flags.side.label} ` : ''}${path}: has no sidecar and does not carry ${missing.join(', ')}; give ${missing.length > 1 ? 'them' : 'it'}${flags.side ? ` (for both sides, or ${flags.side.prefix}extent, ${flags.side.prefix}row-direction, ${flags.side.prefix}range, ${flags.side.prefix}encoding for the ${flags.side.label} alone)` : ''}, or --assume-defaults to take heightbench's stated defaults (extent ${extentText(INPUT_DEFAULTS.extent)}, ${INPUT_DEFAULTS.rowDirection}, UNORM16 range ${INPUT_DEFAULTS.range.min},${INPUT_DEFAULTS.range.max}) — conventions are asked for, never guessed`,
     );
   }
   if (missing.length) notes.push('defaults taken: ' + (flags.assumeDefaults ? '--assume-defaults' : 'this command does not require stated conventions'));
@@ -292,19 +357,25 @@ export function checkConventionFlagsAgainstSidecar(path: string, sc: Sidecar, s:
     throw new MismatchError(`${path}: --size ${s.size.width}x${s.size.height} contradicts the sidecar's ${g.columns}x${g.rows}`);
   }
   if (s.range && sc.encoding.kind === 'unorm16' && (s.range.min !== sc.encoding.range.min || s.range.max !== sc.encoding.range.max)) {
-    throw new MismatchError(`${path}: --range ${s.range.min},${s.range.max} contradicts the sidecar's ${sc.encoding.range.min},${sc.encoding.range.max}`);
+    throw contradiction(
+      s,
+      'range',
+      `${path}: ${given(s, 'range', `${s.range.min},${s.range.max}`)} contradicts the sidecar's ${sc.encoding.range.min},${sc.encoding.range.max}`,
+    );
   }
   const sidecarEncoding = sc.encoding.kind === 'unorm16' ? 'unorm16' : 'metres';
   if (s.encoding && s.encoding !== sidecarEncoding) {
-    throw new MismatchError(
-      `${path}: --encoding ${s.encoding} contradicts the sidecar, whose samples are ${sidecarEncoding === 'unorm16' ? 'UNORM16 codes' : 'float32 heights in metres'}`,
+    throw contradiction(
+      s,
+      'encoding',
+      `${path}: ${given(s, 'encoding', s.encoding)} contradicts the sidecar, whose samples are ${sidecarEncoding === 'unorm16' ? 'UNORM16 codes' : 'float32 heights in metres'}`,
     );
   }
   if (s.extent && !sameExtent(s.extent, g)) {
-    throw new MismatchError(`${path}: --extent ${extentText(s.extent)} contradicts the sidecar's ${extentText(g)} (xmin,ymin,sizeX,sizeY)`);
+    throw contradiction(s, 'extent', `${path}: ${given(s, 'extent', extentText(s.extent))} contradicts the sidecar's ${extentText(g)} (xmin,ymin,sizeX,sizeY)`);
   }
   if (s.rowDirection && s.rowDirection !== g.rowDirection) {
-    throw new MismatchError(`${path}: --row-direction ${s.rowDirection} contradicts the sidecar's ${g.rowDirection}`);
+    throw contradiction(s, 'rowDirection', `${path}: ${given(s, 'rowDirection', s.rowDirection)} contradicts the sidecar's ${g.rowDirection}`);
   }
   if (s.convention && s.convention !== g.convention) {
     throw new MismatchError(`${path}: sample convention ${s.convention} contradicts the sidecar's ${g.convention}`);
