@@ -425,8 +425,11 @@ export function diagnose(generated: Heightfield, reference: Heightfield, opts: D
   const findings = buildFindings(terms, directChecks, edge, base.grid, referenceMean, r2, residualSS, yy);
   const top = findings[0];
   const explained = r2 >= threshold || (top !== undefined && top.share >= threshold);
+  // [R] A shift found on both axes is named on both in the headline, not only on the larger one.
+  const otherAxis =
+    top && (top.kind === 'shiftX' || top.kind === 'shiftY') ? findings.filter((f) => f !== top && (f.kind === 'shiftX' || f.kind === 'shiftY')) : [];
   const summary = explained
-    ? `${top.sentence}${findings.length > 1 || r2 > top.share + 0.05 ? ` (all signatures together explain ${pct(r2)})` : ''}`
+    ? `${top.sentence}${otherAxis.map((f) => ` Also ${f.sentence}`).join('')}${findings.length > 1 || r2 > top.share + 0.05 ? ` (all signatures together explain ${pct(r2)})` : ''}`
     : `nothing in the signature set explains the difference: the best combination explains ${pct(r2)} of it (threshold ${pct(threshold)}), residual RMS ${fmtM(Math.sqrt(residualSS / n))}.`;
   return {
     ...base,

@@ -333,14 +333,15 @@ function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
     const inner = maskDeclared(meta, 'innerDisk', r.masks.innerDisk?.definition);
     const anchors = pipeline.anchors ?? [];
     L.push('## Stages', '', `Float difference per stage dump (generated − reference), in the declared order of pipeline ${pipeline.name}.`, '');
+    // The whole map first (a difference near the edge is not hidden by the inner disk), then the declared masks.
     L.push(
-      `| stage | ${inner ? 'innerDisk RMS mm | ' : ''}${anchors.length ? 'anchor mm | ' : ''}${inner ? 'innerDisk max mm | ' : ''}RMS mm | max mm |`,
-      `|---|${inner ? '---|' : ''}${anchors.length ? '---|' : ''}${inner ? '---|' : ''}---|---|`,
+      `| stage | max mm | RMS mm | pixels differing | ${inner ? 'innerDisk RMS mm | ' : ''}${anchors.length ? 'anchor mm | ' : ''}${inner ? 'innerDisk max mm | ' : ''}`,
+      `|---|---|---|---|${inner ? '---|' : ''}${anchors.length ? '---|' : ''}${inner ? '---|' : ''}`,
     );
     for (const s of meta.stages) {
       const an = anchors.filter((a) => a.stage === s.stage).map((a) => `${a.rmsMm} (${a.mask})`);
       L.push(
-        `| ${s.stage} | ${inner ? `${M(`stages.${s.stage}.innerRmsMm`, fmt(s.innerRmsMm))} | ` : ''}${anchors.length ? `${an.join(', ') || '–'} | ` : ''}${inner ? `${M(`stages.${s.stage}.innerMaxAbsMm`, fmt(s.innerMaxAbsMm))} | ` : ''}${M(`stages.${s.stage}.rmsMm`, fmt(s.rmsMm))} | ${M(`stages.${s.stage}.maxAbsMm`, fmt(s.maxAbsMm))} |`,
+        `| ${s.stage} | ${M(`stages.${s.stage}.maxAbsMm`, fmt(s.maxAbsMm))} | ${M(`stages.${s.stage}.rmsMm`, fmt(s.rmsMm))} | ${s.differing === undefined ? '–' : M(`stages.${s.stage}.differing`, String(s.differing))} | ${inner ? `${M(`stages.${s.stage}.innerRmsMm`, fmt(s.innerRmsMm))} | ` : ''}${anchors.length ? `${an.join(', ') || '–'} | ` : ''}${inner ? `${M(`stages.${s.stage}.innerMaxAbsMm`, fmt(s.innerMaxAbsMm))} | ` : ''}`,
       );
     }
     for (const a of anchors) L.push(`Anchor of ${a.stage}: ${a.basis}.`);
