@@ -158,9 +158,10 @@ describe('a flag beside a sidecar must agree with it, for every container', () =
     const size = await cli('info', tif, '--size', '32x32');
     expect(size.code).toBe(2);
     expect(size.err).toContain("--size 32x32 contradicts the sidecar's 64x64");
-    const rows = await cli('info', tif, '--row-direction', 'row0-at-ymax');
+    // heightbench writes a TIFF north-up (its sidecar says so): the other row direction contradicts it.
+    const rows = await cli('info', tif, '--row-direction', 'row0-at-ymin');
     expect(rows.code).toBe(2);
-    expect(rows.err).toContain("--row-direction row0-at-ymax contradicts the sidecar's row0-at-ymin");
+    expect(rows.err).toContain("--row-direction row0-at-ymin contradicts the sidecar's row0-at-ymax");
   });
 });
 
