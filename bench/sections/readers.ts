@@ -68,7 +68,9 @@ const only = process.env.HEIGHTBENCH_BENCH_FILES?.split(',');
 for (const f of readdirSync(dir).sort()) {
   if (only && !only.includes(f)) continue;
   const kind = kindOf(f);
-  const peerName = { tif: 'rasterio (GDAL)', npy: 'numpy.load', exr: 'OpenEXR bindings', 'dds-r16': 'numpy on the payload', 'dds-r32': 'numpy on the payload' }[kind];
+  const peerName = { tif: 'rasterio (GDAL)', npy: 'numpy.load', exr: 'OpenEXR bindings', 'dds-r16': 'numpy on the payload', 'dds-r32': 'numpy on the payload' }[
+    kind
+  ];
   const path = join(dir, f);
   pair(`info ${f} (4096²), whole process`, [...hb, 'info', path, '--json'], [py, 'bench/peers/readers.py', 'read', kind, path], peerName!, 'ratio ≥ 1');
 }
@@ -88,6 +90,12 @@ if (!only) {
   const peer = (a: string) => [py, 'bench/peers/compare_peer.py', a, ref];
   pair('compare two R16 finals (938 differing), whole process', [...hb, 'compare', gen, ref, '--json'], peer(gen), 'numpy script', 'ratio ≥ 2');
   for (const f of ['tiled-deflate-p3.tif', 'C-le.npy'])
-    pair(`compare ${f} against an R16 reference, whole process`, [...hb, 'compare', join(dir, f), ref, '--json', '--assume-defaults'], peer(join(dir, f)), 'numpy + rasterio script', 'ratio ≥ 1');
+    pair(
+      `compare ${f} against an R16 reference, whole process`,
+      [...hb, 'compare', join(dir, f), ref, '--json', '--assume-defaults'],
+      peer(join(dir, f)),
+      'numpy + rasterio script',
+      'ratio ≥ 1',
+    );
 }
 report('readers', rows);
