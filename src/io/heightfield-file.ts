@@ -33,7 +33,8 @@ import {
   type SampleEncoding,
 } from './input-conventions.js';
 import { decodeR16, encodeR16, inferSquareR16Side, checkR16Size } from './r16.js';
-import { countNonFinite, decodeR32, encodeR32, inferSquareR32Side, checkR32Size } from './r32.js';
+import { codeRange, summarizeFloats } from '../core/summary.js';
+import { decodeR32, encodeR32, inferSquareR32Side, checkR32Size } from './r32.js';
 import {
   makeSidecar,
   makeSidecarForDigest,
@@ -608,31 +609,18 @@ export function summarizeHeightfield(h: LoadedHeightfield): HeightfieldSummary {
   let maxMetres: number | null = null;
   let nf = { nan: 0, posInf: 0, negInf: 0 };
   if (f.kind === 'codes') {
-    let lo = UNORM16_MAX;
-    let hi = 0;
-    const c = f.code_px;
-    for (let i = 0; i < c.length; i++) {
-      const q = c[i];
-      if (q < lo) lo = q;
-      if (q > hi) hi = q;
-    }
+    const r = codeRange(f.code_px);
+    const lo = r ? r.min : UNORM16_MAX;
+    const hi = r ? r.max : 0;
     minCode = lo;
     maxCode = hi;
     minMetres = decodeHeightR16(lo, f.range);
     maxMetres = decodeHeightR16(hi, f.range);
   } else {
-    nf = countNonFinite(f.height_px);
-    let lo = Infinity;
-    let hi = -Infinity;
-    const v = f.height_px;
-    for (let i = 0; i < v.length; i++) {
-      const x = v[i];
-      if (x !== x || x === Infinity || x === -Infinity) continue;
-      if (x < lo) lo = x;
-      if (x > hi) hi = x;
-    }
-    minMetres = Number.isFinite(lo) ? lo : null;
-    maxMetres = Number.isFinite(hi) ? hi : null;
+    const sum = summarizeFloats(f.height_px);
+    nf = { nan: sum.nan, posInf: sum.posInf, negInf: sum.negInf };
+    minMetres = sum.min;
+    maxMetres = sum.max;
   }
   return {
     format: h.container,
