@@ -9,17 +9,22 @@
  * `heightbench sweep-batch` process, and writes each record as it arrives (temp, then rename). Then the survey report.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join, resolve } from 'node:path';
-import { Option, type Command } from 'commander';
+import { basename, dirname, join, resolve } from 'node:path';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { EXIT_GATE, FileSystemError, UsageError } from '../errors.js';
 import { PRODUCER_VERSION } from '../version.js';
 import { loadRequest, packageRoot, projectRoot } from '../plan/request.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { readInputText } from '../io/read-input.js';
 import { expandSweep, parseSchedulerAddress, parseSeeds, parseShard, parseVariation, shardItems, type SweepItem, type Variation } from '../sweep/requests.js';
-import { againstName, conventionsHash, runBatch, type Against, type Detail } from '../sweep/batch.js';
+import { againstName, conventionsHash, runBatch, type Against, type Detail, type SweepRecord } from '../sweep/batch.js';
+import { checkRun } from '../report/check.js';
+import { runCommand } from './run.js';
+import { gpuRunCommand } from './gpu-run.js';
+import { PLAN_STAGES } from './stage-names.js';
+import { FIELD_STAGES } from '../pipeline/run.js';
 import {
   gatherSweep,
   manifestItems,
@@ -32,7 +37,7 @@ import {
 } from '../sweep/records.js';
 import { parsePath, parsePositiveInt } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
-import { writeSurveyReport } from '../report/survey.js';
+import { surveyOf, writeSurveyReport } from '../report/survey.js';
 import { canonicalJson } from '../sweep/requests.js';
 
 interface SweepOptions {
@@ -47,7 +52,9 @@ interface SweepOptions {
   workers?: number;
   batch?: number;
   detail: Detail;
-  report?: boolean;
+  /** false: --no-report; a string: the report's folder (default OUT/report). */
+  report?: boolean | string;
+  worst: number;
 }
 
 /** f64, gpu, or an existing folder of captures. */
@@ -165,13 +172,66 @@ export async function sweepCommand(request: string, o: SweepOptions, io: CliIO):
   }
   if (o.report !== false) {
     const ordered = items.map((it) => records.get(it.name)!);
-    const s = writeSurveyReport(join(out, 'report'), manifest, ordered, []);
-    io.out(`${s.headline}\nreport: ${join(out, 'report', 'index.html')}\n`);
+    const dir = typeof o.report === 'string' ? resolve(o.report) : join(out, 'report');
+    const s = await writeReportWithChecks(dir, manifest, ordered, [], items, against, o.worst, io);
+    io.out(`${s.headline}\nreport: ${join(dir, 'index.html')}\n`);
   }
   return 0;
 }
 
-export async function gatherCommand(dirs: string[], o: { out: string }, io: CliIO): Promise<number> {
+/**
+ * The survey report, with a full `check` report (attribution, every stage) for each of the `worst` worst mismatched
+ * requests: each is rerun here with every stage dumped (into a temporary folder, removed after; no field dump of
+ * any other request is ever written), and its check report lands in the report's worst/NAME/.
+ */
+async function writeReportWithChecks(
+  dir: string,
+  m: SweepManifest,
+  records: readonly SweepRecord[],
+  missing: readonly string[],
+  items: readonly SweepItem[],
+  against: Against,
+  worst: number,
+  io: CliIO,
+) {
+  const chosen = surveyOf(m, records, missing, new Map(), worst).worst;
+  const byName = new Map(items.map((it) => [it.name, it]));
+  const tmp = mkdtempSync(join(dirname(dir), `.${basename(dir)}-worst-`));
+  const quiet: CliIO = { out: () => undefined, err: (t) => io.err(t), config: io.config };
+  try {
+    const folders = new Map<string, { gen: string; ref: string }>();
+    for (const w of chosen) {
+      const it = byName.get(w.name);
+      if (!it) continue;
+      const reqPath = join(tmp, `${w.name}.json`);
+      writeFileAtomic(reqPath, JSON.stringify(it.request));
+      const gen = join(tmp, w.name, 'gen');
+      await runCommand(reqPath, { out: gen, precision: 'f32', quiet: true }, quiet);
+      let ref = join(tmp, w.name, 'ref');
+      if (against.kind === 'f64') await runCommand(reqPath, { out: ref, precision: 'f64', quiet: true }, quiet);
+      else if (against.kind === 'gpu') await gpuRunCommand(reqPath, { out: ref, quiet: true, adapter: 'swiftshader' }, quiet, PLAN_STAGES, FIELD_STAGES);
+      else ref = join(against.dir, w.name);
+      folders.set(w.name, { gen, ref });
+    }
+    const links = new Map([...folders.keys()].map((n) => [n, `worst/${n}/index.html`]));
+    return writeSurveyReport(dir, m, records, missing, links, (stage) => {
+      for (const [name, f] of folders)
+        checkRun(f.gen, f.ref, {}, join(stage, 'worst', name), `${name}: f32 against ${m.against}`, join(stage, 'plotly.min.js'), {
+          attribution: true,
+          referenceKind: against.kind === 'f64' ? 'heightbench f64 (consistency)' : against.kind === 'gpu' ? 'heightbench WebGPU executor' : 'imported capture',
+        });
+    }, worst);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The reference a manifest names ('f64', 'gpu', 'dir:PATH'). */
+function againstOf(name: string): Against {
+  return name.startsWith('dir:') ? parseAgainst(name.slice(4)) : parseAgainst(name);
+}
+
+export async function gatherCommand(dirs: string[], o: { out: string; worst: number }, io: CliIO): Promise<number> {
   const g = gatherSweep(dirs.map((d) => resolve(d)));
   const out = resolve(o.out);
   if (existsSync(out) && (!statSync(out).isDirectory() || readdirSync(out).length > 0))
@@ -179,7 +239,8 @@ export async function gatherCommand(dirs: string[], o: { out: string }, io: CliI
   mkdirSync(join(out, RECORDS_DIR), { recursive: true });
   for (const r of g.records) writeFileAtomic(join(out, RECORDS_DIR, `${r.name}.json`), `${JSON.stringify(r, null, 2)}\n`);
   writeFileAtomic(join(out, SWEEP_MANIFEST), `${JSON.stringify(g.manifest, null, 2)}\n`);
-  const s = writeSurveyReport(join(out, 'report'), g.manifest, g.records, g.missing);
+  const items = manifestItems(g.manifest, true);
+  const s = await writeReportWithChecks(join(out, 'report'), g.manifest, g.records, g.missing, items, againstOf(g.manifest.against), o.worst, io);
   io.out(`${s.headline}\nreport: ${join(out, 'report', 'index.html')}\n`);
   if (g.missing.length) {
     io.err(
@@ -195,11 +256,17 @@ export async function sweepBatchCommand(spec: string, io: CliIO): Promise<number
   const text = spec === '-' ? readFileSync(0, 'utf8') : readInputText(spec);
   const b = JSON.parse(text) as { items: SweepItem[]; against: string; detail: Detail };
   if (!Array.isArray(b.items)) throw new UsageError('sweep-batch: expected {"items": [...], "against": ..., "detail": ...}');
-  const against = b.against.startsWith('dir:') ? parseAgainst(b.against.slice(4)) : parseAgainst(b.against);
+  const against = againstOf(b.against);
   await runBatch(b.items, { against, detail: b.detail, config: io.config, worker: process.env.HEIGHTBENCH_SWEEP_WORKER || undefined }, (r) =>
     process.stdout.write(`${JSON.stringify(r)}\n`),
   );
   return 0;
+}
+
+/** A count ≥ 0 (decimal digits only). */
+function parseCount(v: string): number {
+  if (!/^\d+$/.test(v.trim()) || Number(v) > 1000) throw new InvalidArgumentError(`expected a count 0 … 1000, got ${JSON.stringify(v)}`);
+  return Number(v);
 }
 
 function collect(v: string, prev: string[] = []): string[] {
@@ -225,7 +292,9 @@ export const installSweep: CommandInstaller = (program: Command, io: CliIO) => {
     .addOption(
       new Option('--detail <d>', 'stages: every stage compared and hashed; final: the final codes only').choices(['stages', 'final']).default('stages'),
     )
+    .option('--report <dir>', 'survey report folder (default OUT/report)', parsePath)
     .option('--no-report', 'write no survey report')
+    .option('--worst <k>', 'rerun the k worst mismatched requests with every stage dumped, for a full check report each', parseCount, 3)
     .action(async (request: string, o: SweepOptions) => {
       throw new CliExit(await sweepCommand(request, o, io));
     });
@@ -234,7 +303,8 @@ export const installSweep: CommandInstaller = (program: Command, io: CliIO) => {
     .description('join the records of shards (or runs) of one sweep; refuses mixed versions or conventions, names missing requests')
     .argument('<dirs...>', 'sweep folders')
     .requiredOption('--out <dir>', 'gathered sweep folder (new or empty)', parsePath)
-    .action(async (dirs: string[], o: { out: string }) => {
+    .option('--worst <k>', 'rerun the k worst mismatched requests with every stage dumped, for a full check report each', parseCount, 3)
+    .action(async (dirs: string[], o: { out: string; worst: number }) => {
       throw new CliExit(await gatherCommand(dirs, o, io));
     });
   program

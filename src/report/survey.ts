@@ -247,8 +247,9 @@ export function writeSurveyReport(
   missing: readonly string[],
   checks: ReadonlyMap<string, string> = new Map(),
   extra?: (stage: string) => void,
+  worstCount = 10,
 ): Survey {
-  const s = surveyOf(m, records, missing, checks);
+  const s = surveyOf(m, records, missing, checks, Math.max(worstCount, 10));
   writeFolderWhole(dir, (stage) => {
     extra?.(stage);
     writeFileAtomic(join(stage, 'survey.json'), `${JSON.stringify(s, null, 2)}\n`);
@@ -263,6 +264,8 @@ export function writeSurveyReport(
           missing: s.missing.length,
           exactPercentMin: s.exactPercent.min,
           exactPercentMean: s.exactPercent.mean,
+          rmsMmMean: records.length ? records.reduce((a, r) => a + r.final.rmsMm, 0) / records.length : NaN,
+          rmsMmMax: Math.max(...records.map((r) => r.final.rmsMm)),
           maxAbsCode: s.maxAbsCode.max,
         },
         null,
