@@ -15,7 +15,9 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { EXIT_GATE, FileSystemError, UsageError } from '../errors.js';
 import { PRODUCER_VERSION } from '../version.js';
-import { loadRequest, packageRoot, projectRoot } from '../plan/request.js';
+import { loadRequest, packageRoot, parseRequest, projectRoot, type PipelineRequest } from '../plan/request.js';
+import { loadWorld } from '../pipeline/inputs.js';
+import { coverageOf, coverageText } from '../sweep/coverage.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { readInputText } from '../io/read-input.js';
 import { expandSweep, parseSchedulerAddress, parseSeeds, parseShard, parseVariation, shardItems, type SweepItem, type Variation } from '../sweep/requests.js';
@@ -214,13 +216,22 @@ async function writeReportWithChecks(
       folders.set(w.name, { gen, ref });
     }
     const links = new Map([...folders.keys()].map((n) => [n, `worst/${n}/index.html`]));
-    return writeSurveyReport(dir, m, records, missing, links, (stage) => {
-      for (const [name, f] of folders)
-        checkRun(f.gen, f.ref, {}, join(stage, 'worst', name), `${name}: f32 against ${m.against}`, join(stage, 'plotly.min.js'), {
-          attribution: true,
-          referenceKind: against.kind === 'f64' ? 'heightbench f64 (consistency)' : against.kind === 'gpu' ? 'heightbench WebGPU executor' : 'imported capture',
-        });
-    }, worst);
+    return writeSurveyReport(
+      dir,
+      m,
+      records,
+      missing,
+      links,
+      (stage) => {
+        for (const [name, f] of folders)
+          checkRun(f.gen, f.ref, {}, join(stage, 'worst', name), `${name}: f32 against ${m.against}`, join(stage, 'plotly.min.js'), {
+            attribution: true,
+            referenceKind:
+              against.kind === 'f64' ? 'heightbench f64 (consistency)' : against.kind === 'gpu' ? 'heightbench WebGPU executor' : 'imported capture',
+          });
+      },
+      worst,
+    );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -273,7 +284,57 @@ function collect(v: string, prev: string[] = []): string[] {
   return [...prev, v];
 }
 
+/** The request a capture folder was made for: its request.json, else the request its imports.json or final sidecar names. */
+function capturedRequest(dir: string, items: readonly SweepItem[], io: CliIO): PipelineRequest {
+  const own = join(dir, 'request.json');
+  if (existsSync(own)) return parseRequest(JSON.parse(readInputText(own)) as unknown, own);
+  let id: string | null = null;
+  const imports = join(dir, 'imports.json');
+  if (existsSync(imports)) {
+    const doc = JSON.parse(readInputText(imports)) as { imports?: { request?: string | null }[] };
+    id = doc.imports?.find((r) => typeof r.request === 'string')?.request ?? null;
+  }
+  const sidecar = join(dir, 'final.r16.json');
+  if (!id && existsSync(sidecar)) {
+    const doc = JSON.parse(readInputText(sidecar)) as { request?: unknown };
+    id = typeof doc.request === 'string' ? doc.request : null;
+  }
+  if (!id)
+    throw new UsageError(`--captured ${JSON.stringify(dir)}: names no request (expected request.json, or a request in imports.json or final.r16's sidecar)`);
+  const item = items.find((it) => it.request.id === id);
+  return item ? parseRequest(item.request, `request ${item.name}`) : loadRequest(id, undefined, io.config);
+}
+
+export async function coverageCommand(request: string, o: { seeds: string; vary?: string[]; captured?: string[]; json?: boolean }, io: CliIO): Promise<number> {
+  const seeds = parseSeeds(o.seeds);
+  const vary = (o.vary ?? []).map(parseVariation);
+  const base = loadRequest(request, undefined, io.config);
+  const { id, ...fields } = base;
+  const items = expandSweep({ base: id, request: { format: 'heightbench.request', version: 1, id, ...fields }, seeds, vary, size: base.size });
+  const captured = (o.captured ?? []).map((d) => {
+    const dir = resolve(d);
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`--captured ${JSON.stringify(d)}: expected a capture run folder`);
+    return { label: d, request: capturedRequest(dir, items, io) };
+  });
+  const c = coverageOf(items, (w) => loadWorld(w, io.config), captured);
+  io.out(o.json ? `${JSON.stringify(c, null, 2)}\n` : coverageText(c));
+  return 0;
+}
+
 export const installSweep: CommandInstaller = (program: Command, io: CliIO) => {
+  program
+    .command('coverage')
+    .description(
+      "the planner's branches each request exercises: matrix, never-exercised branches, a greedy set cover (requests to capture), what captures cover",
+    )
+    .argument('<request>', 'request id (config/requests/<id>.json) or a request file')
+    .requiredOption('--seeds <spec>', 'seeds: a range a-b, a list, or both (1-1000, 1,7,19190418)')
+    .option('--vary <field=a,b>', 'vary a request field over JSON values (repeatable), e.g. locationCategories=[1,2,6],[1,2,6,8]', collect)
+    .option('--captured <dirs...>', 'capture run folders already imported (request.json, or the request their imports.json names)')
+    .option('--json', 'print JSON')
+    .action(async (request: string, o: { seeds: string; vary?: string[]; captured?: string[]; json?: boolean }) => {
+      throw new CliExit(await coverageCommand(request, o, io));
+    });
   const sweep = program.command('sweep').description('verify many requests (seeds × variations) on Dask: records, survey report; `sweep gather` joins shards');
   sweep
     .command('run', { isDefault: true })
