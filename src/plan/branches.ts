@@ -38,7 +38,7 @@ const CHANGE_SENTENCE = 'Subsequent partitioning, ownership, and layout processi
 const ORDINARY_SENTENCE =
   'In the ordinary positive-height branch using the first reference-group type, subtract the configured margin and clamp the distance to be nonnegative.';
 const NEGATIVE_SENTENCE = 'A specific branch without the first reference-group type also changes signs, allowing negative sources.';
-const SEGMENT_SENTENCE = "Then inspect only that region's edges and take the minimum point-to-segment distance.";
+const SEGMENT_SENTENCE = 'Then inspect only that region’s edges and take the minimum point-to-segment distance.';
 const SELF_SENTENCE =
   'For valid finite distances under these branches, the self weight is 1000 below zero; it is (1−d/96)×10, strictly positive, for 0≤d<96; and it switches to 1 at 96 m.';
 const WEIGHT_SENTENCE =
