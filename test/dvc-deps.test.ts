@@ -148,7 +148,7 @@ describe('DVC stage dependencies (dvc.yaml)', () => {
   it('regression fixture assets-built-beside-the-assets-stage: every stage that runs a pipeline depends on assets', () => {
     // The sweep ran `heightbench run` without declaring assets/: run beside the assets stage (which had removed the
     // folder) it built the assets itself, into the folder DVC was hashing.
-    const runsPipelines = (s: Stage) => /bin\/heightbench\.mjs\s+(run|atlas|drawlist)\b/.test(s.cmd) || s.cmd.includes('run-notebooks.mjs');
+    const runsPipelines = (s: Stage) => /bin\/heightbench\.mjs\s+(run|atlas|drawlist|sweep)\b/.test(s.cmd) || s.cmd.includes('run-notebooks.mjs');
     const missing = Object.entries(dvc.stages)
       .filter(([name, s]) => name !== 'assets' && runsPipelines(s.do ?? s) && !((s.do ?? s).deps ?? []).includes('assets'))
       .map(([name]) => name);
