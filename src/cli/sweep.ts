@@ -70,15 +70,22 @@ export function parseAgainst(v: string): Against {
   return { kind: 'dir', dir };
 }
 
-/** The project's Python (its .venv), where dask.distributed is installed; HEIGHTBENCH_PYTHON names another. */
+/**
+ * The Python that runs the driver: HEIGHTBENCH_PYTHON, else the nearest .venv/bin/python at or above the project (a
+ * DVC experiment runs in a copy inside .dvc/tmp, below the project's .venv) or the package, else python3 from PATH
+ * (the driver refuses with exit 2 when it has no Dask).
+ */
 function sweepPython(): string {
   const env = process.env.HEIGHTBENCH_PYTHON;
   if (env) return env;
-  for (const root of [projectRoot(), packageRoot()]) {
-    const p = join(root, '.venv', 'bin', 'python');
-    if (existsSync(p)) return p;
+  for (const start of [projectRoot(), packageRoot()]) {
+    for (let d = resolve(start); ; d = dirname(d)) {
+      const p = join(d, '.venv', 'bin', 'python');
+      if (existsSync(p)) return p;
+      if (dirname(d) === d) break;
+    }
   }
-  throw new UsageError('sweep: no Python with Dask found (expected .venv/bin/python in the project: run `make setup`, or set HEIGHTBENCH_PYTHON)');
+  return 'python3';
 }
 
 /** Prepares the out folder: a new one gets the manifest; an existing one is continued only with --resume and the same sweep. */
