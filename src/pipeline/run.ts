@@ -51,6 +51,8 @@ export interface RunOptions {
   assetsDir?: string;
   /** Where the world file is read when `inputs` is not given (the CLI's --config; default the search of request.ts). */
   config?: ConfigContext;
+  /** Plans already made for this request (planDrawList's cache): two runs of one request plan once; no bit changes. */
+  plans?: Map<string, Plan>;
   /** Called as each timed step ends, with its wall-clock time (progress display; never changes the result). */
   onStep?: (name: string, ms: number) => void;
   /** Called with each kept field stage as soon as it is final (see CpuExecuteOptions.onField). */
@@ -115,7 +117,7 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
   const override = mergeOverrides(mergeOverrides(ablationOverride(opts.ablation), opts.conventions), subpixelOverride(opts.subpixelBits));
   const conventions = resolveRunConventions(req, world, override);
   // The run = plan → draw list → executor: the list says what is drawn, executeDrawListCpu how.
-  const { plan, drawList } = planDrawList(req, conventions, assets, { world, size: n, onStep: step });
+  const { plan, drawList } = planDrawList(req, conventions, assets, { world, size: n, onStep: step, plans: opts.plans });
   const exec = executeDrawListCpu(drawList, {
     precision: opts.precision,
     executor: opts.executor,

@@ -24,6 +24,7 @@ import { runPipeline, type RunResult } from '../pipeline/run.js';
 import { loadRunInputs, readListAssetBytes, type RunInputs } from '../pipeline/inputs.js';
 import { parseRequest, requestGrid, type ConfigContext, type PipelineRequest } from '../plan/request.js';
 import { planBranchCounts } from '../plan/branches.js';
+import type { Plan } from '../plan/plan.js';
 import { readHeightfieldFile } from '../io/heightfield-file.js';
 import { inputPresent } from '../io/read-input.js';
 import { resolveInside } from '../core/names.js';
@@ -153,10 +154,12 @@ export async function runBatch(items: readonly SweepItem[], opts: BatchOptions, 
       input = loadRunInputs(req, opts.assetsDir, opts.config);
       inputs.set(req.world, input);
     }
-    const gen = runPipeline(req, { precision: 'f32', keep, inputs: input });
+    // One plan for both runs of the request (a plan is a value: reusing it changes no bit).
+    const plans = new Map<string, Plan>();
+    const gen = runPipeline(req, { precision: 'f32', keep, inputs: input, plans });
     const t1 = performance.now();
     let ref: Side;
-    if (opts.against.kind === 'f64') ref = sideOfRun(runPipeline(req, { precision: 'f64', keep, inputs: input }), req, opts.detail);
+    if (opts.against.kind === 'f64') ref = sideOfRun(runPipeline(req, { precision: 'f64', keep, inputs: input, plans }), req, opts.detail);
     else if (opts.against.kind === 'dir') ref = sideOfFolder(opts.against.dir, item.name, req, opts.detail);
     else {
       if (req.size % 8 !== 0) throw new UsageError(`--against gpu: the WebGPU executor needs a size divisible by 8, got ${req.size}`);
