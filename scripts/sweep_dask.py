@@ -63,11 +63,14 @@ def run_batch(spec):
 def write_atomic(path, text):
     d = os.path.dirname(path)
     tmp = os.path.join(d, f".{os.path.basename(path)}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
+    if os.path.lexists(tmp):
+        os.unlink(tmp)  # a leftover of an interrupted write (never followed: O_NOFOLLOW below)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)
         f.flush()
         os.fsync(f.fileno())
-    os.replace(tmp, path)
+    os.replace(tmp, path)  # replaces a name, never writes through a link placed there
 
 
 def collect(client, batches, base, rdir, total, t0):

@@ -9,7 +9,7 @@
  * `heightbench sweep-batch` process, and writes each record as it arrives (temp, then rename). Then the survey report.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
@@ -91,6 +91,9 @@ function sweepPython(): string {
 /** Prepares the out folder: a new one gets the manifest; an existing one is continued only with --resume and the same sweep. */
 function openSweepFolder(out: string, m: SweepManifest, resume: boolean): boolean {
   const mpath = join(out, SWEEP_MANIFEST);
+  for (const p of [out, join(out, RECORDS_DIR)])
+    if (existsSync(p) && lstatSync(p).isSymbolicLink())
+      throw new UsageError(`--out ${JSON.stringify(out)}: ${p} is a symbolic link; a sweep writes only into folders it can own`);
   if (existsSync(out)) {
     if (!statSync(out).isDirectory()) throw new UsageError(`--out ${JSON.stringify(out)}: exists and is not a folder`);
     if (existsSync(mpath)) {
@@ -121,6 +124,8 @@ export async function sweepCommand(request: string, o: SweepOptions, io: CliIO):
     o.scheduler !== undefined ? parseSchedulerAddress(o.scheduler) : envAddr ? parseSchedulerAddress(envAddr, 'DASK_SCHEDULER_ADDRESS') : undefined;
   const against = parseAgainst(o.against);
   if (o.workers !== undefined && o.workers > 1024) throw new UsageError(`--workers ${o.workers}: expected 1 … 1024`);
+  if (o.workers !== undefined && scheduler !== undefined)
+    throw new UsageError(`--workers ${o.workers}: only for the embedded local cluster; the cluster at ${scheduler} has its own workers`);
   if (o.batch !== undefined && o.batch > 100_000) throw new UsageError(`--batch ${o.batch}: expected 1 … 100000`);
   const base = loadRequest(request, o.size, io.config);
   const { id, ...fields } = base;
@@ -273,7 +278,8 @@ export async function gatherCommand(dirs: string[], o: { out: string; worst: num
 export async function sweepBatchCommand(spec: string, io: CliIO): Promise<number> {
   const text = spec === '-' ? readFileSync(0, 'utf8') : readInputText(spec);
   const b = JSON.parse(text) as { items: SweepItem[]; against: string; detail: Detail };
-  if (!Array.isArray(b.items)) throw new UsageError('sweep-batch: expected {"items": [...], "against": ..., "detail": ...}');
+  if (!Array.isArray(b.items) || typeof b.against !== 'string' || (b.detail !== 'stages' && b.detail !== 'final'))
+    throw new UsageError('sweep-batch: expected {"items": [...], "against": "f64" | "gpu" | "dir:PATH", "detail": "stages" | "final"}');
   const against = againstOf(b.against);
   await runBatch(b.items, { against, detail: b.detail, config: io.config, worker: process.env.HEIGHTBENCH_SWEEP_WORKER || undefined }, (r) =>
     process.stdout.write(`${JSON.stringify(r)}\n`),
