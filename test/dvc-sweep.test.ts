@@ -98,7 +98,10 @@ describe('dvc experiments', () => {
     const show = dvc('exp', 'show', '--json');
     expect(show.status, show.stderr).toBe(0);
     type Exp = {
-      data?: { params?: Record<string, { data?: { sweep?: { seeds: number | string; size: number } } }>; metrics?: Record<string, { data?: Record<string, number> }> };
+      data?: {
+        params?: Record<string, { data?: { sweep?: { seeds: number | string; size: number } } }>;
+        metrics?: Record<string, { data?: Record<string, number> }>;
+      };
     };
     const rows = (JSON.parse(show.stdout) as { experiments?: { revs?: Exp[] }[] | null }[])
       .flatMap((b) => b.experiments ?? [])

@@ -26,7 +26,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   { commands: ['bell'], load: async () => (await import('./bell.js')).installBell },
   { commands: ['tiles', 'describe', 'terrain'], load: async () => (await import('./terrain-commands.js')).installTerrainCommands },
   { commands: ['regress'], load: async () => (await import('./regress.js')).installRegress },
-  { commands: ['sweep', 'sweep-batch', 'coverage'], load: async () => (await import('./sweep.js')).installSweep },
+  { commands: ['coverage', 'sweep', 'sweep-batch'], load: async () => (await import('./sweep.js')).installSweep },
 ];
 
 /** The command an argument list asks for: the first word that is not a root option (--config takes a value). */
