@@ -3,7 +3,8 @@
  * of the "key⇥sha256" lines (computed here with node:crypto) and moves when one request's stage moves; "N of M
  * mismatched" names the keys; the distributions count every request once; every text reaching HTML is escaped. And
  * `sweep --against DIR`: captures written by `heightbench run` (f64) read back as the reference give the digests and
- * metrics of `--against f64`; a request without a capture exits 2 naming the path.
+ * metrics of `--against f64`; a request without a capture exits 2 naming the path. `--against gpu`: the reference
+ * digest is that of the final `run --backend webgpu` writes (SwiftShader).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -130,5 +131,45 @@ describe('sweep --against DIR (captures)', () => {
     ]);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain('no capture for tundra-r19-s4-n64');
+  }, 240_000);
+});
+
+describe('sweep --against gpu', () => {
+  it("the reference is heightbench's WebGPU executor: the record's final digest is that of `run --backend webgpu`", async () => {
+    const root = resolve(import.meta.dirname, '..');
+    const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${join(root, '.venv', 'bin')}:${process.env.PATH ?? ''}` };
+    delete env.DASK_SCHEDULER_ADDRESS;
+    const d = tempDir('hb-sweep-gpu-');
+    const r = spawnSync(
+      process.execPath,
+      [
+        join(root, 'bin', 'heightbench.mjs'),
+        'sweep',
+        'tundra-r19',
+        '--seeds',
+        '5',
+        '--size',
+        '64',
+        '--against',
+        'gpu',
+        '--workers',
+        '1',
+        '--no-report',
+        '--out',
+        join(d, 'sw'),
+      ],
+      { cwd: root, env, encoding: 'utf8', timeout: 170_000 },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    const rec = JSON.parse(readFileSync(join(d, 'sw', 'records', 'tundra-r19-s5-n64.json'), 'utf8')) as SweepRecord;
+    expect(rec.against).toBe('gpu');
+    const req = { ...JSON.parse(readFileSync(join(root, 'config', 'requests', 'tundra-r19.json'), 'utf8')), id: 'tundra-r19-s5', seed: 5, size: 64 };
+    const file = join(d, 'req.json');
+    (await import('node:fs')).writeFileSync(file, JSON.stringify(req));
+    const g = await cli('run', file, '--backend', 'webgpu', '--adapter', 'swiftshader', '--stages', 'final', '--out', join(d, 'gpu'), '--quiet');
+    expect(g.code, g.err).toBe(0);
+    const payload = readFileSync(join(d, 'gpu', 'final.r16'));
+    expect(rec.sha256.reference.final).toBe(createHash('sha256').update(payload).digest('hex'));
+    expect(rec.final.histogram['0']).toBe(rec.final.exact);
   }, 240_000);
 });
