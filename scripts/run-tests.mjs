@@ -60,6 +60,14 @@ if (!process.argv.includes('--no-reproduce') && existsSync('examples/external-re
   const lock = spawnSync('git', ['diff', '--quiet', '--', 'examples/external-reconstruction/dvc.lock']);
   report('examples/external-reconstruction/dvc.lock as committed (every stage output hashes the same)', lock.status === 0);
 }
+// The second worked example: a pipeline of its own stage names (numpy), imported with its declaration and verified in
+// its own terms; its committed metrics.json holds the origins (5 planted pixels) the check must find.
+if (!process.argv.includes('--no-reproduce') && existsSync('examples/own-pipeline/dvc.yaml')) {
+  const ex = spawnSync('dvc', ['repro', '--force', 'examples/own-pipeline/dvc.yaml'], { stdio: 'inherit' });
+  report('examples/own-pipeline: dvc repro imports a pipeline of its own names and verifies it in its own terms', ex.status === 0);
+  const same = spawnSync('git', ['diff', '--quiet', '--', 'examples/own-pipeline/dvc.lock', 'examples/own-pipeline/metrics.json']);
+  report('examples/own-pipeline/dvc.lock and metrics.json as committed (the same outputs, the same origins)', same.status === 0);
+}
 const extra = `${results}/notebooks.json`;
 if (existsSync('scripts/run-notebooks.mjs')) {
   rmSync(extra, { force: true });

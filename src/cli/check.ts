@@ -9,6 +9,7 @@ import { gateFailureLines } from '../compare/gates.js';
 import { codeRangeText } from '../report/report.js';
 import { foldHistogram, foldedHistogramText } from '../compare/histogram-fold.js';
 import { checkRun } from '../report/check.js';
+import { SEED_PIPELINE } from '../pipelines/seed.js';
 import { attributionSummary } from '../compare/attribution.js';
 import { folderForReading } from '../io/folder-swap.js';
 import { parseNumber, parsePath } from './args.js';
@@ -23,10 +24,12 @@ export function printCheck(io: CliIO, name: string, c: ReturnType<typeof checkRu
   );
   if (f.attribution) io.out(` | straddles ${f.attribution.straddle}, deviations ${f.attribution.deviation}`);
   io.out('\n');
-  // The whole map first (max |Δ|, RMS, pixels differing), then the inner 400 m disk.
+  // The whole map first (max |Δ|, RMS, pixels differing), then the article's inner 400 m disk for the seed pipeline
+  // (a declared pipeline's report shows no article scope).
+  const inner = c.pipeline === SEED_PIPELINE;
   for (const s of c.stages)
     io.out(
-      `  stage ${s.stage}: max |Δ| ${fmtMm(s.maxAbsMm)} mm, RMS ${fmtMm(s.rmsMm)} mm, ${s.differing} of ${s.pixels} px differ; inner 400 m RMS ${fmtMm(s.innerRmsMm)} mm\n`,
+      `  stage ${s.stage}: max |Δ| ${fmtMm(s.maxAbsMm)} mm, RMS ${fmtMm(s.rmsMm)} mm, ${s.differing} of ${s.pixels} px differ${inner ? `; inner 400 m RMS ${fmtMm(s.innerRmsMm)} mm` : ''}\n`,
     );
   for (const g of c.gates) io.out(`  gate ${g.name} ${g.limit}: ${g.value} → ${g.passed ? 'pass' : 'FAIL'}\n`);
   if (c.firstDivergentStage) io.out(`  first stage differing beyond rounding: ${c.firstDivergentStage}\n`);
