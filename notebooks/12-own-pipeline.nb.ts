@@ -58,18 +58,16 @@ for (const side of ['rebuild', 'original'] as const)
 console.log(readFileSync(join(folders.original, 'imports.json'), 'utf8').split('\n').slice(0, 12).join('\n'));
 
 // %% [markdown]
-// ## Check, attribute, trace origins
+// ## Attribute, trace origins
 //
-// The check walks the declared order: each differing code is given the stage where it first differs and that stage's
-// declared cause, and — through the declared footprints — the stage its difference originates in.
+// Attribution walks the declared order: each differing code is given the stage where it first differs and that
+// stage's declared cause, and — through the declared footprints — the stage its difference originates in. From a
+// shell, `heightbench check generated reference --attribution --report report` prints the same lines and writes the
+// report (its gallery leads with the originating pixels).
 
 // %%
-const report = join(work, 'report');
-console.log(await cli('check', folders.rebuild, folders.original, '--attribution', '--report', report));
-const stages = JSON.parse(readFileSync(join(report, 'stages.json'), 'utf8')) as {
-  stageAttribution: { differing: number; byStage: Record<string, number>; origins?: { byStage: Record<string, number>; propagated: Record<string, Record<string, number>> } };
-};
-const sa = stages.stageAttribution;
+const sa = hb.attributeRunFolders(folders.rebuild, folders.original);
+console.log(hb.attributionSummary(sa).join('\n'));
 const names = hb.floatStageNames(pipeline);
 const originating = names.map((s) => sa.origins?.byStage[s] ?? 0);
 const propagated = names.map((s) => Object.values(sa.origins?.propagated[s] ?? {}).reduce((a, b) => a + b, 0));
@@ -86,4 +84,3 @@ tslab.display.html(
 );
 // The example's answer: the 5 planted pixels are the only origins; their smoothing footprint (5 × 24) is propagated.
 if (sa.differing !== 125 || sa.origins?.byStage.noise !== 5 || sa.origins?.propagated.smooth?.noise !== 120) throw new Error(`unexpected attribution ${JSON.stringify(sa)}`);
-console.log(`report: ${join(report, 'index.html')}`);

@@ -23,6 +23,7 @@ export {
 export type { Trace } from '../notebook/figures.js';
 export { stageSession, SQUARE_AXES } from '../notebook/session.js';
 export { readPipelineDeclaration, floatStageNames, stageFileName, PIPELINE_FILE } from '../pipelines/declaration.js';
+export { attributionSummary } from '../compare/attribution.js';
 export type { PipelineDeclaration } from '../pipelines/declaration.js';
 export type { StageSession, StageSessionOptions } from '../notebook/session.js';
 export { plotlyColorscale, DIVERGING_STOPS, TERRAIN_STOPS, MAGNITUDE_STOPS } from '../report/pictures.js';
