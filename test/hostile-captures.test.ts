@@ -388,3 +388,104 @@ with rasterio.open('sp16.tif') as ds: print(json.dumps({"v": ds.read(1).ravel().
     expect(l.field.kind === 'float' ? Array.from(l.field.height_px).filter(Number.isNaN).length : -1).toBe(2);
   });
 });
+
+describe('no-data pixels never compared as heights', () => {
+  it('nodata-reaches-gate-as-heights: ten float32 no-data pixels ("-9999.9") are counted, shown and fail the gate unless allowed', async () => {
+    python(`
+import numpy as np, rasterio
+from rasterio.transform import from_origin
+a = (np.arange(64, dtype='f4').reshape(8, 8) * 0.5).astype('f4')
+a.ravel()[[3, 9, 17, 22, 30, 41, 47, 50, 58, 63]] = np.float32(-9999.9)
+for name, nd in (('gen-nd.tif', -9999.9), ('ref-nd.tif', None)):
+    with rasterio.open(name, 'w', driver='GTiff', width=8, height=8, count=1, dtype='float32', nodata=nd, transform=from_origin(0, 80, 10, 10)) as ds:
+        ds.write(a, 1)
+`);
+    // The reference holds the same numbers as heights: compared as heights, every pixel would be equal and pass.
+    const gated = await cli('compare', join(d, 'gen-nd.tif'), join(d, 'ref-nd.tif'), '--max-rms-mm', '1', '--json');
+    expect(gated.code, gated.err).toBe(3);
+    const j = JSON.parse(gated.out) as { nonFinite: { generated: number; pixelsExcluded: number }; gates: { name: string; passed: boolean }[] };
+    expect(j.nonFinite.generated).toBe(10);
+    expect(j.nonFinite.pixelsExcluded).toBe(10);
+    expect(j.gates.find((g) => g.name === 'non-finite pixels')?.passed).toBe(false);
+    const allowed = await cli('compare', join(d, 'gen-nd.tif'), join(d, 'ref-nd.tif'), '--max-rms-mm', '1', '--max-nonfinite', '10');
+    expect(allowed.code, allowed.err).toBe(0);
+  });
+});
+
+describe('checks on the path that acts', () => {
+  it('manifest-out-checked-lexically: out: link/run with link pointing outside the manifest folder is refused, nothing written there', async () => {
+    const { mkdirSync, symlinkSync, existsSync, readdirSync } = await import('node:fs');
+    const home = join(d, 'manifest-home');
+    const outside = join(d, 'outside');
+    mkdirSync(home);
+    mkdirSync(outside);
+    symlinkSync(outside, join(home, 'link'));
+    writeFileSync(
+      join(home, 'm.yaml'),
+      `out: link/run\ncaptures:\n  - { file: ${JSON.stringify(join(d, 'small.npy'))}, stage: pre-encode, extent: "0,0,80,40", rowDirection: row0-at-ymax }\n`,
+    );
+    const r = await cli('import', '--manifest', join(home, 'm.yaml'));
+    expect(r.code, r.err).toBe(2);
+    expect(r.err).toMatch(/m\.yaml: out "link\/run" is not a folder inside the manifest's folder .* \(it resolves to .*outside\/run\)/);
+    expect(readdirSync(outside)).toEqual([]);
+    expect(existsSync(join(outside, 'run'))).toBe(false);
+  });
+  it('previous-link-renamed-into-out: a planted .NAME.previous link is refused, never renamed into --out nor its files carried', async () => {
+    const { mkdirSync, symlinkSync, existsSync, readdirSync } = await import('node:fs');
+    const victim = join(d, 'victim');
+    mkdirSync(victim);
+    writeFileSync(join(victim, 'unrelated.txt'), 'not a run');
+    const parent = join(d, 'runs');
+    mkdirSync(parent);
+    symlinkSync(victim, join(parent, '.run.previous'));
+    const r = await cli('import', join(d, 'small.npy'), '--stage', 'pre-encode', '--out', join(parent, 'run'), '--assume-defaults');
+    expect(r.code, r.err).toBe(2);
+    expect(r.err).toMatch(/\.run\.previous: is a symbolic link, where heightbench keeps only a folder it made/);
+    expect(existsSync(join(parent, 'run'))).toBe(false);
+    expect(readdirSync(victim)).toEqual(['unrelated.txt']);
+  });
+  it('yaml-nesting-engine-stack: a manifest nested 100000 deep (flow or block) is refused with a clear message', async () => {
+    for (const [name, text] of [
+      ['flow.yaml', `${'['.repeat(100_000)}${']'.repeat(100_000)}\n`],
+      ['block.yaml', `captures:\n  ${'- '.repeat(100_000)}x\n`],
+    ]) {
+      writeFileSync(join(d, name), text);
+      const r = await cli('import', '--manifest', join(d, name), '--out', join(d, `nest-${name}`));
+      expect(r.code, r.err).toBe(2);
+      expect(r.err).toMatch(new RegExp(`${name.replace('.', '\\.')}: YAML nested deeper than 64 levels`));
+    }
+  });
+});
+
+describe('extreme and null fields in descriptions exit 2, naming the file and the field', () => {
+  it('check-extreme-sidecar-grid: run folders whose sidecars put the grid at xmin −1e308, size 1.7e308 exit 2, not 1', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const run = join(d, 'extreme-run');
+    expect((await cli('run', 'teaching-512', '--size', '32', '--out', run)).code).toBe(0);
+    for (const f of readdirSync(run).filter((n) => n.endsWith('.json'))) {
+      const doc = JSON.parse(readFileSync(join(run, f), 'utf8')) as { grid?: Record<string, number> };
+      if (doc.grid === undefined) continue;
+      Object.assign(doc.grid, { xmin: -1e308, ymin: -1e308, sizeX: 1.7e308, sizeY: 1.7e308 });
+      writeFileSync(join(run, f), JSON.stringify(doc));
+    }
+    const r = await cli('check', run, run);
+    expect(r.code, r.err).toBe(2);
+    expect(r.err).toMatch(/\.json\.grid\.xmin: expected a number in \[-9007199254740992, 9007199254740992\], found -1e\+308/);
+  });
+  it('export-tiles-null-range: a store whose description range is null exits 2 naming the field', async () => {
+    const { readFileSync } = await import('node:fs');
+    const store = join(d, 'null-range.hbt');
+    expect((await cli('terrain', 'create', store, '--tile-samples', '16', '--tiles', '1')).code).toBe(0);
+    const b = readFileSync(store);
+    const jl = b.readUInt32LE(12);
+    const header = JSON.parse(b.subarray(16, 16 + jl).toString('utf8')) as { description: { range: unknown } };
+    header.description.range = null;
+    const text = Buffer.from(JSON.stringify(header));
+    const len = Buffer.alloc(4);
+    len.writeUInt32LE(text.length);
+    writeFileSync(store, Buffer.concat([b.subarray(0, 12), len, text, b.subarray(16 + jl)]));
+    const r = await cli('terrain', 'export-tiles', store, join(d, 'tiles'));
+    expect(r.code, r.err).toBe(2);
+    expect(r.err).toMatch(/header\.description\.range: expected an object/);
+  });
+});

@@ -172,7 +172,7 @@ describe('import refuses what would write outside --out or swap a folder it must
     writeFileSync(yaml, `${text}captures:\n  - { file: x.npy, stage: final }\n`);
     const y = await cli('import', '--manifest', yaml, '--out', join(d, 'alias-run'));
     expect(y.code).toBe(2);
-    expect(y.err).toMatch(/not valid YAML: Excessive alias count/);
+    expect(y.err).toMatch(/not valid YAML \(Excessive alias count/);
   });
   it('out-is-a-symlink / out-holds-the-current-folder / out-not-a-run-folder / out-named-like-a-swap-folder: refused, nothing moved', async () => {
     const base = bareNorthUp('base.r32', 'sym-cap.r32');

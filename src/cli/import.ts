@@ -26,7 +26,6 @@
 import { copyFileSync, existsSync, lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
 import { parseRowDirection } from '../core/grid.js';
 import {
   MAX_DECLARED_STAGES,
@@ -43,9 +42,10 @@ import { SEED_PIPELINE } from '../pipelines/seed.js';
 import { floatHeightfield, heightsOf, withRowDirection, type Heightfield } from '../core/heightfield.js';
 import { FormatError, MismatchError, UsageError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
-import { defaultSwapNames, makeStage, recoverFolder, removeStale, swapFolderIn } from '../io/folder-swap.js';
+import { defaultSwapNames, makeStage, realOutputPath, recoverFolder, removeStale, swapFolderIn } from '../io/folder-swap.js';
 import { readHeightfieldFileAsync, writeHeightfieldFile, containerForPath } from '../io/heightfield-file.js';
 import { checkArray, checkObject, checkString, parseJson } from '../io/json-check.js';
+import { parseDocument } from '../io/yaml-text.js';
 import { readInputText, sha256OfRegularFile } from '../io/read-input.js';
 import { parseExtent, parsePath, parseRange } from './args.js';
 import { addInputFlags, readSettingsFrom, type InputFlags } from './input-flags.js';
@@ -89,16 +89,7 @@ function checkStage(stage: string, where: string, d: PipelineDeclaration): strin
 /** The captures a manifest lists (YAML or JSON): { out?, request?, source?, pipeline?, captures: [{ file, stage, …flags }] }. */
 function readManifest(path: string, o: ImportCliOptions): { out: string | undefined; pipeline: string | undefined; captures: Capture[] } {
   const text = readInputText(path, 1 << 20);
-  let doc: unknown;
-  if (/\.json$/i.test(path)) doc = parseJson(text, path);
-  else {
-    try {
-      doc = parseYaml(text, { maxAliasCount: 100 });
-    } catch (e) {
-      throw new FormatError(`${path}: not valid YAML: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
-    }
-  }
-  const m = checkObject(path, doc);
+  const m = checkObject(path, parseDocument(text, path));
   const known = new Set(['out', 'request', 'source', 'pipeline', 'captures']);
   for (const k of Object.keys(m)) if (!known.has(k)) throw new FormatError(`${path}: unknown key ${JSON.stringify(k)} (expected ${[...known].join(', ')})`);
   const base = dirname(path);
@@ -224,13 +215,15 @@ function within(base: string, p: string, orSame: boolean): boolean {
  * named on the command line with --out.
  */
 function manifestOut(manifest: string, out: string): string {
-  const base = resolve(dirname(manifest));
-  if (isAbsolute(out) || !within(base, resolve(base, out), false)) {
+  // Checked on the real paths (links resolved), the paths the import writes at.
+  const base = realOutputPath(dirname(manifest));
+  const target = isAbsolute(out) ? out : realOutputPath(join(dirname(manifest), out));
+  if (isAbsolute(out) || !within(base, target, false)) {
     throw new UsageError(
-      `${manifest}: out ${JSON.stringify(out)} is not a folder inside the manifest's folder ${base}; a manifest writes only beside itself — give --out RUN_DIR to write elsewhere`,
+      `${manifest}: out ${JSON.stringify(out)} is not a folder inside the manifest's folder ${base}${isAbsolute(out) ? '' : ` (it resolves to ${target})`}; a manifest writes only beside itself — give --out RUN_DIR to write elsewhere`,
     );
   }
-  return join(dirname(manifest), out);
+  return target;
 }
 
 /**
@@ -248,7 +241,9 @@ function checkOutFolder(out: string): string {
     /* absent: created by the swap */
   }
   if (link !== null) throw new UsageError(`--out ${out}: is a symbolic link (to ${link}); give the folder it names, or a new folder`);
-  if (within(target, process.cwd(), true)) {
+  // The folder the swap acts on: its parent resolved through links (the target itself is not a link, checked above).
+  const real = join(realOutputPath(dirname(target)), basename(target));
+  if (within(real, realOutputPath(process.cwd()), true)) {
     throw new UsageError(`--out ${out}: is the current folder or holds it (${target}); the import replaces --out whole, so give a run folder inside it`);
   }
   if (/^\..+\.(stage-.*|previous)$/.test(basename(target))) {
@@ -256,7 +251,7 @@ function checkOutFolder(out: string): string {
       `--out ${out}: ${JSON.stringify(basename(target))} is named like a staged or kept folder of a swap, which a later import removes; give another name`,
     );
   }
-  return target;
+  return real;
 }
 
 /** Runs the import; returns the lines to print. */

@@ -98,6 +98,12 @@ export function validateRange(range: HeightRange, what = 'height range'): Height
   return range;
 }
 
+/**
+ * [R] The largest world coordinate or extent a grid may have, in metres (2^53 m, about a light-year): far beyond any
+ * terrain, and small enough that the arithmetic on a grid (squared distances, extents times counts) stays finite.
+ */
+export const MAX_WORLD_COORDINATE = 2 ** 53;
+
 /** Checks a description at a public boundary; returns it unchanged. */
 export function validateGrid(g: GridDescription, what = 'grid'): GridDescription {
   requireFinite(`${what}.xmin`, g.xmin);
@@ -106,6 +112,9 @@ export function validateGrid(g: GridDescription, what = 'grid'): GridDescription
   requireFinite(`${what}.sizeY`, g.sizeY);
   if (!(g.sizeX > 0)) throw new InputRangeError(`${what}.sizeX: expected > 0 m, got ${g.sizeX}`);
   if (!(g.sizeY > 0)) throw new InputRangeError(`${what}.sizeY: expected > 0 m, got ${g.sizeY}`);
+  for (const k of ['xmin', 'ymin', 'sizeX', 'sizeY'] as const) {
+    if (Math.abs(g[k]) > MAX_WORLD_COORDINATE) throw new InputRangeError(`${what}.${k}: expected within ±${MAX_WORLD_COORDINATE} m (2^53), got ${g[k]}`);
+  }
   if (!SAMPLE_CONVENTIONS.includes(g.convention)) {
     throw new InputRangeError(`${what}.convention: expected one of ${SAMPLE_CONVENTIONS.join(', ')}, got ${show(g.convention)}`);
   }

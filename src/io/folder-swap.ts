@@ -11,9 +11,12 @@
  *     so a reader always finds the old folder or the new one, complete. The next swap of the same target (or
  *     `recoverFolder`) restores `previous` when `target` is missing, and removes it when `target` is present.
  *     Staged folders of a run that did not finish are removed by the next run (`removeStale`).
+ * [R] `previous` is only ever a folder this module made: anything else under its name (a symbolic link planted there,
+ *     a file) is refused, never renamed into `target` nor read, so a link cannot carry its target's files into a run.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { FormatError } from '../errors.js';
+import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fsyncDirStep, mkdirStep, renameStep, rmTreeStep } from './fs-ops.js';
 import { hiddenBase } from './atomic.js';
@@ -30,10 +33,25 @@ export function defaultSwapNames(target: string): SwapNames {
   return { stagePrefix: `.${b}.stage-`, previous: `.${b}.previous` };
 }
 
+/** Whether the kept folder is there: true for a real folder, false when nothing is; anything else is refused. */
+function keptFolderPresent(prev: string): boolean {
+  let st;
+  try {
+    st = lstatSync(prev);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    throw e;
+  }
+  if (st.isDirectory()) return true;
+  const what = st.isSymbolicLink() ? 'a symbolic link' : 'not a folder';
+  throw new FormatError(`${prev}: is ${what}, where heightbench keeps only a folder it made while replacing ${basename(prev)}; refused (remove it)`);
+}
+
 /** Puts `previous` back when `target` is missing, or removes it when `target` is in place. */
 export function recoverFolder(target: string, names = defaultSwapNames(target)): void {
   const prev = join(dirname(target), names.previous);
-  if (!existsSync(prev)) return;
+  if (!keptFolderPresent(prev)) return;
   if (existsSync(target)) rmTreeStep(prev);
   else renameStep(prev, target);
 }
@@ -68,17 +86,34 @@ export function swapFolderIn(stage: string, target: string, names = defaultSwapN
   if (existsSync(target)) renameStep(target, prev);
   renameStep(stage, target);
   fsyncDirStep(parent);
-  if (existsSync(prev)) rmTreeStep(prev);
+  if (keptFolderPresent(prev)) rmTreeStep(prev);
 }
 
 /** The folder a reader should open for `target`: itself, or the kept old folder while a swap is between renames. */
 export function folderForReading(target: string, names = defaultSwapNames(target)): string {
   if (existsSync(target)) return target;
   const prev = join(dirname(target), names.previous);
-  try {
-    if (statSync(prev).isDirectory()) return prev;
-  } catch {
-    /* none */
+  return keptFolderPresent(prev) ? prev : target;
+}
+
+/**
+ * The path an output folder will really be written at: `path` made absolute with its deepest existing ancestor
+ * resolved through every symbolic link (realpath), the parts not yet made appended. A containment check made on
+ * this path is made on the path the writer acts on; one made on the text of `path` is not (`link/run`, with `link`
+ * pointing elsewhere, reads as inside and writes outside).
+ */
+export function realOutputPath(path: string): string {
+  let existing = resolve(path);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return join(realpathSync(existing), ...rest);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      const parent = dirname(existing);
+      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || parent === existing) throw e;
+      rest.unshift(basename(existing));
+      existing = parent;
+    }
   }
-  return target;
 }

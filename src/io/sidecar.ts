@@ -8,7 +8,15 @@
 import { createHash, webcrypto } from 'node:crypto';
 import { basename } from 'node:path';
 import { FormatError } from '../errors.js';
-import { ROW_DIRECTIONS, SAMPLE_CONVENTIONS, metresPerCode, validateRange, type GridDescription, type HeightRange } from '../core/grid.js';
+import {
+  MAX_WORLD_COORDINATE,
+  ROW_DIRECTIONS,
+  SAMPLE_CONVENTIONS,
+  metresPerCode,
+  validateRange,
+  type GridDescription,
+  type HeightRange,
+} from '../core/grid.js';
 import { PRODUCER_NAME, PRODUCER_VERSION } from '../version.js';
 import { writeFileAtomic } from './atomic.js';
 import { inputPresent, readInputText } from './read-input.js';
@@ -123,10 +131,10 @@ export function parseSidecar(v: unknown, where = 'sidecar'): Sidecar {
   const convention = checkOneOf(`${where}.grid.convention`, g.convention, SAMPLE_CONVENTIONS);
   const minCount = convention === 'vertex' ? 2 : 1;
   const grid: GridDescription = {
-    xmin: checkNumber(`${where}.grid.xmin`, g.xmin),
-    ymin: checkNumber(`${where}.grid.ymin`, g.ymin),
-    sizeX: checkNumber(`${where}.grid.sizeX`, g.sizeX, { min: Number.MIN_VALUE }),
-    sizeY: checkNumber(`${where}.grid.sizeY`, g.sizeY, { min: Number.MIN_VALUE }),
+    xmin: checkNumber(`${where}.grid.xmin`, g.xmin, { min: -MAX_WORLD_COORDINATE, max: MAX_WORLD_COORDINATE }),
+    ymin: checkNumber(`${where}.grid.ymin`, g.ymin, { min: -MAX_WORLD_COORDINATE, max: MAX_WORLD_COORDINATE }),
+    sizeX: checkNumber(`${where}.grid.sizeX`, g.sizeX, { min: Number.MIN_VALUE, max: MAX_WORLD_COORDINATE }),
+    sizeY: checkNumber(`${where}.grid.sizeY`, g.sizeY, { min: Number.MIN_VALUE, max: MAX_WORLD_COORDINATE }),
     columns: checkNumber(`${where}.grid.columns`, g.columns, { integer: true, min: minCount, max: 1 << 20 }),
     rows: checkNumber(`${where}.grid.rows`, g.rows, { integer: true, min: minCount, max: 1 << 20 }),
     convention,

@@ -22,7 +22,7 @@ import type { TerrainDescription } from './description.js';
 import { TerrainHoles } from './holes.js';
 import { assembleTerrain, type Terrain } from './terrain.js';
 import { TerrainWeights } from './weights.js';
-import { MAX_JSON_TEXT, checkArray, checkObject, checkString, parseJson } from '../io/json-check.js';
+import { MAX_JSON_TEXT, checkArray, checkNumber, checkObject, checkOneOf, checkString, parseJson } from '../io/json-check.js';
 import { checkMemoryEstimate } from '../io/limits.js';
 import { readInputFile } from '../io/read-input.js';
 
@@ -179,6 +179,7 @@ export function readStore(bytes: Uint8Array): StoreContents {
   const r = header.range;
   if (!r || !Number.isFinite(r.min) || !Number.isFinite(r.max) || !(r.max > r.min))
     throw new FormatError(`${what}: height range ${JSON.stringify(r)}, expected finite min < max`);
+  if (header.description !== undefined && header.description !== null) checkDescriptionShape(`${what}: header.description`, header.description);
   if (header.paintLayers !== undefined && header.paintLayers !== null) {
     const pl = checkArray(`${what}: header.paintLayers`, header.paintLayers);
     pl.forEach((x, i) => checkString(`${what}: header.paintLayers[${i}]`, x));
@@ -274,6 +275,20 @@ export function readStore(bytes: Uint8Array): StoreContents {
   }
   if (o !== bytes.length) throw new FormatError(`${what}: ${bytes.length - o} bytes after the end of the version ${version} layout`);
   return { stack, header, version, weights, holes };
+}
+
+/**
+ * The shape of a stored terrain description, checked before anything reads its fields (a null range or a string
+ * for a count is refused naming the field); describeTerrain then checks the rules between them.
+ */
+function checkDescriptionShape(what: string, v: unknown): void {
+  const d = checkObject(what, v);
+  checkOneOf(`${what}.kind`, d.kind, ['collision', 'lod'] as const);
+  for (const k of ['tileSamples', 'tilesX', 'tilesY', 'metresPerQuad'] as const) checkNumber(`${what}.${k}`, d[k]);
+  const r = checkObject(`${what}.range`, d.range);
+  checkNumber(`${what}.range.min`, r.min);
+  checkNumber(`${what}.range.max`, r.max);
+  for (const k of ['blockSize', 'bitsPerSample'] as const) if (d[k] !== undefined && d[k] !== null) checkNumber(`${what}.${k}`, d[k]);
 }
 
 /**

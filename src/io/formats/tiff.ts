@@ -36,6 +36,7 @@ import { inflate } from 'node:zlib';
 import { constants as bufferConstants } from 'node:buffer';
 import { sourceOf, type DecoderInput, type ByteSource } from '../byte-source.js';
 import { checkFieldSize, checkReaderMemory } from '../limits.js';
+import { MAX_WORLD_COORDINATE } from '../../core/grid.js';
 import { FormatError, LimitError } from '../../errors.js';
 import type { DecodedRaster, RasterGeoreference, RasterLimits, RasterSampleType, RasterSelection, RasterValues } from './raster.js';
 
@@ -945,5 +946,14 @@ function readGeoreference(
   const sizeX = width * a;
   const sizeY = height * Math.abs(f);
   const ymin = f < 0 ? y0 + height * f : y0;
+  for (const [k, v] of [
+    ['x origin', x0],
+    ['y origin', ymin],
+    ['x extent', sizeX],
+    ['y extent', sizeY],
+  ] as const) {
+    if (!(Math.abs(v) <= MAX_WORLD_COORDINATE))
+      throw new FormatError(`${where}: GeoTIFF ${k} is ${v}, expected within ±${MAX_WORLD_COORDINATE} (2^53) map units (${source})`);
+  }
   return { xmin: x0, ymin, sizeX, sizeY, rowDirection: f < 0 ? 'row0-at-ymax' : 'row0-at-ymin', source };
 }
