@@ -356,3 +356,18 @@ describe('OpenEXR refusals', () => {
     }
   });
 });
+
+describe('ZIP/RLE predictor kernel', () => {
+  it('equals the byte loop on blocks of every length class (empty, odd, around 16 and 32 bytes, large)', async () => {
+    const { unpredict, unpredictInterleave } = await import('../src/io/formats/exr.js');
+    const rnd = testRandom(0xe7);
+    for (const n of [0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 47, 64, 1001, 65536, 262144 + 7, 1 << 20]) {
+      const t = Uint8Array.from({ length: n }, () => Math.floor(rnd() * 256));
+      const a = new Uint8Array(n);
+      const b = new Uint8Array(n);
+      unpredict(t.slice(), a, n);
+      unpredictInterleave(t.slice(), b, n);
+      expect(Buffer.from(a).equals(Buffer.from(b)), `n = ${n}`).toBe(true);
+    }
+  });
+});

@@ -19,6 +19,8 @@
  */
 import { inflateSync } from 'node:zlib';
 import { FormatError } from '../../errors.js';
+import { instantiateWasm, wasmDisabled } from '../../core/wasm.js';
+import { EXR_PREDICTOR_WASM_BASE64 } from './wasm/exr-predictor-wasm.js';
 import { sourceOf, type ByteSource, type DecoderInput } from '../byte-source.js';
 import { checkFieldSize, checkReaderMemory } from '../limits.js';
 import { PizDecoder } from './exr-piz.js';
@@ -561,7 +563,7 @@ export function decodeExr(input: DecoderInput, where: string, sel: RasterSelecti
       base = 0;
       if (h.compression === 1) {
         unRle(bytes, 0, size, rleOut, expected, what);
-        unpredictInterleave(rleOut, scratch, expected);
+        unpredict(rleOut, scratch, expected);
       } else {
         let inflated: Buffer;
         try {
@@ -571,7 +573,7 @@ export function decodeExr(input: DecoderInput, where: string, sel: RasterSelecti
           throw new FormatError(`${what}: zlib data does not inflate to ${expected} bytes (${e instanceof Error ? e.message : String(e)})`);
         }
         if (inflated.length !== expected) throw new FormatError(`${what}: zlib data inflates to ${inflated.length} bytes, expected ${expected}`);
-        unpredictInterleave(new Uint8Array(inflated.buffer, inflated.byteOffset, inflated.length), scratch, expected);
+        unpredict(new Uint8Array(inflated.buffer, inflated.byteOffset, inflated.length), scratch, expected);
       }
     }
     const lineBytes = bw * pixelBytes;
@@ -633,11 +635,34 @@ function unRle(src: Uint8Array, start: number, size: number, dst: Uint8Array, ex
   if (o !== expected) throw new FormatError(`${what}: RLE data decodes to ${o} bytes, expected ${expected}`);
 }
 
+interface PredictorKernel {
+  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  unpredict(n: number, dst: number): void;
+}
+let predictor: PredictorKernel | null | undefined;
+
+/**
+ * unpredictInterleave on the WebAssembly kernel (wasm/exr-predictor.wat: the running sum sixteen bytes at a time),
+ * where it runs: the block is copied into its memory and the result out. [R] A one-shot process would run the byte
+ * loop below in V8's baseline tiers; the loop stays the reference the kernel equals (test/format-exr.test.ts).
+ */
+export function unpredict(t: Uint8Array, dst: Uint8Array, n: number): void {
+  if (predictor === undefined) predictor = wasmDisabled() ? null : instantiateWasm<PredictorKernel>(EXR_PREDICTOR_WASM_BASE64);
+  const k = predictor;
+  if (!k || n === 0) return unpredictInterleave(t, dst, n);
+  const at = (n + 15) & ~15;
+  const need = at + n - k.memory.buffer.byteLength;
+  if (need > 0) k.memory.grow(Math.ceil(need / 65536));
+  new Uint8Array(k.memory.buffer, 0, n).set(t.subarray(0, n));
+  k.unpredict(n, at);
+  dst.set(new Uint8Array(k.memory.buffer, at, n));
+}
+
 /**
  * Undoes the ZIP/RLE pre-pass: the byte-delta predictor (d[i] = t[i] − t[i−1] + 128, running over the whole block),
  * then the split that put even-indexed bytes in the first half and odd-indexed ones in the second. `t` is modified.
  */
-function unpredictInterleave(t: Uint8Array, dst: Uint8Array, n: number): void {
+export function unpredictInterleave(t: Uint8Array, dst: Uint8Array, n: number): void {
   if (n === 0) return;
   const half = (n + 1) >> 1;
   let v = t[0];
