@@ -5,7 +5,7 @@
  * The four-stage example is built here with its own arithmetic (a 5×5 box filter, an affine shaping, the UNORM16
  * rule written out), not with heightbench's pipeline.
  */
-import { writeFileSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { attributeStages, attributionSummary, type RunFields } from '../src/compare/attribution.js';
@@ -158,6 +158,17 @@ describe('run folders that record their declaration', () => {
     const bad2 = await cli('check', g, seed);
     expect(bad2.code).toBe(2);
     expect(bad2.err).toContain('first difference: name: "my-terrain" vs "heightbench-seed"');
+    // A broken declaration in a folder is refused with its key path; a dangling link named pipeline.json too.
+    const broken = folder(join(root, 'broken'), ref, d);
+    writeFileSync(join(broken, 'pipeline.json'), JSON.stringify({ ...JSON.parse(pipelineJson(d)), stages: [] }));
+    const b3 = await cli('check', g, broken);
+    expect(b3.code).toBe(2);
+    expect(b3.err).toMatch(/pipeline\.json\.stages: expected 1 to 64 stages, found "0 stages"/);
+    const linked = folder(join(root, 'linked'), ref, null);
+    symlinkSync(join(root, 'nowhere.json'), join(linked, 'pipeline.json'));
+    const b4 = await cli('check', g, linked);
+    expect(b4.code).toBe(2);
+    expect(b4.err).toContain('pipeline.json');
   });
 });
 
