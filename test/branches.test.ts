@@ -41,6 +41,9 @@ describe('branch counts', () => {
     expect(n('corners.self.near') + n('corners.self.far')).toBe(plan.corners.counts.blend);
     // Every non-zero-class corner weighs every source once.
     const blended = plan.corners.counts.blend + plan.corners.counts.insideEnvelope;
+    expect(n('corners.self-height.reference') + n('corners.self-height.no-reference')).toBe(blended);
+    expect(n('layout.category-empty-allow-list') + n('layout.category-shared-id')).toBe(plan.layout.instances.length);
+    expect(n('layout.mission-narrowed')).toBe(plan.layout.narrowing.filter((x) => x.pool < x.initial).length);
     expect(n('corners.weight.inside') + n('corners.weight.near') + n('corners.weight.power') + n('corners.weight.beyond-range')).toBe(
       blended * plan.sources.length,
     );

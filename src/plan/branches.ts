@@ -46,6 +46,7 @@ const WEIGHT_SENTENCE =
 const STRICT_SENTENCE = 'The strict branch boundary matters: multiply by the near-distance factor when d<96, but skip that multiplication at d=96.';
 const FLAG_SENTENCE =
   'In the current base draw path, a particular corner flag causes the last encountered flagged corner to overwrite the center height; edge endpoints have corresponding replacement branches.';
+const CATEGORY_SENTENCE = 'An empty candidate allow-list passes this check; a nonempty list must share at least one identifier with [1,2,6].';
 const SHAPES_SENTENCE = 'Local circles or rectangles transform into map space with their location instances, defining where to query and adjust the surface.';
 
 /** The fixed branches (every world). */
@@ -57,6 +58,13 @@ const FIXED: readonly BranchInfo[] = [
   ...[0, 1, 2, 3].map((g) => D(`regions.group-${g}`, 'regions', GROUPS_SENTENCE)),
   D('layout.group-change', 'layout', CHANGE_SENTENCE),
   R('layout.relaxed', 'layout', 'a placement that finds no position in maxAttempts halves the required clearance for another round'),
+  D(
+    'layout.mission-narrowed',
+    'layout',
+    'Mission definitions and the mission associations of location resources constrain candidates, which are then checked and sampled.',
+  ),
+  D('layout.category-empty-allow-list', 'layout', CATEGORY_SENTENCE),
+  D('layout.category-shared-id', 'layout', CATEGORY_SENTENCE),
   D('layout.shape-circle', 'layout', SHAPES_SENTENCE),
   D('layout.shape-rect', 'layout', SHAPES_SENTENCE),
   D('sources.zero', 'sources', 'Other conditions may set a source to zero.'),
@@ -75,6 +83,12 @@ const FIXED: readonly BranchInfo[] = [
   D('sources.segment.clamp-start', 'sources', SEGMENT_SENTENCE),
   D('sources.segment.clamp-end', 'sources', SEGMENT_SENTENCE),
   D('corners.zero-class', 'corners', 'One corner class is set directly to zero according to its height group, bypassing general blending.'),
+  R(
+    'corners.self-height.reference',
+    'corners',
+    "a corner's self height is the ordinary source formula on its distance to the nearest first-type cell of its own or an adjacent parent",
+  ),
+  R('corners.self-height.no-reference', 'corners', 'a corner with no first-type cell in its own or an adjacent parent has self height 0'),
   D('corners.self.inside', 'corners', SELF_SENTENCE),
   D('corners.self.near', 'corners', SELF_SENTENCE),
   D('corners.self.far', 'corners', SELF_SENTENCE),
@@ -136,8 +150,10 @@ export function planBranchCounts(plan: Plan): Record<string, number> {
   for (const g of m.parent_group) add(`regions.group-${g}`);
   add('layout.group-change', plan.groupChanges.length);
   add('layout.relaxed', plan.layout.counts.relaxed);
+  for (const n of plan.layout.narrowing) if (n.pool < n.initial) add('layout.mission-narrowed');
   for (const q of plan.layout.instances) {
     add(`layout.stage-${q.stage}`);
+    add(plan.world.resources[q.resource].categories.length === 0 ? 'layout.category-empty-allow-list' : 'layout.category-shared-id');
     for (const s of q.supports) add(s.kind === 'rect' ? 'layout.shape-rect' : 'layout.shape-circle');
   }
   add(`recipe.${plan.recipe.entry}/${plan.recipe.subIndex}`);
@@ -174,6 +190,10 @@ export function planBranchCounts(plan: Plan): Record<string, number> {
     }
     const x = m.corner_xy[2 * i];
     const y = m.corner_xy[2 * i + 1];
+    // The self height's reference (plan.ts: the first-type cells of the corner's own parent and the adjacent ones).
+    const own = view.parentOf(m.corner_cells[i][0]);
+    const hasReference = [own, ...view.adjacentParents(own)].some((q) => view.cellsOfParent(q).some((cell) => view.cellGroup(cell) === P.firstGroup));
+    add(hasReference ? 'corners.self-height.reference' : 'corners.self-height.no-reference');
     let dmin = Infinity;
     for (const s of plan.sources) {
       const d = adjustedDistance(x, y, s);
