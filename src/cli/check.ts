@@ -33,6 +33,8 @@ export function printCheck(io: CliIO, name: string, c: ReturnType<typeof checkRu
     );
   for (const g of c.gates) io.out(`  gate ${g.name} ${g.limit}: ${g.value} → ${g.passed ? 'pass' : 'FAIL'}\n`);
   if (c.firstDivergentStage) io.out(`  first stage differing beyond rounding: ${c.firstDivergentStage}\n`);
+  for (const w of c.warnings) io.out(`  warning: ${w}\n`);
+  for (const d of c.diagnoses ?? []) io.out(`  diagnosis of ${d.scope}: ${d.diagnosis.summary}\n`);
   for (const u of c.undeclared) io.out(`  ${u}\n`);
   if (c.stageAttribution)
     io.out(
@@ -61,6 +63,7 @@ export const installCheck: CommandInstaller = (program: Command, io: CliIO) => {
     .option('--reference-kind <text>', 'say in the report what kind of reference this is (e.g. "heightbench GPU executor")')
     .option('--attribution', 'attribute every differing final code to the first stage differing by more than ε there')
     .option('--attribution-eps-mm <x>', 'ε of --attribution, mm (default 0.01)', parseNumber)
+    .option('--diagnose', 'diagnose the final map and every stage that differs (shift, gain, blur, bias, edge band, flips), into the output and the report')
     .option('--note <text>', 'a line for the report summary (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
     .action(
       (
@@ -75,6 +78,7 @@ export const installCheck: CommandInstaller = (program: Command, io: CliIO) => {
           attribution?: boolean;
           attributionEpsMm?: number;
           note?: string[];
+          diagnose?: boolean;
         },
       ) => {
         // A reference folder between the two renames of a swap is read from its kept old copy (read-only).
@@ -84,9 +88,11 @@ export const installCheck: CommandInstaller = (program: Command, io: CliIO) => {
           attributionEpsilonMm: o.attributionEpsMm,
           notes: o.note,
           toleranceMm: o.toleranceMm,
+          diagnose: o.diagnose,
           ...(io.readHeightfield ? { readFile: io.readHeightfield } : {}),
         });
         printCheck(io, o.title ?? g, c);
+        for (const w of c.warnings) io.err(`heightbench: warning: ${w}\n`);
         if (o.strict && !c.passed) {
           io.err(gateFailureLines(c.gates));
           throw new CliExit(EXIT_GATE);

@@ -277,14 +277,24 @@ async function emit(
     { label: 'generated side', conventions: inputs.generated },
     { label: 'reference', conventions: inputs.reference },
   ]);
-  const meta = { generated, reference, gates, title: o.title, sharedPlotly: o.sharedPlotly, selfContained: o.selfContained, notes };
+  const diagnoser = o.diagnose && fields ? await import('../compare/diagnose.js') : null;
+  const diagnosis = diagnoser && fields ? diagnoser.diagnose(fields.gen, fields.ref, { generatedFloat: fields.generatedFloat }) : undefined;
+  const meta = {
+    generated,
+    reference,
+    gates,
+    title: o.title,
+    sharedPlotly: o.sharedPlotly,
+    selfContained: o.selfContained,
+    notes,
+    // The diagnosis goes into every output: the terminal, --json, and the report's page, summary and metrics.
+    ...(diagnosis ? { diagnoses: [{ scope: 'comparison', diagnosis }] } : {}),
+  };
   // The report folder is written whole: staged, swapped in, one writer at a time (src/io/report-folder.ts).
   if (o.report && fields)
     writeFolderWhole(o.report, (stage) => writeComparisonReport(stage, result, fields.gen, fields.ref, meta), { owned: REPORT_OWNED_NAMES });
-  const diagnoser = o.diagnose && fields ? await import('../compare/diagnose.js') : null;
-  const diagnosis = diagnoser && fields ? diagnoser.diagnose(fields.gen, fields.ref, { generatedFloat: fields.generatedFloat }) : undefined;
   if (o.json) io.out(`${JSON.stringify({ ...resultJson(result), gates, inputs, ...(diagnosis ? { diagnosis } : {}) }, null, 2)}\n`);
-  else io.out(summaryMarkdown(result, meta) + (diagnoser && diagnosis ? `\n## Diagnosis\n\n${diagnoser.diagnosisText(diagnosis)}` : ''));
+  else io.out(summaryMarkdown(result, meta) + (diagnoser && diagnosis ? `\n## Diagnosis in full\n\n${diagnoser.diagnosisText(diagnosis)}` : ''));
   const failed = gateFailureLines(gates);
   if (failed) {
     io.err(failed);

@@ -6,7 +6,8 @@
 import type { Command } from 'commander';
 import { diagnose, diagnosisText, DEFAULT_EDGE_BAND, DEFAULT_EXPLAINED_THRESHOLD, type Diagnosis } from '../compare/diagnose.js';
 import { gridDifference } from '../core/grid.js';
-import { MismatchError } from '../errors.js';
+import { MismatchError, UsageError } from '../errors.js';
+import { statSync } from 'node:fs';
 import { readHeightfieldFileAsync, type ReadSettings } from '../io/heightfield-file.js';
 import { addInputFlags, addSideFlags, conventionLines, readSides, sideSettings, warnDefaults, type InputFlags, type SideFlags } from './input-flags.js';
 import type { ConventionSources } from '../io/input-conventions.js';
@@ -54,6 +55,33 @@ export async function diagnoseFiles(generated: string, reference: string, o: Dia
   };
 }
 
+/** Whether `path` is a folder (a link to one counts; anything missing is left to the reader's refusal). */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `diagnose RUN_DIR REF_DIR`: the folders compared as `check --diagnose` does — the final map and every stage that
+ * differs diagnosed, and the warning when a stage differs grossly while a neighbour agrees.
+ */
+async function diagnoseFolders(g: string, r: string, o: DiagnoseCliOptions, io: CliIO): Promise<number> {
+  const [{ checkRun }, { folderForReading }] = await Promise.all([import('../report/check.js'), import('../io/folder-swap.js')]);
+  const c = checkRun(folderForReading(g), folderForReading(r), {}, undefined, undefined, undefined, { diagnose: true });
+  const diagnoses = c.diagnoses ?? [];
+  if (o.json) {
+    io.out(`${JSON.stringify({ diagnoses, warnings: c.warnings, firstDivergentStage: c.firstDivergentStage }, null, 2)}\n`);
+    return 0;
+  }
+  for (const w of c.warnings) io.out(`warning: ${w}\n`);
+  if (!diagnoses.length) io.out('diagnosis: the final map and every stage dump agree exactly: nothing to explain.\n');
+  for (const d of diagnoses) io.out(`## ${d.scope}\n${diagnosisText(d.diagnosis)}\n`);
+  return 0;
+}
+
 function parseBand(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`expected an integer ≥ 0 (texels), got ${JSON.stringify(v)}`);
@@ -64,13 +92,17 @@ export const installDiagnose: CommandInstaller = (program: Command, io: CliIO) =
   const cmd = program
     .command('diagnose')
     .description('name the likely cause of a difference: shift, gain, blur, bias, edge band, flipped rows or transposition')
-    .argument('<generated>')
-    .argument('<reference>')
+    .argument('<generated>', 'generated heightfield file, or run folder (then every differing stage is diagnosed)')
+    .argument('<reference>', 'reference heightfield file, or reference run folder')
     .option('--generated-float <file>', "the generated side's pre-encode float field (.r32): Δ is taken from it")
     .option('--json', 'print the diagnosis as JSON')
     .option('--edge-band <k>', `width of the edge-band signature, texels (default ${DEFAULT_EDGE_BAND})`, parseBand)
     .option('--threshold <r2>', `R² below which nothing is said to explain Δ (default ${DEFAULT_EXPLAINED_THRESHOLD})`, parseNumber);
   addSideFlags(addInputFlags(cmd)).action(async (g: string, r: string, opts: DiagnoseCliOptions) => {
+    const folders = [g, r].map(isFolder);
+    if (folders[0] !== folders[1])
+      throw new UsageError(`diagnose: ${folders[0] ? g : r} is a folder and ${folders[0] ? r : g} a file; give two heightfield files or two run folders`);
+    if (folders[0]) throw new CliExit(await diagnoseFolders(g, r, opts, io));
     const { diagnosis, inputs } = await diagnoseFiles(g, r, opts);
     warnDefaults(io, [
       ['generated', g, inputs.generated],

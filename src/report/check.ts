@@ -11,6 +11,7 @@ import { parseJson } from '../io/json-check.js';
 import { inputPresent, readInputText } from '../io/read-input.js';
 import { writeFolderWhole } from '../io/report-folder.js';
 import { compareHeightfields, type ComparisonResult } from '../compare/compare.js';
+import { diagnose, type Diagnosis } from '../compare/diagnose.js';
 import { evaluateGates, normaliseGates, type GateOutcome, type Gates } from '../compare/gates.js';
 import { REPORT_OWNED_NAMES, ReportStages, writeComparisonReport } from './report.js';
 import { displayCodes } from './report-maps.js';
@@ -48,7 +49,18 @@ export interface RunCheck {
   pipeline: PipelineDeclaration;
   /** One line per folder holding stage files its pipeline does not declare (not compared). */
   undeclared: string[];
+  /**
+   * A stage that differs grossly beside a neighbour that agrees: a capture's conventions are the likely cause; each
+   * warning names the diagnosis of the gross stage.
+   */
+  warnings: string[];
+  /** With CheckOptions.diagnose: the diagnosis of the final map and of every stage that differs. */
+  diagnoses?: { scope: string; diagnosis: Diagnosis }[];
 }
+
+/** [R] A stage "differs grossly" at an RMS of 1 m or more and 1000× its neighbour's, which "agrees". */
+export const GROSS_STAGE_RMS_MM = 1000;
+const GROSS_RATIO = 1000;
 
 /** What a check says about itself beyond the numbers (report wording) and what it adds (stage attribution). */
 export interface CheckOptions {
@@ -64,6 +76,8 @@ export interface CheckOptions {
    * checks of one process name, so its files are read and verified once.
    */
   readFile?: (path: string) => LoadedHeightfield;
+  /** Diagnose the final map and every stage that differs (src/compare/diagnose.ts), into the output and the report. */
+  diagnose?: boolean;
   /** Tolerance of the final comparison, mm (CompareOptions.toleranceMm; the --max-beyond-tolerance gate counts past it). */
   toleranceMm?: number;
 }
@@ -148,6 +162,9 @@ export function checkRun(
   const origins = ps?.origin ? new Set(Array.from(ps.index).filter((_, m) => ps.origin![m] === ps.stage[m])) : undefined;
   const maps = reportDir ? new ReportStages(final, displayCodes(gen, final.range), displayCodes(ref, final.range), origins) : null;
   const stages: StageComparison[] = [];
+  const diagnoses: { scope: string; diagnosis: Diagnosis }[] = [];
+  if (opts.diagnose && final.differing > 0)
+    diagnoses.push({ scope: 'final', diagnosis: diagnose(gen, ref, { generatedFloat: gf && gf.kind === 'float' ? gf.height_px : null }) });
   let stageNonFinite = 0;
   for (const s of floatStageNames(pipeline)) {
     const a = join(genDir, `${s}.r32`);
@@ -171,6 +188,7 @@ export function checkRun(
       innerRmsMm: inner.floatRmsMm ?? Number.NaN,
       innerMaxAbsMm: inner.floatMaxAbsMm ?? Number.NaN,
     });
+    if (opts.diagnose && r.differing > 0) diagnoses.push({ scope: s, diagnosis: diagnose(fa, fb) });
     // Stage maps and gallery crops need the pair on one grid (compareHeightfields refused otherwise).
     if (maps && fa.kind === 'float' && fb.kind === 'float') maps.addStage(s, fa, fb);
     stageNonFinite += r.nonFinite.pixelsExcluded;
@@ -188,7 +206,22 @@ export function checkRun(
     nf.passed = nf.value <= (gates.maxNonFinite ?? 0);
   }
   const firstDivergentStage = stages.find((s) => s.rmsMm > 0.01)?.stage ?? null;
-  const check: RunCheck = { final, stages, gates: outcomes, passed: outcomes.every((g) => g.passed), firstDivergentStage, pipeline, undeclared };
+  const warnings = grossStageWarnings(stages, diagnoses, (stage) => {
+    const pair = [join(genDir, `${stage}.r32`), join(refDir, `${stage}.r32`)].map(readField);
+    const al = pair[0].kind === 'float' && pair[1].kind === 'float' ? alignDumps(pair[0], pair[1]) : null;
+    return al ? diagnose(floatHeightfield(al[0].grid, al[0].height_px), floatHeightfield(al[1].grid, al[1].height_px)) : diagnose(pair[0], pair[1]);
+  });
+  const check: RunCheck = {
+    final,
+    stages,
+    gates: outcomes,
+    passed: outcomes.every((g) => g.passed),
+    firstDivergentStage,
+    pipeline,
+    undeclared,
+    warnings,
+    ...(opts.diagnose ? { diagnoses } : {}),
+  };
   if (stageAttribution) {
     // The undeclared files are stated once, in the notes (the attribution found the same ones).
     const { pixelStages: _perPixel, undeclared: _undeclared, ...counts } = stageAttribution;
@@ -236,11 +269,41 @@ export function checkRun(
       reportStages: maps ?? undefined,
       extraMetrics: flat,
       notes,
+      warnings,
+      ...(opts.diagnose ? { diagnoses } : {}),
     });
     writeFileAtomic(
       join(reportDir, 'stages.json'),
-      `${JSON.stringify({ stages, firstDivergentStage, gates: outcomes, passed: check.passed, ...(opts.referenceKind ? { referenceKind: opts.referenceKind } : {}), ...(check.stageAttribution ? { stageAttribution: check.stageAttribution } : {}) }, null, 2)}\n`,
+      `${JSON.stringify({ stages, firstDivergentStage, gates: outcomes, passed: check.passed, ...(opts.referenceKind ? { referenceKind: opts.referenceKind } : {}), ...(check.stageAttribution ? { stageAttribution: check.stageAttribution } : {}), warnings, ...(opts.diagnose ? { diagnoses: diagnoses.map((d) => ({ scope: d.scope, verdict: d.diagnosis.verdict, summary: d.diagnosis.summary, explainedShare: d.diagnosis.explainedShare })) } : {}) }, null, 2)}\n`,
     );
   }
   return check;
+}
+
+/**
+ * The warnings of a check: each stage that differs grossly (GROSS_STAGE_RMS_MM) while a neighbour in the declared
+ * order agrees (GROSS_RATIO smaller) — a difference that appears and vanishes again is not carried by the pipeline, so
+ * a capture's conventions (row direction, extent, encoding) are the likely cause; the warning names the diagnosis of
+ * the gross stage (`diagnoseStage` when it was not diagnosed already).
+ */
+export function grossStageWarnings(
+  stages: readonly StageComparison[],
+  diagnosed: readonly { scope: string; diagnosis: Diagnosis }[],
+  diagnoseStage: (stage: string) => Diagnosis,
+): string[] {
+  const out: string[] = [];
+  const mm = (v: number) => (v === 0 ? '0' : v.toPrecision(3));
+  const gross = (a: StageComparison, b: StageComparison | undefined) => b !== undefined && a.rmsMm >= GROSS_STAGE_RMS_MM && b.rmsMm * GROSS_RATIO <= a.rmsMm;
+  stages.forEach((g, k) => {
+    const agree = [
+      gross(g, stages[k - 1]) ? `the stage before it, ${stages[k - 1].stage} (RMS ${mm(stages[k - 1].rmsMm)} mm)` : null,
+      gross(g, stages[k + 1]) ? `the next stage, ${stages[k + 1].stage} (RMS ${mm(stages[k + 1].rmsMm)} mm)` : null,
+    ].filter((x): x is string => x !== null);
+    if (!agree.length) return;
+    const d = diagnosed.find((x) => x.scope === g.stage)?.diagnosis ?? diagnoseStage(g.stage);
+    out.push(
+      `stage ${g.stage} differs grossly (RMS ${mm(g.rmsMm)} mm, max ${mm(g.maxAbsMm)} mm, ${g.differing} px) while ${agree.join(' and ')} ${agree.length > 1 ? 'agree' : 'agrees'}: a difference the pipeline does not carry on — the conventions of a ${g.stage} capture (row direction, extent, encoding) are the likely cause. Diagnosis of ${g.stage}: ${d.summary}`,
+    );
+  });
+  return out;
 }

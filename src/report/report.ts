@@ -70,6 +70,7 @@ import type { PixelStages, StageAttribution, StageField } from '../compare/attri
 import type { ComparisonResult, FloatHistogramBin, Position, RegionMetrics } from '../compare/compare.js';
 import type { MaskDefinition } from '../compare/regions.js';
 import type { GateOutcome } from '../compare/gates.js';
+import type { Diagnosis } from '../compare/diagnose.js';
 import { ARTICLE_STAGE_ANCHORS_MM, SEED_PIPELINE } from '../pipelines/seed.js';
 import type { PipelineDeclaration } from '../pipelines/declaration.js';
 
@@ -96,6 +97,10 @@ export interface ReportMeta {
   extraMetrics?: Record<string, number>;
   /** Further Markdown lines (e.g. the GPU-mimic switches of the generated side). */
   notes?: string[];
+  /** Diagnoses (src/compare/diagnose.ts) per scope — "final", a stage name, "comparison" — shown in a section of their own. */
+  diagnoses?: readonly { scope: string; diagnosis: Diagnosis }[];
+  /** Warnings shown under the headline (e.g. a stage that differs grossly while the next agrees). */
+  warnings?: readonly string[];
 }
 
 /** [D] The article's per-stage inner-400 m RMS, mm: declared with the seed pipeline (src/pipelines/seed.ts). */
@@ -287,6 +292,7 @@ function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
     );
     L.push(`generated \`${meta.generated}\` vs reference \`${meta.reference}\` — ${r.grid.columns}×${r.grid.rows}, ${codeRangeText(r)}`, '');
   }
+  for (const w of meta.warnings ?? []) L.push(`**Warning:** ${w}`, '');
   if (meta.referenceKind) L.push(`Reference: ${meta.referenceKind}.`, '');
   for (const n of meta.notes ?? []) L.push(n);
   if (meta.notes?.length) L.push('');
@@ -384,6 +390,16 @@ function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
     if (sa.skipped.length) L.push(`- not compared (dumped on one side only): ${sa.skipped.join(', ')}`);
     L.push('');
   }
+  if (meta.diagnoses?.length) {
+    L.push('## Diagnosis', '', 'The likely cause of each difference (least-squares signatures and direct flip checks; `heightbench diagnose`):', '');
+    for (const { scope, diagnosis: d } of meta.diagnoses) {
+      L.push(
+        `- **${scope}**: ${d.summary}${d.verdict === 'identical' ? '' : ` (R² ${M(`diagnosis.${scope}.explainedPercent`, fmt(d.explainedShare * 100, 4))} %)`}`,
+      );
+      for (const f of d.findings.slice(1, 4)) L.push(`  - ${f.sentence}`);
+    }
+    L.push('');
+  }
   if (meta.gates?.length) {
     L.push('| gate | limit | value | result |', '|---|---|---|---|');
     const cell = (t: string) => t.replace(/\|/g, '\\|'); // a gate named "max |Δq|" must not split its row
@@ -418,6 +434,11 @@ export function pageMetrics(r: ComparisonResult, meta: ReportMeta): Record<strin
         .sort((x, y) => Number(x[0]) - Number(y[0]))
         .slice(0, 2 * HISTOGRAM_FOLD_LIMIT))
         out[`stageAttribution.deltaByStage.${st}.${d}`] = n;
+  }
+  for (const { scope, diagnosis: d } of meta.diagnoses ?? []) {
+    if (Number.isFinite(d.explainedShare)) out[`diagnosis.${scope}.explainedPercent`] = d.explainedShare * 100;
+    if (Number.isFinite(d.differenceRmsM)) out[`diagnosis.${scope}.differenceRmsMm`] = d.differenceRmsM * 1000;
+    out[`diagnosis.${scope}.explained`] = d.verdict === 'explained' ? 1 : 0;
   }
   (meta.gates ?? []).forEach((g, k) => {
     out[`gates.${k}.value`] = g.value;

@@ -1,0 +1,131 @@
+/**
+ * The diagnosis in every report: a base capture stored with its rows in reverse order (the wrong row direction) beside
+ * a pre-encode stage that agrees — `check` warns that a capture's conventions are the likely cause and names the row
+ * flip; `check --diagnose` writes each differing stage's diagnosis into summary.md, index.html and metrics.json;
+ * `diagnose RUN_DIR REF_DIR` works on the folders; `compare --diagnose --report` writes its diagnosis into the report;
+ * a shift on both axes is named on both in the headline; check's stage lines give the whole map first, so a difference
+ * near the edge (outside the inner 400 m disk) shows.
+ * The reference fields here are built by the test (smooth analytic surfaces), independent of the pipeline.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { diagnose } from '../src/compare/diagnose.js';
+import { domainGrid } from '../src/core/grid.js';
+import { codeHeightfield, floatHeightfield } from '../src/core/heightfield.js';
+import { writeHeightfieldFile } from '../src/io/heightfield-file.js';
+import { cli, tempDir } from './helpers.js';
+
+const N = 128;
+const grid = domainGrid(N); // −1024…1024 m, 16 m texels
+const surface = (phase: number) =>
+  Float32Array.from({ length: N * N }, (_, k) => {
+    const i = k % N;
+    const j = (k - i) / N;
+    return 40 * Math.sin((i + phase) / 9) + 25 * Math.cos((j * 1.3 + phase) / 11) + 0.3 * j;
+  });
+const flipRows = (a: Float32Array) => {
+  const out = new Float32Array(a.length);
+  for (let j = 0; j < N; j++) out.set(a.subarray(j * N, (j + 1) * N), (N - 1 - j) * N);
+  return out;
+};
+
+/** A run folder pair: every stage equal except those `change` alters on the generated side. */
+function folders(change: Record<string, (a: Float32Array) => Float32Array>): { gen: string; ref: string } {
+  const d = tempDir('hb-diag-rep-');
+  const gen = join(d, 'gen');
+  const ref = join(d, 'ref');
+  for (const dir of [gen, ref]) mkdirSync(dir);
+  ['raster', 'base', 'after-support', 'pre-encode'].forEach((s, n) => {
+    const h = surface(n);
+    writeHeightfieldFile(join(ref, `${s}.r32`), floatHeightfield(grid, h));
+    writeHeightfieldFile(join(gen, `${s}.r32`), floatHeightfield(grid, change[s] ? change[s](h) : h));
+  });
+  const codes = Uint16Array.from(surface(3), (h) => Math.round(((h + 500) / 1000) * 65535));
+  for (const dir of [gen, ref]) writeHeightfieldFile(join(dir, 'final.r16'), codeHeightfield(grid, codes));
+  return { gen, ref };
+}
+
+describe('a stage captured with the wrong row direction', () => {
+  const { gen, ref } = folders({ base: flipRows });
+
+  it('check warns that a capture convention is the likely cause and names the row flip, without --diagnose', async () => {
+    const r = await cli('check', gen, ref);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(
+      /warning: stage base differs grossly \(RMS [\d.e+]+ mm, .*\) while the stage before it, raster \(RMS 0 mm\) and the next stage, after-support \(RMS 0 mm\) agree: .*the conventions of a base capture/,
+    );
+    expect(r.out).toMatch(/Diagnosis of base: generated is the reference with its rows in reverse order/);
+    expect(r.err).toMatch(/^heightbench: warning: stage base differs grossly/);
+    // The stage lines give the whole map first.
+    expect(r.out).toMatch(/stage base: max \|Δ\| [\d.e+]+ mm, RMS [\d.e+]+ mm, \d+ of 16384 px differ; inner 400 m RMS/);
+    expect(r.out).toMatch(/stage raster: max \|Δ\| 0 mm, RMS 0 mm, 0 of 16384 px differ/);
+  });
+
+  it('check --diagnose writes each differing stage’s diagnosis into summary.md, index.html and metrics.json', async () => {
+    const report = join(tempDir('hb-diag-rep-out-'), 'report');
+    const r = await cli('check', gen, ref, '--diagnose', '--report', report);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/diagnosis of base: generated is the reference with its rows in reverse order/);
+    const md = readFileSync(join(report, 'summary.md'), 'utf8');
+    expect(md).toMatch(/## Diagnosis/);
+    expect(md).toMatch(/- \*\*base\*\*: generated is the reference with its rows in reverse order/);
+    expect(md).toMatch(/\*\*Warning:\*\* stage base differs grossly/);
+    expect(md).not.toMatch(/\*\*raster\*\*/); // equal stages are not diagnosed
+    const html = readFileSync(join(report, 'index.html'), 'utf8');
+    expect(html).toContain('rows in reverse order');
+    const m = JSON.parse(readFileSync(join(report, 'metrics.json'), 'utf8')) as Record<string, number>;
+    expect(m['diagnosis.base.explained']).toBe(1);
+    expect(m['diagnosis.base.explainedPercent']).toBeGreaterThan(0);
+    expect(m['stages.base.differing']).toBeGreaterThan(0);
+    const stagesJson = JSON.parse(readFileSync(join(report, 'stages.json'), 'utf8')) as { warnings: string[]; diagnoses: { scope: string }[] };
+    expect(stagesJson.warnings).toHaveLength(1);
+    expect(stagesJson.diagnoses.map((d) => d.scope)).toEqual(['base']);
+  });
+
+  it('diagnose RUN_DIR REF_DIR works on the folders', async () => {
+    const r = await cli('diagnose', gen, ref);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/## base\ndiagnosis: generated is the reference with its rows in reverse order/);
+    const j = JSON.parse((await cli('diagnose', gen, ref, '--json')).out) as { diagnoses: { scope: string }[]; warnings: string[] };
+    expect(j.diagnoses.map((d) => d.scope)).toEqual(['base']);
+    expect(j.warnings).toHaveLength(1);
+    const mixed = await cli('diagnose', gen, join(ref, 'base.r32'));
+    expect(mixed.code).toBe(2);
+  });
+});
+
+describe('a difference near the edge', () => {
+  it('shows in the whole-map figures of the stage line although the inner disk agrees', async () => {
+    const { gen, ref } = folders({
+      raster: (a) => {
+        const b = a.slice();
+        b[3 * N + 2] += 5; // 5 m at pixel (2, 3): ~990 m from the centre
+        return b;
+      },
+    });
+    const r = await cli('check', gen, ref);
+    expect(r.out).toMatch(/stage raster: max \|Δ\| 5\.00e\+3 mm, RMS [\d.e+]+ mm, 1 of 16384 px differ; inner 400 m RMS 0 mm/);
+  });
+});
+
+describe('compare --diagnose --report, and the headline of a shift on both axes', () => {
+  it('names both axes and writes the diagnosis into the report', async () => {
+    // The generated side is the reference sampled half a texel off in x and in y (an analytic surface, exact).
+    const f = (x: number, y: number) => 40 * Math.sin(x / 9) + 25 * Math.cos(y / 11);
+    const refH = Float32Array.from({ length: N * N }, (_, k) => f(k % N, Math.floor(k / N)));
+    const genH = Float32Array.from({ length: N * N }, (_, k) => f((k % N) - 0.5, Math.floor(k / N) - 0.5));
+    const d = diagnose(floatHeightfield(grid, genH), floatHeightfield(grid, refH));
+    expect(d.summary).toMatch(/texel in x/);
+    expect(d.summary).toMatch(/texel in y/);
+    const dir = tempDir('hb-diag-cmp-');
+    writeHeightfieldFile(join(dir, 'gen.r32'), floatHeightfield(grid, genH));
+    writeHeightfieldFile(join(dir, 'ref.r32'), floatHeightfield(grid, refH));
+    const report = join(dir, 'report');
+    const r = await cli('compare', join(dir, 'gen.r32'), join(dir, 'ref.r32'), '--diagnose', '--report', report);
+    expect(r.code, r.err).toBe(0);
+    for (const file of ['summary.md', 'index.html']) expect(readFileSync(join(report, file), 'utf8')).toMatch(/texel in x.*texel in y|texel in y.*texel in x/s);
+    const m = JSON.parse(readFileSync(join(report, 'metrics.json'), 'utf8')) as Record<string, number>;
+    expect(m['diagnosis.comparison.explained']).toBe(1);
+  });
+});
