@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormatError, LimitError } from '../src/errors.js';
 import { decodeTiff, encodeTiff } from '../src/io/formats/tiff.js';
 import type { DecodedRaster, RasterGeoreference } from '../src/io/formats/raster.js';
+import { tempDir, testRandom } from './helpers.js';
 
 const root = join(import.meta.dirname, '..');
 const python = join(root, '.venv', 'bin', 'python');
@@ -398,5 +399,52 @@ describe('encodeTiff writes what GDAL and tifffile read', () => {
     expect(() => encodeTiff({ ...o, nodata: 0.1 })).toThrow(/nodata 0.1 is not representable as float32/);
     expect(() => encodeTiff({ ...o, values: u16, nodata: -1 })).toThrow(/nodata -1 is not representable as uint16/);
     expect(() => encodeTiff({ ...o, width: W + 1 })).toThrow(/1305 values for 46×29, expected 1334/);
+  });
+});
+
+describe('LZW kernel', () => {
+  it('decodes what imagecodecs encoded exactly as the loop does: short, long (table resets), cut at max, and refusals', async () => {
+    const { lzwDecode, lzwDecodeFast } = await import('../src/io/formats/tiff.js');
+    const rnd = testRandom(0x12a);
+    const inputs = [
+      new Uint8Array(0),
+      Uint8Array.of(7),
+      new Uint8Array(5000).fill(3),
+      Uint8Array.from({ length: 300_000 }, (_, i) => (i * 7 + ((i >> 9) & 3)) & 0xff), // long strings, table resets
+      Uint8Array.from({ length: 200_000 }, () => Math.floor(rnd() * 256)), // incompressible: full tables
+    ];
+    const dir = tempDir('hb-lzw-');
+    inputs.forEach((b, k) => writeFileSync(join(dir, `${k}.raw`), b));
+    const py = spawnSync(
+      join(import.meta.dirname, '..', '.venv', 'bin', 'python'),
+      [
+        '-c',
+        'import sys, imagecodecs\nfor p in sys.argv[1:]:\n    open(p + ".lzw", "wb").write(imagecodecs.lzw_encode(open(p, "rb").read()))',
+        ...inputs.map((_, k) => join(dir, `${k}.raw`)),
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(py.status, py.stderr).toBe(0);
+    for (const [k, raw] of inputs.entries()) {
+      const enc = new Uint8Array(readFileSync(join(dir, `${k}.raw.lzw`)));
+      for (const max of [raw.length, Math.floor(raw.length / 3)]) {
+        const fast = lzwDecodeFast(enc, max, 'x', 'strip 0');
+        expect(Buffer.from(fast).equals(Buffer.from(lzwDecode(enc, max, 'x', 'strip 0'))), `input ${k}, max ${max}`).toBe(true);
+        expect(Buffer.from(fast).equals(Buffer.from(raw.subarray(0, max))), `input ${k}, max ${max}: imagecodecs' bytes`).toBe(true);
+      }
+    }
+    // Corrupt streams: the same refusal (or the same bytes) from both.
+    for (let t = 0; t < 200; t++) {
+      const enc = new Uint8Array(readFileSync(join(dir, '3.raw.lzw')).subarray(0, 2000));
+      enc[Math.floor(rnd() * enc.length)] ^= 1 << Math.floor(rnd() * 8);
+      const outcome = (f: typeof lzwDecode) => {
+        try {
+          return Buffer.from(f(enc, 8000, 'x', 'strip 0')).toString('hex');
+        } catch (e) {
+          return (e as Error).message;
+        }
+      };
+      expect(outcome(lzwDecodeFast)).toBe(outcome(lzwDecode));
+    }
   });
 });

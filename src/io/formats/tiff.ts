@@ -38,6 +38,8 @@ import { sourceOf, type DecoderInput, type ByteSource } from '../byte-source.js'
 import { checkFieldSize, checkReaderMemory } from '../limits.js';
 import { MAX_WORLD_COORDINATE } from '../../core/grid.js';
 import { FormatError, LimitError } from '../../errors.js';
+import { instantiateWasm, wasmDisabled } from '../../core/wasm.js';
+import { TIFF_LZW_WASM_BASE64 } from './wasm/tiff-lzw-wasm.js';
 import type { DecodedRaster, RasterGeoreference, RasterLimits, RasterSampleType, RasterSelection, RasterValues } from './raster.js';
 
 export { encodeTiff, type TiffEncodeOptions } from './tiff-write.js';
@@ -638,7 +640,7 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
         return Promise.resolve(src.fresh ? data.subarray(0, need) : Uint8Array.prototype.slice.call(data, 0, need));
       }
       // LZW and PackBits output is capped at the block's size: the rows past it are never needed.
-      return Promise.resolve(compression === 5 ? lzwDecode(data, Math.max(need, cap), where, what) : packBitsDecode(data, Math.max(need, cap)));
+      return Promise.resolve(compression === 5 ? lzwDecodeFast(data, Math.max(need, cap), where, what) : packBitsDecode(data, Math.max(need, cap)));
     } catch (e) {
       return Promise.reject(e);
     }
@@ -740,6 +742,40 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
  * `max` bytes. [R] Written here, bounded: a decoder that grows its output without bound can run away on a corrupt
  * stream (a fatal out-of-memory, not an exception).
  */
+interface LzwKernel {
+  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  lzw(src: number, len: number, out: number, max: number): number;
+}
+let lzwKernel: LzwKernel | null | undefined;
+/** Where the kernel's source bytes start (after its tables and state, wasm/tiff-lzw.wat). */
+const LZW_SRC = 41024;
+
+/**
+ * lzwDecode on the WebAssembly kernel (wasm/tiff-lzw.wat, code for code the loop below) where it runs. [R] A one-shot
+ * process would run the loop in V8's baseline tiers; a refusal is lzwDecode's own message, and the one case the
+ * kernel leaves to the loop (a code equal to a full table's next entry) is decoded by the loop.
+ */
+export function lzwDecodeFast(src: Uint8Array, max: number, where: string, what: string): Uint8Array {
+  if (lzwKernel === undefined) lzwKernel = wasmDisabled() ? null : instantiateWasm<LzwKernel>(TIFF_LZW_WASM_BASE64);
+  const k = lzwKernel;
+  if (!k) return lzwDecode(src, max, where, what);
+  const out = (LZW_SRC + src.length + 2 + 15) & ~15;
+  const need = out + max - k.memory.buffer.byteLength;
+  if (need > 0) k.memory.grow(Math.ceil(need / 65536));
+  const mem = new Uint8Array(k.memory.buffer);
+  mem.set(src, LZW_SRC);
+  mem[LZW_SRC + src.length] = 0;
+  mem[LZW_SRC + src.length + 1] = 0;
+  const o = k.lzw(LZW_SRC, src.length, out, max);
+  if (o === -3) return lzwDecode(src, max, where, what);
+  if (o < 0) {
+    const [bit, code, next] = new Int32Array(k.memory.buffer, 40960, 3);
+    const why = o === -1 ? `code ${code} right after a clear code` : `code ${code} beyond the table's ${next} entries`;
+    throw new FormatError(`${where}: TIFF ${what}: LZW data is corrupt (${why} at bit ${bit})`);
+  }
+  return mem.slice(out, out + o);
+}
+
 export function lzwDecode(src: Uint8Array, max: number, where: string, what: string): Uint8Array {
   const out = new Uint8Array(max);
   const prefix = new Int16Array(4096);
