@@ -132,9 +132,22 @@ def main(argv):
         with client:
             failures = collect(client, batches, base, rdir, len(items), t0)
     else:
-        # Threads suffice: each task's work is its own Node process.
-        with LocalCluster(n_workers=int(plan["workers"]), threads_per_worker=1, processes=False, dashboard_address=None) as cluster, Client(cluster) as client:
-            failures = collect(client, batches, base, rdir, len(items), t0)
+        # Threads suffice: each task's work is its own Node process. The workers' scratch folder is a temporary one,
+        # removed at the end (Dask's default would leave dask-scratch-space in the system's temporary folder).
+        import shutil
+        import tempfile
+
+        import dask
+
+        scratch = tempfile.mkdtemp(prefix="heightbench-dask-")
+        dask.config.set({"temporary-directory": scratch})
+        try:
+            with LocalCluster(
+                n_workers=int(plan["workers"]), threads_per_worker=1, processes=False, dashboard_address=None, local_directory=scratch
+            ) as cluster, Client(cluster) as client:
+                failures = collect(client, batches, base, rdir, len(items), t0)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
     if failures:
         for code, msg in failures[:10]:
             sys.stderr.write(f"heightbench sweep: a batch failed: {msg}\n")

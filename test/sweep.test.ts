@@ -215,11 +215,12 @@ describe('sweep: a worker killed mid-sweep', () => {
       const d = tempDir('hb-sweep-kill-');
       const file = join(d, 'scheduler.json');
       const dask = join(venv, 'dask');
-      const quiet = { env, stdio: 'ignore' as const };
-      procs.push(spawn(dask, ['scheduler', '--host', '127.0.0.1', '--port', '0', '--no-dashboard', '--scheduler-file', file], quiet));
+      // Their scratch space in the test's folder, not the system's temporary folder.
+      const quiet = { env: { ...env, DASK_TEMPORARY_DIRECTORY: join(d, 'scratch') }, stdio: 'ignore' as const };
+      procs.push(spawn(dask, ['scheduler', '--host', '127.0.0.1', '--port', '0', '--no-dashboard', '--scheduler-file', file], { ...quiet, cwd: d }));
       for (let k = 0; k < 300 && !existsSync(file); k++) await wait(100);
       const address = (JSON.parse(readFileSync(file, 'utf8')) as { address: string }).address;
-      const worker = () => spawn(dask, ['worker', address, '--nthreads', '1', '--no-nanny', '--no-dashboard'], quiet);
+      const worker = () => spawn(dask, ['worker', address, '--nthreads', '1', '--no-nanny', '--no-dashboard', '--local-directory', join(d, 'scratch')], quiet);
       const a = worker();
       const b = worker();
       procs.push(a, b);
