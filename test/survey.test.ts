@@ -34,6 +34,7 @@ function record(key: string, exact: number, maxAbsCode: number, finalSha: string
     final: { pixels: 256, exact, exactPercent: (100 * exact) / 256, maxAbsCode, rmsMm: maxAbsCode, maxAbsMm: maxAbsCode, histogram: { '0': exact } },
     firstDivergence: { base: 256 - exact },
     causes: null,
+    origins: { base: 256 - exact },
     sha256: { generated: { final: finalSha }, reference: { final: 'ref' } },
     branches: {},
     timeMs: { generated: 1, reference: 1, compare: 1, total: 3 },
@@ -74,6 +75,7 @@ describe('the survey', () => {
     expect(s.maxAbsCode.bins).toMatchObject({ '0': 1, '1': 1, '2': 1 });
     expect(s.worst.map((w) => w.key)).toEqual(['r@2@16', 'r@<script>@16']);
     expect(s.firstDivergence.base).toBe(6 + 56);
+    expect(s.origins.base).toBe(6 + 56);
   });
 
   it('escapes every text in the HTML; Markdown cells cannot split a row', () => {

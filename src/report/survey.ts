@@ -51,6 +51,8 @@ export interface Survey {
   worst: { key: string; name: string; exactPercent: number; maxAbsCode: number; rmsMm: number; check?: string }[];
   firstDivergence: Record<string, number>;
   causes: Record<string, number>;
+  /** Stage → differing pixels originating there (records that traced origins). */
+  origins: Record<string, number>;
   /** Stage → folded SHA-256, generated and reference sides. */
   foldedDigest: { generated: Record<string, string>; reference: Record<string, string> };
   headline: string;
@@ -101,9 +103,11 @@ export function surveyOf(
   const bins = <T>(def: readonly [string, (x: T) => boolean][], xs: readonly T[]) => Object.fromEntries(def.map(([k, f]) => [k, xs.filter(f).length]));
   const firstDivergence: Record<string, number> = {};
   const causes: Record<string, number> = {};
+  const origins: Record<string, number> = {};
   for (const r of records) {
     sum(firstDivergence, r.firstDivergence);
     sum(causes, r.causes);
+    sum(origins, r.origins ?? null);
   }
   const n = records.length;
   const headline = `${mism.length} of ${n} requests mismatched (${m.definition.base} at ${m.definition.size}², f32 against ${m.against})${missing.length ? `; ${missing.length} missing` : ''}`;
@@ -133,6 +137,7 @@ export function surveyOf(
     worst,
     firstDivergence,
     causes,
+    origins,
     foldedDigest: { generated: fold(records, 'generated'), reference: fold(records, 'reference') },
     headline,
   };
@@ -172,6 +177,7 @@ export function surveyMarkdown(s: Survey): string {
       table(['first divergent stage', 'pixels'], Object.entries(s.firstDivergence)),
     );
   if (Object.keys(s.causes).length) lines.push(table(['cause', 'pixels'], Object.entries(s.causes)));
+  if (Object.keys(s.origins).length) lines.push(table(['stage a difference originates in', 'pixels'], Object.entries(s.origins)));
   lines.push('### Folded digest per stage (SHA-256 of "key⇥sha256" lines in sweep order)', '');
   lines.push(
     table(
@@ -224,6 +230,9 @@ export function surveyHtml(s: Survey): string {
   )}${htmlTable(
     ['cause', 'pixels'],
     Object.entries(s.causes).map(([k, v]) => [e(k), e(v)]),
+  )}${htmlTable(
+    ['stage a difference originates in', 'pixels'],
+    Object.entries(s.origins).map(([k, v]) => [e(k), e(v)]),
   )}
 <h2>Folded digest per stage</h2><p>SHA-256 of "key⇥sha256" lines over the records in the sweep's order: one value per stage to hold against a stored one.</p>${htmlTable(
     ['stage', 'generated', 'reference'],

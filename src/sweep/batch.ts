@@ -57,6 +57,8 @@ export interface SweepRecord {
   firstDivergence: Record<string, number> | null;
   /** Cause class → differing final pixels (stage detail only). */
   causes: Record<string, number> | null;
+  /** Stage → differing final pixels whose difference originates there (stage detail, when the pipeline declares footprints). */
+  origins: Record<string, number> | null;
   /** Stage → SHA-256, each side (the final always; the float stages with stage detail; a capture's stages it holds). */
   sha256: { generated: Record<string, string>; reference: Record<string, string> };
   /** Planner branch id → count (src/plan/branches.ts). */
@@ -185,12 +187,14 @@ export async function runBatch(items: readonly SweepItem[], opts: BatchOptions, 
     const cmp = compareHeightfields(codeHeightfield(grid, g.codes, req.encoding), codeHeightfield(grid, ref.codes, req.encoding));
     let firstDivergence: Record<string, number> | null = null;
     let causes: Record<string, number> | null = null;
+    let origins: Record<string, number> | null = null;
     if (opts.detail === 'stages') {
       const a: RunFields = { stages: g.stages, finalGrid: grid, codes: g.codes };
       const b: RunFields = { stages: ref.stages, finalGrid: grid, codes: ref.codes };
       const att = attributeStages(a, b, { metresPerCode: cmp.metresPerCode });
       firstDivergence = att.byStage;
       causes = att.byCause;
+      origins = att.origins?.byStage ?? null;
     }
     const t3 = performance.now();
     emit({
@@ -218,6 +222,7 @@ export async function runBatch(items: readonly SweepItem[], opts: BatchOptions, 
       },
       firstDivergence,
       causes,
+      origins,
       sha256: { generated: g.sha, reference: ref.sha },
       branches: planBranchCounts(gen.plan),
       timeMs: { generated: round(t1 - t0), reference: round(t2 - t1), compare: round(t3 - t2), total: round(t3 - t0) },
