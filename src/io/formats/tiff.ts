@@ -40,6 +40,7 @@ import { MAX_WORLD_COORDINATE } from '../../core/grid.js';
 import { FormatError, LimitError } from '../../errors.js';
 import { instantiateWasm, wasmDisabled } from '../../core/wasm.js';
 import { TIFF_LZW_WASM_BASE64 } from './wasm/tiff-lzw-wasm.js';
+import { TIFF_PREDICTOR_WASM_BASE64 } from './wasm/tiff-predictor-wasm.js';
 import type { DecodedRaster, RasterGeoreference, RasterLimits, RasterSampleType, RasterSelection, RasterValues } from './raster.js';
 
 export { encodeTiff, type TiffEncodeOptions } from './tiff-write.js';
@@ -464,6 +465,37 @@ function floatRowInto(row: Uint8Array, out: Uint32Array, at: number, cols: numbe
   }
 }
 
+interface PredictorKernel {
+  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  rows(rows: number, wc: number, out: number): void;
+}
+let predictorKernel: PredictorKernel | null | undefined;
+
+/**
+ * floatRowInto for `rows` float32 rows of a block on the WebAssembly kernel (wasm/tiff-predictor.wat: the running sum
+ * and the planes sixteen at a time), each row's first `cols` words stored at `at` + r·`stride`; false where the kernel
+ * does not run (the loop then serves). [R] A one-shot process would run the byte loops in V8's baseline tiers.
+ */
+function floatRowsOnKernel(block: Uint8Array, rows: number, rowBytes: number, out: Uint32Array, at: number, stride: number, cols: number): boolean {
+  if (predictorKernel === undefined)
+    predictorKernel = wasmDisabled() || !LITTLE_ENDIAN_HOST ? null : instantiateWasm<PredictorKernel>(TIFF_PREDICTOR_WASM_BASE64);
+  const k = predictorKernel;
+  if (!k || rowBytes % 4 !== 0) return false;
+  const bytes = rows * rowBytes;
+  const dst = (bytes + 15) & ~15;
+  const need = dst + bytes - k.memory.buffer.byteLength;
+  if (need > 0) k.memory.grow(Math.ceil(need / 65536));
+  new Uint8Array(k.memory.buffer, 0, bytes).set(block.subarray(0, bytes));
+  const wc = rowBytes / 4;
+  k.rows(rows, wc, dst);
+  const words = new Uint32Array(k.memory.buffer, dst, rows * wc);
+  for (let r = 0; r < rows; r++) out.set(words.subarray(r * wc, r * wc + cols), at + r * stride);
+  return true;
+}
+
+/** Whether typed arrays are little-endian here (the kernel writes little-endian words). */
+const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 /** Reads page 0 of a (Geo)TIFF and returns one band of it; see the file header for the rules. */
 export async function decodeTiff(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits): Promise<DecodedRaster> {
   const src = sourceOf(input, where);
@@ -690,6 +722,7 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
     if (predictor === 2) undoHorizontal(block, rows, rowBytes, sampleBytes, blockSpp);
     if (predictor === 3 && blockSpp === 1 && (sampleBytes === 4 || sampleBytes === 8)) {
       // The common float GeoTIFF: planes straight into the output words, no scratch row.
+      if (sampleBytes === 4 && floatRowsOnKernel(block, validRows, rowBytes, out32, by * bh * width + bx * bw, width, validCols)) continue;
       for (let r = 0; r < validRows; r++) {
         floatRowInto(block.subarray(r * rowBytes, (r + 1) * rowBytes), out32, ((by * bh + r) * width + bx * bw) * (sampleBytes / 4), validCols, sampleBytes);
       }
