@@ -7,6 +7,7 @@
  * near the edge (outside the inner 400 m disk) shows.
  * The reference fields here are built by the test (smooth analytic surfaces), independent of the pipeline.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -127,5 +128,55 @@ describe('compare --diagnose --report, and the headline of a shift on both axes'
     for (const file of ['summary.md', 'index.html']) expect(readFileSync(join(report, file), 'utf8')).toMatch(/texel in x.*texel in y|texel in y.*texel in x/s);
     const m = JSON.parse(readFileSync(join(report, 'metrics.json'), 'utf8')) as Record<string, number>;
     expect(m['diagnosis.comparison.explained']).toBe(1);
+  });
+});
+
+describe('every differing pixel exported: check --differences and --differences-csv', () => {
+  it('writes the first-divergence index field (numpy reads it back) and the pixel list ranked by |Δ|, bounded by the cap', async () => {
+    const d = tempDir('hb-diffs-');
+    const gen = join(d, 'gen');
+    const ref = join(d, 'ref');
+    for (const dir of [gen, ref]) mkdirSync(dir);
+    const stages = ['raster', 'base', 'after-support', 'pre-encode'];
+    const enc = (h: Float32Array) => Uint16Array.from(h, (v) => Math.round(((v + 500) / 1000) * 65535));
+    stages.forEach((s, n) => {
+      const h = surface(n);
+      const g = h.slice();
+      if (s !== 'raster' || n === 0) g[3 * N + 2] += 5; // pixel (2, 3): differs from the raster on, by 5 m
+      if (s === 'pre-encode') g[40 * N + 70] += 0.5; // pixel (70, 40): only at the pre-encode, by 0.5 m
+      writeHeightfieldFile(join(ref, `${s}.r32`), floatHeightfield(grid, h));
+      writeHeightfieldFile(join(gen, `${s}.r32`), floatHeightfield(grid, g));
+      if (s === 'pre-encode') {
+        writeHeightfieldFile(join(ref, 'final.r16'), codeHeightfield(grid, enc(h)));
+        writeHeightfieldFile(join(gen, 'final.r16'), codeHeightfield(grid, enc(g)));
+      }
+    });
+    const npy = join(d, 'first-stage.npy');
+    const csv = join(d, 'pixels.csv');
+    const r = await cli('check', gen, ref, '--differences', npy, '--differences-csv', csv);
+    expect(r.code, r.err).toBe(0);
+    const lines = readFileSync(csv, 'utf8').trim().split('\n');
+    expect(lines[0]).toBe('# heightbench differences: 2 of 2 differing pixels, ranked by |delta| (largest first); 0 left out (cap 100000)');
+    expect(lines[2]).toMatch(/^2,3,-984,-968,.*,raster$/);
+    expect(lines[3]).toMatch(/^70,40,104,-376,.*,pre-encode$/);
+    const capped = await cli('check', gen, ref, '--differences-csv', csv, '--differences-cap', '1');
+    expect(capped.out).toMatch(/1 pixels ranked by \|Δ\| → .*pixels\.csv \(1 left out by the cap\)/);
+    expect(readFileSync(csv, 'utf8').split('\n')[0]).toMatch(/1 of 2 differing pixels.*1 left out \(cap 1\)/);
+    // numpy reads the index field; the sidecar names the stages and the row order.
+    const sidecar = JSON.parse(readFileSync(`${npy}.json`, 'utf8')) as { grid: { rowDirection: string }; notes: { differences: { stageNames: string[] } } };
+    const py = spawnSync(
+      join(import.meta.dirname, '..', '.venv', 'bin', 'python'),
+      ['-c', `import numpy as np, json; a = np.load(${JSON.stringify(npy)}); print(json.dumps([a.shape, [float(v) for v in a.ravel()]]))`],
+      {
+        encoding: 'utf8',
+      },
+    );
+    const [shape, values] = JSON.parse(py.stdout) as [number[], number[]];
+    expect(shape).toEqual([N, N]);
+    const at = (i: number, j: number) => values[(sidecar.grid.rowDirection === 'row0-at-ymin' ? j : N - 1 - j) * N + i];
+    const names = sidecar.notes.differences.stageNames;
+    expect(names[at(2, 3)]).toBe('raster');
+    expect(names[at(70, 40)]).toBe('pre-encode');
+    expect(values.filter((v) => v >= 0)).toHaveLength(2);
   });
 });

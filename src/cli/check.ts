@@ -8,11 +8,12 @@ import { EXIT_GATE } from '../errors.js';
 import { gateFailureLines } from '../compare/gates.js';
 import { codeRangeText } from '../report/report.js';
 import { foldHistogram, foldedHistogramText } from '../compare/histogram-fold.js';
-import { checkRun } from '../report/check.js';
+import { checkRun, DEFAULT_DIFFERENCES_CAP, writeDifferenceCsv, writeDifferenceField } from '../report/check.js';
 import { SEED_PIPELINE } from '../pipelines/seed.js';
 import { attributionSummary } from '../compare/attribution.js';
 import { folderForReading } from '../io/folder-swap.js';
 import { parseNumber, parsePath } from './args.js';
+import { InvalidArgumentError } from 'commander';
 import { addGateOptions, gatesOf, type GateOptions } from './gate-flags.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 
@@ -48,6 +49,12 @@ function fmtMm(v: number): string {
   return Number.isFinite(v) ? (v === 0 ? '0' : v.toExponential(2)) : '–';
 }
 
+function parseNonNegativeInt(v: string): number {
+  const n = /^\s*\d+\s*$/.test(v) ? Number(v) : NaN;
+  if (!Number.isSafeInteger(n)) throw new InvalidArgumentError(`expected an integer ≥ 0, got ${JSON.stringify(v)}`);
+  return n;
+}
+
 export const installCheck: CommandInstaller = (program: Command, io: CliIO) => {
   addGateOptions(
     program
@@ -63,10 +70,21 @@ export const installCheck: CommandInstaller = (program: Command, io: CliIO) => {
     .option('--reference-kind <text>', 'say in the report what kind of reference this is (e.g. "heightbench GPU executor")')
     .option('--attribution', 'attribute every differing final code to the first stage differing by more than ε there')
     .option('--attribution-eps-mm <x>', 'ε of --attribution, mm (default 0.01)', parseNumber)
+    .option('--differences <file>', "write every differing pixel's first divergent stage as a .tif or .npy index field (implies --attribution)", parsePath)
+    .option(
+      '--differences-csv <file>',
+      'write the differing pixels (pixel, world, both values, Δ, first stage), ranked by |Δ|, as CSV (implies --attribution)',
+      parsePath,
+    )
+    .option(
+      '--differences-cap <n>',
+      `most rows of --differences-csv (default ${DEFAULT_DIFFERENCES_CAP}; the file says how many it leaves out)`,
+      parseNonNegativeInt,
+    )
     .option('--diagnose', 'diagnose the final map and every stage that differs (shift, gain, blur, bias, edge band, flips), into the output and the report')
     .option('--note <text>', 'a line for the report summary (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
     .action(
-      (
+      async (
         g: string,
         r: string,
         o: GateOptions & {
@@ -79,12 +97,16 @@ export const installCheck: CommandInstaller = (program: Command, io: CliIO) => {
           attributionEpsMm?: number;
           note?: string[];
           diagnose?: boolean;
+          differences?: string;
+          differencesCsv?: string;
+          differencesCap?: number;
         },
       ) => {
         // A reference folder between the two renames of a swap is read from its kept old copy (read-only).
         const c = checkRun(folderForReading(g), folderForReading(r), gatesOf(o), o.report, o.title, o.sharedPlotly, {
           referenceKind: o.referenceKind,
-          attribution: o.attribution || o.attributionEpsMm !== undefined,
+          attribution: o.attribution || o.attributionEpsMm !== undefined || !!o.differences || !!o.differencesCsv,
+          keepPixelStages: !!o.differences || !!o.differencesCsv,
           attributionEpsilonMm: o.attributionEpsMm,
           notes: o.note,
           toleranceMm: o.toleranceMm,
@@ -92,6 +114,17 @@ export const installCheck: CommandInstaller = (program: Command, io: CliIO) => {
           ...(io.readHeightfield ? { readFile: io.readHeightfield } : {}),
         });
         printCheck(io, o.title ?? g, c);
+        if (c.pixels) {
+          const { stages, gen, ref } = c.pixels;
+          if (o.differences) {
+            await writeDifferenceField(o.differences, stages, gen);
+            io.out(`  differences: ${stages.index.length} differing pixels' first divergent stages → ${o.differences}\n`);
+          }
+          if (o.differencesCsv) {
+            const w = writeDifferenceCsv(o.differencesCsv, stages, gen, ref, o.differencesCap);
+            io.out(`  differences: ${w.written} pixels ranked by |Δ| → ${o.differencesCsv}${w.leftOut ? ` (${w.leftOut} left out by the cap)` : ''}\n`);
+          }
+        }
         for (const w of c.warnings) io.err(`heightbench: warning: ${w}\n`);
         if (o.strict && !c.passed) {
           io.err(gateFailureLines(c.gates));

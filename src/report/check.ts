@@ -5,7 +5,7 @@
  */
 import { FLOAT_STAGES } from '../conventions/index.js';
 import { join } from 'node:path';
-import { readHeightfieldFile, type LoadedHeightfield } from '../io/heightfield-file.js';
+import { readHeightfieldFile, writeHeightfieldFileAsync, type LoadedHeightfield } from '../io/heightfield-file.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { parseJson } from '../io/json-check.js';
 import { inputPresent, readInputText } from '../io/read-input.js';
@@ -15,8 +15,11 @@ import { diagnose, type Diagnosis } from '../compare/diagnose.js';
 import { evaluateGates, normaliseGates, type GateOutcome, type Gates } from '../compare/gates.js';
 import { REPORT_OWNED_NAMES, ReportStages, writeComparisonReport } from './report.js';
 import { displayCodes } from './report-maps.js';
-import { alignDumps, attributeRunFolders, type StageAttribution } from '../compare/attribution.js';
-import { floatHeightfield } from '../core/heightfield.js';
+import { alignDumps, attributeRunFolders, type PixelStages, type StageAttribution } from '../compare/attribution.js';
+import { floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
+import { decodeHeightR16 } from '../core/encoding.js';
+import { columnWorldX, rowWorldY } from '../core/grid.js';
+import { UsageError } from '../errors.js';
 import type { Sidecar } from '../io/sidecar.js';
 import { encodedStage, floatStageNames, stageFileName, type PipelineDeclaration } from '../pipelines/declaration.js';
 import { sharedPipeline, undeclaredNotes } from '../pipelines/run-folder.js';
@@ -56,6 +59,8 @@ export interface RunCheck {
   warnings: string[];
   /** With CheckOptions.diagnose: the diagnosis of the final map and of every stage that differs. */
   diagnoses?: { scope: string; diagnosis: Diagnosis }[];
+  /** With CheckOptions.keepPixelStages: every differing final pixel's first divergent stage, and both final maps. */
+  pixels?: { stages: PixelStages; gen: Heightfield; ref: Heightfield };
 }
 
 /** [R] A stage "differs grossly" at an RMS of 1 m or more and 1000× its neighbour's, which "agrees". */
@@ -76,6 +81,8 @@ export interface CheckOptions {
    * checks of one process name, so its files are read and verified once.
    */
   readFile?: (path: string) => LoadedHeightfield;
+  /** Keep every differing pixel's first divergent stage and both final maps in the result (RunCheck.pixels; needs attribution). */
+  keepPixelStages?: boolean;
   /** Diagnose the final map and every stage that differs (src/compare/diagnose.ts), into the output and the report. */
   diagnose?: boolean;
   /** Tolerance of the final comparison, mm (CompareOptions.toleranceMm; the --max-beyond-tolerance gate counts past it). */
@@ -152,7 +159,7 @@ export function checkRun(
         refDir,
         {
           ...(opts.attributionEpsilonMm !== undefined ? { epsilonMm: opts.attributionEpsilonMm } : {}),
-          perPixel: !!reportDir,
+          perPixel: !!reportDir || opts.keepPixelStages === true,
           pipeline,
         },
         readField,
@@ -224,8 +231,9 @@ export function checkRun(
   };
   if (stageAttribution) {
     // The undeclared files are stated once, in the notes (the attribution found the same ones).
-    const { pixelStages: _perPixel, undeclared: _undeclared, ...counts } = stageAttribution;
+    const { pixelStages: perPixel, undeclared: _undeclared, ...counts } = stageAttribution;
     check.stageAttribution = counts;
+    if (opts.keepPixelStages && perPixel) check.pixels = { stages: perPixel, gen, ref };
   }
   // A GPU reference names its adapter in its sidecar: the report says which adapter produced it.
   const notes = [...(opts.notes ?? []), ...importNotes('generated', genFile.sidecar), ...importNotes('reference', refFile.sidecar), ...undeclared];
@@ -306,4 +314,71 @@ export function grossStageWarnings(
     );
   });
   return out;
+}
+
+/*
+ * Every differing pixel of a check, exported: `--differences FILE` (a GeoTIFF or .npy of first-divergence stage
+ * indices on the final map's grid, with its sidecar naming the stages) and `--differences-csv FILE` (the pixel list).
+ *
+ * Inputs: the check's per-pixel first divergent stages (attribution.ts PixelStages) and both final maps.
+ * Outputs: the files, written atomically; the CSV lists pixels ranked by |Δ| (largest first; scan order among equals),
+ * at most `cap` of them, and says in its first line how many it leaves out.
+ * [R] Index field: float32, the index into `stageNames` of the sidecar's notes, −1 where the final codes agree.
+ */
+/** [R] Default cap of the CSV pixel list (rows): ~10 MB of text. */
+export const DEFAULT_DIFFERENCES_CAP = 100_000;
+
+/** The differing pixels ranked by |Δ| (largest first; ascending pixel index among equals). */
+export function rankedDifferences(ps: PixelStages, gen: Heightfield, ref: Heightfield): { order: Int32Array; delta: Float64Array } {
+  const g = heightsOf(gen);
+  const r = heightsOf(ref);
+  const n = ps.index.length;
+  const delta = new Float64Array(n);
+  for (let m = 0; m < n; m++) delta[m] = g[ps.index[m]] - r[ps.index[m]];
+  const order = Int32Array.from({ length: n }, (_, m) => m).sort((a, b) => Math.abs(delta[b]) - Math.abs(delta[a]) || ps.index[a] - ps.index[b]);
+  return { order, delta };
+}
+
+/** Writes the first-divergence index field (.tif, .tiff or .npy) with its sidecar. */
+export async function writeDifferenceField(path: string, ps: PixelStages, gen: Heightfield): Promise<void> {
+  if (!/\.(tif|tiff|npy)$/i.test(path)) throw new UsageError(`--differences ${path}: expected a .tif, .tiff or .npy file`);
+  const out = new Float32Array(gen.grid.columns * gen.grid.rows).fill(-1);
+  for (let m = 0; m < ps.index.length; m++) out[ps.index[m]] = ps.stage[m];
+  await writeHeightfieldFileAsync(path, floatHeightfield(gen.grid, out), {
+    notes: {
+      differences: { meaning: 'first divergent stage of each differing final pixel: index into stageNames; -1 where the codes agree', stageNames: ps.names },
+    },
+  });
+}
+
+/** Writes the CSV pixel list; returns how many rows it holds and how many it leaves out. */
+export function writeDifferenceCsv(
+  path: string,
+  ps: PixelStages,
+  gen: Heightfield,
+  ref: Heightfield,
+  cap = DEFAULT_DIFFERENCES_CAP,
+): { written: number; leftOut: number } {
+  if (!Number.isSafeInteger(cap) || cap < 0) throw new UsageError(`--differences-cap ${cap}: expected an integer ≥ 0`);
+  const { order, delta } = rankedDifferences(ps, gen, ref);
+  const n = order.length;
+  const written = Math.min(n, cap);
+  const grid = gen.grid;
+  const value = (f: Heightfield, k: number) => (f.kind === 'codes' ? decodeHeightR16(f.code_px[k], f.range) : f.height_px[k]);
+  const code = (f: Heightfield, k: number) => (f.kind === 'codes' ? String(f.code_px[k]) : '');
+  const lines = [
+    `# heightbench differences: ${written} of ${n} differing pixels, ranked by |delta| (largest first); ${n - written} left out (cap ${cap})`,
+    'column,row,x_m,y_m,generated_m,reference_m,delta_m,generated_code,reference_code,first_stage',
+  ];
+  for (let t = 0; t < written; t++) {
+    const m = order[t];
+    const k = ps.index[m];
+    const i = k % grid.columns;
+    const j = (k - i) / grid.columns;
+    lines.push(
+      [i, j, columnWorldX(grid, i), rowWorldY(grid, j), value(gen, k), value(ref, k), delta[m], code(gen, k), code(ref, k), ps.names[ps.stage[m]]].join(','),
+    );
+  }
+  writeFileAtomic(path, `${lines.join('\n')}\n`);
+  return { written, leftOut: n - written };
 }
