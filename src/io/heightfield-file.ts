@@ -12,7 +12,7 @@
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { basename, extname } from 'node:path';
-import { FormatError, LimitError, MismatchError, UsageError } from '../errors.js';
+import { FormatError, InputError, InputRangeError, InputTypeError, LimitError, MismatchError, UsageError } from '../errors.js';
 import { outsideContainerFor } from './outside.js';
 import { DEFAULT_RANGE, UNORM16_MAX, type GridDescription, type HeightRange, type RowDirection, type SampleConvention } from '../core/grid.js';
 import { codeHeightfield, encodeHeightfield, floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
@@ -353,6 +353,30 @@ function startDigestWorker(): DigestWorker {
 }
 
 function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: PayloadCheck, alloc?: PayloadAlloc): LoadedHeightfield {
+  return namingFile(path, () => readHeightfieldFileInner(path, settings, verify, alloc));
+}
+
+/**
+ * Runs a read of `path`; an input error whose message does not name the file (a grid built from flags and the file's
+ * size, refused by the core's checks as "grid.xmin: …") is thrown again, of the same class, with the file named first.
+ */
+export function namingFile<T>(path: string, read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    throw named(path, e);
+  }
+}
+
+/** The error with `path` named first when it is an input error that does not name it. */
+export function named(path: string, e: unknown): unknown {
+  const ours = e instanceof InputError || e instanceof InputRangeError || e instanceof InputTypeError;
+  if (!ours || e.message.includes(path)) return e;
+  const Same = e.constructor as new (message: string) => Error;
+  return new Same(`${path}: ${e.message}`);
+}
+
+function readHeightfieldFileInner(path: string, settings: ReadSettings, verify: PayloadCheck, alloc?: PayloadAlloc): LoadedHeightfield {
   const container = ownContainer(path, 'read');
   const sidecar = readSidecarFor(path);
   const notes: string[] = [];

@@ -121,6 +121,15 @@ function fromSidecar(path: string, sc: Sidecar, r: DecodedRaster, s: ReadSetting
 
 /** Reads a DDS, EXR, TIFF or .npy heightfield (see the header for the rules). */
 export async function readOutsideFile(path: string, container: OutsideContainer, s: ReadSettings): Promise<LoadedHeightfield> {
+  const { named } = await import('./heightfield-file.js');
+  try {
+    return await readOutside(path, container, s);
+  } catch (e) {
+    throw named(path, e);
+  }
+}
+
+async function readOutside(path: string, container: OutsideContainer, s: ReadSettings): Promise<LoadedHeightfield> {
   const pixelLimit = s.pixelLimit ?? MAX_FIELD_PIXELS;
   const sidecar = readSidecarFor(path);
   if (sidecar && sidecar.container !== container)
