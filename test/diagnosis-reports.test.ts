@@ -16,6 +16,8 @@ import { domainGrid } from '../src/core/grid.js';
 import { codeHeightfield, floatHeightfield } from '../src/core/heightfield.js';
 import { writeHeightfieldFile } from '../src/io/heightfield-file.js';
 import { cli, tempDir } from './helpers.js';
+import { STAGE_COLOURS, ringTint } from '../src/report/report-maps.js';
+import { mmColour } from '../src/report/pictures.js';
 
 const N = 128;
 const grid = domainGrid(N); // −1024…1024 m, 16 m texels
@@ -131,26 +133,32 @@ describe('compare --diagnose --report, and the headline of a shift on both axes'
   });
 });
 
+/** Two planted final differences: pixel (2, 3) diverging from the raster on by 5 m, pixel (70, 40) only at the pre-encode by 0.5 m. */
+function plantedFolders(): { gen: string; ref: string; d: string } {
+  const d = tempDir('hb-diffs-');
+  const gen = join(d, 'gen');
+  const ref = join(d, 'ref');
+  for (const dir of [gen, ref]) mkdirSync(dir);
+  const stages = ['raster', 'base', 'after-support', 'pre-encode'];
+  const enc = (h: Float32Array) => Uint16Array.from(h, (v) => Math.round(((v + 500) / 1000) * 65535));
+  stages.forEach((s, n) => {
+    const h = surface(n);
+    const g = h.slice();
+    if (s !== 'raster' || n === 0) g[3 * N + 2] += 5; // pixel (2, 3): differs from the raster on, by 5 m
+    if (s === 'pre-encode') g[40 * N + 70] += 0.5; // pixel (70, 40): only at the pre-encode, by 0.5 m
+    writeHeightfieldFile(join(ref, `${s}.r32`), floatHeightfield(grid, h));
+    writeHeightfieldFile(join(gen, `${s}.r32`), floatHeightfield(grid, g));
+    if (s === 'pre-encode') {
+      writeHeightfieldFile(join(ref, 'final.r16'), codeHeightfield(grid, enc(h)));
+      writeHeightfieldFile(join(gen, 'final.r16'), codeHeightfield(grid, enc(g)));
+    }
+  });
+  return { gen, ref, d };
+}
+
 describe('every differing pixel exported: check --differences and --differences-csv', () => {
   it('writes the first-divergence index field (numpy reads it back) and the pixel list ranked by |Δ|, bounded by the cap', async () => {
-    const d = tempDir('hb-diffs-');
-    const gen = join(d, 'gen');
-    const ref = join(d, 'ref');
-    for (const dir of [gen, ref]) mkdirSync(dir);
-    const stages = ['raster', 'base', 'after-support', 'pre-encode'];
-    const enc = (h: Float32Array) => Uint16Array.from(h, (v) => Math.round(((v + 500) / 1000) * 65535));
-    stages.forEach((s, n) => {
-      const h = surface(n);
-      const g = h.slice();
-      if (s !== 'raster' || n === 0) g[3 * N + 2] += 5; // pixel (2, 3): differs from the raster on, by 5 m
-      if (s === 'pre-encode') g[40 * N + 70] += 0.5; // pixel (70, 40): only at the pre-encode, by 0.5 m
-      writeHeightfieldFile(join(ref, `${s}.r32`), floatHeightfield(grid, h));
-      writeHeightfieldFile(join(gen, `${s}.r32`), floatHeightfield(grid, g));
-      if (s === 'pre-encode') {
-        writeHeightfieldFile(join(ref, 'final.r16'), codeHeightfield(grid, enc(h)));
-        writeHeightfieldFile(join(gen, 'final.r16'), codeHeightfield(grid, enc(g)));
-      }
-    });
+    const { gen, ref, d } = plantedFolders();
     const npy = join(d, 'first-stage.npy');
     const csv = join(d, 'pixels.csv');
     const r = await cli('check', gen, ref, '--differences', npy, '--differences-csv', csv);
@@ -178,5 +186,43 @@ describe('every differing pixel exported: check --differences and --differences-
     expect(names[at(2, 3)]).toBe('raster');
     expect(names[at(70, 40)]).toBe('pre-encode');
     expect(values.filter((v) => v >= 0)).toHaveLength(2);
+  });
+});
+
+describe('pictures that show every difference', () => {
+  it('the first-divergence map and the stage maps draw each planted pixel at its exact position, ringed, never overdrawn', async () => {
+    const { gen, ref, d } = plantedFolders();
+    const report = join(d, 'report');
+    const r = await cli('check', gen, ref, '--attribution', '--report', report);
+    expect(r.code, r.err).toBe(0);
+    const compared = (JSON.parse(readFileSync(join(report, 'stages.json'), 'utf8')) as { stageAttribution: { stages: string[] } }).stageAttribution.stages;
+    // Pixels read back by OpenImageIO (an independent PNG decoder); 128² maps are drawn one image pixel per map pixel,
+    // rows bottom-up (row0-at-ymin): image y = 127 − row.
+    const read = (file: string, points: [number, number][]) => {
+      const py = spawnSync(
+        join(import.meta.dirname, '..', '.venv', 'bin', 'python'),
+        [
+          '-c',
+          `import OpenImageIO as oiio, json, sys\nb = oiio.ImageBuf(sys.argv[1])\nprint(json.dumps([[round(v * 255) for v in b.getpixel(x, y)][:3] for x, y in json.loads(sys.argv[2])]))`,
+          file,
+          JSON.stringify(points),
+        ],
+        { encoding: 'utf8' },
+      );
+      if (py.status !== 0) throw new Error(py.stderr);
+      return JSON.parse(py.stdout) as number[][];
+    };
+    const at = (i: number, j: number): [number, number] => [i, N - 1 - j];
+    const [raster, pre, ring, gap, none] = read(join(report, 'first-divergence.png'), [at(2, 3), at(70, 40), at(72, 40), at(71, 40), at(10, 10)]);
+    expect(raster).toEqual(STAGE_COLOURS[compared.indexOf('raster')]);
+    expect(pre).toEqual(STAGE_COLOURS[compared.indexOf('pre-encode')]);
+    expect(ring).toEqual(ringTint(STAGE_COLOURS[compared.indexOf('pre-encode')]));
+    expect(gap).toEqual([255, 255, 255]);
+    expect(none).toEqual([255, 255, 255]);
+    // The raster's stage map: the 5 m pixel in its own colour, a ring two pixels out, nothing at the pre-encode pixel.
+    const [own, ringed, elsewhere] = read(join(report, 'stages', 'raster.png'), [at(2, 3), at(4, 3), at(70, 40)]);
+    expect(own).toEqual(mmColour(5000, 1e6 / 65535));
+    expect(ringed).toEqual(ringTint(mmColour(5000, 1e6 / 65535)));
+    expect(elsewhere).toEqual([255, 255, 255]);
   });
 });

@@ -139,19 +139,55 @@ export function blockPng(v: ArrayLike<number>, w: number, h: number, colour: (x:
   return img.png();
 }
 
+/** [R] A ring marker's colour: its block's colour mixed half with white, so it never reads as a marked block itself. */
+export function ringTint(c: Rgb): Rgb {
+  return [Math.round((c[0] + 255) / 2), Math.round((c[1] + 255) / 2), Math.round((c[2] + 255) / 2)];
+}
+
 /**
- * A categorical block map with every marked block (value ≥ 0) drawn as a (2r+1)² dot, so one differing pixel of a
- * 4096² map is seen at 512² (display: neighbouring dots may overlap; the later block in row order is on top).
+ * A block map where every marked block is drawn at its own position in its own colour, and ringed: a hollow
+ * (2r+1)² square in its tint around it, drawn only on unmarked (background) pixels, so a lone differing pixel of a
+ * 4096² map is seen at 512² and at every zoom of the page, and no marked block is ever covered by another's marker.
  */
-export function markPng(v: ArrayLike<number>, w: number, h: number, colour: (k: number) => Rgb, row0AtBottom: boolean, r = 1): Uint8Array {
+export function ringedPng(
+  v: ArrayLike<number>,
+  w: number,
+  h: number,
+  colour: (x: number) => Rgb,
+  marked: (x: number) => boolean,
+  row0AtBottom: boolean,
+  r = 2,
+): Uint8Array {
   const img = new RgbImage(w, h);
+  const isMarked = new Uint8Array(w * h);
+  const y = (j: number) => (row0AtBottom ? h - 1 - j : j);
+  for (let j = 0; j < h; j++) for (let i = 0; i < w; i++) if (marked(v[j * w + i])) isMarked[y(j) * w + i] = 1;
+  // Rings first, on background pixels only; then every block in its own colour (marked ones exactly where they are).
   for (let j = 0; j < h; j++)
     for (let i = 0; i < w; i++) {
-      const k = v[j * w + i];
-      if (k < 0) continue;
-      img.rect(i - r, (row0AtBottom ? h - 1 - j : j) - r, 2 * r + 1, 2 * r + 1, colour(k));
+      const x = v[j * w + i];
+      if (!marked(x)) continue;
+      const t = ringTint(colour(x));
+      const cy = y(j);
+      for (let b = -r; b <= r; b++)
+        for (let a = -r; a <= r; a++) {
+          if (Math.max(Math.abs(a), Math.abs(b)) !== r) continue;
+          const px = i + a;
+          const py = cy + b;
+          if (px >= 0 && py >= 0 && px < w && py < h && !isMarked[py * w + px]) img.set(px, py, t);
+        }
+    }
+  for (let j = 0; j < h; j++)
+    for (let i = 0; i < w; i++) {
+      const x = v[j * w + i];
+      if (marked(x)) img.set(i, y(j), colour(x));
     }
   return img.png();
+}
+
+/** A categorical block map (value ≥ 0 marked; −1 none): every marked block at its own position, ringed (ringedPng). */
+export function markPng(v: ArrayLike<number>, w: number, h: number, colour: (k: number) => Rgb, row0AtBottom: boolean, r = 2): Uint8Array {
+  return ringedPng(v, w, h, colour, (k) => k >= 0, row0AtBottom, r);
 }
 
 /** [R] Categorical colours of first divergent stages (in pipeline order), then final-only and outside-window. */
@@ -510,5 +546,14 @@ export function cropCardPng(layers: readonly CropLayer[], mmPerCode: number, zoo
 export function stageMapPng(gen: Float32Array, ref: Float32Array, grid: GridDescription, mmPerCode: number): Uint8Array {
   const f = overviewFactor(grid.columns, grid.rows);
   const b = signedBlockMaxOfDifference(gen, ref, grid.columns, grid.rows, f, 1000);
-  return blockPng(b.data, b.w, b.h, (v) => mmColour(v, mmPerCode), grid.rowDirection === 'row0-at-ymin');
+  // Every block whose colour is not the zero colour is ringed, so a lone differing pixel shows at every zoom.
+  const white = (c: Rgb) => c[0] === 255 && c[1] === 255 && c[2] === 255;
+  return ringedPng(
+    b.data,
+    b.w,
+    b.h,
+    (v) => mmColour(v, mmPerCode),
+    (v) => !white(mmColour(v, mmPerCode)),
+    grid.rowDirection === 'row0-at-ymin',
+  );
 }
