@@ -226,3 +226,43 @@ describe('pictures that show every difference', () => {
     expect(elsewhere).toEqual([255, 255, 255]);
   });
 });
+
+describe('pixel lists ranked by |Δ| per stage', () => {
+  it('stages.json keeps each stage’s 64 pixels of largest |Δq|, largest first (not the first in scan order), and counts the rest', async () => {
+    const d = tempDir('hb-tail-');
+    const gen = join(d, 'gen');
+    const ref = join(d, 'ref');
+    for (const dir of [gen, ref]) mkdirSync(dir);
+    const enc = (h: Float32Array) => Uint16Array.from(h, (v) => Math.round(((v + 500) / 1000) * 65535));
+    // 70 raster pixels along row 60, growing by 0.1 m per column: the largest lie last in scan order.
+    const plant = (h: Float32Array) => {
+      const g = h.slice();
+      for (let c = 0; c < 70; c++) g[60 * N + c + 20] += 0.1 * (c + 1);
+      return g;
+    };
+    ['raster', 'base', 'pre-encode'].forEach((s, n) => {
+      const h = surface(n);
+      const g = plant(h);
+      writeHeightfieldFile(join(ref, `${s}.r32`), floatHeightfield(grid, h));
+      writeHeightfieldFile(join(gen, `${s}.r32`), floatHeightfield(grid, g));
+      if (s === 'pre-encode') {
+        writeHeightfieldFile(join(ref, 'final.r16'), codeHeightfield(grid, enc(h)));
+        writeHeightfieldFile(join(gen, 'final.r16'), codeHeightfield(grid, enc(g)));
+      }
+    });
+    const report = join(d, 'report');
+    const r = await cli('check', gen, ref, '--attribution', '--report', report);
+    expect(r.code, r.err).toBe(0);
+    const sa = (
+      JSON.parse(readFileSync(join(report, 'stages.json'), 'utf8')) as {
+        stageAttribution: { tail: { column: number; dq: number; stage: string }[]; tailLeftOut: Record<string, number> };
+      }
+    ).stageAttribution;
+    const raster = sa.tail.filter((t) => t.stage === 'raster');
+    expect(raster).toHaveLength(64);
+    expect(raster[0].column).toBe(89); // the 7 m pixel, last in scan order
+    for (let k = 1; k < raster.length; k++) expect(Math.abs(raster[k].dq)).toBeLessThanOrEqual(Math.abs(raster[k - 1].dq));
+    expect(sa.tailLeftOut.raster).toBe(70 - 64);
+    expect(r.out).toMatch(/\|Δq\| > 1 first diverging in raster, largest first: \(89, 60\) Δq \d+.*; 65 more left out/);
+  });
+});

@@ -101,8 +101,13 @@ export interface StageAttribution {
   byCause: Record<string, number>;
   /** Cause class → |Δq| → count. */
   deltaByCause: Record<string, Record<string, number>>;
-  /** The |Δq| > 1 pixels (at most 64, row-major order): where, by how much, first stage, cause, per-stage Δ (m). */
+  /**
+   * The |Δq| > 1 pixels, per first divergent stage the 64 of largest |Δq| (largest first; row-major order among
+   * equals), stages in pipeline order: where, by how much, first stage, cause, per-stage Δ (m).
+   */
   tail: TailPixel[];
+  /** Per first divergent stage, the |Δq| > 1 pixels the tail leaves out. */
+  tailLeftOut: Record<string, number>;
   /** Present when asked for (AttributionOptions.perPixel). */
   pixelStages?: PixelStages;
   /**
@@ -270,7 +275,9 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
   const deltaByStage: Record<string, Record<string, number>> = {};
   const byCause: Record<string, number> = {};
   const deltaByCause: Record<string, Record<string, number>> = {};
-  const tail: TailPixel[] = [];
+  // Per first divergent stage, its TAIL_MAX pixels of largest |Δq| (sorted, largest first) and how many were left out.
+  const tails = new Map<string, TailPixel[]>();
+  const tailLeftOut: Record<string, number> = {};
   let differing = 0;
   let straddles = 0;
   const names = [...stages, 'final-only', 'outside-window'];
@@ -333,14 +340,25 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
       byCause[cause] = (byCause[cause] ?? 0) + 1;
       const dc = (deltaByCause[cause] ??= {});
       dc[String(ad)] = (dc[String(ad)] ?? 0) + 1;
-      if (ad > 1 && tail.length < TAIL_MAX) {
-        const deltaM: Record<string, number> = {};
-        stages.forEach((st, s) => {
-          const c = cols[s][i];
-          const r = rows[s][j];
-          if (c >= 0 && r >= 0) deltaM[st] = fa[s][r * widths[s] + c] - fb[s][r * widths[s] + c];
-        });
-        tail.push({ column: i, row: j, dq, stage: first, cause, deltaM });
+      if (ad > 1) {
+        let list = tails.get(first);
+        if (!list) tails.set(first, (list = []));
+        if (list.length < TAIL_MAX || ad > Math.abs(list[list.length - 1].dq)) {
+          const deltaM: Record<string, number> = {};
+          stages.forEach((st, s) => {
+            const c = cols[s][i];
+            const r = rows[s][j];
+            if (c >= 0 && r >= 0) deltaM[st] = fa[s][r * widths[s] + c] - fb[s][r * widths[s] + c];
+          });
+          // Insert after every pixel of at least this |Δq| (scan order kept among equals).
+          let at = list.length;
+          while (at > 0 && Math.abs(list[at - 1].dq) < ad) at--;
+          list.splice(at, 0, { column: i, row: j, dq, stage: first, cause, deltaM });
+          if (list.length > TAIL_MAX) {
+            list.pop();
+            tailLeftOut[first] = (tailLeftOut[first] ?? 0) + 1;
+          }
+        } else tailLeftOut[first] = (tailLeftOut[first] ?? 0) + 1;
       }
       const d = (deltaByStage[first] ??= {});
       d[String(ad)] = (d[String(ad)] ?? 0) + 1;
@@ -363,7 +381,8 @@ export function attributeStages(a: RunFields, b: RunFields, opts: AttributionOpt
     deltaByStage,
     byCause,
     deltaByCause,
-    tail,
+    tail: names.flatMap((st) => tails.get(st) ?? []),
+    tailLeftOut,
   };
   if (opts.perPixel) out.pixelStages = { names, index: pIndex.slice(0, used), stage: pStage.slice(0, used), straddle: pStraddle.slice(0, used) };
   const reach = footprintReach(decl, stages, a.finalGrid);
@@ -444,10 +463,19 @@ export function attributionSummary(r: StageAttribution): string[] {
     return `${c} ${r.byCause[c]} (${h})`;
   });
   if (causes.length) lines.push(`  by cause: ${causes.join('; ')}`);
-  if (r.tail.length)
+  // Per first divergent stage, its pixels of largest |Δq| (the first few here; all kept ones in stages.json).
+  const SHOWN = 5;
+  const byFirst = new Map<string, TailPixel[]>();
+  for (const t of r.tail) byFirst.set(t.stage, [...(byFirst.get(t.stage) ?? []), t]);
+  for (const [st, list] of byFirst) {
+    const more = list.length - Math.min(list.length, SHOWN) + (r.tailLeftOut?.[st] ?? 0);
     lines.push(
-      `  |Δq| > 1: ${r.tail.map((t) => `(${t.column}, ${t.row}) Δq ${t.dq}, ${t.stage}, ${t.cause}, ${t.stage in t.deltaM ? `Δ ${(t.deltaM[t.stage] * 1000).toFixed(1)} mm there` : 'encode'}`).join('; ')}`,
+      `  |Δq| > 1 first diverging in ${st}, largest first: ${list
+        .slice(0, SHOWN)
+        .map((t) => `(${t.column}, ${t.row}) Δq ${t.dq}, ${t.cause}, ${t.stage in t.deltaM ? `Δ ${(t.deltaM[t.stage] * 1000).toFixed(1)} mm there` : 'encode'}`)
+        .join('; ')}${more ? `; ${more} more left out` : ''}`,
     );
+  }
   if (r.skipped.length) lines.push(`  not compared (dumped on one side only): ${r.skipped.join(', ')}`);
   for (const u of r.undeclared ?? []) lines.push(`  ${u}`);
   return lines;
