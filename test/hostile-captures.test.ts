@@ -472,11 +472,11 @@ describe('extreme and null fields in descriptions exit 2, naming the file and th
     expect(r.code, r.err).toBe(2);
     expect(r.err).toMatch(/\.json\.grid\.xmin: expected a number in \[-9007199254740992, 9007199254740992\], found -1e\+308/);
   });
-  it('grid-message-names-no-file: a grid refused by the core checks names the file it was built for', async () => {
+  it('grid-message-names-no-file: a grid refused by the core checks names the side and the file it was built for', async () => {
     const f = join(d, 'small.npy');
     const r = await cli('compare', f, join(d, 'small.npy'), '--extent=-1e308,-1e308,1.7e308,1.7e308', '--row-direction', 'row0-at-ymin');
     expect(r.code, r.err).toBe(2);
-    expect(r.err).toBe(`heightbench: ${f}: grid.xmin: expected within ±9007199254740992 m (2^53), got -1e+308\n`);
+    expect(r.err).toBe(`heightbench: reference ${f}: grid.xmin: expected within ±9007199254740992 m (2^53), got -1e+308\n`);
   });
   it('export-tiles-null-range: a store whose description range is null exits 2 naming the field', async () => {
     const { readFileSync } = await import('node:fs');

@@ -6,7 +6,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { parseRowDirection, type RowDirection } from '../core/grid.js';
 import { MissingConventionsError, SIDE_CONVENTION_FLAGS, type ConventionSources, type SideConvention } from '../io/input-conventions.js';
-import { readHeightfieldFileAsync, type LoadedHeightfield, type ReadSettings } from '../io/heightfield-file.js';
+import { readHeightfieldFileAsync, sideNamed, type LoadedHeightfield, type ReadSettings } from '../io/heightfield-file.js';
 import { UsageError } from '../errors.js';
 import { parseEndian, parseExtent, parseRange, parseSize } from './args.js';
 
@@ -199,17 +199,17 @@ export async function readSides(
   s: { generated: ReadSettings; reference: ReadSettings },
 ): Promise<{ generated: LoadedHeightfield; reference: LoadedHeightfield }> {
   const missing: string[] = [];
-  const read = async (path: string, settings: ReadSettings): Promise<LoadedHeightfield | null> => {
+  const read = async (side: string, path: string, settings: ReadSettings): Promise<LoadedHeightfield | null> => {
     try {
       return await readHeightfieldFileAsync(path, settings);
     } catch (e) {
-      if (!(e instanceof MissingConventionsError)) throw e;
+      if (!(e instanceof MissingConventionsError)) throw sideNamed(side, path, e);
       missing.push(e.message);
       return null;
     }
   };
-  const ref = await read(reference, s.reference);
-  const gen = await read(generated, s.generated);
+  const ref = await read('reference', reference, s.reference);
+  const gen = await read('generated side', generated, s.generated);
   if (!ref || !gen) {
     // The generated side first, as the command line names it.
     throw new MissingConventionsError(missing.reverse().join('\n  and '));

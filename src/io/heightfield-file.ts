@@ -368,6 +368,17 @@ export function namingFile<T>(path: string, read: () => T): T {
   }
 }
 
+/**
+ * The error of reading one side of a two-file command, the side named first ("generated side PATH: …", "reference
+ * PATH: …"), so that a refusal says which side even when both sides are the same file.
+ */
+export function sideNamed(side: string, path: string, e: unknown): unknown {
+  const n = named(path, e);
+  if (!(n instanceof InputError || n instanceof InputRangeError || n instanceof InputTypeError) || n.message.startsWith(side)) return n;
+  const Same = n.constructor as new (message: string) => Error;
+  return new Same(`${side} ${n.message}`);
+}
+
 /** The error with `path` named first when it is an input error that does not name it. */
 export function named(path: string, e: unknown): unknown {
   const ours = e instanceof InputError || e instanceof InputRangeError || e instanceof InputTypeError;
