@@ -243,6 +243,7 @@ describe('pixel lists ranked by |Δ| per stage', () => {
     ['raster', 'base', 'pre-encode'].forEach((s, n) => {
       const h = surface(n);
       const g = plant(h);
+      if (s === 'pre-encode') g[100 * N + 100] += 0.05; // a small difference of its own at (100, 100): 3 codes
       writeHeightfieldFile(join(ref, `${s}.r32`), floatHeightfield(grid, h));
       writeHeightfieldFile(join(gen, `${s}.r32`), floatHeightfield(grid, g));
       if (s === 'pre-encode') {
@@ -264,5 +265,9 @@ describe('pixel lists ranked by |Δ| per stage', () => {
     for (let k = 1; k < raster.length; k++) expect(Math.abs(raster[k].dq)).toBeLessThanOrEqual(Math.abs(raster[k - 1].dq));
     expect(sa.tailLeftOut.raster).toBe(70 - 64);
     expect(r.out).toMatch(/\|Δq\| > 1 first diverging in raster, largest first: \(89, 60\) Δq \d+.*; 65 more left out/);
+    // The gallery shows the pre-encode's own pixel although 70 raster pixels differ more, and says how many it leaves out.
+    const html = readFileSync(join(report, 'index.html'), 'utf8');
+    expect(html).toMatch(/<figure class="card" data-pixel="100,100"[^>]*><figcaption><b>#\d+<\/b> \(largest of its first stage\)/);
+    expect(html).toMatch(/(\d+) of 71 differing pixels shown, (\d+) left out/);
   });
 });

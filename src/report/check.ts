@@ -14,7 +14,7 @@ import { compareHeightfields, type ComparisonResult } from '../compare/compare.j
 import { diagnose, type Diagnosis } from '../compare/diagnose.js';
 import { evaluateGates, normaliseGates, type GateOutcome, type Gates } from '../compare/gates.js';
 import { REPORT_OWNED_NAMES, ReportStages, writeComparisonReport } from './report.js';
-import { displayCodes } from './report-maps.js';
+import { displayCodes, stageIndexField } from './report-maps.js';
 import { alignDumps, attributeRunFolders, type PixelStages, type StageAttribution } from '../compare/attribution.js';
 import { floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
 import { decodeHeightR16 } from '../core/encoding.js';
@@ -167,7 +167,10 @@ export function checkRun(
     : undefined;
   const ps = stageAttribution?.pixelStages;
   const origins = ps?.origin ? new Set(Array.from(ps.index).filter((_, m) => ps.origin![m] === ps.stage[m])) : undefined;
-  const maps = reportDir ? new ReportStages(final, displayCodes(gen, final.range), displayCodes(ref, final.range), origins) : null;
+  // Each pixel's first divergent stage + 1 (0: the codes agree), one byte a pixel.
+  const stageField = ps && reportDir ? stageIndexField(ps, final.totalPixels) : null;
+  const firstStage = stageField ? (k: number) => (stageField[k] ? stageField[k] - 1 : undefined) : undefined;
+  const maps = reportDir ? new ReportStages(final, displayCodes(gen, final.range), displayCodes(ref, final.range), origins, firstStage) : null;
   const stages: StageComparison[] = [];
   const diagnoses: { scope: string; diagnosis: Diagnosis }[] = [];
   if (opts.diagnose && final.differing > 0)

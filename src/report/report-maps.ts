@@ -353,7 +353,7 @@ export interface GalleryPick {
   ref: number;
   /** Pixels in its connected group of differing pixels (0 when groups were not formed). */
   group: number;
-  why: 'largest |Δq|' | 'largest group' | 'origin';
+  why: 'largest |Δq|' | 'largest group' | 'origin' | 'largest of its first stage';
 }
 
 /** Connected groups (8-neighbour) of the differing pixels `idx` (sorted row-major): a group number per entry. */
@@ -413,6 +413,8 @@ export function galleryPicks(
   n = GALLERY_SIZE,
   idx: Int32Array = differingIndices(gen, ref),
   origins?: ReadonlySet<number>,
+  /** Each differing pixel's first divergent stage (attribution): every stage's pixel of largest |Δq| is shown. */
+  firstStage?: (k: number) => number | undefined,
 ): GalleryPick[] {
   const ad = (k: number) => Math.abs(gen[k] - ref[k]);
   const group = idx.length <= GROUP_LIMIT ? groupsOf(idx, columns) : null;
@@ -440,6 +442,17 @@ export function galleryPicks(
   const byDq = Array.from(idx).sort((a, b) => ad(b) - ad(a) || a - b);
   // With origins traced (attribution through declared footprints), the pixels where a difference originates lead.
   if (origins) for (const k of byDq) if (picks.length < n && origins.has(k) && !near(k)) add(k, 'origin');
+  // [R] Then every first divergent stage's pixel of largest |Δq|: a stage whose pixels differ less than another's is
+  //     still found in the gallery.
+  if (firstStage) {
+    const seen = new Set<number>();
+    for (const k of byDq) {
+      const st = firstStage(k);
+      if (st === undefined || seen.has(st)) continue;
+      seen.add(st);
+      if (picks.length < n && !picks.some((p) => p.index === k)) add(k, 'largest of its first stage');
+    }
+  }
   const half = Math.ceil(n / 2);
   let q = 0;
   for (; q < byDq.length && picks.length < half; q++) if (!near(byDq[q])) add(byDq[q], 'largest |Δq|');

@@ -581,10 +581,12 @@ export class ReportStages {
     readonly refCodes: Uint16Array,
     /** Pixels (row-major indices) where a difference originates: they lead the gallery. */
     origins?: ReadonlySet<number>,
+    /** Each differing pixel's first divergent stage: every stage's largest-|Δq| pixel is in the gallery. */
+    firstStage?: (k: number) => number | undefined,
   ) {
     const g = r.grid;
     this.diff = differingIndices(genCodes, refCodes);
-    this.picks = galleryPicks(genCodes, refCodes, g.columns, g.rows, GALLERY_SIZE, this.diff, origins);
+    this.picks = galleryPicks(genCodes, refCodes, g.columns, g.rows, GALLERY_SIZE, this.diff, origins, firstStage);
     this.layers = this.picks.map(() => []);
   }
   /** A stage pair (float metres, one grid on both sides): its difference map and its crops for the gallery. */
@@ -841,6 +843,7 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
     },
   };
   const extras: PageExtras = {
+    differingPixels: stagesOut.diff.length,
     disk3d: view3d !== undefined,
     legend: dqLegend(shownMaxCode),
     mmLegend: mmLegend(r.metresPerCode * 1000),
@@ -985,6 +988,8 @@ export function markdownToHtml(md: string): string {
 }
 
 interface PageExtras {
+  /** Final pixels whose codes differ (the gallery says how many it leaves out). */
+  differingPixels: number;
   /** Whether the page has the 3D view (the pipeline declares one). */
   disk3d: boolean;
   legend: string;
@@ -1298,7 +1303,7 @@ ${stageSection}
 ${body.rest}
 ${fdSection}
 <h2 id="gallery">Worst pixels</h2>
-<p class="note">The pixels of largest |Δq| first, then one pixel of each of the largest connected groups of differing pixels. Each card: one row per layer
+<p class="note">${x.cards.length} of ${x.differingPixels} differing pixels shown, ${x.differingPixels - x.cards.length} left out (every one is in <code>check --differences-csv</code>): where differences originate, then each first divergent stage's pixel of largest |Δq|, the pixels of largest |Δq|, then one pixel of each of the largest connected groups of differing pixels. Each card: one row per layer
 (every dumped stage in pipeline order, then the final codes), columns generated | reference (one terrain scale per row) | difference (mm scale for stages,
 Δq scale for final), ${2 * CROP_RADIUS + 1}×${2 * CROP_RADIUS + 1} px north-up around the pixel (framed).</p>
 <div class="grid" id="gallery-cards">${galleryHtml(x)}</div>
