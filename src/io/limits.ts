@@ -35,7 +35,13 @@ function budgetSource(): string {
 export function readerBudgetBytes(): number {
   const env = process.env.HEIGHTBENCH_MAX_MEMORY_MB;
   if (env !== undefined && env !== '') return memoryBudgetBytes();
-  return Math.floor(totalmem() / 4);
+  return Math.floor(machineMemory() / 4);
+}
+
+let total: number | undefined;
+/** The machine's memory, asked once: a reader checks its budget before every read (thousands for a ZIPS EXR). */
+function machineMemory(): number {
+  return (total ??= totalmem());
 }
 
 /**
