@@ -4,12 +4,14 @@
  * the DVC stages that run it depend on those sources, not on the pipeline's (test/dvc-deps.test.ts).
  */
 import type { Command } from 'commander';
-import { EXIT_GATE } from '../errors.js';
+import { EXIT_GATE, UsageError } from '../errors.js';
 import { gateFailureLines } from '../compare/gates.js';
 import { codeRangeText } from '../report/report.js';
 import { foldHistogram, foldedHistogramText } from '../compare/histogram-fold.js';
 import { checkRun, DEFAULT_DIFFERENCES_CAP, writeDifferenceCsv, writeDifferenceField } from '../report/check.js';
 import { SEED_PIPELINE } from '../pipelines/seed.js';
+import { checkDeclared } from './check-all.js';
+import { refuseNonRunFolders } from './wrong-kind.js';
 import { attributionSummary } from '../compare/attribution.js';
 import { folderForReading } from '../io/folder-swap.js';
 import { parseNumber, parsePath } from './args.js';
@@ -60,8 +62,10 @@ export const installCheck: CommandInstaller = (program: Command, io: CliIO) => {
     program
       .command('check')
       .description('compare a run folder with its reference folder: final codes, attribution, every stage dump; gates')
-      .argument('<generated-dir>', 'run folder', parsePath)
-      .argument('<reference-dir>', 'reference folder', parsePath)
+      .argument('[generated-dir]', 'run folder', parsePath)
+      .argument('[reference-dir]', 'reference folder', parsePath)
+      .option('--all', 'every comparison heightbench.yaml declares (the nearest above the working folder), with one summary table and one exit status')
+      .option('--list <file>', 'every comparison a YAML file declares (heightbench.yaml format; paths relative to its folder)', parsePath)
       .option('--report <dir>', 'write the report (index.html, summary.md, metrics.json, stages.json, pictures)', parsePath)
       .option('--title <text>', 'report title')
       .option('--shared-plotly <file>', 'link this plotly.min.js instead of copying one'),
@@ -85,9 +89,11 @@ export const installCheck: CommandInstaller = (program: Command, io: CliIO) => {
     .option('--note <text>', 'a line for the report summary (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
     .action(
       async (
-        g: string,
-        r: string,
+        g: string | undefined,
+        r: string | undefined,
         o: GateOptions & {
+          all?: boolean;
+          list?: string;
           report?: string;
           title?: string;
           sharedPlotly?: string;
@@ -102,6 +108,13 @@ export const installCheck: CommandInstaller = (program: Command, io: CliIO) => {
           differencesCap?: number;
         },
       ) => {
+        if (o.all || o.list !== undefined) {
+          if (g !== undefined || r !== undefined) throw new UsageError('check: give GEN_DIR REF_DIR, or --all / --list FILE, not both');
+          throw new CliExit(checkDeclared(o.list, { strict: o.strict === true, sharedPlotly: o.sharedPlotly }, io));
+        }
+        if (g === undefined || r === undefined)
+          throw new UsageError('check: give GEN_DIR REF_DIR (two run folders), or --all for the comparisons heightbench.yaml declares');
+        refuseNonRunFolders([g, r]);
         // A reference folder between the two renames of a swap is read from its kept old copy (read-only).
         const c = checkRun(folderForReading(g), folderForReading(r), gatesOf(o), o.report, o.title, o.sharedPlotly, {
           referenceKind: o.referenceKind,

@@ -30,6 +30,8 @@ import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { PLAN_STAGES, runCommand } from './run.js';
 import { gpuRunCommand } from './gpu-run.js';
 import { FIELD_STAGES } from '../pipeline/run.js';
+import { findRepoConfig, loadRepoConfig } from './repo-config.js';
+import { blessDeclared } from './check-all.js';
 import { readFileSync } from 'node:fs';
 
 /** Staged and kept-old folder names of a run's references (the kept old name is the one readers fall back to). */
@@ -159,11 +161,16 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
     .description(
       'regenerate the references of a run (f64 path, settings from params.yaml), show the difference against the current ones, then replace them and update dvc.lock',
     )
-    .argument('<run>', 'run name from params.yaml (e.g. tundra-r19, tundra-r19-1024)')
+    .argument('<run>', 'run name from params.yaml (e.g. tundra-r19, tundra-r19-1024), or a comparison heightbench.yaml declares')
     .option('--yes', 'replace the references (without it, only the difference is shown)')
     .option('--reason <text>', 'why the heights moved (required with --yes; kept in references/bless/RUN.json)')
     .option('--gpu', "bless the run's GPU reference instead (references/gpu-RUN, `run --backend webgpu`; the record names the adapter)")
     .action(async (name: string, o: { yes?: boolean; reason?: string; gpu?: boolean }) => {
+      // A comparison the repository declares (heightbench.yaml) is blessed by recording its hashes.
+      const declared = findRepoConfig();
+      const cfg = declared === null ? null : loadRepoConfig(declared);
+      const own = cfg?.comparisons.find((c) => c.name === name && c.check !== null);
+      if (cfg && own) throw new CliExit(blessDeclared(cfg, own, o, io));
       if (o.gpu) {
         await blessGpu(name, o, io);
         throw new CliExit(0);

@@ -14,10 +14,15 @@
  * [R] Verdict per comparison: FAIL when a gate fails in this tree, or when a stage hash (generated or reference) moved
  * while its reference was not re-blessed between REV and this tree (its bless record or its dvc.lock reference hash
  * differs). A comparison whose reports are missing on one side is reported, not failed.
+ * The comparisons reviewed are the ones the repository declares in its heightbench.yaml (src/cli/repo-config.ts;
+ * heightbench's own declares `runs-from: params.yaml`, the four per run listed above): a comparison of two folders
+ * is first checked here (`check --all`'s code, writing its report folder and hashes.json), then read as above. Without
+ * a heightbench.yaml, a clone of heightbench reviews its params.yaml runs; anything else is told to run `init`.
+ * Outputs go under the repository regress runs in (its reports folder, default reports/regress).
  * Exit: 0 all comparisons pass; the gate-failure code when one fails; 2 for a bad revision or a tree outside git.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, lstatSync } from 'node:fs';
+import { appendFileSync, existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { decode, encode } from 'fast-png';
@@ -28,8 +33,8 @@ import { writeFolderWhole } from '../io/report-folder.js';
 import { foldHistogram, foldedHistogramText } from '../compare/histogram-fold.js';
 import { markdownToHtml } from '../report/report.js';
 import { projectRoot } from '../plan/request.js';
-import { loadParams, parseYamlText } from '../pipeline/params.js';
-import { checkName, ownEntry, resolveInside } from '../core/names.js';
+import { parseYamlText } from '../pipeline/params.js';
+import { ownEntry, resolveInside } from '../core/names.js';
 import { escapeHtml, safeUrl } from '../core/html.js';
 import { terminalText } from '../core/text.js';
 import { checkArray, checkNumber, checkObject, parseJson } from '../io/json-check.js';
@@ -37,6 +42,8 @@ import { MAX_JSON_BYTES, readInputFile } from '../io/read-input.js';
 import { checkPngChunks, inflateImageData, readPngHeader } from '../io/png16.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { PLAN_STAGES } from './stage-names.js';
+import { findRepoConfig, loadRepoConfig, parseRepoConfig, type DeclaredComparison } from './repo-config.js';
+import { runDeclared } from './check-all.js';
 
 /** The code compare and check --strict exit with when a gate fails. */
 export const REGRESS_FAILED_EXIT = EXIT_GATE;
@@ -55,11 +62,13 @@ export interface StageRow {
 }
 
 export interface RunRegression {
-  /** The report folder under reports/ (RUN-gpu, RUN-gpu-d3d, RUN-gpu-f64 or RUN). */
+  /** The comparison's name (heightbench's own: RUN-gpu, RUN-gpu-d3d, RUN-gpu-f64 or RUN). */
   run: string;
-  /** The params.yaml run it belongs to. */
+  /** The group it belongs to (a params.yaml run; a declared comparison's group). */
   request: string;
-  kind: 'gpu' | 'consistency';
+  kind: 'gpu' | 'consistency' | 'check';
+  /** Its report folder, relative to the repository. */
+  report: string;
   /** What is compared, in words. */
   label: string;
   /** Δq histogram (bins as decimal Δq keys) on each side, from histogram.json (or an older metrics.json's bins). */
@@ -178,28 +187,6 @@ export function histogramOf(plot: Buffer | null, m: Metrics | null, what = 'hist
   return keys.length ? Object.fromEntries(keys.map((k) => [k.slice(10), m[k]])) : null;
 }
 
-/**
- * The comparisons of a run, in report order: the GPU ones (the article's comparison) before the consistency check.
- * `run` is a checked run name (params.yaml's runs are checked by loadParams; checked again here), so every folder,
- * bless record and lock stage derived from it is a name too.
- */
-function comparisonsOf(run: string): { dir: string; kind: RunRegression['kind']; label: string; bless: string; lockStage: string }[] {
-  checkName('run', run);
-  const gpu = { kind: 'gpu' as const, bless: `references/bless/gpu-${run}.json`, lockStage: `gpu@${run}` };
-  return [
-    { dir: `${run}-gpu`, label: 'CPU f32 (GPU-mimic switches) vs GPU reference', ...gpu },
-    { dir: `${run}-gpu-d3d`, label: 'CPU f32 (Direct3D 16.8 rules) vs GPU reference', ...gpu },
-    { dir: `${run}-gpu-f64`, label: 'CPU f64 vs GPU reference', ...gpu },
-    {
-      dir: run,
-      kind: 'consistency',
-      label: 'f32 vs our own f64 references (consistency)',
-      bless: `references/bless/${run}.json`,
-      lockStage: `reference@${run}`,
-    },
-  ];
-}
-
 function compareHashes(a: Record<string, string> | null, b: Record<string, string> | null, file: string): StageRow['generated'] {
   if (!a && !b) return '–';
   const x = ownEntry(a, file);
@@ -212,7 +199,12 @@ function compareHashes(a: Record<string, string> | null, b: Record<string, strin
 
 const stageOf = (file: string) => file.replace(/\.(r16|r32|png|json)$/, '');
 
-export function regress(root: string, base: string): Regression {
+/** The comparisons a repository declares: its heightbench.yaml, else (a clone of heightbench) its params.yaml runs. */
+export function declaredComparisons(root: string): readonly DeclaredComparison[] {
+  return (loadRepoConfig(root) ?? parseRepoConfig(root, 'runs-from: params.yaml\n')).comparisons;
+}
+
+export function regress(root: string, base: string, failedChecks: ReadonlyMap<string, string> = new Map()): Regression {
   let baseCommit: string;
   // A revision is never read as an option of git (`--output=…`), however it is spelled.
   if (base.startsWith('-') || base.length > 256 || terminalText(base) !== base) {
@@ -225,76 +217,84 @@ export function regress(root: string, base: string): Regression {
   } catch {
     throw new FormatError(`regress --base ${JSON.stringify(base)}: not a revision of the git repository at ${root}`);
   }
-  const params = loadParams(root);
+  const comparisons = declaredComparisons(root);
   const lockHere = readHere(root, 'dvc.lock')?.toString('utf8') ?? null;
   const lockBase = gitShow(root, baseCommit, 'dvc.lock')?.toString('utf8') ?? null;
   const all: RunRegression[] = [];
-  for (const request of params.runs.keys())
-    for (const c of comparisonsOf(request)) {
-      const run = c.dir;
-      const dir = `reports/${run}`;
-      const here = parseMetricsJson(readHere(root, `${dir}/metrics.json`), `${dir}/metrics.json`);
-      const baseM = parseMetricsJson(gitShow(root, baseCommit, `${dir}/metrics.json`), `${base}:${dir}/metrics.json`);
-      const hHere = parseHashesJson(readHere(root, `${dir}/hashes.json`), `${dir}/hashes.json`);
-      const hBase = parseHashesJson(gitShow(root, baseCommit, `${dir}/hashes.json`), `${base}:${dir}/hashes.json`);
-      const blessHere = readHere(root, c.bless);
-      const blessBase = gitShow(root, baseCommit, c.bless);
-      const blessed =
-        (blessHere?.toString() ?? '') !== (blessBase?.toString() ?? '') ||
-        referenceLockHash(lockHere, c.lockStage) !== referenceLockHash(lockBase, c.lockStage);
-      const histogram: RunRegression['histogram'] = [
-        histogramOf(gitShow(root, baseCommit, `${dir}/histogram.json`), baseM, `${base}:${dir}/histogram.json`),
-        histogramOf(readHere(root, `${dir}/histogram.json`), here, `${dir}/histogram.json`),
-      ];
-      const files = new Set<string>();
-      for (const h of [hHere, hBase]) for (const side of [h?.generated, h?.references]) for (const f of Object.keys(side ?? {})) files.add(f);
-      const stages: StageRow[] = [...files]
-        .sort((a, b) => stageRank(stageOf(a)) - stageRank(stageOf(b)) || a.localeCompare(b))
-        .map((f) => {
-          const key = `stages.${stageOf(f)}.innerRmsMm`;
-          return {
-            stage: f,
-            innerRmsMm: [ownEntry(baseM, key) ?? null, ownEntry(here, key) ?? null],
-            generated: compareHashes(hBase?.generated ?? null, hHere?.generated ?? null, f),
-            reference: compareHashes(hBase?.references ?? null, hHere?.references ?? null, f),
-          };
-        });
-      const movedHashes = stages.flatMap((s) => [
-        ...(s.generated === 'moved' ? [`generated ${s.stage}`] : []),
-        ...(s.reference === 'moved' ? [`reference ${s.stage}`] : []),
-      ]);
-      const gatesPassed = here ? ownEntry(here, 'gates.passed') === 1 : null;
-      const reasons: string[] = [];
-      let verdict: RunRegression['verdict'] = 'n/a';
-      let status: RunRegression['status'] = 'compared';
-      if (!here) status = 'missing here';
-      else if (!baseM) status = 'new run';
-      if (here) {
-        verdict = 'pass';
-        if (gatesPassed === false) reasons.push('a gate fails in this tree');
-        if (movedHashes.length && !blessed) reasons.push(`stage hash moved without a bless: ${movedHashes.join(', ')}`);
-        if (reasons.length) verdict = 'FAIL';
-      }
-      // A GPU comparison this tree's params do not produce at all (no report on either side) is left out.
-      if (!here && !baseM && c.kind === 'gpu') continue;
-      all.push({
-        run,
-        request,
-        kind: c.kind,
-        label: c.label,
-        histogram,
-        status,
-        base: baseM,
-        here,
-        gatesPassed,
-        blessed,
-        movedHashes,
-        stages,
-        verdict,
-        reasons,
+  for (const c of comparisons) {
+    const run = c.name;
+    const request = c.group;
+    const dir = c.report;
+    const here = parseMetricsJson(readHere(root, `${dir}/metrics.json`), `${dir}/metrics.json`);
+    const baseM = parseMetricsJson(gitShow(root, baseCommit, `${dir}/metrics.json`), `${base}:${dir}/metrics.json`);
+    const hHere = parseHashesJson(readHere(root, `${dir}/hashes.json`), `${dir}/hashes.json`);
+    const hBase = parseHashesJson(gitShow(root, baseCommit, `${dir}/hashes.json`), `${base}:${dir}/hashes.json`);
+    const blessHere = readHere(root, c.bless);
+    const blessBase = gitShow(root, baseCommit, c.bless);
+    const blessed =
+      (blessHere?.toString() ?? '') !== (blessBase?.toString() ?? '') ||
+      (c.lockStage !== null && referenceLockHash(lockHere, c.lockStage) !== referenceLockHash(lockBase, c.lockStage));
+    const histogram: RunRegression['histogram'] = [
+      histogramOf(gitShow(root, baseCommit, `${dir}/histogram.json`), baseM, `${base}:${dir}/histogram.json`),
+      histogramOf(readHere(root, `${dir}/histogram.json`), here, `${dir}/histogram.json`),
+    ];
+    const files = new Set<string>();
+    for (const h of [hHere, hBase]) for (const side of [h?.generated, h?.references]) for (const f of Object.keys(side ?? {})) files.add(f);
+    const stages: StageRow[] = [...files]
+      .sort((a, b) => stageRank(stageOf(a)) - stageRank(stageOf(b)) || a.localeCompare(b))
+      .map((f) => {
+        const key = `stages.${stageOf(f)}.innerRmsMm`;
+        return {
+          stage: f,
+          innerRmsMm: [ownEntry(baseM, key) ?? null, ownEntry(here, key) ?? null],
+          generated: compareHashes(hBase?.generated ?? null, hHere?.generated ?? null, f),
+          reference: compareHashes(hBase?.references ?? null, hHere?.references ?? null, f),
+        };
       });
+    const movedHashes = stages.flatMap((s) => [
+      ...(s.generated === 'moved' ? [`generated ${s.stage}`] : []),
+      ...(s.reference === 'moved' ? [`reference ${s.stage}`] : []),
+    ]);
+    const gatesPassed = here ? ownEntry(here, 'gates.passed') === 1 : null;
+    const reasons: string[] = [];
+    let verdict: RunRegression['verdict'] = 'n/a';
+    let status: RunRegression['status'] = 'compared';
+    if (!here) status = 'missing here';
+    else if (!baseM) status = 'new run';
+    if (here) {
+      verdict = 'pass';
+      if (gatesPassed === false) reasons.push('a gate fails in this tree');
     }
-  const runs = [...all.filter((x) => x.kind === 'gpu'), ...all.filter((x) => x.kind === 'consistency')];
+    const failedCheck = failedChecks.get(c.name);
+    if (failedCheck !== undefined) {
+      reasons.push(`its check could not run here: ${failedCheck}`);
+      verdict = 'FAIL';
+    }
+    if (here) {
+      if (movedHashes.length && !blessed) reasons.push(`stage hash moved without a bless: ${movedHashes.join(', ')}`);
+      if (reasons.length) verdict = 'FAIL';
+    }
+    // A GPU comparison this tree's params do not produce at all (no report on either side) is left out.
+    if (!here && !baseM && c.optional) continue;
+    all.push({
+      run,
+      request,
+      kind: c.kind,
+      report: c.report,
+      label: c.label,
+      histogram,
+      status,
+      base: baseM,
+      here,
+      gatesPassed,
+      blessed,
+      movedHashes,
+      stages,
+      verdict,
+      reasons,
+    });
+  }
+  const runs = [...all.filter((x) => x.kind === 'gpu'), ...all.filter((x) => x.kind === 'consistency'), ...all.filter((x) => x.kind === 'check')];
   return { base, baseCommit, runs, failed: runs.some((r) => r.verdict === 'FAIL') };
 }
 
@@ -357,6 +357,7 @@ export function regressionMarkdown(r: Regression, full = true, linkBase = ''): s
   };
   table('gpu', "CPU against the independent GPU reference (the article's comparison)");
   table('consistency', 'Consistency: f32 against our own f64 references');
+  table('check', 'Declared comparisons (heightbench.yaml): generated against reference');
   for (const x of r.runs) {
     if (x.reasons.length) L.push(`- **${x.run}**: ${x.reasons.join('; ')}`);
   }
@@ -438,11 +439,12 @@ export function writeRegressionReport(root: string, out: string, r: Regression, 
   writeFolderWhole(out, (stage) => {
     const sections: string[] = [];
     for (const x of r.runs) {
-      // The folder is one of the comparisons of a checked run name, never a name read from elsewhere.
-      const run = comparisonsOf(checkName('run', x.request)).find((c) => c.dir === x.run)?.dir;
-      if (run === undefined) throw new FormatError(`regress: ${JSON.stringify(x.run.slice(0, 120))} is not a comparison of run ${JSON.stringify(x.request)}`);
-      const a = gitShow(root, r.baseCommit, `reports/${run}/diffmap.png`);
-      const b = readHere(root, `reports/${run}/diffmap.png`, MAX_DIFFMAP_BYTES);
+      // The folder and name are those of a declared comparison (checked names and paths), never read from elsewhere.
+      const c = declaredComparisons(root).find((d) => d.name === x.run && d.report === x.report);
+      if (c === undefined) throw new FormatError(`regress: ${JSON.stringify(x.run.slice(0, 120))} is not a comparison this repository declares`);
+      const run = c.name;
+      const a = gitShow(root, r.baseCommit, `${c.report}/diffmap.png`);
+      const b = readHere(root, `${c.report}/diffmap.png`, MAX_DIFFMAP_BYTES);
       if (!a && !b) continue;
       const figs: string[] = [];
       const picture = (file: string, bytes: Uint8Array, alt: string, caption: string) => {
@@ -451,8 +453,8 @@ export function writeRegressionReport(root: string, out: string, r: Regression, 
       };
       if (a) picture(`${run}-base-diffmap.png`, a, `${run} difference map at ${r.base}`, `${r.base}: signed Δq per block`);
       if (b) picture(`${run}-diffmap.png`, b, `${run} difference map in this tree`, 'this tree: signed Δq per block');
-      const c = changedPixels(a, b, `reports/${run}/diffmap.png`);
-      if (c) picture(`${run}-changed.png`, c.png, `${run} blocks whose colour changed`, `blocks whose difference changed: ${c.changed}`);
+      const ch = changedPixels(a, b, `${c.report}/diffmap.png`);
+      if (ch) picture(`${run}-changed.png`, ch.png, `${run} blocks whose colour changed`, `blocks whose difference changed: ${ch.changed}`);
       sections.push(
         `<h2>${escapeHtml(run)}: difference maps (${escapeHtml(x.label)}; red above, blue below, white equal)</h2><div class="row">${figs.join('')}</div>`,
       );
@@ -471,10 +473,37 @@ ${sections.join('\n')}
   });
 }
 
+/** The repository regress reviews: the nearest heightbench.yaml's, else a heightbench clone (its params.yaml). */
+function regressRoot(): string {
+  const declared = findRepoConfig();
+  if (declared !== null) return declared;
+  let root: string | null = null;
+  try {
+    root = projectRoot();
+  } catch {
+    /* no project: refused below */
+  }
+  if (root === null || !existsSync(join(root, 'params.yaml')) || !existsSync(join(root, '.git')))
+    throw new UsageError(
+      `regress: no heightbench.yaml at or above ${process.cwd()}; regress reviews the comparisons a repository declares there — run \`heightbench init\` to scaffold one`,
+    );
+  return root;
+}
+
 export function regressCommand(o: { base: string; out?: string; json?: boolean }, io: CliIO): number {
-  const root = projectRoot();
-  const r = regress(root, o.base);
-  const out = o.out ?? join(root, 'reports', 'regress');
+  const root = regressRoot();
+  const cfg = loadRepoConfig(root);
+  // Comparisons of two folders are checked here first (their report folders are what is read below).
+  const failedChecks = new Map<string, string>();
+  if (cfg) {
+    for (const c of cfg.comparisons) {
+      if (!c.check) continue;
+      const row = runDeclared(cfg, c);
+      if (row.error !== null) failedChecks.set(c.name, row.error);
+    }
+  }
+  const r = regress(root, o.base, failedChecks);
+  const out = o.out ?? join(root, cfg?.reports ?? 'reports', 'regress');
   writeRegressionReport(root, out, r, regressionMarkdown(r, true, '../'));
   const brief = boundMarkdown(regressionMarkdown(r, false));
   // GitHub Actions: the job's summary page shows this Markdown (links relative to the uploaded reports/ artefact).
