@@ -26,6 +26,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   { commands: ['bell'], load: async () => (await import('./bell.js')).installBell },
   { commands: ['tiles', 'describe', 'terrain'], load: async () => (await import('./terrain-commands.js')).installTerrainCommands },
   { commands: ['regress'], load: async () => (await import('./regress.js')).installRegress },
+  { commands: ['init'], load: async () => (await import('./init.js')).installInit },
   { commands: ['coverage', 'sweep', 'sweep-batch'], load: async () => (await import('./sweep.js')).installSweep },
 ];
 

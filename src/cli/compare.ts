@@ -31,6 +31,7 @@ import type { CliIO, CommandInstaller } from './io.js';
 import { writeFolderWhole } from '../io/report-folder.js';
 import { CliExit } from './io.js';
 import { addGateOptions, gatesOf, type GateOptions } from './gate-flags.js';
+import { refuseFolders } from './wrong-kind.js';
 import { InvalidArgumentError } from 'commander';
 
 /** [R] Most rings a radial profile may have (one accumulator each), checked against the grid before work. */
@@ -325,6 +326,7 @@ export const installCompare: CommandInstaller = (program: Command, io: CliIO) =>
     .option('--shared-plotly <file>', 'link this plotly.min.js instead of copying one into the report', parsePath)
     .option('--self-contained', 'inline Plotly into the report page (one file to send)');
   addSideFlags(addInputFlags(cmd)).action(async (g: string, r: string, opts: CompareCliOptions) => {
+    refuseFolders('compare', [g, r]);
     throw new CliExit(await compareCommand(g, r, opts, io));
   });
 };

@@ -84,6 +84,6 @@ export function repositoryRoot(start: string): string | null {
 /** `dvc add` of the given paths (absolute, inside `root`) from the project's root; DVC's reason when it fails. */
 export function dvcAdd(root: string, paths: readonly string[]): void {
   const rel = paths.map((p) => relative(root, p));
-  const r = dvc(['add', '--quiet', ...rel], root);
+  const r = dvc(['add', ...rel], root);
   if (r.status !== 0) throw new FileSystemError(`--dvc: dvc add ${rel.join(' ')} failed; DVC says: ${dvcReason(r.out)}`);
 }

@@ -86,25 +86,71 @@ function checkStage(stage: string, where: string, d: PipelineDeclaration): strin
   return stage;
 }
 
-/** The captures a manifest lists (YAML or JSON): { out?, request?, source?, pipeline?, captures: [{ file, stage, …flags }] }. */
-function readManifest(path: string, o: ImportCliOptions): { out: string | undefined; pipeline: string | undefined; captures: Capture[] } {
+/**
+ * The runs a manifest lists (YAML or JSON): one run { out?, request?, source?, pipeline?, captures: [{ file, stage, …flags }] },
+ * or many: { source?, pipeline?, runs: [{ out, request?, source?, pipeline?, captures }] } (each request or seed its own run folder).
+ */
+function readManifest(path: string, o: ImportCliOptions): ManifestRun[] {
   const text = readInputText(path, 1 << 20);
   const m = checkObject(path, parseDocument(text, path));
-  const known = new Set(['out', 'request', 'source', 'pipeline', 'captures']);
+  if (m.runs === undefined) return [readRun(path, path, m, o, undefined, undefined)];
+  const known = new Set(['runs', 'source', 'pipeline']);
   for (const k of Object.keys(m)) if (!known.has(k)) throw new FormatError(`${path}: unknown key ${JSON.stringify(k)} (expected ${[...known].join(', ')})`);
+  const runs = checkArray(`${path}.runs`, m.runs);
+  if (runs.length === 0) throw new FormatError(`${path}.runs: expected at least one run`);
+  if (runs.length > MAX_MANIFEST_RUNS) throw new FormatError(`${path}.runs: ${runs.length} runs, over the limit of ${MAX_MANIFEST_RUNS}`);
+  const source = m.source === undefined ? undefined : checkString(`${path}.source`, m.source);
+  const sharedPipeline = m.pipeline === undefined ? undefined : checkString(`${path}.pipeline`, m.pipeline);
+  const pipeline = sharedPipeline === undefined || isAbsolute(sharedPipeline) ? sharedPipeline : join(dirname(path), sharedPipeline);
+  const list = runs.map((r, i) => {
+    const w = `${path}.runs[${i}]`;
+    const run = readRun(path, w, checkObject(w, r), o, source, pipeline);
+    if (run.out === undefined) throw new FormatError(`${w}.out: each run of a manifest names its run folder (out:)`);
+    return run;
+  });
+  const outs = new Set<string>();
+  for (const [i, r] of list.entries()) {
+    const key = resolve(dirname(path), r.out ?? '');
+    if (outs.has(key)) throw new FormatError(`${path}.runs[${i}].out: ${JSON.stringify(r.out)} is named by an earlier run too`);
+    outs.add(key);
+  }
+  return list;
+}
+
+/** One run of a manifest: its folder, its declaration file (absolute or relative to the working folder), its captures. */
+interface ManifestRun {
+  out: string | undefined;
+  pipeline: string | undefined;
+  captures: Capture[];
+}
+
+/** Most runs one manifest lists [R]: a survey of seeds fits; a list beyond it is more likely a mistake. */
+const MAX_MANIFEST_RUNS = 1000;
+
+/** One run of a manifest: `m` is the manifest (one run) or one entry of its `runs`, named `where`. */
+function readRun(
+  path: string,
+  where: string,
+  m: Record<string, unknown>,
+  o: ImportCliOptions,
+  sharedSource: string | undefined,
+  sharedPipeline: string | undefined,
+): ManifestRun {
+  const known = new Set(['out', 'request', 'source', 'pipeline', 'captures']);
+  for (const k of Object.keys(m)) if (!known.has(k)) throw new FormatError(`${where}: unknown key ${JSON.stringify(k)} (expected ${[...known].join(', ')})`);
   const base = dirname(path);
-  const text_ = (k: string, v: unknown) => (v === undefined ? undefined : checkString(`${path}.${k}`, v));
+  const text_ = (k: string, v: unknown) => (v === undefined ? undefined : checkString(`${where}.${k}`, v));
   const out = text_('out', m.out);
   const pipelineText = text_('pipeline', m.pipeline);
-  const pipeline = pipelineText === undefined ? undefined : isAbsolute(pipelineText) ? pipelineText : join(base, pipelineText);
-  const list = checkArray(`${path}.captures`, m.captures);
-  if (list.length === 0) throw new FormatError(`${path}.captures: expected at least one capture`);
+  const pipeline = pipelineText === undefined ? sharedPipeline : isAbsolute(pipelineText) ? pipelineText : join(base, pipelineText);
+  const list = checkArray(`${where}.captures`, m.captures);
+  if (list.length === 0) throw new FormatError(`${where}.captures: expected at least one capture`);
   // Each stage is imported at most once, so a longer list is refused before any entry is examined.
   if (list.length > MAX_DECLARED_STAGES)
-    throw new FormatError(`${path}.captures: ${list.length} captures, more than the ${MAX_DECLARED_STAGES} stages a pipeline may declare`);
+    throw new FormatError(`${where}.captures: ${list.length} captures, more than the ${MAX_DECLARED_STAGES} stages a pipeline may declare`);
   const captureKeys = new Set(['file', 'stage', 'extent', 'rowDirection', 'range', 'encoding', 'channel', 'level', 'slice', 'source', 'request']);
   const captures = list.map((c, i): Capture => {
-    const w = `${path}.captures[${i}]`;
+    const w = `${where}.captures[${i}]`;
     const e = checkObject(w, c);
     for (const k of Object.keys(e))
       if (!captureKeys.has(k)) throw new FormatError(`${w}: unknown key ${JSON.stringify(k)} (expected ${[...captureKeys].join(', ')})`);
@@ -142,7 +188,7 @@ function readManifest(path: string, o: ImportCliOptions): { out: string | undefi
         level: num('level') ?? o.level,
         slice: num('slice') ?? o.slice,
       },
-      source: str('source') ?? text_('source', m.source) ?? o.source ?? null,
+      source: str('source') ?? text_('source', m.source) ?? sharedSource ?? o.source ?? null,
       request: str('request') ?? text_('request', m.request) ?? o.request ?? null,
     };
   });
@@ -254,24 +300,47 @@ function checkOutFolder(out: string): string {
   return real;
 }
 
-/** Runs the import; returns the lines to print. */
+/**
+ * Runs the import: one run (FILE --stage, or a manifest of one run) or every run of a manifest's `runs`. Every run is
+ * checked (its folder, stages, containers, --dvc) before any is written; each run folder is then swapped in whole.
+ */
 export async function importCommand(file: string | undefined, o: ImportCliOptions, io: CliIO): Promise<number> {
-  let captures: Capture[];
-  let out = o.out;
-  let pipelineFile = o.pipeline;
+  let jobs: { out: string | undefined; pipeline: string | undefined; captures: Capture[] }[];
   if (o.manifest) {
     if (file !== undefined)
       throw new UsageError(`import: give FILE with --stage, or --manifest, not both (got ${JSON.stringify(file)} and --manifest ${o.manifest})`);
-    const m = readManifest(o.manifest, o);
-    captures = m.captures;
-    pipelineFile = o.pipeline ?? m.pipeline;
-    out ??= m.out === undefined ? undefined : manifestOut(o.manifest, m.out);
+    const manifest = o.manifest;
+    const runs = readManifest(manifest, o);
+    if (runs.length > 1 && o.out !== undefined)
+      throw new UsageError(`import: --out names one run folder, but ${manifest} lists ${runs.length} runs, each with its own out:`);
+    jobs = runs.map((r) => ({
+      out: o.out ?? (r.out === undefined ? undefined : manifestOut(manifest, r.out)),
+      pipeline: o.pipeline ?? r.pipeline,
+      captures: r.captures,
+    }));
   } else {
     if (file === undefined) throw new UsageError('import: give FILE --stage NAME, or --manifest FILE');
     const d = pipelineOf(o.pipeline);
     if (!o.stage) throw new UsageError(`import ${file}: --stage NAME is required (one of ${d.stages.map((s) => s.name).join(', ')})`);
-    captures = [{ file, stage: o.stage, flags: o, source: o.source ?? null, request: o.request ?? null }];
+    jobs = [{ out: o.out, pipeline: o.pipeline, captures: [{ file, stage: o.stage, flags: o, source: o.source ?? null, request: o.request ?? null }] }];
   }
+  const planned = jobs.map((j) => planRun(j.out, j.pipeline, j.captures, o));
+  for (const p of planned) await importRun(p, o, io);
+  return 0;
+}
+
+interface PlannedRun {
+  out: string;
+  target: string;
+  /** The declaration the run's stages are checked against, and the one given (recorded as pipeline.json). */
+  decl: PipelineDeclaration;
+  given: PipelineDeclaration | null;
+  captures: Capture[];
+  dvcPlan: { root: string; captures: string[]; inGit: string[] } | null;
+}
+
+/** What one run will do, checked before anything is read or written. */
+function planRun(out: string | undefined, pipelineFile: string | undefined, captures: Capture[], o: ImportCliOptions): PlannedRun {
   if (!out) throw new UsageError('import: --out RUN_DIR is required (or `out:` in the manifest)');
   const target = checkOutFolder(out);
   // The declaration: the one given, else the folder's own (pipeline.json), else the seed's; a given one must be the folder's.
@@ -297,6 +366,12 @@ export async function importCommand(file: string | undefined, o: ImportCliOption
   }
   // --dvc is settled before anything is read or written: DVC present, a project holding the run folder and the captures.
   const dvcPlan = o.dvc ? planDvc(target, captures) : null;
+  return { out, target, decl, given, captures, dvcPlan };
+}
+
+/** Imports one planned run into its folder (read everything, then swap the folder in whole; then --dvc). */
+async function importRun(p: PlannedRun, o: ImportCliOptions, io: CliIO): Promise<void> {
+  const { out, target, decl, given, captures, dvcPlan } = p;
   const repo = repositoryRoot(existingAncestor(dirname(target)));
 
   // Read everything first: a refusal leaves the run folder untouched.
@@ -387,7 +462,6 @@ export async function importCommand(file: string | undefined, o: ImportCliOption
         `${dvcPlan.inGit.length ? `; left to git: ${dvcPlan.inGit.join(', ')}` : ''}; \`git add\` the .dvc files, and \`dvc push\` sends the data to the remote\n`,
     );
   }
-  return 0;
 }
 
 /** The nearest folder at or above `p` that exists (the run folder and its parents may be created by the import). */
@@ -432,7 +506,7 @@ export const installImport: CommandInstaller = (program: Command, io: CliIO) => 
     .option('--out <run-dir>', 'run folder to create or add stages to', parsePath)
     .option('--request <id>', 'request id the capture was made for')
     .option('--source <text>', 'the tool or system the capture came from (recorded in the sidecar)')
-    .option('--manifest <file>', 'YAML or JSON mapping many captures to stages', parsePath)
+    .option('--manifest <file>', 'YAML or JSON mapping captures to stages: one run, or runs: [...] for many requests or seeds', parsePath)
     .option('--replace', 'replace a stage the run folder holds already')
     .option('--dvc', 'track the run folder and the captures with DVC (dvc add; refused outside a DVC project)');
   addInputFlags(cmd, 'captures').action(async (file: string | undefined, opts: ImportCliOptions) => {

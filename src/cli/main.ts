@@ -10,8 +10,9 @@ import { PRODUCER_VERSION } from '../version.js';
 import { parseGridConvention, parsePath, parseSize } from './args.js';
 import { addInputFlags } from './input-flags.js';
 import { CliExit, processIO, type CliIO, type CommandInstaller } from './io.js';
-import { groupsFor } from './commands.js';
+import { groupsFor, requestedCommand } from './commands.js';
 import { resolveConfigDir } from '../plan/request.js';
+import { refuseFolders } from './wrong-kind.js';
 import { terminalText } from '../core/text.js';
 
 /**
@@ -23,6 +24,8 @@ function buildProgram(io: CliIO, installers: readonly CommandInstaller[], contex
     .description('Procedural terrain heightmap workbench: pipeline stages, comparison, interchange formats.')
     .version(PRODUCER_VERSION)
     .exitOverride()
+    // Suggestions are runCli's (nearestOption): commander's reach three edits only, and pick --strict for --attrib.
+    .showSuggestionAfterError(false)
     .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (s, write) => write(s) })
     .option(
       '--config <dir>',
@@ -44,6 +47,7 @@ function buildProgram(io: CliIO, installers: readonly CommandInstaller[], contex
       .option('--json', 'print JSON'),
     'a file',
   ).action(async (file: string, opts) => {
+    refuseFolders('info', [file]);
     const { infoCommand } = await import('./info.js');
     throw new CliExit(await infoCommand(file, opts, io));
   });
@@ -73,7 +77,47 @@ function oneLine(s: string): string {
   return s.replace(/\s*\n\s*/g, ' ').trim();
 }
 
+/** Edit distance (insertions, deletions, substitutions) between two short strings. */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+/**
+ * [R] The known option nearest an unknown one, for the command it was given to: the only option it begins (a
+ * shortened flag), else the nearest by edit distance within half its length. Commander suggests only within three
+ * edits, so `--row-dir` got no suggestion.
+ */
+export function nearestOption(program: Command, argv: readonly string[], unknown: string): string | null {
+  const name = requestedCommand(argv);
+  const cmd = program.commands.find((c) => c.name() === name) ?? program;
+  const longs = [...cmd.options, ...program.options].map((o) => o.long).filter((l): l is string => !!l);
+  const flag = unknown.split('=')[0];
+  const prefixed = longs.filter((l) => l.startsWith(flag)).sort((a, b) => a.length - b.length);
+  if (prefixed.length) return prefixed[0];
+  return nearest(flag, longs);
+}
+
+/** The candidate nearest `word` by edit distance, within half its length (at least three edits), or null. */
+function nearest(word: string, candidates: readonly string[]): string | null {
+  const flag = word;
+  const longs = candidates;
+  let best: string | null = null;
+  let bestD = Infinity;
+  for (const l of longs) {
+    const d = distance(flag, l);
+    if (d < bestD) [best, bestD] = [l, d];
+  }
+  return best !== null && bestD <= Math.max(3, Math.floor(best.length / 2)) ? best : null;
+}
+
 export async function runCli(argv: readonly string[], io: CliIO = processIO): Promise<number> {
+  let built: Command | null = null;
   try {
     const installers = await Promise.all(groupsFor(argv).map((g) => g.load()));
     // The invocation's configuration: --config, resolved once before the command's action and handed to every command
@@ -86,6 +130,7 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO): Pr
       ...(io.readHeightfield ? { readHeightfield: io.readHeightfield } : {}),
     };
     const program = buildProgram(cio, installers, context);
+    built = program;
     await program.parseAsync([...argv], { from: 'user' });
     return 0;
   } catch (e) {
@@ -93,6 +138,19 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO): Pr
     if (e instanceof CommanderError) {
       // Help and version requests end with code 0; every other commander error is a usage error.
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
+      const given = /'([^']+)'/.exec(e.message)?.[1];
+      if (built && given !== undefined) {
+        const near =
+          e.code === 'commander.unknownOption'
+            ? nearestOption(built, argv, given)
+            : e.code === 'commander.unknownCommand'
+              ? nearest(
+                  given,
+                  built.commands.map((c) => c.name()),
+                )
+              : null;
+        if (near) io.err(`(Did you mean ${near}?)\n`);
+      }
       return EXIT_INPUT;
     }
     if (isInputError(e)) {

@@ -473,9 +473,12 @@ ${sections.join('\n')}
   });
 }
 
-/** The repository regress reviews: the nearest heightbench.yaml's, else a heightbench clone (its params.yaml). */
+/**
+ * The repository regress reviews: HEIGHTBENCH_ROOT when set; else the nearest heightbench.yaml's folder; else a
+ * heightbench clone (its params.yaml). Anything else (an installed package) is told to run init.
+ */
 function regressRoot(): string {
-  const declared = findRepoConfig();
+  const declared = process.env.HEIGHTBENCH_ROOT ? null : findRepoConfig();
   if (declared !== null) return declared;
   let root: string | null = null;
   try {
@@ -483,7 +486,7 @@ function regressRoot(): string {
   } catch {
     /* no project: refused below */
   }
-  if (root === null || !existsSync(join(root, 'params.yaml')) || !existsSync(join(root, '.git')))
+  if (root === null || (!existsSync(join(root, 'heightbench.yaml')) && !existsSync(join(root, 'params.yaml'))))
     throw new UsageError(
       `regress: no heightbench.yaml at or above ${process.cwd()}; regress reviews the comparisons a repository declares there — run \`heightbench init\` to scaffold one`,
     );
