@@ -9,7 +9,8 @@ import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync
 import { dirname, join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { readPipelineDeclaration } from '../src/pipelines/declaration.js';
+import { pipelineJson, readPipelineDeclaration } from '../src/pipelines/declaration.js';
+import { SEED_PIPELINE } from '../src/pipelines/seed.js';
 import { tempDir } from './helpers.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -218,6 +219,8 @@ describe("the researcher's repository: init, import, DVC, check --all, CI review
         `import numpy as np; a=np.fromfile('rebuild/${seed}/final.r16','<u2').reshape(${size},${size}); np.save('captures/${seed}/final.npy', np.flipud(a))`,
       ]);
     }
+    // The researcher fills in the pipeline declaration: here the stand-in reconstruction's, the seed pipeline.
+    writeFileSync(join(app, 'pipeline.yaml'), pipelineJson(SEED_PIPELINE));
     const manifest = readFileSync(join(app, 'captures.yaml'), 'utf8').replace('captures/seed-1/final.dds', 'captures/seed-1/final.npy');
     const seed2 = manifest.slice(manifest.indexOf('  - out: reference/seed-1')).replace(/seed-1/g, 'seed-2');
     writeFileSync(join(app, 'captures.yaml'), `${manifest}${seed2}`);
