@@ -13,6 +13,8 @@ const d = tempDir('hb-point-');
 const py = join(process.cwd(), '.venv', 'bin', 'python');
 const gen = join(d, 'gen');
 const flags = ['--extent', '-1024,-1024,2048', '--range', '-500,500'];
+// The capture is the generated side of compare; the reference (a run folder's file) carries its own sidecar.
+const side = ['--generated-extent', '-1024,-1024,2048', '--generated-range', '-500,500'];
 
 beforeAll(async () => {
   expect((await cli('run', 'teaching-512', '--size', '32', '--out', gen, '--stages', 'final')).code).toBe(0);
@@ -57,15 +59,15 @@ describe('errors that point the way', () => {
     const help = await cli('compare', '--help');
     expect(help.out.replace(/\s+/g, ' ')).toContain('aliases: north-up = row0-at-ymax, south-up = row0-at-ymin');
     const f = join(gen, 'final.r16');
-    const north = await cli('compare', join(d, 'caps', 'north.npy'), f, ...flags, '--row-direction', 'north-up', '--json');
+    const north = await cli('compare', join(d, 'caps', 'north.npy'), f, ...side, '--generated-row-direction', 'north-up', '--json');
     expect(north.code).toBe(0);
     expect(JSON.parse(north.out).exactPercent).toBe(100);
-    const south = await cli('compare', join(d, 'caps', 'south.npy'), f, ...flags, '--row-direction', 'south-up', '--json');
+    const south = await cli('compare', join(d, 'caps', 'south.npy'), f, ...side, '--generated-row-direction', 'south-up', '--json');
     expect(JSON.parse(south.out).exactPercent).toBe(100);
     // The alias names the same order as its canonical name: north-up read as south-up no longer matches.
-    const wrong = await cli('compare', join(d, 'caps', 'north.npy'), f, ...flags, '--row-direction', 'south-up', '--json');
+    const wrong = await cli('compare', join(d, 'caps', 'north.npy'), f, ...side, '--generated-row-direction', 'south-up', '--json');
     expect(JSON.parse(wrong.out).exactPercent).toBeLessThan(100);
-    const bad = await cli('compare', join(d, 'caps', 'north.npy'), f, ...flags, '--row-direction', 'up');
+    const bad = await cli('compare', join(d, 'caps', 'north.npy'), f, ...side, '--generated-row-direction', 'up');
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('expected row0-at-ymin, row0-at-ymax, north-up (= row0-at-ymax) or south-up (= row0-at-ymin), got "up"');
   });
