@@ -10,9 +10,10 @@
  */
 import { RASTER_WASM_BASE64 } from './raster-wasm.js';
 import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
-import { ENCODE_WASM_BASE64 } from '../../core/wasm/encode-wasm.js';
+import { ENCODE_SHARED_WASM_BASE64 } from './encode-shared-wasm.js';
 import { DRAW_WASM_BASE64 } from './draw-wasm.js';
-import { instantiateWasm, newWasmMemory, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
+import { HELPER_MIN_SIDE, startHelper } from './helper.js';
+import { instantiateWasm, newSharedWasmMemory, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
 import { blockBytes, blockLayout, checkModule, CONSTANTS, type ModuleName } from '../../core/wasm/layouts.js';
 
 export interface RasterExports {
@@ -72,6 +73,8 @@ export interface Arena {
   /** Side of the square field. */
   n: number;
   queueAt: number;
+  /** The span queue of the lower half of the rows (raster-kernel.ts: the helper thread's band). */
+  lowerQueueAt: number;
   rasterAt: number;
   /** The zeroed n × n float32 raster view (the field the raster stage draws into). */
   rasterView: Float32Array;
@@ -86,6 +89,8 @@ export interface Arena {
   countsAt: number;
   /** Parameter block of the draw kernel (layouts.ts 'draw'), and the region assets are copied into on first use. */
   drawParamsAt: number;
+  /** The helper thread's parameter block (the rows of a draw it takes; helper.ts). */
+  helperParamsAt: number;
   assetsAt: number;
   assetsEnd: number;
   /** Next free byte of the asset region. */
@@ -117,6 +122,7 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     return at;
   };
   const queueAt = alloc(SPAN_QUEUE * SPAN_RECORD * 8);
+  const lowerQueueAt = alloc(SPAN_QUEUE * SPAN_RECORD * 8);
   const rasterAt = alloc(n * n * 4);
   let layout: SmoothingLayout | null = null;
   let codesAt = -1;
@@ -143,14 +149,17 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     countsAt = alloc(16);
   }
   const drawParamsAt = alloc(blockLayout('draw').size);
+  const helperParamsAt = alloc(blockLayout('draw').size);
   const assetsAt = alloc(ARENA_ASSET_BYTES);
-  const memory = newWasmMemory(top);
+  // [R] Shared, so that the executor's helper thread (helper.ts) runs kernels on the same fields.
+  const memory = newSharedWasmMemory(top);
   if (!memory) return null;
   const raster = loadChecked<RasterExports>('raster', RASTER_WASM_BASE64, memory);
   const smoothing = loadChecked<SmoothingExports>('smoothing', SMOOTHING_WASM_BASE64, memory);
-  const encode = loadChecked<EncodeExports>('encode', ENCODE_WASM_BASE64, memory);
+  const encode = loadChecked<EncodeExports>('encode', ENCODE_SHARED_WASM_BASE64, memory);
   const draw = loadChecked<DrawExports>('draw', DRAW_WASM_BASE64, memory);
   if (!raster || !smoothing || !encode || !draw) return null;
+  if (n >= HELPER_MIN_SIDE) startHelper();
   const view = new Float32Array(memory.buffer, rasterAt, n * n);
   const arena: Arena = {
     memory,
@@ -160,6 +169,7 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     draw,
     n,
     queueAt,
+    lowerQueueAt,
     rasterAt,
     rasterView: view,
     spanQueue: null,
@@ -168,6 +178,7 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     codesAt,
     countsAt,
     drawParamsAt,
+    helperParamsAt,
     assetsAt,
     assetsEnd: assetsAt + ARENA_ASSET_BYTES,
     assetsTop: assetsAt,
@@ -192,6 +203,6 @@ let available: boolean | undefined;
 /** Whether the SIMD kernels can run here (compiled, and not disabled). */
 export function wasmKernelsAvailable(): boolean {
   if (wasmDisabled()) return false;
-  available ??= loadChecked<RasterExports>('raster', RASTER_WASM_BASE64, newWasmMemory(1)!) !== null;
+  available ??= loadChecked<RasterExports>('raster', RASTER_WASM_BASE64, newSharedWasmMemory(1)!) !== null;
   return available;
 }
