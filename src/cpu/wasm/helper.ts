@@ -10,7 +10,7 @@
  * [R] The two threads meet through Atomics on a small shared control block rather than messages: a draw takes a
  *     fraction of a millisecond, about what a message's round trip costs.
  */
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { threadsWanted } from '../../core/threads.js';
 import { compiledWasm, type WasmMemory } from '../../core/wasm.js';
 import { DRAW_WASM_BASE64 } from './draw-wasm.js';
@@ -105,6 +105,11 @@ export function startHelper(): void {
   } catch {
     helper = null;
   }
+}
+
+/** Whether the helper has started and can take rows now (tests wait for it). */
+export function helperReady(): boolean {
+  return readyHelper() !== null;
 }
 
 /** The helper when it is ready (and threads are still wanted), otherwise null. */
