@@ -1,7 +1,6 @@
 /**
- * The executor's helper thread (src/cpu/wasm/helper.ts) takes the lower rows of the raster's spans and of large
- * draws; every row is still written by one thread in single-threaded order, so a run writes the same bytes with and
- * without it. Counts work (the helper's kernel calls), no clocks.
+ * The executor's helper thread (src/cpu/wasm/helper.ts) takes the lower rows of large draws; every row is still
+ * written by one thread in single-threaded order, so a run writes the same bytes with and without it. Counts work (the helper's kernel calls), no clocks.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -99,14 +98,14 @@ describe('the executor on two threads', () => {
     ).toBe(true);
   });
 
-  it('writes every stage byte-identical on one thread and on two (a 256² run)', async () => {
+  it('writes every stage byte-identical on one thread and on two (a 1024² run)', async () => {
     await readyHelper();
     const stages = 'raster-layer0,raster,base,after-support,after-stamps,after-locations,pre-encode,final';
     const calls: number[] = [];
     for (const threads of [1, 2] as const) {
       calls.push(
         await counted(threads, async () => {
-          const r = await cli('run', 'tundra-r19', '--size', '256', '--stages', stages, '--out', join(d, `t${threads}`), '--quiet');
+          const r = await cli('run', 'tundra-r19', '--size', '1024', '--stages', stages, '--out', join(d, `t${threads}`), '--quiet');
           expect(r.code, r.err).toBe(0);
         }),
       );

@@ -1,14 +1,11 @@
 /** Entry point of the `heightbench` executable. */
 import { prestartStreamWorker } from '../io/stream-worker.js';
-import { startHelper } from '../cpu/wasm/helper.js';
 import { requestedCommand } from './commands.js';
 
 // [R] `compare` streams the reference through a worker thread (src/io/stream-worker.ts): the thread starts now, so its
 //     start-up overlaps the loading of the command modules below. Unused, it costs nothing at exit (unref'd).
 const argv = process.argv.slice(2);
 if (requestedCommand(argv) === 'compare') prestartStreamWorker();
-// [R] `run`: the executor's helper thread (src/cpu/wasm/helper.ts) starts now too, so it is ready by the raster.
-if (requestedCommand(argv) === 'run') startHelper();
 const { runCli } = await import('./main.js');
 
 runCli(argv).then(

@@ -73,8 +73,6 @@ export interface Arena {
   /** Side of the square field. */
   n: number;
   queueAt: number;
-  /** The span queue of the lower half of the rows (raster-kernel.ts: the helper thread's band). */
-  lowerQueueAt: number;
   rasterAt: number;
   /** The zeroed n × n float32 raster view (the field the raster stage draws into). */
   rasterView: Float32Array;
@@ -122,7 +120,6 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     return at;
   };
   const queueAt = alloc(SPAN_QUEUE * SPAN_RECORD * 8);
-  const lowerQueueAt = alloc(SPAN_QUEUE * SPAN_RECORD * 8);
   const rasterAt = alloc(n * n * 4);
   let layout: SmoothingLayout | null = null;
   let codesAt = -1;
@@ -169,7 +166,6 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     draw,
     n,
     queueAt,
-    lowerQueueAt,
     rasterAt,
     rasterView: view,
     spanQueue: null,

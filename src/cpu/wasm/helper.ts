@@ -3,7 +3,9 @@
  * lower rows of a field while the calling thread runs it over the upper rows; the call returns when both are done.
  * Every row is written by exactly one thread with the kernel's own steps, in the order a single thread would take,
  * so the field is bit-identical to a single-threaded run whatever the split (tested): the draws (draw-kernel.ts:
- * pixels are independent within a draw) and the raster's spans (raster-kernel.ts: one queue per band of rows).
+ * pixels are independent within a draw).
+ * [R] Only the draws: the raster's spans split by row stripes (one queue per band, each in order) wrote the same
+ *     bytes but ran slower on two threads than on one on the shared 2-core machine, so they stay on this thread.
  * [R] The helper is started when an arena large enough to profit is made and serves once it is ready (no call waits
  *     for its start); it is unref'd, so it never keeps a process alive. HEIGHTBENCH_NO_THREADS=1, or a single CPU,
  *     keeps every draw on the calling thread.
@@ -14,7 +16,6 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { threadsWanted } from '../../core/threads.js';
 import { compiledWasm, type WasmMemory } from '../../core/wasm.js';
 import { DRAW_WASM_BASE64 } from './draw-wasm.js';
-import { RASTER_WASM_BASE64 } from './raster-wasm.js';
 
 /** Control block (Int32): [0] ready, [1] request count, [2] requests done, [3] result (−1 failed), [4] kernel, [5…7] arguments. */
 const READY = 0;
@@ -23,9 +24,8 @@ const DONE = 2;
 const RESULT = 3;
 const KERNEL = 4;
 const ARGS = 5;
-/** The kernels the helper runs: draw.wat's draw(params), raster.wat's spans(rec, count, target). */
+/** The kernels the helper runs: draw.wat's draw(params). */
 const DRAW = 0;
-const SPANS = 1;
 
 /**
  * [R] Loads of the control word before either thread sleeps: draws come back to back, and waking a sleeping thread
@@ -38,7 +38,6 @@ const { workerData, receiveMessageOnPort } = require('node:worker_threads');
 const c = new Int32Array(workerData.ctrl);
 const port = workerData.port;
 let draw = null;
-let spans = null;
 Atomics.store(c, ${READY}, 1);
 let seen = 0;
 for (;;) {
@@ -49,11 +48,8 @@ for (;;) {
   try {
     for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) {
       draw = new WebAssembly.Instance(workerData.draw, { env: { memory: m.message } }).exports.draw;
-      spans = new WebAssembly.Instance(workerData.raster, { env: { memory: m.message } }).exports.spans;
     }
-    const a = Atomics.load(c, ${ARGS});
-    if (Atomics.load(c, ${KERNEL}) === ${DRAW}) r = draw(a);
-    else r = (spans(a, Atomics.load(c, ${ARGS + 1}), Atomics.load(c, ${ARGS + 2})), 0);
+    if (Atomics.load(c, ${KERNEL}) === ${DRAW}) r = draw(Atomics.load(c, ${ARGS}));
   } catch {
     r = -1;
   }
@@ -80,7 +76,7 @@ export const HELPER_MIN_SIDE = 256;
 export const HELPER_MIN_PIXELS = 4096;
 export const HELPER_MIN_ROWS = 8;
 
-/** How many kernel calls (draws, span batches) the helper has run in this process (diagnostics and tests). */
+/** How many kernel calls (draws) the helper has run in this process (diagnostics and tests). */
 export function helperCalls(): number {
   return calls;
 }
@@ -90,14 +86,13 @@ export function startHelper(): void {
   if (helper !== undefined || !threadsWanted()) return;
   try {
     const draw = compiledWasm(DRAW_WASM_BASE64);
-    const raster = compiledWasm(RASTER_WASM_BASE64);
-    if (!draw || !raster) {
+    if (!draw) {
       helper = null;
       return;
     }
     const ctrl = new Int32Array(new SharedArrayBuffer(32));
     const { port1, port2 } = new MessageChannel();
-    const worker = new Worker(SOURCE, { eval: true, workerData: { draw, raster, ctrl: ctrl.buffer, port: port2 }, transferList: [port2] });
+    const worker = new Worker(SOURCE, { eval: true, workerData: { draw, ctrl: ctrl.buffer, port: port2 }, transferList: [port2] });
     worker.unref();
     port1.unref();
     worker.on('error', () => (helper = null));
@@ -157,22 +152,4 @@ export function drawOnBoth(memory: WasmMemory, draw: (params: number) => number,
   if (!job) return null;
   const mine = draw(mainAt);
   return mine + finish(job);
-}
-
-/**
- * Runs raster.wat's `spans` over the queue at `mainRec` on this thread and over the queue at `helperRec` on the helper
- * (two queues whose spans touch disjoint rows); false when the helper is not ready (nothing has run then).
- */
-export function spansOnBoth(
-  memory: WasmMemory,
-  spans: (rec: number, count: number, target: number) => void,
-  main: [number, number],
-  helper: [number, number],
-  target: number,
-): boolean {
-  const job = start(memory, SPANS, [helper[0], helper[1], target]);
-  if (!job) return false;
-  spans(main[0], main[1], target);
-  finish(job);
-  return true;
 }

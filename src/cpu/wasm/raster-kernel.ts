@@ -4,13 +4,9 @@
  * same operations in the same order as spanF32 (tested bit-identical). The target is the arena's raster view; the
  * arena comes from the stage's execution context (src/cpu/context.ts). Records follow the 'span' block of
  * layouts.ts.
- * [R] Spans are queued in two queues by row band (upper and lower half of the rows), each in the order they come,
- *     so every pixel still receives its adds in the single-threaded order; the two queues run at once on this thread
- *     and the helper thread (helper.ts) when it is ready, one after the other otherwise.
  */
 import { SPAN_QUEUE, SPAN_RECORD, type Arena } from './arena.js';
 import { blockLayout } from '../../core/wasm/layouts.js';
-import { spansOnBoth } from './helper.js';
 
 export interface SpanQueue {
   /** Queues pixels dst … dst + len − 1 with edge values e_k + s_k·t (t = 0 … len − 1). */
@@ -42,17 +38,11 @@ ORDER.forEach((f, i) => {
 /** The span queue of an arena (its raster view is the target). */
 export function spanQueueOf(arena: Arena): SpanQueue {
   if (arena.spanQueue) return arena.spanQueue as SpanQueue;
-  const upper = new Float64Array(arena.memory.buffer, arena.queueAt, SPAN_QUEUE * SPAN_RECORD);
-  const lower = new Float64Array(arena.memory.buffer, arena.lowerQueueAt, SPAN_QUEUE * SPAN_RECORD);
-  // A span lies within one row: its first pixel decides its band.
-  const split = (arena.n >> 1) * arena.n;
-  let nUpper = 0;
-  let nLower = 0;
+  const rec = new Float64Array(arena.memory.buffer, arena.queueAt, SPAN_QUEUE * SPAN_RECORD);
+  let count = 0;
   const q: SpanQueue = {
     push(dst, len, e0, s0, e1, s1, e2, s2, invArea, h0, h1, h2) {
-      const toLower = dst >= split;
-      const rec = toLower ? lower : upper;
-      const o = (toLower ? nLower++ : nUpper++) * SPAN_RECORD;
+      const o = count * SPAN_RECORD;
       rec[o] = dst;
       rec[o + 1] = len;
       rec[o + 2] = e0;
@@ -65,16 +55,11 @@ export function spanQueueOf(arena: Arena): SpanQueue {
       rec[o + 9] = h0;
       rec[o + 10] = h1;
       rec[o + 11] = h2;
-      if (nUpper === SPAN_QUEUE || nLower === SPAN_QUEUE) q.flush();
+      if (++count === SPAN_QUEUE) q.flush();
     },
     flush() {
-      const k = arena.raster.spans;
-      if (nUpper === 0 || nLower === 0 || !spansOnBoth(arena.memory, k, [arena.queueAt, nUpper], [arena.lowerQueueAt, nLower], arena.rasterAt)) {
-        if (nUpper > 0) k(arena.queueAt, nUpper, arena.rasterAt);
-        if (nLower > 0) k(arena.lowerQueueAt, nLower, arena.rasterAt);
-      }
-      nUpper = 0;
-      nLower = 0;
+      if (count > 0) arena.raster.spans(arena.queueAt, count, arena.rasterAt);
+      count = 0;
     },
   };
   arena.spanQueue = q;
