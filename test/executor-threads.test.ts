@@ -38,7 +38,7 @@ async function counted(threads: 1 | 2, f: () => unknown): Promise<number> {
 describe('the executor on two threads', () => {
   it('draws the same pixels on one thread and on two (draws split by rows)', async () => {
     await readyHelper();
-    const n = 256;
+    const n = 512;
     const sizes = [64, 32, 16, 8, 4, 2, 1];
     const rnd = testRandom(7);
     const asset = {
@@ -50,15 +50,15 @@ describe('the executor on two threads', () => {
     // Rotated, scaled squares of every mode, overlapping, some too small to split.
     const draws: KernelDraw[] = Array.from({ length: 60 }, (_, k) => {
       const a = rnd() * Math.PI;
-      const s = 0.3 + rnd() * 2.5;
-      const [cx, cy] = [rnd() * 256, rnd() * 256];
+      const s = 0.3 + rnd() * 5;
+      const [cx, cy] = [rnd() * n, rnd() * n];
       const [c, sn] = [Math.cos(a) / s, Math.sin(a) / s];
       const half = Math.ceil(40 * s * 0.75);
       const box = (v: number): [number, number] => [Math.max(0, Math.floor(v - half)), Math.min(n - 1, Math.ceil(v + half))];
       return {
         inv: [c, -sn, sn, c, -(c * cx + sn * cy), sn * cx - c * cy],
         W: 40,
-        grid: { xmin: 0, ymin: 0, size: 256, n },
+        grid: { xmin: 0, ymin: 0, size: n, n },
         cols: box(cx),
         rows: box(cy),
         lower: k % 3,
@@ -98,14 +98,14 @@ describe('the executor on two threads', () => {
     ).toBe(true);
   });
 
-  it('writes every stage byte-identical on one thread and on two (a 1024² run)', async () => {
+  it('writes every stage byte-identical on one thread and on two (a 2048² run)', async () => {
     await readyHelper();
-    const stages = 'raster-layer0,raster,base,after-support,after-stamps,after-locations,pre-encode,final';
+    const stages = 'after-support,after-stamps,after-locations,pre-encode,final';
     const calls: number[] = [];
     for (const threads of [1, 2] as const) {
       calls.push(
         await counted(threads, async () => {
-          const r = await cli('run', 'tundra-r19', '--size', '1024', '--stages', stages, '--out', join(d, `t${threads}`), '--quiet');
+          const r = await cli('run', 'tundra-r19', '--size', '2048', '--stages', stages, '--out', join(d, `t${threads}`), '--quiet');
           expect(r.code, r.err).toBe(0);
         }),
       );
@@ -113,7 +113,7 @@ describe('the executor on two threads', () => {
     expect(calls[0]).toBe(0);
     expect(calls[1]).toBeGreaterThan(0);
     const files = readdirSync(join(d, 't1')).filter((f) => /\.(r16|r32|png|json)$/.test(f) && !/timings|manifest/.test(f));
-    expect(files.filter((f) => f.endsWith('.r32')).length).toBeGreaterThanOrEqual(7);
+    expect(files.filter((f) => f.endsWith('.r32')).length).toBeGreaterThanOrEqual(4);
     for (const f of files) expect(readFileSync(join(d, 't2', f)).equals(readFileSync(join(d, 't1', f))), f).toBe(true);
   });
 });

@@ -31,7 +31,7 @@ const DRAW = 0;
  * [R] Loads of the control word before either thread sleeps: draws come back to back, and waking a sleeping thread
  *     costs about as much as a small draw; a spin of this length is well under a millisecond.
  */
-const SPIN = 200_000;
+const SPIN = 2_000;
 
 const SOURCE = `
 const { workerData, receiveMessageOnPort } = require('node:worker_threads');
@@ -73,7 +73,7 @@ let calls = 0;
 /** [R] Arenas smaller than this never start the helper: their draws are too small to be worth a thread. */
 export const HELPER_MIN_SIDE = 256;
 /** [R] Draws over fewer pixels (box) than this, or fewer rows than 2 × HELPER_MIN_ROWS, stay on the calling thread. */
-export const HELPER_MIN_PIXELS = 4096;
+export const HELPER_MIN_PIXELS = 16_384;
 export const HELPER_MIN_ROWS = 8;
 
 /** How many kernel calls (draws) the helper has run in this process (diagnostics and tests). */
