@@ -13,10 +13,12 @@ register();
 const { expandTemplate, layoutHash } = await import('../src/core/wasm/layouts.ts');
 
 const MODULES = [
-  { wat: 'src/cpu/wasm/smoothing.wat', out: 'src/cpu/wasm/smoothing-wasm.ts', name: 'SMOOTHING_WASM_BASE64', template: true },
-  { wat: 'src/cpu/wasm/raster.wat', out: 'src/cpu/wasm/raster-wasm.ts', name: 'RASTER_WASM_BASE64', template: true },
+  { wat: 'src/cpu/wasm/smoothing.wat', out: 'src/cpu/wasm/smoothing-wasm.ts', name: 'SMOOTHING_WASM_BASE64', template: true, shared: true },
+  { wat: 'src/cpu/wasm/raster.wat', out: 'src/cpu/wasm/raster-wasm.ts', name: 'RASTER_WASM_BASE64', template: true, shared: true },
   { wat: 'src/core/wasm/encode.wat', out: 'src/core/wasm/encode-wasm.ts', name: 'ENCODE_WASM_BASE64', template: true },
-  { wat: 'src/cpu/wasm/draw.wat', out: 'src/cpu/wasm/draw-wasm.ts', name: 'DRAW_WASM_BASE64', template: true },
+  // The arena's copy of the encode kernel: the arena's memory is shared with the executor's helper thread.
+  { wat: 'src/core/wasm/encode.wat', out: 'src/cpu/wasm/encode-shared-wasm.ts', name: 'ENCODE_SHARED_WASM_BASE64', template: true, shared: true },
+  { wat: 'src/cpu/wasm/draw.wat', out: 'src/cpu/wasm/draw-wasm.ts', name: 'DRAW_WASM_BASE64', template: true, shared: true },
   { wat: 'src/compare/wasm/compare.wat', out: 'src/compare/wasm/compare-wasm.ts', name: 'COMPARE_WASM_BASE64' },
   { wat: 'src/compare/wasm/float-pair.wat', out: 'src/compare/wasm/float-pair-wasm.ts', name: 'FLOAT_PAIR_WASM_BASE64' },
   { wat: 'src/io/formats/wasm/exr-predictor.wat', out: 'src/io/formats/wasm/exr-predictor-wasm.ts', name: 'EXR_PREDICTOR_WASM_BASE64' },
@@ -27,7 +29,7 @@ const MODULES = [
 ];
 const check = process.argv.includes('--check');
 const wabt = await wabtInit();
-for (const { wat, out, name, threads, template } of MODULES) {
+for (const { wat, out, name, threads, template, shared } of MODULES) {
   let source;
   try {
     source = readFileSync(wat, 'utf8');
@@ -38,7 +40,13 @@ for (const { wat, out, name, threads, template } of MODULES) {
   const file = wat.split('/').pop();
   if (template) source = expandTemplate(source, wat);
   else if (/\{\{/.test(source)) throw new Error(`${wat}: has {{…}} placeholders but is not marked as a template`);
-  const features = { simd: true, threads: Boolean(threads) };
+  if (shared) {
+    // [R] `shared`: the module imports a shared memory (one that worker threads can run kernels in as well).
+    const plain = '(import "env" "memory" (memory 1))';
+    if (!source.includes(plain)) throw new Error(`${wat}: marked shared but does not import ${plain}`);
+    source = source.replace(plain, '(import "env" "memory" (memory 1 65536 shared))');
+  }
+  const features = { simd: true, threads: Boolean(threads || shared) };
   const mod = wabt.parseWat(wat, source, features);
   mod.validate(features); // validate() reads the enabled features from its argument
   const bytes = Buffer.from(mod.toBinary({}).buffer);

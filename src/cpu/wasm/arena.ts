@@ -10,9 +10,10 @@
  */
 import { RASTER_WASM_BASE64 } from './raster-wasm.js';
 import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
-import { ENCODE_WASM_BASE64 } from '../../core/wasm/encode-wasm.js';
+import { ENCODE_SHARED_WASM_BASE64 } from './encode-shared-wasm.js';
 import { DRAW_WASM_BASE64 } from './draw-wasm.js';
-import { instantiateWasm, newWasmMemory, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
+import { HELPER_MIN_SIDE, startHelper } from './helper.js';
+import { instantiateWasm, newSharedWasmMemory, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
 import { blockBytes, blockLayout, checkModule, CONSTANTS, type ModuleName } from '../../core/wasm/layouts.js';
 
 export interface RasterExports {
@@ -86,6 +87,8 @@ export interface Arena {
   countsAt: number;
   /** Parameter block of the draw kernel (layouts.ts 'draw'), and the region assets are copied into on first use. */
   drawParamsAt: number;
+  /** The helper thread's parameter block (the rows of a draw it takes; helper.ts). */
+  helperParamsAt: number;
   assetsAt: number;
   assetsEnd: number;
   /** Next free byte of the asset region. */
@@ -143,14 +146,17 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     countsAt = alloc(16);
   }
   const drawParamsAt = alloc(blockLayout('draw').size);
+  const helperParamsAt = alloc(blockLayout('draw').size);
   const assetsAt = alloc(ARENA_ASSET_BYTES);
-  const memory = newWasmMemory(top);
+  // [R] Shared, so that the executor's helper thread (helper.ts) runs kernels on the same fields.
+  const memory = newSharedWasmMemory(top);
   if (!memory) return null;
   const raster = loadChecked<RasterExports>('raster', RASTER_WASM_BASE64, memory);
   const smoothing = loadChecked<SmoothingExports>('smoothing', SMOOTHING_WASM_BASE64, memory);
-  const encode = loadChecked<EncodeExports>('encode', ENCODE_WASM_BASE64, memory);
+  const encode = loadChecked<EncodeExports>('encode', ENCODE_SHARED_WASM_BASE64, memory);
   const draw = loadChecked<DrawExports>('draw', DRAW_WASM_BASE64, memory);
   if (!raster || !smoothing || !encode || !draw) return null;
+  if (n >= HELPER_MIN_SIDE) startHelper();
   const view = new Float32Array(memory.buffer, rasterAt, n * n);
   const arena: Arena = {
     memory,
@@ -168,6 +174,7 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     codesAt,
     countsAt,
     drawParamsAt,
+    helperParamsAt,
     assetsAt,
     assetsEnd: assetsAt + ARENA_ASSET_BYTES,
     assetsTop: assetsAt,
@@ -192,6 +199,6 @@ let available: boolean | undefined;
 /** Whether the SIMD kernels can run here (compiled, and not disabled). */
 export function wasmKernelsAvailable(): boolean {
   if (wasmDisabled()) return false;
-  available ??= loadChecked<RasterExports>('raster', RASTER_WASM_BASE64, newWasmMemory(1)!) !== null;
+  available ??= loadChecked<RasterExports>('raster', RASTER_WASM_BASE64, newSharedWasmMemory(1)!) !== null;
   return available;
 }

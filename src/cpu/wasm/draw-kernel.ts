@@ -7,8 +7,15 @@
  * runs its JavaScript loop.
  */
 import { inArena, type Arena } from './arena.js';
-import { writeBlock } from '../../core/wasm/layouts.js';
+import { blockLayout, writeBlock } from '../../core/wasm/layouts.js';
+import { drawOnBoth, HELPER_MIN_PIXELS, HELPER_MIN_ROWS } from './helper.js';
 import type { HeightAsset } from '../../assets/assets.js';
+
+/** The draw block's size and the byte offsets of its row fields (i32), for the helper's copy of a block. */
+const DRAW_BLOCK = (() => {
+  const l = blockLayout('draw');
+  return { size: l.size, j0: l.fields.j0.offset, j1: l.fields.j1.offset };
+})();
 
 /** Byte offsets of every level of `asset` in the arena, copying them on first use (null when they do not fit). */
 function levelOffsets(arena: Arena, asset: HeightAsset): number[] | null {
@@ -53,7 +60,7 @@ export function drawInArena(field: Float32Array, asset: HeightAsset, d: KernelDr
   if (!inArena(field, arena) || field.length !== d.grid.n * d.grid.n) throw new RangeError(`drawInArena: the field is not an ${d.grid.n}² field of this arena`);
   const at = levelOffsets(arena, asset);
   if (!at) return null;
-  writeBlock(arena.memory.buffer, arena.drawParamsAt, 'draw', {
+  const block = (j0: number, j1: number) => ({
     inv: d.inv.slice(0, 6),
     W: d.W,
     xmin: d.grid.xmin,
@@ -68,8 +75,8 @@ export function drawInArena(field: Float32Array, asset: HeightAsset, d: KernelDr
     pc: d.pc,
     i0: d.cols[0],
     i1: d.cols[1],
-    j0: d.rows[0],
-    j1: d.rows[1],
+    j0,
+    j1,
     n: d.grid.n,
     field: field.byteOffset,
     levelA: at[d.lower],
@@ -79,6 +86,23 @@ export function drawInArena(field: Float32Array, asset: HeightAsset, d: KernelDr
     twoLevels: d.twoLevels ? 1 : 0,
     mode: d.mode,
   });
+  const [j0, j1] = d.rows;
+  const rows = j1 - j0 + 1;
+  // [R] A large draw is split by rows with the helper thread (helper.ts): each row drawn by one thread, so the
+  //     bytes do not depend on the split.
+  writeBlock(arena.memory.buffer, arena.drawParamsAt, 'draw', block(j0, j1));
+  if (rows >= 2 * HELPER_MIN_ROWS && rows * (d.cols[1] - d.cols[0] + 1) >= HELPER_MIN_PIXELS) {
+    // The helper's block is this one with its rows (jm..j1); this thread keeps j0..jm − 1.
+    const jm = j0 + (rows >> 1);
+    const bytes = new Uint8Array(arena.memory.buffer);
+    bytes.copyWithin(arena.helperParamsAt, arena.drawParamsAt, arena.drawParamsAt + DRAW_BLOCK.size);
+    const i32 = new Int32Array(arena.memory.buffer);
+    i32[(arena.drawParamsAt + DRAW_BLOCK.j1) >> 2] = jm - 1;
+    i32[(arena.helperParamsAt + DRAW_BLOCK.j0) >> 2] = jm;
+    const both = drawOnBoth(arena.memory, arena.draw.draw, arena.drawParamsAt, arena.helperParamsAt);
+    if (both !== null) return both;
+    i32[(arena.drawParamsAt + DRAW_BLOCK.j1) >> 2] = j1;
+  }
   return arena.draw.draw(arena.drawParamsAt);
 }
 

@@ -1,0 +1,155 @@
+/**
+ * One helper thread for the executor's kernels: it shares the arena's memory (arena.ts) and runs a kernel over the
+ * lower rows of a field while the calling thread runs it over the upper rows; the call returns when both are done.
+ * Every row is written by exactly one thread with the kernel's own steps, in the order a single thread would take,
+ * so the field is bit-identical to a single-threaded run whatever the split (tested): the draws (draw-kernel.ts:
+ * pixels are independent within a draw).
+ * [R] Only the draws: the raster's spans split by row stripes (one queue per band, each in order) wrote the same
+ *     bytes but ran slower on two threads than on one on the shared 2-core machine, so they stay on this thread.
+ * [R] The helper is started when an arena large enough to profit is made and serves once it is ready (no call waits
+ *     for its start); it is unref'd, so it never keeps a process alive. HEIGHTBENCH_NO_THREADS=1, or a single CPU,
+ *     keeps every draw on the calling thread.
+ * [R] The two threads meet through Atomics on a small shared control block rather than messages: a draw takes a
+ *     fraction of a millisecond, about what a message's round trip costs.
+ */
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { threadsWanted } from '../../core/threads.js';
+import { compiledWasm, type WasmMemory } from '../../core/wasm.js';
+import { DRAW_WASM_BASE64 } from './draw-wasm.js';
+
+/** Control block (Int32): [0] ready, [1] request count, [2] requests done, [3] result (−1 failed), [4] kernel, [5…7] arguments. */
+const READY = 0;
+const ASKED = 1;
+const DONE = 2;
+const RESULT = 3;
+const KERNEL = 4;
+const ARGS = 5;
+/** The kernels the helper runs: draw.wat's draw(params). */
+const DRAW = 0;
+
+/**
+ * [R] Loads of the control word before either thread sleeps: draws come back to back, and waking a sleeping thread
+ *     costs about as much as a small draw; a spin of this length is well under a millisecond.
+ */
+const SPIN = 2_000;
+
+const SOURCE = `
+const { workerData, receiveMessageOnPort } = require('node:worker_threads');
+const c = new Int32Array(workerData.ctrl);
+const port = workerData.port;
+let draw = null;
+Atomics.store(c, ${READY}, 1);
+let seen = 0;
+for (;;) {
+  for (let k = 0; k < ${SPIN} && Atomics.load(c, ${ASKED}) === seen; k++);
+  Atomics.wait(c, ${ASKED}, seen);
+  seen = Atomics.load(c, ${ASKED});
+  let r = -1;
+  try {
+    for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) {
+      draw = new WebAssembly.Instance(workerData.draw, { env: { memory: m.message } }).exports.draw;
+    }
+    if (Atomics.load(c, ${KERNEL}) === ${DRAW}) r = draw(Atomics.load(c, ${ARGS}));
+  } catch {
+    r = -1;
+  }
+  Atomics.store(c, ${RESULT}, r);
+  Atomics.store(c, ${DONE}, seen);
+  Atomics.notify(c, ${DONE});
+}
+`;
+
+interface Helper {
+  worker: Worker;
+  ctrl: Int32Array;
+  port: MessagePort;
+  /** The memory the helper's draw instance runs on. */
+  memory: WasmMemory | null;
+}
+
+let helper: Helper | null | undefined;
+let calls = 0;
+
+/** [R] Arenas smaller than this never start the helper: their draws are too small to be worth a thread. */
+export const HELPER_MIN_SIDE = 256;
+/** [R] Draws over fewer pixels (box) than this, or fewer rows than 2 × HELPER_MIN_ROWS, stay on the calling thread. */
+export const HELPER_MIN_PIXELS = 16_384;
+export const HELPER_MIN_ROWS = 8;
+
+/** How many kernel calls (draws) the helper has run in this process (diagnostics and tests). */
+export function helperCalls(): number {
+  return calls;
+}
+
+/** Starts the helper when threads are wanted and it has not been started (nothing waits for it). */
+export function startHelper(): void {
+  if (helper !== undefined || !threadsWanted()) return;
+  try {
+    const draw = compiledWasm(DRAW_WASM_BASE64);
+    if (!draw) {
+      helper = null;
+      return;
+    }
+    const ctrl = new Int32Array(new SharedArrayBuffer(32));
+    const { port1, port2 } = new MessageChannel();
+    const worker = new Worker(SOURCE, { eval: true, workerData: { draw, ctrl: ctrl.buffer, port: port2 }, transferList: [port2] });
+    worker.unref();
+    port1.unref();
+    worker.on('error', () => (helper = null));
+    helper = { worker, ctrl, port: port1, memory: null };
+  } catch {
+    helper = null;
+  }
+}
+
+/** Whether the helper has started and can take rows now (tests wait for it). */
+export function helperReady(): boolean {
+  return readyHelper() !== null;
+}
+
+/** The helper when it is ready (and threads are still wanted), otherwise null. */
+function readyHelper(): Helper | null {
+  if (!helper || !threadsWanted() || Atomics.load(helper.ctrl, READY) !== 1) return null;
+  return helper;
+}
+
+/** Starts `kernel(args)` on the helper when it is ready (null otherwise); finish with `finish`. */
+function start(memory: WasmMemory, kernel: number, args: readonly number[]): { h: Helper; asked: number } | null {
+  const h = readyHelper();
+  if (!h) return null;
+  if (h.memory !== memory) {
+    h.port.postMessage(memory);
+    h.memory = memory;
+  }
+  calls++;
+  Atomics.store(h.ctrl, KERNEL, kernel);
+  args.forEach((a, k) => Atomics.store(h.ctrl, ARGS + k, a));
+  const asked = Atomics.add(h.ctrl, ASKED, 1) + 1;
+  Atomics.notify(h.ctrl, ASKED);
+  return { h, asked };
+}
+
+/** Waits for the helper's kernel and returns its result; throws when it failed or did not finish within a minute. */
+function finish({ h, asked }: { h: Helper; asked: number }): number {
+  for (let k = 0; k < SPIN && Atomics.load(h.ctrl, DONE) !== asked; k++);
+  const deadline = Date.now() + 60_000;
+  for (let d = Atomics.load(h.ctrl, DONE); d !== asked; d = Atomics.load(h.ctrl, DONE)) {
+    if (Date.now() > deadline) throw new Error('executor: the helper thread did not finish its rows within 60 s');
+    Atomics.wait(h.ctrl, DONE, d, 1000);
+  }
+  const r = Atomics.load(h.ctrl, RESULT);
+  if (r < 0) throw new Error('executor: the helper thread failed while running a kernel on its rows');
+  return r;
+}
+
+/**
+ * Runs draw.wat's `draw` for the block at `mainAt` (rows j0..jm − 1) on this thread and for the block at `helperAt`
+ * (rows jm..j1) on the helper, in `memory`, and returns the pixels drawn by both; null when the helper is not ready
+ * (the caller then draws all rows itself).
+ */
+export function drawOnBoth(memory: WasmMemory, draw: (params: number) => number, mainAt: number, helperAt: number): number | null {
+  const job = start(memory, DRAW, [helperAt]);
+  if (!job) return null;
+  const mine = draw(mainAt);
+  return mine + finish(job);
+}
