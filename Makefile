@@ -37,7 +37,7 @@ SRC := $(shell find src -name '*.ts' 2>/dev/null)
 
 .PHONY: setup test reproduce typecheck build bench clean peers regress lint references lab
 
-setup: $(NODE_STAMP) $(VENV_STAMP) $(DIST_STAMP) $(PEERS_STAMP) $(CHROMIUM_STAMP)
+setup: $(NODE_STAMP) $(VENV_STAMP) $(VENV_PKG) $(DIST_STAMP) $(PEERS_STAMP) $(CHROMIUM_STAMP)
 
 $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -47,6 +47,13 @@ $(VENV_STAMP): requirements.txt
 	python3 -m venv .venv
 	.venv/bin/pip install --quiet -r requirements.txt
 	@touch $@
+
+# The venv lies inside this package, whose package.json says "type": "module": without a package.json of its own,
+# node would load the venv's CommonJS scripts (JupyterLab's bundled yarn.js) as ES modules and they fail (JupyterLab
+# then prints yarn.js's minified source at every start).
+VENV_PKG := .venv/package.json
+$(VENV_PKG): $(VENV_STAMP)
+	echo '{ "type": "commonjs" }' > $@
 
 # scripts/build-dist.mjs: incremental tsc (the same bytes as a build from nothing), stale outputs removed, the bundle.
 $(DIST_STAMP): $(SRC) tsconfig.json tsconfig.build.json scripts/bundle-cli.mjs scripts/build-dist.mjs bin/source-check.mjs $(NODE_STAMP)
@@ -88,12 +95,14 @@ references: setup
 	dvc pull --allow-missing || echo "references: the remote does not hold every reference; regenerating what is missing"
 	dvc repro --glob 'reference@*' 'gpu@*'
 
-# JupyterLab on 127.0.0.1 (LAB_PORT) with the tslab kernel (jupyter/kernels/tslab): notebooks/*.ipynb, written from
-# and paired with their .nb.ts sources by jupytext (notebooks/jupytext.toml), so a cell saved in JupyterLab lands in the .nb.ts.
+# JupyterLab on 127.0.0.1 (LAB_PORT) rooted at this repository, opened on notebooks/, with the settings of
+# jupyter/config/jupyter_server_config.json (tslab the default kernel, each notebook listed once as its .ipynb). The
+# .ipynb files are written from their .nb.ts sources and paired with them by jupytext (notebooks/jupytext.toml), so a
+# cell saved in JupyterLab lands in the .nb.ts.
 LAB_PORT ?= 8888
 lab: setup
 	.venv/bin/python scripts/notebooks.py sync
-	.venv/bin/jupyter-lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) --ServerApp.root_dir=$(CURDIR)/notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+	.venv/bin/jupyter-lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) --ServerApp.root_dir=$(CURDIR) $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # This tree's reports against a base revision's (BASE=main for a pull request): Markdown here, HTML in reports/regress/.
 BASE ?= HEAD

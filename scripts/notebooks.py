@@ -3,8 +3,9 @@
 executed headless on the tslab kernel (run-notebooks.mjs: tslab-headless, the same kernel without the per-cell type
 check, which scripts/check-notebooks.mjs does once), exported to HTML.
 
-  notebooks.py sync                  jupytext --sync every pair (writes a missing .ipynb; the newer side wins) and
-                                     gives each .ipynb the tslab kernel (make lab)
+  notebooks.py sync [DIR]            jupytext --sync every pair of DIR (default notebooks/; writes a missing .ipynb; the
+                                     newer side wins; no .ipynb left newer than its source) and gives each new .ipynb
+                                     the tslab kernel (make lab)
   notebooks.py check                 every .nb.ts is in jupytext's canonical percent form (reading and writing it back
                                      gives the same bytes), so an edit saved from JupyterLab changes only what was edited
   notebooks.py execute OUTDIR [--results FILE] [--only NAME ...] [--twice NAME] [--jobs N] [--kernel NAME]
@@ -18,7 +19,7 @@ check, which scripts/check-notebooks.mjs does once), exported to HTML.
                                      soon as it has executed, written to HTMLDIR once every notebook passed
   notebooks.py export EXECDIR HTMLDIR  HTML for each executed notebook (Plotly from ../plotly.min.js)
 
-The pairing (notebooks/jupytext.toml, beside the notebooks: the JupyterLab server of make lab is rooted there): formats "ipynb,.nb.ts:percent", no notebook or cell metadata in the
+The pairing (notebooks/jupytext.toml, beside the notebooks: jupytext looks for it from each notebook's folder up): formats "ipynb,.nb.ts:percent", no notebook or cell metadata in the
 .nb.ts. The .nb.ts files are the sources in git; the .ipynb files are generated (ignored by git) and carry outputs.
 Errors that tslab only logs (timers, unawaited promises) appear as stderr text; any stderr containing "Error" fails
 the notebook.
@@ -72,18 +73,25 @@ def check():
     return bad
 
 
-def sync():
+def sync(folder=None):
+    """Pair every .nb.ts of FOLDER (default notebooks/) with its .ipynb. jupytext's contents manager asks "X.ipynb is more
+    recent than X.nb.ts" when the .ipynb is newer than its text source by more than a second and their inputs differ
+    in any way, so every .ipynb is left with its source's modification time (a .ipynb written at `make lab`, minutes
+    after the clone, would otherwise be the newer side)."""
     import jupytext
     from jupytext.cli import jupytext as cli
-    for src in sources():
+    for src in sorted(Path(folder).glob("*.nb.ts")) if folder else sources():
         pair = src.with_name(stem(src) + ".ipynb")
         if not pair.exists():
             nb = read_source(src)
             nb.metadata["jupytext"] = {"formats": "ipynb," + FMT}
             jupytext.write(nb, pair)
-            print(f"wrote {pair.relative_to(ROOT)}")
+            print(f"wrote {pair}")
         else:
             cli(["--sync", "--quiet", str(pair)])
+        st = src.stat()
+        if pair.stat().st_mtime > st.st_mtime:
+            os.utime(pair, (st.st_atime, st.st_mtime))
     return 0
 
 
@@ -239,7 +247,7 @@ if __name__ == "__main__":
     if not a:
         print(__doc__); sys.exit(2)
     if a[0] == "sync":
-        sys.exit(sync())
+        sys.exit(sync(a[1] if len(a) > 1 else None))
     if a[0] == "check":
         sys.exit(1 if check() else 0)
     if a[0] == "execute":

@@ -10,7 +10,7 @@ import { PRODUCER_VERSION } from '../version.js';
 import { parseGridConvention, parsePath, parseSize } from './args.js';
 import { addInputFlags } from './input-flags.js';
 import { CliExit, processIO, type CliIO, type CommandInstaller } from './io.js';
-import { groupsFor, requestedCommand } from './commands.js';
+import { COMMAND_GROUPS, groupsFor, requestedCommand } from './commands.js';
 import { resolveConfigDir } from '../plan/request.js';
 import { refuseFolders } from './wrong-kind.js';
 import { terminalText } from '../core/text.js';
@@ -160,4 +160,11 @@ export async function runCli(argv: readonly string[], io: CliIO = processIO): Pr
     io.err(`heightbench: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     return EXIT_INTERNAL;
   }
+}
+
+/** The whole parser, every command group installed and nothing run: what scripts/cli-reference.mjs writes docs/cli.md from. */
+export async function cliProgram(): Promise<Command> {
+  const installers = await Promise.all(COMMAND_GROUPS.map((g) => g.load()));
+  const context: { configDir?: string; configRoot?: string } = {};
+  return buildProgram({ out: () => undefined, err: () => undefined, config: context }, installers, context);
 }
