@@ -29,6 +29,7 @@ export PATH := $(CURDIR)/.venv/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 
 NODE_STAMP := node_modules/.install-stamp
 VENV_STAMP := .venv/.install-stamp
+VENV_PKG := .venv/package.json
 DIST_STAMP := dist/.build-stamp
 PEERS_STAMP := .cache/peers-stamp
 CHROMIUM_STAMP := .cache/chromium-stamp
@@ -51,7 +52,6 @@ $(VENV_STAMP): requirements.txt
 # The venv lies inside this package, whose package.json says "type": "module": without a package.json of its own,
 # node would load the venv's CommonJS scripts (JupyterLab's bundled yarn.js) as ES modules and they fail (JupyterLab
 # then prints yarn.js's minified source at every start).
-VENV_PKG := .venv/package.json
 $(VENV_PKG): $(VENV_STAMP)
 	echo '{ "type": "commonjs" }' > $@
 
