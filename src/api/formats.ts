@@ -9,7 +9,7 @@ export { decodeDds } from '../io/formats/dds.js';
 export { decodeExr, readExrHeader } from '../io/formats/exr.js';
 export { decodeTiff, encodeTiff } from '../io/formats/tiff.js';
 export { decodeNpy, encodeNpy } from '../io/formats/npy.js';
-export type { DecodedRaster, RasterGeoreference, RasterLimits, RasterSelection, RasterSampleType } from '../io/formats/raster.js';
+export type { DecodedRaster, RasterGeoreference, RasterLimits, RasterSelection, RasterSampleType } from '../io/formats/decoded-image.js';
 export { decodeR16, encodeR16, inferSquareR16Side } from '../io/r16.js';
 export { countNonFinite, decodeR32, encodeR32 } from '../io/r32.js';
 export { decodePng16, encodePng16, readPngHeader } from '../io/png16.js';

@@ -38,7 +38,7 @@ import {
   type ResolvedConventions,
   type SampleEncoding,
 } from './input-conventions.js';
-import type { DecodedRaster, RasterSelection } from './formats/raster.js';
+import type { DecodedRaster, RasterSelection } from './formats/decoded-image.js';
 import type { LoadedHeightfield, ReadSettings, WriteSettings, WrittenHeightfield } from './heightfield-file.js';
 import type { EncodeCounts } from '../core/encoding.js';
 

@@ -2,7 +2,7 @@
  * OpenEXR decoder: one channel of a single-part scanline or tiled image, as a pure function over the file's bytes.
  *
  * Input: the whole file (the caller reads it through src/io/read-input.ts), a name for messages, the channel to read
- * and the pixel limit. Output: a DecodedRaster (src/io/formats/raster.ts) with the data window's samples, row 0 = the
+ * and the pixel limit. Output: a DecodedRaster (src/io/formats/decoded-image.ts) with the data window's samples, row 0 = the
  * data window's yMin row (the top of the image), HALF widened exactly to float32 bits, FLOAT copied bit for bit.
  *
  * Rules, after the OpenEXR file-layout description (magic 20000630, version 2, attributes, offset table, chunks):
@@ -24,7 +24,7 @@ import { EXR_PREDICTOR_WASM_BASE64 } from './wasm/exr-predictor-wasm.js';
 import { sourceOf, type ByteSource, type DecoderInput } from '../byte-source.js';
 import { checkFieldSize, checkReaderMemory } from '../limits.js';
 import { PizDecoder } from './exr-piz.js';
-import type { DecodedRaster, RasterLimits, RasterSelection } from './raster.js';
+import type { DecodedRaster, RasterLimits, RasterSelection } from './decoded-image.js';
 
 const MAGIC = 20000630;
 /** Typed-array views read the host's byte order; the fast paths that use them need little-endian (EXR's order). */

@@ -41,7 +41,7 @@ import { FormatError, LimitError } from '../../errors.js';
 import { instantiateWasm, wasmDisabled } from '../../core/wasm.js';
 import { TIFF_LZW_WASM_BASE64 } from './wasm/tiff-lzw-wasm.js';
 import { TIFF_PREDICTOR_WASM_BASE64 } from './wasm/tiff-predictor-wasm.js';
-import type { DecodedRaster, RasterGeoreference, RasterLimits, RasterSampleType, RasterSelection, RasterValues } from './raster.js';
+import type { DecodedRaster, RasterGeoreference, RasterLimits, RasterSampleType, RasterSelection, RasterValues } from './decoded-image.js';
 
 export { encodeTiff, type TiffEncodeOptions } from './tiff-write.js';
 
