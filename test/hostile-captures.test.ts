@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fileSource } from '../src/io/byte-source.js';
+import { fileSource, memorySource, type ByteSource } from '../src/io/byte-source.js';
 import { decodeDds } from '../src/io/formats/dds.js';
 import { decodeExr } from '../src/io/formats/exr.js';
 import { decodeNpy } from '../src/io/formats/npy.js';
@@ -220,6 +220,40 @@ with rasterio.open('sparse-small.tif') as ds: print(json.dumps({"v": ds.read(1).
     const r = await cli('info', f, '--assume-defaults');
     expect(r.code, r.err).toBe(2);
     expect(r.err).toMatch(/wide\.tif: TIFF ImageWidth × ImageLength: 268435456x1 has a side over the limit of 1048576/);
+  });
+  it('exr-allocates-before-chunks-checked: a scanline EXR whose last chunk is cut short is refused before any pixel data is read', () => {
+    python(`
+import OpenEXR, numpy as np
+A = np.arange(64 * 64, dtype='f4').reshape(64, 64)
+with OpenEXR.File({"compression": OpenEXR.NO_COMPRESSION, "type": OpenEXR.scanlineimage}, {"Y": A}) as f: f.write("cut.exr")
+b = open('cut.exr', 'rb').read()
+open('cut.exr', 'wb').write(b[:-100])
+`);
+    const bytes = new Uint8Array(spawnSync('cat', [join(d, 'cut.exr')]).stdout);
+    const reads: number[] = [];
+    const inner = memorySource(bytes, 'cut.exr');
+    const logged: ByteSource = {
+      ...inner,
+      read(offset, length, what) {
+        reads.push(length);
+        return inner.read(offset, length, what);
+      },
+    };
+    // 64 uncompressed chunks of one 64-pixel float line (256 bytes); the last one lacks its final 100 bytes.
+    expect(() => decodeExr(logged, 'cut.exr', {}, LIMITS)).toThrow(
+      /cut\.exr: OpenEXR scanline chunk y=63 at byte \d+ declares 256 bytes, 156 bytes remain in the file/,
+    );
+    // Only the offset table and the 64 chunk headers were read: no chunk's pixels (the output is allocated after).
+    expect(reads.filter((n) => n === 256)).toEqual([]);
+    expect(reads.filter((n) => n === 8).length).toBe(64);
+    // The whole file still reads, every value.
+    python(`
+import OpenEXR, numpy as np
+A = np.arange(64 * 64, dtype='f4').reshape(64, 64)
+with OpenEXR.File({"compression": OpenEXR.NO_COMPRESSION, "type": OpenEXR.scanlineimage}, {"Y": A}) as f: f.write("whole.exr")
+`);
+    const whole = decodeExr(new Uint8Array(spawnSync('cat', [join(d, 'whole.exr')]).stdout), 'whole.exr', {}, LIMITS);
+    expect(Array.from(whole.values.subarray(4094))).toEqual([4094, 4095]);
   });
   it('proc-pagemap-link: a link to /proc/self/pagemap is read as what it holds (no hang, exit 2 naming the file)', async () => {
     const { symlinkSync } = await import('node:fs');
