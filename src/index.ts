@@ -20,7 +20,7 @@ export { FormatError, MismatchError, isInputError } from './errors.js';
 export { codeHeightfield, floatHeightfield, heightsOf } from './core/heightfield.js';
 export type { CodeHeightfield, FloatHeightfield, Heightfield } from './core/heightfield.js';
 export { readHeightfieldFile, readHeightfieldFileAsync, summarizeHeightfield, writeHeightfieldFile, writeHeightfieldFileAsync } from './io/heightfield-file.js';
-export type { LoadedHeightfield, ReadSettings, WriteSettings } from './io/heightfield-file.js';
+export type { LoadedHeightfield, ReadSettings, WriteSettings } from './io/heightfield-types.js';
 export { readSidecarFor } from './io/sidecar.js';
 export type { Sidecar } from './io/sidecar.js';
 

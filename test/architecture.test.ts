@@ -3,6 +3,7 @@
  * `import('…')`, type-only too) read with a regular expression, folded into a folder-level graph (a top-level file —
  * errors.ts, version.ts, index.ts — is its own node). Rules: the graph has no cycle, and every edge points to a lower
  * layer of LAYERS (siblings in one layer import nothing from each other). A new folder must be placed in LAYERS.
+ * Inside a folder, the file-level graph (dynamic imports included) has no cycle either.
  * I/O at the edges: of the planner, the draw list and the executors, only the named loader and writer files touch the
  * file system (node:fs or an io/ module that reads or writes files); planning and execution take loaded inputs.
  * Configuration is a value: the CLI's --config lives in its invocation's context, not in a module-level variable.
@@ -156,6 +157,49 @@ const IO_EDGE = new Set([
 ]);
 const FILE_IO =
   /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"](node:fs(?:\/promises)?|fs|[./]+(?:io\/)?(?:read-input|atomic|heightfield-file|fs-ops|folder-swap|background-writer)\.js)['"]/;
+
+/**
+ * The file-level graph inside each folder: an edge for every import (static, re-export, type-only or dynamic
+ * `import()`) from one file to another of the same folder node, keyed by the path under src/. A dynamic import counts:
+ * it dodges load order, not the dependency.
+ */
+function fileGraphWithinFolders(): Map<string, Map<string, string[]>> {
+  const g = new Map<string, Map<string, string[]>>();
+  for (const f of tsFiles(SRC)) {
+    const a = relative(SRC, f).split(/[\\/]/).join('/');
+    const via = new Map<string, string[]>();
+    g.set(a, via);
+    for (const m of readFileSync(f, 'utf8').matchAll(IMPORT)) {
+      const target = resolve(dirname(f), m[1]).replace(/\.js$/, '.ts');
+      if (!target.endsWith('.ts') || nodeOf(target) !== nodeOf(f)) continue;
+      const b = relative(SRC, target).split(/[\\/]/).join('/');
+      via.set(b, [...(via.get(b) ?? []), `${a} imports ${m[1]}`]);
+    }
+  }
+  return g;
+}
+
+describe('architecture: the file-level import graph inside each folder', () => {
+  const g = fileGraphWithinFolders();
+
+  it('reads the imports it should: same-folder edges, dynamic import() included', () => {
+    expect(g.get('io/heightfield-file.ts')?.has('io/containers.ts')).toBe(true);
+    expect(g.get('io/heightfield-file.ts')?.has('io/outside.ts')).toBe(true); // a dynamic import('./outside.js')
+    expect(g.get('io/containers.ts')?.has('io/formats/tiff.ts')).toBe(true); // a dynamic import('./formats/tiff.js')
+  });
+
+  it('has no file-level cycle inside any folder', () => {
+    expect(findCycle(g)).toBeNull();
+  });
+
+  it('catches a cycle made by a dynamic import', () => {
+    const bad = new Map([
+      ['io/a.ts', new Map([['io/b.ts', ["io/a.ts imports './b.js'"]]])],
+      ['io/b.ts', new Map([['io/a.ts', ["io/b.ts imports ('./a.js') dynamically"]]])],
+    ]);
+    expect(findCycle(bad)).toEqual(['io/a.ts', 'io/b.ts', 'io/a.ts']);
+  });
+});
 
 describe('architecture: I/O at the edges', () => {
   it('planning, the draw list and the executors touch no file outside the named loaders and writers', () => {

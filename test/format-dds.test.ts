@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeDds, parseDdsHeader, widenFloat16 } from '../src/io/formats/dds.js';
-import type { DecodedRaster } from '../src/io/formats/raster.js';
+import type { DecodedRaster } from '../src/io/formats/decoded-image.js';
 import { FormatError, LimitError } from '../src/errors.js';
 import { readF64, sameValues, tempDir } from './helpers.js';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormatError, LimitError } from '../src/errors.js';
 import { decodeTiff, encodeTiff } from '../src/io/formats/tiff.js';
-import type { DecodedRaster, RasterGeoreference } from '../src/io/formats/raster.js';
+import type { DecodedRaster, RasterGeoreference } from '../src/io/formats/decoded-image.js';
 import { tempDir, testRandom } from './helpers.js';
 
 const root = join(import.meta.dirname, '..');

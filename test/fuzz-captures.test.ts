@@ -24,7 +24,7 @@ import { decodeDds } from '../src/io/formats/dds.js';
 import { decodeExr } from '../src/io/formats/exr.js';
 import { decodeNpy } from '../src/io/formats/npy.js';
 import { decodeTiff } from '../src/io/formats/tiff.js';
-import type { DecodedRaster } from '../src/io/formats/raster.js';
+import type { DecodedRaster } from '../src/io/formats/decoded-image.js';
 import { inputErrorMessage, isInputError } from '../src/errors.js';
 import { cli, tempDir, testRandom } from './helpers.js';
 

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fileSource } from '../src/io/byte-source.js';
+import { fileSource, memorySource, type ByteSource } from '../src/io/byte-source.js';
 import { decodeDds } from '../src/io/formats/dds.js';
 import { decodeExr } from '../src/io/formats/exr.js';
 import { decodeNpy } from '../src/io/formats/npy.js';
@@ -214,12 +214,94 @@ with rasterio.open('sparse-small.tif') as ds: print(json.dumps({"v": ds.read(1).
     expect(r.code, r.err).toBe(2);
     expect(r.err).toMatch(/^heightbench: [^\n]*wide-spp\.tif: TIFF [^\n]+\n$/);
   });
+  it('tiff-lzw-expansion-unbounded: an LZW strip that decodes past its strip size is refused naming the size (exit 2), as deflate is', async () => {
+    // A 4×2 float32 image in one strip of 32 bytes, whose LZW stream (imagecodecs) decodes to 64 bytes.
+    const hex = python(`import sys, imagecodecs; sys.stdout.write(imagecodecs.lzw_encode(bytes(range(64))).hex())`).trim();
+    const strip = (bytes: Uint8Array): Buffer =>
+      tiffFile(
+        [
+          [256, 3, [4]],
+          [257, 3, [2]],
+          [258, 3, [32]],
+          [259, 3, [5]],
+          [262, 3, [1]],
+          [273, 4, [0]],
+          [277, 3, [1]],
+          [278, 3, [2]],
+          [279, 4, [bytes.length]],
+          [339, 3, [3]],
+        ],
+        [bytes],
+      );
+    const f = join(d, 'lzw-long.tif');
+    writeFileSync(f, strip(new Uint8Array(Buffer.from(hex, 'hex'))));
+    const r = await cli('info', f, '--assume-defaults');
+    expect(r.code, r.err).toBe(2);
+    expect(r.err).toMatch(/^heightbench: [^\n]*lzw-long\.tif: TIFF strip 0: LZW data is corrupt or decodes past 32 bytes \(its block's size\)\n$/);
+    // The same strip encoded to exactly its 32 bytes reads, every byte.
+    const exact = python(`import sys, imagecodecs; sys.stdout.write(imagecodecs.lzw_encode(bytes(range(32))).hex())`).trim();
+    const ok = await decodeTiff(new Uint8Array(strip(new Uint8Array(Buffer.from(exact, 'hex')))), 'lzw-exact.tif', {}, LIMITS);
+    expect(Buffer.from(ok.values.buffer, ok.values.byteOffset, 32).equals(Buffer.from(Array.from({ length: 32 }, (_, i) => i)))).toBe(true);
+    // Before anything is allocated: 16 bytes of LZW cannot hold a 1024×64 float32 strip (a code names ≤ 3839 bytes).
+    const tall = tiffFile(
+      [
+        [256, 3, [1024]],
+        [257, 3, [64]],
+        [258, 3, [32]],
+        [259, 3, [5]],
+        [262, 3, [1]],
+        [273, 4, [0]],
+        [277, 3, [1]],
+        [278, 3, [64]],
+        [279, 4, [16]],
+        [339, 3, [3]],
+      ],
+      [new Uint8Array(16)],
+    );
+    await expect(decodeTiff(new Uint8Array(tall), 'lzw-few.tif', {}, LIMITS)).rejects.toThrow(
+      /lzw-few\.tif: TIFF strip 0 holds 16 bytes of LZW data \(StripByteCounts\), too few to decode to the 262144 bytes its rows need/,
+    );
+  });
   it('tiff-2^28-wide-allocates-first: a 2^28-pixel-wide TIFF is refused by its side before anything is allocated', async () => {
     const f = join(d, 'wide.tif');
     writeFileSync(f, floatStrips(2 ** 28, 1, 1, [new Uint8Array(16)]));
     const r = await cli('info', f, '--assume-defaults');
     expect(r.code, r.err).toBe(2);
     expect(r.err).toMatch(/wide\.tif: TIFF ImageWidth × ImageLength: 268435456x1 has a side over the limit of 1048576/);
+  });
+  it('exr-allocates-before-chunks-checked: a scanline EXR whose last chunk is cut short is refused before any pixel data is read', () => {
+    python(`
+import OpenEXR, numpy as np
+A = np.arange(64 * 64, dtype='f4').reshape(64, 64)
+with OpenEXR.File({"compression": OpenEXR.NO_COMPRESSION, "type": OpenEXR.scanlineimage}, {"Y": A}) as f: f.write("cut.exr")
+b = open('cut.exr', 'rb').read()
+open('cut.exr', 'wb').write(b[:-100])
+`);
+    const bytes = new Uint8Array(spawnSync('cat', [join(d, 'cut.exr')]).stdout);
+    const reads: number[] = [];
+    const inner = memorySource(bytes, 'cut.exr');
+    const logged: ByteSource = {
+      ...inner,
+      read(offset, length, what) {
+        reads.push(length);
+        return inner.read(offset, length, what);
+      },
+    };
+    // 64 uncompressed chunks of one 64-pixel float line (256 bytes); the last one lacks its final 100 bytes.
+    expect(() => decodeExr(logged, 'cut.exr', {}, LIMITS)).toThrow(
+      /cut\.exr: OpenEXR scanline chunk y=63 at byte \d+ declares 256 bytes, 156 bytes remain in the file/,
+    );
+    // Only the offset table and the 64 chunk headers were read: no chunk's pixels (the output is allocated after).
+    expect(reads.filter((n) => n === 256)).toEqual([]);
+    expect(reads.filter((n) => n === 8).length).toBe(64);
+    // The whole file still reads, every value.
+    python(`
+import OpenEXR, numpy as np
+A = np.arange(64 * 64, dtype='f4').reshape(64, 64)
+with OpenEXR.File({"compression": OpenEXR.NO_COMPRESSION, "type": OpenEXR.scanlineimage}, {"Y": A}) as f: f.write("whole.exr")
+`);
+    const whole = decodeExr(new Uint8Array(spawnSync('cat', [join(d, 'whole.exr')]).stdout), 'whole.exr', {}, LIMITS);
+    expect(Array.from(whole.values.subarray(4094))).toEqual([4094, 4095]);
   });
   it('proc-pagemap-link: a link to /proc/self/pagemap is read as what it holds (no hang, exit 2 naming the file)', async () => {
     const { symlinkSync } = await import('node:fs');

@@ -1,7 +1,9 @@
 /**
- * Reading and writing heightfield files of any supported container, with their sidecars.
- *
- * The container is chosen by extension: `.r16` (raw 16-bit), `.png` (PNG16 greyscale), `.r32` (raw float32 LE).
+ * Reading and writing heightfield files, with their sidecars: the readers and writers the container registry
+ * (src/io/containers.ts) names. heightbench's own containers are read and written here, synchronously: `.r16` (raw
+ * 16-bit), `.png` (PNG16 greyscale), `.r32` (raw float32 LE); the outside ones (.dds, .exr, .tif/.tiff, .npy) by
+ * src/io/outside.ts, imported on first use. Each read function is named by what it accepts: readOwnHeightfieldFile
+ * (own containers), readAnyHeightfieldFile (every container).
  * Precedence when describing an input [R]:
  *  - a sidecar, when present, is authoritative; a setting that contradicts it is refused, naming both values;
  *  - a PNG's own IHDR size overrides any size setting (004);
@@ -11,13 +13,13 @@
  */
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { basename, extname } from 'node:path';
-import { FormatError, InputError, InputRangeError, InputTypeError, LimitError, MismatchError, UsageError } from '../errors.js';
-import { outsideContainerFor } from './outside.js';
-import { DEFAULT_RANGE, UNORM16_MAX, type GridDescription, type HeightRange, type RowDirection, type SampleConvention } from '../core/grid.js';
+import { basename } from 'node:path';
+import { FormatError, LimitError, MismatchError, UsageError } from '../errors.js';
+import { containerEntryFor, containerForPath, outsideContainerFor, type OwnContainer } from './containers.js';
+import { DEFAULT_RANGE, UNORM16_MAX, type GridDescription, type HeightRange } from '../core/grid.js';
 import { codeHeightfield, encodeHeightfield, floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
 import { decodeHeightR16, type EncodeCounts } from '../core/encoding.js';
-import { commitPreparedPair, pendingPathFor, preparedPathFor, writeFilePairAtomic } from './atomic.js';
+import { commitPreparedPair, pendingPathFor, preparedPathFor } from './atomic.js';
 import { unlinkStep } from './fs-ops.js';
 import type { BackgroundWriter, WrittenPayload } from './background-writer.js';
 import { checkHeightfieldPngHeader, DEFAULT_PNG_PIXEL_LIMIT, decodePng16, encodePng16, pngImageDataBytes, readPngHeader } from './png16.js';
@@ -27,8 +29,6 @@ import {
   checkConventionFlagsAgainstSidecar,
   resolveInputConventions,
   sidecarSources,
-  type ConventionFlags,
-  type ConventionSources,
   type ResolvedConventions,
   type SampleEncoding,
 } from './input-conventions.js';
@@ -44,90 +44,55 @@ import {
   sidecarText,
   sha256HexAsync,
   verifyPayload,
+  writePayloadWithSidecar,
   type Container,
   type Endian,
-  type GpuAdapterInfo,
   type Sidecar,
 } from './sidecar.js';
+import type { LoadedHeightfield, ReadSettings, WriteSettings, WrittenHeightfield } from './heightfield-types.js';
+import { namingFile } from './file-named.js';
 
-export function containerForPath(path: string): Container {
-  const ext = extname(path).toLowerCase();
-  if (ext === '.r16' || ext === '.raw') return 'r16';
-  if (ext === '.png') return 'png16';
-  if (ext === '.r32') return 'r32';
-  const outside = outsideContainerFor(path);
-  if (outside) return outside;
-  throw new FormatError(`${path}: unknown extension ${JSON.stringify(ext)}, expected .r16, .png, .r32, .dds, .exr, .tif/.tiff or .npy`);
-}
+export type { LoadedHeightfield, ReadSettings, WriteSettings, WrittenHeightfield } from './heightfield-types.js';
+export { named, namingFile, sideNamed } from './file-named.js';
+export { containerForPath } from './containers.js';
+export { writePayloadWithSidecar } from './sidecar.js';
 
 /**
- * Reads a heightfield file of any container, heightbench's own (.r16, .png, .r32: as readHeightfieldFile) or an
+ * Reads a heightfield file of any container, heightbench's own (.r16, .png, .r32: as readOwnHeightfieldFile) or an
  * outside one (.dds, .exr, .tif/.tiff, .npy: src/io/outside.ts, whose TIFF decoder is asynchronous).
  */
-export async function readHeightfieldFileAsync(path: string, settings: ReadSettings = {}): Promise<LoadedHeightfield> {
+export async function readAnyHeightfieldFile(path: string, settings: ReadSettings = {}): Promise<LoadedHeightfield> {
   const outside = outsideContainerFor(path);
-  if (!outside) return readHeightfieldFile(path, settings);
+  if (!outside) return readOwnHeightfieldFile(path, settings);
   const { readOutsideFile } = await import('./outside.js');
   return readOutsideFile(path, outside, settings);
 }
 
 /** Writes a heightfield file of any container heightbench writes (.r16, .png, .r32, .tif/.tiff, .npy) with its sidecar. */
-export async function writeHeightfieldFileAsync(path: string, field: Heightfield, s: WriteSettings = {}): Promise<WrittenHeightfield> {
+export async function writeAnyHeightfieldFile(path: string, field: Heightfield, s: WriteSettings = {}): Promise<WrittenHeightfield> {
   const outside = outsideContainerFor(path);
-  if (!outside) return writeHeightfieldFile(path, field, s);
+  if (!outside) return writeOwnHeightfieldFile(path, field, s);
   const { writeOutsideFile } = await import('./outside.js');
   return writeOutsideFile(path, outside, field, s);
 }
 
-/**
- * How to read an input: sizes and byte order of raw files, and the conventions of a file without sidecar
- * (ConventionFlags: extent, row direction, range or `encoding: 'metres'`, and whether they must be stated — see
- * src/io/input-conventions.ts).
- */
+/** readAnyHeightfieldFile under its earlier public name. */
+export function readHeightfieldFileAsync(path: string, settings: ReadSettings = {}): Promise<LoadedHeightfield> {
+  return readAnyHeightfieldFile(path, settings);
+}
+/** writeAnyHeightfieldFile under its earlier public name. */
+export function writeHeightfieldFileAsync(path: string, field: Heightfield, s: WriteSettings = {}): Promise<WrittenHeightfield> {
+  return writeAnyHeightfieldFile(path, field, s);
+}
+
 /** heightbench's own container of a path; an outside one goes through the asynchronous reader and writer. */
-function ownContainer(path: string, what: 'read' | 'write'): 'r16' | 'png16' | 'r32' {
-  const c = containerForPath(path);
-  if (c === 'r16' || c === 'png16' || c === 'r32') return c;
+function ownContainer(path: string, what: 'read' | 'write'): OwnContainer {
+  const entry = containerEntryFor(path);
+  if (entry?.reader === 'own') return entry.container;
+  const c = containerForPath(path); // refuses an unknown extension
   throw new UsageError(
     `${path}: a ${c.toUpperCase()} file is ${what === 'read' ? 'read' : 'written'} by ${what === 'read' ? 'readHeightfieldFileAsync' : 'writeHeightfieldFileAsync'} (the synchronous ${what}er takes .r16, .png and .r32)`,
   );
-}
-
-export interface ReadSettings extends ConventionFlags {
-  /** Size of a raw input without sidecar (ignored for PNG, whose IHDR wins). */
-  size?: { width: number; height: number };
-  endian?: Endian;
-  range?: HeightRange;
-  /** Describes an input without sidecar. */
-  extent?: { xmin: number; ymin: number; sizeX: number; sizeY: number };
-  convention?: SampleConvention;
-  rowDirection?: RowDirection;
-  pixelLimit?: number;
-  /** DDS / EXR / multi-band TIFF: the channel (R, G, B, A; an EXR channel name; a TIFF band). */
-  channel?: string;
-  /** DDS mip level (default 0). */
-  level?: number;
-  /** DDS array slice (default 0). */
-  slice?: number;
-}
-
-export interface LoadedHeightfield {
-  path: string;
-  container: Container;
-  endian: Endian;
-  field: Heightfield;
-  sidecar: Sidecar | null;
-  fileBytes: number;
-  interlaced: boolean;
-  /** Settings that were overridden by the file itself (e.g. a PNG's size), for the user to see. */
-  notes: string[];
-  /** Where each convention came from (sidecar, the file, a container default, a flag, heightbench's defaults). */
-  conventions: ConventionSources;
-  /**
-   * The SHA-256 of the file at `path`, when its bytes were checked against the sidecar's payload hash (absent without
-   * a sidecar, and when the payload came from an interrupted pair write's pending copy instead).
-   */
-  verifiedSha256?: string;
 }
 
 /**
@@ -205,8 +170,14 @@ function describeWithout(path: string, width: number, height: number, samples: '
   return resolveInputConventions(path, width, height, samples, {}, s);
 }
 
-export function readHeightfieldFile(path: string, settings: ReadSettings = {}): LoadedHeightfield {
+/** Reads a heightfield file of heightbench's own containers (.r16/.raw, .png, .r32), synchronously, with its sidecar. */
+export function readOwnHeightfieldFile(path: string, settings: ReadSettings = {}): LoadedHeightfield {
   return readHeightfieldFileWith(path, settings, verifyPayload);
+}
+
+/** readOwnHeightfieldFile under its earlier public name. */
+export function readHeightfieldFile(path: string, settings: ReadSettings = {}): LoadedHeightfield {
+  return readOwnHeightfieldFile(path, settings);
 }
 
 /** Checks a payload against its sidecar (count and hash), throwing the refusal. */
@@ -221,11 +192,11 @@ function sharedBuffer(bytes: number): Buffer {
 }
 
 /**
- * Reads several heightfield files with the same checks and results as readHeightfieldFile, faster: each payload is
+ * Reads several heightfield files with the same checks and results as readOwnHeightfieldFile, faster: each payload is
  * read once into shared memory and its SHA-256 (the sidecar check) is computed by a worker thread from that same
  * memory (no copy) while the main thread reads the next file and the caller may already start on the data; the
  * returned promise settles only after every digest matched. A file whose fast read throws or whose digest differs (or
- * cannot be computed) is read again by readHeightfieldFile, in the order given, so refusals (and the recovery of an
+ * cannot be computed) is read again by readOwnHeightfieldFile, in the order given, so refusals (and the recovery of an
  * interrupted pair write) are exactly the synchronous reader's.
  */
 export async function readHeightfieldFiles(paths: readonly string[], settings: ReadSettings = {}): Promise<LoadedHeightfield[]> {
@@ -284,7 +255,7 @@ export function startReadingHeightfieldFiles(paths: readonly string[], settings:
       for (let k = 0; k < paths.length; k++) {
         const f = fast[k];
         const ok = f !== null && (await Promise.all(f.digests)).every(Boolean);
-        out.push(ok ? f.loaded : readHeightfieldFile(paths[k], settings));
+        out.push(ok ? f.loaded : readOwnHeightfieldFile(paths[k], settings));
       }
       return out;
     } finally {
@@ -354,37 +325,6 @@ function startDigestWorker(): DigestWorker {
 
 function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: PayloadCheck, alloc?: PayloadAlloc): LoadedHeightfield {
   return namingFile(path, () => readHeightfieldFileInner(path, settings, verify, alloc));
-}
-
-/**
- * Runs a read of `path`; an input error whose message does not name the file (a grid built from flags and the file's
- * size, refused by the core's checks as "grid.xmin: …") is thrown again, of the same class, with the file named first.
- */
-export function namingFile<T>(path: string, read: () => T): T {
-  try {
-    return read();
-  } catch (e) {
-    throw named(path, e);
-  }
-}
-
-/**
- * The error of reading one side of a two-file command, the side named first ("generated side PATH: …", "reference
- * PATH: …"), so that a refusal says which side even when both sides are the same file.
- */
-export function sideNamed(side: string, path: string, e: unknown): unknown {
-  const n = named(path, e);
-  if (!(n instanceof InputError || n instanceof InputRangeError || n instanceof InputTypeError) || n.message.startsWith(side)) return n;
-  const Same = n.constructor as new (message: string) => Error;
-  return new Same(`${side} ${n.message}`);
-}
-
-/** The error with `path` named first when it is an input error that does not name it. */
-export function named(path: string, e: unknown): unknown {
-  const ours = e instanceof InputError || e instanceof InputRangeError || e instanceof InputTypeError;
-  if (!ours || e.message.includes(path)) return e;
-  const Same = e.constructor as new (message: string) => Error;
-  return new Same(`${path}: ${e.message}`);
 }
 
 function readHeightfieldFileInner(path: string, settings: ReadSettings, verify: PayloadCheck, alloc?: PayloadAlloc): LoadedHeightfield {
@@ -487,30 +427,11 @@ function sidecarConventions(sidecar: Sidecar, path: string, s: ReadSettings): Re
   return { grid: sidecar.grid, encoding, sources: sidecarSources(sidecarPathFor(path), sidecar, s) };
 }
 
-export interface WriteSettings {
-  endian?: Endian;
-  /** Range for encoding a float field into a 16-bit container (default: the field's own, else DEFAULT_RANGE). */
-  range?: HeightRange;
-  interlace?: boolean;
-  stage?: string | null;
-  request?: string | null;
-  notes?: Record<string, unknown>;
-  /** GPU output: the adapter that produced the field (sidecar producer.adapter). */
-  adapter?: GpuAdapterInfo;
-}
-
-export interface WrittenHeightfield {
-  path: string;
-  sidecar: Sidecar;
-  /** Present when floats were encoded into codes. */
-  encodeCounts: EncodeCounts | null;
-}
-
 /**
  * Writes `field` to `path` in the container its extension names, atomically, followed by its sidecar.
  * Floats written to a 16-bit container are encoded (clamped and NaN pixels counted); codes written to R32 are decoded.
  */
-export function writeHeightfieldFile(path: string, field: Heightfield, s: WriteSettings = {}): WrittenHeightfield {
+export function writeOwnHeightfieldFile(path: string, field: Heightfield, s: WriteSettings = {}): WrittenHeightfield {
   const container = ownContainer(path, 'write');
   let payload: Uint8Array;
   let encodeCounts: EncodeCounts | null = null;
@@ -542,15 +463,9 @@ export function writeHeightfieldFile(path: string, field: Heightfield, s: WriteS
   return { path, sidecar, encodeCounts };
 }
 
-/** Writes a payload and its sidecar as one atomic pair (src/io/atomic.ts), for every container heightbench writes. */
-export function writePayloadWithSidecar(path: string, payload: Uint8Array, sidecar: Sidecar): void {
-  writeFilePairAtomic(path, payload, sidecar.payload.sha256, sidecarPathFor(path), sidecarText(sidecar), () => {
-    try {
-      return readSidecarFor(path)?.payload.sha256 ?? null;
-    } catch {
-      return null;
-    }
-  });
+/** writeOwnHeightfieldFile under its earlier public name. */
+export function writeHeightfieldFile(path: string, field: Heightfield, s: WriteSettings = {}): WrittenHeightfield {
+  return writeOwnHeightfieldFile(path, field, s);
 }
 
 function r32SidecarFields(grid: GridDescription) {
@@ -570,7 +485,7 @@ export interface PreparedR32 {
  * payload (copied into shared memory unless it is there already; it must not change until written) is written
  * durably and hashed off this thread under a prepared name.
  * commitPreparedR32 then writes the sidecar and commits the pair — the same files, bytes and sidecar as
- * writeHeightfieldFile(path, floatHeightfield(grid, heights), settings).
+ * writeOwnHeightfieldFile(path, floatHeightfield(grid, heights), settings).
  */
 export function prepareR32Write(writer: BackgroundWriter, path: string, grid: GridDescription, heights: Float32Array): PreparedR32 {
   if (containerForPath(path) !== 'r32') throw new FormatError(`${path}: a prepared write is an R32 (.r32) payload`);

@@ -60,7 +60,7 @@ export interface FileConventions {
   readonly convention?: SampleConvention;
 }
 
-/** The convention flags of the read settings (src/io/heightfield-file.ts ReadSettings). */
+/** The convention flags of the read settings (src/io/heightfield-types.ts ReadSettings). */
 export interface ConventionFlags {
   extent?: Extent;
   rowDirection?: RowDirection;

@@ -20,7 +20,6 @@
  *    metres (float) when they are metres, and refused when they are UNORM16 codes (a code field cannot hold NaN);
  *  - float64 samples are narrowed to float32 (heightbench's float fields), and the note says so.
  */
-import { extname } from 'node:path';
 import { codeHeightfield, floatHeightfield, heightsOf, withRowDirection, type Heightfield } from '../core/heightfield.js';
 import { encodeHeightfield } from '../core/heightfield.js';
 import { DEFAULT_RANGE, type GridDescription, type HeightRange } from '../core/grid.js';
@@ -28,7 +27,7 @@ import { FormatError, MismatchError } from '../errors.js';
 import { checkReaderMemory, MAX_FIELD_PIXELS } from './limits.js';
 import { fileSource, type DecoderInput } from './byte-source.js';
 import { readInputFile } from './read-input.js';
-import { makeSidecar, readSidecarFor, sidecarPathFor, unorm16Encoding, verifyPayload, type Sidecar } from './sidecar.js';
+import { makeSidecar, readSidecarFor, sidecarPathFor, unorm16Encoding, verifyPayload, writePayloadWithSidecar, type Sidecar } from './sidecar.js';
 import {
   checkConventionFlagsAgainstSidecar,
   resolveInputConventions,
@@ -38,38 +37,21 @@ import {
   type ResolvedConventions,
   type SampleEncoding,
 } from './input-conventions.js';
-import type { DecodedRaster, RasterSelection } from './formats/raster.js';
-import type { LoadedHeightfield, ReadSettings, WriteSettings, WrittenHeightfield } from './heightfield-file.js';
+import type { DecodedRaster, RasterSelection } from './formats/decoded-image.js';
+import type { LoadedHeightfield, ReadSettings, WriteSettings, WrittenHeightfield } from './heightfield-types.js';
+import { named } from './file-named.js';
+import { decoderFor, type OutsideContainer } from './containers.js';
 import type { EncodeCounts } from '../core/encoding.js';
 
-export type OutsideContainer = 'dds' | 'exr' | 'tiff' | 'npy';
-
-/** The outside container an extension names, or null. */
-export function outsideContainerFor(path: string): OutsideContainer | null {
-  const ext = extname(path).toLowerCase();
-  if (ext === '.dds') return 'dds';
-  if (ext === '.exr') return 'exr';
-  if (ext === '.tif' || ext === '.tiff') return 'tiff';
-  if (ext === '.npy') return 'npy';
-  return null;
-}
+export { outsideContainerFor, type OutsideContainer } from './containers.js';
 
 /** Containers whose row 0 defaults to ymax (frame captures; see the header). */
 const CAPTURE_ROW_REASON =
   "a render target's row 0 is the top of the viewport, where a top-down orthographic height pass puts world +y; give --row-direction if the capture's projection differs";
 
 async function decode(container: OutsideContainer, bytes: DecoderInput, where: string, sel: RasterSelection, pixelLimit: number): Promise<DecodedRaster> {
-  const limits = { pixelLimit };
-  switch (container) {
-    case 'dds':
-      return (await import('./formats/dds.js')).decodeDds(bytes, where, sel, limits);
-    case 'exr':
-      return (await import('./formats/exr.js')).decodeExr(bytes, where, sel, limits);
-    case 'tiff':
-      return (await import('./formats/tiff.js')).decodeTiff(bytes, where, sel, limits);
-    case 'npy':
-      return (await import('./formats/npy.js')).decodeNpy(bytes, where, sel, limits);
-  }
+  const decoder = await decoderFor(container);
+  return decoder(bytes, where, sel, { pixelLimit });
 }
 
 /** What the decoded file itself says about its conventions. */
@@ -121,7 +103,6 @@ function fromSidecar(path: string, sc: Sidecar, r: DecodedRaster, s: ReadSetting
 
 /** Reads a DDS, EXR, TIFF or .npy heightfield (see the header for the rules). */
 export async function readOutsideFile(path: string, container: OutsideContainer, s: ReadSettings): Promise<LoadedHeightfield> {
-  const { named } = await import('./heightfield-file.js');
   try {
     return await readOutside(path, container, s);
   } catch (e) {
@@ -271,7 +252,6 @@ export async function writeOutsideFile(path: string, container: OutsideContainer
     notes: s.notes,
     adapter: s.adapter,
   });
-  const { writePayloadWithSidecar } = await import('./heightfield-file.js');
   writePayloadWithSidecar(path, payload, sidecar);
   return { path, sidecar, encodeCounts };
 }

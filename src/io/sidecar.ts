@@ -18,7 +18,7 @@ import {
   type HeightRange,
 } from '../core/grid.js';
 import { PRODUCER_NAME, PRODUCER_VERSION } from '../version.js';
-import { writeFileAtomic } from './atomic.js';
+import { writeFileAtomic, writeFilePairAtomic } from './atomic.js';
 import { inputPresent, readInputText } from './read-input.js';
 import { checkLiteral, checkNullableString, checkNumber, checkObject, checkOneOf, checkString, parseJson } from './json-check.js';
 
@@ -219,4 +219,15 @@ export function sidecarText(s: Sidecar): string {
 
 export function writeSidecar(file: string, s: Sidecar): void {
   writeFileAtomic(sidecarPathFor(file), sidecarText(s));
+}
+
+/** Writes a payload and its sidecar as one atomic pair (src/io/atomic.ts), for every container heightbench writes. */
+export function writePayloadWithSidecar(path: string, payload: Uint8Array, sidecar: Sidecar): void {
+  writeFilePairAtomic(path, payload, sidecar.payload.sha256, sidecarPathFor(path), sidecarText(sidecar), () => {
+    try {
+      return readSidecarFor(path)?.payload.sha256 ?? null;
+    } catch {
+      return null;
+    }
+  });
 }

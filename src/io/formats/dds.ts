@@ -2,7 +2,7 @@
  * DDS decoder: one 2-D band out of a DirectDraw Surface file, as a frame debugger's "save texture" writes it.
  *
  * Input: the whole file's bytes, the path (for messages), a selection (mip level, array slice, channel) and the pixel
- * limit. Output: a DecodedRaster (src/io/formats/raster.ts) holding the selected subresource's samples in stored row
+ * limit. Output: a DecodedRaster (src/io/formats/decoded-image.ts) holding the selected subresource's samples in stored row
  * order (row 0 = the top of the image), uint16 for UNORM16 formats (unorm16 = true), float32 for 32-bit floats and
  * float16 widened exactly to float32.
  *
@@ -20,7 +20,7 @@
  *   allocated; the file must hold every subresource it declares (a shorter file is truncated, not "mostly fine").
  */
 import { FormatError, LimitError } from '../../errors.js';
-import type { DecodedRaster, RasterLimits, RasterSelection } from './raster.js';
+import type { DecodedRaster, RasterLimits, RasterSelection } from './decoded-image.js';
 import { sourceOf, type DecoderInput } from '../byte-source.js';
 import { checkReaderMemory } from '../limits.js';
 

@@ -2,7 +2,7 @@
  * OpenEXR decoder: one channel of a single-part scanline or tiled image, as a pure function over the file's bytes.
  *
  * Input: the whole file (the caller reads it through src/io/read-input.ts), a name for messages, the channel to read
- * and the pixel limit. Output: a DecodedRaster (src/io/formats/raster.ts) with the data window's samples, row 0 = the
+ * and the pixel limit. Output: a DecodedRaster (src/io/formats/decoded-image.ts) with the data window's samples, row 0 = the
  * data window's yMin row (the top of the image), HALF widened exactly to float32 bits, FLOAT copied bit for bit.
  *
  * Rules, after the OpenEXR file-layout description (magic 20000630, version 2, attributes, offset table, chunks):
@@ -24,7 +24,7 @@ import { EXR_PREDICTOR_WASM_BASE64 } from './wasm/exr-predictor-wasm.js';
 import { sourceOf, type ByteSource, type DecoderInput } from '../byte-source.js';
 import { checkFieldSize, checkReaderMemory } from '../limits.js';
 import { PizDecoder } from './exr-piz.js';
-import type { DecodedRaster, RasterLimits, RasterSelection } from './raster.js';
+import type { DecodedRaster, RasterLimits, RasterSelection } from './decoded-image.js';
 
 const MAGIC = 20000630;
 /** Typed-array views read the host's byte order; the fast paths that use them need little-endian (EXR's order). */
@@ -378,6 +378,18 @@ interface WordViews {
   readonly u32: Uint32Array;
 }
 
+/** One chunk of level 0, as its header places it: its pixel rectangle and stored byte range. */
+interface ExrChunk {
+  readonly x0: number;
+  readonly y0: number;
+  readonly bw: number;
+  readonly bh: number;
+  readonly label: string;
+  readonly size: number;
+  readonly start: number;
+  readonly expected: number;
+}
+
 /** 16- and 32-bit views of a byte array's whole buffer (indexed by buffer byte offset / 2 or / 4), little-endian hosts only. */
 function viewsOf(b: Uint8Array): WordViews | null {
   if (!LITTLE_ENDIAN || b.length === 0) return null;
@@ -473,18 +485,11 @@ export function decodeExr(input: DecoderInput, where: string, sel: RasterSelecti
     offsets[i] = off;
   }
 
-  const values = new Float32Array(width * height);
-  const out = new Uint32Array(values.buffer);
-  const half = ch.pixelType === 1 ? halfToFloatBits() : null;
+  // Every chunk's header, placement and byte range checked against the bytes present before the output is allocated:
+  // a file whose chunks are missing or truncated is refused without reserving its declared size.
   const seen = new Uint8Array(chunks);
-  const scratch = new Uint8Array(h.compression === 0 || h.compression === 4 ? 0 : maxBlockBytes);
-  const scratchView = viewsOf(scratch);
-  const rleOut = new Uint8Array(h.compression === 1 ? maxBlockBytes : 0);
-  const piz = h.compression === 4 ? new PizDecoder(blockW * blockH * (pixelBytes >> 1)) : null;
-  const pizChannels = h.channels.map((c) => ({ nx: 0, ny: 0, size: PIXEL_TYPE_BYTES[c.pixelType] >> 1 }));
   const lines = LINES_PER_BLOCK[h.compression];
-
-  for (let i = 0; i < chunks; i++) {
+  const chunkAt = (i: number, firstPass: boolean): ExrChunk => {
     const r = new Reader(src.read(offsets[i], chunkHeader, `OpenEXR chunk ${i}'s header`), where, 0);
     // Where this chunk's pixels go: columns x0..x0+bw, rows y0..y0+bh of the data window.
     let x0 = 0;
@@ -518,8 +523,10 @@ export function decodeExr(input: DecoderInput, where: string, sel: RasterSelecti
       y0 = rel;
       bh = Math.min(lines, height - rel);
     }
-    if (seen[index] !== 0) throw new FormatError(`${where}: OpenEXR ${label} appears twice`);
-    seen[index] = 1;
+    if (firstPass) {
+      if (seen[index] !== 0) throw new FormatError(`${where}: OpenEXR ${label} appears twice`);
+      seen[index] = 1;
+    }
     const size = r.i32();
     const start = offsets[i] + chunkHeader;
     const expected = bw * bh * pixelBytes;
@@ -531,6 +538,23 @@ export function decodeExr(input: DecoderInput, where: string, sel: RasterSelecti
         `${where}: OpenEXR ${label} holds ${size} bytes, expected ${h.compression === 0 ? '' : 'at most '}${expected} (${bw}x${bh} pixels of ${pixelBytes} bytes)`,
       );
     }
+    return { x0, y0, bw, bh, label, size, start, expected };
+  };
+  for (let i = 0; i < chunks; i++) {
+    chunkAt(i, true);
+  }
+
+  const values = new Float32Array(width * height);
+  const out = new Uint32Array(values.buffer);
+  const half = ch.pixelType === 1 ? halfToFloatBits() : null;
+  const scratch = new Uint8Array(h.compression === 0 || h.compression === 4 ? 0 : maxBlockBytes);
+  const scratchView = viewsOf(scratch);
+  const rleOut = new Uint8Array(h.compression === 1 ? maxBlockBytes : 0);
+  const piz = h.compression === 4 ? new PizDecoder(blockW * blockH * (pixelBytes >> 1)) : null;
+  const pizChannels = h.channels.map((c) => ({ nx: 0, ny: 0, size: PIXEL_TYPE_BYTES[c.pixelType] >> 1 }));
+
+  for (let i = 0; i < chunks; i++) {
+    const { x0, y0, bw, bh, label, size, start, expected } = chunkAt(i, false);
     const what = `${where}: OpenEXR ${label}`;
     const bytes = src.read(start, size, `OpenEXR ${label}`);
 

@@ -21,7 +21,7 @@
  */
 import { FormatError, InputRangeError, LimitError } from '../../errors.js';
 import { widenFloat16 } from './dds.js';
-import type { DecodedRaster, RasterLimits, RasterSampleType, RasterSelection, RasterValues } from './raster.js';
+import type { DecodedRaster, RasterLimits, RasterSampleType, RasterSelection, RasterValues } from './decoded-image.js';
 import { sourceOf, type DecoderInput } from '../byte-source.js';
 import { checkReaderMemory } from '../limits.js';
 

@@ -22,7 +22,7 @@
  */
 import { deflateSync } from 'node:zlib';
 import { InputRangeError, InputTypeError } from '../../errors.js';
-import type { RasterGeoreference } from './raster.js';
+import type { RasterGeoreference } from './decoded-image.js';
 
 export interface TiffEncodeOptions {
   readonly width: number;

@@ -41,7 +41,7 @@ import { FormatError, LimitError } from '../../errors.js';
 import { instantiateWasm, wasmDisabled } from '../../core/wasm.js';
 import { TIFF_LZW_WASM_BASE64 } from './wasm/tiff-lzw-wasm.js';
 import { TIFF_PREDICTOR_WASM_BASE64 } from './wasm/tiff-predictor-wasm.js';
-import type { DecodedRaster, RasterGeoreference, RasterLimits, RasterSampleType, RasterSelection, RasterValues } from './raster.js';
+import type { DecodedRaster, RasterGeoreference, RasterLimits, RasterSampleType, RasterSelection, RasterValues } from './decoded-image.js';
 
 export { encodeTiff, type TiffEncodeOptions } from './tiff-write.js';
 
@@ -601,8 +601,9 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
     );
   }
   // Every block is checked against the bytes present before anything is allocated for the image: it must lie inside
-  // the file, and its bytes must be able to hold the rows it covers (deflate expands at most 1032×, PackBits 64×).
-  const ratio = compression === 1 ? 1 : compression === 32773 ? 64 : compression === 5 ? Infinity : 1032;
+  // the file, and its bytes must be able to hold the rows it covers (deflate expands at most 1032×, PackBits 64×, LZW
+  // 3413×: a code of at least 9 bits names a string of at most 3839 bytes).
+  const ratio = compression === 1 ? 1 : compression === 32773 ? 64 : compression === 5 ? 3413 : 1032;
   let total = 0;
   let present = 0;
   let largest = 0;
@@ -671,8 +672,15 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
         if (count < need) throw new FormatError(`${where}: TIFF ${what} holds ${count} bytes, expected ${need} (truncated?)`);
         return Promise.resolve(src.fresh ? data.subarray(0, need) : Uint8Array.prototype.slice.call(data, 0, need));
       }
-      // LZW and PackBits output is capped at the block's size: the rows past it are never needed.
-      return Promise.resolve(compression === 5 ? lzwDecodeFast(data, Math.max(need, cap), where, what) : packBitsDecode(data, Math.max(need, cap)));
+      const limit = Math.max(need, cap);
+      if (compression === 5) {
+        // Decoded one byte past the block's size, so that a stream expanding beyond it is refused, as deflate's is.
+        const out = lzwDecodeFast(data, limit + 1, where, what);
+        if (out.length > limit) throw new FormatError(`${where}: TIFF ${what}: LZW data is corrupt or decodes past ${limit} bytes (its block's size)`);
+        return Promise.resolve(out);
+      }
+      // PackBits output is capped at the block's size: the rows past it are never needed.
+      return Promise.resolve(packBitsDecode(data, limit));
     } catch (e) {
       return Promise.reject(e);
     }

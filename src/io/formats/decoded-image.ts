@@ -1,8 +1,8 @@
 /**
- * What every outside-container decoder (DDS, OpenEXR, TIFF/GeoTIFF, NumPy .npy) returns: one 2-D band of samples as
+ * A decoded image: what every outside-container decoder (DDS, OpenEXR, TIFF/GeoTIFF, NumPy .npy) returns: one 2-D band of samples as
  * the file stores them, plus whatever the file itself says about its grid. Decoders do no file I/O (the caller reads
  * the bytes through the hardened reader, src/io/read-input.ts) and no interpretation: mapping samples to heights and
- * rows to world y is the caller's (src/io/heightfield-file.ts), with conventions taken from the file, from flags or
+ * rows to world y is the caller's (src/io/outside.ts), with conventions taken from the file, from flags or
  * from stated defaults — never guessed.
  *
  * Index rule: value index = row · width + column, row 0 = the first row the file stores (the top of the image for

@@ -1,0 +1,78 @@
+/**
+ * The container registry: every file extension heightbench reads or writes, the container it names, which reader and
+ * writer take it, and the lazy import of an outside container's decoder (loaded only when such a file is read).
+ *
+ * Readers: heightbench's own containers (.r16/.raw, .png, .r32) are read and written synchronously
+ * (src/io/heightfield-file.ts); the outside ones (.dds, .exr, .tif/.tiff, .npy) asynchronously (src/io/outside.ts), as
+ * the TIFF decoder is; heightbench writes .tif and .npy among them. Nothing here imports a reader or a writer, so both
+ * can consult the registry.
+ */
+import { extname } from 'node:path';
+import { FormatError } from '../errors.js';
+import type { DecoderInput } from './byte-source.js';
+import type { DecodedRaster, RasterLimits, RasterSelection } from './formats/decoded-image.js';
+import type { Container } from './sidecar.js';
+
+/** heightbench's own containers: read and written synchronously. */
+export type OwnContainer = 'r16' | 'png16' | 'r32';
+/** The containers researchers bring: read asynchronously through a decoder of src/io/formats/. */
+export type OutsideContainer = 'dds' | 'exr' | 'tiff' | 'npy';
+
+/** An outside container's decoder: bytes (read through the hardened reader) to one band of stored samples. */
+export type Decoder = (input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits) => DecodedRaster | Promise<DecodedRaster>;
+
+interface OwnEntry {
+  readonly container: OwnContainer;
+  readonly extensions: readonly string[];
+  /** Read by readOwnHeightfieldFile, written by writeOwnHeightfieldFile (synchronous). */
+  readonly reader: 'own';
+  readonly writes: true;
+}
+
+interface OutsideEntry {
+  readonly container: OutsideContainer;
+  readonly extensions: readonly string[];
+  /** Read by readAnyHeightfieldFile through src/io/outside.ts (asynchronous). */
+  readonly reader: 'outside';
+  /** Whether writeAnyHeightfieldFile writes it (src/io/outside.ts writeOutsideFile). */
+  readonly writes: boolean;
+  readonly decoder: () => Promise<Decoder>;
+}
+
+export type ContainerEntry = OwnEntry | OutsideEntry;
+
+export const CONTAINERS: readonly ContainerEntry[] = [
+  { container: 'r16', extensions: ['.r16', '.raw'], reader: 'own', writes: true },
+  { container: 'png16', extensions: ['.png'], reader: 'own', writes: true },
+  { container: 'r32', extensions: ['.r32'], reader: 'own', writes: true },
+  { container: 'dds', extensions: ['.dds'], reader: 'outside', writes: false, decoder: async () => (await import('./formats/dds.js')).decodeDds },
+  { container: 'exr', extensions: ['.exr'], reader: 'outside', writes: false, decoder: async () => (await import('./formats/exr.js')).decodeExr },
+  { container: 'tiff', extensions: ['.tif', '.tiff'], reader: 'outside', writes: true, decoder: async () => (await import('./formats/tiff.js')).decodeTiff },
+  { container: 'npy', extensions: ['.npy'], reader: 'outside', writes: true, decoder: async () => (await import('./formats/npy.js')).decodeNpy },
+];
+
+/** The registry's entry for a path's extension (case-insensitive), or null. */
+export function containerEntryFor(path: string): ContainerEntry | null {
+  const ext = extname(path).toLowerCase();
+  return CONTAINERS.find((c) => c.extensions.includes(ext)) ?? null;
+}
+
+/** The container a path's extension names; an unknown extension is refused, naming it and the known ones. */
+export function containerForPath(path: string): Container {
+  const entry = containerEntryFor(path);
+  if (entry) return entry.container;
+  throw new FormatError(`${path}: unknown extension ${JSON.stringify(extname(path).toLowerCase())}, expected .r16, .png, .r32, .dds, .exr, .tif/.tiff or .npy`);
+}
+
+/** The outside container an extension names, or null. */
+export function outsideContainerFor(path: string): OutsideContainer | null {
+  const entry = containerEntryFor(path);
+  return entry?.reader === 'outside' ? entry.container : null;
+}
+
+/** The decoder of an outside container, imported on first use. */
+export function decoderFor(container: OutsideContainer): Promise<Decoder> {
+  const entry = CONTAINERS.find((c) => c.container === container);
+  if (entry?.reader !== 'outside') throw new Error(`unreachable: ${container} is an outside container`);
+  return entry.decoder();
+}
