@@ -65,5 +65,5 @@ export { parentChildReference, supportExtentFactor } from './cpu/support.js';
 export { mipWeights } from './cpu/mips.js';
 export { footprintLod } from './drawlist/placement.js';
 export { outerBlendWeight, smoothstepBlend } from './cpu/outer.js';
-export { accumulateBells } from './bell/accumulate.js';
+export { accumulateBells } from './bell/bell-sum.js';
 export { shadeLightness } from './bell/shading.js';

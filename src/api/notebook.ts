@@ -30,7 +30,7 @@ export { plotlyColorscale, DIVERGING_STOPS, TERRAIN_STOPS, MAGNITUDE_STOPS } fro
 export type { ColourStops, Rgb } from '../report/pictures.js';
 export { verticalExaggeration, signedBlockDq } from '../report/report.js';
 // What the notebooks show beyond the root (from the pipeline, conventions, terrain and experiments subpaths).
-export { BELL_DEFAULTS, accumulateFast, accumulateNaive, maxRelativeDeviation } from '../bell/accumulate.js';
+export { BELL_DEFAULTS, accumulateFast, accumulateNaive, maxRelativeDeviation } from '../bell/bell-sum.js';
 export { applySeaLevel } from '../bell/shading.js';
 export { ABLATIONS, SIGNATURE_NOTES, buildAtlas } from '../experiments/atlas.js';
 export type { AtlasEntry } from '../experiments/atlas.js';
@@ -41,7 +41,7 @@ export { adjustedDistance, blendTerms } from '../plan/corners.js';
 export { ensureAssets } from '../pipeline/inputs.js';
 export { categoryAllows } from '../plan/layout.js';
 export { barycentricHeight, rasterizeTriangles } from '../cpu/raster.js';
-export { cellAt, groupAt, nearestCentreCell } from '../plan/regions.js';
+export { cellAt, groupAt, nearestCentreCell } from '../plan/cells.js';
 export { HEIGHT_SCALE, nearestCentreThenEdge, segmentProjection } from '../plan/sources.js';
 export { chain, rotation, transformPoint, translation } from '../core/transforms.js';
 export { HeightfieldPatchSource, PatchList, PatchSelector, minimalRanges } from '../terrain/cdlod.js';

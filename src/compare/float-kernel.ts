@@ -12,9 +12,9 @@
  *     whatever the grid; the copy is ~1/10 of the scan's time.
  */
 import { alignedLayout, compiledWasm, instantiateWasm, newWasmMemory, wasmDisabled } from '../core/wasm.js';
-import { DENSE_BINS, type RegionAccumulator } from './accumulate.js';
+import { DENSE_BINS, type RegionAccumulator } from './metric-accumulators.js';
 import { SCAN_CHUNK, tallyInMemory, writeRegionInputs } from './kernel.js';
-import { maskContainsBounds, type MaskBounds, type RadialGeometry } from './regions.js';
+import { maskContainsBounds, type MaskBounds, type RadialGeometry } from './masks.js';
 import { FLOAT_PAIR_WASM_BASE64 } from './wasm/float-pair-wasm.js';
 
 export interface FloatSummaryInput {

@@ -20,8 +20,8 @@
 import { InputRangeError } from '../errors.js';
 import { compareHeightfields, type ComparisonResult, type RegionMetrics } from '../compare/compare.js';
 import { diagnose, type Diagnosis, type Finding, type TermName, type CheckName } from '../compare/diagnose.js';
-import { CompensatedSum } from '../compare/accumulate.js';
-import { DEFAULT_MASKS, RadialGeometry, maskBounds, maskContainsBounds, maskDefinitions } from '../compare/regions.js';
+import { CompensatedSum } from '../compare/metric-accumulators.js';
+import { DEFAULT_MASKS, RadialGeometry, maskBounds, maskContainsBounds, maskDefinitions } from '../compare/masks.js';
 import { codeHeightfield, floatHeightfield, type FloatHeightfield } from '../core/heightfield.js';
 import type { GridDescription } from '../core/grid.js';
 import { requestGrid, type ConfigContext, type PipelineRequest } from '../plan/request.js';

@@ -18,7 +18,7 @@
  *     Corners are merged when they coincide within 0.1 mm; the first-seen coordinates are kept.
  */
 import { Delaunay } from 'd3-delaunay';
-import { bellGenerators } from '../bell/accumulate.js';
+import { bellGenerators } from '../bell/bell-sum.js';
 import type { PrngStream } from './prng.js';
 import type { RecipeParams } from '../world/world.js';
 import type { Point, SourceRegionView } from './sources.js';
