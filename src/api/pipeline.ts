@@ -11,7 +11,7 @@ export { checkRegionInvariants } from '../plan/cells.js';
 export type { RegionMap, Domain, SiteIndex } from '../plan/cells.js';
 export { snapFixed, ownsEdge } from '../cpu/raster.js';
 export { FILTER_Y_RING, smoothingChain, filterField, downsampleHalf } from '../cpu/smoothing.js';
-export type { SmoothingAblation } from '../cpu/smoothing.js';
+export type { SmoothingAblation } from '../conventions/ablation.js';
 export { fanCentre, buildFans } from '../plan/fans.js';
 export { layer0Fans, layer100Fans } from '../plan/layer-fans.js';
 export { applyOuterBlend } from '../cpu/outer.js';

@@ -29,7 +29,7 @@ import type { RunOptions } from '../pipeline/run.js';
 import { PLANNING_GROUPS, resolveRunConventions, type Plan } from '../plan/plan.js';
 import { loadRunInputs, type RunInputs } from '../pipeline/inputs.js';
 import { executeDrawListCpu } from '../cpu/execute.js';
-import { ablationOverride } from '../cpu/smoothing.js';
+import { ablationOverride } from '../conventions/ablation.js';
 import { planDrawList } from '../plan/emit.js';
 import type { Field, Precision } from '../core/precision.js';
 import { DEFAULT_CONVENTIONS as C, mergeOverrides, weightSum } from '../conventions/index.js';

@@ -20,7 +20,7 @@ import { executeDrawListCpu, type QuadCoverage } from '../cpu/execute.js';
 import { planDrawList } from '../plan/emit.js';
 import type { DrawList } from '../drawlist/types.js';
 import type { Field, Precision } from '../core/precision.js';
-import { ablationOverride, type SmoothingAblation } from '../cpu/smoothing.js';
+import { ablationOverride, type SmoothingAblation } from '../conventions/ablation.js';
 import { mergeOverrides, STAGES, type ConventionOverride } from '../conventions/index.js';
 import type { Executor } from '../cpu/context.js';
 import { loadRunInputs, type RunInputs } from './inputs.js';
