@@ -11,7 +11,7 @@ import {
   selfWeight,
   sourceHeight,
   sourceWeight,
-} from '../src/index.js';
+} from '../src/api/notebook.js';
 import { planRequest, loadWorld } from '../src/pipeline/inputs.js';
 import { categoryAllows } from '../src/plan/layout.js';
 import { cellAt, groupAt, nearestCentreCell } from '../src/plan/cells.js';

@@ -4,7 +4,7 @@
  */
 import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { codeHeightfield, floatHeightfield, minstdRand0 } from '../src/index.js';
+import { codeHeightfield, floatHeightfield, minstdRand0 } from '../src/api/notebook.js';
 import { acceptsBrush, addKindLayer, collapseLayer, moveLayer, setLayerVisible, stampHill } from '../src/terrain/kinds.js';
 import { baseCodeAcrossRanges, deltaStepsAcrossRanges, resizeTerrain } from '../src/terrain/resize.js';
 import { collisionTile, COLLISION_NO_HEIGHT } from '../src/terrain/collision.js';

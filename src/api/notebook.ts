@@ -1,10 +1,25 @@
 /**
  * `heightbench/notebook`: the notebooks' namespace (`import * as hb from './dist/api/notebook.js'`). The package root,
- * every helper the tslab notebooks use — Plotly figures and traces, the stage session that runs a request once and
- * serves its stages, number checks, palettes — and the stage functions, terrain calls and experiments the notebooks
+ * the teaching API, every helper the tslab notebooks use — Plotly figures and traces, the stage session that runs a
+ * request once and serves its stages, number checks, palettes — and the stage functions, terrain calls and experiments the notebooks
  * show (each also in its own subpath: pipeline, conventions, terrain, experiments).
  */
 export * from '../index.js';
+// The teaching API: each formula of the article as a named function (notebooks 01–09; the stage-level rest:
+// heightbench/pipeline). Kept off the root so that where a formula's code lives is not part of the root's contract.
+export { minstdRand0 } from '../core/minstd.js';
+export { selectionProbabilities } from '../plan/recipe.js';
+export { clearanceAccepts, requiredClearance } from '../plan/layout.js';
+export { segmentDistance, sourceHeight } from '../plan/sources.js';
+export { blendCorner, selfWeight, sourceWeight } from '../plan/corners.js';
+export { barycentric } from '../cpu/raster.js';
+export { SMOOTHING_TAPS, impulseResponse } from '../cpu/smoothing.js';
+export { parentChildReference, supportExtentFactor } from '../cpu/support.js';
+export { mipWeights } from '../cpu/mips.js';
+export { footprintLod } from '../drawlist/placement.js';
+export { outerBlendWeight, smoothstepBlend } from '../cpu/outer.js';
+export { accumulateBells } from '../bell/bell-sum.js';
+export { shadeLightness } from '../bell/shading.js';
 export {
   plotlyFigure,
   heatmapData,
