@@ -10,7 +10,7 @@ import { baseCodeAcrossRanges, deltaStepsAcrossRanges, resizeTerrain } from '../
 import { collisionTile, COLLISION_NO_HEIGHT } from '../src/terrain/collision.js';
 import { createTerrain } from '../src/terrain/terrain.js';
 import { HeightfieldPatchSource, minimalRanges, PatchList, PatchSelector, type PatchSource } from '../src/terrain/cdlod.js';
-import { importLayer } from '../src/terrain/import.js';
+import { importLayer } from '../src/terrain/import-layer.js';
 import { LayerStack } from '../src/terrain/layers.js';
 import { readStore, readTerrainStore, writeTerrainStore } from '../src/terrain/store.js';
 import { TerrainWeights } from '../src/terrain/weights.js';

@@ -64,7 +64,7 @@ export { collisionTile } from '../terrain/collision.js';
 export type { CollisionTile } from '../terrain/collision.js';
 export type { TerrainDescription } from '../terrain/description.js';
 export { triangleAlive } from '../terrain/holes.js';
-export { importLayer } from '../terrain/import.js';
+export { importLayer } from '../terrain/import-layer.js';
 export { addKindLayer, moveLayer, setLayerVisible, stampHill } from '../terrain/kinds.js';
 export { baseCodeAcrossRanges, resizeTerrain } from '../terrain/resize.js';
 export { readTerrainStore, writeTerrainStore } from '../terrain/store.js';
