@@ -38,6 +38,7 @@ export interface SiteIndex {
   find(x: number, y: number, start?: number): number;
 }
 
+/** Arrays are named `<index space>_<value>` (docs/layout.md, "Names"): `cell_parent` is the parent of each cell. */
 export interface RegionMap {
   domain: Domain;
   /** x, y per site (cell generator), in generation order. */
@@ -50,9 +51,11 @@ export interface RegionMap {
   cell_neighbours: number[][];
   /** Centre of each cell: mean of its edge midpoints. */
   cell_centre: Float64Array;
+  /** Parent region of each cell. */
   cell_parent: Int32Array;
   /** Seed cell of each parent region. */
   parent_seedCell: Int32Array;
+  /** Height group of each parent region. */
   parent_group: Int8Array;
   /** Parents flagged for the layer-100 relief draw. */
   parent_relief: Uint8Array;
