@@ -86,7 +86,7 @@ describe('names and comments', () => {
     const rules: [RegExp, string][] = [
       [/\bissues? \d+|#\d{2,}\b/i, 'issue number'],
       [/~\s?\d+(\.\d+)?\s?(ms|s)\b|\b\d+(\.\d+)?\s?(ms|µs)\b/, 'timing'],
-      [/\b(previously|formerly|no longer|earlier name|old name)\b/i, 'history'],
+      [/\b(previously|formerly|no longer|earlier name|old name|the older)\b/i, 'history'],
     ];
     for (const folder of CLEANED)
       for (const f of files(join(src, folder), /\.(ts|wat)$/))

@@ -5,9 +5,9 @@
  * only for the stages the caller asks to keep, so every intermediate can be written by content name. The manifest
  * records counts, per-stage time and the PRNG draws consumed per stage.
  * Conventions (src/conventions): resolved once per run (plan.ts: resolveRunConventions — the declaration, the
- * request's band, range and initial height, then `conventions`, the older `ablation` and `subpixelBits`). The plan
- * reads the corner and fan rules; the draw list records what it can (smoothing taps, weights, N² filter, draw order,
- * outer band, encoding range, snapping); the executor reads the rest. The executor is `executor`, by default the
+ * request's band, range and initial height, then `conventions`, `ablation` (named convention breaks) and
+ * `subpixelBits`). The plan reads the corner and fan rules; the draw list records what it can (smoothing taps,
+ * weights, N² filter, draw order, outer band, encoding range, snapping); the executor reads the rest. The executor is `executor`, by default the
  * precision's (context.ts).
  * Inputs are loaded at the edge (inputs.ts): pass `inputs`, or runPipeline loads them before planning.
  */
@@ -111,9 +111,9 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
   };
   // Edge: the world and the assets are loaded once (unless given); planning and execution read no file.
   const { world, assets } = opts.inputs ?? time('assets', () => loadRunInputs(req, opts.assetsDir, opts.config));
-  // The run's conventions, resolved once: the declaration, the request's, then `conventions` (and the older
-  // `ablation`); the mimic switch `subpixelBits` wins over the conventions' snapping (both default to 8: [G]
-  // Direct3D's 16.8).
+  // The run's conventions, resolved once: the declaration, the request's, then `conventions` (and `ablation`,
+  // named convention breaks); the mimic switch `subpixelBits` wins over the conventions' snapping (both default to
+  // 8: [G] Direct3D's 16.8).
   const override = mergeOverrides(mergeOverrides(ablationOverride(opts.ablation), opts.conventions), subpixelOverride(opts.subpixelBits));
   const conventions = resolveRunConventions(req, world, override);
   // The run = plan → draw list → executor: the list says what is drawn, executeDrawListCpu how.
