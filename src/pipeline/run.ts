@@ -7,8 +7,8 @@
  * Conventions (src/conventions): resolved once per run (plan.ts: resolveRunConventions — the declaration, the
  * request's band, range and initial height, then `conventions`, `ablation` (named convention breaks) and
  * `subpixelBits`). The plan reads the corner and fan rules; the draw list records what it can (smoothing taps,
- * weights, N² filter, draw order, outer band, encoding range, snapping); the executor reads the rest. The executor is `executor`, by default the
- * precision's (context.ts).
+ * weights, N² filter, draw order, outer band, encoding range, snapping); the executor reads the rest. The executor
+ * is `executor`, by default the precision's (context.ts).
  * Inputs are loaded at the edge (inputs.ts): pass `inputs`, or runPipeline loads them before planning.
  */
 import type { Plan } from '../plan/plan.js';
