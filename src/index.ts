@@ -1,16 +1,17 @@
 /**
  * heightbench public API — the package root (`import … from 'heightbench'`): what users and notebooks call. Requests
  * and the whole run; heightfield readers and writers with their sidecars; the comparison engine, gates, reports and
- * diagnose; the conventions' named contracts (UNORM16, texel centres, bilinear, resampling); and the teaching API —
- * each formula of the article as a named function. Everything else is behind a documented subpath
- * (README "Public API"; every name and signature of each entry point is listed in api/exports.txt):
+ * diagnose; and the conventions' named contracts (UNORM16, texel centres, bilinear, resampling). Everything else is
+ * behind a documented subpath (README "Public API"; every name and signature of each entry point is listed in
+ * api/exports.txt):
  *   heightbench/pipeline     planning, the draw list, the CPU executor, stage-level building blocks, run inputs
  *   heightbench/conventions  the conventions declaration, grid/encoding/sampling/resampling functions
  *   heightbench/formats      raw codecs without sidecars (R16, R32, PNG16), sidecars, the atomic file writer
  *   heightbench/compare      the comparison engine's parts: masks, report pieces, stage attribution, run checks
  *   heightbench/experiments  the ablation atlas and the bell accumulation
  *   heightbench/terrain      the engine heightfield (tiles, layers, stores, collision, CDLOD)
- *   heightbench/notebook     the notebooks' namespace (this root, the notebook helpers and what the notebooks show)
+ *   heightbench/notebook     the notebooks' namespace: this root, the teaching API (each formula of the article as a
+ *                            named function), the notebook helpers and what the notebooks show
  *   heightbench/cli          the command line as a function (runCli)
  */
 export { PRODUCER_VERSION } from './version.js';
@@ -51,19 +52,3 @@ export { FIELD_STAGES, runPipeline } from './pipeline/run.js';
 export type { RunManifest, RunOptions, RunResult } from './pipeline/run.js';
 export type { Plan } from './plan/plan.js';
 export type { Precision } from './core/precision.js';
-
-// The teaching API: each formula of the article as a named function (notebooks 01–09; the stage-level rest:
-// heightbench/pipeline).
-export { minstdRand0 } from './core/minstd.js';
-export { selectionProbabilities } from './plan/recipe.js';
-export { clearanceAccepts, requiredClearance } from './plan/layout.js';
-export { segmentDistance, sourceHeight } from './plan/sources.js';
-export { blendCorner, selfWeight, sourceWeight } from './plan/corners.js';
-export { barycentric } from './cpu/raster.js';
-export { SMOOTHING_TAPS, impulseResponse } from './cpu/smoothing.js';
-export { parentChildReference, supportExtentFactor } from './cpu/support.js';
-export { mipWeights } from './cpu/mips.js';
-export { footprintLod } from './drawlist/placement.js';
-export { outerBlendWeight, smoothstepBlend } from './cpu/outer.js';
-export { accumulateBells } from './bell/accumulate.js';
-export { shadeLightness } from './bell/shading.js';

@@ -19,7 +19,7 @@ import {
 } from '../src/experiments/atlas.js';
 import { atlasHtml, atlasJson, atlasMetrics, checkAtlasOut, writeAtlas } from '../src/report/atlas-report.js';
 import { compareHeightfields } from '../src/compare/compare.js';
-import { DEFAULT_MASKS, RadialGeometry, maskContains, maskDefinitions } from '../src/compare/regions.js';
+import { DEFAULT_MASKS, RadialGeometry, maskContains, maskDefinitions } from '../src/compare/masks.js';
 import { floatHeightfield } from '../src/core/heightfield.js';
 import { loadRequest, requestGrid } from '../src/plan/request.js';
 import { runPipeline } from '../src/pipeline/run.js';

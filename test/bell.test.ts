@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { minstdRand0, readHeightfieldFile, shadeLightness } from '../src/index.js';
-import { accumulateFast, accumulateNaive, bellGenerators, maxRelativeDeviation } from '../src/bell/accumulate.js';
+import { minstdRand0, readHeightfieldFile, shadeLightness } from '../src/api/notebook.js';
+import { accumulateFast, accumulateNaive, bellGenerators, maxRelativeDeviation } from '../src/bell/bell-sum.js';
 import { applySeaLevel } from '../src/bell/shading.js';
 import { decodePng16 } from '../src/api/formats.js';
 import { cli, tempDir } from './helpers.js';

@@ -14,7 +14,7 @@ import { buildPlan, resolveRunConventions } from '../src/plan/plan.js';
 import { branchRegistry, planBranchCounts } from '../src/plan/branches.js';
 import { loadRequest } from '../src/plan/request.js';
 import { loadWorld } from '../src/pipeline/inputs.js';
-import { sourceView } from '../src/plan/regions.js';
+import { sourceView } from '../src/plan/cells.js';
 import { coverageOf } from '../src/sweep/coverage.js';
 import { expandSweep, parseVariation } from '../src/sweep/requests.js';
 import { cli } from './helpers.js';

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { codeHeightfield, compareHeightfields, domainGrid, floatHeightfield, writeHeightfieldFile, type GridDescription } from '../src/index.js';
-import { RegionAccumulator } from '../src/compare/accumulate.js';
+import { RegionAccumulator } from '../src/compare/metric-accumulators.js';
 import { floatSummaryScan } from '../src/compare/float-kernel.js';
 import { DEFAULT_RANGE } from '../src/core/grid.js';
 import { encodeFieldR16 } from '../src/core/encoding.js';
@@ -23,7 +23,7 @@ import {
   nextUp,
   ringPixelCounts,
   type MaskSettings,
-} from '../src/compare/regions.js';
+} from '../src/compare/masks.js';
 import { openR16Stream } from '../src/io/r16-stream.js';
 import { withFaults } from '../src/io/fs-ops.js';
 import { cli, tempDir, testRandom } from './helpers.js';

@@ -11,7 +11,7 @@ import {
   writeHeightfieldFile,
   type GridDescription,
 } from '../src/index.js';
-import { CompensatedSum } from '../src/compare/accumulate.js';
+import { CompensatedSum } from '../src/compare/metric-accumulators.js';
 import { cli, tempDir, testRandom } from './helpers.js';
 
 const CODE_MM = (1000 / 65535) * 1000;

@@ -15,7 +15,7 @@ import { applySupport } from '../src/cpu/support.js';
 import { computeSupportTargets } from '../src/pipeline/support-targets.js';
 import { drawLocations } from './oracles/locations.js';
 import { applyOuterBlend } from '../src/cpu/outer.js';
-import { cellAt } from '../src/plan/regions.js';
+import { cellAt } from '../src/plan/cells.js';
 import { encodeFieldR16 } from '../src/core/encoding.js';
 import { executeDrawListCpu } from '../src/cpu/execute.js';
 import { planDrawList } from '../src/plan/emit.js';

@@ -2,12 +2,12 @@
 // orientations), rectangular supports, and the two fates of a corner inside a location envelope (pinned by the flag
 // rule, or blended with the negative-distance self term) reaching the raster.
 import { describe, expect, it } from 'vitest';
-import { loadRequest, requiredClearance, sourceWeight } from '../src/index.js';
+import { loadRequest, requiredClearance, sourceWeight } from '../src/api/notebook.js';
 import { planRequest } from '../src/pipeline/inputs.js';
 import { footprintClearance, layer0Fans, placeFootprint, shapeDistance, type PlacedFootprint } from '../src/api/pipeline.js';
 import { applySupport } from '../src/cpu/support.js';
 import { computeSupportTargets } from '../src/pipeline/support-targets.js';
-import { cellAt } from '../src/plan/regions.js';
+import { cellAt } from '../src/plan/cells.js';
 import type { Plan } from '../src/plan/plan.js';
 
 const circle = (x: number, y: number, radius: number): PlacedFootprint => ({ kind: 'circle', x, y, radius, halfSize: [0, 0], angle: 0 });

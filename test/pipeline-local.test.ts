@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decodeHeightR16, loadRequest, mipWeights, parentChildReference, runPipeline, smoothstepBlend, supportExtentFactor } from '../src/index.js';
+import { decodeHeightR16, loadRequest, mipWeights, parentChildReference, runPipeline, smoothstepBlend, supportExtentFactor } from '../src/api/notebook.js';
 import { chain, compose, rotation, scaling, transformPoint, translation } from '../src/core/transforms.js';
 import { encodeFieldR16 } from '../src/core/encoding.js';
 import { loadWorld } from '../src/pipeline/inputs.js';

@@ -11,13 +11,13 @@ import {
   selfWeight,
   sourceHeight,
   sourceWeight,
-} from '../src/index.js';
+} from '../src/api/notebook.js';
 import { planRequest, loadWorld } from '../src/pipeline/inputs.js';
 import { categoryAllows } from '../src/plan/layout.js';
-import { cellAt, groupAt, nearestCentreCell } from '../src/plan/regions.js';
+import { cellAt, groupAt, nearestCentreCell } from '../src/plan/cells.js';
 import { HEIGHT_SCALE, nearestCentreThenEdge, type Point } from '../src/plan/sources.js';
 import { checkRegionInvariants, PrngStream } from '../src/api/pipeline.js';
-import { buildRegions } from '../src/plan/regions.js';
+import { buildRegions } from '../src/plan/cells.js';
 import { buildLayout } from '../src/plan/layout.js';
 import { selectRecipe } from '../src/plan/plan.js';
 import { parseWorld } from '../src/world/world.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { impulseResponse, loadRequest, SMOOTHING_TAPS } from '../src/index.js';
+import { impulseResponse, loadRequest, SMOOTHING_TAPS } from '../src/api/notebook.js';
 import { planRequest } from '../src/pipeline/inputs.js';
 import { downsampleHalf, fanCentre, filterField, smoothingChain } from '../src/api/pipeline.js';
 import { buildBase } from './oracles/direct-path.js';

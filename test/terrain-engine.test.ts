@@ -4,13 +4,13 @@
  */
 import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { codeHeightfield, floatHeightfield, minstdRand0 } from '../src/index.js';
+import { codeHeightfield, floatHeightfield, minstdRand0 } from '../src/api/notebook.js';
 import { acceptsBrush, addKindLayer, collapseLayer, moveLayer, setLayerVisible, stampHill } from '../src/terrain/kinds.js';
 import { baseCodeAcrossRanges, deltaStepsAcrossRanges, resizeTerrain } from '../src/terrain/resize.js';
 import { collisionTile, COLLISION_NO_HEIGHT } from '../src/terrain/collision.js';
 import { createTerrain } from '../src/terrain/terrain.js';
 import { HeightfieldPatchSource, minimalRanges, PatchList, PatchSelector, type PatchSource } from '../src/terrain/cdlod.js';
-import { importLayer } from '../src/terrain/import.js';
+import { importLayer } from '../src/terrain/import-layer.js';
 import { LayerStack } from '../src/terrain/layers.js';
 import { readStore, readTerrainStore, writeTerrainStore } from '../src/terrain/store.js';
 import { TerrainWeights } from '../src/terrain/weights.js';

@@ -3,7 +3,7 @@
  * Both the exact fast path (tolerance 0, the default) and the tolerance path (1e-12 absolute) are measured; the
  * 1024² fast rows are the median of 7 runs after 2 warm-ups (each takes ~10–20 ms).
  */
-import { accumulateFast, accumulateNaive, bellHelperReady, maxRelativeDeviation } from '../../src/bell/accumulate.js';
+import { accumulateFast, accumulateNaive, bellHelperReady, maxRelativeDeviation } from '../../src/bell/bell-sum.js';
 import { report, timeMedian, type BenchRow } from '../util.js';
 
 const p1024 = { seed: 1, nb: 100, p1: 0.5, p2: 30, p3: 3, size: 1024 };

@@ -6,8 +6,8 @@
  */
 export { checkComparable, DEFAULT_STRADDLE_EPSILON_CODES } from '../compare/compare.js';
 export type { RadialRing, Attribution, Position } from '../compare/compare.js';
-export { DEFAULT_MASKS, maskDefinitions } from '../compare/regions.js';
-export type { MaskDefinition, MaskSettings } from '../compare/regions.js';
+export { DEFAULT_MASKS, maskDefinitions } from '../compare/masks.js';
+export type { MaskDefinition, MaskSettings } from '../compare/masks.js';
 export { flattenMetrics, resultJson, verticalExaggeration } from '../report/report.js';
 export type { ReportMeta } from '../report/report.js';
 export { checkRun, STAGE_DUMPS } from '../report/check.js';

@@ -18,7 +18,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDefaultContainer, read as readKtx, write as writeKtx, VK_FORMAT_R16_UNORM, type KTX2Container } from 'ktx-parse';
-import { bellGenerators } from '../bell/accumulate.js';
+import { bellGenerators } from '../bell/bell-sum.js';
 import { FormatError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { checkArray, checkNumber, checkObject, checkOneOf, checkString, parseJson } from '../io/json-check.js';

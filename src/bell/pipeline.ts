@@ -11,7 +11,7 @@
 import { encodeFieldR16 } from '../core/encoding.js';
 import type { GridDescription, HeightRange } from '../core/grid.js';
 import { parsePipelineDeclaration, type PipelineDeclaration } from '../pipelines/declaration.js';
-import { accumulateBells, bellGrid, type BellParams, type BellPath } from './accumulate.js';
+import { accumulateBells, bellGrid, type BellParams, type BellPath } from './bell-sum.js';
 
 export const BELL_STAGES = ['bells-first-half', 'bells-all', 'final'] as const;
 

@@ -19,7 +19,7 @@ export interface ShadingParams {
 export const SHADING_DEFAULTS: ShadingParams = { p1: 0.1, p2: -3, p3: 80 };
 export const SEA_LEVEL_DEFAULT = 3;
 
-/** T = max(0, H − seaLevel/100), for H stored at index j·n + i (see accumulate.ts). */
+/** T = max(0, H − seaLevel/100), for H stored at index j·n + i (see bell-sum.ts). */
 export function applySeaLevel(h: ArrayLike<number>, seaLevel: number, out = new Float64Array(h.length)): Float64Array {
   const offset = seaLevel / 100;
   for (let k = 0; k < h.length; k++) out[k] = Math.max(0, h[k] - offset);

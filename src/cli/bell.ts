@@ -3,7 +3,7 @@
  *  [--path naive|fast] [--shaded FILE.png]` — the seed notebook's generator; R32 (or PNG16 with --range) plus sidecar.
  */
 import { Option, type Command } from 'commander';
-import { accumulateBells, BELL_DEFAULTS, BELL_INDEX_MAPPING, bellGrid, type BellParams, type BellPath } from '../bell/accumulate.js';
+import { accumulateBells, BELL_DEFAULTS, BELL_INDEX_MAPPING, bellGrid, type BellParams, type BellPath } from '../bell/bell-sum.js';
 import { SEA_LEVEL_DEFAULT, SHADING_DEFAULTS, shadedPng } from '../bell/shading.js';
 import { floatHeightfield } from '../core/heightfield.js';
 import { writeFileAtomic } from '../io/atomic.js';

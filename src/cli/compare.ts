@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { compareCodeSources, compareHeightfields, DEFAULT_STRADDLE_EPSILON_CODES, type CompareOptions, type ComparisonResult } from '../compare/compare.js';
 import { evaluateGates, gateFailureLines } from '../compare/gates.js';
 import { REPORT_OWNED_NAMES, resultJson, summaryMarkdown, writeComparisonReport } from '../report/report.js';
-import { DEFAULT_MASKS } from '../compare/regions.js';
+import { DEFAULT_MASKS } from '../compare/masks.js';
 import { floatHeightfield, heightsOf, withRowDirection, type Heightfield } from '../core/heightfield.js';
 import { gridDifference, type GridDescription } from '../core/grid.js';
 import { EXIT_GATE, LimitError, MismatchError } from '../errors.js';

@@ -10,7 +10,7 @@ import { exportTiles } from '../terrain/export.js';
 import { describeTerrain, TILE_PRESETS, type TerrainDescription, type TileKind } from '../terrain/description.js';
 import { createTerrain, type Terrain } from '../terrain/terrain.js';
 import { readStoreFile, readTerrainStore, writeTerrainStore } from '../terrain/store.js';
-import { importLayer } from '../terrain/import.js';
+import { importLayer } from '../terrain/import-layer.js';
 import { addKindLayer, stampHill } from '../terrain/kinds.js';
 import { resizeTerrain } from '../terrain/resize.js';
 import { collisionTile, COLLISION_NO_HEIGHT } from '../terrain/collision.js';

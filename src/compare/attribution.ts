@@ -1,5 +1,5 @@
 /**
- * Stage attribution of differing final codes between two runs (issue 16, item 6).
+ * Stage attribution of differing final codes between two runs.
  *
  * Inputs: two runs' stage fields (raster-layer0 … pre-encode, float metres, each on its own grid — stage dumps may be
  * cropped to a central window) and final codes (same grid on both sides), a field tolerance ε (mm) and a straddle

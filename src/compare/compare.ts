@@ -18,7 +18,7 @@ import { columnWorldX, gridDifference, metresPerCode, rowWorldY, UNORM16_MAX, va
 import { decodeTable, encodeFieldR16, encodeUnorm16, heightToUnorm } from '../core/encoding.js';
 import type { Heightfield } from '../core/heightfield.js';
 import { alignExactly } from '../core/align.js';
-import { RegionAccumulator, reduceHistogram, sqrtRatio } from './accumulate.js';
+import { RegionAccumulator, reduceHistogram, sqrtRatio } from './metric-accumulators.js';
 import { floatSummaryAvailable, floatSummaryScan } from './float-kernel.js';
 import { arrayCodeSource, createCodePairExecutor, SCAN_CHUNK, type CodeSource, type CompareExecutor, type TallyPlan } from './kernel.js';
 import {
@@ -33,7 +33,7 @@ import {
   ringPixelCounts,
   type MaskDefinition,
   type MaskSettings,
-} from './regions.js';
+} from './masks.js';
 
 export interface CompareOptions {
   masks?: Partial<MaskSettings>;

@@ -24,7 +24,7 @@
  * grids only); the share a check explains is 1 − Σ Δ'² / Σ Δ².
  *
  * Fit [R]: weighted least squares on the normal equations, accumulated in float64 — plain sums within one grid row,
- * Neumaier-compensated across rows (src/compare/accumulate.ts) — then scaled to unit diagonal and solved by Cholesky.
+ * Neumaier-compensated across rows (src/compare/metric-accumulators.ts) — then scaled to unit diagonal and solved by Cholesky.
  * A pivot below 1e-10 (of its own unit diagonal) marks a signature as (nearly) a combination of earlier ones; it is left
  * out and reported, and the condition number (eigenvalues of the scaled matrix, Jacobi) is reported for the rest.
  * Shares: each signature's Shapley value of the uncentred R² = 1 − Σ r² / Σ Δ² over every subset of the kept signatures

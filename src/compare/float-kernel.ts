@@ -1,7 +1,7 @@
 /**
  * The float-pair summary scan in WebAssembly (wasm/float-pair.wat): what compare.ts scanFloatPairs does for a summary
  * (CompareOptions.summary) of two float32 fields without attribution — the stage table of `check`, eight 4096² pairs
- * per check, where the JavaScript scan cost ~2.9 s of a one-shot process.
+ * per check, where the JavaScript scan dominates a one-shot process (docs/speed.md).
  *
  * Inputs: both sides' heights (float32) and codes (encoded through the shared range), the grid, the block size, the
  * radial geometry and the summary's mask bounds. Outputs: written into the caller's accumulators — the whole map and
@@ -12,9 +12,9 @@
  *     whatever the grid; the copy is ~1/10 of the scan's time.
  */
 import { alignedLayout, compiledWasm, instantiateWasm, newWasmMemory, wasmDisabled } from '../core/wasm.js';
-import { DENSE_BINS, type RegionAccumulator } from './accumulate.js';
+import { DENSE_BINS, type RegionAccumulator } from './metric-accumulators.js';
 import { SCAN_CHUNK, tallyInMemory, writeRegionInputs } from './kernel.js';
-import { maskContainsBounds, type MaskBounds, type RadialGeometry } from './regions.js';
+import { maskContainsBounds, type MaskBounds, type RadialGeometry } from './masks.js';
 import { FLOAT_PAIR_WASM_BASE64 } from './wasm/float-pair-wasm.js';
 
 export interface FloatSummaryInput {

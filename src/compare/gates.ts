@@ -3,7 +3,7 @@
  * [R] One set of names everywhere: `minExact` (minimum % of codes equal), `maxCode` (largest |Δq|), `maxRmsMm`
  * (full-map RMS, mm) — the keys of params.yaml `gates:`, the API's, and the CLI's `--min-exact`, `--max-code`,
  * `--max-rms-mm`, and `maxNonFinite` (`--max-nonfinite`), `maxAbsMm` (`--max-abs-mm`), `maxBeyondTolerance` (`--max-beyond-tolerance`), and the
- * switch `allowClamped` (`--allow-clamped`). `minExactPercent` (the API's earlier name) is still read. Any other key is refused (UsageError
+ * switch `allowClamped` (`--allow-clamped`). `minExactPercent` (an alias of `minExact`) is still read so that existing gate files keep working. Any other key is refused (UsageError
  * naming it and the known ones): a misspelt gate in plain JavaScript would otherwise be dropped silently; a value that
  * is not a finite number is refused too.
  */
@@ -16,7 +16,7 @@ export interface Gates {
    * side's declared conversion) when a side holds float heights.
    */
   minExact?: number;
-  /** @deprecated the earlier name of `minExact`. */
+  /** @deprecated an alias of `minExact`, read so that existing gate files keep working. */
   minExactPercent?: number;
   /** Largest |Δq|: only where codes are compared (refused for a float pair without a stated code range). */
   maxCode?: number;

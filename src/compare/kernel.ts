@@ -11,7 +11,7 @@
  *     unavailable, HEIGHTBENCH_NO_WASM=1, or the plan's buffers would exceed MAX_KERNEL_BYTES.
  */
 import { alignedLayout, compiledWasm, newWasmMemory, wasmDisabled } from '../core/wasm.js';
-import { CodeTally, DENSE_BINS } from './accumulate.js';
+import { CodeTally, DENSE_BINS } from './metric-accumulators.js';
 import {
   maskContainsBounds,
   maskCountTerms,
@@ -24,7 +24,7 @@ import {
   type MaskBounds,
   type MaskDefinition,
   type RadialGeometry,
-} from './regions.js';
+} from './masks.js';
 import { COMPARE_WASM_BASE64 } from './wasm/compare-wasm.js';
 
 export type CompareExecutor = 'simd' | 'js';

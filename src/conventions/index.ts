@@ -1,5 +1,5 @@
 /**
- * Every convention of the pipeline, declared once, as data (issue 15, item 1).
+ * Every convention of the pipeline, declared once, as data.
  *
  * Inputs: nothing (the declaration) or an override naming the conventions to change (ablations, tests).
  * Outputs: `DEFAULT_CONVENTIONS` — the plain values every stage, kernel binding, report and notebook reads;

@@ -34,7 +34,8 @@ import { newField, type Field, type Precision } from '../core/precision.js';
 import { wasmSmoothingChain, type WasmTaps } from './wasm/kernels.js';
 import { InputRangeError } from '../errors.js';
 import { FILTER_Y_RING } from './wasm/arena.js';
-import { DEFAULT_CONVENTIONS, resolveConventions, weightSum, type ConventionOverride, type Conventions } from '../conventions/index.js';
+import { DEFAULT_CONVENTIONS, resolveConventions, type Conventions } from '../conventions/index.js';
+import { ablationOverride, type SmoothingAblation } from '../conventions/ablation.js';
 import { precisionOf, roundingOf, stageContext, type StageContext } from './context.js';
 
 /** Rows of half-texel lerps the Y pass keeps (its taps read rows j + k_min … j + k_max + 1, at most RING − 2 apart). */
@@ -45,32 +46,6 @@ export const SMOOTHING_TAPS = Object.freeze({
   offsets: DEFAULT_CONVENTIONS.smoothing.offsets,
   weights: DEFAULT_CONVENTIONS.smoothing.weights,
 });
-
-/**
- * Deliberate convention breaks in the older vocabulary (RunOptions.ablation, `heightbench check` tests); each is only
- * a change of the conventions declaration (ablationOverride).
- */
-export interface SmoothingAblation {
-  /** Divide the weights by their sum (the article says not to). */
-  renormalize?: boolean;
-  /** Read the nearest integer texel instead of bilinear sampling at fractional offsets. */
-  integerTaps?: boolean;
-  subTexel?: 'exact' | 'hw8';
-  /** heightbench's earlier rule: skip the N² filter (the chain starts at filter(halve(raster))). */
-  unfilteredRaster?: boolean;
-}
-
-/** The conventions override a SmoothingAblation stands for. */
-export function ablationOverride(ab: SmoothingAblation | undefined, c: Conventions = DEFAULT_CONVENTIONS): ConventionOverride {
-  const o: ConventionOverride = {};
-  const sm: Partial<Conventions['smoothing']> = {};
-  if (ab?.renormalize) sm.weights = c.smoothing.weights.map((w) => w / weightSum(c));
-  if (ab?.integerTaps) sm.offsets = c.smoothing.offsets.map((x) => Math.round(x) + 0); // + 0: −0 → 0
-  if (ab?.unfilteredRaster) sm.filterFullResolution = false;
-  if (Object.keys(sm).length > 0) o.smoothing = sm;
-  if (ab?.subTexel) o.sampling = { subTexel: ab.subTexel };
-  return o;
-}
 
 type Taps = WasmTaps;
 

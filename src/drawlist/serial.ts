@@ -1,5 +1,5 @@
 /**
- * Draw list ⇄ JSON text, with validation (issue 16, item 1).
+ * Draw list ⇄ JSON text, with validation.
  *
  * Inputs: a DrawList (types.ts) / the text of a serialised draw list.
  * Outputs: deterministic JSON text (same list, same bytes) / a validated DrawList.

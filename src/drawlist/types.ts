@@ -1,5 +1,5 @@
 /**
- * The draw list: everything one run draws, between planning and execution (issue 16, item 1).
+ * The draw list: everything one run draws, between planning and execution.
  *
  * The planner (recipe, regions, layout, sources, corners, fans, support, stamp selection, location draws, outer
  * parameters) emits one draw list per run; every executor (CPU float32 kernels, CPU float64, WebGPU) consumes it.

@@ -1,6 +1,6 @@
 /// <reference types="@webgpu/types" />
 /**
- * Which WebGPU adapter a run uses (issue 27, item 5): `--adapter auto|swiftshader|TEXT`. Host-agnostic (Dawn for Node,
+ * Which WebGPU adapter a run uses: `--adapter auto|swiftshader|TEXT`. Host-agnostic (Dawn for Node,
  * the chromium page, the static page): no Node API.
  *
  * Inputs: an adapter spec and the candidates a host found, in the host's order (Dawn: the adapters it lists;

@@ -1,5 +1,5 @@
 /**
- * The WebGPU executor of a whole draw list (issue 16, item 2): host-agnostic (Dawn for Node or a browser page).
+ * The WebGPU executor of a whole draw list: host-agnostic (Dawn for Node or a browser page).
  *
  * Inputs: a GpuContext, a DrawList (src/drawlist/types.ts), its assets decoded (assets.ts), options.
  * Outputs: the stage fields in DRAWLIST_STAGES order — raster-layer0, raster, base, after-support, after-stamps,

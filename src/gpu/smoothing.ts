@@ -13,7 +13,7 @@
  *  - halving is centre-aligned: destination texel i reads the source at (i + 0.5)·2 − 0.5 = 2i + 0.5 texels, one
  *    bilinear sample at uv = (i + 0.5)/M (M = destination size), the mean of a 2 × 2 block;
  *  - base: h2 = Sample(L_{N/4}, uv), h3 = Sample(L_{N/8}, uv), base = (h2 − h3) × 0.5 + h3, written in that order.
- * Rule [D, corrected order, issue 16 / fidelity]: L0 = filter(raster) at N², L(k+1) = filter(halve(Lk)) at N/2, N/4,
+ * Rule [D, filter before each halving]: L0 = filter(raster) at N², L(k+1) = filter(halve(Lk)) at N/2, N/4,
  *   N/8 (filterFullResolution = true). With filterFullResolution = false the first halving reads the raster itself.
  * [R] The incoming uv is the fragment's pixel centre @builtin(position).xy / size (exactly (i + 0.5)/N), not an
  *   interpolated varying. Texel coordinate, bilinear weights and clamping are the sampler's (the GPU decides the

@@ -5,10 +5,10 @@
  * only for the stages the caller asks to keep, so every intermediate can be written by content name. The manifest
  * records counts, per-stage time and the PRNG draws consumed per stage.
  * Conventions (src/conventions): resolved once per run (plan.ts: resolveRunConventions — the declaration, the
- * request's band, range and initial height, then `conventions`, the older `ablation` and `subpixelBits`). The plan
- * reads the corner and fan rules; the draw list records what it can (smoothing taps, weights, N² filter, draw order,
- * outer band, encoding range, snapping); the executor reads the rest. The executor is `executor`, by default the
- * precision's (context.ts).
+ * request's band, range and initial height, then `conventions`, `ablation` (named convention breaks) and
+ * `subpixelBits`). The plan reads the corner and fan rules; the draw list records what it can (smoothing taps,
+ * weights, N² filter, draw order, outer band, encoding range, snapping); the executor reads the rest. The executor
+ * is `executor`, by default the precision's (context.ts).
  * Inputs are loaded at the edge (inputs.ts): pass `inputs`, or runPipeline loads them before planning.
  */
 import type { Plan } from '../plan/plan.js';
@@ -20,7 +20,7 @@ import { executeDrawListCpu, type QuadCoverage } from '../cpu/execute.js';
 import { planDrawList } from '../plan/emit.js';
 import type { DrawList } from '../drawlist/types.js';
 import type { Field, Precision } from '../core/precision.js';
-import { ablationOverride, type SmoothingAblation } from '../cpu/smoothing.js';
+import { ablationOverride, type SmoothingAblation } from '../conventions/ablation.js';
 import { mergeOverrides, STAGES, type ConventionOverride } from '../conventions/index.js';
 import type { Executor } from '../cpu/context.js';
 import { loadRunInputs, type RunInputs } from './inputs.js';
@@ -111,9 +111,9 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
   };
   // Edge: the world and the assets are loaded once (unless given); planning and execution read no file.
   const { world, assets } = opts.inputs ?? time('assets', () => loadRunInputs(req, opts.assetsDir, opts.config));
-  // The run's conventions, resolved once: the declaration, the request's, then `conventions` (and the older
-  // `ablation`); the mimic switch `subpixelBits` wins over the conventions' snapping (both default to 8: [G]
-  // Direct3D's 16.8).
+  // The run's conventions, resolved once: the declaration, the request's, then `conventions` (and `ablation`,
+  // named convention breaks); the mimic switch `subpixelBits` wins over the conventions' snapping (both default to
+  // 8: [G] Direct3D's 16.8).
   const override = mergeOverrides(mergeOverrides(ablationOverride(opts.ablation), opts.conventions), subpixelOverride(opts.subpixelBits));
   const conventions = resolveRunConventions(req, world, override);
   // The run = plan → draw list → executor: the list says what is drawn, executeDrawListCpu how.

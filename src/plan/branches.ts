@@ -16,7 +16,7 @@ import type { Plan } from './plan.js';
 import type { WorldConfig } from '../world/world.js';
 import { adjustedDistance } from './corners.js';
 import { segmentProjection, type Point } from './sources.js';
-import { sourceView } from './regions.js';
+import { sourceView } from './cells.js';
 import { layer0Fans } from './layer-fans.js';
 
 export interface BranchInfo {

@@ -21,7 +21,7 @@ import type { AssetSet, HeightAsset } from '../assets/assets.js';
 import { layer0Fans, layer100Fans } from './layer-fans.js';
 import { finishPlan, planningKey, planStages, type Plan } from './plan.js';
 import type { PipelineRequest } from './request.js';
-import { cellAt } from './regions.js';
+import { cellAt } from './cells.js';
 import { selectStamps, stampMatrix } from './stamps.js';
 import { supportLocationsOf } from './support-locations.js';
 import { chain, rotation, transformPoint, translation, type Affine } from '../core/transforms.js';

@@ -11,7 +11,7 @@
  *   heights relief.amplitude × the recipe's coordinate field at the corner. It writes only within those cells.
  */
 import { buildFans, type FanInput, type TriangleList } from './fans.js';
-import { groupFieldAt } from './regions.js';
+import { groupFieldAt } from './cells.js';
 import { footprintPointDistance, placeFootprint } from './layout.js';
 import type { Plan } from './plan.js';
 

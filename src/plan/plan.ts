@@ -7,7 +7,7 @@
  */
 import { PrngStream } from './prng.js';
 import { selectionProbabilities, weightedPick } from './recipe.js';
-import { applyLayoutGroupChanges, buildRegions, sourceView, type RegionMap } from './regions.js';
+import { applyLayoutGroupChanges, buildRegions, sourceView, type RegionMap } from './cells.js';
 import { buildLayout, type Layout } from './layout.js';
 import { computeSources, nearestCentreThenEdge, sourceHeight, type SourceRecord } from './sources.js';
 import { computeCorners, type CornerField } from './corners.js';

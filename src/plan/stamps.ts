@@ -25,7 +25,7 @@
  */
 import type { PrngStream } from './prng.js';
 import { weightedPick } from './recipe.js';
-import type { RegionMap } from './regions.js';
+import type { RegionMap } from './cells.js';
 import { chain, rotation, scaling, translation, type Affine } from '../core/transforms.js';
 import type { StampInfoDef, WorldConfig } from '../world/world.js';
 

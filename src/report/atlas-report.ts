@@ -17,7 +17,7 @@ import { copyFileAtomic, ensureSharedCopy, hiddenBase, writeFileAtomic } from '.
 import { escapeHtml, safeUrl } from '../core/html.js';
 import { DIVERGING_STOPS, diverging, plotlyColorscale, scalarPng } from './pictures.js';
 import { plotlyPath } from './report.js';
-import { DEFAULT_MASKS as M } from '../compare/regions.js';
+import { DEFAULT_MASKS as M } from '../compare/masks.js';
 import { ATLAS_FIT_PIXELS, ATLAS_STAGES, DIVERGENCE_MM, type Atlas, type AtlasEntry } from '../experiments/atlas.js';
 
 /**

@@ -68,7 +68,7 @@ import {
 import { HISTOGRAM_FOLD_LIMIT, foldHistogram } from '../compare/histogram-fold.js';
 import type { PixelStages, StageAttribution, StageField } from '../compare/attribution.js';
 import type { ComparisonResult, FloatHistogramBin, Position, RegionMetrics } from '../compare/compare.js';
-import type { MaskDefinition } from '../compare/regions.js';
+import type { MaskDefinition } from '../compare/masks.js';
 import type { GateOutcome } from '../compare/gates.js';
 import type { Diagnosis } from '../compare/diagnose.js';
 import { ARTICLE_STAGE_ANCHORS_MM, SEED_PIPELINE } from '../pipelines/seed.js';

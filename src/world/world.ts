@@ -358,7 +358,7 @@ function parseStampGroup(v: unknown, p: string, infoIds: ReadonlySet<string>): S
 function parseZoneItem(v: unknown, p: string, groupIds: ReadonlySet<string>): ZoneItem {
   const z = checkObject(p, v);
   const cr = pair(z, p, 'countRange');
-  // [R] At most 1000 stamps per zone item (tundra uses ≤ 4): a range of a million kept a run busy past 60 s (issue 19).
+  // [R] At most 1000 stamps per zone item (tundra uses ≤ 4): a bound that keeps a mistyped range from stalling a run.
   if (!(Number.isInteger(cr[0]) && Number.isInteger(cr[1]) && cr[0] >= 0 && cr[1] >= cr[0] && cr[1] <= 1000)) {
     throw new FormatError(`${p}.countRange: expected integers 0 ≤ a ≤ b ≤ 1000, found ${JSON.stringify(cr)}`);
   }

@@ -10,7 +10,8 @@ import { newField, type Field, type Precision } from '../../src/core/precision.j
 import { runContext } from '../../src/cpu/context.js';
 import { drawAsset, footprintQuery, type DrawProgram } from '../../src/cpu/draw.js';
 import { rasterizeTriangles, type RasterStats } from '../../src/cpu/raster.js';
-import { smoothingChain, type SmoothingAblation } from '../../src/cpu/smoothing.js';
+import { smoothingChain } from '../../src/cpu/smoothing.js';
+import type { SmoothingAblation } from '../../src/conventions/ablation.js';
 import type { DrawGrid } from '../../src/drawlist/placement.js';
 import { InputRangeError } from '../../src/errors.js';
 import { layer0Fans, layer100Fans } from '../../src/plan/layer-fans.js';

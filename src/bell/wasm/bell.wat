@@ -1,6 +1,6 @@
 ;; heightbench bell accumulation kernel, float64, WebAssembly SIMD (f64x2).
 ;; For every output row j and generator k in order: row[i] += fx_k[i] · fy_k[j] over the column range [a0, a1) given
-;; for (j, k) — the same products, added in the same order, as the JavaScript loop of src/bell/accumulate.ts (every
+;; for (j, k) — the same products, added in the same order, as the JavaScript loop of src/bell/bell-sum.ts (every
 ;; f64 multiply and add rounds exactly as JavaScript's), so the field is bit-identical to it.
 ;; Each kernel runs over output rows [j0, j1), so two threads can share one field (the memory is shared); a pixel's
 ;; sum is formed by one thread in generator order either way.

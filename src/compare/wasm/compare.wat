@@ -50,7 +50,7 @@
   ;;  - |dq| > 64 (rare): k is appended to overflow and left to the caller (its block, regions and sparse bins);
   ;;  - else the block map (u16, bw blocks a row, B pixels a side) keeps the largest |dq| of the block, and region 0 (the whole map), region 1 + m for each mask m holding the pixel, region 1 + M + ring.
   ;; A mask holds the pixel when (strict ? r^2 > lo : r^2 >= lo) and r^2 <= hi and |dx|, |dy| within half (+-inf where unused),
-  ;; r^2 = dx2[i] + dy2[j]: the predicate of maskContainsBounds (regions.ts). The ring is ringIndex(r^2, step).
+  ;; r^2 = dx2[i] + dy2[j]: the predicate of maskContainsBounds (masks.ts). The ring is ringIndex(r^2, step).
   (func (export "tally")
     (param $a i32) (param $b i32) (param $count i32) (param $base i32) (param $idx i32)
     (param $W i32) (param $B i32) (param $bw i32) (param $block i32)
@@ -115,7 +115,7 @@
       (br $each)))
     (local.get $no))
 
-  ;; countBelow(...): the double loop of ringPixelCounts (regions.ts) over any list of squared radii - for each distinct
+  ;; countBelow(...): the double loop of ringPixelCounts (masks.ts) over any list of squared radii - for each distinct
   ;; row (dy^2, multiplicity) and each threshold t = thresholds[q], q in [0, T), the columns of the row with r^2 < t,
   ;; found from a guess floor((-sqrt(t - dy^2) - x0)/h) (left half) and ceil((sqrt(t - dy^2) - x0)/h) (right half) and
   ;; walked to the exact boundary with the same comparisons; below[q] += count * multiplicity. Mirrored rows count the

@@ -1,6 +1,6 @@
 ;; heightbench float-pair summary kernel: the scan of compare.ts scanFloatPairs for a summary (CompareOptions.summary:
 ;; the whole map and the masks given, no rings, no float block map), both sides float32. It must give bit for bit what
-;; the JavaScript scan gives (test/compare-kernel.test.ts): every sum is Neumaier's (accumulate.ts CompensatedSum) in
+;; the JavaScript scan gives (test/compare-kernel.test.ts): every sum is Neumaier's (metric-accumulators.ts CompensatedSum) in
 ;; float64, fed the same values in the same pixel order; WebAssembly's f64 arithmetic is IEEE's, as JavaScript's is.
 ;; Every address is a byte offset into the imported memory.
 ;;
@@ -49,7 +49,7 @@
   ;; scan(...): pixels [base, base + count) of a W-wide grid, chunk-relative arrays gh, rh (f32) and gc, rc (u16).
   ;; A pixel with a non-finite value on either side (x - x != 0) is counted and listed at excl, nothing else. Else
   ;; dq = gc - rc, dm = gh - rh (float64); a pixel with both zero is skipped; otherwise region 0 and each mask m
-  ;; holding it (the predicate of regions.ts maskContainsBounds on r² = dx2[i] + dy2[j], dx[i], dy[j]) get dm, and
+  ;; holding it (the predicate of masks.ts maskContainsBounds on r² = dx2[i] + dy2[j], dx[i], dy[j]) get dm, and
   ;; dq when 0 < |dq| <= 64; the block map (u16, bw a row, B-pixel blocks) keeps the largest |dq|; a pixel with
   ;; |dq| > 64 is listed at overflow for the caller (the sparse bins of every region holding it).
   (func (export "scan")

@@ -1,5 +1,5 @@
 /**
- * The one description of the TypeScript ↔ WebAssembly boundary (issue 15, item 2): every parameter block and record
+ * The one description of the TypeScript ↔ WebAssembly boundary: every parameter block and record
  * the kernels read (field names, types, counts, the values a kernel handles), every export's parameter list, and the
  * constants compiled into the kernels from the conventions declaration.
  *

@@ -18,7 +18,7 @@
  *     Corners are merged when they coincide within 0.1 mm; the first-seen coordinates are kept.
  */
 import { Delaunay } from 'd3-delaunay';
-import { bellGenerators } from '../bell/accumulate.js';
+import { bellGenerators } from '../bell/bell-sum.js';
 import type { PrngStream } from './prng.js';
 import type { RecipeParams } from '../world/world.js';
 import type { Point, SourceRegionView } from './sources.js';
@@ -38,6 +38,7 @@ export interface SiteIndex {
   find(x: number, y: number, start?: number): number;
 }
 
+/** Arrays are named `<index space>_<value>` (docs/layout.md, "Names"): `cell_parent` is the parent of each cell. */
 export interface RegionMap {
   domain: Domain;
   /** x, y per site (cell generator), in generation order. */
@@ -50,9 +51,11 @@ export interface RegionMap {
   cell_neighbours: number[][];
   /** Centre of each cell: mean of its edge midpoints. */
   cell_centre: Float64Array;
+  /** Parent region of each cell. */
   cell_parent: Int32Array;
   /** Seed cell of each parent region. */
   parent_seedCell: Int32Array;
+  /** Height group of each parent region. */
   parent_group: Int8Array;
   /** Parents flagged for the layer-100 relief draw. */
   parent_relief: Uint8Array;
