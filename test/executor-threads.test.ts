@@ -1,11 +1,11 @@
 /**
- * The executor's helper thread (src/cpu/wasm/helper.ts) takes the lower rows of large draws; every row is still
+ * The executor's helper thread (src/cpu/wasm/draw-thread.ts) takes the lower rows of large draws; every row is still
  * written by one thread in single-threaded order, so a run writes the same bytes with and without it. Counts work (the helper's kernel calls), no clocks.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { helperCalls, helperReady, startHelper } from '../src/cpu/wasm/helper.js';
+import { helperCalls, helperReady, startHelper } from '../src/cpu/wasm/draw-thread.js';
 import { createArena } from '../src/cpu/wasm/arena.js';
 import { drawInArena, type KernelDraw } from '../src/cpu/wasm/draw-kernel.js';
 import type { HeightAsset } from '../src/assets/assets.js';

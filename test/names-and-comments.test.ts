@@ -37,8 +37,7 @@ const SAME_MEANING: Record<string, string> = {
   'terrain.ts': 'the engine heightfield (terrain/) and its entry point (api/)',
   'pipeline.ts': 'a declared pipeline: the bell generator, the terrain stack, and the pipeline entry point (api/)',
   'index.ts': "a folder's or the package's entry",
-  // io/formats/raster.ts (a decoded image) is renamed with the io/ restructuring; until then it is the one exception.
-  'raster.ts': 'triangle rasterisation, per executor (cpu/, gpu/); io/formats/raster.ts: a decoded image, to be renamed',
+  'raster.ts': 'triangle rasterisation, per executor (cpu/, gpu/)',
 };
 
 /** Folders whose comments have been cleaned (the rest follow as their restructuring lands). */

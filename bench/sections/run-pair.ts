@@ -8,7 +8,7 @@
  *     && node scripts/build-dist.mjs
  * HEIGHTBENCH_BENCH_BASE names it (default /tmp/hb-base); HEIGHTBENCH_BENCH_PAIRS the number of pairs (default 7).
  * A last row pairs this build on two threads against itself on one (HEIGHTBENCH_NO_THREADS=1): what the executor's
- * helper thread (src/cpu/wasm/helper.ts) alone is worth, with the same bytes.
+ * helper thread (src/cpu/wasm/draw-thread.ts) alone is worth, with the same bytes.
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

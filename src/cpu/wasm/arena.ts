@@ -12,7 +12,7 @@ import { RASTER_WASM_BASE64 } from './raster-wasm.js';
 import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
 import { ENCODE_SHARED_WASM_BASE64 } from './encode-shared-wasm.js';
 import { DRAW_WASM_BASE64 } from './draw-wasm.js';
-import { HELPER_MIN_SIDE, startHelper } from './helper.js';
+import { HELPER_MIN_SIDE, startHelper } from './draw-thread.js';
 import { instantiateWasm, newSharedWasmMemory, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
 import { blockBytes, blockLayout, checkModule, CONSTANTS, type ModuleName } from '../../core/wasm/layouts.js';
 
@@ -87,7 +87,7 @@ export interface Arena {
   countsAt: number;
   /** Parameter block of the draw kernel (layouts.ts 'draw'), and the region assets are copied into on first use. */
   drawParamsAt: number;
-  /** The helper thread's parameter block (the rows of a draw it takes; helper.ts). */
+  /** The helper thread's parameter block (the rows of a draw it takes; draw-thread.ts). */
   helperParamsAt: number;
   assetsAt: number;
   assetsEnd: number;
@@ -148,7 +148,7 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
   const drawParamsAt = alloc(blockLayout('draw').size);
   const helperParamsAt = alloc(blockLayout('draw').size);
   const assetsAt = alloc(ARENA_ASSET_BYTES);
-  // [R] Shared, so that the executor's helper thread (helper.ts) runs kernels on the same fields.
+  // [R] Shared, so that the executor's helper thread (draw-thread.ts) runs kernels on the same fields.
   const memory = newSharedWasmMemory(top);
   if (!memory) return null;
   const raster = loadChecked<RasterExports>('raster', RASTER_WASM_BASE64, memory);

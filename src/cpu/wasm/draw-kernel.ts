@@ -8,7 +8,7 @@
  */
 import { inArena, type Arena } from './arena.js';
 import { blockLayout, writeBlock } from '../../core/wasm/layouts.js';
-import { drawOnBoth, HELPER_MIN_PIXELS, HELPER_MIN_ROWS } from './helper.js';
+import { drawOnBoth, HELPER_MIN_PIXELS, HELPER_MIN_ROWS } from './draw-thread.js';
 import type { HeightAsset } from '../../assets/assets.js';
 
 /** The draw block's size and the byte offsets of its row fields (i32), for the helper's copy of a block. */
@@ -88,7 +88,7 @@ export function drawInArena(field: Float32Array, asset: HeightAsset, d: KernelDr
   });
   const [j0, j1] = d.rows;
   const rows = j1 - j0 + 1;
-  // [R] A large draw is split by rows with the helper thread (helper.ts): each row drawn by one thread, so the
+  // [R] A large draw is split by rows with the helper thread (draw-thread.ts): each row drawn by one thread, so the
   //     bytes do not depend on the split.
   writeBlock(arena.memory.buffer, arena.drawParamsAt, 'draw', block(j0, j1));
   if (rows >= 2 * HELPER_MIN_ROWS && rows * (d.cols[1] - d.cols[0] + 1) >= HELPER_MIN_PIXELS) {
