@@ -1,5 +1,5 @@
 /**
- * The execution context passed into the stages (issue 15, item 3): which executor runs them and which conventions
+ * The execution context passed into the stages: which executor runs them and which conventions
  * are in force. Nothing is decided by where an array came from: a stage runs the SIMD kernels only when its context
  * says 'simd' and hands it the arena (the WebAssembly memory the fields live in).
  *

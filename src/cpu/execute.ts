@@ -1,5 +1,5 @@
 /**
- * The CPU executor of a draw list (issue 16, item 1): f32 (the float32 kernels, GPU rounding) or f64 (the same code
+ * The CPU executor of a draw list: f32 (the float32 kernels, GPU rounding) or f64 (the same code
  * unrounded). The draw list (src/drawlist/types.ts) says what is drawn; this file only says how, by handing each
  * section to the stage code that implements its rules.
  *

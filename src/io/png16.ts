@@ -1,6 +1,5 @@
 /**
- * PNG16: 16-bit greyscale PNG. Decoded by heightbench itself; written by heightbench itself (Adam7 output through
- * fast-png).
+ * PNG16: 16-bit greyscale PNG, decoded and written by heightbench itself (Adam7 included; no PNG library).
  *
  * Seed rules (004, "TerrainHeightmapPng"):
  *  - sixteen bits only: an 8-bit PNG is refused, not widened;
@@ -24,11 +23,11 @@
  *     "above" is zeros), one deflate stream from node:zlib with strategy Z_RLE, level 6, default window and memLevel,
  *     in IDAT chunks of at most 1 MiB. Why: heightfields change slowly from row to row, so Up leaves mostly small
  *     bytes, and run-length matching of them is fast — measured on tundra-r19's 4096² final map (bench/sections/
- *     formats.ts): ~10× faster than fast-png's filter-None + fflate level 3, and the file is smaller. Z_RLE only
+ *     formats.ts, figures in docs/speed.md): faster than fast-png's filter-None + fflate level 3, and smaller. Z_RLE only
  *     matches the previous byte (no hash chains), so the bytes do not depend on CPU-specific match finders; like any
  *     deflate output they are pinned to the zlib build (Node's), which golden.test.ts's final.png digest watches.
  *     Adam7 (`--interlace`, rare): the seven passes' rows with filter type 0 (None), one deflate stream as above. No
- *     PNG library is loaded on this path (fast-png alone cost ~25 ms of every command's start-up).
+ *     PNG library is loaded on this path, so no command pays for one at start-up.
  */
 import { constants as zlibConstants, crc32, deflateSync, inflateSync } from 'node:zlib';
 import { FormatError, LimitError } from '../errors.js';
