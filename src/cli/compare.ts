@@ -5,7 +5,9 @@
 import type { Command } from 'commander';
 import { compareCodeSources, compareHeightfields, DEFAULT_STRADDLE_EPSILON_CODES, type CompareOptions, type ComparisonResult } from '../compare/compare.js';
 import { evaluateGates, gateFailureLines } from '../compare/gates.js';
-import { REPORT_OWNED_NAMES, resultJson, summaryMarkdown, writeComparisonReport } from '../report/report.js';
+import { REPORT_OWNED_NAMES, writeComparisonReport } from '../report/comparison-report.js';
+import { resultJson } from '../report/metrics.js';
+import { summaryMarkdown } from '../report/summary.js';
 import { DEFAULT_MASKS } from '../compare/regions.js';
 import { floatHeightfield, heightsOf, withRowDirection, type Heightfield } from '../core/heightfield.js';
 import { gridDifference, type GridDescription } from '../core/grid.js';

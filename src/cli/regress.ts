@@ -31,7 +31,7 @@ import { EXIT_GATE, FormatError, UsageError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { writeFolderWhole } from '../io/report-folder.js';
 import { foldHistogram, foldedHistogramText } from '../compare/histogram-fold.js';
-import { markdownToHtml } from '../report/report.js';
+import { markdownToHtml } from '../report/markdown.js';
 import { projectRoot } from '../plan/request.js';
 import { parseYamlText } from '../pipeline/params.js';
 import { ownEntry, resolveInside } from '../core/names.js';
