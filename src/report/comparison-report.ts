@@ -64,6 +64,7 @@ import { flattenMetrics, pageMetrics } from './metrics.js';
 import type { ReportMeta } from './report-meta.js';
 import { ReportStages } from './report-stages.js';
 import { boundSummary, summaryLines } from './summary.js';
+import { PAGE_CSS } from './page-style.js';
 
 export type { ReportMeta };
 
@@ -787,8 +788,7 @@ ${x.mmLegend}
     : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>heightbench comparison</title>
-<style>body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1400px}table{border-collapse:collapse;margin:.5em 0}
-td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px;text-align:right}th{background:#f3f3f3}.row{display:flex;flex-wrap:wrap;gap:8px}
+<style>${PAGE_CSS}.row{display:flex;flex-wrap:wrap;gap:8px}
 .note{color:#555;font-size:13px}.warn{border:2px solid #b2182b;background:#fdecea;padding:.6em 1em;font-weight:600}
 .legend{font-size:12px;margin:.3em 0;line-height:2}.sw{display:inline-block;width:14px;height:14px;border:1px solid #999;vertical-align:middle;margin:0 3px 0 8px}
 .ramp{display:inline-block;position:relative;width:220px;height:14px;border:1px solid #999;vertical-align:middle;margin:0 6px 14px}
