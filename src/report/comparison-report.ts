@@ -622,6 +622,21 @@ function draw() {
       ctx.strokeStyle = '#000'; ctx.lineWidth = 1.5;
       for (const [i, j] of outliers) { const r = V.row0AtBottom ? V.H - 1 - j : j; ctx.beginPath(); ctx.arc((i + 0.5 - view.x) * view.s, (r + 0.5 - view.y) * view.s, 7, 0, 2 * Math.PI); ctx.stroke(); }
     }
+    // Zoomed in (a map pixel ≥ 4 screen pixels), every differing pixel at full resolution outlined on the difference
+    // panel: a difference of one code is as visible as the largest; data-marked counts the outlines drawn.
+    if (c === 0) {
+      let marked = 0;
+      if (view.s >= 4) {
+        ctx.strokeStyle = '#000'; ctx.lineWidth = 1;
+        const i0 = Math.max(0, Math.floor(view.x)), i1 = Math.min(V.W - 1, Math.floor(view.x + N / view.s));
+        const r0 = Math.max(0, Math.floor(view.y)), r1 = Math.min(V.H - 1, Math.floor(view.y + N / view.s));
+        for (let r = r0; r <= r1; r++) for (let i = i0; i <= i1; i++) {
+          const v = values(i, dataRow(r));
+          if (v.full && v.gen !== v.ref) { ctx.strokeRect((i - view.x) * view.s + 0.5, (r - view.y) * view.s + 0.5, view.s - 1, view.s - 1); marked++; }
+        }
+      }
+      cv[0].dataset.marked = String(marked);
+    }
     if (hover && view.s >= 3) {
       ctx.strokeStyle = '#000'; ctx.lineWidth = 1;
       ctx.strokeRect((hover.i - view.x) * view.s - 0.5, (hover.r - view.y) * view.s - 0.5, view.s + 1, view.s + 1);
