@@ -189,6 +189,57 @@ describe('every differing pixel exported: check --differences and --differences-
   });
 });
 
+describe('every differing pixel exported: compare --differences and --differences-csv', () => {
+  it("lists exactly the pixels the comparison counts as differing, with the fields' values, bounded by the cap", async () => {
+    const { gen, ref, d } = plantedFolders();
+    const npy = join(d, 'differs.npy');
+    const csv = join(d, 'pixels.csv');
+    const [g, r] = [join(gen, 'pre-encode.r32'), join(ref, 'pre-encode.r32')];
+    const run = await cli('compare', g, r, '--json', '--differences', npy, '--differences-csv', csv);
+    expect(run.code, run.err).toBe(0);
+    const differing = (JSON.parse(run.out) as { differing: number }).differing;
+    expect(differing).toBe(2);
+    const lines = readFileSync(csv, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(2 + differing);
+    expect(lines[0]).toBe(
+      `# heightbench differences: ${differing} of ${differing} differing pixels, ranked by |delta| (largest first); 0 left out (cap 100000)`,
+    );
+    // Each row's values are the fields' own at its pixel: the reference's surface, the generated side's planted offset.
+    const h = surface(3);
+    const rows = lines.slice(2).map((l) => l.split(','));
+    expect(rows.map((c) => [Number(c[0]), Number(c[1])])).toEqual([
+      [2, 3],
+      [70, 40],
+    ]);
+    for (const [c, offset] of [
+      [rows[0], 5],
+      [rows[1], 0.5],
+    ] as const) {
+      const k = Number(c[1]) * N + Number(c[0]);
+      expect(Number(c[5])).toBe(h[k]);
+      expect(Number(c[4])).toBe(Math.fround(h[k] + offset));
+      expect(Number(c[6])).toBe(Number(c[4]) - Number(c[5]));
+      expect(c[9]).toBe('final');
+    }
+    // The final codes: the count the comparison gives, the cap stated in the file.
+    const capped = await cli('compare', join(gen, 'final.r16'), join(ref, 'final.r16'), '--json', '--differences-csv', csv, '--differences-cap', '1');
+    expect(capped.code, capped.err).toBe(0);
+    const codesDiffering = (JSON.parse(capped.out) as { differing: number }).differing;
+    const head = readFileSync(csv, 'utf8').trim().split('\n');
+    expect(head[0]).toBe(
+      `# heightbench differences: 1 of ${codesDiffering} differing pixels, ranked by |delta| (largest first); ${codesDiffering - 1} left out (cap 1)`,
+    );
+    expect(head).toHaveLength(3);
+    // numpy reads the index field: 0 at each differing pixel, −1 elsewhere.
+    const py = spawnSync(
+      join(import.meta.dirname, '..', '.venv', 'bin', 'python'),
+      ['-c', `import numpy as np; a = np.load(${JSON.stringify(npy)}); print(int((a >= 0).sum()), int((a == -1).sum()))`],
+      { encoding: 'utf8' },
+    );
+    expect(py.stdout.trim()).toBe(`${differing} ${N * N - differing}`);
+  });
+});
+
 describe('pictures that show every difference', () => {
   it('the first-divergence map and the stage maps draw each planted pixel at its exact position, ringed, never overdrawn', async () => {
     const { gen, ref, d } = plantedFolders();

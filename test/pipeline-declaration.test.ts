@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONVENTIONS, STAGES } from '../src/conventions/index.js';
 import { DEFAULT_MASKS, maskDefinitions } from '../src/compare/masks.js';
-import { ARTICLE_STAGE_ANCHORS_MM } from '../src/report/report.js';
+import { ARTICLE_STAGE_ANCHORS_MM } from '../src/pipelines/seed.js';
 import { FormatError } from '../src/errors.js';
 import {
   firstDeclarationDifference,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { decode } from 'fast-png';
 import { describe, expect, it } from 'vitest';
 import { codeHeightfield, domainGrid, writeHeightfieldFile } from '../src/index.js';
-import { signedBlockDq, verticalExaggeration } from '../src/report/report.js';
+import { signedBlockDq, verticalExaggeration } from '../src/report/comparison-report.js';
 import { dqColour } from '../src/report/pictures.js';
 import { cli, tempDir } from './helpers.js';
 

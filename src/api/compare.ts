@@ -8,8 +8,9 @@ export { checkComparable, DEFAULT_STRADDLE_EPSILON_CODES } from '../compare/comp
 export type { RadialRing, Attribution, Position } from '../compare/compare.js';
 export { DEFAULT_MASKS, maskDefinitions } from '../compare/masks.js';
 export type { MaskDefinition, MaskSettings } from '../compare/masks.js';
-export { flattenMetrics, resultJson, verticalExaggeration } from '../report/report.js';
-export type { ReportMeta } from '../report/report.js';
+export { flattenMetrics, resultJson } from '../report/metrics.js';
+export { verticalExaggeration } from '../report/comparison-report.js';
+export type { ReportMeta } from '../report/report-meta.js';
 export { checkRun, STAGE_DUMPS } from '../report/check.js';
 export { attributeStages, attributionSummary, ATTRIBUTION_STAGES } from '../compare/attribution.js';
 export type { StageAttribution } from '../compare/attribution.js';

@@ -43,7 +43,7 @@ export type { PipelineDeclaration } from '../pipelines/declaration.js';
 export type { StageSession, StageSessionOptions } from '../notebook/session.js';
 export { plotlyColorscale, DIVERGING_STOPS, TERRAIN_STOPS, MAGNITUDE_STOPS } from '../report/pictures.js';
 export type { ColourStops, Rgb } from '../report/pictures.js';
-export { verticalExaggeration, signedBlockDq } from '../report/report.js';
+export { verticalExaggeration, signedBlockDq } from '../report/comparison-report.js';
 // What the notebooks show beyond the root (from the pipeline, conventions, terrain and experiments subpaths).
 export { BELL_DEFAULTS, accumulateFast, accumulateNaive, maxRelativeDeviation } from '../bell/bell-sum.js';
 export { applySeaLevel } from '../bell/shading.js';

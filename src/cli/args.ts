@@ -83,6 +83,13 @@ export function parseNonNegativeNumber(v: string): number {
   return n;
 }
 
+/** An integer ≥ 0 (a count, such as a cap of rows). */
+export function parseNonNegativeInt(v: string): number {
+  const n = /^\s*\d+\s*$/.test(v) ? Number(v) : NaN;
+  if (!Number.isSafeInteger(n)) throw new InvalidArgumentError(`expected an integer ≥ 0, got ${JSON.stringify(v)}`);
+  return n;
+}
+
 /** A file or folder path: the empty string is refused (it would mean the current folder). */
 export function parsePath(v: string): string {
   if (v.trim() === '') throw new InvalidArgumentError(`expected a path, got an empty string ${JSON.stringify(v)}`);

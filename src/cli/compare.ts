@@ -5,7 +5,13 @@
 import type { Command } from 'commander';
 import { compareCodeSources, compareHeightfields, DEFAULT_STRADDLE_EPSILON_CODES, type CompareOptions, type ComparisonResult } from '../compare/compare.js';
 import { evaluateGates, gateFailureLines } from '../compare/gates.js';
-import { REPORT_OWNED_NAMES, resultJson, summaryMarkdown, writeComparisonReport } from '../report/report.js';
+import { REPORT_OWNED_NAMES, writeComparisonReport } from '../report/comparison-report.js';
+import { resultJson } from '../report/metrics.js';
+import { summaryMarkdown } from '../report/summary.js';
+import { DEFAULT_DIFFERENCES_CAP, writeDifferenceCsv, writeDifferenceField } from '../report/check.js';
+import { displayCodes, differingIndices } from '../report/report-maps.js';
+import type { PixelStages } from '../compare/attribution.js';
+import { decodeHeightR16 } from '../core/encoding.js';
 import { DEFAULT_MASKS } from '../compare/masks.js';
 import { floatHeightfield, heightsOf, withRowDirection, type Heightfield } from '../core/heightfield.js';
 import { gridDifference, type GridDescription } from '../core/grid.js';
@@ -26,7 +32,7 @@ import {
 } from './input-flags.js';
 import { MissingConventionsError } from '../io/input-conventions.js';
 import { openR16Stream } from '../io/r16-stream.js';
-import { parseNonNegativeNumber, parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
+import { parseNonNegativeInt, parseNonNegativeNumber, parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
 import type { CliIO, CommandInstaller } from './io.js';
 import { writeFolderWhole } from '../io/report-folder.js';
 import { CliExit } from './io.js';
@@ -60,6 +66,9 @@ export interface CompareCliOptions extends InputFlags, SideFlags, GateOptions {
   sharedPlotly?: string;
   diagnose?: boolean;
   selfContained?: boolean;
+  differences?: string;
+  differencesCsv?: string;
+  differencesCap?: number;
 }
 
 /** What the comparison computes from the two fields (before gates, reports and output). */
@@ -68,6 +77,27 @@ interface Analysis {
   ref: Heightfield;
   generatedFloat: Float32Array | null;
   result: ComparisonResult;
+}
+
+/**
+ * The pixels the comparison counts as differing, in the shape check's exports take (one stage, "final"): codes that
+ * differ when codes were compared (a float side quantised through the comparison's range), else heights that differ
+ * at all, both finite, each side decoded through its own range.
+ */
+export function differingPixels(gen: Heightfield, ref: Heightfield, result: ComparisonResult): PixelStages {
+  let index: Int32Array;
+  if (result.comparedIn === 'metres') {
+    const value = (f: Heightfield, k: number) => (f.kind === 'codes' ? decodeHeightR16(f.code_px[k], f.range) : f.height_px[k]);
+    const found: number[] = [];
+    const n = gen.grid.columns * gen.grid.rows;
+    for (let k = 0; k < n; k++) {
+      const a = value(gen, k);
+      const b = value(ref, k);
+      if (Number.isFinite(a) && Number.isFinite(b) && a !== b) found.push(k);
+    }
+    index = Int32Array.from(found);
+  } else index = differingIndices(displayCodes(gen, result.range), displayCodes(ref, result.range));
+  return { names: ['final'], index, stage: new Uint8Array(index.length), straddle: new Uint8Array(index.length) };
 }
 
 /** Limits before work: the radial profile's ring count follows from the reference grid's half-diagonal and the step. */
@@ -139,7 +169,7 @@ function compareOptions(o: CompareCliOptions, generatedFloat: Float32Array | nul
  * refusal and recovery stays the ordinary path's.
  */
 async function compareStreamed(generated: string, reference: string, o: CompareCliOptions, settings: ReadSettings): Promise<ComparisonResult | null> {
-  if (o.resample || o.report || o.diagnose || o.generatedFloat) return null;
+  if (o.resample || o.report || o.diagnose || o.generatedFloat || o.differences || o.differencesCsv) return null;
   // [R] A worker thread reads and hashes the reference while this thread reads and hashes the generated file.
   const ref = openR16Stream(reference, settings, { reader: 'worker' });
   const gen = ref && openR16Stream(generated, settings);
@@ -294,8 +324,21 @@ async function emit(
   // The report folder is written whole: staged, swapped in, one writer at a time (src/io/report-folder.ts).
   if (o.report && fields)
     writeFolderWhole(o.report, (stage) => writeComparisonReport(stage, result, fields.gen, fields.ref, meta), { owned: REPORT_OWNED_NAMES });
+  const exported: string[] = [];
+  if (fields && (o.differences || o.differencesCsv)) {
+    const pixels = differingPixels(fields.gen, fields.ref, result);
+    if (o.differences) {
+      await writeDifferenceField(o.differences, pixels, fields.gen);
+      exported.push(`differences: ${pixels.index.length} differing pixels → ${o.differences}`);
+    }
+    if (o.differencesCsv) {
+      const w = writeDifferenceCsv(o.differencesCsv, pixels, fields.gen, fields.ref, o.differencesCap);
+      exported.push(`differences: ${w.written} pixels ranked by |Δ| → ${o.differencesCsv}${w.leftOut ? ` (${w.leftOut} left out by the cap)` : ''}`);
+    }
+  }
   if (o.json) io.out(`${JSON.stringify({ ...resultJson(result), gates, inputs, ...(diagnosis ? { diagnosis } : {}) }, null, 2)}\n`);
   else io.out(summaryMarkdown(result, meta) + (diagnoser && diagnosis ? `\n## Diagnosis in full\n\n${diagnoser.diagnosisText(diagnosis)}` : ''));
+  if (!o.json) for (const line of exported) io.out(`${line}\n`);
   const failed = gateFailureLines(gates);
   if (failed) {
     io.err(failed);
@@ -324,7 +367,14 @@ export const installCompare: CommandInstaller = (program: Command, io: CliIO) =>
     .option('--diagnose', 'also explain the difference (shift, gain, blur, bias, edge band, flips; see `heightbench diagnose`)')
     .option('--title <text>', 'report title')
     .option('--shared-plotly <file>', 'link this plotly.min.js instead of copying one into the report', parsePath)
-    .option('--self-contained', 'inline Plotly into the report page (one file to send)');
+    .option('--self-contained', 'inline Plotly into the report page (one file to send)')
+    .option('--differences <file>', 'write every differing pixel as a .tif or .npy index field (0 where the sides differ, -1 where they agree)', parsePath)
+    .option('--differences-csv <file>', 'write the differing pixels (pixel, world, both values, Δ; first_stage "final"), ranked by |Δ|, as CSV', parsePath)
+    .option(
+      '--differences-cap <n>',
+      `most rows of --differences-csv (default ${DEFAULT_DIFFERENCES_CAP}; the file says how many it leaves out)`,
+      parseNonNegativeInt,
+    );
   addSideFlags(addInputFlags(cmd)).action(async (g: string, r: string, opts: CompareCliOptions) => {
     refuseFolders('compare', [g, r]);
     throw new CliExit(await compareCommand(g, r, opts, io));

@@ -33,7 +33,7 @@ export class GpuPageBuildError extends Error {
 
 const ENTRY = `import { parseDrawList } from './drawlist/serial.js';
 import { PRODUCER_NAME, PRODUCER_VERSION } from './version.js';
-import { startPageUi } from './report/gpu-page/page-ui.js';
+import { startPageUi } from './gpu/page/page-ui.js';
 startPageUi({ parse: parseDrawList, producer: { name: PRODUCER_NAME, version: PRODUCER_VERSION } });
 `;
 
@@ -89,7 +89,7 @@ export async function buildGpuPage(adapter = 'auto'): Promise<string> {
   }
   const srcRoot = join(here, '..');
   const pkgRoot = join(srcRoot, '..');
-  const ts = !existsSync(join(srcRoot, 'report', 'gpu-page', 'page-ui.js'));
+  const ts = !existsSync(join(srcRoot, 'gpu', 'page', 'page-ui.js'));
   const out = await esbuild.build({
     stdin: { contents: ENTRY, resolveDir: srcRoot, loader: ts ? 'ts' : 'js', sourcefile: `gpu-page-entry.${ts ? 'ts' : 'js'}` },
     absWorkingDir: pkgRoot,

@@ -31,7 +31,8 @@ import { EXIT_GATE, FormatError, UsageError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { writeFolderWhole } from '../io/report-folder.js';
 import { foldHistogram, foldedHistogramText } from '../compare/histogram-fold.js';
-import { markdownToHtml } from '../report/report.js';
+import { markdownToHtml } from '../report/markdown.js';
+import { PAGE_CSS } from '../report/page-style.js';
 import { projectRoot } from '../plan/request.js';
 import { parseYamlText } from '../pipeline/params.js';
 import { ownEntry, resolveInside } from '../core/names.js';
@@ -460,8 +461,7 @@ export function writeRegressionReport(root: string, out: string, r: Regression, 
       );
     }
     const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>heightbench regress against ${escapeHtml(r.base)}</title>
-<style>body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1400px}table{border-collapse:collapse;margin:.5em 0}
-td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px;text-align:right}th{background:#f3f3f3}.row{display:flex;flex-wrap:wrap;gap:12px}
+<style>${PAGE_CSS}.row{display:flex;flex-wrap:wrap;gap:12px}
 figure{margin:0}img{width:400px;image-rendering:pixelated;border:1px solid #ccc}figcaption{font-size:13px;color:#555}</style></head><body>
 ${markdownToHtml(md)}
 ${sections.join('\n')}

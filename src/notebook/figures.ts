@@ -26,7 +26,7 @@ import { columnWorldX, rowWorldY, type GridDescription } from '../core/grid.js';
 import { floatHeightfield } from '../core/heightfield.js';
 import { compareHeightfields, type ComparisonResult } from '../compare/compare.js';
 import { DIVERGING_STOPS, MAGNITUDE_STOPS, TERRAIN_STOPS, plotlyColorscale } from '../report/pictures.js';
-import { plotlyPath, signedBlockDq } from '../report/report.js';
+import { plotlyPath, signedBlockDq } from '../report/comparison-report.js';
 import type { Heightfield } from '../core/heightfield.js';
 import { readHeightfieldFile } from '../io/heightfield-file.js';
 import { projectRoot } from '../plan/request.js';

@@ -16,7 +16,7 @@ import { MismatchError } from '../errors.js';
 import { copyFileAtomic, ensureSharedCopy, hiddenBase, writeFileAtomic } from '../io/atomic.js';
 import { escapeHtml, safeUrl } from '../core/html.js';
 import { DIVERGING_STOPS, diverging, plotlyColorscale, scalarPng } from './pictures.js';
-import { plotlyPath } from './report.js';
+import { plotlyPath } from './comparison-report.js';
 import { DEFAULT_MASKS as M } from '../compare/masks.js';
 import { ATLAS_FIT_PIXELS, ATLAS_STAGES, DIVERGENCE_MM, type Atlas, type AtlasEntry } from '../experiments/atlas.js';
 

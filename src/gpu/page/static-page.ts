@@ -14,11 +14,11 @@
  *   imports nothing from src/io); test/gpu-page.test.ts reads the page's files back with heightbench's own reader.
  * Uses no Node API and no DOM: WebCrypto (crypto.subtle) and WebGPU only.
  */
-import { requestMatchingAdapter, type AdapterSpec } from '../../gpu/adapter-select.js';
+import { requestMatchingAdapter, type AdapterSpec } from '../adapter-select.js';
 import type { DrawList, DrawListStage } from '../../drawlist/types.js';
-import { decodeAsset, type DecodedAsset } from '../../gpu/assets.js';
-import { createContext, GpuInputError, GpuUnavailableError, type AdapterRecord } from '../../gpu/context.js';
-import { executeDrawList, type FieldStage, type StageEvent } from '../../gpu/execute.js';
+import { decodeAsset, type DecodedAsset } from '../assets.js';
+import { createContext, GpuInputError, GpuUnavailableError, type AdapterRecord } from '../context.js';
+import { executeDrawList, type FieldStage, type StageEvent } from '../execute.js';
 
 /** Who wrote the files (heightbench's name and version, passed in by the page's entry). */
 export interface PageProducer {

@@ -14,10 +14,10 @@
  *   project compiles without the DOM library).
  */
 import type { DrawList, DrawListStage } from '../../drawlist/types.js';
-import { adapterRecord } from '../../gpu/context.js';
-import type { StageEvent } from '../../gpu/execute.js';
+import { adapterRecord } from '../context.js';
+import type { StageEvent } from '../execute.js';
 import { PAGE_HINT, runListOnGpu, type PageFile, type PageProducer } from './static-page.js';
-import { parseAdapterSpec, requestMatchingAdapter } from '../../gpu/adapter-select.js';
+import { parseAdapterSpec, requestMatchingAdapter } from '../adapter-select.js';
 
 interface DomEvent {
   preventDefault(): void;

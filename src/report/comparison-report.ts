@@ -1,12 +1,11 @@
 /**
- * Comparison reports: `index.html` (offline; the viewer drawn first, Plotly loaded after it from one shared
- * plotly.min.js or inlined), `summary.md` (CI logs: headline first, histograms folded beyond ±8, ≤ 60 KB),
- * `metrics.json` (flat keys for `dvc metrics diff`: every number the page shows, marked data-metric there),
- * `histogram.json` / `radial.json` (DVC plot data) and pictures: `diffmap.png` (the 512² overview: per block the signed
- * Δq of largest magnitude on the fixed Δq scale — |Δq| when a side is float), `heightmaps.png`, `viewer/*.js` (full-
- * resolution tiles), `gallery/N.png` (worst pixels, crops of every layer), and with `check`: `stages/S.png` (stage
- * differences in mm) and `first-divergence.png`. Every Plotly figure has a title, axis names with units and a colour
- * bar where colour carries a value. Every file is written atomically.
+ * The comparison report folder: `index.html` (offline; the viewer drawn first, Plotly loaded after it from one shared
+ * plotly.min.js or inlined), `summary.md` (summary.ts), `metrics.json` (metrics.ts: every number the page shows, marked
+ * data-metric there), `histogram.json` / `radial.json` (DVC plot data) and pictures: `diffmap.png` (the 512² overview:
+ * per block the signed Δq of largest magnitude on the fixed Δq scale — |Δq| when a side is float), `heightmaps.png`,
+ * `viewer/*.js` (full-resolution tiles), `gallery/N.png` (worst pixels, crops of every layer), and with `check`:
+ * `stages/S.png` (stage differences in mm, report-stages.ts) and `first-divergence.png`. Every Plotly figure has a
+ * title, axis names with units and a colour bar where colour carries a value. Every file is written atomically.
  */
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdirTree } from '../io/fs-ops.js';
@@ -38,429 +37,39 @@ import {
 } from './pictures.js';
 import {
   CROP_RADIUS,
-  GALLERY_SIZE,
   TILE_BUDGET_BYTES,
   OVERVIEW_MAX,
   TILE,
   TILE_GROUP,
   blockDqMap,
   blockPng,
-  codeCrop,
-  cropAt,
-  cropCardPng,
-  differingIndices,
   displayCodes,
   firstDivergenceMap,
   markPng,
-  galleryPicks,
   overviewCodes,
   overviewFactor,
   packBytes,
   packCodes,
-  pixelWorld,
   stageColour,
   stageIndexField,
-  stageMapPng,
   viewerTiles,
-  type CropLayer,
   type GalleryPick,
 } from './report-maps.js';
-import { HISTOGRAM_FOLD_LIMIT, foldHistogram } from '../compare/histogram-fold.js';
-import type { PixelStages, StageAttribution, StageField } from '../compare/attribution.js';
-import type { ComparisonResult, FloatHistogramBin, Position, RegionMetrics } from '../compare/compare.js';
-import type { MaskDefinition } from '../compare/masks.js';
-import type { GateOutcome } from '../compare/gates.js';
-import type { Diagnosis } from '../compare/diagnose.js';
-import { ARTICLE_STAGE_ANCHORS_MM, SEED_PIPELINE } from '../pipelines/seed.js';
-import type { PipelineDeclaration } from '../pipelines/declaration.js';
+import { foldHistogram } from '../compare/histogram-fold.js';
+import type { PixelStages } from '../compare/attribution.js';
+import type { ComparisonResult } from '../compare/compare.js';
+import { SEED_PIPELINE } from '../pipelines/seed.js';
+import { markdownToHtml, stripMarks } from './markdown.js';
+import { flattenMetrics, pageMetrics } from './metrics.js';
+import type { ReportMeta } from './report-meta.js';
+import { ReportStages } from './report-stages.js';
+import { boundSummary, summaryLines } from './summary.js';
+import { PAGE_CSS } from './page-style.js';
 
-export interface ReportMeta {
-  generated: string;
-  reference: string;
-  title?: string;
-  gates?: GateOutcome[];
-  /** Path of an existing plotly.min.js to link instead of copying one into the report folder. */
-  sharedPlotly?: string;
-  /** Inline Plotly into index.html (one file to send; ~4.7 MB) instead of linking it. */
-  selfContained?: boolean;
-  /** What kind of reference this is, in words (stated under the title). */
-  referenceKind?: string;
-  /** Per-stage float differences (check.ts), shown beside the article's anchors. */
-  stages?: readonly { stage: string; innerRmsMm: number; innerMaxAbsMm: number; rmsMm: number; maxAbsMm: number; differing?: number }[];
-  /** Stage attribution (attribution.ts), with per-pixel stages for the first-divergence map and the gallery. */
-  stageAttribution?: StageAttribution;
-  /** The pipeline compared (default the seed's): its masks, anchors and 3D view are shown, and only those. */
-  pipeline?: PipelineDeclaration;
-  /** Stage maps and gallery crops fed by the caller (check.ts), stage by stage. */
-  reportStages?: ReportStages;
-  /** Further numbers for metrics.json (check: per-stage metrics, attribution counts, gates). */
-  extraMetrics?: Record<string, number>;
-  /** Further Markdown lines (e.g. the GPU-mimic switches of the generated side). */
-  notes?: string[];
-  /** Diagnoses (src/compare/diagnose.ts) per scope — "final", a stage name, "comparison" — shown in a section of their own. */
-  diagnoses?: readonly { scope: string; diagnosis: Diagnosis }[];
-  /** Warnings shown under the headline (e.g. a stage that differs grossly while the next agrees). */
-  warnings?: readonly string[];
-}
-
-/** [D] The article's per-stage inner-400 m RMS, mm: declared with the seed pipeline (src/pipelines/seed.ts). */
-export { ARTICLE_STAGE_ANCHORS_MM };
-
-/**
- * Scalar metrics with flat dotted keys: exact %, max, RMS per mask. [R] No histogram bins: one metric per bin made
- * `dvc metrics show` unreadable (lines of 18,552 characters); the Δq histogram is plot data (histogram.json).
- */
-export function flattenMetrics(r: ComparisonResult): Record<string, number> {
-  const out: Record<string, number> = {};
-  const region = (prefix: string, m: RegionMetrics) => {
-    for (const k of [
-      'pixels',
-      'exact',
-      'exactPercent',
-      'maxAbsCode',
-      'meanSignedCode',
-      'rmsMm',
-      'maxAbsMm',
-      'floatRmsMm',
-      'floatMaxAbsMm',
-      'floatBiasMm',
-    ] as const) {
-      const v = m[k];
-      // [R] A metric not measured (codes of a float pair without code range: NaN) is left out, never written as 0.
-      if (typeof v === 'number' && Number.isFinite(v)) out[`${prefix}${k}`] = v;
-    }
-  };
-  region('', r);
-  out.differing = r.differing;
-  out.toleranceMm = r.toleranceMm;
-  out.beyondTolerance = r.beyondTolerance;
-  out.comparedInMetres = r.comparedIn === 'metres' ? 1 : 0;
-  if (r.floatEqualPercent !== undefined && Number.isFinite(r.floatEqualPercent)) out.floatEqualPercent = r.floatEqualPercent;
-  if (r.codeRange) {
-    out['codeRange.min'] = r.codeRange.min;
-    out['codeRange.max'] = r.codeRange.max;
-  }
-  out['clamped.generated.low'] = r.clamped.generated.low;
-  out['clamped.generated.high'] = r.clamped.generated.high;
-  out['clamped.reference.low'] = r.clamped.reference.low;
-  out['clamped.reference.high'] = r.clamped.reference.high;
-  for (const [name, m] of Object.entries(r.masks)) region(`masks.${name}.`, m);
-  out['nonFinite.generated'] = r.nonFinite.generated;
-  out['nonFinite.reference'] = r.nonFinite.reference;
-  if (r.attribution) {
-    out['attribution.straddle'] = r.attribution.straddle;
-    out['attribution.deviation'] = r.attribution.deviation;
-    out['attribution.inconsistent'] = r.attribution.inconsistent;
-  }
-  return out;
-}
-
-/**
- * The JSON document of `compare --json`: the result without the block arrays (their shape is kept). Where codes were
- * not compared the range is the pictures' display range: it is given as `displayRange`, never as `range`.
- */
-export function resultJson(r: ComparisonResult): Record<string, unknown> {
-  const { blocks, range, metresPerCode, ...rest } = r;
-  const ranges = r.codeRange ? { range, metresPerCode } : { displayRange: range };
-  return { ...rest, ...ranges, blocks: { size: blocks.size, columns: blocks.columns, rows: blocks.rows } };
-}
+export type { ReportMeta };
 
 function finiteOrNull(v: number): number | null {
   return Number.isFinite(v) ? v : null;
-}
-
-function fmt(v: number | undefined, digits = 4): string {
-  if (v === undefined || Number.isNaN(v)) return '–';
-  if (Number.isInteger(v)) return String(v);
-  return v.toPrecision(digits);
-}
-
-/**
- * A number of metrics.json (or histogram.json) as shown: in Markdown the text; in the page (markdownToHtml) a span
- * carrying data-metric="KEY", so the browser check reads every displayed count back against the file. The marks are
- * control characters that no text of ours holds.
- */
-const MARK_OPEN = '\u0001';
-const MARK_MID = '\u0002';
-const MARK_CLOSE = '\u0003';
-function M(key: string, text: string): string {
-  return `${MARK_OPEN}${key}${MARK_MID}${text}${MARK_CLOSE}`;
-}
-function stripMarks(s: string): string {
-  // eslint-disable-next-line no-control-regex -- the marks are control characters on purpose (see M)
-  return s.replace(/\u0001[^\u0002]*\u0002([^\u0003]*)\u0003/g, '$1');
-}
-function marksToSpans(escaped: string): string {
-  // eslint-disable-next-line no-control-regex -- the marks are control characters on purpose (see M)
-  return escaped.replace(/\u0001([^\u0002]*)\u0002([^\u0003]*)\u0003/g, (_m, k: string, t: string) => `<span data-metric="${escapeHtml(k)}">${t}</span>`);
-}
-
-/** The folded histogram with each shown bin marked by its metrics key (prefix + `histogram.<Δq>`). */
-function histogramCell(prefix: string, h: Record<string, number>): string {
-  const f = foldHistogram(h);
-  const sign = (d: number) => (d > 0 ? `+${d}` : String(d));
-  // Whole-map bins are histogram.json's (data-metric histogram.N); mask bins are shown from the result itself.
-  const parts = f.bins.map((b) => `${sign(b.dq)}: ${prefix ? String(b.count) : M(`histogram.${b.dq}`, String(b.count))}`);
-  const folded: string[] = [];
-  if (f.below.count > 0) folded.push(`${f.below.count} px below −${f.limit} (${f.below.bins} bins, min ${f.below.minDq})`);
-  if (f.above.count > 0) folded.push(`${f.above.count} px above +${f.limit} (${f.above.bins} bins, max +${f.above.maxDq})`);
-  return `${parts.join(', ')}${folded.length ? `; folded: ${folded.join(', ')}` : ''}`;
-}
-
-/** Whether the report shows mask `name`: always for the seed pipeline; for a declared one, when it declares that mask as computed. */
-function maskDeclared(meta: ReportMeta, name: string, def: MaskDefinition | undefined): boolean {
-  if (!meta.pipeline || meta.pipeline === SEED_PIPELINE) return true;
-  const d = meta.pipeline.masks?.find((m) => m.name === name);
-  if (!d || !def) return false;
-  const { name: _n, ...shape } = d;
-  return JSON.stringify(shape) === JSON.stringify(def);
-}
-
-/** "; n originate there, m propagated from STAGE" (metrics keys of check) when the attribution traced origins. */
-function originCell(sa: StageAttribution, st: string): string {
-  if (!sa.origins) return '';
-  const from = Object.entries(sa.origins.propagated[st] ?? {}).map(
-    ([f, n]) => `${M(`stageAttribution.propagated.${st}.${f}`, String(n))} propagated from ${f}`,
-  );
-  return ` — ${M(`stageAttribution.origin.${st}`, String(sa.origins.byStage[st] ?? 0))} originate there${from.length ? `, ${from.join(', ')}` : ''}`;
-}
-
-/** A signed float histogram bin as printed: "0", "+(1, 10] mm", "−(10000, ∞) mm". */
-export function floatBinLabel(b: FloatHistogramBin): string {
-  if (b.sign === 0) return '0';
-  const hi = b.hiMm === null ? '∞)' : `${b.hiMm}]`;
-  return `${b.sign < 0 ? '−' : '+'}(${b.loMm}, ${hi} mm`;
-}
-
-/** The signed mm histogram in one line (empty bins left out; equality is its own bin). */
-export function floatHistogramText(h: readonly FloatHistogramBin[]): string {
-  return h
-    .filter((b) => b.count > 0 || b.sign === 0)
-    .map((b) => `${floatBinLabel(b)}: ${b.count}`)
-    .join(', ');
-}
-
-/** The clamped counts per side, in words. */
-export function clampText(r: ComparisonResult): string {
-  const c = r.clamped;
-  return `clamped by the range: generated ${M('clamped.generated.low', String(c.generated.low))} low, ${M('clamped.generated.high', String(c.generated.high))} high; reference ${M('clamped.reference.low', String(c.reference.low))} low, ${M('clamped.reference.high', String(c.reference.high))} high`;
-}
-
-/** Where the codes were compared through, or why they were not — every output says it. */
-export function codeRangeText(r: ComparisonResult): string {
-  if (!r.codeRange)
-    return 'not compared: both sides hold float heights and no range was stated to encode them (--range MIN,MAX states one; no default range is ever taken)';
-  return `code range ${r.codeRange.min}…${r.codeRange.max} m from ${r.codeRange.source} (1 code = ${(r.metresPerCode * 1000).toFixed(3)} mm)`;
-}
-
-function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
-  const L: string[] = [];
-  L.push(`# ${meta.title ?? 'Comparison'}`, '');
-  // The headline first: how many pixels differ, the largest difference and where, the gates.
-  const failed = (meta.gates ?? []).filter((g) => !g.passed);
-  const gatesText = meta.gates?.length ? `; gates: ${failed.length ? `**${failed.length} FAIL**` : 'all pass'}` : '';
-  const tolText = r.toleranceMm > 0 ? `; ${M('beyondTolerance', String(r.beyondTolerance))} beyond ${M('toleranceMm', String(r.toleranceMm))} mm` : '';
-  const at = (p: Position | null | undefined, key: string) =>
-    p
-      ? ` at pixel (${M(`${key}.column`, String(p.pixel[0]))}, ${M(`${key}.row`, String(p.pixel[1]))}), world (${M(`${key}.x`, p.world[0].toFixed(2))}, ${M(`${key}.y`, p.world[1].toFixed(2))}) m`
-      : '';
-  if (r.comparedIn === 'metres') {
-    L.push(
-      `**${M('differing', String(r.differing))} of ${M('pixels', String(r.pixels))} pixels differ in height** (equal ${M('floatEqualPercent', fmt(r.floatEqualPercent, 6))} %, compared in metres); max |Δ| = ${M('floatMaxAbsMm', fmt(r.floatMaxAbsMm))} mm${at(r.floatMaxAbsAt, 'floatMaxAbsAt')}; RMS ${M('floatRmsMm', fmt(r.floatRmsMm))} mm; bias ${M('floatBiasMm', fmt(r.floatBiasMm))} mm` +
-        tolText +
-        gatesText +
-        '.',
-      '',
-    );
-    L.push(`Signed Δ histogram (generated − reference, mm): ${floatHistogramText(r.floatHistogramMm ?? [])}.`, '');
-    L.push(
-      r.codeRange
-        ? `Codes: ${codeRangeText(r)} — exact ${M('exactPercent', fmt(r.exactPercent, 6))} %, largest |Δq| = ${M('maxAbsCode', String(r.maxAbsCode))}${at(r.maxAbsCodeAt, 'maxAbsCodeAt')}; ${clampText(r)}${r.clamped.total > 0 ? ' — **heights outside the range: the codes measure the range, not the field**' : ''}.`
-        : `Codes ${codeRangeText(r)}.`,
-      '',
-    );
-    L.push(`generated \`${meta.generated}\` vs reference \`${meta.reference}\` — ${r.grid.columns}×${r.grid.rows}`, '');
-  } else {
-    L.push(
-      `**${M('differing', String(r.differing))} of ${M('pixels', String(r.pixels))} pixels differ** (exact ${M('exactPercent', fmt(r.exactPercent, 6))} %); largest |Δq| = ${M('maxAbsCode', String(r.maxAbsCode))}` +
-        at(r.maxAbsCodeAt, 'maxAbsCodeAt') +
-        `; RMS ${M('rmsMm', fmt(r.rmsMm))} mm` +
-        tolText +
-        gatesText +
-        '.',
-      '',
-    );
-    L.push(`generated \`${meta.generated}\` vs reference \`${meta.reference}\` — ${r.grid.columns}×${r.grid.rows}, ${codeRangeText(r)}`, '');
-  }
-  for (const w of meta.warnings ?? []) L.push(`**Warning:** ${w}`, '');
-  if (meta.referenceKind) L.push(`Reference: ${meta.referenceKind}.`, '');
-  for (const n of meta.notes ?? []) L.push(n);
-  if (meta.notes?.length) L.push('');
-  // The float columns first when a side is float; the code columns only where codes were compared.
-  const codes = r.codeRange !== null;
-  const floatCols = r.floatRmsMm !== undefined;
-  L.push(
-    '| scope | pixels |' +
-      (floatCols ? ' float RMS mm | float max mm | float bias mm |' : '') +
-      (codes ? ` exact % | Δq histogram (beyond ±${HISTOGRAM_FOLD_LIMIT} folded) | max \\|Δq\\| | RMS mm | max mm |` : ''),
-  );
-  L.push('|---|---|' + (floatCols ? '---|---|---|' : '') + (codes ? '---|---|---|---|---|' : ''));
-  const row = (name: string, prefix: string, m: RegionMetrics) => {
-    let s = `| ${name} | ${M(`${prefix}pixels`, String(m.pixels))} |`;
-    if (floatCols)
-      s += ` ${M(`${prefix}floatRmsMm`, fmt(m.floatRmsMm))} | ${M(`${prefix}floatMaxAbsMm`, fmt(m.floatMaxAbsMm))} | ${M(`${prefix}floatBiasMm`, fmt(m.floatBiasMm))} |`;
-    if (codes)
-      s += ` ${M(`${prefix}exactPercent`, fmt(m.exactPercent, 6))} | ${histogramCell(prefix, m.histogram)} | ${M(`${prefix}maxAbsCode`, String(m.maxAbsCode))} | ${M(`${prefix}rmsMm`, fmt(m.rmsMm))} | ${M(`${prefix}maxAbsMm`, fmt(m.maxAbsMm))} |`;
-    L.push(s);
-  };
-  row('full map', '', r);
-  for (const [name, m] of Object.entries(r.masks)) if (maskDeclared(meta, name, m.definition)) row(name, `masks.${name}.`, m);
-  L.push('');
-  if (r.nonFinite.pixelsExcluded > 0)
-    L.push(
-      `Non-finite values excluded: generated ${M('nonFinite.generated', String(r.nonFinite.generated))}, reference ${M('nonFinite.reference', String(r.nonFinite.reference))} (${M('nonFinite.pixelsExcluded', String(r.nonFinite.pixelsExcluded))} pixels).`,
-      '',
-    );
-  // Always stated: the metrics above are over the compared pixels only.
-  L.push(`Pixels compared: ${r.pixels} of ${r.grid.columns * r.grid.rows}.`, '');
-  if (r.nonFinite.pixelsExcluded > 0)
-    L.push(`Non-finite values excluded: generated ${r.nonFinite.generated}, reference ${r.nonFinite.reference} (${r.nonFinite.pixelsExcluded} pixels).`, '');
-  if (r.attribution) {
-    const a = r.attribution;
-    // The one count of quantization straddles on the page (the stage attribution below counts near-ties, defined there).
-    L.push(
-      `Residual attribution (ε = ${a.epsilonCodes} code = ${a.epsilonMm.toFixed(4)} mm): ${M('attribution.differing', String(a.differing))} differing pixels — ${M('attribution.straddle', String(a.straddle))} quantization straddles (the generated float within ε of the code boundary the reference crossed), ${M('attribution.deviation', String(a.deviation))} real deviations${a.inconsistent ? `, ${M('attribution.inconsistent', String(a.inconsistent))} where the float does not encode to the generated code` : ''}.`,
-      '',
-    );
-  }
-  const pipeline = meta.pipeline ?? SEED_PIPELINE;
-  if (meta.stages?.length && pipeline !== SEED_PIPELINE) {
-    // A declared pipeline's table: the whole field, the inner disk when it declares one, its own anchors when it has some.
-    const inner = maskDeclared(meta, 'innerDisk', r.masks.innerDisk?.definition);
-    const anchors = pipeline.anchors ?? [];
-    L.push('## Stages', '', `Float difference per stage dump (generated − reference), in the declared order of pipeline ${pipeline.name}.`, '');
-    // The whole map first (a difference near the edge is not hidden by the inner disk), then the declared masks.
-    L.push(
-      `| stage | max mm | RMS mm | pixels differing | ${inner ? 'innerDisk RMS mm | ' : ''}${anchors.length ? 'anchor mm | ' : ''}${inner ? 'innerDisk max mm | ' : ''}`,
-      `|---|---|---|---|${inner ? '---|' : ''}${anchors.length ? '---|' : ''}${inner ? '---|' : ''}`,
-    );
-    for (const s of meta.stages) {
-      const an = anchors.filter((a) => a.stage === s.stage).map((a) => `${a.rmsMm} (${a.mask})`);
-      L.push(
-        `| ${s.stage} | ${M(`stages.${s.stage}.maxAbsMm`, fmt(s.maxAbsMm))} | ${M(`stages.${s.stage}.rmsMm`, fmt(s.rmsMm))} | ${s.differing === undefined ? '–' : M(`stages.${s.stage}.differing`, String(s.differing))} | ${inner ? `${M(`stages.${s.stage}.innerRmsMm`, fmt(s.innerRmsMm))} | ` : ''}${anchors.length ? `${an.join(', ') || '–'} | ` : ''}${inner ? `${M(`stages.${s.stage}.innerMaxAbsMm`, fmt(s.innerMaxAbsMm))} | ` : ''}`,
-      );
-    }
-    for (const a of anchors) L.push(`Anchor of ${a.stage}: ${a.basis}.`);
-    L.push('');
-  } else if (meta.stages?.length) {
-    L.push(
-      '## Stages',
-      '',
-      "Float difference per stage dump (generated − reference). [D] anchors: the article's inner-400 m RMS of its rebuild against the original system's reference (a different experiment, shown for scale).",
-      '',
-    );
-    // The whole map first (a difference near the edge is not hidden by the inner disk), then the inner 400 m disk.
-    L.push('| stage | max mm | RMS mm | pixels differing | inner 400 m RMS mm | article anchor mm | inner max mm |', '|---|---|---|---|---|---|---|');
-    for (const s of meta.stages)
-      L.push(
-        `| ${s.stage} | ${M(`stages.${s.stage}.maxAbsMm`, fmt(s.maxAbsMm))} | ${M(`stages.${s.stage}.rmsMm`, fmt(s.rmsMm))} | ${s.differing === undefined ? '–' : M(`stages.${s.stage}.differing`, String(s.differing))} | ${M(`stages.${s.stage}.innerRmsMm`, fmt(s.innerRmsMm))} | ${ARTICLE_STAGE_ANCHORS_MM[s.stage] ?? '–'} | ${M(`stages.${s.stage}.innerMaxAbsMm`, fmt(s.innerMaxAbsMm))} |`,
-      );
-    L.push('');
-  }
-  const sa = meta.stageAttribution;
-  if (sa) {
-    L.push('## Stage attribution', '', 'For every differing final code, the first stage at which the two fields differ by more than ε there:', '');
-    L.push(
-      `${M('stageAttribution.differing', String(sa.differing))} of ${M('stageAttribution.pixels', String(sa.pixels))} final codes differ; stage ε = ${sa.epsilonMm} mm. Of them ${M('stageAttribution.straddles', String(sa.straddles))} are near-ties (|Δq| = 1 with the two pre-encode heights within ${sa.straddleMm.toFixed(3)} mm of each other — a looser test than the quantization straddle above).`,
-      '',
-    );
-    for (const st of [...sa.stages, 'final-only', 'outside-window']) {
-      const n = sa.byStage[st];
-      if (!n) continue;
-      const where = st === 'final-only' ? 'only at the encode' : st === 'outside-window' ? 'outside the dumped window' : `in ${st}`;
-      const h = Object.entries(sa.deltaByStage[st] ?? {})
-        .sort((x, y) => Number(x[0]) - Number(y[0]))
-        .slice(0, 2 * HISTOGRAM_FOLD_LIMIT)
-        .map(([d, c]) => `|Δq| ${d}: ${M(`stageAttribution.deltaByStage.${st}.${d}`, String(c))}`)
-        .join(', ');
-      L.push(
-        `- ${M(`stageAttribution.firstStage.${st}`, String(n))} first diverge ${where} (${M(`stageAttribution.nearTies.${st}`, String(sa.straddlesByStage[st] ?? 0))} near-ties; ${h})${originCell(sa, st)}`,
-      );
-    }
-    if (sa.skipped.length) L.push(`- not compared (dumped on one side only): ${sa.skipped.join(', ')}`);
-    L.push('');
-  }
-  if (meta.diagnoses?.length) {
-    L.push('## Diagnosis', '', 'The likely cause of each difference (least-squares signatures and direct flip checks; `heightbench diagnose`):', '');
-    for (const { scope, diagnosis: d } of meta.diagnoses) {
-      L.push(
-        `- **${scope}**: ${d.summary}${d.verdict === 'identical' ? '' : ` (R² ${M(`diagnosis.${scope}.explainedPercent`, fmt(d.explainedShare * 100, 4))} %)`}`,
-      );
-      for (const f of d.findings.slice(1, 4)) L.push(`  - ${f.sentence}`);
-    }
-    L.push('');
-  }
-  if (meta.gates?.length) {
-    L.push('| gate | limit | value | result |', '|---|---|---|---|');
-    const cell = (t: string) => t.replace(/\|/g, '\\|'); // a gate named "max |Δq|" must not split its row
-    meta.gates.forEach((g, k) => L.push(`| ${cell(g.name)} | ${g.limit} | ${M(`gates.${k}.value`, fmt(g.value, 6))} | ${g.passed ? 'pass' : '**FAIL**'} |`));
-    L.push('');
-  }
-  return L;
-}
-
-/** The numbers the page shows beyond flattenMetrics (and check's extra keys): each one a key of metrics.json. */
-export function pageMetrics(r: ComparisonResult, meta: ReportMeta): Record<string, number> {
-  const out: Record<string, number> = { differing: r.differing, 'nonFinite.pixelsExcluded': r.nonFinite.pixelsExcluded };
-  for (const [key, p] of [
-    ['maxAbsCodeAt', r.maxAbsCodeAt],
-    ['floatMaxAbsAt', r.floatMaxAbsAt],
-  ] as const) {
-    if (!p) continue;
-    out[`${key}.column`] = p.pixel[0];
-    out[`${key}.row`] = p.pixel[1];
-    out[`${key}.x`] = p.world[0];
-    out[`${key}.y`] = p.world[1];
-  }
-  if (r.attribution) out['attribution.differing'] = r.attribution.differing;
-  const sa = meta.stageAttribution;
-  if (sa) {
-    out['stageAttribution.pixels'] = sa.pixels;
-    for (const [st, n] of Object.entries(sa.straddlesByStage)) out[`stageAttribution.nearTies.${st}`] = n;
-    for (const st of Object.keys(sa.byStage)) if (!(`stageAttribution.nearTies.${st}` in out)) out[`stageAttribution.nearTies.${st}`] = 0;
-    // The |Δq| bins the summary lists per stage (the 16 smallest; the whole table is in stages.json).
-    for (const [st, h] of Object.entries(sa.deltaByStage))
-      for (const [d, n] of Object.entries(h)
-        .sort((x, y) => Number(x[0]) - Number(y[0]))
-        .slice(0, 2 * HISTOGRAM_FOLD_LIMIT))
-        out[`stageAttribution.deltaByStage.${st}.${d}`] = n;
-  }
-  for (const { scope, diagnosis: d } of meta.diagnoses ?? []) {
-    if (Number.isFinite(d.explainedShare)) out[`diagnosis.${scope}.explainedPercent`] = d.explainedShare * 100;
-    if (Number.isFinite(d.differenceRmsM)) out[`diagnosis.${scope}.differenceRmsMm`] = d.differenceRmsM * 1000;
-    out[`diagnosis.${scope}.explained`] = d.verdict === 'explained' ? 1 : 0;
-  }
-  (meta.gates ?? []).forEach((g, k) => {
-    out[`gates.${k}.value`] = g.value;
-    out[`gates.${k}.passed`] = g.passed ? 1 : 0;
-  });
-  return out;
-}
-
-/** [R] The most summary.md may hold (issue 26): a CI log shows the headline, not a page of histogram bins. */
-export const SUMMARY_MAX_BYTES = 60 * 1024;
-
-/** summary.md: the headline first, histograms folded beyond ±8; bounded by SUMMARY_MAX_BYTES (truncated with a note). */
-export function summaryMarkdown(r: ComparisonResult, meta: ReportMeta): string {
-  return boundSummary(stripMarks(`${summaryLines(r, meta).join('\n')}\n`));
-}
-
-function boundSummary(md: string): string {
-  if (Buffer.byteLength(md) <= SUMMARY_MAX_BYTES) return md;
-  const note = '\n… (summary truncated at 60 KB; every number is in metrics.json and histogram.json)\n';
-  let s = md.slice(0, SUMMARY_MAX_BYTES - 200);
-  while (Buffer.byteLength(s) > SUMMARY_MAX_BYTES - note.length - 8) s = s.slice(0, -100);
-  return s.slice(0, s.lastIndexOf('\n')) + note;
 }
 
 /** Heights in metres of a field at a world position (bilinear on codes or floats; display use). */
@@ -565,56 +174,6 @@ function mmLegend(mmPerCode: number): string {
   const c = mmPerCode.toFixed(2);
   return `<div class="legend"><b>Δ (mm):</b> ${sw(-2 * mmPerCode, `< −${c}`)} ${sw(-2, `−${c} … −1`)} ${sw(-0.5, '−1 … −0.1')} ${sw(-0.05, '−0.1 … −0.01')} ${sw(0, '|Δ| ≤ 0.01 (equal)')}
 ${sw(0.05, '0.01 … 0.1')} ${sw(0.5, '0.1 … 1')} ${sw(2, `1 … ${c}`)} ${sw(2 * mmPerCode, `> ${c}`)} <span class="note">beyond one code (${c} mm): the Δq scale's log ramp in codes.</span></div>`;
-}
-
-/** Everything the report draws beyond the final maps: stage maps, first divergence, gallery crops (check feeds stages). */
-export class ReportStages {
-  readonly picks: GalleryPick[];
-  readonly stageMaps: { stage: string; file: string }[] = [];
-  private readonly layers: CropLayer[][];
-  readonly pngs = new Map<string, Uint8Array>();
-  /** Row-major indices of the differing pixels (shared by every map of the report). */
-  readonly diff: Int32Array;
-  constructor(
-    readonly r: ComparisonResult,
-    readonly genCodes: Uint16Array,
-    readonly refCodes: Uint16Array,
-    /** Pixels (row-major indices) where a difference originates: they lead the gallery. */
-    origins?: ReadonlySet<number>,
-    /** Each differing pixel's first divergent stage: every stage's largest-|Δq| pixel is in the gallery. */
-    firstStage?: (k: number) => number | undefined,
-  ) {
-    const g = r.grid;
-    this.diff = differingIndices(genCodes, refCodes);
-    this.picks = galleryPicks(genCodes, refCodes, g.columns, g.rows, GALLERY_SIZE, this.diff, origins, firstStage);
-    this.layers = this.picks.map(() => []);
-  }
-  /** A stage pair (float metres, one grid on both sides): its difference map and its crops for the gallery. */
-  addStage(stage: string, gen: StageField, ref: StageField): void {
-    const file = `stages/${stage}.png`;
-    this.pngs.set(file, stageMapPng(gen.height_px, ref.height_px, gen.grid, this.r.metresPerCode * 1000));
-    this.stageMaps.push({ stage, file });
-    this.picks.forEach((p, k) => {
-      const [x, y] = pixelWorld(this.r.grid, p.column, p.row);
-      this.layers[k].push({ name: stage, kind: 'mm', gen: cropAt(gen.height_px, gen.grid, x, y), ref: cropAt(ref.height_px, ref.grid, x, y) });
-    });
-  }
-  /** The gallery's cards (final layer last). */
-  cards(): { pick: GalleryPick; file: string; layers: string[] }[] {
-    return this.picks.map((p, k) => {
-      const [x, y] = pixelWorld(this.r.grid, p.column, p.row);
-      const fin: CropLayer = {
-        name: 'final',
-        kind: 'codes',
-        gen: codeCrop(this.genCodes, this.r.grid, this.r.range, x, y),
-        ref: codeCrop(this.refCodes, this.r.grid, this.r.range, x, y),
-      };
-      const layers = [...this.layers[k], fin];
-      const file = `gallery/${k + 1}.png`;
-      this.pngs.set(file, cropCardPng(layers, this.r.metresPerCode * 1000));
-      return { pick: p, file, layers: layers.map((l) => l.name) };
-    });
-  }
 }
 
 export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Heightfield, ref: Heightfield, meta: ReportMeta): string[] {
@@ -943,50 +502,6 @@ export function dqScaleTicks(maxAbs: number): { vals: number[]; text: string[] }
   return { vals: t.map(dqScalePosition), text: t.map((d) => (d > 0 ? `+${d}` : String(d))) };
 }
 
-/** Minimal Markdown-to-HTML for summaries: tables, # and ## headings, list items, paragraphs, `code` and **bold**. */
-export function markdownToHtml(md: string): string {
-  const out: string[] = [];
-  const lines = md.split('\n');
-  for (let k = 0; k < lines.length; k++) {
-    const l = lines[k];
-    const inline = (t: string) =>
-      escapeHtml(t)
-        .replace(/`([^`]*)`/g, '<code>$1</code>')
-        .replace(/\*\*(.*?)\*\*/g, '<b>$1</b>');
-    if (l.startsWith('# ')) out.push(`<h1>${escapeHtml(l.slice(2))}</h1>`);
-    else if (l.startsWith('## ')) out.push(`<h2>${escapeHtml(l.slice(3))}</h2>`);
-    else if (l.startsWith('- ')) out.push(`<li>${inline(l.slice(2))}</li>`);
-    else if (l.startsWith('|') && lines[k + 1]?.startsWith('|---')) {
-      const cells = (s: string) =>
-        s
-          .slice(1, -1)
-          .split(/(?<!\\)\|/)
-          .map((c) => escapeHtml(c.trim().replace(/\\\|/g, '|')));
-      out.push(
-        '<table><tr>' +
-          cells(l)
-            .map((c) => `<th>${c}</th>`)
-            .join('') +
-          '</tr>',
-      );
-      k += 2;
-      while (k < lines.length && lines[k].startsWith('|')) {
-        out.push(
-          '<tr>' +
-            cells(lines[k])
-              .map((c) => `<td>${c.replace(/\*\*(.*?)\*\*/g, '<b>$1</b>')}</td>`)
-              .join('') +
-            '</tr>',
-        );
-        k++;
-      }
-      out.push('</table>');
-      k--;
-    } else if (l.trim()) out.push(`<p>${inline(l)}</p>`);
-  }
-  return marksToSpans(out.join('\n'));
-}
-
 interface PageExtras {
   /** Final pixels whose codes differ (the gallery says how many it leaves out). */
   differingPixels: number;
@@ -1106,6 +621,21 @@ function draw() {
     if (c === 0 && view.s < 2) {
       ctx.strokeStyle = '#000'; ctx.lineWidth = 1.5;
       for (const [i, j] of outliers) { const r = V.row0AtBottom ? V.H - 1 - j : j; ctx.beginPath(); ctx.arc((i + 0.5 - view.x) * view.s, (r + 0.5 - view.y) * view.s, 7, 0, 2 * Math.PI); ctx.stroke(); }
+    }
+    // Zoomed in (a map pixel ≥ 4 screen pixels), every differing pixel at full resolution outlined on the difference
+    // panel: a difference of one code is as visible as the largest; data-marked counts the outlines drawn.
+    if (c === 0) {
+      let marked = 0;
+      if (view.s >= 4) {
+        ctx.strokeStyle = '#000'; ctx.lineWidth = 1;
+        const i0 = Math.max(0, Math.floor(view.x)), i1 = Math.min(V.W - 1, Math.floor(view.x + N / view.s));
+        const r0 = Math.max(0, Math.floor(view.y)), r1 = Math.min(V.H - 1, Math.floor(view.y + N / view.s));
+        for (let r = r0; r <= r1; r++) for (let i = i0; i <= i1; i++) {
+          const v = values(i, dataRow(r));
+          if (v.full && v.gen !== v.ref) { ctx.strokeRect((i - view.x) * view.s + 0.5, (r - view.y) * view.s + 0.5, view.s - 1, view.s - 1); marked++; }
+        }
+      }
+      cv[0].dataset.marked = String(marked);
     }
     if (hover && view.s >= 3) {
       ctx.strokeStyle = '#000'; ctx.lineWidth = 1;
@@ -1273,8 +803,7 @@ ${x.mmLegend}
     : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>heightbench comparison</title>
-<style>body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1400px}table{border-collapse:collapse;margin:.5em 0}
-td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px;text-align:right}th{background:#f3f3f3}.row{display:flex;flex-wrap:wrap;gap:8px}
+<style>${PAGE_CSS}.row{display:flex;flex-wrap:wrap;gap:8px}
 .note{color:#555;font-size:13px}.warn{border:2px solid #b2182b;background:#fdecea;padding:.6em 1em;font-weight:600}
 .legend{font-size:12px;margin:.3em 0;line-height:2}.sw{display:inline-block;width:14px;height:14px;border:1px solid #999;vertical-align:middle;margin:0 3px 0 8px}
 .ramp{display:inline-block;position:relative;width:220px;height:14px;border:1px solid #999;vertical-align:middle;margin:0 6px 14px}

@@ -1,0 +1,101 @@
+/** metrics.json: the comparison's numbers with flat dotted keys (for `dvc metrics diff`), and the `compare --json` document. */
+import { HISTOGRAM_FOLD_LIMIT } from '../compare/histogram-fold.js';
+import type { ComparisonResult, RegionMetrics } from '../compare/compare.js';
+import type { ReportMeta } from './report-meta.js';
+
+/**
+ * Scalar metrics with flat dotted keys: exact %, max, RMS per mask. [R] No histogram bins: one metric per bin made
+ * `dvc metrics show` unreadable (lines of 18,552 characters); the Δq histogram is plot data (histogram.json).
+ */
+export function flattenMetrics(r: ComparisonResult): Record<string, number> {
+  const out: Record<string, number> = {};
+  const region = (prefix: string, m: RegionMetrics) => {
+    for (const k of [
+      'pixels',
+      'exact',
+      'exactPercent',
+      'maxAbsCode',
+      'meanSignedCode',
+      'rmsMm',
+      'maxAbsMm',
+      'floatRmsMm',
+      'floatMaxAbsMm',
+      'floatBiasMm',
+    ] as const) {
+      const v = m[k];
+      // [R] A metric not measured (codes of a float pair without code range: NaN) is left out, never written as 0.
+      if (typeof v === 'number' && Number.isFinite(v)) out[`${prefix}${k}`] = v;
+    }
+  };
+  region('', r);
+  out.differing = r.differing;
+  out.toleranceMm = r.toleranceMm;
+  out.beyondTolerance = r.beyondTolerance;
+  out.comparedInMetres = r.comparedIn === 'metres' ? 1 : 0;
+  if (r.floatEqualPercent !== undefined && Number.isFinite(r.floatEqualPercent)) out.floatEqualPercent = r.floatEqualPercent;
+  if (r.codeRange) {
+    out['codeRange.min'] = r.codeRange.min;
+    out['codeRange.max'] = r.codeRange.max;
+  }
+  out['clamped.generated.low'] = r.clamped.generated.low;
+  out['clamped.generated.high'] = r.clamped.generated.high;
+  out['clamped.reference.low'] = r.clamped.reference.low;
+  out['clamped.reference.high'] = r.clamped.reference.high;
+  for (const [name, m] of Object.entries(r.masks)) region(`masks.${name}.`, m);
+  out['nonFinite.generated'] = r.nonFinite.generated;
+  out['nonFinite.reference'] = r.nonFinite.reference;
+  if (r.attribution) {
+    out['attribution.straddle'] = r.attribution.straddle;
+    out['attribution.deviation'] = r.attribution.deviation;
+    out['attribution.inconsistent'] = r.attribution.inconsistent;
+  }
+  return out;
+}
+
+/**
+ * The JSON document of `compare --json`: the result without the block arrays (their shape is kept). Where codes were
+ * not compared the range is the pictures' display range: it is given as `displayRange`, never as `range`.
+ */
+export function resultJson(r: ComparisonResult): Record<string, unknown> {
+  const { blocks, range, metresPerCode, ...rest } = r;
+  const ranges = r.codeRange ? { range, metresPerCode } : { displayRange: range };
+  return { ...rest, ...ranges, blocks: { size: blocks.size, columns: blocks.columns, rows: blocks.rows } };
+}
+
+/** The numbers the page shows beyond flattenMetrics (and check's extra keys): each one a key of metrics.json. */
+export function pageMetrics(r: ComparisonResult, meta: ReportMeta): Record<string, number> {
+  const out: Record<string, number> = { differing: r.differing, 'nonFinite.pixelsExcluded': r.nonFinite.pixelsExcluded };
+  for (const [key, p] of [
+    ['maxAbsCodeAt', r.maxAbsCodeAt],
+    ['floatMaxAbsAt', r.floatMaxAbsAt],
+  ] as const) {
+    if (!p) continue;
+    out[`${key}.column`] = p.pixel[0];
+    out[`${key}.row`] = p.pixel[1];
+    out[`${key}.x`] = p.world[0];
+    out[`${key}.y`] = p.world[1];
+  }
+  if (r.attribution) out['attribution.differing'] = r.attribution.differing;
+  const sa = meta.stageAttribution;
+  if (sa) {
+    out['stageAttribution.pixels'] = sa.pixels;
+    for (const [st, n] of Object.entries(sa.straddlesByStage)) out[`stageAttribution.nearTies.${st}`] = n;
+    for (const st of Object.keys(sa.byStage)) if (!(`stageAttribution.nearTies.${st}` in out)) out[`stageAttribution.nearTies.${st}`] = 0;
+    // The |Δq| bins the summary lists per stage (the 16 smallest; the whole table is in stages.json).
+    for (const [st, h] of Object.entries(sa.deltaByStage))
+      for (const [d, n] of Object.entries(h)
+        .sort((x, y) => Number(x[0]) - Number(y[0]))
+        .slice(0, 2 * HISTOGRAM_FOLD_LIMIT))
+        out[`stageAttribution.deltaByStage.${st}.${d}`] = n;
+  }
+  for (const { scope, diagnosis: d } of meta.diagnoses ?? []) {
+    if (Number.isFinite(d.explainedShare)) out[`diagnosis.${scope}.explainedPercent`] = d.explainedShare * 100;
+    if (Number.isFinite(d.differenceRmsM)) out[`diagnosis.${scope}.differenceRmsMm`] = d.differenceRmsM * 1000;
+    out[`diagnosis.${scope}.explained`] = d.verdict === 'explained' ? 1 : 0;
+  }
+  (meta.gates ?? []).forEach((g, k) => {
+    out[`gates.${k}.value`] = g.value;
+    out[`gates.${k}.passed`] = g.passed ? 1 : 0;
+  });
+  return out;
+}
