@@ -32,7 +32,7 @@ import { writeFileAtomic } from '../io/atomic.js';
 import { writeFolderWhole } from '../io/report-folder.js';
 import { foldHistogram, foldedHistogramText } from '../compare/histogram-fold.js';
 import { markdownToHtml } from '../report/report.js';
-import { projectRoot } from '../plan/request.js';
+import { projectRoot } from '../project/paths.js';
 import { parseYamlText } from '../pipeline/params.js';
 import { ownEntry, resolveInside } from '../core/names.js';
 import { escapeHtml, safeUrl } from '../core/html.js';
