@@ -35,7 +35,7 @@ import { sidecarPathFor, type GpuAdapterInfo } from '../io/sidecar.js';
 import { parsePositiveInt } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { progressReporter } from './progress.js';
-import { checkRunFolder, openRunFolder } from './run-folder.js';
+import { MANIFEST_FILE, TIMINGS_FILE, checkRunFolder, finalFile, openRunFolder } from '../runs/folder.js';
 import { parseAdapterSpec } from '../gpu/adapter-select.js';
 
 export const BACKENDS = ['cpu', 'webgpu'] as const;
@@ -163,14 +163,14 @@ export async function gpuRunCommand(
     }
     if (stages.includes('final')) {
       const codes = codeHeightfield(grid, result.codes, req.encoding);
-      for (const ext of ['r16', 'png']) {
-        const path = join(staging, `final.${ext}`);
+      for (const ext of ['r16', 'png'] as const) {
+        const path = join(staging, finalFile(ext));
         // [G] Which float → UNORM16 conversion made the codes: the article's path is an r16unorm render target, which
         // WebGPU offers only with texture-formats-tier1; the executor encodes in a compute shader, so the rule is named.
         const tier1 = result.adapter.features.includes('texture-formats-tier1');
         const unorm16 = `compute shader, rule ${notes.encodeRule}${notes.encodeRule === 'd3d' ? ' (×65535, +0.5, truncate; float32)' : ' (WGSL pack2x16unorm: round half to even)'}; ${tier1 ? 'the adapter offers texture-formats-tier1 (r16unorm render targets), not used yet' : 'the adapter offers no r16unorm render target (no texture-formats-tier1)'}`;
         writeHeightfieldFile(path, codes, { stage: 'final', request: req.id, notes: { ...notes, unorm16 }, adapter });
-        written.push(join(o.out, `final.${ext}`));
+        written.push(join(o.out, finalFile(ext)));
       }
     }
     for (const s of planStages)
@@ -192,13 +192,13 @@ export async function gpuRunCommand(
       },
       drawsByStage: { ...plan.drawsByStage },
     };
-    writeFileAtomic(join(staging, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    writeFileAtomic(join(staging, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
     writeFileAtomic(
-      join(staging, 'timings.json'),
+      join(staging, TIMINGS_FILE),
       `${JSON.stringify({ request: req.id, size: req.size, backend: 'webgpu', timingsMs: result.timings }, null, 2)}\n`,
     );
     writeFileAtomic(join(staging, PIPELINE_FILE), pipelineJson(SEED_PIPELINE));
-    written.push(join(o.out, 'manifest.json'), join(o.out, 'timings.json'), join(o.out, PIPELINE_FILE));
+    written.push(join(o.out, MANIFEST_FILE), join(o.out, TIMINGS_FILE), join(o.out, PIPELINE_FILE));
     folder.commit();
     progress.step('write', performance.now() - tWrite);
     progress.done(`${written.length} file(s) in ${o.out}`);

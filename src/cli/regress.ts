@@ -41,7 +41,7 @@ import { checkArray, checkNumber, checkObject, parseJson } from '../io/json-chec
 import { MAX_JSON_BYTES, readInputFile } from '../io/read-input.js';
 import { checkPngChunks, inflateImageData, readPngHeader } from '../io/png16.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
-import { PLAN_STAGES } from './stage-names.js';
+import { PLAN_STAGES } from '../runs/folder.js';
 import { findRepoConfig, loadRepoConfig, parseRepoConfig, type DeclaredComparison } from './repo-config.js';
 import { runDeclared } from './check-all.js';
 

@@ -1,5 +1,7 @@
 /**
- * The one run-folder writer, for both backends (`run --backend cpu` and `--backend webgpu`).
+ * The run folder's contract: the names of the files a run writes (CPU, WebGPU and imported runs alike), the planning
+ * stages' names, and the one way to open, commit and discard a run folder for both backends (`run --backend cpu` and
+ * `--backend webgpu`).
  *
  * [R] A run owns its --out folder: the run is written into a staged sibling folder and swapped in whole
  *     (src/io/folder-swap.ts), so a killed run leaves the earlier run complete and never a mix of runs, and a reader
@@ -14,18 +16,54 @@ import { UsageError } from '../errors.js';
 import { rmTreeStep } from '../io/fs-ops.js';
 import { defaultSwapNames, makeStage, removeStale, swapFolderIn } from '../io/folder-swap.js';
 import { STAGES as FIELD_STAGES } from '../conventions/index.js';
-import { PLAN_STAGES } from './stage-names.js';
 import { PIPELINE_FILE } from '../pipelines/declaration.js';
+
+/**
+ * The planning stages' names (the JSON files a run writes before the field stages). Kept apart from the pipeline so
+ * light commands (regress) can name them without loading it; the field stages are the conventions' STAGES.
+ */
+export const PLAN_STAGES = ['layout', 'regions', 'sources', 'corners'] as const;
+
+/** The final map's codes (UNORM16 little-endian): what check, compare and regress read first. */
+export const FINAL_CODES_FILE = 'final.r16';
+/** The final map as a 16-bit PNG (the same codes). */
+export const FINAL_PNG_FILE = 'final.png';
+/** The run's deterministic manifest (part of hashed references). */
+export const MANIFEST_FILE = 'manifest.json';
+/** The run's wall-clock timings (kept out of DVC's hashes by .dvcignore). */
+export const TIMINGS_FILE = 'timings.json';
+/** An imported run's record of what was imported from where. */
+export const IMPORTS_FILE = 'imports.json';
+
+/** The final map's file of the given container (`r16` or `png`). */
+export function finalFile(ext: 'r16' | 'png'): string {
+  return ext === 'r16' ? FINAL_CODES_FILE : FINAL_PNG_FILE;
+}
+
+/** A float field stage's dump (float32 little-endian). */
+export function fieldStageFile(stage: string): string {
+  return `${stage}.r32`;
+}
+
+/** A planning stage's JSON file. */
+export function planStageFile(stage: string): string {
+  return `${stage}.json`;
+}
+
+/** The sidecar beside a heightfield file. */
+export function sidecarFile(file: string): string {
+  return `${file}.json`;
+}
 
 /** Every name a run writes into its folder (a folder holding anything else is not replaced). */
 export function runOutputNames(): Set<string> {
-  const names = new Set<string>(['manifest.json', 'timings.json', PIPELINE_FILE]);
-  for (const s of PLAN_STAGES) names.add(`${s}.json`);
+  const names = new Set<string>([MANIFEST_FILE, TIMINGS_FILE, PIPELINE_FILE]);
+  for (const s of PLAN_STAGES) names.add(planStageFile(s));
   for (const s of FIELD_STAGES) {
     if (s === 'final') continue;
-    names.add(`${s}.r32`).add(`${s}.r32.json`);
+    names.add(fieldStageFile(s)).add(sidecarFile(fieldStageFile(s)));
   }
-  for (const f of ['final.r16', 'final.png']) names.add(f).add(`${f}.json`);
+  for (const f of [FINAL_CODES_FILE, FINAL_PNG_FILE]) names.add(f).add(sidecarFile(f));
   return names;
 }
 
