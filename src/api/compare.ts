@@ -10,7 +10,7 @@ export { DEFAULT_MASKS, maskDefinitions } from '../compare/regions.js';
 export type { MaskDefinition, MaskSettings } from '../compare/regions.js';
 export { flattenMetrics, resultJson, verticalExaggeration } from '../report/report.js';
 export type { ReportMeta } from '../report/report.js';
-export { checkRun, STAGE_DUMPS } from '../report/check.js';
+export { checkRun, STAGE_DUMPS } from '../runs/check.js';
 export { attributeStages, attributionSummary, ATTRIBUTION_STAGES } from '../compare/attribution.js';
 export type { StageAttribution } from '../compare/attribution.js';
 export type { DiagnosisTerm, DirectCheck, Finding } from '../compare/diagnose.js';

@@ -38,7 +38,7 @@ import {
   type PipelineDeclaration,
 } from '../pipelines/declaration.js';
 import { runFolderPipeline } from '../pipelines/run-folder.js';
-import { FINAL_PNG_FILE, IMPORTS_FILE } from '../runs/folder.js';
+import { FINAL_PNG_FILE, IMPORTS_FILE, importsJson, type ImportRecord } from '../runs/folder.js';
 import { SEED_PIPELINE } from '../pipelines/seed.js';
 import { floatHeightfield, heightsOf, withRowDirection, type Heightfield } from '../core/heightfield.js';
 import { FormatError, MismatchError, UsageError } from '../errors.js';
@@ -231,19 +231,6 @@ function stageFieldOf(c: Capture, f: Heightfield, d: PipelineDeclaration): { fie
   if (f.kind === 'codes')
     return { field: floatHeightfield(f.grid, heightsOf(f)), note: `UNORM16 codes of range ${f.range.min},${f.range.max} decoded to metres` };
   return { field: f, note: null };
-}
-
-interface ImportRecord {
-  stage: string;
-  file: string;
-  path: string;
-  pathFrom: 'repository' | 'run folder';
-  container: string;
-  sha256: string;
-  source: string | null;
-  request: string | null;
-  description: string[];
-  conventions: unknown;
 }
 
 /** The stage files a run folder of `d` holds (final.r16, <stage>.r32): an existing --out must hold one, or imports.json. */
@@ -448,7 +435,7 @@ async function importRun(p: PlannedRun, o: ImportCliOptions, io: CliIO): Promise
       );
     }
     if (given) writeFileAtomic(join(stage, PIPELINE_FILE), pipelineJson(given));
-    writeFileAtomic(join(stage, IMPORTS_FILE), `${JSON.stringify({ format: 'heightbench.imports', version: 1, imports: records }, null, 2)}\n`);
+    writeFileAtomic(join(stage, IMPORTS_FILE), importsJson(records));
     swapFolderIn(stage, target, names);
     io.out(`${lines.join('\n')}\n`);
   } catch (e) {

@@ -20,7 +20,7 @@ import { loadWorld } from '../pipeline/inputs.js';
 import { loadRequest } from '../plan/request.js';
 import { projectRoot } from '../project/paths.js';
 import { worldHash } from '../pipeline/run.js';
-import { checkRun } from '../report/check.js';
+import { checkRun } from '../runs/check.js';
 import { printCheck } from './check.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { rmTreeStep } from '../io/fs-ops.js';

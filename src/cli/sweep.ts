@@ -23,7 +23,7 @@ import { writeFileAtomic } from '../io/atomic.js';
 import { readInputText } from '../io/read-input.js';
 import { expandSweep, parseSchedulerAddress, parseSeeds, parseShard, parseVariation, shardItems, type SweepItem, type Variation } from '../sweep/requests.js';
 import { againstName, conventionsHash, runBatch, type Against, type Detail, type SweepRecord } from '../sweep/batch.js';
-import { checkRun } from '../report/check.js';
+import { checkRun } from '../runs/check.js';
 import { runCommand } from './run.js';
 import { gpuRunCommand } from './gpu-run.js';
 import { FINAL_CODES_FILE, IMPORTS_FILE, PLAN_STAGES, sidecarFile } from '../runs/folder.js';

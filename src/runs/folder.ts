@@ -17,6 +17,8 @@ import { rmTreeStep } from '../io/fs-ops.js';
 import { defaultSwapNames, makeStage, removeStale, swapFolderIn } from '../io/folder-swap.js';
 import { STAGES as FIELD_STAGES } from '../conventions/index.js';
 import { PIPELINE_FILE } from '../pipelines/declaration.js';
+import type { ConventionSources } from '../io/input-conventions.js';
+import type { Sidecar } from '../io/sidecar.js';
 
 /**
  * The planning stages' names (the JSON files a run writes before the field stages). Kept apart from the pipeline so
@@ -115,4 +117,35 @@ export function openRunFolder(out: string, opts: { inPlace?: boolean } = {}): Ru
       }
     },
   };
+}
+
+/**
+ * What `heightbench import` records of one imported capture: in the stage file's sidecar (`notes.import`) and, for
+ * every stage of the folder, in imports.json.
+ */
+export interface ImportRecord {
+  stage: string;
+  file: string;
+  path: string;
+  pathFrom: 'repository' | 'run folder';
+  container: string;
+  sha256: string;
+  source: string | null;
+  request: string | null;
+  description: string[];
+  conventions: ConventionSources;
+}
+
+/** imports.json's text: every stage's import record, in the order they were imported. */
+export function importsJson(records: readonly ImportRecord[]): string {
+  return `${JSON.stringify({ format: 'heightbench.imports', version: 1, imports: records }, null, 2)}\n`;
+}
+
+/**
+ * The import record a stage file's sidecar holds, read back field by field: a record another version wrote may lack
+ * or mistype any of them (each is `unknown` until the reader checks it). Null when the file was not imported.
+ */
+export function sidecarImportRecord(sc: Sidecar | null): { readonly [K in keyof ImportRecord]?: unknown } | null {
+  const rec = sc?.notes?.import;
+  return typeof rec === 'object' && rec !== null ? (rec as { readonly [K in keyof ImportRecord]?: unknown }) : null;
 }
