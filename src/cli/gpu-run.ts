@@ -25,17 +25,17 @@ import { planDrawList } from '../plan/emit.js';
 import { serialiseDrawList } from '../drawlist/serial.js';
 import { STAGES } from '../conventions/index.js';
 import type { DrawList } from '../drawlist/types.js';
-import { codeHeightfield, floatHeightfield } from '../core/heightfield.js';
+import { codeHeightfield, floatHeightfield, type Heightfield } from '../core/heightfield.js';
 import { cropCentre } from '../core/crop.js';
 import { writeHeightfieldFile } from '../io/heightfield-file.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { PIPELINE_FILE, pipelineJson } from '../pipelines/declaration.js';
 import { SEED_PIPELINE } from '../pipelines/seed.js';
-import { sidecarPathFor, type GpuAdapterInfo } from '../io/sidecar.js';
+import type { GpuAdapterInfo } from '../io/sidecar.js';
 import { parsePositiveInt } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { progressReporter } from './progress.js';
-import { MANIFEST_FILE, TIMINGS_FILE, checkRunFolder, finalFile, openRunFolder } from '../runs/folder.js';
+import { MANIFEST_FILE, TIMINGS_FILE, checkRunFolder, fieldStageFile, finalFile, openRunFolder } from '../runs/folder.js';
 import { parseAdapterSpec } from '../gpu/adapter-select.js';
 
 export const BACKENDS = ['cpu', 'webgpu'] as const;
@@ -117,7 +117,9 @@ export async function gpuRunCommand(
   const grid = requestGrid(req);
   const folder = openRunFolder(o.out, { inPlace: o.inPlace });
   const staging = folder.dir;
-  const staged: string[] = [];
+  // The stage fields wait for the adapter (known when the run ends): every file is written once, sidecar and payload
+  // as a pair, with the adapter in its producer.
+  const staged: { name: string; field: Heightfield; settings: { stage: string; request: string; notes: Record<string, unknown> } }[] = [];
   const notes = { backend: 'webgpu', storedAs: 'float32', encodeRule: o.encodeRule ?? 'd3d', lod: o.lod ?? 'derivatives', adapterSpec: o.adapter ?? 'auto' };
   try {
     const gpu = await loadGpu();
@@ -134,11 +136,13 @@ export async function gpuRunCommand(
         },
         readBack: (stage) => stages.includes(stage),
         onStage: (stage, field) => {
-          const name = `${stage}.r32`;
           const crop = o.dumpWindow && stage !== 'pre-encode' ? cropCentre(field, grid, o.dumpWindow) : null;
           const f = crop ? floatHeightfield(crop.grid, crop.data) : floatHeightfield(grid, field);
-          writeHeightfieldFile(join(staging, name), f, { stage, request: req.id, notes: crop ? { ...notes, window: `central ${o.dumpWindow} m` } : notes });
-          staged.push(name);
+          staged.push({
+            name: fieldStageFile(stage),
+            field: f,
+            settings: { stage, request: req.id, notes: crop ? { ...notes, window: `central ${o.dumpWindow} m` } : notes },
+          });
         },
       });
     } catch (e) {
@@ -152,13 +156,11 @@ export async function gpuRunCommand(
       description: result.adapter.description,
       host: result.adapter.host,
     };
-    // The sidecars gain the adapter; the rest is written beside them, then the folder is swapped in whole.
+    // Every file names the adapter in its sidecar; the folder is then swapped in whole.
     const tWrite = performance.now();
     const written: string[] = [];
-    for (const name of staged) {
-      const side = JSON.parse(readFileSync(sidecarPathFor(join(staging, name)), 'utf8')) as { producer: Record<string, unknown> };
-      side.producer = { ...side.producer, adapter };
-      writeFileAtomic(sidecarPathFor(join(staging, name)), `${JSON.stringify(side, null, 2)}\n`);
+    for (const { name, field, settings } of staged.splice(0)) {
+      writeHeightfieldFile(join(staging, name), field, { ...settings, adapter });
       written.push(join(o.out, name));
     }
     if (stages.includes('final')) {
