@@ -53,7 +53,7 @@ describe('the run folder (src/runs/folder.ts)', () => {
     const r = await cli('run', 'teaching-512', '--size', '64', '--backend', 'webgpu', '--out', out, '--quiet');
     expect(r.code, r.err).toBe(0);
     expect(readdirSync(out).sort()).toEqual(declaredNames());
-    for (const s of STAGES.filter((x) => x !== 'final')) expect(readSidecarFor(join(out, fieldStageFile(s))).producer.adapter?.host).toBeTruthy();
+    for (const s of STAGES.filter((x) => x !== 'final')) expect(readSidecarFor(join(out, fieldStageFile(s)))?.producer.adapter?.host).toBeTruthy();
   });
 
   it('an import writes the stage file, its sidecar and imports.json, which lists the record the sidecar holds', async () => {
