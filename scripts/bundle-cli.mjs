@@ -3,7 +3,7 @@
 // dist/cli-bundle/: one entry module plus shared chunks, so a command loads a few files instead of about forty —
 // startup is part of every command's time (a one-shot `heightbench compare` spends about a quarter of its life
 // loading modules). [R] The chunks sit beside the entry, at the depth of dist/<dir>/ that the modules' own
-// import.meta.url paths assume (src/plan/request.ts finds the package root two folders up). Packages that load
+// import.meta.url paths assume (src/project/paths.ts finds the package root two folders up). Packages that load
 // native code or browsers, and the ones only tests and builds use, stay external: they resolve from node_modules.
 // The command groups stay lazy (a dynamic import becomes a chunk). Run by `npm run build` after tsc.
 import { build } from 'esbuild';

@@ -18,7 +18,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['errors', 'version'], // error classes, the producer's name and version
   ['conventions'], // the declaration of every convention
   ['core'], // grids, heightfields, fields, affine transforms, geometry, encoding, sampling, threads, the WebAssembly layout
-  ['io'], // readers, writers, sidecars, atomic writes, run-folder swaps
+  ['io', 'project'], // readers, writers, sidecars, atomic writes, run-folder swaps; where the project's data folders are
   ['pipelines'], // pipeline declarations: stage names, order, holdings, causes, footprints, masks, anchors (the seed's among them)
   ['bell'], // the bell accumulation (asset and region shapes)
   ['world'], // the world file: its schema and loader
@@ -30,6 +30,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['compare'], // metrics, attribution, diagnose
   ['experiments', 'sweep'], // the ablation atlas (pipelines run with a convention broken on purpose); sweeps (batches of requests, records)
   ['report'], // HTML, Markdown, pictures, the check command's report folder, the static GPU page
+  ['runs'], // the run folder's contract and the use cases that write and read it (check, import, bless, regress)
   ['notebook'], // notebook figures and sessions
   ['cli'], // commands
   ['index'], // the package root

@@ -7,7 +7,8 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveRunConventions } from '../src/plan/plan.js';
-import { loadRequest, projectRoot } from '../src/plan/request.js';
+import { loadRequest } from '../src/plan/request.js';
+import { projectRoot } from '../src/project/paths.js';
 import { runPipeline, type RunResult } from '../src/pipeline/run.js';
 import { loadListAssets, loadRunInputs, planRequest } from '../src/pipeline/inputs.js';
 import { buildBase, drawStamps } from './oracles/direct-path.js';

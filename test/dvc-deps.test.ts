@@ -129,7 +129,7 @@ describe('DVC stage dependencies (dvc.yaml)', () => {
     for (const n of ['gpucompare', 'compare']) for (const d of ['src/cpu', 'src/plan', 'src/pipeline', 'src/gpu']) expect(deps(n)).not.toContain(d);
     for (const n of ['generate', 'mimic']) for (const d of ['src/report', 'src/compare', 'src/experiments', 'src/notebook']) expect(deps(n)).not.toContain(d);
     // The check's report writer is not the notebooks' code, nor the atlas's.
-    for (const n of ['notebooks', 'atlas']) expect(deps(n).some((d) => d === 'src/report' || d === 'src/report/check.ts')).toBe(false);
+    for (const n of ['notebooks', 'atlas']) expect(deps(n).some((d) => d === 'src/report' || d === 'src/runs/check.ts')).toBe(false);
   });
 
   it('regression fixture undeclared-notebook-input: every project file a notebook reads is a dependency of the notebooks stage', () => {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { checkRun } from '../src/report/check.js';
+import { checkRun } from '../src/runs/check.js';
 import { compareHeightfields } from '../src/compare/compare.js';
 import { GATE_NAMES, evaluateGates, normaliseGates } from '../src/compare/gates.js';
 import { domainGrid } from '../src/core/grid.js';

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { checkRun } from '../src/report/check.js';
+import { checkRun } from '../src/runs/check.js';
 import { writeFieldOutputs } from '../src/cli/run.js';
 import { FIELD_STAGES, loadRequest, runPipeline } from '../src/index.js';
 import { tempDir } from './helpers.js';

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from '../src/plan/request.js';
+import { projectRoot } from '../src/project/paths.js';
 import { tempDir } from './helpers.js';
 
 const root = projectRoot();

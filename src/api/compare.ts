@@ -11,7 +11,7 @@ export type { MaskDefinition, MaskSettings } from '../compare/masks.js';
 export { flattenMetrics, resultJson } from '../report/metrics.js';
 export { verticalExaggeration } from '../report/comparison-report.js';
 export type { ReportMeta } from '../report/report-meta.js';
-export { checkRun, STAGE_DUMPS } from '../report/check.js';
+export { checkRun, STAGE_DUMPS } from '../runs/check.js';
 export { attributeStages, attributionSummary, ATTRIBUTION_STAGES } from '../compare/attribution.js';
 export type { StageAttribution } from '../compare/attribution.js';
 export type { DiagnosisTerm, DirectCheck, Finding } from '../compare/diagnose.js';

@@ -13,7 +13,7 @@ import { EXIT_GATE, EXIT_INPUT, inputErrorMessage, isInputError, UsageError } fr
 import { writeFileAtomic } from '../io/atomic.js';
 import { writeFolderWhole } from '../io/report-folder.js';
 import { escapeHtml } from '../core/html.js';
-import { checkRun } from '../report/check.js';
+import { checkRun } from '../runs/check.js';
 import { readInputText } from '../io/read-input.js';
 import type { CliIO } from './io.js';
 import { findRepoConfig, loadRepoConfig, parseRepoConfig, stageHashes, type DeclaredComparison, type RepoConfig } from './repo-config.js';

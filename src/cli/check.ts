@@ -1,5 +1,5 @@
 /**
- * `heightbench check GEN_DIR REF_DIR`: a run folder against its reference folder (src/report/check.ts), the gates,
+ * `heightbench check GEN_DIR REF_DIR`: a run folder against its reference folder (src/runs/check.ts), the gates,
  * the report. A group of its own (src/cli/commands.ts) so that what it loads is the comparison and the report only:
  * the DVC stages that run it depend on those sources, not on the pipeline's (test/dvc-deps.test.ts).
  */
@@ -8,7 +8,7 @@ import { EXIT_GATE, UsageError } from '../errors.js';
 import { gateFailureLines } from '../compare/gates.js';
 import { codeRangeText } from '../report/summary.js';
 import { foldHistogram, foldedHistogramText } from '../compare/histogram-fold.js';
-import { checkRun, DEFAULT_DIFFERENCES_CAP, writeDifferenceCsv, writeDifferenceField } from '../report/check.js';
+import { checkRun, DEFAULT_DIFFERENCES_CAP, writeDifferenceCsv, writeDifferenceField } from '../runs/check.js';
 import { SEED_PIPELINE } from '../pipelines/seed.js';
 import { checkDeclared } from './check-all.js';
 import { refuseNonRunFolders } from './wrong-kind.js';

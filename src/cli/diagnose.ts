@@ -69,7 +69,7 @@ function isFolder(path: string): boolean {
  * differs diagnosed, and the warning when a stage differs grossly while a neighbour agrees.
  */
 async function diagnoseFolders(g: string, r: string, o: DiagnoseCliOptions, io: CliIO): Promise<number> {
-  const [{ checkRun }, { folderForReading }] = await Promise.all([import('../report/check.js'), import('../io/folder-swap.js')]);
+  const [{ checkRun }, { folderForReading }] = await Promise.all([import('../runs/check.js'), import('../io/folder-swap.js')]);
   const c = checkRun(folderForReading(g), folderForReading(r), {}, undefined, undefined, undefined, { diagnose: true });
   const diagnoses = c.diagnoses ?? [];
   if (o.json) {

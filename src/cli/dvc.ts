@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FileSystemError, UsageError } from '../errors.js';
-import { packageRoot } from '../plan/request.js';
+import { packageRoot } from '../project/paths.js';
 
 /** How to install DVC, for a message (no make target: the user's repository has none). */
 export const DVC_INSTALL_HINT = 'install DVC (`pip install dvc`, or `pipx install dvc`; https://dvc.org/doc/install) and put `dvc` on PATH';

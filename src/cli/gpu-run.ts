@@ -25,17 +25,17 @@ import { planDrawList } from '../plan/emit.js';
 import { serialiseDrawList } from '../drawlist/serial.js';
 import { STAGES } from '../conventions/index.js';
 import type { DrawList } from '../drawlist/types.js';
-import { codeHeightfield, floatHeightfield } from '../core/heightfield.js';
+import { codeHeightfield, floatHeightfield, type Heightfield } from '../core/heightfield.js';
 import { cropCentre } from '../core/crop.js';
 import { writeHeightfieldFile } from '../io/heightfield-file.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { PIPELINE_FILE, pipelineJson } from '../pipelines/declaration.js';
 import { SEED_PIPELINE } from '../pipelines/seed.js';
-import { sidecarPathFor, type GpuAdapterInfo } from '../io/sidecar.js';
+import type { GpuAdapterInfo } from '../io/sidecar.js';
 import { parsePositiveInt } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { progressReporter } from './progress.js';
-import { checkRunFolder, openRunFolder } from './run-folder.js';
+import { MANIFEST_FILE, TIMINGS_FILE, checkRunFolder, fieldStageFile, finalFile, openRunFolder } from '../runs/folder.js';
 import { parseAdapterSpec } from '../gpu/adapter-select.js';
 
 export const BACKENDS = ['cpu', 'webgpu'] as const;
@@ -117,7 +117,9 @@ export async function gpuRunCommand(
   const grid = requestGrid(req);
   const folder = openRunFolder(o.out, { inPlace: o.inPlace });
   const staging = folder.dir;
-  const staged: string[] = [];
+  // The stage fields wait for the adapter (known when the run ends): every file is written once, sidecar and payload
+  // as a pair, with the adapter in its producer.
+  const staged: { name: string; field: Heightfield; settings: { stage: string; request: string; notes: Record<string, unknown> } }[] = [];
   const notes = { backend: 'webgpu', storedAs: 'float32', encodeRule: o.encodeRule ?? 'd3d', lod: o.lod ?? 'derivatives', adapterSpec: o.adapter ?? 'auto' };
   try {
     const gpu = await loadGpu();
@@ -134,11 +136,13 @@ export async function gpuRunCommand(
         },
         readBack: (stage) => stages.includes(stage),
         onStage: (stage, field) => {
-          const name = `${stage}.r32`;
           const crop = o.dumpWindow && stage !== 'pre-encode' ? cropCentre(field, grid, o.dumpWindow) : null;
           const f = crop ? floatHeightfield(crop.grid, crop.data) : floatHeightfield(grid, field);
-          writeHeightfieldFile(join(staging, name), f, { stage, request: req.id, notes: crop ? { ...notes, window: `central ${o.dumpWindow} m` } : notes });
-          staged.push(name);
+          staged.push({
+            name: fieldStageFile(stage),
+            field: f,
+            settings: { stage, request: req.id, notes: crop ? { ...notes, window: `central ${o.dumpWindow} m` } : notes },
+          });
         },
       });
     } catch (e) {
@@ -152,25 +156,23 @@ export async function gpuRunCommand(
       description: result.adapter.description,
       host: result.adapter.host,
     };
-    // The sidecars gain the adapter; the rest is written beside them, then the folder is swapped in whole.
+    // Every file names the adapter in its sidecar; the folder is then swapped in whole.
     const tWrite = performance.now();
     const written: string[] = [];
-    for (const name of staged) {
-      const side = JSON.parse(readFileSync(sidecarPathFor(join(staging, name)), 'utf8')) as { producer: Record<string, unknown> };
-      side.producer = { ...side.producer, adapter };
-      writeFileAtomic(sidecarPathFor(join(staging, name)), `${JSON.stringify(side, null, 2)}\n`);
+    for (const { name, field, settings } of staged.splice(0)) {
+      writeHeightfieldFile(join(staging, name), field, { ...settings, adapter });
       written.push(join(o.out, name));
     }
     if (stages.includes('final')) {
       const codes = codeHeightfield(grid, result.codes, req.encoding);
-      for (const ext of ['r16', 'png']) {
-        const path = join(staging, `final.${ext}`);
+      for (const ext of ['r16', 'png'] as const) {
+        const path = join(staging, finalFile(ext));
         // [G] Which float → UNORM16 conversion made the codes: the article's path is an r16unorm render target, which
         // WebGPU offers only with texture-formats-tier1; the executor encodes in a compute shader, so the rule is named.
         const tier1 = result.adapter.features.includes('texture-formats-tier1');
         const unorm16 = `compute shader, rule ${notes.encodeRule}${notes.encodeRule === 'd3d' ? ' (×65535, +0.5, truncate; float32)' : ' (WGSL pack2x16unorm: round half to even)'}; ${tier1 ? 'the adapter offers texture-formats-tier1 (r16unorm render targets), not used yet' : 'the adapter offers no r16unorm render target (no texture-formats-tier1)'}`;
         writeHeightfieldFile(path, codes, { stage: 'final', request: req.id, notes: { ...notes, unorm16 }, adapter });
-        written.push(join(o.out, `final.${ext}`));
+        written.push(join(o.out, finalFile(ext)));
       }
     }
     for (const s of planStages)
@@ -192,13 +194,13 @@ export async function gpuRunCommand(
       },
       drawsByStage: { ...plan.drawsByStage },
     };
-    writeFileAtomic(join(staging, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    writeFileAtomic(join(staging, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
     writeFileAtomic(
-      join(staging, 'timings.json'),
+      join(staging, TIMINGS_FILE),
       `${JSON.stringify({ request: req.id, size: req.size, backend: 'webgpu', timingsMs: result.timings }, null, 2)}\n`,
     );
     writeFileAtomic(join(staging, PIPELINE_FILE), pipelineJson(SEED_PIPELINE));
-    written.push(join(o.out, 'manifest.json'), join(o.out, 'timings.json'), join(o.out, PIPELINE_FILE));
+    written.push(join(o.out, MANIFEST_FILE), join(o.out, TIMINGS_FILE), join(o.out, PIPELINE_FILE));
     folder.commit();
     progress.step('write', performance.now() - tWrite);
     progress.done(`${written.length} file(s) in ${o.out}`);

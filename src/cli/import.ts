@@ -38,6 +38,7 @@ import {
   type PipelineDeclaration,
 } from '../pipelines/declaration.js';
 import { runFolderPipeline } from '../pipelines/run-folder.js';
+import { FINAL_PNG_FILE, IMPORTS_FILE, importsJson, type ImportRecord } from '../runs/folder.js';
 import { SEED_PIPELINE } from '../pipelines/seed.js';
 import { floatHeightfield, heightsOf, withRowDirection, type Heightfield } from '../core/heightfield.js';
 import { FormatError, MismatchError, UsageError } from '../errors.js';
@@ -232,21 +233,8 @@ function stageFieldOf(c: Capture, f: Heightfield, d: PipelineDeclaration): { fie
   return { field: f, note: null };
 }
 
-interface ImportRecord {
-  stage: string;
-  file: string;
-  path: string;
-  pathFrom: 'repository' | 'run folder';
-  container: string;
-  sha256: string;
-  source: string | null;
-  request: string | null;
-  description: string[];
-  conventions: unknown;
-}
-
 /** The stage files a run folder of `d` holds (final.r16, <stage>.r32): an existing --out must hold one, or imports.json. */
-const runStageFiles = (d: PipelineDeclaration) => new Set<string>([...d.stages.map(declaredFileName), 'final.png', PIPELINE_FILE]);
+const runStageFiles = (d: PipelineDeclaration) => new Set<string>([...d.stages.map(declaredFileName), FINAL_PNG_FILE, PIPELINE_FILE]);
 
 /** Whether `p` lies inside folder `base` (or is `base` itself, when `orSame`); both absolute. */
 function within(base: string, p: string, orSame: boolean): boolean {
@@ -391,7 +379,7 @@ async function importRun(p: PlannedRun, o: ImportCliOptions, io: CliIO): Promise
   const existing = existsSync(target) ? (statSync(target).isDirectory() ? readdirSync(target) : null) : [];
   if (existing === null) throw new UsageError(`--out ${out}: is a file, expected a run folder`);
   const runFiles = runStageFiles(decl);
-  if (existing.length && !existing.some((e) => e === 'imports.json' || runFiles.has(e))) {
+  if (existing.length && !existing.some((e) => e === IMPORTS_FILE || runFiles.has(e))) {
     throw new UsageError(
       `--out ${out}: a folder holding ${existing.length} entries but no stage file or imports.json, so not a run folder; the import replaces its --out whole, so give a new or empty folder, or a run folder`,
     );
@@ -402,8 +390,8 @@ async function importRun(p: PlannedRun, o: ImportCliOptions, io: CliIO): Promise
     }
   }
   let records: ImportRecord[] = [];
-  if (existing.includes('imports.json')) {
-    const where = join(target, 'imports.json');
+  if (existing.includes(IMPORTS_FILE)) {
+    const where = join(target, IMPORTS_FILE);
     const prev = checkObject(where, parseJson(readInputText(where, 1 << 20), where));
     // Each earlier record is kept as it is, once it is an object naming its stage (the key a new import replaces by).
     records = checkArray(`${where}.imports`, prev.imports).map((r, i) => {
@@ -418,7 +406,7 @@ async function importRun(p: PlannedRun, o: ImportCliOptions, io: CliIO): Promise
     const replaced = new Set(loaded.map(({ c }) => stageFileName(c.stage, decl)));
     if (given) replaced.add(PIPELINE_FILE);
     for (const e of existing) {
-      if (e === 'imports.json' || replaced.has(e) || replaced.has(e.replace(/\.json$/, ''))) continue;
+      if (e === IMPORTS_FILE || replaced.has(e) || replaced.has(e.replace(/\.json$/, ''))) continue;
       const p = join(target, e);
       if (!statSync(p).isFile()) throw new UsageError(`--out ${out}: holds ${JSON.stringify(e)}, which is not a file; a run folder holds stage files only`);
       copyFileSync(p, join(stage, e));
@@ -447,7 +435,7 @@ async function importRun(p: PlannedRun, o: ImportCliOptions, io: CliIO): Promise
       );
     }
     if (given) writeFileAtomic(join(stage, PIPELINE_FILE), pipelineJson(given));
-    writeFileAtomic(join(stage, 'imports.json'), `${JSON.stringify({ format: 'heightbench.imports', version: 1, imports: records }, null, 2)}\n`);
+    writeFileAtomic(join(stage, IMPORTS_FILE), importsJson(records));
     swapFolderIn(stage, target, names);
     io.out(`${lines.join('\n')}\n`);
   } catch (e) {

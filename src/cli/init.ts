@@ -16,7 +16,7 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
-import { packageRoot } from '../plan/request.js';
+import { packageRoot } from '../project/paths.js';
 import { parsePath } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 

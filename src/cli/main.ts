@@ -11,7 +11,7 @@ import { parseGridConvention, parsePath, parseSize } from './args.js';
 import { addInputFlags } from './input-flags.js';
 import { CliExit, processIO, type CliIO, type CommandInstaller } from './io.js';
 import { COMMAND_GROUPS, groupsFor, requestedCommand } from './commands.js';
-import { resolveConfigDir } from '../plan/request.js';
+import { resolveConfigDir } from '../project/paths.js';
 import { refuseFolders } from './wrong-kind.js';
 import { terminalText } from '../core/text.js';
 

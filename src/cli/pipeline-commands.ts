@@ -10,15 +10,17 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
+import { FINAL_CODES_FILE, MANIFEST_FILE } from '../runs/folder.js';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { PRODUCER_VERSION } from '../version.js';
 import { buildAssets } from '../assets/assets.js';
 import { loadWorld } from '../pipeline/inputs.js';
-import { loadRequest, projectRoot } from '../plan/request.js';
+import { loadRequest } from '../plan/request.js';
+import { projectRoot } from '../project/paths.js';
 import { worldHash } from '../pipeline/run.js';
-import { checkRun } from '../report/check.js';
+import { checkRun } from '../runs/check.js';
 import { printCheck } from './check.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { rmTreeStep } from '../io/fs-ops.js';
@@ -98,12 +100,12 @@ async function blessGpu(name: string, o: { yes?: boolean; reason?: string }, io:
       FIELD_STAGES,
     );
     if (code !== 0) throw new CliExit(code);
-    const manifest = JSON.parse(readFileSync(join(tmp, 'manifest.json'), 'utf8')) as { adapter?: Record<string, unknown> };
+    const manifest = JSON.parse(readFileSync(join(tmp, MANIFEST_FILE), 'utf8')) as { adapter?: Record<string, unknown> };
     const adapter = manifest.adapter ?? null;
     io.out(
       `GPU reference of ${name} on ${adapter ? `${String(adapter.vendor)} ${String(adapter.architecture)} (${String(adapter.description)}) via ${String(adapter.host)}` : 'an unknown adapter'}\n`,
     );
-    if (existsSync(join(target, 'final.r16'))) {
+    if (existsSync(join(target, FINAL_CODES_FILE))) {
       const c = checkRun(tmp, target, {}, resolveInside(join(root, 'reports'), `bless-${gname}`), `bless ${name} --gpu: new vs current GPU reference`);
       printCheck(io, `new vs current ${gname}`, c);
       io.out(`difference report: reports/bless-${gname}/index.html\n`);
@@ -196,7 +198,7 @@ export const installPipelineCommands: CommandInstaller = (program: Command, io: 
         // what `dvc repro` regenerates and dvc.lock stays consistent.
         const quiet: CliIO = { out: () => undefined, err: (t) => io.err(t), config: io.config };
         await runCommand(run.request, { out: tmp, size: run.size, precision: 'f64', dumpWindow: params.dumpWindow, inPlace: true }, quiet);
-        if (existsSync(join(target, 'final.r16'))) {
+        if (existsSync(join(target, FINAL_CODES_FILE))) {
           const c = checkRun(tmp, target, {}, resolveInside(join(root, 'reports'), `bless-${name}`), `bless ${name}: new vs current references`);
           printCheck(io, `new vs current ${name}`, c);
           io.out(`difference report: reports/bless-${name}/index.html\n`);

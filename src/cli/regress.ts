@@ -33,7 +33,7 @@ import { writeFolderWhole } from '../io/report-folder.js';
 import { foldHistogram, foldedHistogramText } from '../compare/histogram-fold.js';
 import { markdownToHtml } from '../report/markdown.js';
 import { PAGE_CSS } from '../report/page-style.js';
-import { projectRoot } from '../plan/request.js';
+import { projectRoot } from '../project/paths.js';
 import { parseYamlText } from '../pipeline/params.js';
 import { ownEntry, resolveInside } from '../core/names.js';
 import { escapeHtml, safeUrl } from '../core/html.js';
@@ -42,7 +42,7 @@ import { checkArray, checkNumber, checkObject, parseJson } from '../io/json-chec
 import { MAX_JSON_BYTES, readInputFile } from '../io/read-input.js';
 import { checkPngChunks, inflateImageData, readPngHeader } from '../io/png16.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
-import { PLAN_STAGES } from './stage-names.js';
+import { PLAN_STAGES } from '../runs/folder.js';
 import { findRepoConfig, loadRepoConfig, parseRepoConfig, type DeclaredComparison } from './repo-config.js';
 import { runDeclared } from './check-all.js';
 

@@ -27,8 +27,7 @@ import { parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { addGpuRunOptions, gpuRunCommand, subpixelBitsFromRecord, type GpuRunCliOptions } from './gpu-run.js';
 import { progressReporter } from './progress.js';
-import { PLAN_STAGES } from './stage-names.js';
-import { openRunFolder, type RunFolder } from './run-folder.js';
+import { MANIFEST_FILE, PLAN_STAGES, TIMINGS_FILE, fieldStageFile, finalFile, openRunFolder, type RunFolder } from '../runs/folder.js';
 import { EXECUTORS, type Executor } from '../cpu/context.js';
 import { FLOAT_STAGES } from '../conventions/index.js';
 
@@ -65,7 +64,7 @@ export interface RunCliOptions {
   quadCoverage?: 'exact' | 'snapped';
 }
 
-export { checkRunFolder, runOutputNames } from './run-folder.js';
+export { checkRunFolder, runOutputNames } from '../runs/folder.js';
 
 /** Whether stage `s` is dumped cropped: the pre-encode field is always written whole (attribution reads every pixel). */
 function cropped(s: string, dumpWindow?: number): dumpWindow is number {
@@ -115,7 +114,7 @@ export async function writeFieldOutputs(
     if (s === 'final') continue;
     const f = result.fields.get(s);
     if (!f) continue;
-    const path = join(out, `${s}.r32`);
+    const path = join(out, fieldStageFile(s));
     const settings = { stage: s, request: req.id, notes: stageNotes(s, notes, dumpWindow) };
     const ahead = prepared.get(s);
     if (ahead) await commitPreparedR32(ahead, settings);
@@ -127,8 +126,8 @@ export async function writeFieldOutputs(
   }
   if (stages.includes('final')) {
     const codes = codeHeightfield(grid, result.codes, req.encoding);
-    for (const ext of ['r16', 'png']) {
-      const path = join(out, `final.${ext}`);
+    for (const ext of ['r16', 'png'] as const) {
+      const path = join(out, finalFile(ext));
       writeHeightfieldFile(path, codes, { stage: 'final', request: req.id, notes: { precision: result.precision, ...snap } });
       written.push(path);
     }
@@ -136,10 +135,10 @@ export async function writeFieldOutputs(
   // The manifest is deterministic (it is part of hashed references); wall-clock timings go to timings.json, which
   // .dvcignore keeps out of DVC's hashes.
   const { timingsMs, ...deterministic } = result.manifest;
-  const mpath = join(out, 'manifest.json');
+  const mpath = join(out, MANIFEST_FILE);
   writeFileAtomic(mpath, `${JSON.stringify(deterministic, null, 2)}\n`);
-  writeFileAtomic(join(out, 'timings.json'), `${JSON.stringify({ request: req.id, size: req.size, precision: result.precision, timingsMs }, null, 2)}\n`);
-  written.push(mpath, join(out, 'timings.json'));
+  writeFileAtomic(join(out, TIMINGS_FILE), `${JSON.stringify({ request: req.id, size: req.size, precision: result.precision, timingsMs }, null, 2)}\n`);
+  written.push(mpath, join(out, TIMINGS_FILE));
   // The run records the pipeline it is a run of (docs/pipelines.md): check, attribution and regress read it.
   writeFileAtomic(join(out, PIPELINE_FILE), pipelineJson(SEED_PIPELINE));
   written.push(join(out, PIPELINE_FILE));
@@ -222,7 +221,7 @@ async function runInto(folder: RunFolder, req: ReturnType<typeof loadRequest>, o
           onField: (s, f) => {
             if (!writer || !stages.includes(s)) return;
             const d = stageDump(f, s, grid, o.dumpWindow);
-            prepared.set(s, prepareR32Write(writer, join(stage, `${s}.r32`), d.grid, d.heights));
+            prepared.set(s, prepareR32Write(writer, join(stage, fieldStageFile(s)), d.grid, d.heights));
           },
         })
       : null;

@@ -15,17 +15,18 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { EXIT_GATE, FileSystemError, UsageError } from '../errors.js';
 import { PRODUCER_VERSION } from '../version.js';
-import { loadRequest, packageRoot, parseRequest, projectRoot, type PipelineRequest } from '../plan/request.js';
+import { loadRequest, parseRequest, type PipelineRequest } from '../plan/request.js';
+import { packageRoot, projectRoot } from '../project/paths.js';
 import { loadWorld } from '../pipeline/inputs.js';
 import { coverageOf, coverageText } from '../sweep/coverage.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { readInputText } from '../io/read-input.js';
 import { expandSweep, parseSchedulerAddress, parseSeeds, parseShard, parseVariation, shardItems, type SweepItem, type Variation } from '../sweep/requests.js';
 import { againstName, conventionsHash, runBatch, type Against, type Detail, type SweepRecord } from '../sweep/batch.js';
-import { checkRun } from '../report/check.js';
+import { checkRun } from '../runs/check.js';
 import { runCommand } from './run.js';
 import { gpuRunCommand } from './gpu-run.js';
-import { PLAN_STAGES } from './stage-names.js';
+import { FINAL_CODES_FILE, IMPORTS_FILE, PLAN_STAGES, sidecarFile } from '../runs/folder.js';
 import { FIELD_STAGES } from '../pipeline/run.js';
 import {
   gatherSweep,
@@ -302,12 +303,12 @@ function capturedRequest(dir: string, items: readonly SweepItem[], io: CliIO): P
   const own = join(dir, 'request.json');
   if (existsSync(own)) return parseRequest(JSON.parse(readInputText(own)) as unknown, own);
   let id: string | null = null;
-  const imports = join(dir, 'imports.json');
+  const imports = join(dir, IMPORTS_FILE);
   if (existsSync(imports)) {
     const doc = JSON.parse(readInputText(imports)) as { imports?: { request?: string | null }[] };
     id = doc.imports?.find((r) => typeof r.request === 'string')?.request ?? null;
   }
-  const sidecar = join(dir, 'final.r16.json');
+  const sidecar = join(dir, sidecarFile(FINAL_CODES_FILE));
   if (!id && existsSync(sidecar)) {
     const doc = JSON.parse(readInputText(sidecar)) as { request?: unknown };
     id = typeof doc.request === 'string' ? doc.request : null;

@@ -7,6 +7,7 @@
  * the commands follow them.
  */
 import { readdirSync, statSync } from 'node:fs';
+import { FINAL_CODES_FILE } from '../runs/folder.js';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 
@@ -35,7 +36,7 @@ export function refuseNonRunFolders(paths: readonly string[]): void {
   for (const p of paths) {
     const k = kind(p);
     if (k === 'file') throw new UsageError(`check: ${p} is a file; check compares run folders — for two heightfield files use \`heightbench compare A B\``);
-    if (k !== 'folder' || kind(join(p, 'final.r16')) !== null) continue;
+    if (k !== 'folder' || kind(join(p, FINAL_CODES_FILE)) !== null) continue;
     let entries: string[];
     try {
       entries = readdirSync(p);

@@ -29,7 +29,7 @@ import { DIVERGING_STOPS, MAGNITUDE_STOPS, TERRAIN_STOPS, plotlyColorscale } fro
 import { plotlyPath, signedBlockDq } from '../report/comparison-report.js';
 import type { Heightfield } from '../core/heightfield.js';
 import { readHeightfieldFile } from '../io/heightfield-file.js';
-import { projectRoot } from '../plan/request.js';
+import { projectRoot } from '../project/paths.js';
 import type { Plan } from '../plan/plan.js';
 
 export type Trace = Record<string, unknown>;

@@ -24,7 +24,8 @@ import {
   type HeightAsset,
 } from '../assets/assets.js';
 import { MAX_JSON_BYTES, inputPresent, readInputFile } from '../io/read-input.js';
-import { configDir, defaultAssetsDir, type ConfigContext, type PipelineRequest } from '../plan/request.js';
+import type { PipelineRequest } from '../plan/request.js';
+import { configDir, defaultAssetsDir, type ConfigContext } from '../project/paths.js';
 
 export { defaultAssetsDir };
 import { loadWorldFile, type WorldConfig } from '../world/world.js';

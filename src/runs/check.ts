@@ -13,9 +13,9 @@ import { writeFolderWhole } from '../io/report-folder.js';
 import { compareHeightfields, type ComparisonResult } from '../compare/compare.js';
 import { diagnose, type Diagnosis } from '../compare/diagnose.js';
 import { evaluateGates, normaliseGates, type GateOutcome, type Gates } from '../compare/gates.js';
-import { REPORT_OWNED_NAMES, writeComparisonReport } from './comparison-report.js';
-import { ReportStages } from './report-stages.js';
-import { displayCodes, stageIndexField } from './report-maps.js';
+import { REPORT_OWNED_NAMES, writeComparisonReport } from '../report/comparison-report.js';
+import { ReportStages } from '../report/report-stages.js';
+import { displayCodes, stageIndexField } from '../report/report-maps.js';
 import { alignDumps, attributeRunFolders, type PixelStages, type StageAttribution } from '../compare/attribution.js';
 import { floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
 import { decodeHeightR16 } from '../core/encoding.js';
@@ -24,6 +24,7 @@ import { UsageError } from '../errors.js';
 import type { Sidecar } from '../io/sidecar.js';
 import { encodedStage, floatStageNames, stageFileName, type PipelineDeclaration } from '../pipelines/declaration.js';
 import { sharedPipeline, undeclaredNotes } from '../pipelines/run-folder.js';
+import { fieldStageFile, sidecarImportRecord } from './folder.js';
 
 /** The stage dumps `check` compares in a seed run: its stages that hold float fields (conventions FLOAT_STAGES); a declared pipeline's are its float stages. */
 export const STAGE_DUMPS = FLOAT_STAGES;
@@ -95,17 +96,14 @@ export interface CheckOptions {
  * and source, and where each of its conventions came from — a report says per side where its conventions came from.
  */
 function importNotes(side: string, sc: Sidecar | null): string[] {
-  const rec = sc?.notes?.import;
-  if (typeof rec !== 'object' || rec === null) return [];
-  const r = rec as {
-    file?: unknown;
-    container?: unknown;
-    sha256?: unknown;
-    source?: unknown;
-    conventions?: { extent?: unknown; rowDirection?: unknown; encoding?: unknown };
-  };
+  const r = sidecarImportRecord(sc);
+  if (r === null) return [];
   const text = (v: unknown) => (typeof v === 'string' ? v : '?');
-  const c = r.conventions ?? {};
+  const c = (typeof r.conventions === 'object' && r.conventions !== null ? r.conventions : {}) as {
+    extent?: unknown;
+    rowDirection?: unknown;
+    encoding?: unknown;
+  };
   return [
     `The ${side} final map was imported from ${text(r.file)} (${text(r.container)}, SHA-256 ${text(r.sha256).slice(0, 12)}…${typeof r.source === 'string' ? `, source ${r.source}` : ''}); its conventions: extent from ${text(c.extent)}, row direction from ${text(c.rowDirection)}, encoding from ${text(c.encoding)}.`,
   ];
@@ -145,7 +143,7 @@ export function checkRun(
   const gen = genFile.field;
   const ref = refFile.field;
   const encodedFrom = encodedStage(pipeline).encodedFrom;
-  const preEncode = encodedFrom === undefined ? null : join(genDir, `${encodedFrom}.r32`);
+  const preEncode = encodedFrom === undefined ? null : join(genDir, fieldStageFile(encodedFrom));
   // lstat-based presence (inputPresent): a dangling link is refused, never skipped as absent.
   const gf = preEncode !== null && inputPresent(preEncode) ? readField(preEncode) : null;
   const final = compareHeightfields(gen, ref, {
@@ -178,8 +176,8 @@ export function checkRun(
     diagnoses.push({ scope: 'final', diagnosis: diagnose(gen, ref, { generatedFloat: gf && gf.kind === 'float' ? gf.height_px : null }) });
   let stageNonFinite = 0;
   for (const s of floatStageNames(pipeline)) {
-    const a = join(genDir, `${s}.r32`);
-    const b = join(refDir, `${s}.r32`);
+    const a = join(genDir, fieldStageFile(s));
+    const b = join(refDir, fieldStageFile(s));
     if (!inputPresent(a) || !inputPresent(b)) continue;
     let fa = readField(a);
     let fb = readField(b);
@@ -218,7 +216,7 @@ export function checkRun(
   }
   const firstDivergentStage = stages.find((s) => s.rmsMm > 0.01)?.stage ?? null;
   const warnings = grossStageWarnings(stages, diagnoses, (stage) => {
-    const pair = [join(genDir, `${stage}.r32`), join(refDir, `${stage}.r32`)].map(readField);
+    const pair = [join(genDir, fieldStageFile(stage)), join(refDir, fieldStageFile(stage))].map(readField);
     const al = pair[0].kind === 'float' && pair[1].kind === 'float' ? alignDumps(pair[0], pair[1]) : null;
     return al ? diagnose(floatHeightfield(al[0].grid, al[0].height_px), floatHeightfield(al[1].grid, al[1].height_px)) : diagnose(pair[0], pair[1]);
   });
