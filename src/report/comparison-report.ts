@@ -63,7 +63,7 @@ import { markdownToHtml, stripMarks } from './markdown.js';
 import { flattenMetrics, pageMetrics } from './metrics.js';
 import type { ReportMeta } from './report-meta.js';
 import { ReportStages } from './report-stages.js';
-import { boundSummary, summaryLines } from './summary.js';
+import { boundSummary, summaryLines } from './summary-markdown.js';
 import { PAGE_CSS } from './page-style.js';
 
 export type { ReportMeta };
