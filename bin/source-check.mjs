@@ -46,7 +46,9 @@ export function distStaleness(root = ROOT) {
   if (!existsSync(join(root, 'src')) || !existsSync(record)) return null;
   const built = statSync(record).mtimeMs;
   const files = inputs(root);
-  if (files.every((f) => statSync(join(root, f)).mtimeMs <= built)) return null;
+  // Strictly older: the clock behind mtimes is coarse (a few ms), so a file written in the same tick as the record
+  // may hold its change and is hashed.
+  if (files.every((f) => statSync(join(root, f)).mtimeMs < built)) return null;
   const was = JSON.parse(readFileSync(record, 'utf8')).files ?? {};
   const now = sourceDigest(root);
   for (const f of new Set([...Object.keys(was), ...Object.keys(now)].sort())) {
