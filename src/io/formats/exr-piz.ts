@@ -12,7 +12,9 @@
  *
  * [R] Scratch tables live in a PizDecoder so a whole file decodes without allocating per block.
  */
+import { instantiateWasm, wasmDisabled } from '../../core/wasm.js';
 import { FormatError } from '../../errors.js';
+import { EXR_PIZ_WASM_BASE64 } from './wasm/exr-piz-wasm.js';
 
 const USHORT_RANGE = 1 << 16;
 const BITMAP_SIZE = USHORT_RANGE >> 3;
@@ -32,6 +34,43 @@ const MAX_SUPPORTED_LENGTH = 52;
 const SHORT_ZEROCODE_RUN = 59;
 const LONG_ZEROCODE_RUN = 63;
 const SHORTEST_LONG_RUN = 2 + LONG_ZEROCODE_RUN - SHORT_ZEROCODE_RUN;
+
+/** A Huf block's table as read: symbol range, stream length in bits, longest code, fast-table bits, stream bytes. */
+interface HufTable {
+  readonly im: number;
+  readonly iM: number;
+  readonly nBits: number;
+  readonly maxLen: number;
+  readonly fb: number;
+  /** Byte offset of the bit stream in the source, and the end of the Huf data. */
+  readonly stream: number;
+  readonly end: number;
+}
+
+interface WasmGlobal {
+  readonly value: number;
+}
+
+/** The kernel's exports (wasm/exr-piz.wat): its four loops and the offsets of its tables in its memory. */
+interface PizKernel {
+  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  BITMAP: WasmGlobal;
+  LENGTHS: WasmGlobal;
+  COUNT: WasmGlobal;
+  FIRST: WasmGlobal;
+  SSTART: WasmGlobal;
+  OUT: WasmGlobal;
+  lut(lo: number, hi: number): number;
+  huf(im: number, iM: number, fb: number, maxLen: number, nBits: number, nRaw: number, bitsAt: number): number;
+  wav(base: number, nx: number, ox: number, ny: number, oy: number, w14: number): void;
+  unlut(from: number, n: number): void;
+}
+let kernel: PizKernel | null | undefined;
+
+function pizKernel(): PizKernel | null {
+  if (kernel === undefined) kernel = wasmDisabled() ? null : instantiateWasm<PizKernel>(EXR_PIZ_WASM_BASE64);
+  return kernel;
+}
 
 export interface PizChannel {
   readonly nx: number;
@@ -68,6 +107,7 @@ export class PizDecoder {
     channels: readonly PizChannel[],
     only: number,
     what: string,
+    useKernel = true,
   ): { words: Uint16Array; starts: number[] } {
     const starts: number[] = [];
     let nRaw = 0;
@@ -94,6 +134,9 @@ export class PizDecoder {
       bitmap.set(src.subarray(p, p + n), minNonZero);
       p += n;
     }
+    if (useKernel && this.kernelDecode(src, p, end, minNonZero, maxNonZero, channels, only, nRaw, starts, what)) {
+      return { words, starts };
+    }
     const lut = this.lut;
     let k = 0;
     for (let i = 0; i < USHORT_RANGE; i++) {
@@ -117,81 +160,73 @@ export class PizDecoder {
     return { words, starts };
   }
 
+  /**
+   * The block from its Huffman data on (`p`: after the bitmap) on the WebAssembly kernel; false where the kernel does
+   * not run or found a fault, and then the JavaScript path decodes the block from `p` again — the reference the kernel
+   * equals (test/format-exr.test.ts), and the one that names a fault. [R] A one-shot process would run these loops
+   * in V8's baseline tiers, and the fast table would be refilled per block there.
+   */
+  private kernelDecode(
+    src: Uint8Array,
+    p: number,
+    end: number,
+    minNonZero: number,
+    maxNonZero: number,
+    channels: readonly PizChannel[],
+    only: number,
+    nRaw: number,
+    starts: readonly number[],
+    what: string,
+  ): boolean {
+    const k = pizKernel();
+    if (k === null || nRaw === 0 || end - p < 4) return false;
+    const hufLength = (src[p] | (src[p + 1] << 8) | (src[p + 2] << 16) | (src[p + 3] << 24)) >>> 0;
+    p += 4;
+    if (hufLength === 0 || hufLength > end - p) return false;
+    const t = this.readTable(src, p, hufLength, nRaw, what);
+    const nBytes = Math.ceil(t.nBits / 8);
+    // Bit positions are 32-bit in the kernel.
+    if (t.nBits >= 2 ** 30 || nBytes > t.end - t.stream) return false;
+    const out = k.OUT.value;
+    const bitsAt = (out + 2 * nRaw + 15) & ~15;
+    const need = bitsAt + nBytes + 8 - k.memory.buffer.byteLength;
+    if (need > 0) k.memory.grow(Math.ceil(need / 65536));
+    const mem = k.memory.buffer;
+    if (minNonZero <= maxNonZero) {
+      new Uint8Array(mem, k.BITMAP.value + minNonZero, maxNonZero - minNonZero + 1).set(this.bitmap.subarray(minNonZero, maxNonZero + 1));
+    }
+    const maxValue = k.lut(minNonZero, maxNonZero) - 1;
+    new Uint8Array(mem, k.LENGTHS.value + t.im, t.iM - t.im + 1).set(this.lengths.subarray(t.im, t.iM + 1));
+    new Float64Array(mem, k.COUNT.value, MAX_CODE_LENGTH + 1).set(this.count);
+    new Float64Array(mem, k.FIRST.value, MAX_CODE_LENGTH + 1).set(this.first);
+    new Int32Array(mem, k.SSTART.value, MAX_CODE_LENGTH + 2).set(this.sortedStart);
+    const bits = new Uint8Array(mem, bitsAt, nBytes + 8);
+    bits.set(src.subarray(t.stream, t.stream + nBytes));
+    bits.fill(0, nBytes);
+    if (k.huf(t.im, t.iM, t.fb, t.maxLen, t.nBits, nRaw, bitsAt) !== 0) return false;
+    const ch = channels[only];
+    const from = starts[only];
+    const w14 = maxValue < 1 << 14 ? 1 : 0;
+    for (let j = 0; j < ch.size; j++) k.wav(from + j, ch.nx, ch.size, ch.ny, ch.nx * ch.size, w14);
+    k.unlut(from, ch.nx * ch.ny * ch.size);
+    this.words.set(new Uint16Array(mem, out, nRaw));
+    return true;
+  }
+
   /** The "Huf" coder: 20-byte header, packed code-length table, then an MSB-first bit stream of nBits bits. */
   private huffmanDecode(src: Uint8Array, offset: number, nCompressed: number, out: Uint16Array, nRaw: number, what: string): void {
     if (nCompressed === 0) {
       if (nRaw !== 0) throw new FormatError(`${what}: PIZ Huffman data is empty, expected ${nRaw} values`);
       return;
     }
-    if (nCompressed < 20) throw new FormatError(`${what}: PIZ Huffman data of ${nCompressed} bytes, shorter than its 20-byte header`);
-    const u32 = (o: number): number => (src[o] | (src[o + 1] << 8) | (src[o + 2] << 16) | (src[o + 3] << 24)) >>> 0;
-    const im = u32(offset);
-    const iM = u32(offset + 4);
-    const nBits = u32(offset + 12);
-    if (im >= HUF_ENCSIZE || iM >= HUF_ENCSIZE || im > iM) {
-      throw new FormatError(`${what}: PIZ Huffman symbol range ${im}..${iM}, expected within 0..${HUF_ENCSIZE - 1}`);
-    }
-    const end = offset + nCompressed;
-    let p = offset + 20;
-
-    // Code-length table: 6 bits per symbol; 59..62 encode short runs of zero lengths, 63 + 8 bits a long run.
+    const { im, iM, nBits, maxLen, fb, stream, end } = this.readTable(src, offset, nCompressed, nRaw, what);
+    const p = stream;
     const lengths = this.lengths;
-    // (Bits read inline, MSB first: a closure here would cost more than the table.)
-    let tAcc = 0;
-    let tBits = 0;
-    for (let s = im; s <= iM; s++) {
-      if (tBits < 6) {
-        if (p >= end) throw new FormatError(`${what}: PIZ Huffman code table runs past its ${nCompressed} bytes`);
-        tAcc = ((tAcc << 8) | src[p++]) & 0xffff;
-        tBits += 8;
-      }
-      tBits -= 6;
-      const l = (tAcc >>> tBits) & 63;
-      if (l >= SHORT_ZEROCODE_RUN) {
-        let run = l - SHORT_ZEROCODE_RUN + 2;
-        if (l === LONG_ZEROCODE_RUN) {
-          if (tBits < 8) {
-            if (p >= end) throw new FormatError(`${what}: PIZ Huffman code table runs past its ${nCompressed} bytes`);
-            tAcc = ((tAcc << 8) | src[p++]) & 0xffff;
-            tBits += 8;
-          }
-          tBits -= 8;
-          run = ((tAcc >>> tBits) & 0xff) + SHORTEST_LONG_RUN;
-        }
-        if (s + run > iM + 1) throw new FormatError(`${what}: PIZ Huffman zero run of ${run} passes symbol ${iM}`);
-        lengths.fill(0, s, s + run);
-        s += run - 1;
-      } else {
-        lengths[s] = l;
-      }
-    }
-
-    // Canonical codes: lengths from longest to shortest take consecutive values; within a length, ascending symbol.
     const count = this.count;
     const first = this.first;
-    count.fill(0);
-    let maxLen = 0;
-    for (let s = im; s <= iM; s++) {
-      const l = lengths[s];
-      if (l > 0) {
-        count[l]++;
-        if (l > maxLen) maxLen = l;
-      }
-    }
-    if (maxLen > MAX_SUPPORTED_LENGTH) throw new FormatError(`${what}: PIZ Huffman code of ${maxLen} bits, longer than ${MAX_SUPPORTED_LENGTH} bits`);
-    let code = 0;
-    for (let l = MAX_CODE_LENGTH; l > 0; l--) {
-      const next = Math.floor((code + count[l]) / 2);
-      first[l] = code;
-      if (code + count[l] > 2 ** l) throw new FormatError(`${what}: PIZ Huffman table has more ${l}-bit codes than fit in ${l} bits`);
-      code = next;
-    }
     const sortedStart = this.sortedStart;
-    sortedStart[0] = 0;
-    for (let l = 1; l <= MAX_CODE_LENGTH + 1; l++) sortedStart[l] = sortedStart[l - 1] + (l - 1 === 0 ? 0 : count[l - 1]);
     const fill = sortedStart.slice(0, MAX_CODE_LENGTH + 1);
     const sorted = this.sorted;
-    const fb = Math.max(1, Math.min(maxLen, Math.max(MIN_FAST_BITS, Math.min(MAX_FAST_BITS, Math.ceil(Math.log2(nRaw + 1)) - 1))));
     const fastMask = (1 << fb) - 1;
     const fast = this.fast;
     fast.fill(0, 0, 1 << fb);
@@ -211,7 +246,6 @@ export class PizDecoder {
         }
       }
     }
-
     // The bit stream, copied with 8 zero bytes of padding so peeks (≤ 24 bits, or maxLen bits) never leave it.
     const nBytes = Math.ceil(nBits / 8);
     if (nBytes > end - p) throw new FormatError(`${what}: PIZ Huffman stream of ${nBits} bits, only ${end - p} bytes present`);
@@ -285,6 +319,81 @@ export class PizDecoder {
       }
     }
     if (o !== nRaw) throw new FormatError(`${what}: PIZ Huffman stream decodes ${o} values, expected ${nRaw}`);
+  }
+
+  /**
+   * The Huf header and code-length table at `offset` (checked), with the canonical code of each length: fills
+   * lengths, count, first and sortedStart; returns the symbol range, the stream's bit count and where it starts.
+   */
+  private readTable(src: Uint8Array, offset: number, nCompressed: number, nRaw: number, what: string): HufTable {
+    if (nCompressed < 20) throw new FormatError(`${what}: PIZ Huffman data of ${nCompressed} bytes, shorter than its 20-byte header`);
+    const u32 = (o: number): number => (src[o] | (src[o + 1] << 8) | (src[o + 2] << 16) | (src[o + 3] << 24)) >>> 0;
+    const im = u32(offset);
+    const iM = u32(offset + 4);
+    const nBits = u32(offset + 12);
+    if (im >= HUF_ENCSIZE || iM >= HUF_ENCSIZE || im > iM) {
+      throw new FormatError(`${what}: PIZ Huffman symbol range ${im}..${iM}, expected within 0..${HUF_ENCSIZE - 1}`);
+    }
+    const end = offset + nCompressed;
+    let p = offset + 20;
+
+    // Code-length table: 6 bits per symbol; 59..62 encode short runs of zero lengths, 63 + 8 bits a long run.
+    const lengths = this.lengths;
+    // (Bits read inline, MSB first: a closure here would cost more than the table.)
+    let tAcc = 0;
+    let tBits = 0;
+    for (let s = im; s <= iM; s++) {
+      if (tBits < 6) {
+        if (p >= end) throw new FormatError(`${what}: PIZ Huffman code table runs past its ${nCompressed} bytes`);
+        tAcc = ((tAcc << 8) | src[p++]) & 0xffff;
+        tBits += 8;
+      }
+      tBits -= 6;
+      const l = (tAcc >>> tBits) & 63;
+      if (l >= SHORT_ZEROCODE_RUN) {
+        let run = l - SHORT_ZEROCODE_RUN + 2;
+        if (l === LONG_ZEROCODE_RUN) {
+          if (tBits < 8) {
+            if (p >= end) throw new FormatError(`${what}: PIZ Huffman code table runs past its ${nCompressed} bytes`);
+            tAcc = ((tAcc << 8) | src[p++]) & 0xffff;
+            tBits += 8;
+          }
+          tBits -= 8;
+          run = ((tAcc >>> tBits) & 0xff) + SHORTEST_LONG_RUN;
+        }
+        if (s + run > iM + 1) throw new FormatError(`${what}: PIZ Huffman zero run of ${run} passes symbol ${iM}`);
+        lengths.fill(0, s, s + run);
+        s += run - 1;
+      } else {
+        lengths[s] = l;
+      }
+    }
+
+    // Canonical codes: lengths from longest to shortest take consecutive values; within a length, ascending symbol.
+    const count = this.count;
+    const first = this.first;
+    count.fill(0);
+    let maxLen = 0;
+    for (let s = im; s <= iM; s++) {
+      const l = lengths[s];
+      if (l > 0) {
+        count[l]++;
+        if (l > maxLen) maxLen = l;
+      }
+    }
+    if (maxLen > MAX_SUPPORTED_LENGTH) throw new FormatError(`${what}: PIZ Huffman code of ${maxLen} bits, longer than ${MAX_SUPPORTED_LENGTH} bits`);
+    let code = 0;
+    for (let l = MAX_CODE_LENGTH; l > 0; l--) {
+      const next = Math.floor((code + count[l]) / 2);
+      first[l] = code;
+      if (code + count[l] > 2 ** l) throw new FormatError(`${what}: PIZ Huffman table has more ${l}-bit codes than fit in ${l} bits`);
+      code = next;
+    }
+    const sortedStart = this.sortedStart;
+    sortedStart[0] = 0;
+    for (let l = 1; l <= MAX_CODE_LENGTH + 1; l++) sortedStart[l] = sortedStart[l - 1] + (l - 1 === 0 ? 0 : count[l - 1]);
+    const fb = Math.max(1, Math.min(maxLen, Math.max(MIN_FAST_BITS, Math.min(MAX_FAST_BITS, Math.ceil(Math.log2(nRaw + 1)) - 1))));
+    return { im, iM, nBits, maxLen, fb, stream: p, end };
   }
 }
 

@@ -1,0 +1,286 @@
+;; heightbench EXR PIZ kernel: the three per-block loops of exr-piz.ts PizDecoder, each equal to its JavaScript loop —
+;; the LUT from the bitmap (`lut`), the Huffman table fill and bit-stream decode (`huf`), the inverse wavelet (`wav`)
+;; and the words back through the LUT (`unlut`). The code-length table and the canonical first codes are parsed and
+;; checked in JavaScript and written here. `huf` returns 0, or 1 for any fault in the data: the caller then runs the
+;; JavaScript decoder, which names the fault (so a refusal is the same FormatError with or without the kernel).
+;; Memory (exported, grown by the caller): the fixed tables at the exported offsets, then the words at $OUT
+;; (nRaw u16) and the bit stream after them at the `bitsAt` argument (8 zero bytes of padding written by the caller).
+(module
+  (memory (export "memory") 24)
+  (global $BITMAP (export "BITMAP") i32 (i32.const 0))          ;; 8192 bytes
+  (global $LUT (export "LUT") i32 (i32.const 8192))             ;; 65536 u16
+  (global $LENGTHS (export "LENGTHS") i32 (i32.const 139264))   ;; 65537 u8 (code length per symbol)
+  (global $COUNT (export "COUNT") i32 (i32.const 204816))       ;; 59 f64: codes per length
+  (global $FIRST (export "FIRST") i32 (i32.const 205296))       ;; 59 f64: first canonical code per length
+  (global $SSTART (export "SSTART") i32 (i32.const 205776))     ;; 60 i32: first rank per length
+  (global $FILL (export "FILL") i32 (i32.const 206016))         ;; 60 i32: scratch (next rank per length)
+  (global $SORTED (export "SORTED") i32 (i32.const 206256))     ;; 65537 i32: symbols by rank
+  (global $FAST (export "FAST") i32 (i32.const 468416))         ;; 2^18 i32: (symbol << 6) | length, 0 = longer code
+  (global $OUT (export "OUT") i32 (i32.const 1516992))          ;; the block's words
+
+  ;; LUT entries at and above $lutHigh are 0 (the memory starts zeroed).
+  (global $lutHigh (mut i32) (i32.const 0))
+
+  ;; LUT[k] = the k-th value present (0 always), the rest 0; returns the number of values (maxValue + 1). Only the
+  ;; bitmap bytes lo..hi can be nonzero (the caller cleared the rest); zero bytes are skipped whole.
+  (func (export "lut") (param $lo i32) (param $hi i32) (result i32)
+    (local $i i32) (local $k i32) (local $byte i32) (local $bit i32)
+    ;; value 0 is always present, whether or not its bit is set
+    (i32.store16 (global.get $LUT) (i32.const 0))
+    (local.set $k (i32.const 1))
+    (local.set $i (local.get $lo))
+    (block $done (loop $next
+      (br_if $done (i32.gt_u (local.get $i) (local.get $hi)))
+      (local.set $byte (i32.load8_u (local.get $i)))
+      (if (i32.eqz (local.get $i)) (then (local.set $byte (i32.and (local.get $byte) (i32.const 0xfe)))))
+      (local.set $bit (i32.const 0))
+      (block $bitsDone (loop $bits
+        (br_if $bitsDone (i32.eqz (local.get $byte)))
+        (if (i32.and (local.get $byte) (i32.const 1)) (then
+          (i32.store16 (i32.add (global.get $LUT) (i32.shl (local.get $k) (i32.const 1)))
+            (i32.or (i32.shl (local.get $i) (i32.const 3)) (local.get $bit)))
+          (local.set $k (i32.add (local.get $k) (i32.const 1)))))
+        (local.set $byte (i32.shr_u (local.get $byte) (i32.const 1)))
+        (local.set $bit (i32.add (local.get $bit) (i32.const 1)))
+        (br $bits)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $next)))
+    (if (i32.lt_u (local.get $k) (global.get $lutHigh)) (then
+      (memory.fill (i32.add (global.get $LUT) (i32.shl (local.get $k) (i32.const 1))) (i32.const 0)
+        (i32.shl (i32.sub (global.get $lutHigh) (local.get $k)) (i32.const 1)))))
+    (global.set $lutHigh (local.get $k))
+    (local.get $k))
+
+  ;; words[from .. from + n) = LUT[words[i]]
+  (func (export "unlut") (param $from i32) (param $n i32)
+    (local $a i32) (local $e i32)
+    (local.set $a (i32.add (global.get $OUT) (i32.shl (local.get $from) (i32.const 1))))
+    (local.set $e (i32.add (local.get $a) (i32.shl (local.get $n) (i32.const 1))))
+    (block $done (loop $next
+      (br_if $done (i32.ge_u (local.get $a) (local.get $e)))
+      (i32.store16 (local.get $a)
+        (i32.load16_u (i32.add (global.get $LUT) (i32.shl (i32.load16_u (local.get $a)) (i32.const 1)))))
+      (local.set $a (i32.add (local.get $a) (i32.const 2)))
+      (br $next))))
+
+  ;; Table fill (symbols im..iM by length, fast entries for codes ≤ fb bits, a clash = not a prefix code), then the
+  ;; MSB-first bit stream of nBits bits at bitsAt into nRaw words at $OUT; the run-length pseudo-symbol is iM.
+  (func (export "huf") (param $im i32) (param $iM i32) (param $fb i32) (param $maxLen i32) (param $nBits i32)
+    (param $nRaw i32) (param $bitsAt i32) (result i32)
+    (local $s i32) (local $l i32) (local $rank i32) (local $c i32) (local $base i32) (local $n i32) (local $i i32)
+    (local $entry i32) (local $a i32) (local $mask i32)
+    (local $o i32) (local $bp i32) (local $acc i32) (local $accBits i32) (local $pos i32) (local $window i32)
+    (local $e i32) (local $sym i32) (local $len i32) (local $q i32) (local $v i64) (local $cnt i64) (local $fst i64)
+    (local $next i32) (local $run i32) (local $prev i32) (local $oa i32) (local $oe i32)
+    ;; fill[l] = sortedStart[l]; the fast table cleared
+    (memory.copy (global.get $FILL) (global.get $SSTART) (i32.const 240))
+    (memory.fill (global.get $FAST) (i32.const 0) (i32.shl (i32.const 4) (local.get $fb)))
+    (local.set $s (local.get $im))
+    (block $filled (loop $sym
+      (br_if $filled (i32.gt_u (local.get $s) (local.get $iM)))
+      (local.set $l (i32.load8_u (i32.add (global.get $LENGTHS) (local.get $s))))
+      (if (local.get $l) (then
+        (local.set $a (i32.add (global.get $FILL) (i32.shl (local.get $l) (i32.const 2))))
+        (local.set $rank (i32.load (local.get $a)))
+        (i32.store (local.get $a) (i32.add (local.get $rank) (i32.const 1)))
+        (i32.store (i32.add (global.get $SORTED) (i32.shl (local.get $rank) (i32.const 2))) (local.get $s))
+        (if (i32.le_u (local.get $l) (local.get $fb)) (then
+          (local.set $c (i32.add
+            (i32.trunc_f64_u (f64.load (i32.add (global.get $FIRST) (i32.shl (local.get $l) (i32.const 3)))))
+            (i32.sub (local.get $rank) (i32.load (i32.add (global.get $SSTART) (i32.shl (local.get $l) (i32.const 2)))))))
+          (local.set $n (i32.shl (i32.const 1) (i32.sub (local.get $fb) (local.get $l))))
+          (local.set $base (i32.add (global.get $FAST) (i32.shl (i32.mul (local.get $c) (local.get $n)) (i32.const 2))))
+          (local.set $entry (i32.or (i32.shl (local.get $s) (i32.const 6)) (local.get $l)))
+          (local.set $i (i32.const 0))
+          (block $set (loop $one
+            (br_if $set (i32.ge_u (local.get $i) (local.get $n)))
+            (if (i32.load (local.get $base)) (then (return (i32.const 1))))
+            (i32.store (local.get $base) (local.get $entry))
+            (local.set $base (i32.add (local.get $base) (i32.const 4)))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $one)))))))
+      (local.set $s (i32.add (local.get $s) (i32.const 1)))
+      (br $sym)))
+
+    (local.set $mask (i32.sub (i32.shl (i32.const 1) (local.get $fb)) (i32.const 1)))
+    (block $end (loop $code
+      (local.set $pos (i32.sub (i32.shl (local.get $bp) (i32.const 3)) (local.get $accBits)))
+      (br_if $end (i32.ge_u (local.get $pos) (local.get $nBits)))
+      (block $full (loop $refill
+        (br_if $full (i32.ge_u (local.get $accBits) (local.get $fb)))
+        (local.set $acc (i32.or (i32.shl (local.get $acc) (i32.const 8)) (i32.load8_u (i32.add (local.get $bitsAt) (local.get $bp)))))
+        (local.set $bp (i32.add (local.get $bp) (i32.const 1)))
+        (local.set $accBits (i32.add (local.get $accBits) (i32.const 8)))
+        (br $refill)))
+      (local.set $window (i32.and (i32.shr_u (local.get $acc) (i32.sub (local.get $accBits) (local.get $fb))) (local.get $mask)))
+      (local.set $e (i32.load (i32.add (global.get $FAST) (i32.shl (local.get $window) (i32.const 2)))))
+      (if (local.get $e)
+        (then
+          (local.set $sym (i32.shr_u (local.get $e) (i32.const 6)))
+          (local.set $len (i32.and (local.get $e) (i32.const 63)))
+          (if (i32.gt_u (i32.add (local.get $pos) (local.get $len)) (local.get $nBits)) (then (return (i32.const 1))))
+          (local.set $accBits (i32.sub (local.get $accBits) (local.get $len))))
+        (else
+          ;; long code: extend bit by bit beyond fb until a length's range holds the value, then resync
+          (local.set $v (i64.extend_i32_u (local.get $window)))
+          (local.set $len (local.get $fb))
+          (local.set $sym (i32.const -1))
+          (block $found (loop $bit
+            (br_if $found (i32.ge_u (local.get $len) (local.get $maxLen)))
+            (local.set $q (i32.add (local.get $pos) (local.get $len)))
+            (local.set $v (i64.add (i64.shl (local.get $v) (i64.const 1))
+              (i64.extend_i32_u (i32.and (i32.shr_u (i32.load8_u (i32.add (local.get $bitsAt) (i32.shr_u (local.get $q) (i32.const 3))))
+                (i32.sub (i32.const 7) (i32.and (local.get $q) (i32.const 7)))) (i32.const 1)))))
+            (local.set $len (i32.add (local.get $len) (i32.const 1)))
+            (local.set $cnt (i64.trunc_f64_u (f64.load (i32.add (global.get $COUNT) (i32.shl (local.get $len) (i32.const 3))))))
+            (local.set $fst (i64.trunc_f64_u (f64.load (i32.add (global.get $FIRST) (i32.shl (local.get $len) (i32.const 3))))))
+            (if (i32.and (i64.ne (local.get $cnt) (i64.const 0))
+                  (i32.and (i64.ge_u (local.get $v) (local.get $fst)) (i64.lt_u (i64.sub (local.get $v) (local.get $fst)) (local.get $cnt))))
+              (then
+                (local.set $sym (i32.load (i32.add (global.get $SORTED) (i32.shl
+                  (i32.add (i32.load (i32.add (global.get $SSTART) (i32.shl (local.get $len) (i32.const 2))))
+                    (i32.wrap_i64 (i64.sub (local.get $v) (local.get $fst)))) (i32.const 2)))))
+                (br $found)))
+            (br $bit)))
+          (if (i32.lt_s (local.get $sym) (i32.const 0)) (then (return (i32.const 1))))
+          (local.set $next (i32.add (local.get $pos) (local.get $len)))
+          (if (i32.gt_u (local.get $next) (local.get $nBits)) (then (return (i32.const 1))))
+          (local.set $bp (i32.shr_u (local.get $next) (i32.const 3)))
+          (local.set $acc (i32.const 0))
+          (local.set $accBits (i32.const 0))
+          (if (i32.and (local.get $next) (i32.const 7)) (then
+            (local.set $acc (i32.load8_u (i32.add (local.get $bitsAt) (local.get $bp))))
+            (local.set $bp (i32.add (local.get $bp) (i32.const 1)))
+            (local.set $accBits (i32.sub (i32.const 8) (i32.and (local.get $next) (i32.const 7))))))))
+      (if (i32.eq (local.get $sym) (local.get $iM))
+        (then
+          (if (i32.gt_u (i32.add (i32.add (local.get $pos) (local.get $len)) (i32.const 8)) (local.get $nBits)) (then (return (i32.const 1))))
+          (block $got (loop $more
+            (br_if $got (i32.ge_u (local.get $accBits) (i32.const 8)))
+            (local.set $acc (i32.or (i32.shl (local.get $acc) (i32.const 8)) (i32.load8_u (i32.add (local.get $bitsAt) (local.get $bp)))))
+            (local.set $bp (i32.add (local.get $bp) (i32.const 1)))
+            (local.set $accBits (i32.add (local.get $accBits) (i32.const 8)))
+            (br $more)))
+          (local.set $accBits (i32.sub (local.get $accBits) (i32.const 8)))
+          (local.set $run (i32.and (i32.shr_u (local.get $acc) (local.get $accBits)) (i32.const 255)))
+          (if (i32.eqz (local.get $o)) (then (return (i32.const 1))))
+          (if (i32.gt_u (i32.add (local.get $o) (local.get $run)) (local.get $nRaw)) (then (return (i32.const 1))))
+          (local.set $oa (i32.add (global.get $OUT) (i32.shl (local.get $o) (i32.const 1))))
+          (local.set $prev (i32.load16_u (i32.sub (local.get $oa) (i32.const 2))))
+          (local.set $oe (i32.add (local.get $oa) (i32.shl (local.get $run) (i32.const 1))))
+          (block $filledRun (loop $rep
+            (br_if $filledRun (i32.ge_u (local.get $oa) (local.get $oe)))
+            (i32.store16 (local.get $oa) (local.get $prev))
+            (local.set $oa (i32.add (local.get $oa) (i32.const 2)))
+            (br $rep)))
+          (local.set $o (i32.add (local.get $o) (local.get $run))))
+        (else
+          (if (i32.ge_u (local.get $o) (local.get $nRaw)) (then (return (i32.const 1))))
+          (i32.store16 (i32.add (global.get $OUT) (i32.shl (local.get $o) (i32.const 1))) (local.get $sym))
+          (local.set $o (i32.add (local.get $o) (i32.const 1)))))
+      (br $code)))
+    (i32.ne (local.get $o) (local.get $nRaw)))
+
+  ;; 14-bit inverse lifting of (buf[i], buf[j]) (byte addresses), signed
+  (func $pair14 (param $i i32) (param $j i32)
+    (local $h i32) (local $a i32)
+    (local.set $h (i32.load16_s (local.get $j)))
+    (local.set $a (i32.add (i32.add (i32.load16_s (local.get $i)) (i32.and (local.get $h) (i32.const 1))) (i32.shr_s (local.get $h) (i32.const 1))))
+    (i32.store16 (local.get $i) (local.get $a))
+    (i32.store16 (local.get $j) (i32.sub (local.get $a) (local.get $h))))
+
+  ;; 16-bit inverse lifting of (buf[i], buf[j]), modular
+  (func $pair16 (param $i i32) (param $j i32)
+    (local $m i32) (local $d i32) (local $b i32)
+    (local.set $m (i32.load16_u (local.get $i)))
+    (local.set $d (i32.load16_u (local.get $j)))
+    (local.set $b (i32.and (i32.sub (local.get $m) (i32.shr_u (local.get $d) (i32.const 1))) (i32.const 0xffff)))
+    (i32.store16 (local.get $i) (i32.sub (i32.add (local.get $d) (local.get $b)) (i32.const 0x8000)))
+    (i32.store16 (local.get $j) (local.get $b)))
+
+  ;; Inverse wavelet of an nx × ny array of words at word index base, strides ox and oy (in words): wavelet2Decode.
+  (func (export "wav") (param $base i32) (param $nx i32) (param $ox i32) (param $ny i32) (param $oy i32) (param $w14 i32)
+    (local $n i32) (local $p i32) (local $p2 i32) (local $ey i32) (local $oy1 i32) (local $oy2 i32) (local $ox1 i32) (local $ox2 i32)
+    (local $py i32) (local $px i32) (local $ex i32) (local $p01 i32) (local $p10 i32) (local $p11 i32)
+    (local $h0 i32) (local $a0 i32) (local $b0 i32) (local $h1 i32) (local $a1 i32) (local $b1 i32)
+    (local $ha i32) (local $aa i32) (local $hb i32) (local $ab i32) (local $m i32) (local $d i32) (local $bb0 i32) (local $bb1 i32)
+    (local.set $n (select (local.get $ny) (local.get $nx) (i32.gt_s (local.get $nx) (local.get $ny))))
+    (local.set $p (i32.const 1))
+    (block $b (loop $l (br_if $b (i32.gt_s (local.get $p) (local.get $n))) (local.set $p (i32.shl (local.get $p) (i32.const 1))) (br $l)))
+    (local.set $p (i32.shr_s (local.get $p) (i32.const 1)))
+    (local.set $p2 (local.get $p))
+    (local.set $p (i32.shr_s (local.get $p) (i32.const 1)))
+    ;; byte addresses and byte strides from here on
+    (local.set $base (i32.add (global.get $OUT) (i32.shl (local.get $base) (i32.const 1))))
+    (local.set $ox (i32.shl (local.get $ox) (i32.const 1)))
+    (local.set $oy (i32.shl (local.get $oy) (i32.const 1)))
+    (block $levels (loop $level
+      (br_if $levels (i32.lt_s (local.get $p) (i32.const 1)))
+      (local.set $ey (i32.add (local.get $base) (i32.mul (local.get $oy) (i32.sub (local.get $ny) (local.get $p2)))))
+      (local.set $oy1 (i32.mul (local.get $oy) (local.get $p)))
+      (local.set $oy2 (i32.mul (local.get $oy) (local.get $p2)))
+      (local.set $ox1 (i32.mul (local.get $ox) (local.get $p)))
+      (local.set $ox2 (i32.mul (local.get $ox) (local.get $p2)))
+      (local.set $py (local.get $base))
+      (block $rows (loop $row
+        (br_if $rows (i32.gt_s (local.get $py) (local.get $ey)))
+        (local.set $ex (i32.add (local.get $py) (i32.mul (local.get $ox) (i32.sub (local.get $nx) (local.get $p2)))))
+        (local.set $px (local.get $py))
+        (block $cols (loop $col
+          (br_if $cols (i32.gt_s (local.get $px) (local.get $ex)))
+          (local.set $p01 (i32.add (local.get $px) (local.get $ox1)))
+          (local.set $p10 (i32.add (local.get $px) (local.get $oy1)))
+          (local.set $p11 (i32.add (local.get $p10) (local.get $ox1)))
+          (if (local.get $w14)
+            (then
+              (local.set $h0 (i32.load16_s (local.get $p10)))
+              (local.set $a0 (i32.add (i32.add (i32.load16_s (local.get $px)) (i32.and (local.get $h0) (i32.const 1))) (i32.shr_s (local.get $h0) (i32.const 1))))
+              (local.set $b0 (i32.sub (local.get $a0) (local.get $h0)))
+              (local.set $h1 (i32.load16_s (local.get $p11)))
+              (local.set $a1 (i32.add (i32.add (i32.load16_s (local.get $p01)) (i32.and (local.get $h1) (i32.const 1))) (i32.shr_s (local.get $h1) (i32.const 1))))
+              (local.set $b1 (i32.sub (local.get $a1) (local.get $h1)))
+              (local.set $ha (i32.extend16_s (local.get $a1)))
+              (local.set $aa (i32.add (i32.add (i32.extend16_s (local.get $a0)) (i32.and (local.get $ha) (i32.const 1))) (i32.shr_s (local.get $ha) (i32.const 1))))
+              (i32.store16 (local.get $px) (local.get $aa))
+              (i32.store16 (local.get $p01) (i32.sub (local.get $aa) (local.get $ha)))
+              (local.set $hb (i32.extend16_s (local.get $b1)))
+              (local.set $ab (i32.add (i32.add (i32.extend16_s (local.get $b0)) (i32.and (local.get $hb) (i32.const 1))) (i32.shr_s (local.get $hb) (i32.const 1))))
+              (i32.store16 (local.get $p10) (local.get $ab))
+              (i32.store16 (local.get $p11) (i32.sub (local.get $ab) (local.get $hb))))
+            (else
+              (local.set $m (i32.load16_u (local.get $px)))
+              (local.set $d (i32.load16_u (local.get $p10)))
+              (local.set $b0 (i32.and (i32.sub (local.get $m) (i32.shr_u (local.get $d) (i32.const 1))) (i32.const 0xffff)))
+              (local.set $a0 (i32.and (i32.sub (i32.add (local.get $d) (local.get $b0)) (i32.const 0x8000)) (i32.const 0xffff)))
+              (local.set $m (i32.load16_u (local.get $p01)))
+              (local.set $d (i32.load16_u (local.get $p11)))
+              (local.set $b1 (i32.and (i32.sub (local.get $m) (i32.shr_u (local.get $d) (i32.const 1))) (i32.const 0xffff)))
+              (local.set $a1 (i32.and (i32.sub (i32.add (local.get $d) (local.get $b1)) (i32.const 0x8000)) (i32.const 0xffff)))
+              (local.set $bb0 (i32.and (i32.sub (local.get $a0) (i32.shr_u (local.get $a1) (i32.const 1))) (i32.const 0xffff)))
+              (i32.store16 (local.get $px) (i32.sub (i32.add (local.get $a1) (local.get $bb0)) (i32.const 0x8000)))
+              (i32.store16 (local.get $p01) (local.get $bb0))
+              (local.set $bb1 (i32.and (i32.sub (local.get $b0) (i32.shr_u (local.get $b1) (i32.const 1))) (i32.const 0xffff)))
+              (i32.store16 (local.get $p10) (i32.sub (i32.add (local.get $b1) (local.get $bb1)) (i32.const 0x8000)))
+              (i32.store16 (local.get $p11) (local.get $bb1))))
+          (local.set $px (i32.add (local.get $px) (local.get $ox2)))
+          (br $col)))
+        (if (i32.and (local.get $nx) (local.get $p)) (then
+          (if (local.get $w14)
+            (then (call $pair14 (local.get $px) (i32.add (local.get $px) (local.get $oy1))))
+            (else (call $pair16 (local.get $px) (i32.add (local.get $px) (local.get $oy1)))))))
+        (local.set $py (i32.add (local.get $py) (local.get $oy2)))
+        (br $row)))
+      (if (i32.and (local.get $ny) (local.get $p)) (then
+        (local.set $ex (i32.add (local.get $py) (i32.mul (local.get $ox) (i32.sub (local.get $nx) (local.get $p2)))))
+        (local.set $px (local.get $py))
+        (block $lastDone (loop $last
+          (br_if $lastDone (i32.gt_s (local.get $px) (local.get $ex)))
+          (if (local.get $w14)
+            (then (call $pair14 (local.get $px) (i32.add (local.get $px) (local.get $ox1))))
+            (else (call $pair16 (local.get $px) (i32.add (local.get $px) (local.get $ox1)))))
+          (local.set $px (i32.add (local.get $px) (local.get $ox2)))
+          (br $last)))))
+      (local.set $p2 (local.get $p))
+      (local.set $p (i32.shr_s (local.get $p) (i32.const 1)))
+      (br $level))))
+)
