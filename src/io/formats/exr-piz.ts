@@ -35,10 +35,11 @@ const SHORT_ZEROCODE_RUN = 59;
 const LONG_ZEROCODE_RUN = 63;
 const SHORTEST_LONG_RUN = 2 + LONG_ZEROCODE_RUN - SHORT_ZEROCODE_RUN;
 
-/** A Huf block's table as read: symbol range, stream length in bits, longest code, fast-table bits, stream bytes. */
+/** A Huf block's table as read: last symbol, symbols with a code, stream length in bits, longest code, fast-table bits, stream bytes. */
 interface HufTable {
-  readonly im: number;
   readonly iM: number;
+  /** How many symbols have a code (listed in PizDecoder.present). */
+  readonly nPresent: number;
   readonly nBits: number;
   readonly maxLen: number;
   readonly fb: number;
@@ -55,13 +56,13 @@ interface WasmGlobal {
 interface PizKernel {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
   BITMAP: WasmGlobal;
-  LENGTHS: WasmGlobal;
+  PRESENT: WasmGlobal;
   COUNT: WasmGlobal;
   FIRST: WasmGlobal;
   SSTART: WasmGlobal;
   OUT: WasmGlobal;
   lut(lo: number, hi: number): number;
-  huf(im: number, iM: number, fb: number, maxLen: number, nBits: number, nRaw: number, bitsAt: number): number;
+  huf(nPresent: number, iM: number, fb: number, maxLen: number, nBits: number, nRaw: number, bitsAt: number): number;
   wav(base: number, nx: number, ox: number, ny: number, oy: number, w14: number): void;
   unlut(from: number, n: number): void;
 }
@@ -82,7 +83,8 @@ export interface PizChannel {
 export class PizDecoder {
   private readonly bitmap = new Uint8Array(BITMAP_SIZE);
   private readonly lut = new Uint16Array(USHORT_RANGE);
-  private readonly lengths = new Uint8Array(HUF_ENCSIZE);
+  /** The symbols with a code, ascending, each as (symbol << 6) | code length. */
+  private readonly present = new Int32Array(HUF_ENCSIZE);
   /** Symbols ordered by (code length, symbol): the canonical assignment order. */
   private readonly sorted = new Int32Array(HUF_ENCSIZE);
   private readonly fast = new Int32Array(1 << MAX_FAST_BITS);
@@ -196,14 +198,14 @@ export class PizDecoder {
       new Uint8Array(mem, k.BITMAP.value + minNonZero, maxNonZero - minNonZero + 1).set(this.bitmap.subarray(minNonZero, maxNonZero + 1));
     }
     const maxValue = k.lut(minNonZero, maxNonZero) - 1;
-    new Uint8Array(mem, k.LENGTHS.value + t.im, t.iM - t.im + 1).set(this.lengths.subarray(t.im, t.iM + 1));
+    new Int32Array(mem, k.PRESENT.value, t.nPresent).set(this.present.subarray(0, t.nPresent));
     new Float64Array(mem, k.COUNT.value, MAX_CODE_LENGTH + 1).set(this.count);
     new Float64Array(mem, k.FIRST.value, MAX_CODE_LENGTH + 1).set(this.first);
     new Int32Array(mem, k.SSTART.value, MAX_CODE_LENGTH + 2).set(this.sortedStart);
     const bits = new Uint8Array(mem, bitsAt, nBytes + 8);
     bits.set(src.subarray(t.stream, t.stream + nBytes));
     bits.fill(0, nBytes);
-    if (k.huf(t.im, t.iM, t.fb, t.maxLen, t.nBits, nRaw, bitsAt) !== 0) return false;
+    if (k.huf(t.nPresent, t.iM, t.fb, t.maxLen, t.nBits, nRaw, bitsAt) !== 0) return false;
     const ch = channels[only];
     const from = starts[only];
     const w14 = maxValue < 1 << 14 ? 1 : 0;
@@ -219,9 +221,9 @@ export class PizDecoder {
       if (nRaw !== 0) throw new FormatError(`${what}: PIZ Huffman data is empty, expected ${nRaw} values`);
       return;
     }
-    const { im, iM, nBits, maxLen, fb, stream, end } = this.readTable(src, offset, nCompressed, nRaw, what);
+    const { iM, nPresent, nBits, maxLen, fb, stream, end } = this.readTable(src, offset, nCompressed, nRaw, what);
     const p = stream;
-    const lengths = this.lengths;
+    const present = this.present;
     const count = this.count;
     const first = this.first;
     const sortedStart = this.sortedStart;
@@ -230,9 +232,9 @@ export class PizDecoder {
     const fastMask = (1 << fb) - 1;
     const fast = this.fast;
     fast.fill(0, 0, 1 << fb);
-    for (let s = im; s <= iM; s++) {
-      const l = lengths[s];
-      if (l === 0) continue;
+    for (let i = 0; i < nPresent; i++) {
+      const s = present[i] >>> 6;
+      const l = present[i] & 63;
       const rank = fill[l]++;
       sorted[rank] = s;
       if (l <= fb) {
@@ -337,8 +339,14 @@ export class PizDecoder {
     const end = offset + nCompressed;
     let p = offset + 20;
 
-    // Code-length table: 6 bits per symbol; 59..62 encode short runs of zero lengths, 63 + 8 bits a long run.
-    const lengths = this.lengths;
+    // Code-length table: 6 bits per symbol; 59..62 encode short runs of zero lengths, 63 + 8 bits a long run. The
+    // symbols with a code are listed and counted by length as they are read ([R] a table spans up to 65,537 symbols,
+    // mostly zero runs, even for a 64×64 tile).
+    const present = this.present;
+    const count = this.count;
+    count.fill(0);
+    let nPresent = 0;
+    let maxLen = 0;
     // (Bits read inline, MSB first: a closure here would cost more than the table.)
     let tAcc = 0;
     let tBits = 0;
@@ -362,25 +370,16 @@ export class PizDecoder {
           run = ((tAcc >>> tBits) & 0xff) + SHORTEST_LONG_RUN;
         }
         if (s + run > iM + 1) throw new FormatError(`${what}: PIZ Huffman zero run of ${run} passes symbol ${iM}`);
-        lengths.fill(0, s, s + run);
         s += run - 1;
-      } else {
-        lengths[s] = l;
-      }
-    }
-
-    // Canonical codes: lengths from longest to shortest take consecutive values; within a length, ascending symbol.
-    const count = this.count;
-    const first = this.first;
-    count.fill(0);
-    let maxLen = 0;
-    for (let s = im; s <= iM; s++) {
-      const l = lengths[s];
-      if (l > 0) {
+      } else if (l !== 0) {
+        present[nPresent++] = (s << 6) | l;
         count[l]++;
         if (l > maxLen) maxLen = l;
       }
     }
+
+    // Canonical codes: lengths from longest to shortest take consecutive values; within a length, ascending symbol.
+    const first = this.first;
     if (maxLen > MAX_SUPPORTED_LENGTH) throw new FormatError(`${what}: PIZ Huffman code of ${maxLen} bits, longer than ${MAX_SUPPORTED_LENGTH} bits`);
     let code = 0;
     for (let l = MAX_CODE_LENGTH; l > 0; l--) {
@@ -393,7 +392,7 @@ export class PizDecoder {
     sortedStart[0] = 0;
     for (let l = 1; l <= MAX_CODE_LENGTH + 1; l++) sortedStart[l] = sortedStart[l - 1] + (l - 1 === 0 ? 0 : count[l - 1]);
     const fb = Math.max(1, Math.min(maxLen, Math.max(MIN_FAST_BITS, Math.min(MAX_FAST_BITS, Math.ceil(Math.log2(nRaw + 1)) - 1))));
-    return { im, iM, nBits, maxLen, fb, stream: p, end };
+    return { iM, nPresent, nBits, maxLen, fb, stream: p, end };
   }
 }
 

@@ -6,17 +6,17 @@
 ;; Memory (exported, grown by the caller): the fixed tables at the exported offsets, then the words at $OUT
 ;; (nRaw u16) and the bit stream after them at the `bitsAt` argument (8 zero bytes of padding written by the caller).
 (module
-  (memory (export "memory") 24)
+  (memory (export "memory") 27)
   (global $BITMAP (export "BITMAP") i32 (i32.const 0))          ;; 8192 bytes
   (global $LUT (export "LUT") i32 (i32.const 8192))             ;; 65536 u16
-  (global $LENGTHS (export "LENGTHS") i32 (i32.const 139264))   ;; 65537 u8 (code length per symbol)
-  (global $COUNT (export "COUNT") i32 (i32.const 204816))       ;; 59 f64: codes per length
-  (global $FIRST (export "FIRST") i32 (i32.const 205296))       ;; 59 f64: first canonical code per length
-  (global $SSTART (export "SSTART") i32 (i32.const 205776))     ;; 60 i32: first rank per length
-  (global $FILL (export "FILL") i32 (i32.const 206016))         ;; 60 i32: scratch (next rank per length)
-  (global $SORTED (export "SORTED") i32 (i32.const 206256))     ;; 65537 i32: symbols by rank
-  (global $FAST (export "FAST") i32 (i32.const 468416))         ;; 2^18 i32: (symbol << 6) | length, 0 = longer code
-  (global $OUT (export "OUT") i32 (i32.const 1516992))          ;; the block's words
+  (global $PRESENT (export "PRESENT") i32 (i32.const 139264))   ;; ≤ 65537 i32: (symbol << 6) | length, ascending
+  (global $COUNT (export "COUNT") i32 (i32.const 401424))       ;; 59 f64: codes per length
+  (global $FIRST (export "FIRST") i32 (i32.const 401904))       ;; 59 f64: first canonical code per length
+  (global $SSTART (export "SSTART") i32 (i32.const 402384))     ;; 60 i32: first rank per length
+  (global $FILL (export "FILL") i32 (i32.const 402624))         ;; 60 i32: scratch (next rank per length)
+  (global $SORTED (export "SORTED") i32 (i32.const 402864))     ;; 65537 i32: symbols by rank
+  (global $FAST (export "FAST") i32 (i32.const 665024))         ;; 2^18 i32: (symbol << 6) | length, 0 = longer code
+  (global $OUT (export "OUT") i32 (i32.const 1713600))          ;; the block's words
 
   ;; LUT entries at and above $lutHigh are 0 (the memory starts zeroed).
   (global $lutHigh (mut i32) (i32.const 0))
@@ -63,43 +63,42 @@
       (local.set $a (i32.add (local.get $a) (i32.const 2)))
       (br $next))))
 
-  ;; Table fill (symbols im..iM by length, fast entries for codes ≤ fb bits, a clash = not a prefix code), then the
+  ;; Table fill (the nPresent symbols with a code, by length, fast entries for codes ≤ fb bits, a clash = not a prefix code), then the
   ;; MSB-first bit stream of nBits bits at bitsAt into nRaw words at $OUT; the run-length pseudo-symbol is iM.
-  (func (export "huf") (param $im i32) (param $iM i32) (param $fb i32) (param $maxLen i32) (param $nBits i32)
+  (func (export "huf") (param $nPresent i32) (param $iM i32) (param $fb i32) (param $maxLen i32) (param $nBits i32)
     (param $nRaw i32) (param $bitsAt i32) (result i32)
     (local $s i32) (local $l i32) (local $rank i32) (local $c i32) (local $base i32) (local $n i32) (local $i i32)
-    (local $entry i32) (local $a i32) (local $mask i32)
+    (local $entry i32) (local $a i32) (local $mask i32) (local $idx i32)
     (local $o i32) (local $bp i32) (local $acc i32) (local $accBits i32) (local $pos i32) (local $window i32)
     (local $e i32) (local $sym i32) (local $len i32) (local $q i32) (local $v i64) (local $cnt i64) (local $fst i64)
     (local $next i32) (local $run i32) (local $prev i32) (local $oa i32) (local $oe i32)
     ;; fill[l] = sortedStart[l]; the fast table cleared
     (memory.copy (global.get $FILL) (global.get $SSTART) (i32.const 240))
     (memory.fill (global.get $FAST) (i32.const 0) (i32.shl (i32.const 4) (local.get $fb)))
-    (local.set $s (local.get $im))
     (block $filled (loop $sym
-      (br_if $filled (i32.gt_u (local.get $s) (local.get $iM)))
-      (local.set $l (i32.load8_u (i32.add (global.get $LENGTHS) (local.get $s))))
-      (if (local.get $l) (then
-        (local.set $a (i32.add (global.get $FILL) (i32.shl (local.get $l) (i32.const 2))))
-        (local.set $rank (i32.load (local.get $a)))
-        (i32.store (local.get $a) (i32.add (local.get $rank) (i32.const 1)))
-        (i32.store (i32.add (global.get $SORTED) (i32.shl (local.get $rank) (i32.const 2))) (local.get $s))
-        (if (i32.le_u (local.get $l) (local.get $fb)) (then
-          (local.set $c (i32.add
-            (i32.trunc_f64_u (f64.load (i32.add (global.get $FIRST) (i32.shl (local.get $l) (i32.const 3)))))
-            (i32.sub (local.get $rank) (i32.load (i32.add (global.get $SSTART) (i32.shl (local.get $l) (i32.const 2)))))))
-          (local.set $n (i32.shl (i32.const 1) (i32.sub (local.get $fb) (local.get $l))))
-          (local.set $base (i32.add (global.get $FAST) (i32.shl (i32.mul (local.get $c) (local.get $n)) (i32.const 2))))
-          (local.set $entry (i32.or (i32.shl (local.get $s) (i32.const 6)) (local.get $l)))
-          (local.set $i (i32.const 0))
-          (block $set (loop $one
-            (br_if $set (i32.ge_u (local.get $i) (local.get $n)))
-            (if (i32.load (local.get $base)) (then (return (i32.const 1))))
-            (i32.store (local.get $base) (local.get $entry))
-            (local.set $base (i32.add (local.get $base) (i32.const 4)))
-            (local.set $i (i32.add (local.get $i) (i32.const 1)))
-            (br $one)))))))
-      (local.set $s (i32.add (local.get $s) (i32.const 1)))
+      (br_if $filled (i32.ge_u (local.get $idx) (local.get $nPresent)))
+      (local.set $entry (i32.load (i32.add (global.get $PRESENT) (i32.shl (local.get $idx) (i32.const 2)))))
+      (local.set $s (i32.shr_u (local.get $entry) (i32.const 6)))
+      (local.set $l (i32.and (local.get $entry) (i32.const 63)))
+      (local.set $a (i32.add (global.get $FILL) (i32.shl (local.get $l) (i32.const 2))))
+      (local.set $rank (i32.load (local.get $a)))
+      (i32.store (local.get $a) (i32.add (local.get $rank) (i32.const 1)))
+      (i32.store (i32.add (global.get $SORTED) (i32.shl (local.get $rank) (i32.const 2))) (local.get $s))
+      (if (i32.le_u (local.get $l) (local.get $fb)) (then
+        (local.set $c (i32.add
+          (i32.trunc_f64_u (f64.load (i32.add (global.get $FIRST) (i32.shl (local.get $l) (i32.const 3)))))
+          (i32.sub (local.get $rank) (i32.load (i32.add (global.get $SSTART) (i32.shl (local.get $l) (i32.const 2)))))))
+        (local.set $n (i32.shl (i32.const 1) (i32.sub (local.get $fb) (local.get $l))))
+        (local.set $base (i32.add (global.get $FAST) (i32.shl (i32.mul (local.get $c) (local.get $n)) (i32.const 2))))
+        (local.set $i (i32.const 0))
+        (block $set (loop $one
+          (br_if $set (i32.ge_u (local.get $i) (local.get $n)))
+          (if (i32.load (local.get $base)) (then (return (i32.const 1))))
+          (i32.store (local.get $base) (local.get $entry))
+          (local.set $base (i32.add (local.get $base) (i32.const 4)))
+          (local.set $i (i32.add (local.get $i) (i32.const 1)))
+          (br $one)))))
+      (local.set $idx (i32.add (local.get $idx) (i32.const 1)))
       (br $sym)))
 
     (local.set $mask (i32.sub (i32.shl (i32.const 1) (local.get $fb)) (i32.const 1)))
