@@ -27,6 +27,11 @@ const HUF_ENCSIZE = USHORT_RANGE + 1;
  */
 const MIN_FAST_BITS = 10;
 const MAX_FAST_BITS = 18;
+/**
+ * [R] The kernel's one-look-up table covers codes up to 11 bits (8 KiB, filled per block at little cost); a longer
+ * code is found from its first 11 bits and its length's canonical range.
+ */
+const KERNEL_FAST_BITS = 11;
 /** Lengths the table format can express (6-bit fields, 59…63 are zero-run markers). */
 const MAX_CODE_LENGTH = 58;
 /** [R] Codes are assembled in a double: longer ones cannot occur in a real file (they need > 2^36 samples). */
@@ -62,7 +67,7 @@ interface PizKernel {
   SSTART: WasmGlobal;
   OUT: WasmGlobal;
   lut(lo: number, hi: number): number;
-  huf(nPresent: number, iM: number, fb: number, maxLen: number, nBits: number, nRaw: number, bitsAt: number): number;
+  huf(nPresent: number, iM: number, fastBits: number, maxLen: number, nBits: number, nRaw: number, bitsAt: number): number;
   wav(base: number, nx: number, ox: number, ny: number, oy: number, w14: number): void;
   unlut(from: number, n: number): void;
 }
@@ -187,11 +192,11 @@ export class PizDecoder {
     if (hufLength === 0 || hufLength > end - p) return false;
     const t = this.readTable(src, p, hufLength, nRaw, what);
     const nBytes = Math.ceil(t.nBits / 8);
-    // Bit positions are 32-bit in the kernel.
-    if (t.nBits >= 2 ** 30 || nBytes > t.end - t.stream) return false;
+    // Bit positions are 32-bit in the kernel, whose long-code search needs a prefix code.
+    if (t.nBits >= 2 ** 30 || nBytes > t.end - t.stream || !prefixFree(this.count, this.first, t.maxLen)) return false;
     const out = k.OUT.value;
     const bitsAt = (out + 2 * nRaw + 15) & ~15;
-    const need = bitsAt + nBytes + 8 - k.memory.buffer.byteLength;
+    const need = bitsAt + nBytes + 16 - k.memory.buffer.byteLength;
     if (need > 0) k.memory.grow(Math.ceil(need / 65536));
     const mem = k.memory.buffer;
     if (minNonZero <= maxNonZero) {
@@ -202,10 +207,10 @@ export class PizDecoder {
     new Float64Array(mem, k.COUNT.value, MAX_CODE_LENGTH + 1).set(this.count);
     new Float64Array(mem, k.FIRST.value, MAX_CODE_LENGTH + 1).set(this.first);
     new Int32Array(mem, k.SSTART.value, MAX_CODE_LENGTH + 2).set(this.sortedStart);
-    const bits = new Uint8Array(mem, bitsAt, nBytes + 8);
+    const bits = new Uint8Array(mem, bitsAt, nBytes + 16);
     bits.set(src.subarray(t.stream, t.stream + nBytes));
     bits.fill(0, nBytes);
-    if (k.huf(t.nPresent, t.iM, t.fb, t.maxLen, t.nBits, nRaw, bitsAt) !== 0) return false;
+    if (k.huf(t.nPresent, t.iM, Math.min(t.maxLen, KERNEL_FAST_BITS), t.maxLen, t.nBits, nRaw, bitsAt) !== 0) return false;
     const ch = channels[only];
     const from = starts[only];
     const w14 = maxValue < 1 << 14 ? 1 : 0;
@@ -394,6 +399,20 @@ export class PizDecoder {
     const fb = Math.max(1, Math.min(maxLen, Math.max(MIN_FAST_BITS, Math.min(MAX_FAST_BITS, Math.ceil(Math.log2(nRaw + 1)) - 1))));
     return { iM, nPresent, nBits, maxLen, fb, stream: p, end };
   }
+}
+
+/**
+ * Whether the canonical code (first and count per length) is a prefix code: the next free code is halved on the way
+ * from each length to the next shorter one, and an odd one makes the first shorter code in use a prefix of the last
+ * longer one (a complete Huffman code never has one).
+ */
+function prefixFree(count: Float64Array, first: Float64Array, maxLen: number): boolean {
+  let shorter = false;
+  for (let l = 1; l <= maxLen; l++) {
+    if (shorter && (first[l] + count[l]) % 2 === 1) return false;
+    if (count[l] > 0) shorter = true;
+  }
+  return true;
 }
 
 /**

@@ -4,9 +4,9 @@
 ;; checked in JavaScript and written here. `huf` returns 0, or 1 for any fault in the data: the caller then runs the
 ;; JavaScript decoder, which names the fault (so a refusal is the same FormatError with or without the kernel).
 ;; Memory (exported, grown by the caller): the fixed tables at the exported offsets, then the words at $OUT
-;; (nRaw u16) and the bit stream after them at the `bitsAt` argument (8 zero bytes of padding written by the caller).
+;; (nRaw u16) and the bit stream after them at the `bitsAt` argument (16 zero bytes of padding written by the caller).
 (module
-  (memory (export "memory") 27)
+  (memory (export "memory") 11)
   (global $BITMAP (export "BITMAP") i32 (i32.const 0))          ;; 8192 bytes
   (global $LUT (export "LUT") i32 (i32.const 8192))             ;; 65536 u16
   (global $PRESENT (export "PRESENT") i32 (i32.const 139264))   ;; ≤ 65537 i32: (symbol << 6) | length, ascending
@@ -15,8 +15,10 @@
   (global $SSTART (export "SSTART") i32 (i32.const 402384))     ;; 60 i32: first rank per length
   (global $FILL (export "FILL") i32 (i32.const 402624))         ;; 60 i32: scratch (next rank per length)
   (global $SORTED (export "SORTED") i32 (i32.const 402864))     ;; 65537 i32: symbols by rank
-  (global $FAST (export "FAST") i32 (i32.const 665024))         ;; 2^18 i32: (symbol << 6) | length, 0 = longer code
-  (global $OUT (export "OUT") i32 (i32.const 1713600))          ;; the block's words
+  (global $FAST (export "FAST") i32 (i32.const 665024))         ;; 2^P ≤ 2^11 i32: (symbol << 6) | length, see huf
+  (global $FIRST64 i32 (i32.const 673216))                      ;; 59 i64: FIRST as integers
+  (global $COUNT64 i32 (i32.const 673696))                      ;; 59 i64: COUNT as integers
+  (global $OUT (export "OUT") i32 (i32.const 674176))           ;; the block's words
 
   ;; LUT entries at and above $lutHigh are 0 (the memory starts zeroed).
   (global $lutHigh (mut i32) (i32.const 0))
@@ -63,18 +65,31 @@
       (local.set $a (i32.add (local.get $a) (i32.const 2)))
       (br $next))))
 
-  ;; Table fill (the nPresent symbols with a code, by length, fast entries for codes ≤ fb bits, a clash = not a prefix code), then the
-  ;; MSB-first bit stream of nBits bits at bitsAt into nRaw words at $OUT; the run-length pseudo-symbol is iM.
-  (func (export "huf") (param $nPresent i32) (param $iM i32) (param $fb i32) (param $maxLen i32) (param $nBits i32)
+  ;; Huffman decode of the MSB-first bit stream of nBits bits at bitsAt into nRaw words at $OUT; the run-length
+  ;; pseudo-symbol is iM. Codes of ≤ $P bits decode by one look-up in $FAST ((symbol << 6) | length); an entry for
+  ;; the first $P bits of longer codes holds the shortest length l > $P any of them has, and the code is found by
+  ;; trying lengths l, l + 1 … against each length's canonical range — the shortest match, as the bit-by-bit search
+  ;; of the JavaScript path finds it (the caller runs the kernel only on prefix-free tables, whose match is unique).
+  ;; A 64-bit accumulator holds every code (≤ 52 bits) and the run byte after it.
+  (func (export "huf") (param $nPresent i32) (param $iM i32) (param $P i32) (param $maxLen i32) (param $nBits i32)
     (param $nRaw i32) (param $bitsAt i32) (result i32)
     (local $s i32) (local $l i32) (local $rank i32) (local $c i32) (local $base i32) (local $n i32) (local $i i32)
-    (local $entry i32) (local $a i32) (local $mask i32) (local $idx i32)
-    (local $o i32) (local $bp i32) (local $acc i32) (local $accBits i32) (local $pos i32) (local $window i32)
-    (local $e i32) (local $sym i32) (local $len i32) (local $q i32) (local $v i64) (local $cnt i64) (local $fst i64)
-    (local $next i32) (local $run i32) (local $prev i32) (local $oa i32) (local $oe i32)
-    ;; fill[l] = sortedStart[l]; the fast table cleared
+    (local $entry i32) (local $a i32) (local $pmask i64) (local $idx i32) (local $lo i32) (local $hi i32)
+    (local $o i32) (local $bp i32) (local $acc i64) (local $accBits i32) (local $pos i32)
+    (local $e i32) (local $sym i32) (local $len i32) (local $d i64) (local $run i32) (local $prev i32) (local $oa i32) (local $oe i32)
+    ;; first and count per length as integers; fill[l] = sortedStart[l]; the fast table cleared
+    (local.set $l (i32.const 0))
+    (block $cv (loop $conv
+      (br_if $cv (i32.gt_u (local.get $l) (i32.const 58)))
+      (i64.store (i32.add (global.get $FIRST64) (i32.shl (local.get $l) (i32.const 3)))
+        (i64.trunc_f64_u (f64.load (i32.add (global.get $FIRST) (i32.shl (local.get $l) (i32.const 3))))))
+      (i64.store (i32.add (global.get $COUNT64) (i32.shl (local.get $l) (i32.const 3)))
+        (i64.trunc_f64_u (f64.load (i32.add (global.get $COUNT) (i32.shl (local.get $l) (i32.const 3))))))
+      (local.set $l (i32.add (local.get $l) (i32.const 1)))
+      (br $conv)))
     (memory.copy (global.get $FILL) (global.get $SSTART) (i32.const 240))
-    (memory.fill (global.get $FAST) (i32.const 0) (i32.shl (i32.const 4) (local.get $fb)))
+    (memory.fill (global.get $FAST) (i32.const 0) (i32.shl (i32.const 4) (local.get $P)))
+    ;; symbols by rank; codes of ≤ P bits into the fast table (a clash: not a prefix code)
     (block $filled (loop $sym
       (br_if $filled (i32.ge_u (local.get $idx) (local.get $nPresent)))
       (local.set $entry (i32.load (i32.add (global.get $PRESENT) (i32.shl (local.get $idx) (i32.const 2)))))
@@ -84,11 +99,11 @@
       (local.set $rank (i32.load (local.get $a)))
       (i32.store (local.get $a) (i32.add (local.get $rank) (i32.const 1)))
       (i32.store (i32.add (global.get $SORTED) (i32.shl (local.get $rank) (i32.const 2))) (local.get $s))
-      (if (i32.le_u (local.get $l) (local.get $fb)) (then
+      (if (i32.le_u (local.get $l) (local.get $P)) (then
         (local.set $c (i32.add
-          (i32.trunc_f64_u (f64.load (i32.add (global.get $FIRST) (i32.shl (local.get $l) (i32.const 3)))))
+          (i32.wrap_i64 (i64.load (i32.add (global.get $FIRST64) (i32.shl (local.get $l) (i32.const 3)))))
           (i32.sub (local.get $rank) (i32.load (i32.add (global.get $SSTART) (i32.shl (local.get $l) (i32.const 2)))))))
-        (local.set $n (i32.shl (i32.const 1) (i32.sub (local.get $fb) (local.get $l))))
+        (local.set $n (i32.shl (i32.const 1) (i32.sub (local.get $P) (local.get $l))))
         (local.set $base (i32.add (global.get $FAST) (i32.shl (i32.mul (local.get $c) (local.get $n)) (i32.const 2))))
         (local.set $i (i32.const 0))
         (block $set (loop $one
@@ -100,68 +115,78 @@
           (br $one)))))
       (local.set $idx (i32.add (local.get $idx) (i32.const 1)))
       (br $sym)))
+    ;; the first P bits of longer codes: from the longest length down, so that the shortest length stays
+    (local.set $l (local.get $maxLen))
+    (block $hinted (loop $hint
+      (br_if $hinted (i32.le_u (local.get $l) (local.get $P)))
+      (local.set $d (i64.load (i32.add (global.get $COUNT64) (i32.shl (local.get $l) (i32.const 3)))))
+      (if (i64.ne (local.get $d) (i64.const 0)) (then
+        (local.set $lo (i32.wrap_i64 (i64.shr_u (i64.load (i32.add (global.get $FIRST64) (i32.shl (local.get $l) (i32.const 3))))
+          (i64.extend_i32_u (i32.sub (local.get $l) (local.get $P))))))
+        (local.set $hi (i32.wrap_i64 (i64.shr_u
+          (i64.sub (i64.add (i64.load (i32.add (global.get $FIRST64) (i32.shl (local.get $l) (i32.const 3)))) (local.get $d)) (i64.const 1))
+          (i64.extend_i32_u (i32.sub (local.get $l) (local.get $P))))))
+        (block $rangeDone (loop $range
+          (br_if $rangeDone (i32.gt_u (local.get $lo) (local.get $hi)))
+          (local.set $a (i32.add (global.get $FAST) (i32.shl (local.get $lo) (i32.const 2))))
+          (local.set $e (i32.load (local.get $a)))
+          ;; a short code there: not a prefix code
+          (if (i32.and (i32.ne (local.get $e) (i32.const 0)) (i32.le_u (i32.and (local.get $e) (i32.const 63)) (local.get $P)))
+            (then (return (i32.const 1))))
+          (i32.store (local.get $a) (local.get $l))
+          (local.set $lo (i32.add (local.get $lo) (i32.const 1)))
+          (br $range)))))
+      (local.set $l (i32.sub (local.get $l) (i32.const 1)))
+      (br $hint)))
 
-    (local.set $mask (i32.sub (i32.shl (i32.const 1) (local.get $fb)) (i32.const 1)))
+    (local.set $pmask (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (local.get $P))) (i64.const 1)))
     (block $end (loop $code
       (local.set $pos (i32.sub (i32.shl (local.get $bp) (i32.const 3)) (local.get $accBits)))
       (br_if $end (i32.ge_u (local.get $pos) (local.get $nBits)))
-      (block $full (loop $refill
-        (br_if $full (i32.ge_u (local.get $accBits) (local.get $fb)))
-        (local.set $acc (i32.or (i32.shl (local.get $acc) (i32.const 8)) (i32.load8_u (i32.add (local.get $bitsAt) (local.get $bp)))))
-        (local.set $bp (i32.add (local.get $bp) (i32.const 1)))
-        (local.set $accBits (i32.add (local.get $accBits) (i32.const 8)))
-        (br $refill)))
-      (local.set $window (i32.and (i32.shr_u (local.get $acc) (i32.sub (local.get $accBits) (local.get $fb))) (local.get $mask)))
-      (local.set $e (i32.load (i32.add (global.get $FAST) (i32.shl (local.get $window) (i32.const 2)))))
-      (if (local.get $e)
-        (then
-          (local.set $sym (i32.shr_u (local.get $e) (i32.const 6)))
-          (local.set $len (i32.and (local.get $e) (i32.const 63)))
-          (if (i32.gt_u (i32.add (local.get $pos) (local.get $len)) (local.get $nBits)) (then (return (i32.const 1))))
-          (local.set $accBits (i32.sub (local.get $accBits) (local.get $len))))
+      (if (i32.lt_u (local.get $accBits) (local.get $maxLen)) (then
+        (block $full (loop $refill
+          (br_if $full (i32.gt_u (local.get $accBits) (i32.const 56)))
+          (local.set $acc (i64.or (i64.shl (local.get $acc) (i64.const 8))
+            (i64.load8_u (i32.add (local.get $bitsAt) (local.get $bp)))))
+          (local.set $bp (i32.add (local.get $bp) (i32.const 1)))
+          (local.set $accBits (i32.add (local.get $accBits) (i32.const 8)))
+          (br $refill)))))
+      (local.set $e (i32.load (i32.add (global.get $FAST) (i32.shl
+        (i32.wrap_i64 (i64.and (i64.shr_u (local.get $acc) (i64.extend_i32_u (i32.sub (local.get $accBits) (local.get $P)))) (local.get $pmask)))
+        (i32.const 2)))))
+      (local.set $len (i32.and (local.get $e) (i32.const 63)))
+      (if (i32.eqz (local.get $len)) (then (return (i32.const 1))))
+      (if (i32.le_u (local.get $len) (local.get $P))
+        (then (local.set $sym (i32.shr_u (local.get $e) (i32.const 6))))
         (else
-          ;; long code: extend bit by bit beyond fb until a length's range holds the value, then resync
-          (local.set $v (i64.extend_i32_u (local.get $window)))
-          (local.set $len (local.get $fb))
-          (local.set $sym (i32.const -1))
-          (block $found (loop $bit
-            (br_if $found (i32.ge_u (local.get $len) (local.get $maxLen)))
-            (local.set $q (i32.add (local.get $pos) (local.get $len)))
-            (local.set $v (i64.add (i64.shl (local.get $v) (i64.const 1))
-              (i64.extend_i32_u (i32.and (i32.shr_u (i32.load8_u (i32.add (local.get $bitsAt) (i32.shr_u (local.get $q) (i32.const 3))))
-                (i32.sub (i32.const 7) (i32.and (local.get $q) (i32.const 7)))) (i32.const 1)))))
-            (local.set $len (i32.add (local.get $len) (i32.const 1)))
-            (local.set $cnt (i64.trunc_f64_u (f64.load (i32.add (global.get $COUNT) (i32.shl (local.get $len) (i32.const 3))))))
-            (local.set $fst (i64.trunc_f64_u (f64.load (i32.add (global.get $FIRST) (i32.shl (local.get $len) (i32.const 3))))))
-            (if (i32.and (i64.ne (local.get $cnt) (i64.const 0))
-                  (i32.and (i64.ge_u (local.get $v) (local.get $fst)) (i64.lt_u (i64.sub (local.get $v) (local.get $fst)) (local.get $cnt))))
+          (block $found (loop $try
+            (if (i32.gt_u (local.get $len) (local.get $maxLen)) (then (return (i32.const 1))))
+            (local.set $d (i64.sub
+              (i64.and (i64.shr_u (local.get $acc) (i64.extend_i32_u (i32.sub (local.get $accBits) (local.get $len))))
+                (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (local.get $len))) (i64.const 1)))
+              (i64.load (i32.add (global.get $FIRST64) (i32.shl (local.get $len) (i32.const 3))))))
+            (if (i64.lt_u (local.get $d) (i64.load (i32.add (global.get $COUNT64) (i32.shl (local.get $len) (i32.const 3)))))
               (then
                 (local.set $sym (i32.load (i32.add (global.get $SORTED) (i32.shl
-                  (i32.add (i32.load (i32.add (global.get $SSTART) (i32.shl (local.get $len) (i32.const 2))))
-                    (i32.wrap_i64 (i64.sub (local.get $v) (local.get $fst)))) (i32.const 2)))))
+                  (i32.add (i32.load (i32.add (global.get $SSTART) (i32.shl (local.get $len) (i32.const 2)))) (i32.wrap_i64 (local.get $d)))
+                  (i32.const 2)))))
                 (br $found)))
-            (br $bit)))
-          (if (i32.lt_s (local.get $sym) (i32.const 0)) (then (return (i32.const 1))))
-          (local.set $next (i32.add (local.get $pos) (local.get $len)))
-          (if (i32.gt_u (local.get $next) (local.get $nBits)) (then (return (i32.const 1))))
-          (local.set $bp (i32.shr_u (local.get $next) (i32.const 3)))
-          (local.set $acc (i32.const 0))
-          (local.set $accBits (i32.const 0))
-          (if (i32.and (local.get $next) (i32.const 7)) (then
-            (local.set $acc (i32.load8_u (i32.add (local.get $bitsAt) (local.get $bp))))
-            (local.set $bp (i32.add (local.get $bp) (i32.const 1)))
-            (local.set $accBits (i32.sub (i32.const 8) (i32.and (local.get $next) (i32.const 7))))))))
+            (local.set $len (i32.add (local.get $len) (i32.const 1)))
+            (br $try)))))
+      (if (i32.gt_u (i32.add (local.get $pos) (local.get $len)) (local.get $nBits)) (then (return (i32.const 1))))
+      (local.set $accBits (i32.sub (local.get $accBits) (local.get $len)))
       (if (i32.eq (local.get $sym) (local.get $iM))
         (then
           (if (i32.gt_u (i32.add (i32.add (local.get $pos) (local.get $len)) (i32.const 8)) (local.get $nBits)) (then (return (i32.const 1))))
           (block $got (loop $more
             (br_if $got (i32.ge_u (local.get $accBits) (i32.const 8)))
-            (local.set $acc (i32.or (i32.shl (local.get $acc) (i32.const 8)) (i32.load8_u (i32.add (local.get $bitsAt) (local.get $bp)))))
+            (local.set $acc (i64.or (i64.shl (local.get $acc) (i64.const 8))
+              (i64.load8_u (i32.add (local.get $bitsAt) (local.get $bp)))))
             (local.set $bp (i32.add (local.get $bp) (i32.const 1)))
             (local.set $accBits (i32.add (local.get $accBits) (i32.const 8)))
             (br $more)))
           (local.set $accBits (i32.sub (local.get $accBits) (i32.const 8)))
-          (local.set $run (i32.and (i32.shr_u (local.get $acc) (local.get $accBits)) (i32.const 255)))
+          (local.set $run (i32.and (i32.wrap_i64 (i64.shr_u (local.get $acc) (i64.extend_i32_u (local.get $accBits)))) (i32.const 255)))
           (if (i32.eqz (local.get $o)) (then (return (i32.const 1))))
           (if (i32.gt_u (i32.add (local.get $o) (local.get $run)) (local.get $nRaw)) (then (return (i32.const 1))))
           (local.set $oa (i32.add (global.get $OUT) (i32.shl (local.get $o) (i32.const 1))))
