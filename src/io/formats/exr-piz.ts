@@ -98,6 +98,8 @@ export class PizDecoder {
   private readonly sortedStart = new Int32Array(MAX_CODE_LENGTH + 2);
   private bits = new Uint8Array(0);
   private words: Uint16Array;
+  /** Blocks the WebAssembly kernel decoded (the rest went through the JavaScript path). */
+  kernelBlocks = 0;
 
   constructor(maxWords: number) {
     this.words = new Uint16Array(maxWords);
@@ -217,6 +219,7 @@ export class PizDecoder {
     for (let j = 0; j < ch.size; j++) k.wav(from + j, ch.nx, ch.size, ch.ny, ch.nx * ch.size, w14);
     k.unlut(from, ch.nx * ch.ny * ch.size);
     this.words.set(new Uint16Array(mem, out, nRaw));
+    this.kernelBlocks++;
     return true;
   }
 
