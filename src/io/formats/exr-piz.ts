@@ -61,12 +61,14 @@ interface WasmGlobal {
 interface PizKernel {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
   BITMAP: WasmGlobal;
-  PRESENT: WasmGlobal;
+  tableEnd: WasmGlobal;
+  tableMaxLen: WasmGlobal;
   COUNT: WasmGlobal;
   FIRST: WasmGlobal;
   SSTART: WasmGlobal;
   OUT: WasmGlobal;
   lut(lo: number, hi: number): number;
+  table(at: number, n: number, im: number, iM: number): number;
   huf(nPresent: number, iM: number, fastBits: number, maxLen: number, nBits: number, nRaw: number, bitsAt: number): number;
   wav(base: number, nx: number, ox: number, ny: number, oy: number, w14: number): void;
   unlut(from: number, n: number): void;
@@ -192,27 +194,37 @@ export class PizDecoder {
     const hufLength = (src[p] | (src[p + 1] << 8) | (src[p + 2] << 16) | (src[p + 3] << 24)) >>> 0;
     p += 4;
     if (hufLength === 0 || hufLength > end - p) return false;
-    const t = this.readTable(src, p, hufLength, nRaw, what);
-    const nBytes = Math.ceil(t.nBits / 8);
-    // Bit positions are 32-bit in the kernel, whose long-code search needs a prefix code.
-    if (t.nBits >= 2 ** 30 || nBytes > t.end - t.stream || !prefixFree(this.count, this.first, t.maxLen)) return false;
+    // The Huf header as readTable checks it; a fault is left to the JavaScript path, which names it.
+    const u32 = (o: number): number => (src[o] | (src[o + 1] << 8) | (src[o + 2] << 16) | (src[o + 3] << 24)) >>> 0;
+    if (hufLength < 20) return false;
+    const im = u32(p);
+    const iM = u32(p + 4);
+    const nBits = u32(p + 12);
+    if (im >= HUF_ENCSIZE || iM >= HUF_ENCSIZE || im > iM || nBits >= 2 ** 30) return false;
+    // The Huf data (code table, then stream) after the words, with 16 zero bytes past the stream for peeks.
     const out = k.OUT.value;
-    const bitsAt = (out + 2 * nRaw + 15) & ~15;
-    const need = bitsAt + nBytes + 16 - k.memory.buffer.byteLength;
+    const hufAt = (out + 2 * nRaw + 15) & ~15;
+    const need = hufAt + hufLength + 16 - k.memory.buffer.byteLength;
     if (need > 0) k.memory.grow(Math.ceil(need / 65536));
     const mem = k.memory.buffer;
+    new Uint8Array(mem, hufAt, hufLength).set(src.subarray(p, p + hufLength));
+    const nPresent = k.table(hufAt + 20, hufLength - 20, im, iM);
+    if (nPresent < 0) return false;
+    const maxLen = k.tableMaxLen.value;
+    const bitsAt = k.tableEnd.value;
+    this.count.set(new Float64Array(mem, k.COUNT.value, MAX_CODE_LENGTH + 1));
+    this.canonical(maxLen, what);
+    const nBytes = Math.ceil(nBits / 8);
+    // The kernel's long-code search needs a prefix code.
+    if (nBytes > hufAt + hufLength - bitsAt || !prefixFree(this.count, this.first, maxLen)) return false;
+    new Uint8Array(mem, bitsAt + nBytes, 16).fill(0);
     if (minNonZero <= maxNonZero) {
       new Uint8Array(mem, k.BITMAP.value + minNonZero, maxNonZero - minNonZero + 1).set(this.bitmap.subarray(minNonZero, maxNonZero + 1));
     }
     const maxValue = k.lut(minNonZero, maxNonZero) - 1;
-    new Int32Array(mem, k.PRESENT.value, t.nPresent).set(this.present.subarray(0, t.nPresent));
-    new Float64Array(mem, k.COUNT.value, MAX_CODE_LENGTH + 1).set(this.count);
     new Float64Array(mem, k.FIRST.value, MAX_CODE_LENGTH + 1).set(this.first);
     new Int32Array(mem, k.SSTART.value, MAX_CODE_LENGTH + 2).set(this.sortedStart);
-    const bits = new Uint8Array(mem, bitsAt, nBytes + 16);
-    bits.set(src.subarray(t.stream, t.stream + nBytes));
-    bits.fill(0, nBytes);
-    if (k.huf(t.nPresent, t.iM, Math.min(t.maxLen, KERNEL_FAST_BITS), t.maxLen, t.nBits, nRaw, bitsAt) !== 0) return false;
+    if (k.huf(nPresent, iM, Math.min(maxLen, KERNEL_FAST_BITS), maxLen, nBits, nRaw, bitsAt) !== 0) return false;
     const ch = channels[only];
     const from = starts[only];
     const w14 = maxValue < 1 << 14 ? 1 : 0;
@@ -386,7 +398,17 @@ export class PizDecoder {
       }
     }
 
-    // Canonical codes: lengths from longest to shortest take consecutive values; within a length, ascending symbol.
+    this.canonical(maxLen, what);
+    const fb = Math.max(1, Math.min(maxLen, Math.max(MIN_FAST_BITS, Math.min(MAX_FAST_BITS, Math.ceil(Math.log2(nRaw + 1)) - 1))));
+    return { iM, nPresent, nBits, maxLen, fb, stream: p, end };
+  }
+
+  /**
+   * Canonical codes from the count per length: lengths from longest to shortest take consecutive values; within a
+   * length, ascending symbol. Fills first and sortedStart.
+   */
+  private canonical(maxLen: number, what: string): void {
+    const count = this.count;
     const first = this.first;
     if (maxLen > MAX_SUPPORTED_LENGTH) throw new FormatError(`${what}: PIZ Huffman code of ${maxLen} bits, longer than ${MAX_SUPPORTED_LENGTH} bits`);
     let code = 0;
@@ -399,8 +421,6 @@ export class PizDecoder {
     const sortedStart = this.sortedStart;
     sortedStart[0] = 0;
     for (let l = 1; l <= MAX_CODE_LENGTH + 1; l++) sortedStart[l] = sortedStart[l - 1] + (l - 1 === 0 ? 0 : count[l - 1]);
-    const fb = Math.max(1, Math.min(maxLen, Math.max(MIN_FAST_BITS, Math.min(MAX_FAST_BITS, Math.ceil(Math.log2(nRaw + 1)) - 1))));
-    return { iM, nPresent, nBits, maxLen, fb, stream: p, end };
   }
 }
 

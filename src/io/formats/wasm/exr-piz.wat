@@ -65,7 +65,55 @@
       (local.set $a (i32.add (local.get $a) (i32.const 2)))
       (br $next))))
 
-  ;; Huffman decode of the MSB-first bit stream of nBits bits at bitsAt into nRaw words at $OUT; the run-length
+;; The code-length table of symbols im..iM from byte $at, at most $n bytes, as PizDecoder.readTable reads it (6 bits
+  ;; MSB first a symbol; 59..62 short runs of zero lengths, 63 + 8 bits a long run): the symbols with a code listed in
+  ;; PRESENT, COUNT per length. Returns how many are listed, or −1 for a fault; $tableEnd: the byte after the table.
+  (global $tableEnd (export "tableEnd") (mut i32) (i32.const 0))
+  (global $tableMaxLen (export "tableMaxLen") (mut i32) (i32.const 0))
+  (func (export "table") (param $at i32) (param $n i32) (param $im i32) (param $iM i32) (result i32)
+    (local $p i32) (local $end i32) (local $acc i32) (local $bits i32) (local $s i32) (local $l i32) (local $run i32)
+    (local $np i32) (local $maxLen i32) (local $c i32)
+    (memory.fill (global.get $COUNT) (i32.const 0) (i32.const 472))
+    (local.set $p (local.get $at))
+    (local.set $end (i32.add (local.get $at) (local.get $n)))
+    (local.set $s (local.get $im))
+    (block $done (loop $next
+      (br_if $done (i32.gt_u (local.get $s) (local.get $iM)))
+      (if (i32.lt_u (local.get $bits) (i32.const 6)) (then
+        (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+        (local.set $acc (i32.and (i32.or (i32.shl (local.get $acc) (i32.const 8)) (i32.load8_u (local.get $p))) (i32.const 0xffff)))
+        (local.set $p (i32.add (local.get $p) (i32.const 1)))
+        (local.set $bits (i32.add (local.get $bits) (i32.const 8)))))
+      (local.set $bits (i32.sub (local.get $bits) (i32.const 6)))
+      (local.set $l (i32.and (i32.shr_u (local.get $acc) (local.get $bits)) (i32.const 63)))
+      (if (i32.ge_u (local.get $l) (i32.const 59))
+        (then
+          (local.set $run (i32.sub (local.get $l) (i32.const 57)))
+          (if (i32.eq (local.get $l) (i32.const 63)) (then
+            (if (i32.lt_u (local.get $bits) (i32.const 8)) (then
+              (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -1))))
+              (local.set $acc (i32.and (i32.or (i32.shl (local.get $acc) (i32.const 8)) (i32.load8_u (local.get $p))) (i32.const 0xffff)))
+              (local.set $p (i32.add (local.get $p) (i32.const 1)))
+              (local.set $bits (i32.add (local.get $bits) (i32.const 8)))))
+            (local.set $bits (i32.sub (local.get $bits) (i32.const 8)))
+            (local.set $run (i32.add (i32.and (i32.shr_u (local.get $acc) (local.get $bits)) (i32.const 255)) (i32.const 6)))))
+          (if (i32.gt_u (i32.add (local.get $s) (local.get $run)) (i32.add (local.get $iM) (i32.const 1))) (then (return (i32.const -1))))
+          (local.set $s (i32.add (local.get $s) (local.get $run))))
+        (else
+          (if (local.get $l) (then
+            (i32.store (i32.add (global.get $PRESENT) (i32.shl (local.get $np) (i32.const 2)))
+              (i32.or (i32.shl (local.get $s) (i32.const 6)) (local.get $l)))
+            (local.set $np (i32.add (local.get $np) (i32.const 1)))
+            (local.set $c (i32.add (global.get $COUNT) (i32.shl (local.get $l) (i32.const 3))))
+            (f64.store (local.get $c) (f64.add (f64.load (local.get $c)) (f64.const 1)))
+            (if (i32.gt_u (local.get $l) (local.get $maxLen)) (then (local.set $maxLen (local.get $l))))))
+          (local.set $s (i32.add (local.get $s) (i32.const 1)))))
+      (br $next)))
+    (global.set $tableEnd (local.get $p))
+    (global.set $tableMaxLen (local.get $maxLen))
+    (local.get $np))
+
+    ;; Huffman decode of the MSB-first bit stream of nBits bits at bitsAt into nRaw words at $OUT; the run-length
   ;; pseudo-symbol is iM. Codes of ≤ $P bits decode by one look-up in $FAST ((symbol << 6) | length); an entry for
   ;; the first $P bits of longer codes holds the shortest length l > $P any of them has, and the code is found by
   ;; trying lengths l, l + 1 … against each length's canonical range — the shortest match, as the bit-by-bit search
