@@ -35,6 +35,20 @@
       (br_if $done (i32.gt_u (local.get $i) (local.get $hi)))
       (local.set $byte (i32.load8_u (local.get $i)))
       (if (i32.eqz (local.get $i)) (then (local.set $byte (i32.and (local.get $byte) (i32.const 0xfe)))))
+      ;; a full byte (near-uniform words, FLOAT low halves): its eight values at once
+      (if (i32.eq (local.get $byte) (i32.const 255)) (then
+        (local.set $bit (i32.add (global.get $LUT) (i32.shl (local.get $k) (i32.const 1))))
+        (local.set $byte (i32.shl (local.get $i) (i32.const 3)))
+        (i32.store16 (local.get $bit) (local.get $byte))
+        (i32.store16 offset=2 (local.get $bit) (i32.or (local.get $byte) (i32.const 1)))
+        (i32.store16 offset=4 (local.get $bit) (i32.or (local.get $byte) (i32.const 2)))
+        (i32.store16 offset=6 (local.get $bit) (i32.or (local.get $byte) (i32.const 3)))
+        (i32.store16 offset=8 (local.get $bit) (i32.or (local.get $byte) (i32.const 4)))
+        (i32.store16 offset=10 (local.get $bit) (i32.or (local.get $byte) (i32.const 5)))
+        (i32.store16 offset=12 (local.get $bit) (i32.or (local.get $byte) (i32.const 6)))
+        (i32.store16 offset=14 (local.get $bit) (i32.or (local.get $byte) (i32.const 7)))
+        (local.set $k (i32.add (local.get $k) (i32.const 8)))
+        (local.set $byte (i32.const 0))))
       (local.set $bit (i32.const 0))
       (block $bitsDone (loop $bits
         (br_if $bitsDone (i32.eqz (local.get $byte)))
