@@ -10,7 +10,9 @@
  * of its pixel data (a FLOAT sample is low word, high word). Every count read from the data is
  * checked against the bytes present and the words expected; a corrupt block raises FormatError naming what is wrong.
  *
- * [R] Scratch tables live in a PizDecoder so a whole file decodes without allocating per block.
+ * [R] Scratch tables live in a PizDecoder so a whole file decodes without allocating per block. The loops run on a
+ * WebAssembly kernel (wasm/exr-piz.wat) where one is available; the JavaScript path below is the reference it equals,
+ * and decodes any block in which the kernel met a fault, so that the refusal names it.
  */
 import { instantiateWasm, wasmDisabled } from '../../core/wasm.js';
 import { FormatError } from '../../errors.js';
@@ -110,6 +112,7 @@ export class PizDecoder {
   /**
    * Decodes `length` bytes at `offset` of `src` into the decoder's word buffer; returns that buffer (valid until the
    * next call) and each channel's first word. Only channel `only` is fully reconstructed (wavelet and LUT undone).
+   * `useKernel` false keeps the block on the JavaScript path (the reference the tests hold the kernel to).
    */
   decode(
     src: Uint8Array,
