@@ -22,6 +22,7 @@ const MODULES = [
   { wat: 'src/compare/wasm/compare.wat', out: 'src/compare/wasm/compare-wasm.ts', name: 'COMPARE_WASM_BASE64' },
   { wat: 'src/compare/wasm/float-pair.wat', out: 'src/compare/wasm/float-pair-wasm.ts', name: 'FLOAT_PAIR_WASM_BASE64' },
   { wat: 'src/io/formats/wasm/exr-predictor.wat', out: 'src/io/formats/wasm/exr-predictor-wasm.ts', name: 'EXR_PREDICTOR_WASM_BASE64' },
+  { wat: 'src/io/formats/wasm/exr-piz.wat', out: 'src/io/formats/wasm/exr-piz-wasm.ts', name: 'EXR_PIZ_WASM_BASE64' },
   { wat: 'src/io/formats/wasm/tiff-lzw.wat', out: 'src/io/formats/wasm/tiff-lzw-wasm.ts', name: 'TIFF_LZW_WASM_BASE64' },
   { wat: 'src/io/formats/wasm/tiff-predictor.wat', out: 'src/io/formats/wasm/tiff-predictor-wasm.ts', name: 'TIFF_PREDICTOR_WASM_BASE64' },
   { wat: 'src/core/wasm/summary.wat', out: 'src/core/wasm/summary-wasm.ts', name: 'SUMMARY_WASM_BASE64' },

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FormatError, InputError, LimitError } from '../src/errors.js';
 import { decodeExr, looksLikeExr, readExrHeader } from '../src/io/formats/exr.js';
+import { PizDecoder, type PizChannel } from '../src/io/formats/exr-piz.js';
 import { tempDir, testRandom } from './helpers.js';
 
 interface ManifestEntry {
@@ -369,5 +370,105 @@ describe('ZIP/RLE predictor kernel', () => {
       unpredictInterleave(t.slice(), b, n);
       expect(Buffer.from(a).equals(Buffer.from(b)), `n = ${n}`).toBe(true);
     }
+  });
+});
+
+describe('PIZ kernel', () => {
+  /** Every PIZ-compressed block of a level-0 file: its bytes and each channel's block size. */
+  const pizBlocks = (m: ManifestEntry): { bytes: Uint8Array; channels: PizChannel[] }[] => {
+    const b = file(m.file);
+    const h = readExrHeader(b, m.file);
+    const dv = new DataView(b.buffer, b.byteOffset);
+    const sizes = h.channels.map((c) => (c.pixelType === 1 ? 1 : 2));
+    const boxes: { bw: number; bh: number }[] = [];
+    if (h.tiles) {
+      const { xSize, ySize } = h.tiles;
+      for (let ty = 0; ty < Math.ceil(m.height / ySize); ty++) {
+        for (let tx = 0; tx < Math.ceil(m.width / xSize); tx++) {
+          boxes.push({ bw: Math.min(xSize, m.width - tx * xSize), bh: Math.min(ySize, m.height - ty * ySize) });
+        }
+      }
+    } else {
+      for (let y = 0; y < m.height; y += 32) boxes.push({ bw: m.width, bh: Math.min(32, m.height - y) });
+    }
+    const out: { bytes: Uint8Array; channels: PizChannel[] }[] = [];
+    boxes.forEach(({ bw, bh }, i) => {
+      const off = Number(dv.getBigUint64(h.offsetTableStart + 8 * i, true));
+      const head = h.tiled ? 20 : 8;
+      const size = dv.getInt32(off + head - 4, true);
+      const raw = bw * bh * sizes.reduce((a, s) => a + 2 * s, 0);
+      if (size < raw) out.push({ bytes: b.subarray(off + head, off + head + size), channels: sizes.map((size) => ({ nx: bw, ny: bh, size })) });
+    });
+    return out;
+  };
+
+  /** The block through both paths: equal words, or the same FormatError. */
+  const both = (bytes: Uint8Array, channels: PizChannel[], only: number): 'equal' | 'refused' => {
+    const kernel = new PizDecoder(1);
+    const js = new PizDecoder(1);
+    let a: { words: Uint16Array; starts: number[] } | Error;
+    let b: { words: Uint16Array; starts: number[] } | Error;
+    try {
+      a = kernel.decode(bytes, 0, bytes.length, channels, only, 'k');
+    } catch (e) {
+      a = e as Error;
+    }
+    try {
+      b = js.decode(bytes, 0, bytes.length, channels, only, 'k', false);
+    } catch (e) {
+      b = e as Error;
+    }
+    if (b instanceof Error) {
+      expect(b).toBeInstanceOf(FormatError);
+      expect(a).toBeInstanceOf(FormatError);
+      expect((a as Error).message).toBe(b.message);
+      return 'refused';
+    }
+    expect(a).not.toBeInstanceOf(Error);
+    const ka = a as { words: Uint16Array; starts: number[] };
+    const n = channels.reduce((s, c) => s + c.nx * c.ny * c.size, 0);
+    expect(ka.starts).toEqual(b.starts);
+    expect(Buffer.from(ka.words.buffer, ka.words.byteOffset, 2 * n).equals(Buffer.from(b.words.buffer, b.words.byteOffset, 2 * n))).toBe(true);
+    return 'equal';
+  };
+
+  it('decodes every block of the OpenEXR-written PIZ files as the JavaScript path does (every channel; HALF, FLOAT, UINT; 14- and 16-bit wavelet)', () => {
+    const files = manifest.filter((m) => m.compression === 'PIZ' && m.levels === undefined);
+    expect(files.length).toBeGreaterThanOrEqual(7);
+    let blocks = 0;
+    let kernelBlocks = 0;
+    for (const m of files) {
+      for (const { bytes, channels } of pizBlocks(m)) {
+        for (let only = 0; only < channels.length; only++) {
+          const probe = new PizDecoder(1);
+          probe.decode(bytes, 0, bytes.length, channels, only, m.file);
+          kernelBlocks += probe.kernelBlocks;
+          expect(both(bytes, channels, only), m.file).toBe('equal');
+          blocks++;
+        }
+      }
+    }
+    // Where WebAssembly runs, the kernel decoded every real block (none fell back to the JavaScript path).
+    expect(blocks).toBeGreaterThan(50);
+    if (process.env.HEIGHTBENCH_NO_WASM !== '1') expect(kernelBlocks).toBe(blocks);
+  });
+
+  it('refuses a corrupted block with the FormatError the JavaScript path gives, or decodes it to the same words', () => {
+    const rnd = testRandom(0x512);
+    const sources = ['scanline-half-piz.exr', 'tiled-float-piz.exr', 'wide-scanline-float-piz.exr', 'wide-tiled-half-piz.exr'].map((name) =>
+      pizBlocks(manifest.find((m) => m.file === name) as ManifestEntry),
+    );
+    const tally = { equal: 0, refused: 0 };
+    for (let k = 0; k < 400; k++) {
+      const blocks = sources[k % sources.length];
+      const { bytes, channels } = blocks[Math.floor(rnd() * blocks.length)];
+      const b = bytes.slice();
+      // Mostly the Huffman table and the first part of the stream, where a change reaches the kernel's checks.
+      const span = k % 3 === 0 ? b.length : Math.min(b.length, 600);
+      for (let j = 0; j < 1 + (k % 3); j++) b[Math.floor(rnd() * span)] ^= 1 << Math.floor(rnd() * 8);
+      tally[both(k % 5 === 0 ? b.subarray(0, Math.floor(rnd() * b.length)) : b, channels, Math.floor(rnd() * channels.length))]++;
+    }
+    expect(tally.refused).toBeGreaterThan(100);
+    expect(tally.equal + tally.refused).toBe(400);
   });
 });

@@ -10,9 +10,13 @@
  * of its pixel data (a FLOAT sample is low word, high word). Every count read from the data is
  * checked against the bytes present and the words expected; a corrupt block raises FormatError naming what is wrong.
  *
- * [R] Scratch tables live in a PizDecoder so a whole file decodes without allocating per block.
+ * [R] Scratch tables live in a PizDecoder so a whole file decodes without allocating per block. The loops run on a
+ * WebAssembly kernel (wasm/exr-piz.wat) where one is available; the JavaScript path below is the reference it equals,
+ * and decodes any block in which the kernel met a fault, so that the refusal names it.
  */
+import { instantiateWasm, wasmDisabled } from '../../core/wasm.js';
 import { FormatError } from '../../errors.js';
+import { EXR_PIZ_WASM_BASE64 } from './wasm/exr-piz-wasm.js';
 
 const USHORT_RANGE = 1 << 16;
 const BITMAP_SIZE = USHORT_RANGE >> 3;
@@ -25,6 +29,11 @@ const HUF_ENCSIZE = USHORT_RANGE + 1;
  */
 const MIN_FAST_BITS = 10;
 const MAX_FAST_BITS = 18;
+/**
+ * [R] The kernel's one-look-up table covers codes up to 11 bits (8 KiB, filled per block at little cost); a longer
+ * code is found from its first 11 bits and its length's canonical range.
+ */
+const KERNEL_FAST_BITS = 11;
 /** Lengths the table format can express (6-bit fields, 59…63 are zero-run markers). */
 const MAX_CODE_LENGTH = 58;
 /** [R] Codes are assembled in a double: longer ones cannot occur in a real file (they need > 2^36 samples). */
@@ -32,6 +41,46 @@ const MAX_SUPPORTED_LENGTH = 52;
 const SHORT_ZEROCODE_RUN = 59;
 const LONG_ZEROCODE_RUN = 63;
 const SHORTEST_LONG_RUN = 2 + LONG_ZEROCODE_RUN - SHORT_ZEROCODE_RUN;
+
+/** A Huf block's table as read: last symbol, symbols with a code, stream length in bits, longest code, fast-table bits, stream bytes. */
+interface HufTable {
+  readonly iM: number;
+  /** How many symbols have a code (listed in PizDecoder.present). */
+  readonly nPresent: number;
+  readonly nBits: number;
+  readonly maxLen: number;
+  readonly fb: number;
+  /** Byte offset of the bit stream in the source, and the end of the Huf data. */
+  readonly stream: number;
+  readonly end: number;
+}
+
+interface WasmGlobal {
+  readonly value: number;
+}
+
+/** The kernel's exports (wasm/exr-piz.wat): its four loops and the offsets of its tables in its memory. */
+interface PizKernel {
+  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  BITMAP: WasmGlobal;
+  tableEnd: WasmGlobal;
+  tableMaxLen: WasmGlobal;
+  COUNT: WasmGlobal;
+  FIRST: WasmGlobal;
+  SSTART: WasmGlobal;
+  OUT: WasmGlobal;
+  lut(lo: number, hi: number): number;
+  table(at: number, n: number, im: number, iM: number): number;
+  huf(nPresent: number, iM: number, fastBits: number, maxLen: number, nBits: number, nRaw: number, bitsAt: number): number;
+  wav(base: number, nx: number, ox: number, ny: number, oy: number, w14: number): void;
+  unlut(from: number, n: number): void;
+}
+let kernel: PizKernel | null | undefined;
+
+function pizKernel(): PizKernel | null {
+  if (kernel === undefined) kernel = wasmDisabled() ? null : instantiateWasm<PizKernel>(EXR_PIZ_WASM_BASE64);
+  return kernel;
+}
 
 export interface PizChannel {
   readonly nx: number;
@@ -43,7 +92,8 @@ export interface PizChannel {
 export class PizDecoder {
   private readonly bitmap = new Uint8Array(BITMAP_SIZE);
   private readonly lut = new Uint16Array(USHORT_RANGE);
-  private readonly lengths = new Uint8Array(HUF_ENCSIZE);
+  /** The symbols with a code, ascending, each as (symbol << 6) | code length. */
+  private readonly present = new Int32Array(HUF_ENCSIZE);
   /** Symbols ordered by (code length, symbol): the canonical assignment order. */
   private readonly sorted = new Int32Array(HUF_ENCSIZE);
   private readonly fast = new Int32Array(1 << MAX_FAST_BITS);
@@ -52,6 +102,8 @@ export class PizDecoder {
   private readonly sortedStart = new Int32Array(MAX_CODE_LENGTH + 2);
   private bits = new Uint8Array(0);
   private words: Uint16Array;
+  /** Blocks the WebAssembly kernel decoded (the rest went through the JavaScript path). */
+  kernelBlocks = 0;
 
   constructor(maxWords: number) {
     this.words = new Uint16Array(maxWords);
@@ -60,6 +112,7 @@ export class PizDecoder {
   /**
    * Decodes `length` bytes at `offset` of `src` into the decoder's word buffer; returns that buffer (valid until the
    * next call) and each channel's first word. Only channel `only` is fully reconstructed (wavelet and LUT undone).
+   * `useKernel` false keeps the block on the JavaScript path (the reference the tests hold the kernel to).
    */
   decode(
     src: Uint8Array,
@@ -68,6 +121,7 @@ export class PizDecoder {
     channels: readonly PizChannel[],
     only: number,
     what: string,
+    useKernel = true,
   ): { words: Uint16Array; starts: number[] } {
     const starts: number[] = [];
     let nRaw = 0;
@@ -94,6 +148,9 @@ export class PizDecoder {
       bitmap.set(src.subarray(p, p + n), minNonZero);
       p += n;
     }
+    if (useKernel && this.kernelDecode(src, p, end, minNonZero, maxNonZero, channels, only, nRaw, starts, what)) {
+      return { words, starts };
+    }
     const lut = this.lut;
     let k = 0;
     for (let i = 0; i < USHORT_RANGE; i++) {
@@ -117,87 +174,90 @@ export class PizDecoder {
     return { words, starts };
   }
 
+  /**
+   * The block from its Huffman data on (`p`: after the bitmap) on the WebAssembly kernel; false where the kernel does
+   * not run or found a fault, and then the JavaScript path decodes the block from `p` again — the reference the kernel
+   * equals (test/format-exr.test.ts), and the one that names a fault. [R] A one-shot process would run these loops
+   * in V8's baseline tiers, and the fast table would be refilled per block there.
+   */
+  private kernelDecode(
+    src: Uint8Array,
+    p: number,
+    end: number,
+    minNonZero: number,
+    maxNonZero: number,
+    channels: readonly PizChannel[],
+    only: number,
+    nRaw: number,
+    starts: readonly number[],
+    what: string,
+  ): boolean {
+    const k = pizKernel();
+    if (k === null || nRaw === 0 || end - p < 4) return false;
+    const hufLength = (src[p] | (src[p + 1] << 8) | (src[p + 2] << 16) | (src[p + 3] << 24)) >>> 0;
+    p += 4;
+    if (hufLength === 0 || hufLength > end - p) return false;
+    // The Huf header as readTable checks it; a fault is left to the JavaScript path, which names it.
+    const u32 = (o: number): number => (src[o] | (src[o + 1] << 8) | (src[o + 2] << 16) | (src[o + 3] << 24)) >>> 0;
+    if (hufLength < 20) return false;
+    const im = u32(p);
+    const iM = u32(p + 4);
+    const nBits = u32(p + 12);
+    if (im >= HUF_ENCSIZE || iM >= HUF_ENCSIZE || im > iM || nBits >= 2 ** 30) return false;
+    // The Huf data (code table, then stream) after the words, with 16 zero bytes past the stream for peeks.
+    const out = k.OUT.value;
+    const hufAt = (out + 2 * nRaw + 15) & ~15;
+    const need = hufAt + hufLength + 16 - k.memory.buffer.byteLength;
+    if (need > 0) k.memory.grow(Math.ceil(need / 65536));
+    const mem = k.memory.buffer;
+    new Uint8Array(mem, hufAt, hufLength).set(src.subarray(p, p + hufLength));
+    const nPresent = k.table(hufAt + 20, hufLength - 20, im, iM);
+    if (nPresent < 0) return false;
+    const maxLen = k.tableMaxLen.value;
+    const bitsAt = k.tableEnd.value;
+    this.count.set(new Float64Array(mem, k.COUNT.value, MAX_CODE_LENGTH + 1));
+    this.canonical(maxLen, what);
+    const nBytes = Math.ceil(nBits / 8);
+    // The kernel's long-code search needs a prefix code.
+    if (nBytes > hufAt + hufLength - bitsAt || !prefixFree(this.count, this.first, maxLen)) return false;
+    new Uint8Array(mem, bitsAt + nBytes, 16).fill(0);
+    if (minNonZero <= maxNonZero) {
+      new Uint8Array(mem, k.BITMAP.value + minNonZero, maxNonZero - minNonZero + 1).set(this.bitmap.subarray(minNonZero, maxNonZero + 1));
+    }
+    const maxValue = k.lut(minNonZero, maxNonZero) - 1;
+    new Float64Array(mem, k.FIRST.value, MAX_CODE_LENGTH + 1).set(this.first);
+    new Int32Array(mem, k.SSTART.value, MAX_CODE_LENGTH + 2).set(this.sortedStart);
+    if (k.huf(nPresent, iM, Math.min(maxLen, KERNEL_FAST_BITS), maxLen, nBits, nRaw, bitsAt) !== 0) return false;
+    const ch = channels[only];
+    const from = starts[only];
+    const w14 = maxValue < 1 << 14 ? 1 : 0;
+    for (let j = 0; j < ch.size; j++) k.wav(from + j, ch.nx, ch.size, ch.ny, ch.nx * ch.size, w14);
+    k.unlut(from, ch.nx * ch.ny * ch.size);
+    this.words.set(new Uint16Array(mem, out, nRaw));
+    this.kernelBlocks++;
+    return true;
+  }
+
   /** The "Huf" coder: 20-byte header, packed code-length table, then an MSB-first bit stream of nBits bits. */
   private huffmanDecode(src: Uint8Array, offset: number, nCompressed: number, out: Uint16Array, nRaw: number, what: string): void {
     if (nCompressed === 0) {
       if (nRaw !== 0) throw new FormatError(`${what}: PIZ Huffman data is empty, expected ${nRaw} values`);
       return;
     }
-    if (nCompressed < 20) throw new FormatError(`${what}: PIZ Huffman data of ${nCompressed} bytes, shorter than its 20-byte header`);
-    const u32 = (o: number): number => (src[o] | (src[o + 1] << 8) | (src[o + 2] << 16) | (src[o + 3] << 24)) >>> 0;
-    const im = u32(offset);
-    const iM = u32(offset + 4);
-    const nBits = u32(offset + 12);
-    if (im >= HUF_ENCSIZE || iM >= HUF_ENCSIZE || im > iM) {
-      throw new FormatError(`${what}: PIZ Huffman symbol range ${im}..${iM}, expected within 0..${HUF_ENCSIZE - 1}`);
-    }
-    const end = offset + nCompressed;
-    let p = offset + 20;
-
-    // Code-length table: 6 bits per symbol; 59..62 encode short runs of zero lengths, 63 + 8 bits a long run.
-    const lengths = this.lengths;
-    // (Bits read inline, MSB first: a closure here would cost more than the table.)
-    let tAcc = 0;
-    let tBits = 0;
-    for (let s = im; s <= iM; s++) {
-      if (tBits < 6) {
-        if (p >= end) throw new FormatError(`${what}: PIZ Huffman code table runs past its ${nCompressed} bytes`);
-        tAcc = ((tAcc << 8) | src[p++]) & 0xffff;
-        tBits += 8;
-      }
-      tBits -= 6;
-      const l = (tAcc >>> tBits) & 63;
-      if (l >= SHORT_ZEROCODE_RUN) {
-        let run = l - SHORT_ZEROCODE_RUN + 2;
-        if (l === LONG_ZEROCODE_RUN) {
-          if (tBits < 8) {
-            if (p >= end) throw new FormatError(`${what}: PIZ Huffman code table runs past its ${nCompressed} bytes`);
-            tAcc = ((tAcc << 8) | src[p++]) & 0xffff;
-            tBits += 8;
-          }
-          tBits -= 8;
-          run = ((tAcc >>> tBits) & 0xff) + SHORTEST_LONG_RUN;
-        }
-        if (s + run > iM + 1) throw new FormatError(`${what}: PIZ Huffman zero run of ${run} passes symbol ${iM}`);
-        lengths.fill(0, s, s + run);
-        s += run - 1;
-      } else {
-        lengths[s] = l;
-      }
-    }
-
-    // Canonical codes: lengths from longest to shortest take consecutive values; within a length, ascending symbol.
+    const { iM, nPresent, nBits, maxLen, fb, stream, end } = this.readTable(src, offset, nCompressed, nRaw, what);
+    const p = stream;
+    const present = this.present;
     const count = this.count;
     const first = this.first;
-    count.fill(0);
-    let maxLen = 0;
-    for (let s = im; s <= iM; s++) {
-      const l = lengths[s];
-      if (l > 0) {
-        count[l]++;
-        if (l > maxLen) maxLen = l;
-      }
-    }
-    if (maxLen > MAX_SUPPORTED_LENGTH) throw new FormatError(`${what}: PIZ Huffman code of ${maxLen} bits, longer than ${MAX_SUPPORTED_LENGTH} bits`);
-    let code = 0;
-    for (let l = MAX_CODE_LENGTH; l > 0; l--) {
-      const next = Math.floor((code + count[l]) / 2);
-      first[l] = code;
-      if (code + count[l] > 2 ** l) throw new FormatError(`${what}: PIZ Huffman table has more ${l}-bit codes than fit in ${l} bits`);
-      code = next;
-    }
     const sortedStart = this.sortedStart;
-    sortedStart[0] = 0;
-    for (let l = 1; l <= MAX_CODE_LENGTH + 1; l++) sortedStart[l] = sortedStart[l - 1] + (l - 1 === 0 ? 0 : count[l - 1]);
     const fill = sortedStart.slice(0, MAX_CODE_LENGTH + 1);
     const sorted = this.sorted;
-    const fb = Math.max(1, Math.min(maxLen, Math.max(MIN_FAST_BITS, Math.min(MAX_FAST_BITS, Math.ceil(Math.log2(nRaw + 1)) - 1))));
     const fastMask = (1 << fb) - 1;
     const fast = this.fast;
     fast.fill(0, 0, 1 << fb);
-    for (let s = im; s <= iM; s++) {
-      const l = lengths[s];
-      if (l === 0) continue;
+    for (let i = 0; i < nPresent; i++) {
+      const s = present[i] >>> 6;
+      const l = present[i] & 63;
       const rank = fill[l]++;
       sorted[rank] = s;
       if (l <= fb) {
@@ -211,7 +271,6 @@ export class PizDecoder {
         }
       }
     }
-
     // The bit stream, copied with 8 zero bytes of padding so peeks (≤ 24 bits, or maxLen bits) never leave it.
     const nBytes = Math.ceil(nBits / 8);
     if (nBytes > end - p) throw new FormatError(`${what}: PIZ Huffman stream of ${nBits} bits, only ${end - p} bytes present`);
@@ -286,6 +345,100 @@ export class PizDecoder {
     }
     if (o !== nRaw) throw new FormatError(`${what}: PIZ Huffman stream decodes ${o} values, expected ${nRaw}`);
   }
+
+  /**
+   * The Huf header and code-length table at `offset` (checked), with the canonical code of each length: fills
+   * lengths, count, first and sortedStart; returns the symbol range, the stream's bit count and where it starts.
+   */
+  private readTable(src: Uint8Array, offset: number, nCompressed: number, nRaw: number, what: string): HufTable {
+    if (nCompressed < 20) throw new FormatError(`${what}: PIZ Huffman data of ${nCompressed} bytes, shorter than its 20-byte header`);
+    const u32 = (o: number): number => (src[o] | (src[o + 1] << 8) | (src[o + 2] << 16) | (src[o + 3] << 24)) >>> 0;
+    const im = u32(offset);
+    const iM = u32(offset + 4);
+    const nBits = u32(offset + 12);
+    if (im >= HUF_ENCSIZE || iM >= HUF_ENCSIZE || im > iM) {
+      throw new FormatError(`${what}: PIZ Huffman symbol range ${im}..${iM}, expected within 0..${HUF_ENCSIZE - 1}`);
+    }
+    const end = offset + nCompressed;
+    let p = offset + 20;
+
+    // Code-length table: 6 bits per symbol; 59..62 encode short runs of zero lengths, 63 + 8 bits a long run. The
+    // symbols with a code are listed and counted by length as they are read ([R] a table spans up to 65,537 symbols,
+    // mostly zero runs, even for a 64×64 tile).
+    const present = this.present;
+    const count = this.count;
+    count.fill(0);
+    let nPresent = 0;
+    let maxLen = 0;
+    // (Bits read inline, MSB first: a closure here would cost more than the table.)
+    let tAcc = 0;
+    let tBits = 0;
+    for (let s = im; s <= iM; s++) {
+      if (tBits < 6) {
+        if (p >= end) throw new FormatError(`${what}: PIZ Huffman code table runs past its ${nCompressed} bytes`);
+        tAcc = ((tAcc << 8) | src[p++]) & 0xffff;
+        tBits += 8;
+      }
+      tBits -= 6;
+      const l = (tAcc >>> tBits) & 63;
+      if (l >= SHORT_ZEROCODE_RUN) {
+        let run = l - SHORT_ZEROCODE_RUN + 2;
+        if (l === LONG_ZEROCODE_RUN) {
+          if (tBits < 8) {
+            if (p >= end) throw new FormatError(`${what}: PIZ Huffman code table runs past its ${nCompressed} bytes`);
+            tAcc = ((tAcc << 8) | src[p++]) & 0xffff;
+            tBits += 8;
+          }
+          tBits -= 8;
+          run = ((tAcc >>> tBits) & 0xff) + SHORTEST_LONG_RUN;
+        }
+        if (s + run > iM + 1) throw new FormatError(`${what}: PIZ Huffman zero run of ${run} passes symbol ${iM}`);
+        s += run - 1;
+      } else if (l !== 0) {
+        present[nPresent++] = (s << 6) | l;
+        count[l]++;
+        if (l > maxLen) maxLen = l;
+      }
+    }
+
+    this.canonical(maxLen, what);
+    const fb = Math.max(1, Math.min(maxLen, Math.max(MIN_FAST_BITS, Math.min(MAX_FAST_BITS, Math.ceil(Math.log2(nRaw + 1)) - 1))));
+    return { iM, nPresent, nBits, maxLen, fb, stream: p, end };
+  }
+
+  /**
+   * Canonical codes from the count per length: lengths from longest to shortest take consecutive values; within a
+   * length, ascending symbol. Fills first and sortedStart.
+   */
+  private canonical(maxLen: number, what: string): void {
+    const count = this.count;
+    const first = this.first;
+    if (maxLen > MAX_SUPPORTED_LENGTH) throw new FormatError(`${what}: PIZ Huffman code of ${maxLen} bits, longer than ${MAX_SUPPORTED_LENGTH} bits`);
+    let code = 0;
+    for (let l = MAX_CODE_LENGTH; l > 0; l--) {
+      const next = Math.floor((code + count[l]) / 2);
+      first[l] = code;
+      if (code + count[l] > 2 ** l) throw new FormatError(`${what}: PIZ Huffman table has more ${l}-bit codes than fit in ${l} bits`);
+      code = next;
+    }
+    const sortedStart = this.sortedStart;
+    sortedStart[0] = 0;
+    for (let l = 1; l <= MAX_CODE_LENGTH + 1; l++) sortedStart[l] = sortedStart[l - 1] + (l - 1 === 0 ? 0 : count[l - 1]);
+  }
+}
+
+/**
+ * Whether the canonical code (first and count per length) is a prefix code: the next free code is halved on the way
+ * from each length to the next shorter one, and an odd one makes the first shorter code in use a prefix of the last
+ * longer one (a complete Huffman code never has one).
+ */
+function prefixFree(count: Float64Array, first: Float64Array, maxLen: number): boolean {
+  let shorter = false;
+  for (let l = 1; l <= maxLen; l++) {
+    if (shorter && (first[l] + count[l]) % 2 === 1) return false;
+    if (count[l] > 0) shorter = true;
+  }
+  return true;
 }
 
 /**

@@ -566,10 +566,14 @@ export function decodeExr(input: DecoderInput, where: string, sel: RasterSelecti
       const { words, starts } = piz.decode(bytes, 0, size, pizChannels, chIndex, what);
       let src = starts[chIndex];
       const step = bw * pizChannels[chIndex].size;
+      // A 32-bit sample is its low word then its high word: on a little-endian machine, the words' own bytes.
+      const words32 = half === null && LITTLE_ENDIAN && (src & 1) === 0 ? new Uint32Array(words.buffer, words.byteOffset, words.length >> 1) : null;
       for (let row = 0; row < bh; row++, src += step) {
         let o = (y0 + row) * width + x0;
         if (half !== null) {
           for (let x = 0; x < bw; x++) out[o++] = half[words[src + x]];
+        } else if (words32 !== null) {
+          out.set(words32.subarray(src >> 1, (src >> 1) + bw), o);
         } else {
           for (let x = 0, s = src; x < bw; x++, s += 2) out[o++] = (words[s] | (words[s + 1] << 16)) >>> 0;
         }
