@@ -17,7 +17,7 @@ import { tempDir } from './helpers.js';
 const ROOT = resolve(import.meta.dirname, '..');
 const SRC = join(ROOT, 'src');
 /** What the build reads besides src/ (bin/source-check.mjs BUILD_INPUTS, and the entry scripts in bin/). */
-const BUILD_INPUTS = ['package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/bundle-cli.mjs', 'bin'];
+const BUILD_INPUTS = ['package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/bundle-cli.mjs', 'scripts/bundle-pages.mjs', 'bin'];
 /** Loaders whose import() calls reach every command: not edges of one command's closure. */
 const LOADERS = new Set(['cli/commands.ts', 'cli/main.ts']);
 
