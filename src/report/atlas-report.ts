@@ -19,6 +19,7 @@ import { DIVERGING_STOPS, diverging, plotlyColorscale, scalarPng } from './pictu
 import { plotlyPath } from './comparison-report.js';
 import { DEFAULT_MASKS as M } from '../compare/masks.js';
 import { ATLAS_FIT_PIXELS, ATLAS_STAGES, DIVERGENCE_MM, type Atlas, type AtlasEntry } from '../experiments/atlas.js';
+import { pageCss } from './page-style.js';
 
 /**
  * [R] The shared diverging scale is signed-logarithmic: t = sign(v)·ln(1 + |v|/v0) / ln(1 + S/v0), S the largest
@@ -263,11 +264,10 @@ ${escapeHtml(e.label)}<br>max |Δ| ${num(e.map.maxAbsM * 1000)} mm · RMS ${num(
   const data = JSON.stringify(figureData(a)).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>heightbench ablation atlas: ${escapeHtml(a.request)} ${a.size}²</title>
-<style>body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1500px}.grid{display:flex;flex-wrap:wrap;gap:14px}
-figure{margin:0;width:256px;font-size:12px}img{image-rendering:pixelated;border:1px solid #ccc}
-table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;font-size:12px;text-align:right;vertical-align:top}
-th{background:#f3f3f3}td.l{text-align:left;max-width:420px}.small{font-size:11px}.note{color:#555;font-size:12px}
-.warn{border:2px solid #b2182b;background:#fdecea;padding:.6em 1em;font-weight:600}.row{display:flex;flex-wrap:wrap;gap:8px}</style>
+<style>${pageCss(`body{max-width:1500px}.grid{display:flex;flex-wrap:wrap;gap:14px}
+figure{margin:0;width:256px;font-size:12px}img{image-rendering:pixelated;border:1px solid #ccc}td,th{padding:2px 6px;font-size:12px}
+td.l{text-align:left;max-width:420px}.small{font-size:11px}.note{color:#555;font-size:12px}
+.warn{border:2px solid #b2182b;background:#fdecea;padding:.6em 1em;font-weight:600}.row{display:flex;flex-wrap:wrap;gap:8px}`)}</style>
 <script src="${safeUrl(plotlySrc)}"></script></head><body>
 <p id="plotly-missing" class="warn" hidden>Plotly did not load (this page expects it at ${escapeHtml(plotlySrc)}, relative to the page), so the
 radial and per-stage profiles cannot be drawn; the maps and tables below do not need it. Open the atlas where heightbench wrote it.</p>

@@ -64,7 +64,7 @@ import { flattenMetrics, pageMetrics } from './metrics.js';
 import type { ReportMeta } from './report-meta.js';
 import { ReportStages } from './report-stages.js';
 import { boundSummary, summaryLines } from './summary.js';
-import { PAGE_CSS } from './page-style.js';
+import { pageCss } from './page-style.js';
 import type { ComparisonPageData } from './page/page-data.js';
 import { pageScript } from './page-scripts.js';
 
@@ -588,7 +588,7 @@ ${x.mmLegend}
     : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>heightbench comparison</title>
-<style>${PAGE_CSS}.row{display:flex;flex-wrap:wrap;gap:8px}
+<style>${pageCss(`body{max-width:1400px}.row{display:flex;flex-wrap:wrap;gap:8px}
 .note{color:#555;font-size:13px}.warn{border:2px solid #b2182b;background:#fdecea;padding:.6em 1em;font-weight:600}
 .legend{font-size:12px;margin:.3em 0;line-height:2}.sw{display:inline-block;width:14px;height:14px;border:1px solid #999;vertical-align:middle;margin:0 3px 0 8px}
 .ramp{display:inline-block;position:relative;width:220px;height:14px;border:1px solid #999;vertical-align:middle;margin:0 6px 14px}
@@ -596,7 +596,7 @@ ${x.mmLegend}
 .vpanel{display:inline-block;text-align:center;font-size:13px}#vread{font-family:monospace;font-size:13px;min-height:1.4em;background:#f6f6f6;padding:3px}
 .grid{display:flex;flex-wrap:wrap;gap:10px}figure{margin:0}figure.stagemap{width:256px;font-size:12px;text-align:center}img{image-rendering:pixelated}
 .card{border:1px solid #ccc;padding:6px;font-size:12px;width:420px}.cardrow{display:flex;gap:6px}.layers{display:flex;flex-direction:column;font-size:11px}
-.layers span{height:91px;line-height:85px}</style>
+.layers span{height:91px;line-height:85px}`)}</style>
 </head><body>
 <p id="plotly-missing" class="warn" hidden>${missing}</p>
 ${body.head}

@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { escapeHtml } from '../core/html.js';
+import { pageCss, TEXT_TABLES } from './page-style.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { writeFolderWhole } from '../io/report-folder.js';
 import { STAGES } from '../conventions/index.js';
@@ -209,7 +210,7 @@ export function surveyHtml(s: Survey): string {
       Object.entries(bins).map(([k, v]) => [e(k), e(v), `<span class="bar" style="width:${s.requests ? Math.round((200 * v) / s.requests) : 0}px"></span>`]),
     );
   return `<!doctype html><html><head><meta charset="utf-8"><title>${e(s.headline)}</title>
-<style>body{font:14px system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}.bar{display:inline-block;height:10px;background:#4a7}code{font-size:12px}</style></head><body>
+<style>${pageCss(`body{max-width:70em}table{margin:.5em 0 1.5em}${TEXT_TABLES}.bar{display:inline-block;height:10px;background:#4a7}code{font-size:12px}`)}</style></head><body>
 <h1>${e(s.headline)}</h1>
 <p>heightbench ${e(s.heightbench)} · conventions <code>${e(s.conventionsHash)}</code> · detail ${e(s.detail)} · reference ${e(s.against)}</p>
 <h2>Exact % over requests</h2><p>min ${e(s.exactPercent.min.toFixed(4))} · median ${e(s.exactPercent.median.toFixed(4))} · mean ${e(s.exactPercent.mean.toFixed(4))}</p>${bars(s.exactPercent.bins)}
