@@ -40,7 +40,7 @@ export { alignExactly } from './core/align.js';
 export type { CompareOptions, ComparisonResult, RegionMetrics } from './compare/compare.js';
 export { evaluateGates, normaliseGates } from './compare/gates.js';
 export type { GateOutcome, Gates } from './compare/gates.js';
-export { summaryMarkdown } from './report/summary.js';
+export { summaryMarkdown } from './report/summary-markdown.js';
 export { writeComparisonReport } from './report/comparison-report.js';
 export { attributeRunFolders } from './compare/attribution.js';
 export { diagnose, diagnosisText } from './compare/diagnose.js';

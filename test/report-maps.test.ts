@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { codeHeightfield, domainGrid, writeHeightfieldFile } from '../src/index.js';
 import { compareHeightfields } from '../src/compare/compare.js';
 import { DQ_RAMP_TO, dqColour, mmColour, signedBlockMax, signedBlockMaxOfDifference } from '../src/report/pictures.js';
-import { SUMMARY_MAX_BYTES, summaryMarkdown } from '../src/report/summary.js';
+import { SUMMARY_MAX_BYTES, summaryMarkdown } from '../src/report/summary-markdown.js';
 import { blockDqMap, blockPng, galleryPicks, overviewFactor, viewerTiles } from '../src/report/report-maps.js';
 import { cli, tempDir, testRandom } from './helpers.js';
 

@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { EXIT_GATE, UsageError } from '../errors.js';
 import { gateFailureLines } from '../compare/gates.js';
-import { codeRangeText } from '../report/summary.js';
+import { codeRangeText } from '../report/summary-markdown.js';
 import { foldHistogram, foldedHistogramText } from '../compare/histogram-fold.js';
 import { checkRun, DEFAULT_DIFFERENCES_CAP, writeDifferenceCsv, writeDifferenceField } from '../report/check.js';
 import { SEED_PIPELINE } from '../pipelines/seed.js';

@@ -7,7 +7,7 @@ import { compareCodeSources, compareHeightfields, DEFAULT_STRADDLE_EPSILON_CODES
 import { evaluateGates, gateFailureLines } from '../compare/gates.js';
 import { REPORT_OWNED_NAMES, writeComparisonReport } from '../report/comparison-report.js';
 import { resultJson } from '../report/metrics.js';
-import { summaryMarkdown } from '../report/summary.js';
+import { summaryMarkdown } from '../report/summary-markdown.js';
 import { DEFAULT_DIFFERENCES_CAP, writeDifferenceCsv, writeDifferenceField } from '../report/check.js';
 import { displayCodes, differingIndices } from '../report/report-maps.js';
 import type { PixelStages } from '../compare/attribution.js';

@@ -63,7 +63,7 @@ import { markdownToHtml, stripMarks } from './markdown.js';
 import { flattenMetrics, pageMetrics } from './metrics.js';
 import type { ReportMeta } from './report-meta.js';
 import { ReportStages } from './report-stages.js';
-import { boundSummary, summaryLines } from './summary.js';
+import { boundSummary, summaryLines } from './summary-markdown.js';
 import { pageCss } from './page-style.js';
 import type { ComparisonPageData } from './page/page-data.js';
 import { pageScript } from './page-scripts.js';
