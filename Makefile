@@ -55,8 +55,9 @@ $(VENV_STAMP): requirements.txt
 $(VENV_PKG): $(VENV_STAMP)
 	echo '{ "type": "commonjs" }' > $@
 
-# scripts/build-dist.mjs: incremental tsc (the same bytes as a build from nothing), stale outputs removed, the bundle.
-$(DIST_STAMP): $(SRC) tsconfig.json tsconfig.build.json scripts/bundle-cli.mjs scripts/build-dist.mjs bin/source-check.mjs $(NODE_STAMP)
+# scripts/build-dist.mjs: incremental tsc (the same bytes as a build from nothing), stale outputs removed, the pages'
+# browser scripts and the CLI bundle.
+$(DIST_STAMP): $(SRC) tsconfig.json tsconfig.build.json scripts/bundle-cli.mjs scripts/bundle-pages.mjs scripts/build-dist.mjs bin/source-check.mjs $(NODE_STAMP)
 	node scripts/build-dist.mjs
 	@touch $@
 

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** What determines dist/ besides src/: the build's configuration and the installed packages' versions. */
-const BUILD_INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'package-lock.json', 'scripts/bundle-cli.mjs'];
+const BUILD_INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'package-lock.json', 'scripts/bundle-cli.mjs', 'scripts/bundle-pages.mjs'];
 export const RECORD = 'dist/.sources.json';
 
 function inputs(root) {

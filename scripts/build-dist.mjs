@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Builds dist/ (make build, npm run build): tsc -p tsconfig.build.json, then the CLI bundle (scripts/bundle-cli.mjs,
-// which also records the sources, bin/source-check.mjs).
+// Builds dist/ (make build, npm run build): tsc -p tsconfig.build.json, then the pages' browser scripts
+// (scripts/bundle-pages.mjs) and the CLI bundle (scripts/bundle-cli.mjs, which also records the sources,
+// bin/source-check.mjs).
 // [R] tsc runs incrementally (its build information in .cache/tsc/): after a one-line edit it re-emits the files the
 //     edit reaches, ~2 s instead of ~6 s of the edit-to-report loop. The output is the same bytes as a build from
 //     nothing (test/build-reproducible.test.ts builds both ways and compares every file). Because incremental tsc
@@ -50,5 +51,8 @@ if ([...expected].some((f) => !existsSync(join(dist, f)))) {
 for (const f of files(dist)) {
   if (OUTPUTS.some((ext) => f.endsWith(ext)) && !expected.has(f)) rmSync(join(dist, f));
 }
-const b = spawnSync(process.execPath, [join(root, 'scripts', 'bundle-cli.mjs')], { cwd: root, stdio: 'inherit' });
-process.exit(b.status ?? 1);
+// The pages' browser scripts (scripts/bundle-pages.mjs), then the CLI bundle, which records the sources last.
+for (const script of ['bundle-pages.mjs', 'bundle-cli.mjs']) {
+  const b = spawnSync(process.execPath, [join(root, 'scripts', script)], { cwd: root, stdio: 'inherit' });
+  if (b.status !== 0) process.exit(b.status ?? 1);
+}

@@ -18,6 +18,7 @@ import { readInputText } from '../dist/io/read-input.js';
 import { loadParams } from '../dist/pipeline/params.js';
 import { isInputError, inputErrorMessage } from '../dist/errors.js';
 import { terminalText } from '../dist/core/text.js';
+import { pageCss } from '../dist/report/page-style.js';
 import { assertFreshDist } from '../bin/source-check.mjs';
 
 // dist/ must be built from the sources the DVC stages depend on (bin/source-check.mjs).
@@ -102,7 +103,7 @@ const notebooks = existsSync(nbDir)
       .sort()
   : [];
 const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>heightbench reports</title>
-<style>body{font-family:system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px;text-align:right;vertical-align:top}th{background:#f3f3f3}</style></head><body>
+<style>${pageCss()}</style></head><body>
 <h1>heightbench — reproduce reports</h1>
 <p><b>First, heightbench's CPU rebuild against its own GPU executor</b>. The article compared its rebuild (written through an R16_UNORM render target and read back) with the original system's reference for the same request, which is not available here; heightbench compares its CPU pipeline with its second executor: the same draw list executed by the WGSL executor on a WebGPU adapter (its rasterizer, texture and blend units decide coverage, sampling and blending; each report names the adapter). Both take the draw list from the shared planner, so this checks execution, not planning (README, "What the GPU comparison can and cannot catch"). Three rows per run: f32 with the GPU-mimic switches (RUN-gpu, gated), f32 as generated (RUN-gpu-d3d), f64 (RUN-gpu-f64). Stage anchors [D], for scale only: the article's inner-400 m RMS against the original's reference, base 0.203 mm, after support 0.122 mm. Gates [R]: the article's 99.7904 % exact and RMS 0.699 mm, borrowed as a yardstick (its "every other pixel ±1" is shown, not gated yet).</p>
 <p><b>Then the consistency check</b> (rows named by the run alone): the f32 pipeline against its DVC-tracked f64 references — the same TypeScript code unrounded, so it shows float32 rounding, not that the rules are right.</p>

@@ -5,7 +5,7 @@
  * (the stages record the sources, not dist) does not depend on where a clone lives. And the incremental build gives
  * what a build from nothing gives: folder a is built, then edited (a function added to one module, another module
  * deleted) and built again incrementally; folder b gets the edit first and is built once. Each folder gets the build's
- * inputs only (src, the tsconfigs, package.json and its lockfile, scripts/build-dist.mjs and scripts/bundle-cli.mjs,
+ * inputs only (src, the tsconfigs, package.json and its lockfile, scripts/build-dist.mjs, scripts/bundle-cli.mjs and scripts/bundle-pages.mjs,
  * and bin/source-check.mjs, which records the sources).
  */
 import { spawn } from 'node:child_process';
@@ -39,6 +39,7 @@ function setUp(dir: string): void {
     'package-lock.json',
     'scripts/build-dist.mjs',
     'scripts/bundle-cli.mjs',
+    'scripts/bundle-pages.mjs',
     'bin/source-check.mjs',
   ])
     cpSync(join(root, f), join(dir, f));

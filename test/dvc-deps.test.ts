@@ -17,7 +17,7 @@ import { tempDir } from './helpers.js';
 const ROOT = resolve(import.meta.dirname, '..');
 const SRC = join(ROOT, 'src');
 /** What the build reads besides src/ (bin/source-check.mjs BUILD_INPUTS, and the entry scripts in bin/). */
-const BUILD_INPUTS = ['package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/bundle-cli.mjs', 'bin'];
+const BUILD_INPUTS = ['package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/bundle-cli.mjs', 'scripts/bundle-pages.mjs', 'bin'];
 /** Loaders whose import() calls reach every command: not edges of one command's closure. */
 const LOADERS = new Set(['cli/commands.ts', 'cli/main.ts']);
 
@@ -88,7 +88,12 @@ export function depProblems(stage: Stage, modules: Map<string, string>): string[
   const entries = stageEntries(stage, modules);
   if (entries.length === 0) return problems;
   const covered = (f: string) => deps.some((d) => d === f || f.startsWith(`${d}/`));
-  for (const f of [...closure(entries)].sort()) if (!covered(`src/${f}`)) problems.push(`loads src/${f}, not a dependency`);
+  const reached = closure(entries);
+  for (const f of [...reached].sort()) if (!covered(`src/${f}`)) problems.push(`loads src/${f}, not a dependency`);
+  // The pages' browser scripts are not imported but read as the build bundled them: a stage that inlines them depends
+  // on their sources.
+  if (reached.has('report/page-scripts.ts') && !covered('src/report/page/comparison-page.ts'))
+    problems.push('inlines the page scripts (src/report/page-scripts.ts) but does not depend on src/report/page');
   for (const b of BUILD_INPUTS) if (!deps.includes(b)) problems.push(`runs built code but does not depend on ${b}`);
   return problems;
 }

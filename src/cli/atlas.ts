@@ -7,7 +7,8 @@
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { buildAtlas } from '../experiments/atlas.js';
-import { atlasJson, atlasTimings, checkAtlasOut, readingOf, writeAtlas } from '../report/atlas-report.js';
+import { atlasJson, atlasTimings, checkAtlasOut, writeAtlas } from '../report/atlas-report.js';
+import { readingOf } from '../experiments/atlas-validation.js';
 import { loadRequest } from '../plan/request.js';
 import { projectRoot } from '../project/paths.js';
 import type { Precision } from '../core/precision.js';

@@ -13,6 +13,7 @@ import { EXIT_GATE, EXIT_INPUT, inputErrorMessage, isInputError, UsageError } fr
 import { writeFileAtomic } from '../io/atomic.js';
 import { writeFolderWhole } from '../io/report-folder.js';
 import { escapeHtml } from '../core/html.js';
+import { pageCss, TEXT_TABLES } from '../report/page-style.js';
 import { checkRun } from '../runs/check.js';
 import { readInputText } from '../io/read-input.js';
 import type { CliIO } from './io.js';
@@ -121,7 +122,7 @@ function declaredHtml(rows: readonly DeclaredCheckRow[]): string {
     return `<tr>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
   });
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>heightbench check --all</title>
-<style>body{font-family:system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px}th{background:#f3f3f3}</style></head><body>
+<style>${pageCss(TEXT_TABLES)}</style></head><body>
 <h1>heightbench check --all: ${rows.length} comparisons, ${rows.filter((r) => r.verdict !== 'pass').length} not passing</h1>
 <table><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>
 ${tr.join('\n')}

@@ -22,6 +22,7 @@ import { PRODUCER_NAME, PRODUCER_VERSION } from '../version.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { parseAdapterSpec } from '../gpu/adapter-select.js';
 import { escapeHtml } from '../core/html.js';
+import { pageCss, TEXT_TABLES } from '../report/page-style.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -37,14 +38,13 @@ import { startPageUi } from './gpu/page/page-ui.js';
 startPageUi({ parse: parseDrawList, producer: { name: PRODUCER_NAME, version: PRODUCER_VERSION } });
 `;
 
-const STYLE = `body{font-family:system-ui,sans-serif;margin:1.5em;max-width:70em;color:#222}
+const STYLE = pageCss(`body{max-width:70em;color:#222}
 h1{font-size:1.4em}code{background:#f3f3f3;padding:0 3px}
 .drop{border:2px dashed #999;border-radius:6px;padding:1.2em;text-align:center;margin:1em 0;background:#fafafa}
 .drop.over{border-color:#06c;background:#eef5ff}
 #error{color:#a00;background:#fff0f0;border:1px solid #e99;padding:.6em;white-space:pre-wrap}
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;font-size:13px;text-align:left}
-th{background:#f3f3f3}.ok{color:#070}.run{color:#06c}.wait{color:#888}.bad{color:#a00}
-a[download]{margin-right:.6em}canvas{border:1px solid #ccc;image-rendering:pixelated;width:min(100%,512px)}`;
+table{margin:1em 0}${TEXT_TABLES}.ok{color:#070}.run{color:#06c}.wait{color:#888}.bad{color:#a00}
+a[download]{margin-right:.6em}canvas{border:1px solid #ccc;image-rendering:pixelated;width:min(100%,512px)}`);
 
 /** The page's HTML around the bundled module `js`; `adapter`: the adapter spec the page asks for unless ?adapter= says otherwise. */
 export function pageHtml(js: string, adapter = 'auto'): string {

@@ -32,7 +32,7 @@ import { writeFileAtomic } from '../io/atomic.js';
 import { writeFolderWhole } from '../io/report-folder.js';
 import { foldHistogram, foldedHistogramText } from '../compare/histogram-fold.js';
 import { markdownToHtml } from '../report/markdown.js';
-import { PAGE_CSS } from '../report/page-style.js';
+import { pageCss } from '../report/page-style.js';
 import { projectRoot } from '../project/paths.js';
 import { parseYamlText } from '../pipeline/params.js';
 import { ownEntry, resolveInside } from '../core/names.js';
@@ -461,8 +461,8 @@ export function writeRegressionReport(root: string, out: string, r: Regression, 
       );
     }
     const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>heightbench regress against ${escapeHtml(r.base)}</title>
-<style>${PAGE_CSS}.row{display:flex;flex-wrap:wrap;gap:12px}
-figure{margin:0}img{width:400px;image-rendering:pixelated;border:1px solid #ccc}figcaption{font-size:13px;color:#555}</style></head><body>
+<style>${pageCss(`body{max-width:1400px}.row{display:flex;flex-wrap:wrap;gap:12px}
+figure{margin:0}img{width:400px;image-rendering:pixelated;border:1px solid #ccc}figcaption{font-size:13px;color:#555}`)}</style></head><body>
 ${markdownToHtml(md)}
 ${sections.join('\n')}
 </body></html>

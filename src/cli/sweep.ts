@@ -40,7 +40,8 @@ import {
 } from '../sweep/records.js';
 import { parsePath, parsePositiveInt } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
-import { surveyOf, writeSurveyReport } from '../report/survey.js';
+import { writeSurveyReport } from '../report/survey.js';
+import { surveyOf } from '../sweep/survey-figures.js';
 import { canonicalJson } from '../sweep/requests.js';
 
 interface SweepOptions {

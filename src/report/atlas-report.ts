@@ -19,6 +19,8 @@ import { DIVERGING_STOPS, diverging, plotlyColorscale, scalarPng } from './pictu
 import { plotlyPath } from './comparison-report.js';
 import { DEFAULT_MASKS as M } from '../compare/masks.js';
 import { ATLAS_FIT_PIXELS, ATLAS_STAGES, DIVERGENCE_MM, type Atlas, type AtlasEntry } from '../experiments/atlas.js';
+import { pageCss } from './page-style.js';
+import { atlasValidation, readingOf, topDiagnosis } from '../experiments/atlas-validation.js';
 
 /**
  * [R] The shared diverging scale is signed-logarithmic: t = sign(v)·ln(1 + |v|/v0) / ln(1 + S/v0), S the largest
@@ -33,59 +35,6 @@ export const ATLAS_FILES = Object.freeze(['index.html', 'atlas.json', 'metrics.j
 export function scaleColour(v: number, S: number): ReturnType<typeof diverging> {
   const top = Math.log1p((S > 0 ? S : 1) / SCALE_FLOOR_M);
   return diverging((Math.sign(v) * Math.log1p(Math.abs(v) / SCALE_FLOOR_M)) / top);
-}
-
-/** The diagnosis the confusion table reads: at the first divergent stage, else at pre-encode. */
-export function readingOf(e: AtlasEntry): AtlasEntry['diagnosis'] {
-  return e.diagnosisAtFirstStage ?? e.diagnosis;
-}
-
-/** Top diagnosis as a word: the top finding's kind when diagnose calls Δ explained, else the verdict in parentheses. */
-export function topDiagnosis(e: AtlasEntry): string {
-  const d = readingOf(e);
-  return d.verdict === 'explained' && d.top ? d.top.kind : `(${d.verdict})`;
-}
-
-export interface AtlasValidation {
-  /** Ablations with an expected signature, and how many diagnose named first. */
-  withSignature: number;
-  namedFirst: number;
-  /** One row per ablation: expected signature, the stage read, the top diagnosis, its value and share. */
-  confusion: {
-    name: string;
-    expect: readonly string[] | null;
-    stage: string | null;
-    /** topDiagnosis: the top finding's kind, or the verdict in parentheses when diagnose calls Δ not explained. */
-    top: string;
-    /** The best finding (kind, value, unit, share), also when the verdict is not 'explained'; null when none. */
-    best: { kind: string; value: number; unit: string; share: number } | null;
-    explainedShare: number;
-    namedFirst: boolean | null;
-  }[];
-  /** Ablations without an expected signature, with the reason. */
-  noSignature: { name: string; why: string }[];
-}
-
-export function atlasValidation(a: Atlas): AtlasValidation {
-  const withSig = a.entries.filter((e) => e.expect !== null);
-  const order = [...withSig, ...a.entries.filter((e) => e.expect === null)];
-  return {
-    withSignature: withSig.length,
-    namedFirst: withSig.filter((e) => e.namedFirst).length,
-    confusion: order.map((e) => {
-      const d = readingOf(e);
-      return {
-        name: e.name,
-        expect: e.expect,
-        stage: e.firstDivergentStage === null ? null : d.stage,
-        top: topDiagnosis(e),
-        best: d.top ? { kind: d.top.kind, value: d.top.value, unit: d.top.unit, share: d.top.share } : null,
-        explainedShare: d.explainedShare,
-        namedFirst: e.namedFirst,
-      };
-    }),
-    noSignature: a.entries.filter((e) => e.expect === null).map((e) => ({ name: e.name, why: e.signatureNote ?? 'no reason recorded' })),
-  };
 }
 
 /** The JSON document: every number, maps referenced by file; no wall times (timings.json), so it is reproducible. */
@@ -263,11 +212,10 @@ ${escapeHtml(e.label)}<br>max |Δ| ${num(e.map.maxAbsM * 1000)} mm · RMS ${num(
   const data = JSON.stringify(figureData(a)).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>heightbench ablation atlas: ${escapeHtml(a.request)} ${a.size}²</title>
-<style>body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1500px}.grid{display:flex;flex-wrap:wrap;gap:14px}
-figure{margin:0;width:256px;font-size:12px}img{image-rendering:pixelated;border:1px solid #ccc}
-table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;font-size:12px;text-align:right;vertical-align:top}
-th{background:#f3f3f3}td.l{text-align:left;max-width:420px}.small{font-size:11px}.note{color:#555;font-size:12px}
-.warn{border:2px solid #b2182b;background:#fdecea;padding:.6em 1em;font-weight:600}.row{display:flex;flex-wrap:wrap;gap:8px}</style>
+<style>${pageCss(`body{max-width:1500px}.grid{display:flex;flex-wrap:wrap;gap:14px}
+figure{margin:0;width:256px;font-size:12px}img{image-rendering:pixelated;border:1px solid #ccc}td,th{padding:2px 6px;font-size:12px}
+td.l{text-align:left;max-width:420px}.small{font-size:11px}.note{color:#555;font-size:12px}
+.warn{border:2px solid #b2182b;background:#fdecea;padding:.6em 1em;font-weight:600}.row{display:flex;flex-wrap:wrap;gap:8px}`)}</style>
 <script src="${safeUrl(plotlySrc)}"></script></head><body>
 <p id="plotly-missing" class="warn" hidden>Plotly did not load (this page expects it at ${escapeHtml(plotlySrc)}, relative to the page), so the
 radial and per-stage profiles cannot be drawn; the maps and tables below do not need it. Open the atlas where heightbench wrote it.</p>

@@ -64,7 +64,9 @@ import { flattenMetrics, pageMetrics } from './metrics.js';
 import type { ReportMeta } from './report-meta.js';
 import { ReportStages } from './report-stages.js';
 import { boundSummary, summaryLines } from './summary-markdown.js';
-import { PAGE_CSS } from './page-style.js';
+import { pageCss } from './page-style.js';
+import type { ComparisonPageData } from './page/page-data.js';
+import { pageScript } from './page-scripts.js';
 
 export type { ReportMeta };
 
@@ -177,8 +179,9 @@ ${sw(0.05, '0.01 … 0.1')} ${sw(0.5, '0.1 … 1')} ${sw(2, `1 … ${c}`)} ${sw(
 }
 
 export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Heightfield, ref: Heightfield, meta: ReportMeta): string[] {
-  // Found before anything is written: a missing Plotly must not leave a report folder without its page.
+  // Found before anything is written: a missing Plotly or page script must not leave a report folder without its page.
   const plotlyFile = plotlyPath();
+  const script = pageScript('comparison');
   mkdirTree(dir);
   const written: string[] = [];
   const pictures = new Map<string, Uint8Array>();
@@ -347,7 +350,7 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   const terrainLut = new Uint8Array(256 * 3);
   for (let k = 0; k < 256; k++) terrainLut.set(terrain(k / 255), k * 3);
   const hist = foldHistogram(r.histogram);
-  const data = {
+  const data: ComparisonPageData = {
     title: meta.title ?? 'Comparison',
     viewer: {
       W: g.columns,
@@ -418,6 +421,7 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
     inlineTiles,
     picture,
     floatSide: !signed,
+    script,
   };
   // The page: the headline and the scope table, then the viewer; the stage table with its maps; the rest of the summary.
   const cut = (from: number, heading: string) => {
@@ -521,6 +525,8 @@ interface PageExtras {
   /** The src of a picture of the report (a data URI when --self-contained). */
   picture: (name: string) => string;
   floatSide: boolean;
+  /** The page's script (page-scripts.ts): the viewer and the figures. */
+  script: string;
 }
 
 /** The first divergent stage and class of a final pixel, from the stage attribution (binary search in its sorted indices). */
@@ -554,233 +560,12 @@ function galleryHtml(x: PageExtras): string {
     .join('\n');
 }
 
-/** The in-page viewer: canvases, linked pan and zoom, tiles loaded by zoom level, hover read-out (no library, offline). */
-const VIEWER_JS = String.raw`
-(async () => {
-const V = D.viewer;
-const u8 = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
-const inflate = async (s) => new Uint8Array(await new Response(new Blob([u8(s)]).stream().pipeThrough(new DecompressionStream('deflate'))).arrayBuffer());
-const lut = u8(V.lut), ter = u8(V.terrain);
-const block = new Int32Array((await inflate(V.block)).buffer), ogen = unpredict(await inflate(V.ogen), 0, V.ow, V.oh), oref = unpredict(await inflate(V.oref), 0, V.ow, V.oh);
-const T = V.tile, have = new Set(V.tiles), tiles = new Map(), asked = new Set();
-const outliers = V.outliers;
-const ids = ['vdiff', 'vgen', 'vref'];
-const cv = ids.map((id) => document.getElementById(id));
-const N = cv[0].width;
-// View: map pixel column i and display row r (0 = top = north) at screen (sx, sy) = ((i - x) * s, (r - y) * s).
-let view = {x: 0, y: 0, s: N / Math.max(V.W, V.H)}, hover = null, blinkOn = false, blinkRef = false, pending = 0;
-const dataRow = (r) => V.row0AtBottom ? V.H - 1 - r : r;
-function values(i, j) {
-  const t = tiles.get((i / T | 0) + '_' + (j / T | 0));
-  if (t) { const k = (j % T) * t.w + (i % T); return {full: true, ref: t.ref[k], gen: (t.ref[k] + t.d[k]) & 65535, st: t.st[k]}; }
-  const b = (j / V.f | 0) * V.ow + (i / V.f | 0);
-  return {full: false, block: block[b], ogen: ogen[b], oref: oref[b]};
-}
-function dqRgb(d) { const k = (Math.max(-V.lutA, Math.min(V.lutA, d)) + V.lutA) * 3; return [lut[k], lut[k + 1], lut[k + 2]]; }
-function hRgb(q) { const t = hhi > hlo ? (q - hlo) / (hhi - hlo) : 0.5; const k = Math.max(0, Math.min(255, Math.round(t * 255))) * 3; return [ter[k], ter[k + 1], ter[k + 2]]; }
-let hlo = V.codeLo, hhi = V.codeHi;
-function draw() {
-  // Zoomed in, the terrain scale spans the heights in view (both panels on one scale); zoomed out, the whole map's.
-  hlo = V.codeLo; hhi = V.codeHi;
-  if (view.s >= 0.5) {
-    let a = 65535, b = 0;
-    for (let sy = 0; sy < N; sy += 4) { const r = Math.floor(view.y + (sy + 0.5) / view.s); if (r < 0 || r >= V.H) continue;
-      for (let sx = 0; sx < N; sx += 4) { const i = Math.floor(view.x + (sx + 0.5) / view.s); if (i < 0 || i >= V.W) continue;
-        const v = values(i, dataRow(r)); for (const q of v.full ? [v.gen, v.ref] : [v.ogen, v.oref]) { if (q < a) a = q; if (q > b) b = q; } } }
-    if (b > a) { hlo = a; hhi = b; }
-  }
-  // A screen pixel wider than a block: the largest |Δq| of every block it covers (no difference is skipped).
-  const pool = 1 / view.s / V.f;
-  const pooled = (i, r) => {
-    const b0 = (i / V.f | 0), b1 = Math.min(V.ow - 1, ((i + 1 / view.s) / V.f | 0));
-    const j0 = dataRow(r), j1 = dataRow(Math.min(V.H - 1, Math.floor(r + 1 / view.s)));
-    const c0 = Math.min(j0, j1) / V.f | 0, c1 = Math.min(V.oh - 1, Math.max(j0, j1) / V.f | 0);
-    let m = 0;
-    for (let bj = c0; bj <= c1; bj++) for (let bi = b0; bi <= b1; bi++) { const d = block[bj * V.ow + bi]; if (Math.abs(d) > Math.abs(m)) m = d; }
-    return m;
-  };
-  for (let c = 0; c < 3; c++) {
-    const ctx = cv[c].getContext('2d'), img = ctx.createImageData(N, N), px = img.data;
-    const which = c === 1 && blinkOn && blinkRef ? 2 : c;
-    for (let sy = 0; sy < N; sy++) {
-      const r = Math.floor(view.y + (sy + 0.5) / view.s);
-      for (let sx = 0; sx < N; sx++) {
-        const i = Math.floor(view.x + (sx + 0.5) / view.s), o = (sy * N + sx) * 4;
-        let rgb = [236, 236, 236];
-        if (i >= 0 && r >= 0 && i < V.W && r < V.H) {
-          const v = values(i, dataRow(r));
-          if (which === 0 && pool > 1) rgb = dqRgb(pooled(i, r));
-          else if (which === 0) rgb = dqRgb(v.full ? (V.signed ? v.gen - v.ref : Math.abs(v.gen - v.ref)) : v.block);
-          else rgb = hRgb(v.full ? (which === 1 ? v.gen : v.ref) : (which === 1 ? v.ogen : v.oref));
-        }
-        px[o] = rgb[0]; px[o + 1] = rgb[1]; px[o + 2] = rgb[2]; px[o + 3] = 255;
-      }
-    }
-    ctx.putImageData(img, 0, 0);
-    // Outliers (|Δq| ≥ 4) ringed on the difference panel while zoomed out, so a few dark pixels are seen at a glance.
-    if (c === 0 && view.s < 2) {
-      ctx.strokeStyle = '#000'; ctx.lineWidth = 1.5;
-      for (const [i, j] of outliers) { const r = V.row0AtBottom ? V.H - 1 - j : j; ctx.beginPath(); ctx.arc((i + 0.5 - view.x) * view.s, (r + 0.5 - view.y) * view.s, 7, 0, 2 * Math.PI); ctx.stroke(); }
-    }
-    // Zoomed in (a map pixel ≥ 4 screen pixels), every differing pixel at full resolution outlined on the difference
-    // panel: a difference of one code is as visible as the largest; data-marked counts the outlines drawn.
-    if (c === 0) {
-      let marked = 0;
-      if (view.s >= 4) {
-        ctx.strokeStyle = '#000'; ctx.lineWidth = 1;
-        const i0 = Math.max(0, Math.floor(view.x)), i1 = Math.min(V.W - 1, Math.floor(view.x + N / view.s));
-        const r0 = Math.max(0, Math.floor(view.y)), r1 = Math.min(V.H - 1, Math.floor(view.y + N / view.s));
-        for (let r = r0; r <= r1; r++) for (let i = i0; i <= i1; i++) {
-          const v = values(i, dataRow(r));
-          if (v.full && v.gen !== v.ref) { ctx.strokeRect((i - view.x) * view.s + 0.5, (r - view.y) * view.s + 0.5, view.s - 1, view.s - 1); marked++; }
-        }
-      }
-      cv[0].dataset.marked = String(marked);
-    }
-    if (hover && view.s >= 3) {
-      ctx.strokeStyle = '#000'; ctx.lineWidth = 1;
-      ctx.strokeRect((hover.i - view.x) * view.s - 0.5, (hover.r - view.y) * view.s - 0.5, view.s + 1, view.s + 1);
-    }
-    cv[c].dataset.drawn = '1';
-  }
-  document.getElementById('vlabel-gen').textContent = blinkOn && blinkRef ? 'reference (blink)' : 'generated';
-  document.getElementById('vzoom').textContent = view.s >= 1 ? view.s.toFixed(1) + ' screen px per map pixel' : (1 / view.s).toFixed(1) + ' map pixels per screen px';
-  load();
-}
-// Tiles at full resolution once a screen pixel covers at most two map pixels; elsewhere the overview blocks.
-function load() {
-  if (view.s < 0.5) return;
-  const i0 = Math.max(0, Math.floor(view.x)), i1 = Math.min(V.W - 1, Math.floor(view.x + N / view.s));
-  const r0 = Math.max(0, Math.floor(view.y)), r1 = Math.min(V.H - 1, Math.floor(view.y + N / view.s));
-  const ja = Math.min(dataRow(r0), dataRow(r1)), jb = Math.max(dataRow(r0), dataRow(r1));
-  for (let ty = ja / T | 0; ty <= (jb / T | 0); ty++)
-    for (let tx = i0 / T | 0; tx <= (i1 / T | 0); tx++) {
-      const key = tx + '_' + ty;
-      if (!have.has(key) || asked.has(key)) continue;
-      const grp = (tx / V.group | 0) + '_' + (ty / V.group | 0);
-      // One file carries a group of tiles: every tile of the group is asked for at once.
-      for (const t of V.tiles) { const [a, b] = t.split('_').map(Number); if ((a / V.group | 0) + '_' + (b / V.group | 0) === grp && !asked.has(t)) { asked.add(t); pending++; } }
-      const el = document.createElement('script');
-      // A self-contained page carries its tile files inline (as text, run only when asked for).
-      const inline = document.getElementById('tiles-' + grp);
-      if (inline) el.textContent = inline.textContent;
-      else {
-        el.src = 'viewer/' + grp + '.js';
-        el.onerror = () => { pending = 0; status(); document.getElementById('vstatus').textContent = 'tiles ' + grp + ' did not load'; };
-      }
-      document.head.appendChild(el);
-    }
-  status();
-}
-function status() {
-  document.getElementById('vstatus').textContent = view.s < 0.5 ? 'overview: block maxima of ' + V.f + '×' + V.f + ' px' : pending ? 'loading ' + pending + ' tile(s)…' : 'full resolution where a tile is written';
-  document.body.dataset.viewer = pending ? 'loading' : 'ready';
-}
-function unpredict(b, at, w, h) {
-  const n = w * h, v = new Uint16Array(n);
-  for (let j = 0; j < h; j++) for (let i = 0; i < w; i++) {
-    const k = j * w + i, a = i > 0 ? v[k - 1] : 0, up = j > 0 ? v[k - w] : 0, c = i > 0 && j > 0 ? v[k - w - 1] : 0;
-    const p = i > 0 && j > 0 ? a + up - c : i > 0 ? a : up;
-    v[k] = (p + (b[at + k] | (b[at + n + k] << 8))) & 65535;
-  }
-  return v;
-}
-window.HB_TILE = async (key, w, h, s) => {
-  const raw = await inflate(s);
-  tiles.set(key, {w, h, ref: unpredict(raw, 0, w, h), d: unpredict(raw, 2 * w * h, w, h), st: raw.subarray(4 * w * h)});
-  pending--; draw(); if (hover) readout(hover.i, hover.r);
-};
-function readout(i, r) {
-  const el = document.getElementById('vread');
-  if (i < 0 || r < 0 || i >= V.W || r >= V.H) { el.textContent = 'outside the map'; return; }
-  const j = dataRow(r), v = values(i, j);
-  const x = V.x0 + i * V.dx, y = V.y0 + j * V.dy;
-  const hm = (q) => (V.range.min + (q / 65535) * (V.range.max - V.range.min)).toFixed(3);
-  let t = 'pixel (' + i + ', ' + j + ')  world (' + x.toFixed(2) + ', ' + y.toFixed(2) + ') m  ';
-  el.dataset.pixel = i + ',' + j;
-  if (v.full) {
-    const d = v.gen - v.ref;
-    t += 'generated ' + v.gen + ' (' + hm(v.gen) + ' m)  reference ' + v.ref + ' (' + hm(v.ref) + ' m)  Δq ' + (d > 0 ? '+' : '') + d;
-    if (v.st) t += '  first diverges: ' + V.stageNames[v.st - 1];
-    el.dataset.dq = String(d); el.dataset.gen = String(v.gen); el.dataset.ref = String(v.ref);
-  } else {
-    const kept = have.has((i / T | 0) + '_' + (j / T | 0));
-    t += (kept ? 'tile loading; ' : view.s >= 0.5 ? 'tile not written (size budget); ' : '') + 'overview block of ' + V.f + '×' + V.f + ' px: largest Δq ' + v.block + ', mean height ≈ ' + hm(v.ogen) + ' m';
-    delete el.dataset.dq; delete el.dataset.gen; delete el.dataset.ref;
-  }
-  el.textContent = t;
-}
-function at(e) { const b = e.target.getBoundingClientRect(); return [(e.clientX - b.left) * N / b.width, (e.clientY - b.top) * N / b.height]; }
-let drag = null;
-for (const c of cv) {
-  c.addEventListener('wheel', (e) => {
-    e.preventDefault();
-    const [sx, sy] = at(e), k = e.deltaY < 0 ? 1.25 : 0.8, s = Math.max(N / Math.max(V.W, V.H) / 2, Math.min(64, view.s * k));
-    view = {x: view.x + sx / view.s - sx / s, y: view.y + sy / view.s - sy / s, s}; draw();
-  }, {passive: false});
-  c.addEventListener('mousedown', (e) => { drag = [e.clientX, e.clientY, view.x, view.y]; });
-  c.addEventListener('mousemove', (e) => {
-    const [sx, sy] = at(e);
-    if (drag) { const b = e.target.getBoundingClientRect(); view = {...view, x: drag[2] - (e.clientX - drag[0]) * N / b.width / view.s, y: drag[3] - (e.clientY - drag[1]) * N / b.height / view.s}; draw(); }
-    hover = {i: Math.floor(view.x + sx / view.s), r: Math.floor(view.y + sy / view.s)};
-    readout(hover.i, hover.r); if (view.s >= 3) draw();
-  });
-}
-window.addEventListener('mouseup', () => { drag = null; });
-function zoomTo(i, j, s) { const r = V.row0AtBottom ? V.H - 1 - j : j; view = {s, x: i + 0.5 - N / 2 / s, y: r + 0.5 - N / 2 / s}; hover = {i, r}; draw(); readout(i, r); }
-document.getElementById('vreset').onclick = () => { view = {x: 0, y: 0, s: N / Math.max(V.W, V.H)}; draw(); };
-document.getElementById('vmax').onclick = () => { if (V.maxAt) zoomTo(V.maxAt[0], V.maxAt[1], 24); };
-document.getElementById('vblink').onchange = (e) => { blinkOn = e.target.checked; };
-document.getElementById('vgo').onsubmit = (e) => { e.preventDefault(); const m = /(\d+)\D+(\d+)/.exec(document.getElementById('vpix').value); if (m) zoomTo(+m[1], +m[2], 24); };
-for (const a of document.querySelectorAll('a[data-goto]')) a.addEventListener('click', () => { const [i, j] = a.dataset.goto.split(',').map(Number); zoomTo(i, j, 24); });
-setInterval(() => { if (blinkOn) { blinkRef = !blinkRef; draw(); } }, 600);
-window.HB = {zoomTo, get view() { return view; }, tilesLoaded: () => tiles.size};
-draw();
-document.body.dataset.firstDrawMs = String(Math.round(performance.now()));
-setTimeout(loadPlotly, 0);
-})();
-`;
-
-const PLOTS_JS = String.raw`
-if (!window.Plotly) document.getElementById('plotly-missing').hidden = false;
-else {
-const cfg = {responsive: true, displaylogo: false};
-const ttl = (t) => ({text: t, font: {size: 15}});
-const H = D.hist, hx = H.bins.map((b) => String(b[0])), hy = H.bins.map((b) => b[1]);
-if (H.below.count) { hx.unshift('< −' + H.limit); hy.unshift(H.below.count); }
-if (H.above.count) { hx.push('> +' + H.limit); hy.push(H.above.count); }
-Plotly.newPlot('hist', [{type: 'bar', x: hx, y: hy, marker: {color: '#4d4d4d'}, text: hy.map(String), textposition: 'outside', cliponaxis: false}],
-  {title: ttl('Histogram of Δq = generated − reference (beyond ±' + H.limit + ' folded)'), xaxis: {title: {text: 'Δq (codes)'}, type: 'category'},
-   yaxis: {title: {text: 'pixels (log scale)'}, type: 'log'}, margin: {t: 50}}, cfg);
-const rr = D.radial.map(r => r[0]);
-Plotly.newPlot('radial', [
-  {x: rr, y: D.radial.map(r => r[1]), name: 'RMS of Δq (mm)', line: {color: '#2166ac'}},
-  ...(D.radial[0][3] === null ? [] : [{x: rr, y: D.radial.map(r => r[3]), name: 'RMS of the float difference (mm)', line: {color: '#67a9cf', dash: 'dot'}}]),
-  {x: rr, y: D.radial.map(r => r[2]), name: 'max |Δ| (mm)', xaxis: 'x2', yaxis: 'y2', line: {color: '#b2182b', shape: 'hv'}}],
-  {title: ttl('Radial profile, ' + D.radialStep + ' m rings about the domain centre'),
-   grid: {rows: 2, columns: 1, pattern: 'independent', roworder: 'top to bottom'},
-   xaxis: {title: {text: ''}, matches: 'x2', showticklabels: false}, yaxis: {title: {text: 'RMS (mm)'}, rangemode: 'tozero'},
-   xaxis2: {title: {text: 'radius from the domain centre (m)'}}, yaxis2: {title: {text: 'max |Δ| (mm)'}, rangemode: 'tozero'},
-   legend: {orientation: 'h', y: -0.18}, margin: {t: 50}}, cfg);
-`;
-
-/** The 3D view's script (a pipeline that declares no view3d has none). */
-const DISK_JS = String.raw`const K = D.disk, ex = K.exaggeration, zr = K.zmax - K.zmin || 1;
-document.getElementById('dnote').textContent = 'Disk of radius ' + K.radius + ' m about the domain centre, sampled every ' + K.spacing.toFixed(2) + ' m (display only): the generated surface, coloured by the signed Δq of largest magnitude among the pixels of each sample cell, on the scale of the maps'
-  + (ex > 1 ? '; heights drawn ×' + ex + ' (vertical exaggeration; the z axis is labelled in true metres).' : '; 1:1 vertical scale.');
-Plotly.newPlot('d3diff', [{type: 'surface', z: K.z, x: K.x, y: K.y, surfacecolor: K.c, customdata: K.dq, cmin: -1, cmax: 1, colorscale: K.colorscale,
-    colorbar: {title: {text: 'Δq (codes)'}, tickvals: K.ticks.vals, ticktext: K.ticks.text, len: 0.8, thickness: 14},
-    hovertemplate: 'x %{x:.1f} m<br>y %{y:.1f} m<br>z %{z:.2f} m<br>Δq %{customdata}<extra></extra>'}],
-  {title: ttl('Generated surface coloured by Δq' + (ex > 1 ? ', vertical ×' + ex : '')),
-   scene: {aspectmode: 'manual', aspectratio: {x: 1, y: 1, z: Math.max(0.05, ex * zr / (2 * K.radius))}, camera: {eye: {x: 1.5, y: -1.5, z: 0.9}},
-     xaxis: {title: {text: 'x (m)'}, nticks: 5}, yaxis: {title: {text: 'y (m)'}, nticks: 5}, zaxis: {title: {text: 'height z (m)'}, nticks: 4}},
-   margin: {t: 50, l: 10, r: 10, b: 10}}, cfg);
-`;
-
-const PLOTS_JS_TAIL = String.raw`}
-`;
-
-function reportHtml(data: unknown, body: { head: string; stages: string; rest: string }, plotly: { src: string } | { inline: string }, x: PageExtras): string {
+function reportHtml(
+  data: ComparisonPageData,
+  body: { head: string; stages: string; rest: string },
+  plotly: { src: string } | { inline: string },
+  x: PageExtras,
+): string {
   // Plotly (4.7 MB) is loaded after the viewer's first drawing, so the maps do not wait for it (first figure ≤ 2 s).
   const lib = ('src' in plotly ? '' : `<script id="plotly-inline" type="text/plain">${plotly.inline}</script>`) + x.inlineTiles;
   const src = 'src' in plotly ? JSON.stringify(plotly.src).replace(/</g, '\\u003c') : 'null';
@@ -788,7 +573,7 @@ function reportHtml(data: unknown, body: { head: string; stages: string; rest: s
     'src' in plotly
       ? `Plotly did not load (this page expects it at ${escapeHtml(plotly.src)}, relative to the page), so the figures cannot be drawn. Open the report where heightbench wrote it, or write it with --self-contained to get one file that carries Plotly.`
       : 'Plotly did not load, so the figures cannot be drawn.';
-  const V = (data as { viewer: { W: number; H: number; f: number } }).viewer;
+  const V = data.viewer;
   const stageSection = x.stageMaps.length
     ? `<h3 id="stage-maps">Stage difference maps (float, mm)</h3>
 <p class="note">Per dumped stage: generated − reference in mm, per block the signed value of largest magnitude, north-up, on the scale below (the stage table above gives the numbers; cropped dumps show their window).</p>
@@ -803,7 +588,7 @@ ${x.mmLegend}
     : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>heightbench comparison</title>
-<style>${PAGE_CSS}.row{display:flex;flex-wrap:wrap;gap:8px}
+<style>${pageCss(`body{max-width:1400px}.row{display:flex;flex-wrap:wrap;gap:8px}
 .note{color:#555;font-size:13px}.warn{border:2px solid #b2182b;background:#fdecea;padding:.6em 1em;font-weight:600}
 .legend{font-size:12px;margin:.3em 0;line-height:2}.sw{display:inline-block;width:14px;height:14px;border:1px solid #999;vertical-align:middle;margin:0 3px 0 8px}
 .ramp{display:inline-block;position:relative;width:220px;height:14px;border:1px solid #999;vertical-align:middle;margin:0 6px 14px}
@@ -811,7 +596,7 @@ ${x.mmLegend}
 .vpanel{display:inline-block;text-align:center;font-size:13px}#vread{font-family:monospace;font-size:13px;min-height:1.4em;background:#f6f6f6;padding:3px}
 .grid{display:flex;flex-wrap:wrap;gap:10px}figure{margin:0}figure.stagemap{width:256px;font-size:12px;text-align:center}img{image-rendering:pixelated}
 .card{border:1px solid #ccc;padding:6px;font-size:12px;width:420px}.cardrow{display:flex;gap:6px}.layers{display:flex;flex-direction:column;font-size:11px}
-.layers span{height:91px;line-height:85px}</style>
+.layers span{height:91px;line-height:85px}`)}</style>
 </head><body>
 <p id="plotly-missing" class="warn" hidden>${missing}</p>
 ${body.head}
@@ -847,19 +632,9 @@ ${
 }${lib}
 <script id="data" type="application/json">${JSON.stringify(data).replace(/</g, '\\u003c')}</script>
 <script>
-const D = JSON.parse(document.getElementById('data').textContent);
 const PLOTLY_SRC = ${src};
-function drawPlots() {
-${PLOTS_JS}${x.disk3d ? DISK_JS : ''}${PLOTS_JS_TAIL}
-}
-function loadPlotly() {
-  const el = document.createElement('script');
-  if (PLOTLY_SRC === null) el.textContent = document.getElementById('plotly-inline').textContent;
-  else { el.src = PLOTLY_SRC; el.onload = drawPlots; el.onerror = drawPlots; }
-  document.head.appendChild(el);
-  if (PLOTLY_SRC === null) drawPlots();
-}
-${VIEWER_JS}
+${x.script}
+HBComparisonPage.start(JSON.parse(document.getElementById('data').textContent), PLOTLY_SRC, ${x.disk3d});
 </script></body></html>
 `;
 }
