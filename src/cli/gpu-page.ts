@@ -1,5 +1,5 @@
 /**
- * `heightbench gpu-page DIR`: writes the static GPU reference page, DIR/index.html (issue 16, item 3) — `make
+ * `heightbench gpu-page DIR`: writes the static GPU reference page, DIR/index.html — `make
  * reproduce` writes it to reports/gpu/.
  *
  * The page runs the same WebGPU executor as `run --backend webgpu` (src/gpu: execute.ts and its passes, via

@@ -1,6 +1,5 @@
 /**
- * `heightbench run REQUEST --backend webgpu [--size N] --out DIR` and `heightbench drawlist REQUEST --out FILE.json`
- * (issue 16, items 1 and 4).
+ * `heightbench run REQUEST --backend webgpu [--size N] --out DIR` and `heightbench drawlist REQUEST --out FILE.json`.
  *
  * run --backend webgpu: plan → draw list (src/plan/emit.ts) → the WebGPU executor (src/gpu/run.ts, runGpu), then
  * the same stage files as the CPU run — raster-layer0, raster, base, after-support, after-stamps, after-locations,

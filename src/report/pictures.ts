@@ -144,7 +144,7 @@ export function sideBySidePng(a: ArrayLike<number>, b: ArrayLike<number>, w: num
 }
 
 /**
- * [R] The difference scale of every report map (issue 26): signed, white at zero, ±1, ±2 and ±3 codes in three distinct
+ * [R] The difference scale of every report map: signed, white at zero, ±1, ±2 and ±3 codes in three distinct
  * colours each (warm above the reference, cool below), and |Δq| ≥ 4 on a logarithmic ramp from 4 to 65535 (fixed, not
  * set by the data's maximum, so one colour means one |Δq| in every report and a lone ±1 stays visible beside ±86).
  */

@@ -1,5 +1,5 @@
 /**
- * Maps, tiles and the worst-pixel gallery of a comparison report (issue 26).
+ * Maps, tiles and the worst-pixel gallery of a comparison report.
  *
  * Inputs: both sides' final codes on one grid (a float side is encoded to codes for display), optionally the stage
  * attribution's per-pixel first divergent stage, and stage fields pair by pair (float metres, each pair on one grid).
@@ -28,7 +28,7 @@ export const TILE = 256;
 export const OVERVIEW_MAX = 512;
 export const GALLERY_SIZE = 12;
 export const CROP_RADIUS = 8;
-/** [R] Bytes of tile payload a report may carry (base64 included); the 40 MB folder budget of issue 26 leaves room for the rest. */
+/** [R] Bytes of tile payload a report may carry (base64 included); the 40 MB folder budget leaves room for the rest. */
 export const TILE_BUDGET_BYTES = 24 * 1024 * 1024;
 /** [R] Most differing pixels grouped into connected groups (beyond, the gallery lists only the largest |Δq|). */
 export const GROUP_LIMIT = 4_000_000;

@@ -226,7 +226,7 @@ export function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
   }
   return L;
 }
-/** [R] The most summary.md may hold (issue 26): a CI log shows the headline, not a page of histogram bins. */
+/** [R] The most summary.md may hold: a CI log shows the headline, not a page of histogram bins. */
 export const SUMMARY_MAX_BYTES = 60 * 1024;
 
 /** summary.md: the headline first, histograms folded beyond ±8; bounded by SUMMARY_MAX_BYTES (truncated with a note). */
