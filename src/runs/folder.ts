@@ -14,7 +14,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { rmTreeStep } from '../io/fs-ops.js';
-import { defaultSwapNames, makeStage, removeStale, swapFolderIn } from '../io/folder-swap.js';
+import { defaultSwapNames, makeStage, recoverFolder, removeStale, swapFolderIn, type SwapNames } from '../io/folder-swap.js';
 import { STAGES as FIELD_STAGES } from '../conventions/index.js';
 import { PIPELINE_FILE } from '../pipelines/declaration.js';
 import type { ConventionSources } from '../io/input-conventions.js';
@@ -96,27 +96,47 @@ export interface RunFolder {
   dispose(): void;
 }
 
-/** Opens --out for a run: checked, stale stages removed, a fresh stage made (see the header). */
-export function openRunFolder(out: string, opts: { inPlace?: boolean } = {}): RunFolder {
-  if (out === '') throw new UsageError('--out: expected a folder, got an empty path ""');
-  const target = resolve(out);
-  if (opts.inPlace) return { target, dir: target, commit: () => undefined, dispose: () => undefined };
-  checkRunFolder(target);
-  removeStale(target);
-  const dir = makeStage(target);
+/**
+ * Finishes what an interrupted writer of `target` left: a kept old folder is put back (or removed once the new one
+ * is in place) and staged folders are removed. Returns the staged folders removed.
+ */
+export function recoverStaged(target: string, names: SwapNames = defaultSwapNames(target)): string[] {
+  recoverFolder(target, names);
+  return removeStale(target, names);
+}
+
+/**
+ * The one way a run folder is written whole (runs, imports, references): a kept old folder of an interrupted swap is
+ * put back, `check` refuses the target before any work, stale staged folders are removed and a fresh one is made; `commit()` swaps it in
+ * (src/io/folder-swap.ts), `dispose()` removes it if it is still there.
+ */
+export function openStagedFolder(target: string, opts: { names?: SwapNames; check?: (target: string) => void } = {}): RunFolder {
+  const names = opts.names ?? defaultSwapNames(target);
+  recoverFolder(target, names);
+  opts.check?.(target);
+  removeStale(target, names);
+  const dir = makeStage(target, names);
   return {
     target,
     dir,
-    commit: () => swapFolderIn(dir, target, defaultSwapNames(target)),
+    commit: () => swapFolderIn(dir, target, names),
     dispose: () => {
       if (!existsSync(dir)) return;
       try {
         rmTreeStep(dir);
       } catch {
-        /* a crash: the next run into this folder removes it */
+        /* a crash: the next writer of this folder removes it */
       }
     },
   };
+}
+
+/** Opens --out for a run: checked, stale stages removed, a fresh stage made (see the header). */
+export function openRunFolder(out: string, opts: { inPlace?: boolean } = {}): RunFolder {
+  if (out === '') throw new UsageError('--out: expected a folder, got an empty path ""');
+  const target = resolve(out);
+  if (opts.inPlace) return { target, dir: target, commit: () => undefined, dispose: () => undefined };
+  return openStagedFolder(target, { check: checkRunFolder });
 }
 
 /**
