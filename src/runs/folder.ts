@@ -8,13 +8,12 @@
  *     sees the old run or the new one, whole. An existing folder is replaced only when everything in it is a name a
  *     run writes; anything else is refused before any work.
  * Inputs: the --out path (and `inPlace` for bless, whose folder is already a fresh staged one).
- * Outputs: a RunFolder: `dir` to write into, `commit()` to swap it in, `dispose()` to remove what a failed run staged.
+ * Outputs: a RunFolder (src/io/folder-swap.ts openStagedFolder, the one staged open for every folder written whole).
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { rmTreeStep } from '../io/fs-ops.js';
-import { defaultSwapNames, makeStage, recoverFolder, removeStale, swapFolderIn, type SwapNames } from '../io/folder-swap.js';
+import { defaultSwapNames, openStagedFolder, recoverFolder, removeStale, type StagedFolder, type SwapNames } from '../io/folder-swap.js';
 import { STAGES as FIELD_STAGES } from '../conventions/index.js';
 import { PIPELINE_FILE } from '../pipelines/declaration.js';
 import type { ConventionSources } from '../io/input-conventions.js';
@@ -85,16 +84,8 @@ export function checkRunFolder(out: string): void {
   }
 }
 
-export interface RunFolder {
-  /** The run's --out folder (resolved). */
-  target: string;
-  /** Where the run writes: a staged sibling of `target`, or `target` itself in place. */
-  dir: string;
-  /** Swaps the complete staged folder in as `target` (nothing to do in place). */
-  commit(): void;
-  /** Removes the staged folder if it is still there (a failed run); never throws. */
-  dispose(): void;
-}
+/** A run folder being written: `dir` to write into, `commit()` to swap it in, `dispose()` after a failed run. */
+export type RunFolder = StagedFolder;
 
 /**
  * Finishes what an interrupted writer of `target` left: a kept old folder is put back (or removed once the new one
@@ -105,31 +96,8 @@ export function recoverStaged(target: string, names: SwapNames = defaultSwapName
   return removeStale(target, names);
 }
 
-/**
- * The one way a run folder is written whole (runs, imports, references): a kept old folder of an interrupted swap is
- * put back, `check` refuses the target before any work, stale staged folders are removed and a fresh one is made; `commit()` swaps it in
- * (src/io/folder-swap.ts), `dispose()` removes it if it is still there.
- */
-export function openStagedFolder(target: string, opts: { names?: SwapNames; check?: (target: string) => void } = {}): RunFolder {
-  const names = opts.names ?? defaultSwapNames(target);
-  recoverFolder(target, names);
-  opts.check?.(target);
-  removeStale(target, names);
-  const dir = makeStage(target, names);
-  return {
-    target,
-    dir,
-    commit: () => swapFolderIn(dir, target, names),
-    dispose: () => {
-      if (!existsSync(dir)) return;
-      try {
-        rmTreeStep(dir);
-      } catch {
-        /* a crash: the next writer of this folder removes it */
-      }
-    },
-  };
-}
+/** The one way a folder is opened for writing whole (src/io/folder-swap.ts), for run folders, references, imports. */
+export { openStagedFolder };
 
 /** Opens --out for a run: checked, stale stages removed, a fresh stage made (see the header). */
 export function openRunFolder(out: string, opts: { inPlace?: boolean } = {}): RunFolder {
