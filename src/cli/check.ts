@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { DEFAULT_DIFFERENCES_CAP, type RunCheck } from '../runs/check.js';
 import { checkFolders, checkText } from '../runs/check-folders.js';
-import { checkDeclared } from './check-all.js';
+import { checkDeclared } from '../runs/check-all.js';
 import { parseNumber, parsePath } from './args.js';
 import { InvalidArgumentError } from 'commander';
 import { addGateOptions, gatesOf, type GateOptions } from './gate-flags.js';

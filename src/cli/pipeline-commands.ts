@@ -17,8 +17,8 @@ import { parsePath } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { PLAN_STAGES, runCommand } from './run.js';
 import { gpuRunCommand } from './gpu-run.js';
-import { findRepoConfig, loadRepoConfig } from './repo-config.js';
-import { blessDeclared } from './check-all.js';
+import { findRepoConfig, loadRepoConfig } from '../runs/repo-config.js';
+import { blessDeclared } from '../runs/check-all.js';
 
 /**
  * `bless RUN [--gpu]`: the settings loaded (params.yaml, the run's request), the use case (src/runs/bless.ts) run with

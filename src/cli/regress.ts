@@ -14,7 +14,7 @@
  * [R] Verdict per comparison: FAIL when a gate fails in this tree, or when a stage hash (generated or reference) moved
  * while its reference was not re-blessed between REV and this tree (its bless record or its dvc.lock reference hash
  * differs). A comparison whose reports are missing on one side is reported, not failed.
- * The comparisons reviewed are the ones the repository declares in its heightbench.yaml (src/cli/repo-config.ts;
+ * The comparisons reviewed are the ones the repository declares in its heightbench.yaml (src/runs/repo-config.ts;
  * heightbench's own declares `runs-from: params.yaml`, the four per run listed above): a comparison of two folders
  * is first checked here (`check --all`'s code, writing its report folder and hashes.json), then read as above. Without
  * a heightbench.yaml, a clone of heightbench reviews its params.yaml runs; anything else is told to run `init`.
@@ -43,8 +43,8 @@ import { MAX_JSON_BYTES, readInputFile } from '../io/read-input.js';
 import { checkPngChunks, inflateImageData, readPngHeader } from '../io/png16.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { PLAN_STAGES } from '../runs/folder.js';
-import { findRepoConfig, loadRepoConfig, parseRepoConfig, type DeclaredComparison } from './repo-config.js';
-import { runDeclared } from './check-all.js';
+import { findRepoConfig, loadRepoConfig, parseRepoConfig, type DeclaredComparison } from '../runs/repo-config.js';
+import { runDeclared } from '../runs/check-all.js';
 
 /** The code compare and check --strict exit with when a gate fails. */
 export const REGRESS_FAILED_EXIT = EXIT_GATE;
