@@ -6,7 +6,7 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { blessSwapNames, cleanBlessLeftovers } from '../src/cli/pipeline-commands.js';
+import { blessSwapNames, cleanBlessLeftovers } from '../src/runs/bless.js';
 import { folderForReading, makeStage, swapFolderIn } from '../src/io/folder-swap.js';
 import { withFaults, withFaultsAsync } from '../src/io/fs-ops.js';
 import { readHeightfieldFile } from '../src/index.js';

@@ -13,7 +13,7 @@ import { deflateRawSync } from 'node:zlib';
 import { read as readKtx, write as writeKtx } from 'ktx-parse';
 import { stringify as toYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { parseHashesJson, parseMetricsJson } from '../src/cli/regress.js';
+import { parseHashesJson, parseMetricsJson } from '../src/runs/regress.js';
 import { emitRequestDrawList } from '../src/cli/gpu-run.js';
 import { parseDrawList, serialiseDrawList } from '../src/drawlist/serial.js';
 import { inputErrorMessage, isInputError } from '../src/errors.js';

@@ -1,54 +1,21 @@
 /**
- * `heightbench check GEN_DIR REF_DIR`: a run folder against its reference folder (src/runs/check.ts), the gates,
- * the report. A group of its own (src/cli/commands.ts) so that what it loads is the comparison and the report only:
+ * `heightbench check GEN_DIR REF_DIR`: a run folder against its reference folder (src/runs/check-folders.ts), the
+ * gates, the report. A group of its own (src/cli/commands.ts) so that what it loads is the comparison and the report only:
  * the DVC stages that run it depend on those sources, not on the pipeline's (test/dvc-deps.test.ts).
  */
 import type { Command } from 'commander';
-import { EXIT_GATE, UsageError } from '../errors.js';
-import { gateFailureLines } from '../compare/gates.js';
-import { codeRangeText } from '../report/summary-markdown.js';
-import { foldHistogram, foldedHistogramText } from '../compare/histogram-fold.js';
-import { checkRun, DEFAULT_DIFFERENCES_CAP, writeDifferenceCsv, writeDifferenceField } from '../runs/check.js';
-import { SEED_PIPELINE } from '../pipelines/seed.js';
-import { checkDeclared } from './check-all.js';
-import { refuseNonRunFolders } from './wrong-kind.js';
-import { attributionSummary } from '../compare/attribution.js';
-import { folderForReading } from '../io/folder-swap.js';
+import { UsageError } from '../errors.js';
+import { DEFAULT_DIFFERENCES_CAP, type RunCheck } from '../runs/check.js';
+import { checkFolders, checkText } from '../runs/check-folders.js';
+import { checkDeclared } from '../runs/check-all.js';
 import { parseNumber, parsePath } from './args.js';
 import { InvalidArgumentError } from 'commander';
 import { addGateOptions, gatesOf, type GateOptions } from './gate-flags.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 
 /** Prints a check: the final codes, the stage table, the gates, the attribution. */
-export function printCheck(io: CliIO, name: string, c: ReturnType<typeof checkRun>): void {
-  const f = c.final;
-  io.out(
-    `${name}: ${f.differing} of ${f.pixels} final codes differ | exact ${f.exactPercent.toFixed(4)} % | histogram ${foldedHistogramText(foldHistogram(f.histogram))} | max ${f.maxAbsCode} code | RMS ${f.rmsMm.toFixed(4)} mm | ${codeRangeText(f)}`,
-  );
-  if (f.attribution) io.out(` | straddles ${f.attribution.straddle}, deviations ${f.attribution.deviation}`);
-  io.out('\n');
-  // The whole map first (max |Δ|, RMS, pixels differing), then the article's inner 400 m disk for the seed pipeline
-  // (a declared pipeline's report shows no article scope).
-  const inner = c.pipeline === SEED_PIPELINE;
-  for (const s of c.stages)
-    io.out(
-      `  stage ${s.stage}: max |Δ| ${fmtMm(s.maxAbsMm)} mm, RMS ${fmtMm(s.rmsMm)} mm, ${s.differing} of ${s.pixels} px differ${inner ? `; inner 400 m RMS ${fmtMm(s.innerRmsMm)} mm` : ''}\n`,
-    );
-  for (const g of c.gates) io.out(`  gate ${g.name} ${g.limit}: ${g.value} → ${g.passed ? 'pass' : 'FAIL'}\n`);
-  if (c.firstDivergentStage) io.out(`  first stage differing beyond rounding: ${c.firstDivergentStage}\n`);
-  for (const w of c.warnings) io.out(`  warning: ${w}\n`);
-  for (const d of c.diagnoses ?? []) io.out(`  diagnosis of ${d.scope}: ${d.diagnosis.summary}\n`);
-  for (const u of c.undeclared) io.out(`  ${u}\n`);
-  if (c.stageAttribution)
-    io.out(
-      `  stage attribution: ${attributionSummary(c.stageAttribution)
-        .map((l) => l.trim())
-        .join('; ')}\n`,
-    );
-}
-
-function fmtMm(v: number): string {
-  return Number.isFinite(v) ? (v === 0 ? '0' : v.toExponential(2)) : '–';
+export function printCheck(io: CliIO, name: string, c: RunCheck): void {
+  io.out(checkText(name, c));
 }
 
 function parseNonNegativeInt(v: string): number {
@@ -114,36 +81,7 @@ export const installCheck: CommandInstaller = (program: Command, io: CliIO) => {
         }
         if (g === undefined || r === undefined)
           throw new UsageError('check: give GEN_DIR REF_DIR (two run folders), or --all for the comparisons heightbench.yaml declares');
-        refuseNonRunFolders([g, r]);
-        // A reference folder between the two renames of a swap is read from its kept old copy (read-only).
-        const c = checkRun(folderForReading(g), folderForReading(r), gatesOf(o), o.report, o.title, o.sharedPlotly, {
-          referenceKind: o.referenceKind,
-          attribution: o.attribution || o.attributionEpsMm !== undefined || !!o.differences || !!o.differencesCsv,
-          keepPixelStages: !!o.differences || !!o.differencesCsv,
-          attributionEpsilonMm: o.attributionEpsMm,
-          notes: o.note,
-          toleranceMm: o.toleranceMm,
-          diagnose: o.diagnose,
-          ...(io.readHeightfield ? { readFile: io.readHeightfield } : {}),
-        });
-        printCheck(io, o.title ?? g, c);
-        if (c.pixels) {
-          const { stages, gen, ref } = c.pixels;
-          if (o.differences) {
-            await writeDifferenceField(o.differences, stages, gen);
-            io.out(`  differences: ${stages.index.length} differing pixels' first divergent stages → ${o.differences}\n`);
-          }
-          if (o.differencesCsv) {
-            const w = writeDifferenceCsv(o.differencesCsv, stages, gen, ref, o.differencesCap);
-            io.out(`  differences: ${w.written} pixels ranked by |Δ| → ${o.differencesCsv}${w.leftOut ? ` (${w.leftOut} left out by the cap)` : ''}\n`);
-          }
-        }
-        for (const w of c.warnings) io.err(`heightbench: warning: ${w}\n`);
-        if (o.strict && !c.passed) {
-          io.err(gateFailureLines(c.gates));
-          throw new CliExit(EXIT_GATE);
-        }
-        throw new CliExit(0);
+        throw new CliExit(await checkFolders(g, r, { ...o, gates: gatesOf(o), ...(io.readHeightfield ? { readFile: io.readHeightfield } : {}) }, io));
       },
     );
 };

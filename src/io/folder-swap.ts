@@ -89,6 +89,43 @@ export function swapFolderIn(stage: string, target: string, names = defaultSwapN
   if (keptFolderPresent(prev)) rmTreeStep(prev);
 }
 
+/** A folder being written whole: `dir` is its staged sibling, `commit()` swaps it in, `dispose()` removes it if left. */
+export interface StagedFolder {
+  /** The folder replaced (resolved). */
+  target: string;
+  /** Where the writer writes: a staged sibling of `target` (or `target` itself for a writer given a fresh stage). */
+  dir: string;
+  /** Swaps the complete staged folder in as `target`. */
+  commit(): void;
+  /** Removes the staged folder if it is still there (a failed write); never throws. */
+  dispose(): void;
+}
+
+/**
+ * The one way a folder is opened for writing whole (run folders, references, imports, reports): a kept old folder of
+ * an interrupted swap is put back (or removed), `check` refuses the target before any work, stale staged folders are
+ * removed and a fresh one is made.
+ */
+export function openStagedFolder(target: string, opts: { names?: SwapNames; check?: (target: string) => void } = {}): StagedFolder {
+  const names = opts.names ?? defaultSwapNames(target);
+  recoverFolder(target, names);
+  opts.check?.(target);
+  removeStale(target, names);
+  const dir = makeStage(target, names);
+  return {
+    target,
+    dir,
+    commit: () => swapFolderIn(dir, target, names),
+    dispose: () => {
+      try {
+        if (lstatSync(dir)) rmTreeStep(dir);
+      } catch {
+        /* swapped in, or a crash: the next writer of this folder removes a stale stage */
+      }
+    },
+  };
+}
+
 /** The folder a reader should open for `target`: itself, or the kept old folder while a swap is between renames. */
 export function folderForReading(target: string, names = defaultSwapNames(target)): string {
   if (existsSync(target)) return target;

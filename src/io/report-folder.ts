@@ -17,9 +17,9 @@
 import { closeSync, constants, cpSync, linkSync, lstatSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { mkdirStep, rmTreeStep } from './fs-ops.js';
+import { mkdirStep } from './fs-ops.js';
 import { hiddenBase } from './atomic.js';
-import { makeStage, recoverFolder, removeStale, swapFolderIn } from './folder-swap.js';
+import { openStagedFolder } from './folder-swap.js';
 
 function lockPathOf(target: string): string {
   return join(dirname(target), `.${hiddenBase(basename(target))}.lock`);
@@ -119,24 +119,18 @@ export function writeFolderWhole<T>(target: string, build: (stage: string) => T,
   mkdirStep(dirname(abs));
   const release = lockFolder(abs);
   try {
-    recoverFolder(abs);
-    removeStale(abs);
-    const stage = makeStage(abs);
+    const folder = openStagedFolder(abs);
     try {
-      const result = build(stage);
+      const result = build(folder.dir);
       try {
-        if (lstatSync(abs).isDirectory()) carryOver(abs, stage, owned);
+        if (lstatSync(abs).isDirectory()) carryOver(abs, folder.dir, owned);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
       }
-      swapFolderIn(stage, abs);
+      folder.commit();
       return result;
     } finally {
-      try {
-        if (lstatSync(stage)) rmTreeStep(stage);
-      } catch {
-        /* swapped in, or a crash: the next write removes a stale stage */
-      }
+      folder.dispose();
     }
   } finally {
     release();

@@ -92,7 +92,7 @@ export interface CheckOptions {
 }
 
 /**
- * The report line of a final map `heightbench import` wrote (src/cli/import.ts): the capture it came from, its hash
+ * The report line of a final map `heightbench import` wrote (src/runs/import.ts): the capture it came from, its hash
  * and source, and where each of its conventions came from — a report says per side where its conventions came from.
  */
 function importNotes(side: string, sc: Sidecar | null): string[] {

@@ -8,13 +8,12 @@
  *     sees the old run or the new one, whole. An existing folder is replaced only when everything in it is a name a
  *     run writes; anything else is refused before any work.
  * Inputs: the --out path (and `inPlace` for bless, whose folder is already a fresh staged one).
- * Outputs: a RunFolder: `dir` to write into, `commit()` to swap it in, `dispose()` to remove what a failed run staged.
+ * Outputs: a RunFolder (src/io/folder-swap.ts openStagedFolder, the one staged open for every folder written whole).
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { rmTreeStep } from '../io/fs-ops.js';
-import { defaultSwapNames, makeStage, removeStale, swapFolderIn } from '../io/folder-swap.js';
+import { defaultSwapNames, openStagedFolder, recoverFolder, removeStale, type StagedFolder, type SwapNames } from '../io/folder-swap.js';
 import { STAGES as FIELD_STAGES } from '../conventions/index.js';
 import { PIPELINE_FILE } from '../pipelines/declaration.js';
 import type { ConventionSources } from '../io/input-conventions.js';
@@ -85,38 +84,27 @@ export function checkRunFolder(out: string): void {
   }
 }
 
-export interface RunFolder {
-  /** The run's --out folder (resolved). */
-  target: string;
-  /** Where the run writes: a staged sibling of `target`, or `target` itself in place. */
-  dir: string;
-  /** Swaps the complete staged folder in as `target` (nothing to do in place). */
-  commit(): void;
-  /** Removes the staged folder if it is still there (a failed run); never throws. */
-  dispose(): void;
+/** A run folder being written: `dir` to write into, `commit()` to swap it in, `dispose()` after a failed run. */
+export type RunFolder = StagedFolder;
+
+/**
+ * Finishes what an interrupted writer of `target` left: a kept old folder is put back (or removed once the new one
+ * is in place) and staged folders are removed. Returns the staged folders removed.
+ */
+export function recoverStaged(target: string, names: SwapNames = defaultSwapNames(target)): string[] {
+  recoverFolder(target, names);
+  return removeStale(target, names);
 }
+
+/** The one way a folder is opened for writing whole (src/io/folder-swap.ts), for run folders, references, imports. */
+export { openStagedFolder };
 
 /** Opens --out for a run: checked, stale stages removed, a fresh stage made (see the header). */
 export function openRunFolder(out: string, opts: { inPlace?: boolean } = {}): RunFolder {
   if (out === '') throw new UsageError('--out: expected a folder, got an empty path ""');
   const target = resolve(out);
   if (opts.inPlace) return { target, dir: target, commit: () => undefined, dispose: () => undefined };
-  checkRunFolder(target);
-  removeStale(target);
-  const dir = makeStage(target);
-  return {
-    target,
-    dir,
-    commit: () => swapFolderIn(dir, target, defaultSwapNames(target)),
-    dispose: () => {
-      if (!existsSync(dir)) return;
-      try {
-        rmTreeStep(dir);
-      } catch {
-        /* a crash: the next run into this folder removes it */
-      }
-    },
-  };
+  return openStagedFolder(target, { check: checkRunFolder });
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * `heightbench check --all` / `check --list FILE`: every comparison of two folders a repository declares
- * (heightbench.yaml, src/cli/repo-config.ts), each checked with its own gates into its report folder
+ * (heightbench.yaml, src/runs/repo-config.ts), each checked with its own gates into its report folder
  * (`<reports>/<name>/`: the check report, metrics.json and hashes.json — the files `regress` reads on both sides),
  * then one summary table of them all.
  * Outputs: `<reports>/check/{index.html, summary.md, summary.json}` (written whole), the Markdown table on stdout.
@@ -16,7 +16,7 @@ import { escapeHtml } from '../core/html.js';
 import { pageCss, TEXT_TABLES } from '../report/page-style.js';
 import { checkRun } from '../runs/check.js';
 import { readInputText } from '../io/read-input.js';
-import type { CliIO } from './io.js';
+import type { CheckOutput } from './check-folders.js';
 import { findRepoConfig, loadRepoConfig, parseRepoConfig, stageHashes, type DeclaredComparison, type RepoConfig } from './repo-config.js';
 
 export interface DeclaredCheckRow {
@@ -131,7 +131,7 @@ ${tr.join('\n')}
 }
 
 /** check --all / --list: runs every declared comparison, writes the summary, returns the one exit status. */
-export function checkDeclared(list: string | undefined, o: { strict: boolean; sharedPlotly?: string }, io: CliIO): number {
+export function checkDeclared(list: string | undefined, o: { strict: boolean; sharedPlotly?: string }, io: CheckOutput): number {
   const cfg = declaredConfig(list);
   const todo = cfg.comparisons.filter((c) => c.check !== null);
   if (!todo.length) throw new UsageError(`${cfg.file}: declares no comparison of two folders (comparisons: [{ name, generated, reference, gates }])`);
@@ -152,7 +152,7 @@ export function checkDeclared(list: string | undefined, o: { strict: boolean; sh
  * and the reason in its bless record (default blessed/NAME.json). A commit that changes the record blesses the
  * hashes that moved with it (regress). Without --yes it says what it would record and writes nothing.
  */
-export function blessDeclared(cfg: RepoConfig, c: DeclaredComparison, o: { yes?: boolean; reason?: string }, io: CliIO): number {
+export function blessDeclared(cfg: RepoConfig, c: DeclaredComparison, o: { yes?: boolean; reason?: string }, io: CheckOutput): number {
   const k = c.check;
   if (!k) throw new UsageError(`bless ${c.name}: not a comparison of two folders`);
   const reason = o.reason?.trim();
