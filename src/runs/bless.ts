@@ -4,7 +4,7 @@
  * `references/.bless-<ref>.stage-*`, compared with the current ones, and only when asked swapped in (the old folder is
  * kept as `references/.<ref>.previous` until the new one is in place), recorded in references/bless/<ref>.json, and
  * committed to dvc.lock through `dvc commit`. Each bless first restores or removes a kept old folder and removes stale
- * staged folders (of a bless killed before it finished, including the older `.bless-<ref>-XXXXXX` names).
+ * staged folders (of a bless killed before it finished, in either naming: the stage's or mkdtemp's `.bless-<ref>-XXXXXX`).
  * [R] The regeneration is exactly the DVC stage's command (reference@RUN or gpu@RUN), so what bless writes is what
  *     `dvc repro` regenerates and dvc.lock stays consistent; the caller runs it (`regenerate`) with the settings given.
  * [R] A GPU record names the adapter: on another adapter the same command legitimately writes other bytes.
@@ -23,7 +23,7 @@ import type { PipelineRequest } from '../plan/request.js';
 import { checkRun, type RunCheck } from './check.js';
 import { FINAL_CODES_FILE, MANIFEST_FILE, openStagedFolder, recoverStaged } from './folder.js';
 
-/** Staged and kept-old folder names of a run's references (the kept old name is the one readers fall back to). */
+/** Staged and kept-old folder names of a run's references (readers fall back to the kept-old folder). */
 export function blessSwapNames(name: string): SwapNames {
   return { stagePrefix: `.bless-${name}.stage-`, previous: `.${name}.previous` };
 }
