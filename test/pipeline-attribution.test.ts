@@ -137,7 +137,8 @@ describe('run folders that record their declaration', () => {
     expect(summary).toContain('— 5 originate there');
     expect(summary).not.toMatch(/innerDisk|blendRing|article anchor|3D view/);
     const html = readFileSync(join(root, 'report', 'index.html'), 'utf8');
-    expect(html).not.toContain('d3diff');
+    expect(html).not.toContain('id="d3diff"');
+    expect(html).not.toContain('3D view of the difference');
     // The gallery leads with the pixels where the difference originates: the planted ones.
     const led = [...html.matchAll(/<b>#(\d+)<\/b> \(([^)]*)\) pixel \((\d+), (\d+)\)/g)].map((m) => [m[2], Number(m[3]), Number(m[4])]);
     expect(led.slice(0, 5).map((x) => x[0])).toEqual(['origin', 'origin', 'origin', 'origin', 'origin']);

@@ -77,6 +77,8 @@ describe('difference map colours', () => {
     expect(html).toContain('yaxis2: { title: { text: "max |Δ| (mm)" }');
     const calls = html.split('Plotly.newPlot(').slice(1);
     expect(calls.length).toBe(3); // histogram, radial profile, 3D
+    // The seed's page has the 3D view's element (a declared pipeline without it does not: pipeline-attribution).
+    expect(html).toContain('<div id="d3diff"');
     for (const c of calls) expect(c).toMatch(/title: ttl\(/);
   });
 
