@@ -151,7 +151,8 @@ describe('make lab, as a user opens it', () => {
       expect(dialogs, `${stem}.ipynb opens with no dialog`).toEqual([]);
       // The panel asks for its kernel once the notebook is drawn: its session, when the server has it.
       let mine: Session[] = [];
-      for (const until = Date.now() + 30_000; mine.length === 0 && Date.now() < until; await page.waitForTimeout(250))
+      // A bounded number of polls, not a clock deadline: a busy machine only makes them slower.
+      for (let poll = 0; mine.length === 0 && poll < 480; poll++, await page.waitForTimeout(250))
         mine = (await api<Session[]>('/api/sessions')).filter((s) => s.path === `notebooks/${stem}.ipynb`);
       expect(
         mine.map((s) => s.kernel?.name),
