@@ -1,6 +1,6 @@
 /**
  * The run's background writer (src/io/background-writer.ts) and the prepared pair commit (commitPreparedPair,
- * commitPreparedR32): the same files, bytes and sidecars as a write on the calling thread; the pair protocol holds
+ * commitPrepared): the same files, bytes and sidecars as a write on the calling thread; the pair protocol holds
  * under a fault at every step; a failed background write is a file-system error naming the path and the cause; and
  * `heightbench run` writes the same folder with and without threads.
  */
@@ -8,9 +8,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { domainGrid, floatHeightfield, readHeightfieldFile, writeHeightfieldFile } from '../src/index.js';
+import { codeHeightfield, domainGrid, floatHeightfield, readHeightfieldFile, writeHeightfieldFile } from '../src/index.js';
 import { startBackgroundWriter } from '../src/io/background-writer.js';
-import { commitPreparedR32, prepareR32Write } from '../src/io/heightfield-file.js';
+import { commitPrepared, prepareR16Write, prepareR32Write } from '../src/io/heightfield-file.js';
 import { withFaults, withFaultsAsync } from '../src/io/fs-ops.js';
 import { fileSystemMessage, isFileSystemErrno } from '../src/errors.js';
 import { cli, tempDir, testRandom } from './helpers.js';
@@ -79,12 +79,29 @@ describe('prepared R32 pairs', () => {
       const s = { stage: 'base', request: 'test', notes: { precision: 'f32' } };
       writeHeightfieldFile(a, floatHeightfield(g, NEW), s);
       const w = startBackgroundWriter()!;
-      await commitPreparedR32(prepareR32Write(w, b, g, NEW), s);
+      await commitPrepared(prepareR32Write(w, b, g, NEW), s);
       await w.close();
       expect(readFileSync(b).equals(readFileSync(a))).toBe(true);
       expect(readFileSync(`${b}.json`, 'utf8')).toBe(readFileSync(`${a}.json`, 'utf8').replace(/same-\w+-a/g, (m) => m.replace(/-a$/, '-b')));
       expect(readdirSync(join(root, `same-${before}-b`)).sort()).toEqual(['map.r32', 'map.r32.json']);
     }
+  });
+
+  it("an R16 code field prepared on the writer gives exactly the files writeHeightfieldFile gives (a run's final map)", async () => {
+    const codes = new Uint16Array(new SharedArrayBuffer(N * N * 2));
+    for (let i = 0; i < codes.length; i++) codes[i] = Math.floor(rnd() * 65536);
+    const field = codeHeightfield(g, codes, { min: -500, max: 500 });
+    const dirs = ['r16-a', 'r16-b'].map((d) => join(root, d));
+    for (const d of dirs) mkdirSync(d, { recursive: true });
+    const s = { stage: 'final', request: 'test', notes: { precision: 'f32' } };
+    writeHeightfieldFile(join(dirs[0], 'final.r16'), field, s);
+    const w = startBackgroundWriter()!;
+    await commitPrepared(prepareR16Write(w, join(dirs[1], 'final.r16'), field), s);
+    await w.close();
+    expect(readFileSync(join(dirs[1], 'final.r16')).equals(readFileSync(join(dirs[0], 'final.r16')))).toBe(true);
+    expect(readFileSync(join(dirs[1], 'final.r16.json'), 'utf8')).toBe(readFileSync(join(dirs[0], 'final.r16.json'), 'utf8'));
+    expect(readdirSync(dirs[1]).sort()).toEqual(['final.r16', 'final.r16.json']);
+    expect(() => prepareR16Write(w, join(dirs[1], 'x.r32'), field)).toThrow(/an R16 \(\.r16\) payload/);
   });
 
   for (const mode of ['error', 'crash'] as const) {
@@ -101,11 +118,11 @@ describe('prepared R32 pairs', () => {
         return { dir, path, p };
       };
       const dry = await prepare(-1);
-      const steps = (await withFaultsAsync(null, () => commitPreparedR32(dry.p))).steps;
+      const steps = (await withFaultsAsync(null, () => commitPrepared(dry.p))).steps;
       expect(steps.map((s) => s.kind)).toEqual(['mkdir', 'rename', 'write', 'rename', 'rename', 'fsync-dir']);
       for (let k = 0; k < steps.length; k++) {
         const { dir, path, p } = await prepare(k);
-        const r = await withFaultsAsync({ at: k, mode }, () => commitPreparedR32(p));
+        const r = await withFaultsAsync({ at: k, mode }, () => commitPrepared(p));
         expect(r.fired, `step ${k}`).toBe(true);
         // The commit point is the sidecar's rename (step 3): before it the old pair, after it the new one.
         expect(seen(path), `step ${k} (${steps[k].kind})`).toBe(k <= 3 ? 'old' : 'new');
@@ -122,7 +139,7 @@ describe('prepared R32 pairs', () => {
     const path = join(dir, 'map.r32'); // the folder does not exist: the worker's open fails
     const w = startBackgroundWriter()!;
     const p = prepareR32Write(w, path, g, NEW);
-    const e = await commitPreparedR32(p).catch((x: unknown) => x);
+    const e = await commitPrepared(p).catch((x: unknown) => x);
     await w.close();
     expect(isFileSystemErrno(e)).toBe(true);
     expect(existsSync(dir)).toBe(false);

@@ -14,8 +14,8 @@ import { codeHeightfield, floatHeightfield } from '../core/heightfield.js';
 import { cropCentre } from '../core/crop.js';
 import { LayerStack } from '../terrain/layers.js';
 import { deltaLayer, writeStore } from '../terrain/store.js';
-import { commitPreparedR32, prepareR32Write, writeHeightfieldFile, type PreparedR32 } from '../io/heightfield-file.js';
-import { startBackgroundWriter } from '../io/background-writer.js';
+import { commitPrepared, prepareR16Write, prepareR32Write, writeHeightfieldFile, type PreparedHeightfield } from '../io/heightfield-file.js';
+import { startBackgroundWriter, type BackgroundWriter } from '../io/background-writer.js';
 import type { GridDescription } from '../core/grid.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { PIPELINE_FILE, pipelineJson } from '../pipelines/declaration.js';
@@ -105,7 +105,8 @@ export async function writeFieldOutputs(
   result: RunResult,
   stages: readonly string[],
   dumpWindow?: number,
-  prepared: ReadonlyMap<string, PreparedR32> = new Map(),
+  prepared: ReadonlyMap<string, PreparedHeightfield> = new Map(),
+  writer: BackgroundWriter | null = null,
 ): Promise<string[]> {
   const grid = requestGrid(req);
   const written: string[] = [];
@@ -117,7 +118,7 @@ export async function writeFieldOutputs(
     const path = join(out, fieldStageFile(s));
     const settings = { stage: s, request: req.id, notes: stageNotes(s, notes, dumpWindow) };
     const ahead = prepared.get(s);
-    if (ahead) await commitPreparedR32(ahead, settings);
+    if (ahead) await commitPrepared(ahead, settings);
     else {
       const d = stageDump(f, s, grid, dumpWindow);
       writeHeightfieldFile(path, floatHeightfield(d.grid, d.heights), settings);
@@ -126,11 +127,20 @@ export async function writeFieldOutputs(
   }
   if (stages.includes('final')) {
     const codes = codeHeightfield(grid, result.codes, req.encoding);
-    for (const ext of ['r16', 'png'] as const) {
-      const path = join(out, finalFile(ext));
-      writeHeightfieldFile(path, codes, { stage: 'final', request: req.id, notes: { precision: result.precision, ...snap } });
-      written.push(path);
+    const settings = { stage: 'final', request: req.id, notes: { precision: result.precision, ...snap } };
+    // [R] With a writer, the R16 payload is hashed and written on its thread while this one encodes the PNG.
+    const r16 = join(out, finalFile('r16'));
+    const ahead = writer ? prepareR16Write(writer, r16, codes) : null;
+    const png = join(out, finalFile('png'));
+    try {
+      if (!ahead) writeHeightfieldFile(r16, codes, settings);
+      writeHeightfieldFile(png, codes, settings);
+    } catch (e) {
+      await ahead?.written.catch(() => undefined); // the PNG's error is the one to report; the staging folder goes
+      throw e;
     }
+    if (ahead) await commitPrepared(ahead, settings);
+    written.push(r16, png);
   }
   // The manifest is deterministic (it is part of hashed references); wall-clock timings go to timings.json, which
   // .dvcignore keeps out of DVC's hashes.
@@ -206,7 +216,7 @@ async function runInto(folder: RunFolder, req: ReturnType<typeof loadRequest>, o
   // [R] Each kept field stage is handed to a background writer as soon as the pipeline has it: its digest and durable
   //     write overlap the later stages (src/io/background-writer.ts). Without threads every write happens after.
   const writer = wantsFields ? startBackgroundWriter() : null;
-  const prepared = new Map<string, PreparedR32>();
+  const prepared = new Map<string, PreparedHeightfield>();
   const grid = requestGrid(req);
   try {
     const result = wantsFields
@@ -231,7 +241,7 @@ async function runInto(folder: RunFolder, req: ReturnType<typeof loadRequest>, o
     for (const s of PLAN_STAGES) if (stages.includes(s)) staged.push(writeStageJson(stage, plan, s));
     if (result) {
       const w0 = performance.now();
-      staged.push(...(await writeFieldOutputs(stage, req, result, stages, o.dumpWindow, prepared)));
+      staged.push(...(await writeFieldOutputs(stage, req, result, stages, o.dumpWindow, prepared, writer)));
       progress.step('write outputs', performance.now() - w0);
     }
     folder.commit();

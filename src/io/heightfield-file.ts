@@ -472,35 +472,54 @@ function r32SidecarFields(grid: GridDescription) {
   return { container: 'r32' as const, endian: 'le' as const, grid, encoding: { kind: 'float32' as const, unit: 'm' as const } };
 }
 
-/** An R32 heightfield file whose payload a background writer is writing (prepareR32Write). */
-export interface PreparedR32 {
+/** A heightfield file whose payload a background writer is writing (prepareR32Write, prepareR16Write). */
+export interface PreparedHeightfield {
   path: string;
-  grid: GridDescription;
   preparedPath: string;
   written: Promise<WrittenPayload>;
+  /** The sidecar's container fields (R32: float32 metres; R16: its endianness and the codes' range). */
+  fields: ReturnType<typeof r32SidecarFields> | ReturnType<typeof r16SidecarFields>;
 }
 
-/**
- * Starts writing the float field `heights` on `grid` as the R32 payload of `path`, on the background writer: the
- * payload (copied into shared memory unless it is there already; it must not change until written) is written
- * durably and hashed off this thread under a prepared name.
- * commitPreparedR32 then writes the sidecar and commits the pair — the same files, bytes and sidecar as
- * writeOwnHeightfieldFile(path, floatHeightfield(grid, heights), settings).
- */
-export function prepareR32Write(writer: BackgroundWriter, path: string, grid: GridDescription, heights: Float32Array): PreparedR32 {
-  if (containerForPath(path) !== 'r32') throw new FormatError(`${path}: a prepared write is an R32 (.r32) payload`);
-  const bytes = encodeR32(heights);
+function r16SidecarFields(codes: Extract<Heightfield, { kind: 'codes' }>) {
+  return { container: 'r16' as const, endian: 'le' as const, grid: codes.grid, encoding: unorm16Encoding(codes.range) };
+}
+
+/** Hands `bytes` (copied into shared memory unless they are there already) to the writer under a prepared name. */
+function preparePayload(writer: BackgroundWriter, path: string, bytes: Uint8Array): { preparedPath: string; written: Promise<WrittenPayload> } {
   let shared = bytes;
   if (!(bytes.buffer instanceof SharedArrayBuffer)) {
     shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
     shared.set(bytes);
   }
   const preparedPath = preparedPathFor(path);
-  return { path, grid, preparedPath, written: writer.write(preparedPath, shared) };
+  return { preparedPath, written: writer.write(preparedPath, shared) };
 }
 
-/** Commits a prepared R32 write (see prepareR32Write) once its payload is on disk. */
-export async function commitPreparedR32(p: PreparedR32, s: WriteSettings = {}): Promise<WrittenHeightfield> {
+/**
+ * Starts writing the float field `heights` on `grid` as the R32 payload of `path`, on the background writer: the
+ * payload (copied into shared memory unless it is there already; it must not change until written) is written
+ * durably and hashed off this thread under a prepared name.
+ * commitPrepared then writes the sidecar and commits the pair — the same files, bytes and sidecar as
+ * writeOwnHeightfieldFile(path, floatHeightfield(grid, heights), settings).
+ */
+export function prepareR32Write(writer: BackgroundWriter, path: string, grid: GridDescription, heights: Float32Array): PreparedHeightfield {
+  if (containerForPath(path) !== 'r32') throw new FormatError(`${path}: a prepared write is an R32 (.r32) payload`);
+  return { path, ...preparePayload(writer, path, encodeR32(heights)), fields: r32SidecarFields(grid) };
+}
+
+/**
+ * The same for a code field as a little-endian R16 payload: commitPrepared then gives the files, bytes and
+ * sidecar of writeOwnHeightfieldFile(path, codes, settings) (settings without a range or endianness).
+ */
+export function prepareR16Write(writer: BackgroundWriter, path: string, codes: Heightfield): PreparedHeightfield {
+  if (containerForPath(path) !== 'r16') throw new FormatError(`${path}: a prepared code write is an R16 (.r16) payload`);
+  if (codes.kind !== 'codes') throw new FormatError(`${path}: a prepared R16 write takes a code field, got ${codes.kind}`);
+  return { path, ...preparePayload(writer, path, encodeR16(codes.code_px, 'le')), fields: r16SidecarFields(codes) };
+}
+
+/** Commits a prepared write (see prepareR32Write, prepareR16Write) once its payload is on disk. */
+export async function commitPrepared(p: PreparedHeightfield, s: WriteSettings = {}): Promise<WrittenHeightfield> {
   let payload: WrittenPayload;
   try {
     payload = await p.written;
@@ -513,7 +532,7 @@ export async function commitPreparedR32(p: PreparedR32, s: WriteSettings = {}): 
     throw e;
   }
   const sidecar = makeSidecarForDigest(p.path, payload, {
-    ...r32SidecarFields(p.grid),
+    ...p.fields,
     stage: s.stage,
     request: s.request,
     notes: s.notes,

@@ -31,6 +31,8 @@
  */
 import { constants as zlibConstants, crc32, deflateSync, inflateSync } from 'node:zlib';
 import { FormatError, LimitError } from '../errors.js';
+import { instantiateWasm, wasmDisabled, type WasmMemory } from '../core/wasm.js';
+import { PNG_UP_WASM_BASE64 } from './wasm/png-up-wasm.js';
 
 export const PNG_SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
 export const DEFAULT_PNG_PIXEL_LIMIT = 1 << 28;
@@ -303,7 +305,7 @@ export function encodePng16(code_px: Uint16Array, width: number, height: number,
   if (code_px.length !== width * height) {
     throw new RangeError(`encodePng16: ${code_px.length} samples do not fit ${width}×${height} = ${width * height}`);
   }
-  const rows = opts.interlace ? adam7Rows(code_px, width, height) : upFilteredRows(code_px, width, height);
+  const rows = opts.interlace ? adam7Rows(code_px, width, height) : (upFilteredRowsWasm(code_px, width, height) ?? upFilteredRows(code_px, width, height));
   return pngFile(width, height, 16, 0, opts.interlace ? 1 : 0, rows);
 }
 
@@ -368,7 +370,50 @@ function adam7Rows(code_px: Uint16Array, width: number, height: number): Uint8Ar
  * row above, modulo 256. The high byte of a sample is (q >> 8) and the low byte (q & 255), so the low byte's Up
  * difference is simply (q − q_above) & 255.
  */
-function upFilteredRows(code_px: Uint16Array, width: number, height: number): Uint8Array {
+interface UpKernel {
+  memory: WasmMemory;
+  up(input: number, output: number, width: number, rows: number): void;
+}
+
+let upKernel: UpKernel | null | undefined;
+const LITTLE_ENDIAN_HOST = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+/** Codes copied into the kernel's memory per call (the rows of a block and the row above it). */
+const UP_BLOCK_BYTES = 1 << 20;
+
+/**
+ * [R] The Up filter on a WebAssembly SIMD kernel (wasm/png-up.wat), a block of rows at a time: a one-shot process
+ *     runs upFilteredRows in V8's baseline tiers, the largest part of writing a 4096² map after the deflate. Null
+ *     where the kernel cannot serve (no WebAssembly, HEIGHTBENCH_NO_WASM=1, a big-endian host: the codes are copied
+ *     in as the host stores them); upFilteredRows is the reference it equals byte for byte (test/png16-writer.test.ts).
+ */
+export function upFilteredRowsWasm(code_px: Uint16Array, width: number, height: number): Uint8Array | null {
+  if (!LITTLE_ENDIAN_HOST || wasmDisabled() || width < 1 || height < 1) return null;
+  upKernel ??= instantiateWasm<UpKernel>(PNG_UP_WASM_BASE64);
+  const k = upKernel;
+  if (!k) return null;
+  const rowBytes = 2 * width;
+  const stride = 1 + rowBytes;
+  const rowsPer = Math.max(1, Math.min(height, Math.floor(UP_BLOCK_BYTES / rowBytes) - 1));
+  // Layout: the block's input rows (the row above first) at 0, the scanlines after them on a 16-byte boundary.
+  const outAt = Math.ceil(((rowsPer + 1) * rowBytes) / 16) * 16;
+  const need = outAt + rowsPer * stride;
+  const have = k.memory.buffer.byteLength;
+  if (need > have) k.memory.grow(Math.ceil((need - have) / 65536));
+  const out = new Uint8Array(stride * height);
+  for (let j0 = 0; j0 < height; j0 += rowsPer) {
+    const rows = Math.min(rowsPer, height - j0);
+    const input = new Uint16Array(k.memory.buffer, 0, (rows + 1) * width);
+    if (j0 === 0) input.fill(0, 0, width);
+    else input.set(code_px.subarray((j0 - 1) * width, j0 * width));
+    input.set(code_px.subarray(j0 * width, (j0 + rows) * width), width);
+    k.up(0, outAt, width, rows);
+    out.set(new Uint8Array(k.memory.buffer, outAt, rows * stride), j0 * stride);
+  }
+  return out;
+}
+
+/** The Up-filtered scanlines of a non-interlaced 16-bit grey image (the reference of upFilteredRowsWasm). */
+export function upFilteredRows(code_px: Uint16Array, width: number, height: number): Uint8Array {
   const stride = 1 + 2 * width;
   const out = new Uint8Array(stride * height);
   for (let j = 0; j < height; j++) {
