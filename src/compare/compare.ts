@@ -189,13 +189,15 @@ function position(g: GridDescription, k: number): Position | null {
   return { pixel: [i, j], world: [columnWorldX(g, i), rowWorldY(g, j)] };
 }
 
-function regionMetrics(acc: RegionAccumulator, mpc: number, g: GridDescription, withFloat: boolean): RegionMetrics {
-  const s = reduceHistogram(acc);
+function regionMetrics(acc: RegionAccumulator, mpc: number, g: GridDescription, withFloat: boolean, withHistogram = true): RegionMetrics {
+  const s = reduceHistogram(acc, withHistogram);
   const n = acc.pixels;
   const exact = n - s.nonZero;
   const histogram: Record<string, number> = {};
-  const keys = [...s.bins.keys(), 0].sort((a, b) => a - b);
-  for (const d of keys) histogram[String(d)] = d === 0 ? exact : (s.bins.get(d) ?? 0);
+  if (withHistogram) {
+    const keys = [...s.bins.keys(), 0].sort((a, b) => a - b);
+    for (const d of keys) histogram[String(d)] = d === 0 ? exact : (s.bins.get(d) ?? 0);
+  }
   const m: RegionMetrics = {
     pixels: n,
     exact,
@@ -702,7 +704,7 @@ function assembleResult(input: ComparisonInputs, r: RegionSet, excluded: Exclusi
     radial: {
       step,
       rings: r.ringAcc.map((acc, k) => {
-        const m = regionMetrics(acc, mpc, grid, withFloat);
+        const m = regionMetrics(acc, mpc, grid, withFloat, false); // a ring states no histogram
         const ring: RadialRing = { r0: k * step, r1: (k + 1) * step, pixels: m.pixels, rmsMm: m.rmsMm, maxAbsCode: m.maxAbsCode, maxAbsMm: m.maxAbsMm };
         if (withFloat) {
           ring.floatRmsMm = m.floatRmsMm;

@@ -9,10 +9,64 @@
  * with the pixel count.
  */
 
-/** Δq in [−DENSE, DENSE] is counted in a small dense array; larger |Δq| (rare) in a map. */
+/** Δq in [−DENSE, DENSE] is counted in a small dense array; larger |Δq| (rare) in WideBins. */
 export const DENSE = 64;
 /** Bins of a dense histogram (index Δq + DENSE). */
 export const DENSE_BINS = 2 * DENSE + 1;
+
+/** Largest |Δq| of two 16-bit codes. */
+const MAX_DQ = 65535;
+/** [R] Distinct wide Δq a map holds before WideBins counts in a full array (a few hundred KiB, only when needed). */
+const WIDE_MAP_LIMIT = 256;
+
+/**
+ * Counts of Δq with |Δq| > DENSE, iterated in the order each Δq was first counted (a Map's order). Few distinct values
+ * (the usual case: a handful of outliers) live in a map; past WIDE_MAP_LIMIT the counts move to one array over every
+ * Δq. [R] Two unrelated fields differ by a different wide Δq at nearly every pixel: a map updated 16.7 M times per
+ * region took tens of seconds, the array a few ns a pixel.
+ */
+export class WideBins implements Iterable<[number, number]> {
+  private map: Map<number, number> | null = new Map();
+  private counts: Uint32Array | null = null;
+  private readonly order: number[] = [];
+
+  add(dq: number): void {
+    const c = this.counts;
+    if (c !== null) {
+      if (c[dq + MAX_DQ]++ === 0) this.order.push(dq);
+      return;
+    }
+    const m = this.map!;
+    m.set(dq, (m.get(dq) ?? 0) + 1);
+    if (m.size > WIDE_MAP_LIMIT) {
+      const counts = new Uint32Array(2 * MAX_DQ + 1);
+      for (const [d, n] of m) {
+        counts[d + MAX_DQ] = n;
+        this.order.push(d);
+      }
+      this.counts = counts;
+      this.map = null;
+    }
+  }
+
+  get size(): number {
+    return this.map ? this.map.size : this.order.length;
+  }
+
+  get(dq: number): number | undefined {
+    if (this.map) return this.map.get(dq);
+    const n = this.counts![dq + MAX_DQ];
+    return n === 0 ? undefined : n;
+  }
+
+  *[Symbol.iterator](): IterableIterator<[number, number]> {
+    if (this.map) {
+      yield* this.map;
+      return;
+    }
+    for (const d of this.order) yield [d, this.counts![d + MAX_DQ]];
+  }
+}
 
 /** Neumaier compensated sum. */
 export class CompensatedSum {
@@ -44,7 +98,7 @@ export class RegionAccumulator {
   /** Counts of non-zero Δq in [−64, 64] (index Δq + 64); zeros are pixels − Σ counts. Allocated on first non-zero. */
   dense: Float64Array | null = null;
   /** Counts of |Δq| > 64. */
-  sparse: Map<number, number> | null = null;
+  sparse: WideBins | null = null;
   maxAbsCode = 0;
   maxAbsCodeAt = -1;
   readonly floatSum = new CompensatedSum();
@@ -60,8 +114,8 @@ export class RegionAccumulator {
       if (this.dense === null) this.dense = new Float64Array(DENSE_BINS);
       this.dense[dq + DENSE]++;
     } else {
-      if (this.sparse === null) this.sparse = new Map();
-      this.sparse.set(dq, (this.sparse.get(dq) ?? 0) + 1);
+      if (this.sparse === null) this.sparse = new WideBins();
+      this.sparse.add(dq);
     }
     const a = dq < 0 ? -dq : dq;
     if (a > this.maxAbsCode) {
@@ -92,7 +146,7 @@ export class CodeTally {
   readonly dense: Float64Array;
   readonly maxAbs: Int32Array;
   readonly maxAt: Int32Array;
-  private readonly sparse = new Map<number, Map<number, number>>();
+  private readonly sparse = new Map<number, WideBins>();
 
   /** `storage`: arrays to tally into (zeroed; maxAt is set to −1 here), else new ones. */
   constructor(
@@ -114,8 +168,8 @@ export class CodeTally {
     if (a <= DENSE) this.dense[q * DENSE_BINS + dq + DENSE]++;
     else {
       let m = this.sparse.get(q);
-      if (!m) this.sparse.set(q, (m = new Map()));
-      m.set(dq, (m.get(dq) ?? 0) + 1);
+      if (!m) this.sparse.set(q, (m = new WideBins()));
+      m.add(dq);
     }
     if (a > this.maxAbs[q]) {
       this.maxAbs[q] = a;
@@ -142,23 +196,51 @@ export interface CodeSums {
   bins: Map<number, number>;
 }
 
-export function reduceHistogram(acc: RegionAccumulator): CodeSums {
+/** Integers of smaller magnitude are exact in float64, and so are sums that stay below it. */
+const SAFE = 2 ** 53;
+
+/** The sums of a region's histogram, and its bins unless `withBins` is false (then `bins` is empty). */
+export function reduceHistogram(acc: RegionAccumulator, withBins = true): CodeSums {
   const bins = new Map<number, number>();
+  const all: Iterable<[number, number]>[] = [];
   if (acc.dense) {
-    for (let b = 0; b < acc.dense.length; b++) if (acc.dense[b] !== 0) bins.set(b - DENSE, acc.dense[b]);
+    const dense: [number, number][] = [];
+    for (let b = 0; b < acc.dense.length; b++) if (acc.dense[b] !== 0) dense.push([b - DENSE, acc.dense[b]]);
+    all.push(dense);
   }
-  if (acc.sparse) for (const [d, c] of acc.sparse) bins.set(d, c);
+  if (acc.sparse) all.push(acc.sparse);
+  // Exact integer sums: each term and the running sums stay in float64 while below 2^53 (exact there), and are moved
+  // into the BigInt totals before they could pass it — the same integers as BigInt throughout, with few BigInt steps.
   let nonZero = 0;
   let sum = 0n;
   let sumSq = 0n;
-  for (const [d, c] of bins) {
-    nonZero += c;
-    const bc = BigInt(c);
-    const bd = BigInt(d);
-    sum += bc * bd;
-    sumSq += bc * bd * bd;
-  }
-  return { nonZero, sum, sumSq, bins };
+  let s1 = 0;
+  let s2 = 0;
+  for (const part of all)
+    for (const [d, c] of part) {
+      if (withBins) bins.set(d, c);
+      nonZero += c;
+      const t1 = c * d;
+      const t2 = t1 * d;
+      if (Math.abs(t2) >= SAFE || Math.abs(t1) >= SAFE) {
+        const bc = BigInt(c);
+        const bd = BigInt(d);
+        sum += bc * bd;
+        sumSq += bc * bd * bd;
+        continue;
+      }
+      if (Math.abs(s1) >= SAFE - Math.abs(t1)) {
+        sum += BigInt(s1);
+        s1 = 0;
+      }
+      if (s2 >= SAFE - t2) {
+        sumSq += BigInt(s2);
+        s2 = 0;
+      }
+      s1 += t1;
+      s2 += t2;
+    }
+  return { nonZero, sum: sum + BigInt(s1), sumSq: sumSq + BigInt(s2), bins };
 }
 
 /** sqrt(num / den) for exact integers, correctly rounded enough for metrics (relative error ~1e-16). */
