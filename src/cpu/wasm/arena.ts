@@ -30,10 +30,10 @@ export interface DrawExports {
 }
 
 export interface SmoothingExports {
-  downsample(s: number, o: number, n: number, tp: number): void;
-  filterX(s: number, o: number, buf: number, n: number, tp: number): void;
-  filterY(s: number, o: number, sc: number, n: number, tp: number): void;
-  lerpLevelRows(l: number, m: number, n: number, i0: number, i1: number, f: number, g: number, rows: number): void;
+  downsample(s: number, o: number, n: number, tp: number, j0: number, j1: number): void;
+  filterX(s: number, o: number, buf: number, n: number, tp: number, j0: number, j1: number, cp: number, c0: number, c1: number): void;
+  filterY(s: number, o: number, sc: number, n: number, tp: number, j0: number, j1: number, cp: number, c0: number, c1: number): void;
+  lerpLevelRows(l: number, m: number, n: number, i0: number, i1: number, f: number, g: number, rows: number, r0: number, r1: number): void;
   composeRows(
     x2: number,
     x3: number,
@@ -48,6 +48,8 @@ export interface SmoothingExports {
     a3f: number,
     a3g: number,
     tp: number,
+    j0: number,
+    j1: number,
   ): void;
 }
 
@@ -57,6 +59,15 @@ export interface SmoothingLayout {
   /** X-pass row buffer (10 rows of n floats) and the Y pass's ring of FILTER_Y_RING rows, shared by every level. */
   buf: number;
   ring: number;
+  /** The helper thread's own X-pass buffer and ring (it filters the lower rows of each level, draw-thread.ts). */
+  helperBuf: number;
+  helperRing: number;
+  /**
+   * Copies of the source rows next to the split row that the other thread overwrites in place (FILTER_Y_RING rows
+   * each): the rows below the upper band, and the rows above the lower band.
+   */
+  upperCopy: number;
+  lowerCopy: number;
   levels: { m: number; d: number; x: number; s: number; buf: number }[];
   x2: number;
   x3: number;
@@ -85,6 +96,8 @@ export interface Arena {
   /** R16 codes (n² u16) and the three encode counters, laid out with the smoothing buffers. */
   codesAt: number;
   countsAt: number;
+  /** The helper thread's encode counters (encode-kernel.ts adds them to this thread's). */
+  helperCountsAt: number;
   /** Parameter block of the draw kernel (layouts.ts 'draw'), and the region assets are copied into on first use. */
   drawParamsAt: number;
   /** The helper thread's parameter block (the rows of a draw it takes; draw-thread.ts). */
@@ -124,6 +137,7 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
   let layout: SmoothingLayout | null = null;
   let codesAt = -1;
   let countsAt = -1;
+  let helperCountsAt = -1;
   if (n % 32 === 0) {
     const tp = alloc(blockLayout('taps').size);
     // One X-pass buffer, sized for the first halved level, serves L1–L3; once L3 is filtered it and the Y scratch
@@ -134,6 +148,10 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     const scratchY = alloc((m1 * m1 * 4) / 2);
     const buf = alloc(10 * n * 4);
     const ring = alloc(FILTER_Y_RING * n * 4);
+    const helperBuf = alloc(10 * n * 4);
+    const helperRing = alloc(FILTER_Y_RING * n * 4);
+    const upperCopy = alloc(FILTER_Y_RING * n * 4);
+    const lowerCopy = alloc(FILTER_Y_RING * n * 4);
     const levels: SmoothingLayout['levels'] = [];
     for (let l = 0, m = m1; l < HALVINGS; l++, m >>= 1) levels.push({ m, d: alloc(m * m * 4), x: scratchX, s: ring, buf });
     const x2 = scratchX; // (n/4)·n floats = m1²
@@ -141,9 +159,10 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     const up = [0, 1].map(() => ({ i0: alloc(n * 4), i1: alloc(n * 4), f: alloc(n * 4), g: alloc(n * 4) }));
     // [R] baseOverRaster: L0 and then the base are written over the raster, which nothing reads after L0's X pass —
     //     for runs that keep no raster (64 MiB less to page in).
-    layout = { tp, buf, ring, levels, x2, x3, up, out: opts.baseOverRaster ? rasterAt : alloc(n * n * 4) };
+    layout = { tp, buf, ring, helperBuf, helperRing, upperCopy, lowerCopy, levels, x2, x3, up, out: opts.baseOverRaster ? rasterAt : alloc(n * n * 4) };
     codesAt = alloc(n * n * 2);
     countsAt = alloc(16);
+    helperCountsAt = alloc(16);
   }
   const drawParamsAt = alloc(blockLayout('draw').size);
   const helperParamsAt = alloc(blockLayout('draw').size);
@@ -173,6 +192,7 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     smoothingLayout: layout,
     codesAt,
     countsAt,
+    helperCountsAt,
     drawParamsAt,
     helperParamsAt,
     assetsAt,

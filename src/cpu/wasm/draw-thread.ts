@@ -3,9 +3,10 @@
  * lower rows of a field while the calling thread runs it over the upper rows; the call returns when both are done.
  * Every row is written by exactly one thread with the kernel's own steps, in the order a single thread would take,
  * so the field is bit-identical to a single-threaded run whatever the split (tested): the draws (draw-kernel.ts:
- * pixels are independent within a draw).
- * [R] Only the draws: the raster's spans split by row stripes (one queue per band, each in order) wrote the same
- *     bytes but ran slower on two threads than on one on the shared 2-core machine, so they stay on this thread.
+ * pixels are independent within a draw), every step of the smoothing chain (kernels.ts: rows another thread
+ * overwrites in place are copied first) and the encode (encode-kernel.ts: pixels are independent).
+ * [R] Not the raster: its spans split by row stripes (one queue per band, each in order) wrote the same bytes but ran
+ *     slower on two threads than on one on the shared 2-core machine, so they stay on this thread.
  * [R] The helper is started when an arena large enough to profit is made and serves once it is ready (no call waits
  *     for its start); it is unref'd, so it never keeps a process alive. HEIGHTBENCH_NO_THREADS=1, or a single CPU,
  *     keeps every draw on the calling thread.
@@ -16,16 +17,33 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { threadsWanted } from '../../core/threads.js';
 import { compiledWasm, type WasmMemory } from '../../core/wasm.js';
 import { DRAW_WASM_BASE64 } from './draw-wasm.js';
+import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
+import { ENCODE_SHARED_WASM_BASE64 } from './encode-shared-wasm.js';
 
-/** Control block (Int32): [0] ready, [1] request count, [2] requests done, [3] result (−1 failed), [4] kernel, [5…7] arguments. */
+/**
+ * Control block (Int32): [0] ready, [1] request count, [2] requests done, [3] result (−1 failed), [4] kernel, [5]
+ * argument count; the arguments follow as float64 (exact for i32 and f32 parameters) from byte ARGS_AT.
+ */
 const READY = 0;
 const ASKED = 1;
 const DONE = 2;
 const RESULT = 3;
 const KERNEL = 4;
-const ARGS = 5;
-/** The kernels the helper runs: draw.wat's draw(params). */
-const DRAW = 0;
+const NARGS = 5;
+const ARGS_AT = 32;
+const MAX_ARGS = 16;
+
+/** The kernels the helper runs, by id: draw.wat's draw, smoothing.wat's exports, encode.wat's encode. */
+export const KERNEL_ID = {
+  draw: 0,
+  downsample: 1,
+  filterX: 2,
+  filterY: 3,
+  lerpLevelRows: 4,
+  composeRows: 5,
+  encode: 6,
+} as const;
+export type KernelName = keyof typeof KERNEL_ID;
 
 /**
  * [R] Loads of the control word before either thread sleeps: draws come back to back, and waking a sleeping thread
@@ -36,8 +54,9 @@ const SPIN = 2_000;
 const SOURCE = `
 const { workerData, receiveMessageOnPort } = require('node:worker_threads');
 const c = new Int32Array(workerData.ctrl);
+const args = new Float64Array(workerData.ctrl, ${ARGS_AT}, ${MAX_ARGS});
 const port = workerData.port;
-let draw = null;
+let fns = [];
 Atomics.store(c, ${READY}, 1);
 let seen = 0;
 for (;;) {
@@ -47,9 +66,14 @@ for (;;) {
   let r = -1;
   try {
     for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) {
-      draw = new WebAssembly.Instance(workerData.draw, { env: { memory: m.message } }).exports.draw;
+      const env = { env: { memory: m.message } };
+      const d = new WebAssembly.Instance(workerData.draw, env).exports;
+      const s = new WebAssembly.Instance(workerData.smoothing, env).exports;
+      const e = new WebAssembly.Instance(workerData.encode, env).exports;
+      fns = [d.draw, s.downsample, s.filterX, s.filterY, s.lerpLevelRows, s.composeRows, e.encode];
     }
-    if (Atomics.load(c, ${KERNEL}) === ${DRAW}) r = draw(Atomics.load(c, ${ARGS}));
+    const a = Array.from(args.subarray(0, Atomics.load(c, ${NARGS})));
+    r = fns[Atomics.load(c, ${KERNEL})](...a) ?? 0;
   } catch {
     r = -1;
   }
@@ -76,9 +100,11 @@ export const HELPER_MIN_SIDE = 256;
 export const HELPER_MIN_PIXELS = 16_384;
 export const HELPER_MIN_ROWS = 8;
 
-/** How many kernel calls (draws) the helper has run in this process (diagnostics and tests). */
-export function helperCalls(): number {
-  return calls;
+const callsBy = new Map<KernelName, number>();
+
+/** How many kernel calls the helper has run in this process, all or of one kernel (diagnostics and tests). */
+export function helperCalls(kernel?: KernelName): number {
+  return kernel === undefined ? calls : (callsBy.get(kernel) ?? 0);
 }
 
 /** Starts the helper when threads are wanted and it has not been started (nothing waits for it). */
@@ -86,13 +112,16 @@ export function startHelper(): void {
   if (helper !== undefined || !threadsWanted()) return;
   try {
     const draw = compiledWasm(DRAW_WASM_BASE64);
-    if (!draw) {
+    const smoothing = compiledWasm(SMOOTHING_WASM_BASE64);
+    const encode = compiledWasm(ENCODE_SHARED_WASM_BASE64);
+    if (!draw || !smoothing || !encode) {
       helper = null;
       return;
     }
-    const ctrl = new Int32Array(new SharedArrayBuffer(32));
+    const ctrl = new Int32Array(new SharedArrayBuffer(ARGS_AT + 8 * MAX_ARGS));
     const { port1, port2 } = new MessageChannel();
-    const worker = new Worker(SOURCE, { eval: true, workerData: { draw, ctrl: ctrl.buffer, port: port2 }, transferList: [port2] });
+    const workerData = { draw, smoothing, encode, ctrl: ctrl.buffer, port: port2 };
+    const worker = new Worker(SOURCE, { eval: true, workerData, transferList: [port2] });
     worker.unref();
     port1.unref();
     worker.on('error', () => (helper = null));
@@ -114,16 +143,19 @@ function readyHelper(): Helper | null {
 }
 
 /** Starts `kernel(args)` on the helper when it is ready (null otherwise); finish with `finish`. */
-function start(memory: WasmMemory, kernel: number, args: readonly number[]): { h: Helper; asked: number } | null {
+function start(memory: WasmMemory, kernel: KernelName, args: readonly number[]): { h: Helper; asked: number } | null {
   const h = readyHelper();
   if (!h) return null;
+  if (args.length > MAX_ARGS) throw new RangeError(`executor: ${kernel} takes ${args.length} arguments, the helper passes at most ${MAX_ARGS}`);
   if (h.memory !== memory) {
     h.port.postMessage(memory);
     h.memory = memory;
   }
   calls++;
-  Atomics.store(h.ctrl, KERNEL, kernel);
-  args.forEach((a, k) => Atomics.store(h.ctrl, ARGS + k, a));
+  callsBy.set(kernel, (callsBy.get(kernel) ?? 0) + 1);
+  Atomics.store(h.ctrl, KERNEL, KERNEL_ID[kernel]);
+  Atomics.store(h.ctrl, NARGS, args.length);
+  new Float64Array(h.ctrl.buffer, ARGS_AT, args.length).set(args);
   const asked = Atomics.add(h.ctrl, ASKED, 1) + 1;
   Atomics.notify(h.ctrl, ASKED);
   return { h, asked };
@@ -148,8 +180,23 @@ function finish({ h, asked }: { h: Helper; asked: number }): number {
  * (the caller then draws all rows itself).
  */
 export function drawOnBoth(memory: WasmMemory, draw: (params: number) => number, mainAt: number, helperAt: number): number | null {
-  const job = start(memory, DRAW, [helperAt]);
+  return onBoth(memory, 'draw', [helperAt], () => draw(mainAt));
+}
+
+/**
+ * Runs `kernel(...helperArgs)` on the helper while `mine` runs on this thread, and returns the sum of both results
+ * (a kernel without a result counts 0); null when the helper is not ready (nothing ran: the caller does all the rows).
+ */
+export function onBoth(memory: WasmMemory, kernel: KernelName, helperArgs: readonly number[], mine: () => number | void): number | null {
+  const job = start(memory, kernel, helperArgs);
   if (!job) return null;
-  const mine = draw(mainAt);
-  return mine + finish(job);
+  let r: number | void = 0;
+  let theirs = 0;
+  try {
+    r = mine();
+  } finally {
+    // The helper's rows must be done before anything reads them or reuses its buffers, even when this thread failed.
+    theirs = finish(job);
+  }
+  return (r ?? 0) + theirs;
 }

@@ -7,6 +7,7 @@
  */
 import { createArena, FILTER_Y_RING, inArena, type Arena } from './arena.js';
 import { writeBlock } from '../../core/wasm/layouts.js';
+import { helperReady, onBoth } from './draw-thread.js';
 
 /** Everything the tap block carries (layouts.ts 'taps'): float32 values. */
 export interface WasmTaps {
@@ -37,6 +38,36 @@ export function tapRefusal(k: readonly number[]): string | null {
   if (k[k.length - 1] - k[0] > FILTER_Y_RING - 2 || k[k.length - 1] < -1)
     return `tap rows ${JSON.stringify(k)} do not fit the Y pass's ring of ${FILTER_Y_RING} rows (k_max − k_min ≤ ${FILTER_Y_RING - 2}, k_max ≥ −1)`;
   return null;
+}
+
+type SmoothingKernel = 'downsample' | 'filterX' | 'filterY' | 'lerpLevelRows' | 'composeRows';
+/** A kernel's arguments for output rows j0..j1 − 1, on the helper thread or this one. */
+type Band = (j0: number, j1: number, helper: boolean) => number[];
+
+/** [R] Passes over fewer rows than twice this stay on one thread: the threads' meeting costs about a few rows. */
+const SPLIT_MIN_ROWS = 128;
+
+/**
+ * Runs a smoothing kernel over m output rows: the upper half on this thread and the lower half on the helper when it
+ * is ready, otherwise all on this thread. `prepare(jm)` copies the source rows across the split row jm that a band
+ * reads and the other band may overwrite in place (`after` rows at jm and below it, `before` rows above it; each
+ * copy holds at most FILTER_Y_RING rows).
+ */
+function byRows(arena: Arena) {
+  return (kernel: SmoothingKernel, m: number, after: number, before: number, prepare: ((jm: number) => void) | null, band: Band) => {
+    const fn = arena.smoothing[kernel] as (...a: number[]) => void;
+    if (m >= 2 * SPLIT_MIN_ROWS && after <= FILTER_Y_RING && before <= FILTER_Y_RING && helperReady()) {
+      const jm = m >> 1;
+      prepare?.(jm);
+      if (onBoth(arena.memory, kernel, band(jm, m, true), () => fn(...band(0, jm, false))) !== null) return;
+    }
+    fn(...band(0, m, false));
+  };
+}
+
+/** Copies source rows r0..r1 − 1 of the field at byte `s` (rows of `stride` bytes) to byte `to`. */
+function copyRows(f32: Float32Array, s: number, stride: number, r0: number, r1: number, to: number): void {
+  if (r1 > r0) f32.copyWithin(to / 4, (s + r0 * stride) / 4, (s + r1 * stride) / 4);
 }
 
 /**
@@ -85,25 +116,57 @@ export function wasmSmoothingChain(
     f32.set(u.f, L.up[q].f / 4);
     f32.set(u.g, L.up[q].g / 4);
   });
+  const kmin = tp.k[0];
+  const kmax = tp.k[tp.k.length - 1];
+  const rows = byRows(arena);
+  // Each pass runs as two bands of rows, this thread's and the helper's (draw-thread.ts), when the helper is ready.
+  // X pass: the upper band's last row reads source row jm, which the lower band may overwrite in place.
+  const filterX = (s: number, o: number, m: number) =>
+    rows(
+      'filterX',
+      m,
+      1,
+      0,
+      (jm) => copyRows(f32, s, 4 * m, jm, jm + 1, L.upperCopy),
+      (j0, j1, helper) =>
+        helper ? [s, o, L.helperBuf, m, L.tp, j0, j1, 0, 0, 0] : [s, o, L.buf, m, L.tp, j0, j1, L.upperCopy, j1 < m ? j1 : 0, j1 < m ? j1 + 1 : 0],
+    );
+  const filterY = (s: number, o: number, m: number) => {
+    const stride = 4 * m;
+    // Y pass: the taps read source rows j + kmin … j + kmax + 1 (clamped), across the split row both ways.
+    const below = (jm: number) => Math.min(m, jm + kmax + 1);
+    const above = (jm: number) => Math.max(0, jm + kmin);
+    const prepare = (jm: number) => {
+      copyRows(f32, s, stride, jm, below(jm), L.upperCopy);
+      copyRows(f32, s, stride, above(jm), jm, L.lowerCopy);
+    };
+    rows('filterY', m, kmax + 1, -kmin, prepare, (j0, j1, helper) =>
+      helper
+        ? [s, o, L.helperRing, m, L.tp, j0, j1, L.lowerCopy, above(j0), j0]
+        : [s, o, L.ring, m, L.tp, j0, j1, L.upperCopy, j1 < m ? j1 : 0, j1 < m ? below(j1) : 0],
+    );
+  };
   let prev = arena.rasterAt;
   if (filterRaster) {
     // L0 in the base's buffer (the raster itself with baseOverRaster): both passes may run in place.
-    k.filterX(arena.rasterAt, L.out, L.buf, n, L.tp);
-    k.filterY(L.out, L.out, L.ring, n, L.tp);
+    filterX(arena.rasterAt, L.out, n);
+    filterY(L.out, L.out, n);
     prev = L.out;
   }
   let size = n;
   for (const lv of L.levels) {
-    k.downsample(prev, lv.d, size, L.tp);
-    k.filterX(lv.d, lv.x, lv.buf, lv.m, L.tp);
-    k.filterY(lv.x, lv.d, lv.s, lv.m, L.tp); // the level lands in D, as in the JavaScript path
+    const from = prev;
+    const m = size;
+    rows('downsample', lv.m, 0, 0, null, (j0, j1) => [from, lv.d, m, L.tp, j0, j1]);
+    filterX(lv.d, lv.x, lv.m);
+    filterY(lv.x, lv.d, lv.m); // the level lands in D, as in the JavaScript path
     prev = lv.d;
     size = lv.m;
   }
   const [a2, a3] = L.up;
-  k.lerpLevelRows(L.levels[1].d, n >> 2, n, a2.i0, a2.i1, a2.f, a2.g, L.x2);
-  k.lerpLevelRows(L.levels[2].d, n >> 3, n, a3.i0, a3.i1, a3.f, a3.g, L.x3);
-  k.composeRows(L.x2, L.x3, L.out, n, a2.i0, a2.i1, a2.f, a2.g, a3.i0, a3.i1, a3.f, a3.g, L.tp);
+  rows('lerpLevelRows', n >> 2, 0, 0, null, (r0, r1) => [L.levels[1].d, n >> 2, n, a2.i0, a2.i1, a2.f, a2.g, L.x2, r0, r1]);
+  rows('lerpLevelRows', n >> 3, 0, 0, null, (r0, r1) => [L.levels[2].d, n >> 3, n, a3.i0, a3.i1, a3.f, a3.g, L.x3, r0, r1]);
+  rows('composeRows', n, 0, 0, null, (j0, j1) => [L.x2, L.x3, L.out, n, a2.i0, a2.i1, a2.f, a2.g, a3.i0, a3.i1, a3.f, a3.g, L.tp, j0, j1]);
   const levels = L.levels.map((lv) => new Float32Array(buf, lv.d, lv.m * lv.m));
   const base = new Float32Array(buf, L.out, n * n);
   if (!out) return { levels, base, arena };
