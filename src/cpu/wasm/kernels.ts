@@ -95,7 +95,6 @@ export function wasmSmoothingChain(
   }
   if (!(inArena(raster, arena) && raster.byteOffset === arena.rasterAt)) arena.rasterView.set(raster);
   const L = arena.smoothingLayout!;
-  const k = arena.smoothing;
   const buf = arena.memory.buffer;
   const i32 = new Int32Array(buf);
   const f32 = new Float32Array(buf);
