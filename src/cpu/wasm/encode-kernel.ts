@@ -2,10 +2,16 @@
  * R16 encoding of a base field that lives in an arena (arena.ts), on the SIMD kernel encode.wat: the codes are
  * written into the arena (returned as a view) with the same float32 steps as encodeFieldR16, bit-identical and with
  * the same counts (tested). The arena comes from the stage's execution context (src/cpu/context.ts).
+ * [R] A large field is encoded in two halves, the second on the executor's helper thread (draw-thread.ts) with its
+ *     own counters; heights are independent, so the codes and the summed counts do not depend on the split.
  */
 import { inArena, type Arena } from './arena.js';
+import { helperReady, onBoth } from './draw-thread.js';
 import { encodeFieldR16, rangeConstants, type EncodeCounts, type UnormRounding } from '../../core/encoding.js';
 import { validateRange, type HeightRange } from '../../core/grid.js';
+
+/** [R] Fields of fewer heights stay on one thread (the threads' meeting would cost more than the halves save). */
+const ENCODE_SPLIT_MIN = 1 << 18;
 
 export function encodeInArena(
   field: Float32Array,
@@ -20,10 +26,25 @@ export function encodeInArena(
   const { fmin, fscale } = rangeConstants(range);
   const buf = arena.memory.buffer;
   const vec = field.length & ~7; // eight heights per kernel step; the rest (none for n % 32 = 0) in JavaScript
-  arena.encode.encode(field.byteOffset, arena.codesAt, vec, fmin, fscale, arena.countsAt, rounding === 'half-even' ? 1 : 0);
+  const r = rounding === 'half-even' ? 1 : 0;
+  const counts: EncodeCounts = { clampedLow: 0, clampedHigh: 0, nan: 0 };
+  const add = (at: number) => {
+    const c = new Int32Array(buf, at, 3);
+    counts.clampedLow += c[0];
+    counts.clampedHigh += c[1];
+    counts.nan += c[2];
+  };
+  const half = (vec >> 1) & ~7;
+  const mine = () => arena.encode.encode(field.byteOffset, arena.codesAt, half, fmin, fscale, arena.countsAt, r);
+  const theirs = [field.byteOffset + 4 * half, arena.codesAt + 2 * half, vec - half, fmin, fscale, arena.helperCountsAt, r];
+  if (vec >= ENCODE_SPLIT_MIN && helperReady() && onBoth(arena.memory, 'encode', theirs, mine) !== null) {
+    add(arena.countsAt);
+    add(arena.helperCountsAt);
+  } else {
+    arena.encode.encode(field.byteOffset, arena.codesAt, vec, fmin, fscale, arena.countsAt, r);
+    add(arena.countsAt);
+  }
   const codes = new Uint16Array(buf, arena.codesAt, field.length);
-  const c = new Int32Array(buf, arena.countsAt, 3);
-  const counts: EncodeCounts = { clampedLow: c[0], clampedHigh: c[1], nan: c[2] };
   if (vec < field.length) {
     const tail = encodeFieldR16(field.subarray(vec), codes.subarray(vec), range, rounding);
     counts.clampedLow += tail.clampedLow;
