@@ -12,6 +12,7 @@ import { encodeInArena } from '../src/cpu/wasm/encode-kernel.js';
 import { smoothingChain } from '../src/cpu/smoothing.js';
 import { runContext } from '../src/cpu/context.js';
 import { encodeFieldR16 } from '../src/core/encoding.js';
+import { applyOuterBlend, outerBlend } from '../src/cpu/outer.js';
 import { drawInArena, type KernelDraw } from '../src/cpu/wasm/draw-kernel.js';
 import type { HeightAsset } from '../src/assets/assets.js';
 import { cli, tempDir, testRandom } from './helpers.js';
@@ -160,6 +161,35 @@ describe('the executor on two threads', () => {
     expect((results[0].counts as { nan: number }).nan).toBe(2);
   });
 
+  it('blends the outer band to the same bytes and counts on one thread and on two, and as the JavaScript f32 path', async () => {
+    await readyHelper();
+    const n = 512;
+    const rnd = testRandom(3);
+    const src = Float32Array.from({ length: n * n }, () => rnd() * 50 - 10);
+    const outerSrc = Float32Array.from({ length: n * n }, () => rnd() * 30 - 20);
+    const g = { xmin: -700, ymin: -690, size: 1400, n };
+    const band = { inner: 620, outer: 680 };
+    for (const outerKind of ['constant', 'field'] as const) {
+      const js = Float32Array.from(src);
+      const jsCounts = applyOuterBlend(js, g, band, outerKind === 'field' ? outerSrc : -2, 'f32', 0.5);
+      expect(jsCounts.blendedPixels).toBeGreaterThan(10_000);
+      expect(jsCounts.fullyOuter).toBeGreaterThan(10_000);
+      const calls: number[] = [];
+      for (const threads of [1, 2] as const) {
+        const { arena, raster } = createArena(n)!;
+        raster.set(src);
+        // The outer field in the same arena (the smoothing's X scratch is free after the chain).
+        const outer = outerKind === 'field' ? new Float32Array(arena.memory.buffer, arena.smoothingLayout!.levels[0].x, n * n) : -2;
+        if (outer instanceof Float32Array) outer.set(outerSrc);
+        let counts: unknown;
+        calls.push(await counted(threads, () => (counts = outerBlend(raster, g, band, outer, 'f32', 0.5, arena)), 'outer'));
+        expect(counts).toEqual(jsCounts);
+        expect(bytes(raster).equals(bytes(js)), `${outerKind}, ${threads} thread(s)`).toBe(true);
+      }
+      expect(calls).toEqual([0, 1]);
+    }
+  });
+
   it('writes every stage byte-identical on one thread and on two (a 2048² run)', async () => {
     await readyHelper();
     const stages = 'after-support,after-stamps,after-locations,pre-encode,final';
@@ -174,7 +204,7 @@ describe('the executor on two threads', () => {
     }
     expect(calls[0]).toBe(0);
     expect(calls[1]).toBeGreaterThan(0);
-    for (const k of ['filterX', 'filterY', 'encode'] as const) expect(helperCalls(k), k).toBeGreaterThan(0);
+    for (const k of ['filterX', 'filterY', 'outer', 'encode'] as const) expect(helperCalls(k), k).toBeGreaterThan(0);
     const files = readdirSync(join(d, 't1')).filter((f) => /\.(r16|r32|png|json)$/.test(f) && !/timings|manifest/.test(f));
     expect(files.filter((f) => f.endsWith('.r32')).length).toBeGreaterThanOrEqual(4);
     for (const f of files) expect(readFileSync(join(d, 't2', f)).equals(readFileSync(join(d, 't1', f))), f).toBe(true);
@@ -182,7 +212,7 @@ describe('the executor on two threads', () => {
 
   it("writes tundra-r19's final map byte-identical on one thread and on two (4096²)", async () => {
     await readyHelper();
-    const kernels: KernelName[] = ['draw', ...SMOOTHING_KERNELS, 'encode'];
+    const kernels: KernelName[] = ['draw', ...SMOOTHING_KERNELS, 'outer', 'encode'];
     const calls: number[][] = [];
     for (const threads of [1, 2] as const) {
       const before = kernels.map((k) => helperCalls(k));

@@ -115,6 +115,7 @@ export const EXPORTS = {
   raster: { spans: ['rec', 'count', 'target'] },
   encode: { encode: ['src', 'dst', 'count', 'fmin', 'fscale', 'counts', 'rounding'] },
   draw: { draw: ['params'], envelope: ['field', 'n', 'i0', 'i1', 'j0', 'j1', 'out'] },
+  outer: { blendRows: ['field', 'outer', 'n', 'runs', 'dx', 'dy', 'j0', 'j1', 'inner', 'width', 'ho', 'fromField'] },
 } as const;
 export type ModuleName = keyof typeof EXPORTS;
 

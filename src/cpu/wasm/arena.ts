@@ -12,6 +12,7 @@ import { RASTER_WASM_BASE64 } from './raster-wasm.js';
 import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
 import { ENCODE_SHARED_WASM_BASE64 } from './encode-shared-wasm.js';
 import { DRAW_WASM_BASE64 } from './draw-wasm.js';
+import { OUTER_WASM_BASE64 } from './outer-wasm.js';
 import { HELPER_MIN_SIDE, startHelper } from './draw-thread.js';
 import { instantiateWasm, newSharedWasmMemory, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
 import { blockBytes, blockLayout, checkModule, CONSTANTS, type ModuleName } from '../../core/wasm/layouts.js';
@@ -27,6 +28,23 @@ export interface EncodeExports {
 export interface DrawExports {
   draw(params: number): number;
   envelope(field: number, n: number, i0: number, i1: number, j0: number, j1: number, out: number): void;
+}
+
+export interface OuterExports {
+  blendRows(
+    field: number,
+    outer: number,
+    n: number,
+    runs: number,
+    dx: number,
+    dy: number,
+    j0: number,
+    j1: number,
+    inner: number,
+    width: number,
+    ho: number,
+    fromField: number,
+  ): void;
 }
 
 export interface SmoothingExports {
@@ -81,6 +99,9 @@ export interface Arena {
   smoothing: SmoothingExports;
   encode: EncodeExports;
   draw: DrawExports;
+  outer: OuterExports;
+  /** The outer kernel's per-row runs (4n i32) and column and row offsets (n f32 each; outer-kernel.ts). */
+  outerAt: { runs: number; dx: number; dy: number };
   /** Side of the square field. */
   n: number;
   queueAt: number;
@@ -166,6 +187,7 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
   }
   const drawParamsAt = alloc(blockLayout('draw').size);
   const helperParamsAt = alloc(blockLayout('draw').size);
+  const outerAt = { runs: alloc(16 * n), dx: alloc(4 * n), dy: alloc(4 * n) };
   const assetsAt = alloc(ARENA_ASSET_BYTES);
   // [R] Shared, so that the executor's helper thread (draw-thread.ts) runs kernels on the same fields.
   const memory = newSharedWasmMemory(top);
@@ -174,7 +196,8 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
   const smoothing = loadChecked<SmoothingExports>('smoothing', SMOOTHING_WASM_BASE64, memory);
   const encode = loadChecked<EncodeExports>('encode', ENCODE_SHARED_WASM_BASE64, memory);
   const draw = loadChecked<DrawExports>('draw', DRAW_WASM_BASE64, memory);
-  if (!raster || !smoothing || !encode || !draw) return null;
+  const outer = loadChecked<OuterExports>('outer', OUTER_WASM_BASE64, memory);
+  if (!raster || !smoothing || !encode || !draw || !outer) return null;
   if (n >= HELPER_MIN_SIDE) startHelper();
   const view = new Float32Array(memory.buffer, rasterAt, n * n);
   const arena: Arena = {
@@ -183,6 +206,8 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     smoothing,
     encode,
     draw,
+    outer,
+    outerAt,
     n,
     queueAt,
     rasterAt,

@@ -4,7 +4,7 @@
  * Every row is written by exactly one thread with the kernel's own steps, in the order a single thread would take,
  * so the field is bit-identical to a single-threaded run whatever the split (tested): the draws (draw-kernel.ts:
  * pixels are independent within a draw), every step of the smoothing chain (kernels.ts: rows another thread
- * overwrites in place are copied first) and the encode (encode-kernel.ts: pixels are independent).
+ * overwrites in place are copied first), the outer blend (outer-kernel.ts) and the encode (encode-kernel.ts).
  * [R] Not the raster: its spans split by row stripes (one queue per band, each in order) wrote the same bytes but ran
  *     slower on two threads than on one on the shared 2-core machine, so they stay on this thread.
  * [R] The helper is started when an arena large enough to profit is made and serves once it is ready (no call waits
@@ -19,6 +19,7 @@ import { compiledWasm, type WasmMemory } from '../../core/wasm.js';
 import { DRAW_WASM_BASE64 } from './draw-wasm.js';
 import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
 import { ENCODE_SHARED_WASM_BASE64 } from './encode-shared-wasm.js';
+import { OUTER_WASM_BASE64 } from './outer-wasm.js';
 
 /**
  * Control block (Int32): [0] ready, [1] request count, [2] requests done, [3] result (−1 failed), [4] kernel, [5]
@@ -33,7 +34,7 @@ const NARGS = 5;
 const ARGS_AT = 32;
 const MAX_ARGS = 16;
 
-/** The kernels the helper runs, by id: draw.wat's draw, smoothing.wat's exports, encode.wat's encode. */
+/** The kernels the helper runs, by id: draw.wat's draw, smoothing.wat's exports, encode.wat's encode, outer.wat's blendRows. */
 export const KERNEL_ID = {
   draw: 0,
   downsample: 1,
@@ -42,6 +43,7 @@ export const KERNEL_ID = {
   lerpLevelRows: 4,
   composeRows: 5,
   encode: 6,
+  outer: 7,
 } as const;
 export type KernelName = keyof typeof KERNEL_ID;
 
@@ -70,7 +72,8 @@ for (;;) {
       const d = new WebAssembly.Instance(workerData.draw, env).exports;
       const s = new WebAssembly.Instance(workerData.smoothing, env).exports;
       const e = new WebAssembly.Instance(workerData.encode, env).exports;
-      fns = [d.draw, s.downsample, s.filterX, s.filterY, s.lerpLevelRows, s.composeRows, e.encode];
+      const o = new WebAssembly.Instance(workerData.outer, env).exports;
+      fns = [d.draw, s.downsample, s.filterX, s.filterY, s.lerpLevelRows, s.composeRows, e.encode, o.blendRows];
     }
     const a = Array.from(args.subarray(0, Atomics.load(c, ${NARGS})));
     r = fns[Atomics.load(c, ${KERNEL})](...a) ?? 0;
@@ -114,13 +117,14 @@ export function startHelper(): void {
     const draw = compiledWasm(DRAW_WASM_BASE64);
     const smoothing = compiledWasm(SMOOTHING_WASM_BASE64);
     const encode = compiledWasm(ENCODE_SHARED_WASM_BASE64);
-    if (!draw || !smoothing || !encode) {
+    const outer = compiledWasm(OUTER_WASM_BASE64);
+    if (!draw || !smoothing || !encode || !outer) {
       helper = null;
       return;
     }
     const ctrl = new Int32Array(new SharedArrayBuffer(ARGS_AT + 8 * MAX_ARGS));
     const { port1, port2 } = new MessageChannel();
-    const workerData = { draw, smoothing, encode, ctrl: ctrl.buffer, port: port2 };
+    const workerData = { draw, smoothing, encode, outer, ctrl: ctrl.buffer, port: port2 };
     const worker = new Worker(SOURCE, { eval: true, workerData, transferList: [port2] });
     worker.unref();
     port1.unref();
