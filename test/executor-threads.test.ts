@@ -1,12 +1,12 @@
 /**
- * The executor's helper thread (src/cpu/wasm/draw-thread.ts) takes the lower rows of large draws, of every pass of
- * the smoothing chain and of the encode; every row is still written by one thread in single-threaded order, so a run
+ * The executor's helper thread (src/cpu/wasm/draw-thread.ts) takes row bands of large draws, of every pass of
+ * the smoothing chain, of the outer blend and of the encode; every row is still written by one thread in single-threaded order, so a run
  * writes the same bytes with and without it. Counts work (the helper's kernel calls), no clocks.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { helperCalls, helperReady, startHelper, type KernelName } from '../src/cpu/wasm/draw-thread.js';
+import { helperBands, helperCalls, helperReady, startHelper, type KernelName } from '../src/cpu/wasm/draw-thread.js';
 import { createArena } from '../src/cpu/wasm/arena.js';
 import { encodeInArena } from '../src/cpu/wasm/encode-kernel.js';
 import { smoothingChain } from '../src/cpu/smoothing.js';
@@ -214,15 +214,21 @@ describe('the executor on two threads', () => {
     await readyHelper();
     const kernels: KernelName[] = ['draw', ...SMOOTHING_KERNELS, 'outer', 'encode'];
     const calls: number[][] = [];
+    const bands: number[] = [];
     for (const threads of [1, 2] as const) {
       const before = kernels.map((k) => helperCalls(k));
+      const bandsBefore = helperBands();
       await counted(threads, async () => {
         const r = await cli('run', 'tundra-r19', '--stages', 'final', '--out', join(d, `f${threads}`), '--quiet');
         expect(r.code, r.err).toBe(0);
       });
       calls.push(kernels.map((k, q) => helperCalls(k) - before[q]));
+      bands.push(helperBands() - bandsBefore);
     }
     expect(calls[0].every((c) => c === 0)).toBe(true);
+    // Shared calls hand out bands to whichever thread is free; over hundreds of them the helper ran some.
+    expect(bands[0]).toBe(0);
+    expect(bands[1]).toBeGreaterThan(0);
     calls[1].forEach((c, q) => expect(c, kernels[q]).toBeGreaterThan(0));
     const [a, b] = [1, 2].map((t) => readFileSync(join(d, `f${t}`, 'final.r16')));
     expect(a.length).toBe(4096 * 4096 * 2);

@@ -107,8 +107,8 @@ type FieldName<B extends BlockName> = (typeof BLOCKS)[B]['fields'][number]['name
 export const EXPORTS = {
   smoothing: {
     downsample: ['s', 'o', 'n', 'tp', 'j0', 'j1'],
-    filterX: ['s', 'o', 'buf', 'n', 'tp', 'j0', 'j1', 'cp', 'c0', 'c1'],
-    filterY: ['s', 'o', 'sc', 'n', 'tp', 'j0', 'j1', 'cp', 'c0', 'c1'],
+    filterX: ['s', 'o', 'buf', 'n', 'tp', 'j0', 'j1', 'cb', 'ca'],
+    filterY: ['s', 'o', 'sc', 'n', 'tp', 'j0', 'j1', 'cb', 'ca'],
     lerpLevelRows: ['l', 'm', 'n', 'i0', 'i1', 'f', 'g', 'rows', 'r0', 'r1'],
     composeRows: ['x2', 'x3', 'o', 'n', 'a2i0', 'a2i1', 'a2f', 'a2g', 'a3i0', 'a3i1', 'a3f', 'a3g', 'tp', 'j0', 'j1'],
   },

@@ -13,7 +13,7 @@ import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
 import { ENCODE_SHARED_WASM_BASE64 } from './encode-shared-wasm.js';
 import { DRAW_WASM_BASE64 } from './draw-wasm.js';
 import { OUTER_WASM_BASE64 } from './outer-wasm.js';
-import { HELPER_MIN_SIDE, startHelper } from './draw-thread.js';
+import { HELPER_MIN_SIDE, MAX_BANDS, startHelper } from './draw-thread.js';
 import { instantiateWasm, newSharedWasmMemory, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
 import { blockBytes, blockLayout, checkModule, CONSTANTS, type ModuleName } from '../../core/wasm/layouts.js';
 
@@ -49,8 +49,8 @@ export interface OuterExports {
 
 export interface SmoothingExports {
   downsample(s: number, o: number, n: number, tp: number, j0: number, j1: number): void;
-  filterX(s: number, o: number, buf: number, n: number, tp: number, j0: number, j1: number, cp: number, c0: number, c1: number): void;
-  filterY(s: number, o: number, sc: number, n: number, tp: number, j0: number, j1: number, cp: number, c0: number, c1: number): void;
+  filterX(s: number, o: number, buf: number, n: number, tp: number, j0: number, j1: number, cb: number, ca: number): void;
+  filterY(s: number, o: number, sc: number, n: number, tp: number, j0: number, j1: number, cb: number, ca: number): void;
   lerpLevelRows(l: number, m: number, n: number, i0: number, i1: number, f: number, g: number, rows: number, r0: number, r1: number): void;
   composeRows(
     x2: number,
@@ -81,11 +81,10 @@ export interface SmoothingLayout {
   helperBuf: number;
   helperRing: number;
   /**
-   * Copies of the source rows next to the split row that the other thread overwrites in place (FILTER_Y_RING rows
-   * each): the rows below the upper band, and the rows above the lower band.
+   * Copies of the source rows next to each band that another band overwrites in place (kernels.ts): per band, the
+   * rows after it and the rows before it, FILTER_Y_RING rows each.
    */
-  upperCopy: number;
-  lowerCopy: number;
+  copies: number;
   levels: { m: number; d: number; x: number; s: number; buf: number }[];
   x2: number;
   x3: number;
@@ -117,8 +116,8 @@ export interface Arena {
   /** R16 codes (n² u16) and the three encode counters, laid out with the smoothing buffers. */
   codesAt: number;
   countsAt: number;
-  /** The helper thread's encode counters (encode-kernel.ts adds them to this thread's). */
-  helperCountsAt: number;
+  /** Each band's encode counters when the encode runs in bands (encode-kernel.ts sums them). */
+  bandCountsAt: number;
   /** Parameter block of the draw kernel (layouts.ts 'draw'), and the region assets are copied into on first use. */
   drawParamsAt: number;
   /** The helper thread's parameter block (the rows of a draw it takes; draw-thread.ts). */
@@ -158,7 +157,7 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
   let layout: SmoothingLayout | null = null;
   let codesAt = -1;
   let countsAt = -1;
-  let helperCountsAt = -1;
+  let bandCountsAt = -1;
   if (n % 32 === 0) {
     const tp = alloc(blockLayout('taps').size);
     // One X-pass buffer, sized for the first halved level, serves L1–L3; once L3 is filtered it and the Y scratch
@@ -171,8 +170,7 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     const ring = alloc(FILTER_Y_RING * n * 4);
     const helperBuf = alloc(10 * n * 4);
     const helperRing = alloc(FILTER_Y_RING * n * 4);
-    const upperCopy = alloc(FILTER_Y_RING * n * 4);
-    const lowerCopy = alloc(FILTER_Y_RING * n * 4);
+    const copies = alloc(MAX_BANDS * 2 * FILTER_Y_RING * n * 4);
     const levels: SmoothingLayout['levels'] = [];
     for (let l = 0, m = m1; l < HALVINGS; l++, m >>= 1) levels.push({ m, d: alloc(m * m * 4), x: scratchX, s: ring, buf });
     const x2 = scratchX; // (n/4)·n floats = m1²
@@ -180,10 +178,10 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     const up = [0, 1].map(() => ({ i0: alloc(n * 4), i1: alloc(n * 4), f: alloc(n * 4), g: alloc(n * 4) }));
     // [R] baseOverRaster: L0 and then the base are written over the raster, which nothing reads after L0's X pass —
     //     for runs that keep no raster (64 MiB less to page in).
-    layout = { tp, buf, ring, helperBuf, helperRing, upperCopy, lowerCopy, levels, x2, x3, up, out: opts.baseOverRaster ? rasterAt : alloc(n * n * 4) };
+    layout = { tp, buf, ring, helperBuf, helperRing, copies, levels, x2, x3, up, out: opts.baseOverRaster ? rasterAt : alloc(n * n * 4) };
     codesAt = alloc(n * n * 2);
     countsAt = alloc(16);
-    helperCountsAt = alloc(16);
+    bandCountsAt = alloc(16 * MAX_BANDS);
   }
   const drawParamsAt = alloc(blockLayout('draw').size);
   const helperParamsAt = alloc(blockLayout('draw').size);
@@ -217,7 +215,7 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     smoothingLayout: layout,
     codesAt,
     countsAt,
-    helperCountsAt,
+    bandCountsAt,
     drawParamsAt,
     helperParamsAt,
     assetsAt,

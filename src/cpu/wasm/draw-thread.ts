@@ -1,15 +1,17 @@
 /**
- * One helper thread for the executor's kernels: it shares the arena's memory (arena.ts) and runs a kernel over the
- * lower rows of a field while the calling thread runs it over the upper rows; the call returns when both are done.
+ * One helper thread for the executor's kernels: it shares the arena's memory (arena.ts) and runs a kernel over some
+ * row bands of a field while the calling thread runs it over the others; the call returns when every band is done.
  * Every row is written by exactly one thread with the kernel's own steps, in the order a single thread would take,
  * so the field is bit-identical to a single-threaded run whatever the split (tested): the draws (draw-kernel.ts:
- * pixels are independent within a draw), every step of the smoothing chain (kernels.ts: rows another thread
+ * pixels are independent within a draw), every step of the smoothing chain (kernels.ts: rows another band
  * overwrites in place are copied first), the outer blend (outer-kernel.ts) and the encode (encode-kernel.ts).
  * [R] Not the raster: its spans split by row stripes (one queue per band, each in order) wrote the same bytes but ran
  *     slower on two threads than on one on the shared 2-core machine, so they stay on this thread.
+ * [R] The bands are claimed one at a time by whichever thread is free (an atomic counter): on a machine whose other
+ *     core is busy the helper wakes late, and the calling thread then runs the bands itself instead of waiting.
  * [R] The helper is started when an arena large enough to profit is made and serves once it is ready (no call waits
  *     for its start); it is unref'd, so it never keeps a process alive. HEIGHTBENCH_NO_THREADS=1, or a single CPU,
- *     keeps every draw on the calling thread.
+ *     keeps every band on the calling thread.
  * [R] The two threads meet through Atomics on a small shared control block rather than messages: a draw takes a
  *     fraction of a millisecond, about what a message's round trip costs.
  */
@@ -22,17 +24,24 @@ import { ENCODE_SHARED_WASM_BASE64 } from './encode-shared-wasm.js';
 import { OUTER_WASM_BASE64 } from './outer-wasm.js';
 
 /**
- * Control block (Int32): [0] ready, [1] request count, [2] requests done, [3] result (−1 failed), [4] kernel, [5]
- * argument count; the arguments follow as float64 (exact for i32 and f32 parameters) from byte ARGS_AT.
+ * Control block (Int32): ready, request count, the claim word (request generation << 8 | next band), bands finished,
+ * failed flag, kernel, argument count, band count, sum of the kernels' results, bands the helper ran; from byte
+ * ARGS_AT each band's arguments for this thread and for the helper, as float64 (exact for i32 and f32 parameters).
  */
 const READY = 0;
 const ASKED = 1;
-const DONE = 2;
-const RESULT = 3;
-const KERNEL = 4;
-const NARGS = 5;
-const ARGS_AT = 32;
+const CLAIM = 2;
+const FINISHED = 3;
+const FAILED = 4;
+const KERNEL = 5;
+const NARGS = 6;
+const NBANDS = 7;
+const SUM = 8;
+const HELPER_BANDS = 9;
+const ARGS_AT = 64;
 const MAX_ARGS = 16;
+/** Most bands one call hands out (the claim word keeps the next band in 8 bits). */
+export const MAX_BANDS = 8;
 
 /** The kernels the helper runs, by id: draw.wat's draw, smoothing.wat's exports, encode.wat's encode, outer.wat's blendRows. */
 export const KERNEL_ID = {
@@ -56,7 +65,7 @@ const SPIN = 2_000;
 const SOURCE = `
 const { workerData, receiveMessageOnPort } = require('node:worker_threads');
 const c = new Int32Array(workerData.ctrl);
-const args = new Float64Array(workerData.ctrl, ${ARGS_AT}, ${MAX_ARGS});
+const table = new Float64Array(workerData.ctrl, ${ARGS_AT});
 const port = workerData.port;
 let fns = [];
 Atomics.store(c, ${READY}, 1);
@@ -65,24 +74,32 @@ for (;;) {
   for (let k = 0; k < ${SPIN} && Atomics.load(c, ${ASKED}) === seen; k++);
   Atomics.wait(c, ${ASKED}, seen);
   seen = Atomics.load(c, ${ASKED});
-  let r = -1;
-  try {
-    for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) {
-      const env = { env: { memory: m.message } };
-      const d = new WebAssembly.Instance(workerData.draw, env).exports;
-      const s = new WebAssembly.Instance(workerData.smoothing, env).exports;
-      const e = new WebAssembly.Instance(workerData.encode, env).exports;
-      const o = new WebAssembly.Instance(workerData.outer, env).exports;
-      fns = [d.draw, s.downsample, s.filterX, s.filterY, s.lerpLevelRows, s.composeRows, e.encode, o.blendRows];
-    }
-    const a = Array.from(args.subarray(0, Atomics.load(c, ${NARGS})));
-    r = fns[Atomics.load(c, ${KERNEL})](...a) ?? 0;
-  } catch {
-    r = -1;
+  for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) {
+    const env = { env: { memory: m.message } };
+    const d = new WebAssembly.Instance(workerData.draw, env).exports;
+    const s = new WebAssembly.Instance(workerData.smoothing, env).exports;
+    const e = new WebAssembly.Instance(workerData.encode, env).exports;
+    const o = new WebAssembly.Instance(workerData.outer, env).exports;
+    fns = [d.draw, s.downsample, s.filterX, s.filterY, s.lerpLevelRows, s.composeRows, e.encode, o.blendRows];
   }
-  Atomics.store(c, ${RESULT}, r);
-  Atomics.store(c, ${DONE}, seen);
-  Atomics.notify(c, ${DONE});
+  const gen = seen & 0xffffff;
+  for (;;) {
+    const w = Atomics.load(c, ${CLAIM});
+    const band = w & 255;
+    // A request already finished, or a newer one (picked up on the next turn of the outer loop): nothing to claim.
+    if (w >>> 8 !== gen || band >= Atomics.load(c, ${NBANDS})) break;
+    if (Atomics.compareExchange(c, ${CLAIM}, w, w + 1) !== w) continue;
+    try {
+      const at = (band * 2 + 1) * ${MAX_ARGS};
+      const r = fns[Atomics.load(c, ${KERNEL})](...table.subarray(at, at + Atomics.load(c, ${NARGS})));
+      if (r) Atomics.add(c, ${SUM}, r);
+      Atomics.add(c, ${HELPER_BANDS}, 1);
+    } catch {
+      Atomics.store(c, ${FAILED}, 1);
+    }
+    Atomics.add(c, ${FINISHED}, 1);
+    Atomics.notify(c, ${FINISHED});
+  }
 }
 `;
 
@@ -105,9 +122,17 @@ export const HELPER_MIN_ROWS = 8;
 
 const callsBy = new Map<KernelName, number>();
 
-/** How many kernel calls the helper has run in this process, all or of one kernel (diagnostics and tests). */
+/**
+ * How many kernel calls this process shared with the helper, all or of one kernel (diagnostics and tests); how many
+ * of their bands the helper ran depends on when it woke (helperBands).
+ */
 export function helperCalls(kernel?: KernelName): number {
   return kernel === undefined ? calls : (callsBy.get(kernel) ?? 0);
+}
+
+/** How many bands the helper has run in this process. */
+export function helperBands(): number {
+  return helper ? Atomics.load(helper.ctrl, HELPER_BANDS) : 0;
 }
 
 /** Starts the helper when threads are wanted and it has not been started (nothing waits for it). */
@@ -122,7 +147,7 @@ export function startHelper(): void {
       helper = null;
       return;
     }
-    const ctrl = new Int32Array(new SharedArrayBuffer(ARGS_AT + 8 * MAX_ARGS));
+    const ctrl = new Int32Array(new SharedArrayBuffer(ARGS_AT + 8 * MAX_ARGS * 2 * MAX_BANDS));
     const { port1, port2 } = new MessageChannel();
     const workerData = { draw, smoothing, encode, outer, ctrl: ctrl.buffer, port: port2 };
     const worker = new Worker(SOURCE, { eval: true, workerData, transferList: [port2] });
@@ -146,61 +171,82 @@ function readyHelper(): Helper | null {
   return helper;
 }
 
-/** Starts `kernel(args)` on the helper when it is ready (null otherwise); finish with `finish`. */
-function start(memory: WasmMemory, kernel: KernelName, args: readonly number[]): { h: Helper; asked: number } | null {
+/**
+ * Runs `kernel` over `bands` (each band's arguments for this thread and for the helper), each band once, on whichever
+ * thread claims it first; `mine` runs a band's arguments on this thread. Returns the sum of the kernels' results (a
+ * kernel without a result counts 0), or null when the helper is not ready (nothing ran: the caller does all rows).
+ */
+export function onBands(
+  memory: WasmMemory,
+  kernel: KernelName,
+  bands: readonly { mine: readonly number[]; helper: readonly number[] }[],
+  mine: (args: readonly number[]) => number | void,
+): number | null {
   const h = readyHelper();
   if (!h) return null;
-  if (args.length > MAX_ARGS) throw new RangeError(`executor: ${kernel} takes ${args.length} arguments, the helper passes at most ${MAX_ARGS}`);
+  if (bands.length > MAX_BANDS) throw new RangeError(`executor: ${bands.length} bands, the helper takes at most ${MAX_BANDS}`);
+  const c = h.ctrl;
+  const table = new Float64Array(c.buffer, ARGS_AT);
+  let nargs = 0;
+  bands.forEach((b, k) => {
+    if (b.mine.length > MAX_ARGS || b.helper.length !== b.mine.length)
+      throw new RangeError(`executor: ${kernel} takes ${b.mine.length} arguments, the helper passes at most ${MAX_ARGS}, the same on both threads`);
+    table.set(b.mine, 2 * k * MAX_ARGS);
+    table.set(b.helper, (2 * k + 1) * MAX_ARGS);
+    nargs = b.mine.length;
+  });
   if (h.memory !== memory) {
     h.port.postMessage(memory);
     h.memory = memory;
   }
   calls++;
   callsBy.set(kernel, (callsBy.get(kernel) ?? 0) + 1);
-  Atomics.store(h.ctrl, KERNEL, KERNEL_ID[kernel]);
-  Atomics.store(h.ctrl, NARGS, args.length);
-  new Float64Array(h.ctrl.buffer, ARGS_AT, args.length).set(args);
-  const asked = Atomics.add(h.ctrl, ASKED, 1) + 1;
-  Atomics.notify(h.ctrl, ASKED);
-  return { h, asked };
-}
-
-/** Waits for the helper's kernel and returns its result; throws when it failed or did not finish within a minute. */
-function finish({ h, asked }: { h: Helper; asked: number }): number {
-  for (let k = 0; k < SPIN && Atomics.load(h.ctrl, DONE) !== asked; k++);
-  const deadline = Date.now() + 60_000;
-  for (let d = Atomics.load(h.ctrl, DONE); d !== asked; d = Atomics.load(h.ctrl, DONE)) {
-    if (Date.now() > deadline) throw new Error('executor: the helper thread did not finish its rows within 60 s');
-    Atomics.wait(h.ctrl, DONE, d, 1000);
+  Atomics.store(c, KERNEL, KERNEL_ID[kernel]);
+  Atomics.store(c, NARGS, nargs);
+  Atomics.store(c, NBANDS, bands.length);
+  Atomics.store(c, FINISHED, 0);
+  Atomics.store(c, FAILED, 0);
+  Atomics.store(c, SUM, 0);
+  const gen = (Atomics.load(c, ASKED) + 1) & 0xffffff;
+  Atomics.store(c, CLAIM, gen << 8);
+  Atomics.store(c, ASKED, gen);
+  Atomics.notify(c, ASKED);
+  let sum = 0;
+  let err: unknown = null;
+  for (;;) {
+    const w = Atomics.load(c, CLAIM);
+    const band = w & 255;
+    if (band >= bands.length) break;
+    if (Atomics.compareExchange(c, CLAIM, w, w + 1) !== w) continue;
+    try {
+      if (err === null) sum += mine(bands[band].mine) ?? 0;
+    } catch (e) {
+      err = e;
+    }
+    Atomics.add(c, FINISHED, 1);
   }
-  const r = Atomics.load(h.ctrl, RESULT);
-  if (r < 0) throw new Error('executor: the helper thread failed while running a kernel on its rows');
-  return r;
+  // The helper's bands must be done before anything reads them or reuses its buffers, even when this thread failed.
+  for (let k = 0; k < SPIN && Atomics.load(c, FINISHED) !== bands.length; k++);
+  const deadline = Date.now() + 60_000;
+  for (let f = Atomics.load(c, FINISHED); f !== bands.length; f = Atomics.load(c, FINISHED)) {
+    if (Date.now() > deadline) throw new Error('executor: the helper thread did not finish its rows within 60 s');
+    Atomics.wait(c, FINISHED, f, 1000);
+  }
+  if (err !== null) throw err;
+  if (Atomics.load(c, FAILED) !== 0) throw new Error('executor: the helper thread failed while running a kernel on its rows');
+  return sum + Atomics.load(c, SUM);
 }
 
 /**
- * Runs draw.wat's `draw` for the block at `mainAt` (rows j0..jm − 1) on this thread and for the block at `helperAt`
- * (rows jm..j1) on the helper, in `memory`, and returns the pixels drawn by both; null when the helper is not ready
- * (the caller then draws all rows itself).
+ * Runs draw.wat's `draw` for the block at `mainAt` (rows j0..jm − 1) and for the block at `helperAt` (rows jm..j1),
+ * each on whichever thread claims it, in `memory`, and returns the pixels drawn by both; null when the helper is not
+ * ready (the caller then draws all rows itself).
  */
 export function drawOnBoth(memory: WasmMemory, draw: (params: number) => number, mainAt: number, helperAt: number): number | null {
-  return onBoth(memory, 'draw', [helperAt], () => draw(mainAt));
-}
-
-/**
- * Runs `kernel(...helperArgs)` on the helper while `mine` runs on this thread, and returns the sum of both results
- * (a kernel without a result counts 0); null when the helper is not ready (nothing ran: the caller does all the rows).
- */
-export function onBoth(memory: WasmMemory, kernel: KernelName, helperArgs: readonly number[], mine: () => number | void): number | null {
-  const job = start(memory, kernel, helperArgs);
-  if (!job) return null;
-  let r: number | void = 0;
-  let theirs = 0;
-  try {
-    r = mine();
-  } finally {
-    // The helper's rows must be done before anything reads them or reuses its buffers, even when this thread failed.
-    theirs = finish(job);
-  }
-  return (r ?? 0) + theirs;
+  return onBands(
+    memory,
+    'draw',
+    [mainAt, helperAt].map((at) => ({ mine: [at], helper: [at] })),
+    (a) => draw(a[0]),
+  );
 }

@@ -2,16 +2,17 @@
  * R16 encoding of a base field that lives in an arena (arena.ts), on the SIMD kernel encode.wat: the codes are
  * written into the arena (returned as a view) with the same float32 steps as encodeFieldR16, bit-identical and with
  * the same counts (tested). The arena comes from the stage's execution context (src/cpu/context.ts).
- * [R] A large field is encoded in two halves, the second on the executor's helper thread (draw-thread.ts) with its
- *     own counters; heights are independent, so the codes and the summed counts do not depend on the split.
+ * [R] A large field is encoded in bands, each with its own counters, on whichever of this thread and the executor's
+ *     helper thread (draw-thread.ts) claims it; heights are independent, so the codes and the summed counts do not
+ *     depend on the split.
  */
 import { inArena, type Arena } from './arena.js';
-import { helperReady, onBoth } from './draw-thread.js';
+import { helperReady, MAX_BANDS, onBands } from './draw-thread.js';
 import { encodeFieldR16, rangeConstants, type EncodeCounts, type UnormRounding } from '../../core/encoding.js';
 import { validateRange, type HeightRange } from '../../core/grid.js';
 
-/** [R] Fields of fewer heights stay on one thread (the threads' meeting would cost more than the halves save). */
-const ENCODE_SPLIT_MIN = 1 << 18;
+/** [R] Bands hold at least this many heights (the threads' meeting would cost more than a smaller band saves). */
+const ENCODE_BAND_MIN = 1 << 18;
 
 export function encodeInArena(
   field: Float32Array,
@@ -34,12 +35,16 @@ export function encodeInArena(
     counts.clampedHigh += c[1];
     counts.nan += c[2];
   };
-  const half = (vec >> 1) & ~7;
-  const mine = () => arena.encode.encode(field.byteOffset, arena.codesAt, half, fmin, fscale, arena.countsAt, r);
-  const theirs = [field.byteOffset + 4 * half, arena.codesAt + 2 * half, vec - half, fmin, fscale, arena.helperCountsAt, r];
-  if (vec >= ENCODE_SPLIT_MIN && helperReady() && onBoth(arena.memory, 'encode', theirs, mine) !== null) {
-    add(arena.countsAt);
-    add(arena.helperCountsAt);
+  // Bands of whole 8-height steps, each with its own counters.
+  const count = vec >= ENCODE_BAND_MIN * 2 && helperReady() ? Math.min(MAX_BANDS, Math.floor(vec / ENCODE_BAND_MIN)) : 1;
+  const cut = (k: number) => Math.floor((k * vec) / count / 8) * 8;
+  const bands = Array.from({ length: count }, (_, k) => {
+    const args = [field.byteOffset + 4 * cut(k), arena.codesAt + 2 * cut(k), cut(k + 1) - cut(k), fmin, fscale, arena.bandCountsAt + 16 * k, r];
+    return { mine: args, helper: args };
+  });
+  const run = (a: readonly number[]) => arena.encode.encode(a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+  if (count > 1 && onBands(arena.memory, 'encode', bands, run) !== null) {
+    for (let k = 0; k < count; k++) add(arena.bandCountsAt + 16 * k);
   } else {
     arena.encode.encode(field.byteOffset, arena.codesAt, vec, fmin, fscale, arena.countsAt, r);
     add(arena.countsAt);

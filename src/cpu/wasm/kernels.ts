@@ -7,7 +7,7 @@
  */
 import { createArena, FILTER_Y_RING, inArena, type Arena } from './arena.js';
 import { writeBlock } from '../../core/wasm/layouts.js';
-import { helperReady, onBoth } from './draw-thread.js';
+import { helperReady, MAX_BANDS, onBands } from './draw-thread.js';
 
 /** Everything the tap block carries (layouts.ts 'taps'): float32 values. */
 export interface WasmTaps {
@@ -41,27 +41,34 @@ export function tapRefusal(k: readonly number[]): string | null {
 }
 
 type SmoothingKernel = 'downsample' | 'filterX' | 'filterY' | 'lerpLevelRows' | 'composeRows';
-/** A kernel's arguments for output rows j0..j1 − 1, on the helper thread or this one. */
-type Band = (j0: number, j1: number, helper: boolean) => number[];
+/** A kernel's arguments for output rows j0..j1 − 1 (band k), on the helper thread or this one. */
+type Band = (j0: number, j1: number, k: number, helper: boolean) => number[];
 
-/** [R] Passes over fewer rows than twice this stay on one thread: the threads' meeting costs about a few rows. */
-const SPLIT_MIN_ROWS = 128;
+/** [R] Bands have at least this many rows: a band costs the threads' meeting and, for the filters, a few rows again. */
+const BAND_MIN_ROWS = 128;
+
+/** Row bands [j0, j1) of a pass over m rows: one when the pass is too small to share or the helper is not ready. */
+function bandsOf(m: number): [number, number][] {
+  const count = helperReady() ? Math.min(MAX_BANDS, Math.floor(m / BAND_MIN_ROWS)) : 1;
+  if (count < 2) return [[0, m]];
+  return Array.from({ length: count }, (_, k) => [Math.floor((k * m) / count), Math.floor(((k + 1) * m) / count)]);
+}
 
 /**
- * Runs a smoothing kernel over m output rows: the upper half on this thread and the lower half on the helper when it
- * is ready, otherwise all on this thread. `prepare(jm)` copies the source rows across the split row jm that a band
- * reads and the other band may overwrite in place (`after` rows at jm and below it, `before` rows above it; each
- * copy holds at most FILTER_Y_RING rows).
+ * Runs a smoothing kernel over m output rows in bands, each on whichever thread claims it (draw-thread.ts), or all on
+ * this thread when the helper is not ready. `prepare` first copies the rows next to each band that another band may
+ * overwrite in place.
  */
 function byRows(arena: Arena) {
-  return (kernel: SmoothingKernel, m: number, after: number, before: number, prepare: ((jm: number) => void) | null, band: Band) => {
+  return (kernel: SmoothingKernel, m: number, band: Band, prepare: ((bands: [number, number][]) => void) | null = null) => {
     const fn = arena.smoothing[kernel] as (...a: number[]) => void;
-    if (m >= 2 * SPLIT_MIN_ROWS && after <= FILTER_Y_RING && before <= FILTER_Y_RING && helperReady()) {
-      const jm = m >> 1;
-      prepare?.(jm);
-      if (onBoth(arena.memory, kernel, band(jm, m, true), () => fn(...band(0, jm, false))) !== null) return;
+    const bands = bandsOf(m);
+    if (bands.length > 1) {
+      prepare?.(bands);
+      const list = bands.map(([j0, j1], k) => ({ mine: band(j0, j1, k, false), helper: band(j0, j1, k, true) }));
+      if (onBands(arena.memory, kernel, list, (a) => fn(...a)) !== null) return;
     }
-    fn(...band(0, m, false));
+    fn(...band(0, m, 0, false));
   };
 }
 
@@ -118,33 +125,37 @@ export function wasmSmoothingChain(
   const kmin = tp.k[0];
   const kmax = tp.k[tp.k.length - 1];
   const rows = byRows(arena);
-  // Each pass runs as two bands of rows, this thread's and the helper's (draw-thread.ts), when the helper is ready.
-  // X pass: the upper band's last row reads source row jm, which the lower band may overwrite in place.
-  const filterX = (s: number, o: number, m: number) =>
-    rows(
-      'filterX',
-      m,
-      1,
-      0,
-      (jm) => copyRows(f32, s, 4 * m, jm, jm + 1, L.upperCopy),
-      (j0, j1, helper) =>
-        helper ? [s, o, L.helperBuf, m, L.tp, j0, j1, 0, 0, 0] : [s, o, L.buf, m, L.tp, j0, j1, L.upperCopy, j1 < m ? j1 : 0, j1 < m ? j1 + 1 : 0],
-    );
-  const filterY = (s: number, o: number, m: number) => {
+  // Per band k: copies of the rows before it and after it, FILTER_Y_RING rows of n floats each (arena.ts).
+  const slot = FILTER_Y_RING * n * 4;
+  const copyBefore = (k: number) => L.copies + (2 * k + 1) * slot;
+  const copyAfter = (k: number) => L.copies + 2 * k * slot;
+  /**
+   * A filter pass over m rows, `after` and `before` the source rows past each end of a band that its output rows
+   * read: in place, those rows are copied before any band starts (the row before band j0 lands at slot
+   * r − j0 + FILTER_Y_RING of its copy, the row after at r − j1), and a pass whose rows would not fit runs on one band.
+   */
+  const pass = (kernel: 'filterX' | 'filterY', s: number, o: number, m: number, after: number, before: number, scratch: [number, number]) => {
     const stride = 4 * m;
-    // Y pass: the taps read source rows j + kmin … j + kmax + 1 (clamped), across the split row both ways.
-    const below = (jm: number) => Math.min(m, jm + kmax + 1);
-    const above = (jm: number) => Math.max(0, jm + kmin);
-    const prepare = (jm: number) => {
-      copyRows(f32, s, stride, jm, below(jm), L.upperCopy);
-      copyRows(f32, s, stride, above(jm), jm, L.lowerCopy);
-    };
-    rows('filterY', m, kmax + 1, -kmin, prepare, (j0, j1, helper) =>
-      helper
-        ? [s, o, L.helperRing, m, L.tp, j0, j1, L.lowerCopy, above(j0), j0]
-        : [s, o, L.ring, m, L.tp, j0, j1, L.upperCopy, j1 < m ? j1 : 0, j1 < m ? below(j1) : 0],
+    const inPlace = s === o;
+    if (inPlace && (after > FILTER_Y_RING || before > FILTER_Y_RING)) {
+      arena.smoothing[kernel](s, o, scratch[0], m, L.tp, 0, m, 0, 0);
+      return;
+    }
+    const prepare = (bands: [number, number][]) =>
+      bands.forEach(([j0, j1], k) => {
+        if (j0 > 0) copyRows(f32, s, stride, Math.max(0, j0 - before), j0, copyBefore(k) + (FILTER_Y_RING - (j0 - Math.max(0, j0 - before))) * stride);
+        if (j1 < m) copyRows(f32, s, stride, j1, Math.min(m, j1 + after), copyAfter(k));
+      });
+    rows(
+      kernel,
+      m,
+      (j0, j1, k, helper) => [s, o, scratch[helper ? 1 : 0], m, L.tp, j0, j1, inPlace && j0 > 0 ? copyBefore(k) : 0, inPlace && j1 < m ? copyAfter(k) : 0],
+      inPlace ? prepare : null,
     );
   };
+  // X pass: output row j reads source rows j and j + 1; Y pass: rows j + kmin … j + kmax + 1 (clamped).
+  const filterX = (s: number, o: number, m: number) => pass('filterX', s, o, m, 1, 0, [L.buf, L.helperBuf]);
+  const filterY = (s: number, o: number, m: number) => pass('filterY', s, o, m, kmax + 1, Math.max(0, -kmin), [L.ring, L.helperRing]);
   let prev = arena.rasterAt;
   if (filterRaster) {
     // L0 in the base's buffer (the raster itself with baseOverRaster): both passes may run in place.
@@ -156,16 +167,16 @@ export function wasmSmoothingChain(
   for (const lv of L.levels) {
     const from = prev;
     const m = size;
-    rows('downsample', lv.m, 0, 0, null, (j0, j1) => [from, lv.d, m, L.tp, j0, j1]);
+    rows('downsample', lv.m, (j0, j1) => [from, lv.d, m, L.tp, j0, j1]);
     filterX(lv.d, lv.x, lv.m);
     filterY(lv.x, lv.d, lv.m); // the level lands in D, as in the JavaScript path
     prev = lv.d;
     size = lv.m;
   }
   const [a2, a3] = L.up;
-  rows('lerpLevelRows', n >> 2, 0, 0, null, (r0, r1) => [L.levels[1].d, n >> 2, n, a2.i0, a2.i1, a2.f, a2.g, L.x2, r0, r1]);
-  rows('lerpLevelRows', n >> 3, 0, 0, null, (r0, r1) => [L.levels[2].d, n >> 3, n, a3.i0, a3.i1, a3.f, a3.g, L.x3, r0, r1]);
-  rows('composeRows', n, 0, 0, null, (j0, j1) => [L.x2, L.x3, L.out, n, a2.i0, a2.i1, a2.f, a2.g, a3.i0, a3.i1, a3.f, a3.g, L.tp, j0, j1]);
+  rows('lerpLevelRows', n >> 2, (r0, r1) => [L.levels[1].d, n >> 2, n, a2.i0, a2.i1, a2.f, a2.g, L.x2, r0, r1]);
+  rows('lerpLevelRows', n >> 3, (r0, r1) => [L.levels[2].d, n >> 3, n, a3.i0, a3.i1, a3.f, a3.g, L.x3, r0, r1]);
+  rows('composeRows', n, (j0, j1) => [L.x2, L.x3, L.out, n, a2.i0, a2.i1, a2.f, a2.g, a3.i0, a3.i1, a3.f, a3.g, L.tp, j0, j1]);
   const levels = L.levels.map((lv) => new Float32Array(buf, lv.d, lv.m * lv.m));
   const base = new Float32Array(buf, L.out, n * n);
   if (!out) return { levels, base, arena };

@@ -84,12 +84,16 @@
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $l))))
 
-  ;; Address of source row $r: in the copy at $cp when $c0 ≤ $r < $c1 (rows another thread may overwrite meanwhile,
-  ;; copied before either thread started), otherwise in the field at $s.
-  (func $srcRow (param $s i32) (param $r i32) (param $stride i32) (param $cp i32) (param $c0 i32) (param $c1 i32) (result i32)
-    (if (result i32) (i32.and (i32.ge_s (local.get $r) (local.get $c0)) (i32.lt_s (local.get $r) (local.get $c1)))
-      (then (i32.add (local.get $cp) (i32.mul (i32.sub (local.get $r) (local.get $c0)) (local.get $stride))))
-      (else (i32.add (local.get $s) (i32.mul (local.get $r) (local.get $stride))))))
+  ;; Address of source row $r of a band of output rows $j0..$j1 − 1. Rows outside the band that another band may
+  ;; overwrite meanwhile are read from copies made before any band started: row r < $j0 at $cb + (r − $j0 + ringMask + 1)
+  ;; rows, row r ≥ $j1 at $ca + (r − $j1) rows; a copy pointer 0 means none (the field at $s is read).
+  (func $srcRow (param $s i32) (param $r i32) (param $stride i32) (param $j0 i32) (param $j1 i32) (param $cb i32) (param $ca i32) (result i32)
+    (if (i32.and (i32.lt_s (local.get $r) (local.get $j0)) (i32.ne (local.get $cb) (i32.const 0)))
+      (then (return (i32.add (i32.add (local.get $cb) (local.get $stride))
+        (i32.mul (i32.add (i32.sub (local.get $r) (local.get $j0)) (i32.const {{const.ringMask}})) (local.get $stride))))))
+    (if (i32.and (i32.ge_s (local.get $r) (local.get $j1)) (i32.ne (local.get $ca) (i32.const 0)))
+      (then (return (i32.add (local.get $ca) (i32.mul (i32.sub (local.get $r) (local.get $j1)) (local.get $stride))))))
+    (i32.add (local.get $s) (i32.mul (local.get $r) (local.get $stride))))
 
   ;; The five tap lerps of the source row at $row into the block at $dst (5 rows of n floats).
   (func $lerpRow (param $row i32) (param $n i32) (param $tp i32) (param $dst i32)
@@ -107,10 +111,10 @@
       (br $l))))
 
   ;; X pass, output rows $j0..$j1 − 1: out(i, j) = Σ w_t · (0.5·cur_t[i] + 0.5·nxt_t[i]) with cur = lerps of row j,
-  ;; nxt = of row clamp(j + 1). Row j + 1 is lerped before row j is written, so $o may be $s (in place); source rows
-  ;; $c0..$c1 − 1 are read from the copy at $cp (see $srcRow).
+  ;; nxt = of row clamp(j + 1). Row j + 1 is lerped before row j is written, so $o may be $s (in place); rows next to the
+  ;; band are read from the copies at $cb and $ca when given (see $srcRow).
   (func (export "filterX") (param $s i32) (param $o i32) (param $buf i32) (param $n i32) (param $tp i32)
-    (param $j0 i32) (param $j1 i32) (param $cp i32) (param $c0 i32) (param $c1 i32)
+    (param $j0 i32) (param $j1 i32) (param $cb i32) (param $ca i32)
     (local $j i32) (local $i i32) (local $cur i32) (local $nxt i32) (local $tmp i32) (local $stride i32) (local $op i32)
     (local $h v128) (local $hf v128) (local $acc v128) (local $q i32)
     (local $w0 v128) (local $w1 v128) (local $w2 v128) (local $w3 v128) (local $w4 v128)
@@ -125,13 +129,13 @@
     (local.set $cur (local.get $buf))
     (local.set $nxt (i32.add (local.get $buf) (i32.mul (local.get $stride) (i32.const 5))))
     (local.set $j (local.get $j0))
-    (call $lerpRow (call $srcRow (local.get $s) (local.get $j0) (local.get $stride) (local.get $cp) (local.get $c0) (local.get $c1))
+    (call $lerpRow (call $srcRow (local.get $s) (local.get $j0) (local.get $stride) (local.get $j0) (local.get $j1) (local.get $cb) (local.get $ca))
       (local.get $n) (local.get $tp) (local.get $cur))
     (block $done (loop $rows
       (br_if $done (i32.ge_u (local.get $j) (local.get $j1)))
       (call $lerpRow
         (call $srcRow (local.get $s) (call $clamp (i32.add (local.get $j) (i32.const 1)) (local.get $n)) (local.get $stride)
-          (local.get $cp) (local.get $c0) (local.get $c1))
+          (local.get $j0) (local.get $j1) (local.get $cb) (local.get $ca))
         (local.get $n) (local.get $tp) (local.get $nxt))
       (local.set $op (i32.add (local.get $o) (i32.mul (local.get $j) (local.get $stride))))
       (local.set $i (i32.const 0))
@@ -194,10 +198,10 @@
 
   ;; Y pass, output rows $j0..$j1 − 1: out(i, j) = Σ w_t·(sc[c(j+k)][i]·g + sc[c(j+k+1)][i]·f), sc = half-texel rows kept
   ;; in a ring of ringMask + 1 rows at $sc; each ring row is made from its source row just before the first output row
-  ;; that reads it, so $o may be $s (in place); source rows $c0..$c1 − 1 are read from the copy at $cp (see $srcRow).
+  ;; that reads it, so $o may be $s (in place); rows next to the band are read from the copies at $cb and $ca when given (see $srcRow).
   ;; The caller checks k_max − k_min ≤ 14 and k_max ≥ −1 (smoothing.ts filterY); k_min is tap 0, k_max tap 4.
   (func (export "filterY") (param $s i32) (param $o i32) (param $sc i32) (param $n i32) (param $tp i32)
-    (param $j0 i32) (param $j1 i32) (param $cp i32) (param $c0 i32) (param $c1 i32)
+    (param $j0 i32) (param $j1 i32) (param $cb i32) (param $ca i32)
     (local $j i32) (local $i i32) (local $stride i32) (local $next i32) (local $need i32) (local $acc v128)
     (local $a0 i32) (local $b0 i32) (local $a1 i32) (local $b1 i32) (local $a2 i32) (local $b2 i32) (local $a3 i32) (local $b3 i32) (local $a4 i32) (local $b4 i32)
     (local $w0 v128) (local $w1 v128) (local $w2 v128) (local $w3 v128) (local $w4 v128)
@@ -234,7 +238,7 @@
       (block $md (loop $make
         (br_if $md (i32.gt_s (local.get $next) (local.get $need)))
         (call $halfRow
-          (call $srcRow (local.get $s) (local.get $next) (local.get $stride) (local.get $cp) (local.get $c0) (local.get $c1))
+          (call $srcRow (local.get $s) (local.get $next) (local.get $stride) (local.get $j0) (local.get $j1) (local.get $cb) (local.get $ca))
           (i32.add (local.get $sc) (i32.mul (i32.and (local.get $next) (i32.const {{const.ringMask}})) (local.get $stride)))
           (local.get $stride)
           (f32.load offset={{taps.crossG}} (local.get $tp))
