@@ -120,8 +120,8 @@ export interface Arena {
   bandCountsAt: number;
   /** Parameter block of the draw kernel (layouts.ts 'draw'), and the region assets are copied into on first use. */
   drawParamsAt: number;
-  /** The helper thread's parameter block (the rows of a draw it takes; draw-thread.ts). */
-  helperParamsAt: number;
+  /** One parameter block per band of a draw shared with the helper thread (draw-kernel.ts, draw-thread.ts). */
+  bandParamsAt: number;
   assetsAt: number;
   assetsEnd: number;
   /** Next free byte of the asset region. */
@@ -184,7 +184,7 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     bandCountsAt = alloc(16 * MAX_BANDS);
   }
   const drawParamsAt = alloc(blockLayout('draw').size);
-  const helperParamsAt = alloc(blockLayout('draw').size);
+  const bandParamsAt = alloc(MAX_BANDS * ((blockLayout('draw').size + 15) & ~15));
   const outerAt = { runs: alloc(16 * n), dx: alloc(4 * n), dy: alloc(4 * n) };
   const assetsAt = alloc(ARENA_ASSET_BYTES);
   // [R] Shared, so that the executor's helper thread (draw-thread.ts) runs kernels on the same fields.
@@ -217,7 +217,7 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     countsAt,
     bandCountsAt,
     drawParamsAt,
-    helperParamsAt,
+    bandParamsAt,
     assetsAt,
     assetsEnd: assetsAt + ARENA_ASSET_BYTES,
     assetsTop: assetsAt,

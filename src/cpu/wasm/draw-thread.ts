@@ -116,7 +116,10 @@ let calls = 0;
 
 /** [R] Arenas smaller than this never start the helper: their draws are too small to be worth a thread. */
 export const HELPER_MIN_SIDE = 256;
-/** [R] Draws over fewer pixels (box) than this, or fewer rows than 2 × HELPER_MIN_ROWS, stay on the calling thread. */
+/**
+ * [R] Draws over fewer pixels (box) than this, or fewer rows than 2 × HELPER_MIN_ROWS, stay on the calling thread;
+ *     larger ones get a band per HELPER_MIN_PIXELS pixels and HELPER_MIN_ROWS rows, up to MAX_BANDS.
+ */
 export const HELPER_MIN_PIXELS = 16_384;
 export const HELPER_MIN_ROWS = 8;
 
@@ -238,15 +241,14 @@ export function onBands(
 }
 
 /**
- * Runs draw.wat's `draw` for the block at `mainAt` (rows j0..jm − 1) and for the block at `helperAt` (rows jm..j1),
- * each on whichever thread claims it, in `memory`, and returns the pixels drawn by both; null when the helper is not
- * ready (the caller then draws all rows itself).
+ * Runs draw.wat's `draw` for each block at `ats` (one band of a draw's rows each), each on whichever thread claims it,
+ * in `memory`, and returns the pixels drawn by all; null when the helper is not ready (the caller draws all rows).
  */
-export function drawOnBoth(memory: WasmMemory, draw: (params: number) => number, mainAt: number, helperAt: number): number | null {
+export function drawBands(memory: WasmMemory, draw: (params: number) => number, ats: readonly number[]): number | null {
   return onBands(
     memory,
     'draw',
-    [mainAt, helperAt].map((at) => ({ mine: [at], helper: [at] })),
+    ats.map((at) => ({ mine: [at], helper: [at] })),
     (a) => draw(a[0]),
   );
 }
