@@ -4,6 +4,10 @@
  * [R] Runs when the stage's context says 'simd' (src/cpu/context.ts) and hands it an arena; the raster size is a
  *     multiple of 32 (every level a multiple of 4 lanes). The tap block is the 'taps' block of layouts.ts, written by
  *     writeBlock, which refuses a tap the kernels do not handle.
+ * [R] Every kernel takes a range of output rows, and each pass runs in bands of rows on this thread and the
+ *     executor's helper thread (draw-thread.ts). A band does its rows with the kernel's own steps in single-thread
+ *     order; the filters run in place at N², so the source rows next to a band that another band overwrites are
+ *     copied before any band starts. The bytes do not depend on the bands (tested).
  */
 import { createArena, FILTER_Y_RING, inArena, type Arena } from './arena.js';
 import { writeBlock } from '../../core/wasm/layouts.js';
