@@ -7,8 +7,10 @@
  * overwrites in place are copied first), the outer blend (outer-kernel.ts) and the encode (encode-kernel.ts).
  * [R] Not the raster: its spans split by row stripes (one queue per band, each in order) wrote the same bytes but ran
  *     slower on two threads than on one on the shared 2-core machine, so they stay on this thread.
- * [R] The bands are claimed one at a time by whichever thread is free (an atomic counter): on a machine whose other
- *     core is busy the helper wakes late, and the calling thread then runs the bands itself instead of waiting.
+ * [R] The bands are claimed one at a time by whichever thread is free (an atomic claim word), the helper from the
+ *     first band on and this thread from the last one back: on a machine whose other core is busy the helper wakes
+ *     late, and this thread then runs the bands itself instead of waiting. Run alone, this thread writes each band
+ *     before the one above it reads its neighbours, so rows a band must copy first are exercised on any machine.
  * [R] The helper is started when an arena large enough to profit is made and serves once it is ready (no call waits
  *     for its start); it is unref'd, so it never keeps a process alive. HEIGHTBENCH_NO_THREADS=1, or a single CPU,
  *     keeps every band on the calling thread.
@@ -24,9 +26,10 @@ import { ENCODE_SHARED_WASM_BASE64 } from './encode-shared-wasm.js';
 import { OUTER_WASM_BASE64 } from './outer-wasm.js';
 
 /**
- * Control block (Int32): ready, request count, the claim word (request generation << 8 | next band), bands finished,
- * failed flag, kernel, argument count, band count, sum of the kernels' results, bands the helper ran; from byte
- * ARGS_AT each band's arguments for this thread and for the helper, as float64 (exact for i32 and f32 parameters).
+ * Control block (Int32): ready, request count, the claim word (request generation << 16 | bands claimed from the
+ * end << 8 | bands claimed from the start), bands finished, failed flag, kernel, argument count, band count, sum of
+ * the kernels' results, bands the helper ran; from byte ARGS_AT each band's arguments for this thread and for the
+ * helper, as float64 (exact for i32 and f32 parameters).
  */
 const READY = 0;
 const ASKED = 1;
@@ -40,7 +43,7 @@ const SUM = 8;
 const HELPER_BANDS = 9;
 const ARGS_AT = 64;
 const MAX_ARGS = 16;
-/** Most bands one call hands out (the claim word keeps the next band in 8 bits). */
+/** Most bands one call hands out (the claim word counts the bands claimed in 8 bits each way). */
 export const MAX_BANDS = 8;
 
 /** The kernels the helper runs, by id: draw.wat's draw, smoothing.wat's exports, encode.wat's encode, outer.wat's blendRows. */
@@ -82,12 +85,12 @@ for (;;) {
     const o = new WebAssembly.Instance(workerData.outer, env).exports;
     fns = [d.draw, s.downsample, s.filterX, s.filterY, s.lerpLevelRows, s.composeRows, e.encode, o.blendRows];
   }
-  const gen = seen & 0xffffff;
+  const gen = seen & 0xffff;
   for (;;) {
     const w = Atomics.load(c, ${CLAIM});
     const band = w & 255;
     // A request already finished, or a newer one (picked up on the next turn of the outer loop): nothing to claim.
-    if (w >>> 8 !== gen || band >= Atomics.load(c, ${NBANDS})) break;
+    if (w >>> 16 !== gen || band + ((w >>> 8) & 255) >= Atomics.load(c, ${NBANDS})) break;
     if (Atomics.compareExchange(c, ${CLAIM}, w, w + 1) !== w) continue;
     try {
       const at = (band * 2 + 1) * ${MAX_ARGS};
@@ -210,17 +213,18 @@ export function onBands(
   Atomics.store(c, FINISHED, 0);
   Atomics.store(c, FAILED, 0);
   Atomics.store(c, SUM, 0);
-  const gen = (Atomics.load(c, ASKED) + 1) & 0xffffff;
-  Atomics.store(c, CLAIM, gen << 8);
+  const gen = (Atomics.load(c, ASKED) + 1) & 0xffff;
+  Atomics.store(c, CLAIM, gen << 16);
   Atomics.store(c, ASKED, gen);
   Atomics.notify(c, ASKED);
   let sum = 0;
   let err: unknown = null;
   for (;;) {
     const w = Atomics.load(c, CLAIM);
-    const band = w & 255;
-    if (band >= bands.length) break;
-    if (Atomics.compareExchange(c, CLAIM, w, w + 1) !== w) continue;
+    const back = (w >>> 8) & 255;
+    if ((w & 255) + back >= bands.length) break;
+    if (Atomics.compareExchange(c, CLAIM, w, w + 256) !== w) continue;
+    const band = bands.length - 1 - back;
     try {
       if (err === null) sum += mine(bands[band].mine) ?? 0;
     } catch (e) {
