@@ -60,10 +60,10 @@ export const KERNEL_ID = {
 export type KernelName = keyof typeof KERNEL_ID;
 
 /**
- * [R] Loads of the control word before either thread sleeps: draws come back to back, and waking a sleeping thread
- *     costs about as much as a small draw; a spin of this length is well under a millisecond.
+ * [R] Loads of the control word before either thread sleeps. Short: the caller never waits for a sleeping helper to
+ *     start (it runs the unclaimed bands itself), and on a busy machine a longer spin only burns CPU.
  */
-const SPIN = 2_000;
+const SPIN = 100;
 
 const SOURCE = `
 const { workerData, receiveMessageOnPort } = require('node:worker_threads');
