@@ -19,6 +19,7 @@ const MODULES = [
   // The arena's copy of the encode kernel: the arena's memory is shared with the executor's helper thread.
   { wat: 'src/core/wasm/encode.wat', out: 'src/cpu/wasm/encode-shared-wasm.ts', name: 'ENCODE_SHARED_WASM_BASE64', template: true, shared: true },
   { wat: 'src/cpu/wasm/draw.wat', out: 'src/cpu/wasm/draw-wasm.ts', name: 'DRAW_WASM_BASE64', template: true, shared: true },
+  { wat: 'src/cpu/wasm/outer.wat', out: 'src/cpu/wasm/outer-wasm.ts', name: 'OUTER_WASM_BASE64', template: true, shared: true },
   { wat: 'src/compare/wasm/compare.wat', out: 'src/compare/wasm/compare-wasm.ts', name: 'COMPARE_WASM_BASE64' },
   { wat: 'src/compare/wasm/float-pair.wat', out: 'src/compare/wasm/float-pair-wasm.ts', name: 'FLOAT_PAIR_WASM_BASE64' },
   { wat: 'src/io/formats/wasm/exr-predictor.wat', out: 'src/io/formats/wasm/exr-predictor-wasm.ts', name: 'EXR_PREDICTOR_WASM_BASE64' },

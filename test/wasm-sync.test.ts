@@ -87,7 +87,7 @@ describe('WebAssembly kernels and the layout description', () => {
     expect(() => checkModule('smoothing', ex)).not.toThrow();
     expect(() => checkModule('smoothing', { ...ex, layoutHash: { value: layoutHash() ^ 1 } })).toThrow(/built from layout .*run node scripts\/build-wasm\.mjs/);
     expect(() => checkModule('smoothing', { ...ex, downsample: (a: number, b: number, c: number) => a + b + c })).toThrow(
-      'WebAssembly module smoothing: export downsample takes 3 parameters, the description lists 4 (s, o, n, tp)',
+      'WebAssembly module smoothing: export downsample takes 3 parameters, the description lists 6 (s, o, n, tp, j0, j1)',
     );
   });
 });

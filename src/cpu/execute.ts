@@ -31,7 +31,7 @@ import { newField, sharedCopy, type Field, type Precision } from '../core/precis
 import { ownsEdge, rasterizeTriangles, SUBPIXEL, type RasterStats } from './raster.js';
 import { smoothingChain } from './smoothing.js';
 import { applySupport, supportTargetsFor, type SupportTarget } from './support.js';
-import { applyOuterBlend } from './outer.js';
+import { outerBlend } from './outer.js';
 import { encodeInArena } from './wasm/encode-kernel.js';
 import { sha256Hex } from '../io/sidecar.js';
 import { transformPoint, type Affine } from '../core/transforms.js';
@@ -374,7 +374,9 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
   if (keep.has('after-locations')) kept('after-locations', sharedCopy(field));
 
   const outerInput: Field | number = dl.outer.input.kind === 'raster' ? raster : dl.outer.input.height;
-  const outer = stage('pre-encode', 'outer', () => applyOuterBlend(field, g, { inner: dl.outer.inner, outer: dl.outer.outer }, outerInput, precision, pc));
+  const outer = stage('pre-encode', 'outer', () =>
+    outerBlend(field, g, { inner: dl.outer.inner, outer: dl.outer.outer }, outerInput, precision, pc, ctx.arena ?? null),
+  );
   kept('pre-encode', field);
 
   // The simd executor encodes in its arena with the kernel (codes returned as a view); the others in JavaScript.

@@ -10,10 +10,14 @@
  *     This is the one place the choice is stated.
  * [R] An eligible outer draw renders the base relief (the raster, without local stages) — see run.ts.
  * [R] In f32 mode r, t, α and the blend are each rounded to float32 in that order.
+ * [R] With the simd executor's arena the pixels are blended by outer.wat (the same f32 steps) by rows on both threads
+ *     (wasm/outer-kernel.ts); the runs of each row are found here either way.
  */
 import type { Field, Precision } from '../core/precision.js';
 import { DEFAULT_CONVENTIONS } from '../conventions/index.js';
 import { type DrawGrid } from '../drawlist/placement.js';
+import { inArena, type Arena } from './wasm/arena.js';
+import { blendRowsInArena } from './wasm/outer-kernel.js';
 
 const BAND = DEFAULT_CONVENTIONS.outer;
 
@@ -69,7 +73,30 @@ export function applyOuterBlend(
   precision: Precision,
   pc: number = DEFAULT_CONVENTIONS.grid.pixelCentre,
 ): { blendedPixels: number; fullyOuter: number } {
+  return outerBlend(field, g, band, outerInput, precision, pc, null);
+}
+
+/** applyOuterBlend, on the outer kernel when `arena` holds the float32 field (and the outer field, if any). */
+export function outerBlend(
+  field: Field,
+  g: DrawGrid,
+  band: { inner: number; outer: number },
+  outerInput: Field | number,
+  precision: Precision,
+  pc: number,
+  arena: Arena | null,
+): { blendedPixels: number; fullyOuter: number } {
   const R = precision === 'f32' ? Math.fround : (x: number) => x;
+  const kernel =
+    arena !== null &&
+    precision === 'f32' &&
+    field instanceof Float32Array &&
+    inArena(field, arena) &&
+    field.length === arena.n * arena.n &&
+    g.n === arena.n &&
+    (typeof outerInput === 'number' || (outerInput instanceof Float32Array && inArena(outerInput, arena) && outerInput.length === field.length));
+  const runs = kernel ? new Int32Array(4 * g.n) : null;
+  const dys = kernel ? new Float32Array(g.n) : null;
   const px = g.size / g.n;
   const n = g.n;
   const cx = g.xmin + g.size / 2;
@@ -99,6 +126,13 @@ export function applyOuterBlend(
     const sl = firstTrue(fl, c, (i) => !written(i)); // [fl, sl) band, [sl, c) untouched
     const sr = firstTrue(c, n, written); // [c, sr) untouched
     const fr = firstTrue(sr, n, full); // [sr, fr) band, [fr, n) fully outer
+    outerOnly += fl + (n - fr);
+    blended += sl - fl + (fr - sr);
+    if (runs && dys) {
+      runs.set([fl, sl, sr, fr], 4 * j);
+      dys[j] = dy;
+      continue;
+    }
     if (typeof outerInput === 'number') {
       fullRun(field, row, 0, fl, constOuter, R);
       fullRun(field, row, fr, n, constOuter, R);
@@ -106,10 +140,12 @@ export function applyOuterBlend(
       fullRunField(field, row, 0, fl, outerInput, R);
       fullRunField(field, row, fr, n, outerInput, R);
     }
-    outerOnly += fl + (n - fr);
     for (let i = fl; i < sl; i++) blendPixel(field, row + i, tOf(radius(i, dy)), typeof outerInput === 'number' ? constOuter : R(outerInput[row + i]), R);
     for (let i = sr; i < fr; i++) blendPixel(field, row + i, tOf(radius(i, dy)), typeof outerInput === 'number' ? constOuter : R(outerInput[row + i]), R);
-    blended += sl - fl + (fr - sr);
+  }
+  if (runs && dys) {
+    const dxs = Float32Array.from({ length: n }, (_, i) => dxAt(i));
+    blendRowsInArena(arena!, field as Float32Array, outerInput, runs, dxs, dys, inner, width);
   }
   return { blendedPixels: blended, fullyOuter: outerOnly };
 }

@@ -23,7 +23,8 @@
  * [R] Storage: L0 is filtered in the base's own buffer (the X pass and the Y pass both run in place: the X pass has
  *     read row j + 1 before it writes row j, and the Y pass keeps a ring of 16 half-texel rows, made before the rows
  *     they come from are overwritten), so the N² level costs no extra N² field; L0 is consumed by the first halving
- *     before the composition writes the base over it. `levels` returns L1–L3 only.
+ *     before the composition writes the base over it. `levels` returns L1–L3 only. The 'simd' executor runs each
+ *     pass in bands of rows on two threads (wasm/kernels.ts), with the same bytes.
  * smoothing.filterFullResolution false: heightbench's earlier rule, which left the N² raster unfiltered
  * (L1 = filter(halve(raster))). sampling.addressing 'wrap' (an ablation) runs in JavaScript only: the Y pass's ring of
  * rows is made in ascending order, which wrapping breaks, so that case makes every cross-axis row first.

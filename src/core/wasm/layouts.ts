@@ -106,15 +106,16 @@ type FieldName<B extends BlockName> = (typeof BLOCKS)[B]['fields'][number]['name
 /** Parameter lists of every export, by module. */
 export const EXPORTS = {
   smoothing: {
-    downsample: ['s', 'o', 'n', 'tp'],
-    filterX: ['s', 'o', 'buf', 'n', 'tp'],
-    filterY: ['s', 'o', 'sc', 'n', 'tp'],
-    lerpLevelRows: ['l', 'm', 'n', 'i0', 'i1', 'f', 'g', 'rows'],
-    composeRows: ['x2', 'x3', 'o', 'n', 'a2i0', 'a2i1', 'a2f', 'a2g', 'a3i0', 'a3i1', 'a3f', 'a3g', 'tp'],
+    downsample: ['s', 'o', 'n', 'tp', 'j0', 'j1'],
+    filterX: ['s', 'o', 'buf', 'n', 'tp', 'j0', 'j1', 'cb', 'ca'],
+    filterY: ['s', 'o', 'sc', 'n', 'tp', 'j0', 'j1', 'cb', 'ca'],
+    lerpLevelRows: ['l', 'm', 'n', 'i0', 'i1', 'f', 'g', 'rows', 'r0', 'r1'],
+    composeRows: ['x2', 'x3', 'o', 'n', 'a2i0', 'a2i1', 'a2f', 'a2g', 'a3i0', 'a3i1', 'a3f', 'a3g', 'tp', 'j0', 'j1'],
   },
   raster: { spans: ['rec', 'count', 'target'] },
   encode: { encode: ['src', 'dst', 'count', 'fmin', 'fscale', 'counts', 'rounding'] },
   draw: { draw: ['params'], envelope: ['field', 'n', 'i0', 'i1', 'j0', 'j1', 'out'] },
+  outer: { blendRows: ['field', 'outer', 'n', 'runs', 'dx', 'dy', 'j0', 'j1', 'inner', 'width', 'ho', 'fromField'] },
 } as const;
 export type ModuleName = keyof typeof EXPORTS;
 

@@ -12,7 +12,8 @@ import { RASTER_WASM_BASE64 } from './raster-wasm.js';
 import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
 import { ENCODE_SHARED_WASM_BASE64 } from './encode-shared-wasm.js';
 import { DRAW_WASM_BASE64 } from './draw-wasm.js';
-import { HELPER_MIN_SIDE, startHelper } from './draw-thread.js';
+import { OUTER_WASM_BASE64 } from './outer-wasm.js';
+import { HELPER_MIN_SIDE, MAX_BANDS, startHelper } from './draw-thread.js';
 import { instantiateWasm, newSharedWasmMemory, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
 import { blockBytes, blockLayout, checkModule, CONSTANTS, type ModuleName } from '../../core/wasm/layouts.js';
 
@@ -29,11 +30,28 @@ export interface DrawExports {
   envelope(field: number, n: number, i0: number, i1: number, j0: number, j1: number, out: number): void;
 }
 
+export interface OuterExports {
+  blendRows(
+    field: number,
+    outer: number,
+    n: number,
+    runs: number,
+    dx: number,
+    dy: number,
+    j0: number,
+    j1: number,
+    inner: number,
+    width: number,
+    ho: number,
+    fromField: number,
+  ): void;
+}
+
 export interface SmoothingExports {
-  downsample(s: number, o: number, n: number, tp: number): void;
-  filterX(s: number, o: number, buf: number, n: number, tp: number): void;
-  filterY(s: number, o: number, sc: number, n: number, tp: number): void;
-  lerpLevelRows(l: number, m: number, n: number, i0: number, i1: number, f: number, g: number, rows: number): void;
+  downsample(s: number, o: number, n: number, tp: number, j0: number, j1: number): void;
+  filterX(s: number, o: number, buf: number, n: number, tp: number, j0: number, j1: number, cb: number, ca: number): void;
+  filterY(s: number, o: number, sc: number, n: number, tp: number, j0: number, j1: number, cb: number, ca: number): void;
+  lerpLevelRows(l: number, m: number, n: number, i0: number, i1: number, f: number, g: number, rows: number, r0: number, r1: number): void;
   composeRows(
     x2: number,
     x3: number,
@@ -48,6 +66,8 @@ export interface SmoothingExports {
     a3f: number,
     a3g: number,
     tp: number,
+    j0: number,
+    j1: number,
   ): void;
 }
 
@@ -57,6 +77,14 @@ export interface SmoothingLayout {
   /** X-pass row buffer (10 rows of n floats) and the Y pass's ring of FILTER_Y_RING rows, shared by every level. */
   buf: number;
   ring: number;
+  /** The helper thread's own X-pass buffer and ring (it filters the lower rows of each level, draw-thread.ts). */
+  helperBuf: number;
+  helperRing: number;
+  /**
+   * Copies of the source rows next to each band that another band overwrites in place (kernels.ts): per band, the
+   * rows after it and the rows before it, FILTER_Y_RING rows each.
+   */
+  copies: number;
   levels: { m: number; d: number; x: number; s: number; buf: number }[];
   x2: number;
   x3: number;
@@ -70,6 +98,9 @@ export interface Arena {
   smoothing: SmoothingExports;
   encode: EncodeExports;
   draw: DrawExports;
+  outer: OuterExports;
+  /** The outer kernel's per-row runs (4n i32) and column and row offsets (n f32 each; outer-kernel.ts). */
+  outerAt: { runs: number; dx: number; dy: number };
   /** Side of the square field. */
   n: number;
   queueAt: number;
@@ -85,10 +116,12 @@ export interface Arena {
   /** R16 codes (n² u16) and the three encode counters, laid out with the smoothing buffers. */
   codesAt: number;
   countsAt: number;
+  /** Each band's encode counters when the encode runs in bands (encode-kernel.ts sums them). */
+  bandCountsAt: number;
   /** Parameter block of the draw kernel (layouts.ts 'draw'), and the region assets are copied into on first use. */
   drawParamsAt: number;
-  /** The helper thread's parameter block (the rows of a draw it takes; draw-thread.ts). */
-  helperParamsAt: number;
+  /** One parameter block per band of a draw shared with the helper thread (draw-kernel.ts, draw-thread.ts). */
+  bandParamsAt: number;
   assetsAt: number;
   assetsEnd: number;
   /** Next free byte of the asset region. */
@@ -124,6 +157,7 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
   let layout: SmoothingLayout | null = null;
   let codesAt = -1;
   let countsAt = -1;
+  let bandCountsAt = -1;
   if (n % 32 === 0) {
     const tp = alloc(blockLayout('taps').size);
     // One X-pass buffer, sized for the first halved level, serves L1–L3; once L3 is filtered it and the Y scratch
@@ -134,6 +168,9 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     const scratchY = alloc((m1 * m1 * 4) / 2);
     const buf = alloc(10 * n * 4);
     const ring = alloc(FILTER_Y_RING * n * 4);
+    const helperBuf = alloc(10 * n * 4);
+    const helperRing = alloc(FILTER_Y_RING * n * 4);
+    const copies = alloc(MAX_BANDS * 2 * FILTER_Y_RING * n * 4);
     const levels: SmoothingLayout['levels'] = [];
     for (let l = 0, m = m1; l < HALVINGS; l++, m >>= 1) levels.push({ m, d: alloc(m * m * 4), x: scratchX, s: ring, buf });
     const x2 = scratchX; // (n/4)·n floats = m1²
@@ -141,12 +178,14 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     const up = [0, 1].map(() => ({ i0: alloc(n * 4), i1: alloc(n * 4), f: alloc(n * 4), g: alloc(n * 4) }));
     // [R] baseOverRaster: L0 and then the base are written over the raster, which nothing reads after L0's X pass —
     //     for runs that keep no raster (64 MiB less to page in).
-    layout = { tp, buf, ring, levels, x2, x3, up, out: opts.baseOverRaster ? rasterAt : alloc(n * n * 4) };
+    layout = { tp, buf, ring, helperBuf, helperRing, copies, levels, x2, x3, up, out: opts.baseOverRaster ? rasterAt : alloc(n * n * 4) };
     codesAt = alloc(n * n * 2);
     countsAt = alloc(16);
+    bandCountsAt = alloc(16 * MAX_BANDS);
   }
   const drawParamsAt = alloc(blockLayout('draw').size);
-  const helperParamsAt = alloc(blockLayout('draw').size);
+  const bandParamsAt = alloc(MAX_BANDS * ((blockLayout('draw').size + 15) & ~15));
+  const outerAt = { runs: alloc(16 * n), dx: alloc(4 * n), dy: alloc(4 * n) };
   const assetsAt = alloc(ARENA_ASSET_BYTES);
   // [R] Shared, so that the executor's helper thread (draw-thread.ts) runs kernels on the same fields.
   const memory = newSharedWasmMemory(top);
@@ -155,7 +194,8 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
   const smoothing = loadChecked<SmoothingExports>('smoothing', SMOOTHING_WASM_BASE64, memory);
   const encode = loadChecked<EncodeExports>('encode', ENCODE_SHARED_WASM_BASE64, memory);
   const draw = loadChecked<DrawExports>('draw', DRAW_WASM_BASE64, memory);
-  if (!raster || !smoothing || !encode || !draw) return null;
+  const outer = loadChecked<OuterExports>('outer', OUTER_WASM_BASE64, memory);
+  if (!raster || !smoothing || !encode || !draw || !outer) return null;
   if (n >= HELPER_MIN_SIDE) startHelper();
   const view = new Float32Array(memory.buffer, rasterAt, n * n);
   const arena: Arena = {
@@ -164,6 +204,8 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     smoothing,
     encode,
     draw,
+    outer,
+    outerAt,
     n,
     queueAt,
     rasterAt,
@@ -173,8 +215,9 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     smoothingLayout: layout,
     codesAt,
     countsAt,
+    bandCountsAt,
     drawParamsAt,
-    helperParamsAt,
+    bandParamsAt,
     assetsAt,
     assetsEnd: assetsAt + ARENA_ASSET_BYTES,
     assetsTop: assetsAt,

@@ -8,7 +8,7 @@
  */
 import { inArena, type Arena } from './arena.js';
 import { blockLayout, writeBlock } from '../../core/wasm/layouts.js';
-import { drawOnBoth, HELPER_MIN_PIXELS, HELPER_MIN_ROWS } from './draw-thread.js';
+import { drawBands, HELPER_MIN_PIXELS, HELPER_MIN_ROWS, helperReady, MAX_BANDS } from './draw-thread.js';
 import type { HeightAsset } from '../../assets/assets.js';
 
 /** The draw block's size and the byte offsets of its row fields (i32), for the helper's copy of a block. */
@@ -16,6 +16,8 @@ const DRAW_BLOCK = (() => {
   const l = blockLayout('draw');
   return { size: l.size, j0: l.fields.j0.offset, j1: l.fields.j1.offset };
 })();
+/** Bytes between the bands' blocks (arena.ts bandParamsAt). */
+const DRAW_BLOCK_BYTES = (DRAW_BLOCK.size + 15) & ~15;
 
 /** Byte offsets of every level of `asset` in the arena, copying them on first use (null when they do not fit). */
 function levelOffsets(arena: Arena, asset: HeightAsset): number[] | null {
@@ -88,20 +90,24 @@ export function drawInArena(field: Float32Array, asset: HeightAsset, d: KernelDr
   });
   const [j0, j1] = d.rows;
   const rows = j1 - j0 + 1;
-  // [R] A large draw is split by rows with the helper thread (draw-thread.ts): each row drawn by one thread, so the
-  //     bytes do not depend on the split.
+  // [R] A large draw is split into bands of rows drawn by this thread and the helper thread (draw-thread.ts): each
+  //     row drawn by one thread, so the bytes do not depend on the split.
   writeBlock(arena.memory.buffer, arena.drawParamsAt, 'draw', block(j0, j1));
-  if (rows >= 2 * HELPER_MIN_ROWS && rows * (d.cols[1] - d.cols[0] + 1) >= HELPER_MIN_PIXELS) {
-    // The helper's block is this one with its rows (jm..j1); this thread keeps j0..jm − 1.
-    const jm = j0 + (rows >> 1);
+  const pixels = rows * (d.cols[1] - d.cols[0] + 1);
+  if (rows >= 2 * HELPER_MIN_ROWS && pixels >= HELPER_MIN_PIXELS && helperReady()) {
+    const count = Math.max(2, Math.min(MAX_BANDS, Math.floor(rows / HELPER_MIN_ROWS), Math.floor(pixels / HELPER_MIN_PIXELS)));
+    // Band k's block is this one with its rows.
     const bytes = new Uint8Array(arena.memory.buffer);
-    bytes.copyWithin(arena.helperParamsAt, arena.drawParamsAt, arena.drawParamsAt + DRAW_BLOCK.size);
     const i32 = new Int32Array(arena.memory.buffer);
-    i32[(arena.drawParamsAt + DRAW_BLOCK.j1) >> 2] = jm - 1;
-    i32[(arena.helperParamsAt + DRAW_BLOCK.j0) >> 2] = jm;
-    const both = drawOnBoth(arena.memory, arena.draw.draw, arena.drawParamsAt, arena.helperParamsAt);
-    if (both !== null) return both;
-    i32[(arena.drawParamsAt + DRAW_BLOCK.j1) >> 2] = j1;
+    const ats = Array.from({ length: count }, (_, k) => {
+      const at = arena.bandParamsAt + k * DRAW_BLOCK_BYTES;
+      bytes.copyWithin(at, arena.drawParamsAt, arena.drawParamsAt + DRAW_BLOCK.size);
+      i32[(at + DRAW_BLOCK.j0) >> 2] = j0 + Math.floor((k * rows) / count);
+      i32[(at + DRAW_BLOCK.j1) >> 2] = j0 + Math.floor(((k + 1) * rows) / count) - 1;
+      return at;
+    });
+    const all = drawBands(arena.memory, arena.draw.draw, ats);
+    if (all !== null) return all;
   }
   return arena.draw.draw(arena.drawParamsAt);
 }

@@ -1,14 +1,19 @@
 /**
- * One helper thread for the executor's kernels: it shares the arena's memory (arena.ts) and runs a kernel over the
- * lower rows of a field while the calling thread runs it over the upper rows; the call returns when both are done.
+ * One helper thread for the executor's kernels: it shares the arena's memory (arena.ts) and runs a kernel over some
+ * row bands of a field while the calling thread runs it over the others; the call returns when every band is done.
  * Every row is written by exactly one thread with the kernel's own steps, in the order a single thread would take,
  * so the field is bit-identical to a single-threaded run whatever the split (tested): the draws (draw-kernel.ts:
- * pixels are independent within a draw).
- * [R] Only the draws: the raster's spans split by row stripes (one queue per band, each in order) wrote the same
- *     bytes but ran slower on two threads than on one on the shared 2-core machine, so they stay on this thread.
+ * pixels are independent within a draw), every step of the smoothing chain (kernels.ts: rows another band
+ * overwrites in place are copied first), the outer blend (outer-kernel.ts) and the encode (encode-kernel.ts).
+ * [R] Not the raster: its spans split by row stripes (one queue per band, each in order) wrote the same bytes but ran
+ *     slower on two threads than on one on the shared 2-core machine, so they stay on this thread.
+ * [R] The bands are claimed one at a time by whichever thread is free (an atomic claim word), the helper from the
+ *     first band on and this thread from the last one back: on a machine whose other core is busy the helper wakes
+ *     late, and this thread then runs the bands itself instead of waiting. Run alone, this thread writes each band
+ *     before the one above it reads its neighbours, so rows a band must copy first are exercised on any machine.
  * [R] The helper is started when an arena large enough to profit is made and serves once it is ready (no call waits
  *     for its start); it is unref'd, so it never keeps a process alive. HEIGHTBENCH_NO_THREADS=1, or a single CPU,
- *     keeps every draw on the calling thread.
+ *     keeps every band on the calling thread.
  * [R] The two threads meet through Atomics on a small shared control block rather than messages: a draw takes a
  *     fraction of a millisecond, about what a message's round trip costs.
  */
@@ -16,46 +21,88 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { threadsWanted } from '../../core/threads.js';
 import { compiledWasm, type WasmMemory } from '../../core/wasm.js';
 import { DRAW_WASM_BASE64 } from './draw-wasm.js';
-
-/** Control block (Int32): [0] ready, [1] request count, [2] requests done, [3] result (−1 failed), [4] kernel, [5…7] arguments. */
-const READY = 0;
-const ASKED = 1;
-const DONE = 2;
-const RESULT = 3;
-const KERNEL = 4;
-const ARGS = 5;
-/** The kernels the helper runs: draw.wat's draw(params). */
-const DRAW = 0;
+import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
+import { ENCODE_SHARED_WASM_BASE64 } from './encode-shared-wasm.js';
+import { OUTER_WASM_BASE64 } from './outer-wasm.js';
 
 /**
- * [R] Loads of the control word before either thread sleeps: draws come back to back, and waking a sleeping thread
- *     costs about as much as a small draw; a spin of this length is well under a millisecond.
+ * Control block (Int32): ready, request count, the claim word (request generation << 16 | bands claimed from the
+ * end << 8 | bands claimed from the start), bands finished, failed flag, kernel, argument count, band count, sum of
+ * the kernels' results, bands the helper ran; from byte ARGS_AT each band's arguments for this thread and for the
+ * helper, as float64 (exact for i32 and f32 parameters).
  */
-const SPIN = 2_000;
+const READY = 0;
+const ASKED = 1;
+const CLAIM = 2;
+const FINISHED = 3;
+const FAILED = 4;
+const KERNEL = 5;
+const NARGS = 6;
+const NBANDS = 7;
+const SUM = 8;
+const HELPER_BANDS = 9;
+const ARGS_AT = 64;
+const MAX_ARGS = 16;
+/** Most bands one call hands out (the claim word counts the bands claimed in 8 bits each way). */
+export const MAX_BANDS = 8;
+
+/** The kernels the helper runs, by id: draw.wat's draw, smoothing.wat's exports, encode.wat's encode, outer.wat's blendRows. */
+export const KERNEL_ID = {
+  draw: 0,
+  downsample: 1,
+  filterX: 2,
+  filterY: 3,
+  lerpLevelRows: 4,
+  composeRows: 5,
+  encode: 6,
+  outer: 7,
+} as const;
+export type KernelName = keyof typeof KERNEL_ID;
+
+/**
+ * [R] Loads of the control word before either thread sleeps. Short: the caller never waits for a sleeping helper to
+ *     start (it runs the unclaimed bands itself), and on a busy machine a longer spin only burns CPU.
+ */
+const SPIN = 100;
 
 const SOURCE = `
 const { workerData, receiveMessageOnPort } = require('node:worker_threads');
 const c = new Int32Array(workerData.ctrl);
+const table = new Float64Array(workerData.ctrl, ${ARGS_AT});
 const port = workerData.port;
-let draw = null;
+let fns = [];
 Atomics.store(c, ${READY}, 1);
 let seen = 0;
 for (;;) {
   for (let k = 0; k < ${SPIN} && Atomics.load(c, ${ASKED}) === seen; k++);
   Atomics.wait(c, ${ASKED}, seen);
   seen = Atomics.load(c, ${ASKED});
-  let r = -1;
-  try {
-    for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) {
-      draw = new WebAssembly.Instance(workerData.draw, { env: { memory: m.message } }).exports.draw;
-    }
-    if (Atomics.load(c, ${KERNEL}) === ${DRAW}) r = draw(Atomics.load(c, ${ARGS}));
-  } catch {
-    r = -1;
+  for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) {
+    const env = { env: { memory: m.message } };
+    const d = new WebAssembly.Instance(workerData.draw, env).exports;
+    const s = new WebAssembly.Instance(workerData.smoothing, env).exports;
+    const e = new WebAssembly.Instance(workerData.encode, env).exports;
+    const o = new WebAssembly.Instance(workerData.outer, env).exports;
+    fns = [d.draw, s.downsample, s.filterX, s.filterY, s.lerpLevelRows, s.composeRows, e.encode, o.blendRows];
   }
-  Atomics.store(c, ${RESULT}, r);
-  Atomics.store(c, ${DONE}, seen);
-  Atomics.notify(c, ${DONE});
+  const gen = seen & 0xffff;
+  for (;;) {
+    const w = Atomics.load(c, ${CLAIM});
+    const band = w & 255;
+    // A request already finished, or a newer one (picked up on the next turn of the outer loop): nothing to claim.
+    if (w >>> 16 !== gen || band + ((w >>> 8) & 255) >= Atomics.load(c, ${NBANDS})) break;
+    if (Atomics.compareExchange(c, ${CLAIM}, w, w + 1) !== w) continue;
+    try {
+      const at = (band * 2 + 1) * ${MAX_ARGS};
+      const r = fns[Atomics.load(c, ${KERNEL})](...table.subarray(at, at + Atomics.load(c, ${NARGS})));
+      if (r) Atomics.add(c, ${SUM}, r);
+      Atomics.add(c, ${HELPER_BANDS}, 1);
+    } catch {
+      Atomics.store(c, ${FAILED}, 1);
+    }
+    Atomics.add(c, ${FINISHED}, 1);
+    Atomics.notify(c, ${FINISHED});
+  }
 }
 `;
 
@@ -72,13 +119,26 @@ let calls = 0;
 
 /** [R] Arenas smaller than this never start the helper: their draws are too small to be worth a thread. */
 export const HELPER_MIN_SIDE = 256;
-/** [R] Draws over fewer pixels (box) than this, or fewer rows than 2 × HELPER_MIN_ROWS, stay on the calling thread. */
+/**
+ * [R] Draws over fewer pixels (box) than this, or fewer rows than 2 × HELPER_MIN_ROWS, stay on the calling thread;
+ *     larger ones get a band per HELPER_MIN_PIXELS pixels and HELPER_MIN_ROWS rows, up to MAX_BANDS.
+ */
 export const HELPER_MIN_PIXELS = 16_384;
 export const HELPER_MIN_ROWS = 8;
 
-/** How many kernel calls (draws) the helper has run in this process (diagnostics and tests). */
-export function helperCalls(): number {
-  return calls;
+const callsBy = new Map<KernelName, number>();
+
+/**
+ * How many kernel calls this process shared with the helper, all or of one kernel (diagnostics and tests); how many
+ * of their bands the helper ran depends on when it woke (helperBands).
+ */
+export function helperCalls(kernel?: KernelName): number {
+  return kernel === undefined ? calls : (callsBy.get(kernel) ?? 0);
+}
+
+/** How many bands the helper has run in this process. */
+export function helperBands(): number {
+  return helper ? Atomics.load(helper.ctrl, HELPER_BANDS) : 0;
 }
 
 /** Starts the helper when threads are wanted and it has not been started (nothing waits for it). */
@@ -86,13 +146,17 @@ export function startHelper(): void {
   if (helper !== undefined || !threadsWanted()) return;
   try {
     const draw = compiledWasm(DRAW_WASM_BASE64);
-    if (!draw) {
+    const smoothing = compiledWasm(SMOOTHING_WASM_BASE64);
+    const encode = compiledWasm(ENCODE_SHARED_WASM_BASE64);
+    const outer = compiledWasm(OUTER_WASM_BASE64);
+    if (!draw || !smoothing || !encode || !outer) {
       helper = null;
       return;
     }
-    const ctrl = new Int32Array(new SharedArrayBuffer(32));
+    const ctrl = new Int32Array(new SharedArrayBuffer(ARGS_AT + 8 * MAX_ARGS * 2 * MAX_BANDS));
     const { port1, port2 } = new MessageChannel();
-    const worker = new Worker(SOURCE, { eval: true, workerData: { draw, ctrl: ctrl.buffer, port: port2 }, transferList: [port2] });
+    const workerData = { draw, smoothing, encode, outer, ctrl: ctrl.buffer, port: port2 };
+    const worker = new Worker(SOURCE, { eval: true, workerData, transferList: [port2] });
     worker.unref();
     port1.unref();
     worker.on('error', () => (helper = null));
@@ -113,43 +177,82 @@ function readyHelper(): Helper | null {
   return helper;
 }
 
-/** Starts `kernel(args)` on the helper when it is ready (null otherwise); finish with `finish`. */
-function start(memory: WasmMemory, kernel: number, args: readonly number[]): { h: Helper; asked: number } | null {
+/**
+ * Runs `kernel` over `bands` (each band's arguments for this thread and for the helper), each band once, on whichever
+ * thread claims it first; `mine` runs a band's arguments on this thread. Returns the sum of the kernels' results (a
+ * kernel without a result counts 0), or null when the helper is not ready (nothing ran: the caller does all rows).
+ */
+export function onBands(
+  memory: WasmMemory,
+  kernel: KernelName,
+  bands: readonly { mine: readonly number[]; helper: readonly number[] }[],
+  mine: (args: readonly number[]) => number | void,
+): number | null {
   const h = readyHelper();
   if (!h) return null;
+  if (bands.length > MAX_BANDS) throw new RangeError(`executor: ${bands.length} bands, the helper takes at most ${MAX_BANDS}`);
+  const c = h.ctrl;
+  const table = new Float64Array(c.buffer, ARGS_AT);
+  let nargs = 0;
+  bands.forEach((b, k) => {
+    if (b.mine.length > MAX_ARGS || b.helper.length !== b.mine.length)
+      throw new RangeError(`executor: ${kernel} takes ${b.mine.length} arguments, the helper passes at most ${MAX_ARGS}, the same on both threads`);
+    table.set(b.mine, 2 * k * MAX_ARGS);
+    table.set(b.helper, (2 * k + 1) * MAX_ARGS);
+    nargs = b.mine.length;
+  });
   if (h.memory !== memory) {
     h.port.postMessage(memory);
     h.memory = memory;
   }
   calls++;
-  Atomics.store(h.ctrl, KERNEL, kernel);
-  args.forEach((a, k) => Atomics.store(h.ctrl, ARGS + k, a));
-  const asked = Atomics.add(h.ctrl, ASKED, 1) + 1;
-  Atomics.notify(h.ctrl, ASKED);
-  return { h, asked };
-}
-
-/** Waits for the helper's kernel and returns its result; throws when it failed or did not finish within a minute. */
-function finish({ h, asked }: { h: Helper; asked: number }): number {
-  for (let k = 0; k < SPIN && Atomics.load(h.ctrl, DONE) !== asked; k++);
-  const deadline = Date.now() + 60_000;
-  for (let d = Atomics.load(h.ctrl, DONE); d !== asked; d = Atomics.load(h.ctrl, DONE)) {
-    if (Date.now() > deadline) throw new Error('executor: the helper thread did not finish its rows within 60 s');
-    Atomics.wait(h.ctrl, DONE, d, 1000);
+  callsBy.set(kernel, (callsBy.get(kernel) ?? 0) + 1);
+  Atomics.store(c, KERNEL, KERNEL_ID[kernel]);
+  Atomics.store(c, NARGS, nargs);
+  Atomics.store(c, NBANDS, bands.length);
+  Atomics.store(c, FINISHED, 0);
+  Atomics.store(c, FAILED, 0);
+  Atomics.store(c, SUM, 0);
+  const gen = (Atomics.load(c, ASKED) + 1) & 0xffff;
+  Atomics.store(c, CLAIM, gen << 16);
+  Atomics.store(c, ASKED, gen);
+  Atomics.notify(c, ASKED);
+  let sum = 0;
+  let err: unknown = null;
+  for (;;) {
+    const w = Atomics.load(c, CLAIM);
+    const back = (w >>> 8) & 255;
+    if ((w & 255) + back >= bands.length) break;
+    if (Atomics.compareExchange(c, CLAIM, w, w + 256) !== w) continue;
+    const band = bands.length - 1 - back;
+    try {
+      if (err === null) sum += mine(bands[band].mine) ?? 0;
+    } catch (e) {
+      err = e;
+    }
+    Atomics.add(c, FINISHED, 1);
   }
-  const r = Atomics.load(h.ctrl, RESULT);
-  if (r < 0) throw new Error('executor: the helper thread failed while running a kernel on its rows');
-  return r;
+  // The helper's bands must be done before anything reads them or reuses its buffers, even when this thread failed.
+  for (let k = 0; k < SPIN && Atomics.load(c, FINISHED) !== bands.length; k++);
+  const deadline = Date.now() + 60_000;
+  for (let f = Atomics.load(c, FINISHED); f !== bands.length; f = Atomics.load(c, FINISHED)) {
+    if (Date.now() > deadline) throw new Error('executor: the helper thread did not finish its rows within 60 s');
+    Atomics.wait(c, FINISHED, f, 1000);
+  }
+  if (err !== null) throw err;
+  if (Atomics.load(c, FAILED) !== 0) throw new Error('executor: the helper thread failed while running a kernel on its rows');
+  return sum + Atomics.load(c, SUM);
 }
 
 /**
- * Runs draw.wat's `draw` for the block at `mainAt` (rows j0..jm − 1) on this thread and for the block at `helperAt`
- * (rows jm..j1) on the helper, in `memory`, and returns the pixels drawn by both; null when the helper is not ready
- * (the caller then draws all rows itself).
+ * Runs draw.wat's `draw` for each block at `ats` (one band of a draw's rows each), each on whichever thread claims it,
+ * in `memory`, and returns the pixels drawn by all; null when the helper is not ready (the caller draws all rows).
  */
-export function drawOnBoth(memory: WasmMemory, draw: (params: number) => number, mainAt: number, helperAt: number): number | null {
-  const job = start(memory, DRAW, [helperAt]);
-  if (!job) return null;
-  const mine = draw(mainAt);
-  return mine + finish(job);
+export function drawBands(memory: WasmMemory, draw: (params: number) => number, ats: readonly number[]): number | null {
+  return onBands(
+    memory,
+    'draw',
+    ats.map((at) => ({ mine: [at], helper: [at] })),
+    (a) => draw(a[0]),
+  );
 }

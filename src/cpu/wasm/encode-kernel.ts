@@ -2,10 +2,17 @@
  * R16 encoding of a base field that lives in an arena (arena.ts), on the SIMD kernel encode.wat: the codes are
  * written into the arena (returned as a view) with the same float32 steps as encodeFieldR16, bit-identical and with
  * the same counts (tested). The arena comes from the stage's execution context (src/cpu/context.ts).
+ * [R] A large field is encoded in bands, each with its own counters, on whichever of this thread and the executor's
+ *     helper thread (draw-thread.ts) claims it; heights are independent, so the codes and the summed counts do not
+ *     depend on the split.
  */
 import { inArena, type Arena } from './arena.js';
+import { helperReady, MAX_BANDS, onBands } from './draw-thread.js';
 import { encodeFieldR16, rangeConstants, type EncodeCounts, type UnormRounding } from '../../core/encoding.js';
 import { validateRange, type HeightRange } from '../../core/grid.js';
+
+/** [R] Bands hold at least this many heights (the threads' meeting would cost more than a smaller band saves). */
+const ENCODE_BAND_MIN = 1 << 18;
 
 export function encodeInArena(
   field: Float32Array,
@@ -20,10 +27,29 @@ export function encodeInArena(
   const { fmin, fscale } = rangeConstants(range);
   const buf = arena.memory.buffer;
   const vec = field.length & ~7; // eight heights per kernel step; the rest (none for n % 32 = 0) in JavaScript
-  arena.encode.encode(field.byteOffset, arena.codesAt, vec, fmin, fscale, arena.countsAt, rounding === 'half-even' ? 1 : 0);
+  const r = rounding === 'half-even' ? 1 : 0;
+  const counts: EncodeCounts = { clampedLow: 0, clampedHigh: 0, nan: 0 };
+  const add = (at: number) => {
+    const c = new Int32Array(buf, at, 3);
+    counts.clampedLow += c[0];
+    counts.clampedHigh += c[1];
+    counts.nan += c[2];
+  };
+  // Bands of whole 8-height steps, each with its own counters.
+  const count = vec >= ENCODE_BAND_MIN * 2 && helperReady() ? Math.min(MAX_BANDS, Math.floor(vec / ENCODE_BAND_MIN)) : 1;
+  const cut = (k: number) => Math.floor((k * vec) / count / 8) * 8;
+  const bands = Array.from({ length: count }, (_, k) => {
+    const args = [field.byteOffset + 4 * cut(k), arena.codesAt + 2 * cut(k), cut(k + 1) - cut(k), fmin, fscale, arena.bandCountsAt + 16 * k, r];
+    return { mine: args, helper: args };
+  });
+  const run = (a: readonly number[]) => arena.encode.encode(a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+  if (count > 1 && onBands(arena.memory, 'encode', bands, run) !== null) {
+    for (let k = 0; k < count; k++) add(arena.bandCountsAt + 16 * k);
+  } else {
+    arena.encode.encode(field.byteOffset, arena.codesAt, vec, fmin, fscale, arena.countsAt, r);
+    add(arena.countsAt);
+  }
   const codes = new Uint16Array(buf, arena.codesAt, field.length);
-  const c = new Int32Array(buf, arena.countsAt, 3);
-  const counts: EncodeCounts = { clampedLow: c[0], clampedHigh: c[1], nan: c[2] };
   if (vec < field.length) {
     const tail = encodeFieldR16(field.subarray(vec), codes.subarray(vec), range, rounding);
     counts.clampedLow += tail.clampedLow;

@@ -15,17 +15,18 @@
         (then (i32.sub (local.get $n) (i32.const 1)))
         (else (local.get $v))))))
 
-  ;; out (m×m, m = n/2, m % 4 = 0) = halving of src (n×n): each output src[2i]·G + src[2i+1]·F along X, then the two
-  ;; rows blended the same way (G = F = 0.5 centre-aligned: the 2×2 mean; G = 1, F = 0: index 2i).
-  (func (export "downsample") (param $s i32) (param $o i32) (param $n i32) (param $tp i32)
+  ;; out (m×m, m = n/2, m % 4 = 0) rows $j0..$j1 − 1 = halving of src (n×n): each output src[2i]·G + src[2i+1]·F along
+  ;; X, then the two rows blended the same way (G = F = 0.5 centre-aligned: the 2×2 mean; G = 1, F = 0: index 2i).
+  (func (export "downsample") (param $s i32) (param $o i32) (param $n i32) (param $tp i32) (param $j0 i32) (param $j1 i32)
     (local $m i32) (local $j i32) (local $i i32) (local $r0 i32) (local $r1 i32) (local $op i32)
     (local $v0 v128) (local $v1 v128) (local $a v128) (local $b v128) (local $h v128) (local $hf v128)
     (local.set $h (f32x4.splat (f32.load offset={{taps.downG}} (local.get $tp))))
     (local.set $hf (f32x4.splat (f32.load offset={{taps.downF}} (local.get $tp))))
     (local.set $m (i32.shr_u (local.get $n) (i32.const 1)))
-    (local.set $op (local.get $o))
+    (local.set $j (local.get $j0))
+    (local.set $op (i32.add (local.get $o) (i32.shl (i32.mul (local.get $j0) (local.get $m)) (i32.const 2))))
     (block $done (loop $rows
-      (br_if $done (i32.ge_u (local.get $j) (local.get $m)))
+      (br_if $done (i32.ge_u (local.get $j) (local.get $j1)))
       (local.set $r0 (i32.add (local.get $s) (i32.shl (i32.mul (i32.shl (local.get $j) (i32.const 1)) (local.get $n)) (i32.const 2))))
       (local.set $r1 (i32.add (local.get $r0) (i32.shl (local.get $n) (i32.const 2))))
       (local.set $i (i32.const 0))
@@ -83,10 +84,20 @@
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $l))))
 
-  ;; The five tap lerps of source row $r into the block at $dst (5 rows of n floats).
-  (func $lerpRow (param $s i32) (param $n i32) (param $tp i32) (param $r i32) (param $dst i32)
-    (local $t i32) (local $row i32) (local $stride i32)
-    (local.set $row (i32.add (local.get $s) (i32.shl (i32.mul (local.get $r) (local.get $n)) (i32.const 2))))
+  ;; Address of source row $r of a band of output rows $j0..$j1 − 1. Rows outside the band that another band may
+  ;; overwrite meanwhile are read from copies made before any band started: row r < $j0 at $cb + (r − $j0 + ringMask + 1)
+  ;; rows, row r ≥ $j1 at $ca + (r − $j1) rows; a copy pointer 0 means none (the field at $s is read).
+  (func $srcRow (param $s i32) (param $r i32) (param $stride i32) (param $j0 i32) (param $j1 i32) (param $cb i32) (param $ca i32) (result i32)
+    (if (i32.and (i32.lt_s (local.get $r) (local.get $j0)) (i32.ne (local.get $cb) (i32.const 0)))
+      (then (return (i32.add (i32.add (local.get $cb) (local.get $stride))
+        (i32.mul (i32.add (i32.sub (local.get $r) (local.get $j0)) (i32.const {{const.ringMask}})) (local.get $stride))))))
+    (if (i32.and (i32.ge_s (local.get $r) (local.get $j1)) (i32.ne (local.get $ca) (i32.const 0)))
+      (then (return (i32.add (local.get $ca) (i32.mul (i32.sub (local.get $r) (local.get $j1)) (local.get $stride))))))
+    (i32.add (local.get $s) (i32.mul (local.get $r) (local.get $stride))))
+
+  ;; The five tap lerps of the source row at $row into the block at $dst (5 rows of n floats).
+  (func $lerpRow (param $row i32) (param $n i32) (param $tp i32) (param $dst i32)
+    (local $t i32) (local $stride i32)
     (local.set $stride (i32.shl (local.get $n) (i32.const 2)))
     (block $done (loop $l
       (br_if $done (i32.ge_u (local.get $t) (i32.const 5)))
@@ -99,9 +110,11 @@
       (local.set $t (i32.add (local.get $t) (i32.const 1)))
       (br $l))))
 
-  ;; X pass: out(i, j) = Σ w_t · (0.5·cur_t[i] + 0.5·nxt_t[i]) with cur = lerps of row j, nxt = of row clamp(j + 1).
-  ;; Row j + 1 is lerped before row j is written, so $o may be $s (in place).
+  ;; X pass, output rows $j0..$j1 − 1: out(i, j) = Σ w_t · (0.5·cur_t[i] + 0.5·nxt_t[i]) with cur = lerps of row j,
+  ;; nxt = of row clamp(j + 1). Row j + 1 is lerped before row j is written, so $o may be $s (in place); rows next to the
+  ;; band are read from the copies at $cb and $ca when given (see $srcRow).
   (func (export "filterX") (param $s i32) (param $o i32) (param $buf i32) (param $n i32) (param $tp i32)
+    (param $j0 i32) (param $j1 i32) (param $cb i32) (param $ca i32)
     (local $j i32) (local $i i32) (local $cur i32) (local $nxt i32) (local $tmp i32) (local $stride i32) (local $op i32)
     (local $h v128) (local $hf v128) (local $acc v128) (local $q i32)
     (local $w0 v128) (local $w1 v128) (local $w2 v128) (local $w3 v128) (local $w4 v128)
@@ -115,10 +128,15 @@
     (local.set $stride (i32.shl (local.get $n) (i32.const 2)))
     (local.set $cur (local.get $buf))
     (local.set $nxt (i32.add (local.get $buf) (i32.mul (local.get $stride) (i32.const 5))))
-    (call $lerpRow (local.get $s) (local.get $n) (local.get $tp) (i32.const 0) (local.get $cur))
+    (local.set $j (local.get $j0))
+    (call $lerpRow (call $srcRow (local.get $s) (local.get $j0) (local.get $stride) (local.get $j0) (local.get $j1) (local.get $cb) (local.get $ca))
+      (local.get $n) (local.get $tp) (local.get $cur))
     (block $done (loop $rows
-      (br_if $done (i32.ge_u (local.get $j) (local.get $n)))
-      (call $lerpRow (local.get $s) (local.get $n) (local.get $tp) (call $clamp (i32.add (local.get $j) (i32.const 1)) (local.get $n)) (local.get $nxt))
+      (br_if $done (i32.ge_u (local.get $j) (local.get $j1)))
+      (call $lerpRow
+        (call $srcRow (local.get $s) (call $clamp (i32.add (local.get $j) (i32.const 1)) (local.get $n)) (local.get $stride)
+          (local.get $j0) (local.get $j1) (local.get $cb) (local.get $ca))
+        (local.get $n) (local.get $tp) (local.get $nxt))
       (local.set $op (i32.add (local.get $o) (i32.mul (local.get $j) (local.get $stride))))
       (local.set $i (i32.const 0))
       (block $rd (loop $cols
@@ -178,10 +196,12 @@
   (func $ringRow (param $sc i32) (param $v i32) (param $n i32) (param $stride i32) (result i32)
     (i32.add (local.get $sc) (i32.mul (i32.and (call $clamp (local.get $v) (local.get $n)) (i32.const {{const.ringMask}})) (local.get $stride))))
 
-  ;; Y pass: out(i, j) = Σ w_t·(sc[c(j+k)][i]·g + sc[c(j+k+1)][i]·f), sc = half-texel rows kept in a ring of ringMask + 1 rows at
-  ;; $sc; each ring row is made from its source row just before the first output row that reads it, so $o may be $s
-  ;; (in place). The caller checks k_max − k_min ≤ 14 and k_max ≥ −1 (smoothing.ts filterY); k_max is tap 4.
+  ;; Y pass, output rows $j0..$j1 − 1: out(i, j) = Σ w_t·(sc[c(j+k)][i]·g + sc[c(j+k+1)][i]·f), sc = half-texel rows kept
+  ;; in a ring of ringMask + 1 rows at $sc; each ring row is made from its source row just before the first output row
+  ;; that reads it, so $o may be $s (in place); rows next to the band are read from the copies at $cb and $ca when given (see $srcRow).
+  ;; The caller checks k_max − k_min ≤ 14 and k_max ≥ −1 (smoothing.ts filterY); k_min is tap 0, k_max tap 4.
   (func (export "filterY") (param $s i32) (param $o i32) (param $sc i32) (param $n i32) (param $tp i32)
+    (param $j0 i32) (param $j1 i32) (param $cb i32) (param $ca i32)
     (local $j i32) (local $i i32) (local $stride i32) (local $next i32) (local $need i32) (local $acc v128)
     (local $a0 i32) (local $b0 i32) (local $a1 i32) (local $b1 i32) (local $a2 i32) (local $b2 i32) (local $a3 i32) (local $b3 i32) (local $a4 i32) (local $b4 i32)
     (local $w0 v128) (local $w1 v128) (local $w2 v128) (local $w3 v128) (local $w4 v128)
@@ -209,14 +229,16 @@
     (local.set $k2 (i32.load offset={{taps.k[2]}} (local.get $tp)))
     (local.set $k3 (i32.load offset={{taps.k[3]}} (local.get $tp)))
     (local.set $k4 (i32.load offset={{taps.k[4]}} (local.get $tp)))
+    (local.set $j (local.get $j0))
+    (local.set $next (call $clamp (i32.add (local.get $j0) (local.get $k0)) (local.get $n)))
     (block $done (loop $rows
-      (br_if $done (i32.ge_u (local.get $j) (local.get $n)))
+      (br_if $done (i32.ge_u (local.get $j) (local.get $j1)))
       ;; half-texel rows up to clamp(j + k4 + 1)
       (local.set $need (call $clamp (i32.add (i32.add (local.get $j) (local.get $k4)) (i32.const 1)) (local.get $n)))
       (block $md (loop $make
         (br_if $md (i32.gt_s (local.get $next) (local.get $need)))
         (call $halfRow
-          (i32.add (local.get $s) (i32.mul (local.get $next) (local.get $stride)))
+          (call $srcRow (local.get $s) (local.get $next) (local.get $stride) (local.get $j0) (local.get $j1) (local.get $cb) (local.get $ca))
           (i32.add (local.get $sc) (i32.mul (i32.and (local.get $next) (i32.const {{const.ringMask}})) (local.get $stride)))
           (local.get $stride)
           (f32.load offset={{taps.crossG}} (local.get $tp))
@@ -258,11 +280,13 @@
       (local.set $j (i32.add (local.get $j) (i32.const 1)))
       (br $rows))))
 
-  ;; Rows of a level lerped along X at the N output columns: rows[r][i] = l[r][i0[i]]·g[i] + l[r][i1[i]]·f[i].
+  ;; Rows $r0..$r1 − 1 of a level lerped along X at the N output columns: rows[r][i] = l[r][i0[i]]·g[i] + l[r][i1[i]]·f[i].
   (func (export "lerpLevelRows") (param $l i32) (param $m i32) (param $n i32) (param $i0 i32) (param $i1 i32) (param $fp i32) (param $gp i32) (param $rows i32)
+    (param $r0 i32) (param $r1 i32)
     (local $r i32) (local $i i32) (local $src i32) (local $dst i32) (local $q i32)
+    (local.set $r (local.get $r0))
     (block $done (loop $rl
-      (br_if $done (i32.ge_u (local.get $r) (local.get $m)))
+      (br_if $done (i32.ge_u (local.get $r) (local.get $r1)))
       (local.set $src (i32.add (local.get $l) (i32.shl (i32.mul (local.get $r) (local.get $m)) (i32.const 2))))
       (local.set $dst (i32.add (local.get $rows) (i32.shl (i32.mul (local.get $r) (local.get $n)) (i32.const 2))))
       (local.set $i (i32.const 0))
@@ -278,18 +302,20 @@
       (local.set $r (i32.add (local.get $r) (i32.const 1)))
       (br $rl))))
 
-  ;; out(i, j) = (h2 − h3)·0.5 + h3 (combine 0) or (h2 + h3)·0.5 (combine 1, an ablation), h = x[i0[j]][i]·g[j] +
+  ;; Output rows $j0..$j1 − 1: out(i, j) = (h2 − h3)·0.5 + h3 (combine 0) or (h2 + h3)·0.5 (combine 1, an ablation), h = x[i0[j]][i]·g[j] +
   ;; x[i1[j]][i]·f[j] for each of the two lerped levels.
   (func (export "composeRows") (param $x2 i32) (param $x3 i32) (param $o i32) (param $n i32)
     (param $a2i0 i32) (param $a2i1 i32) (param $a2f i32) (param $a2g i32) (param $a3i0 i32) (param $a3i1 i32) (param $a3f i32) (param $a3g i32) (param $tp i32)
+    (param $j0 i32) (param $j1 i32)
     (local $j i32) (local $i i32) (local $stride i32) (local $q i32) (local $op i32) (local $mean i32)
     (local $r20 i32) (local $r21 i32) (local $r30 i32) (local $r31 i32)
     (local $fy2 v128) (local $gy2 v128) (local $fy3 v128) (local $gy3 v128) (local $h v128) (local $h2 v128) (local $h3 v128)
     (local.set $h (v128.const f32x4 0.5 0.5 0.5 0.5))
     (local.set $mean (i32.load offset={{taps.combine}} (local.get $tp)))
     (local.set $stride (i32.shl (local.get $n) (i32.const 2)))
+    (local.set $j (local.get $j0))
     (block $done (loop $rows
-      (br_if $done (i32.ge_u (local.get $j) (local.get $n)))
+      (br_if $done (i32.ge_u (local.get $j) (local.get $j1)))
       (local.set $q (i32.shl (local.get $j) (i32.const 2)))
       (local.set $r20 (i32.add (local.get $x2) (i32.mul (i32.load (i32.add (local.get $a2i0) (local.get $q))) (local.get $stride))))
       (local.set $r21 (i32.add (local.get $x2) (i32.mul (i32.load (i32.add (local.get $a2i1) (local.get $q))) (local.get $stride))))
