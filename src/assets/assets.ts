@@ -133,7 +133,10 @@ export function encodeCodes(h: ArrayLike<number>, d: Decode): Uint16Array {
 
 function decodeCodes(q: Uint16Array, d: Decode): Float32Array {
   const h = new Float32Array(q.length);
-  for (let k = 0; k < q.length; k++) h[k] = q[k] * d.metresPerCode + d.offsetMetres;
+  // Parameters in locals: the loop runs before the optimizer has seen it (once per level of a cold process).
+  const mpc = d.metresPerCode;
+  const off = d.offsetMetres;
+  for (let k = 0; k < q.length; k++) h[k] = q[k] * mpc + off;
   return h;
 }
 
@@ -463,7 +466,9 @@ export function loadAssetSet(dir: string, opts: { keepBytes?: boolean } = {}): A
   const assets = new Map<string, HeightAsset>();
   const ktx2 = new Map<string, Uint8Array>();
   for (const e of idx.assets) {
-    const bytes = new Uint8Array(readInputFile(resolveInside(dir, e.file), maxAssetBytes(e.size), `an asset of ${e.size}² with its mip chain`));
+    const buf = readInputFile(resolveInside(dir, e.file), maxAssetBytes(e.size), `an asset of ${e.size}² with its mip chain`);
+    // The file's own buffer is used as is; a slice of Node's shared pool (a small file) is copied out of it.
+    const bytes = buf.byteOffset === 0 && buf.buffer.byteLength === buf.byteLength ? new Uint8Array(buf.buffer) : new Uint8Array(buf);
     const sha = sha256Hex(bytes);
     if (sha !== e.sha256) throw new FormatError(`${e.file}: SHA-256 ${sha} does not match the asset index's ${e.sha256}`);
     const a = readAssetKtx2(bytes, e.file);
