@@ -14,6 +14,11 @@
  *     Mip filter: level k+1 has max(1, ⌊n/2⌋) texels per axis; texel i is the centre-aligned bilinear sample of
  *     level k at (i + 0.5)·n/m − 0.5 in decoded metres (the 2×2 mean for even n), re-encoded with the same rule.
  *     Levels are built once here and read at sampling time, never rebuilt there.
+ * [R] Reading is on every run's start-up path, so readAssetKtx2 does no per-texel work beyond the checks: the level
+ *     codes are a view of the file's bytes (little-endian hosts; read code by code otherwise), and level k+1 is checked
+ *     against the filter of level k as read, in one loop with the per-axis addressing computed once per level and no
+ *     intermediate arrays; each level is decoded once, and that decode feeds the next level's check. The arithmetic is
+ *     buildMipChain's, which stays the reference (test/asset-loading.test.ts compares every level bit for bit).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
