@@ -14,6 +14,11 @@
  *     Mip filter: level k+1 has max(1, ⌊n/2⌋) texels per axis; texel i is the centre-aligned bilinear sample of
  *     level k at (i + 0.5)·n/m − 0.5 in decoded metres (the 2×2 mean for even n), re-encoded with the same rule.
  *     Levels are built once here and read at sampling time, never rebuilt there.
+ * [R] Reading is on every run's start-up path, so readAssetKtx2 does no per-texel work beyond the checks: the level
+ *     codes are a view of the file's bytes (little-endian hosts; read code by code otherwise), and level k+1 is checked
+ *     against the filter of level k as read, in one loop with the per-axis addressing computed once per level and no
+ *     intermediate arrays; each level is decoded once, and that decode feeds the next level's check. The arithmetic is
+ *     buildMipChain's, which stays the reference (test/asset-loading.test.ts compares every level bit for bit).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -133,7 +138,10 @@ export function encodeCodes(h: ArrayLike<number>, d: Decode): Uint16Array {
 
 function decodeCodes(q: Uint16Array, d: Decode): Float32Array {
   const h = new Float32Array(q.length);
-  for (let k = 0; k < q.length; k++) h[k] = q[k] * d.metresPerCode + d.offsetMetres;
+  // Parameters in locals: the loop runs before the optimizer has seen it (once per level of a cold process).
+  const mpc = d.metresPerCode;
+  const off = d.offsetMetres;
+  for (let k = 0; k < q.length; k++) h[k] = q[k] * mpc + off;
   return h;
 }
 
@@ -204,6 +212,77 @@ export function writeAssetKtx2(key: string, size: number, worldSize: number, d: 
   return writeKtx(c, { keepWriter: true });
 }
 
+const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/**
+ * The little-endian 16-bit codes of a level's bytes: on a little-endian host a view of them (a copy when they are not
+ * 2-byte aligned), else read code by code (`littleEndianHost` is a parameter so that tests run both ways).
+ */
+export function levelCodes(b: Uint8Array, littleEndianHost = LITTLE_ENDIAN_HOST): Uint16Array {
+  if (littleEndianHost) {
+    const aligned = b.byteOffset % 2 === 0 ? b : b.slice();
+    return new Uint16Array(aligned.buffer, aligned.byteOffset, aligned.byteLength / 2);
+  }
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const q = new Uint16Array(b.byteLength / 2);
+  for (let k = 0; k < q.length; k++) q[k] = dv.getUint16(2 * k, true);
+  return q;
+}
+
+/** Per-axis addressing of the mip filter from side n to m (buildMipChain's, computed once per level, not per texel). */
+function mipAxis(n: number, m: number): { i0: Int32Array; i1: Int32Array; f: Float64Array; g: Float64Array } {
+  const i0 = new Int32Array(m);
+  const i1 = new Int32Array(m);
+  const f = new Float64Array(m);
+  const g = new Float64Array(m);
+  for (let i = 0; i < m; i++) {
+    const x = ((i + 0.5) * n) / m - 0.5;
+    i0[i] = Math.min(n - 1, Math.max(0, Math.floor(x)));
+    i1[i] = Math.min(n - 1, i0[i] + 1);
+    f[i] = x - Math.floor(x);
+    g[i] = 1 - f[i];
+  }
+  return { i0, i1, f, g };
+}
+
+/**
+ * Index of the first texel of `got` (side m) that is not the mip filter of `prev` (decoded metres, side n), −1 when
+ * none: buildMipChain's arithmetic (lerp2 in float64, then encodeCodes) in one loop, without its intermediate arrays.
+ */
+function firstMipMismatch(prev: Float32Array, n: number, got: Uint16Array, m: number, d: Decode): number {
+  const { i0, i1, f, g } = mipAxis(n, m);
+  const off = d.offsetMetres;
+  const mpc = d.metresPerCode;
+  for (let j = 0; j < m; j++) {
+    const r0 = i0[j] * n;
+    const r1 = i1[j] * n;
+    const fy = f[j];
+    const gy = g[j];
+    const row = j * m;
+    for (let i = 0; i < m; i++) {
+      const x0 = i0[i];
+      const x1 = i1[i];
+      const fx = f[i];
+      const gx = g[i];
+      const a = prev[r0 + x0] * gx + prev[r0 + x1] * fx;
+      const b = prev[r1 + x0] * gx + prev[r1 + x1] * fx;
+      // `| 0` stores as a Uint16Array does: the clamped code, or 0 for NaN.
+      const q = Math.min(UNORM16_MAX, Math.max(0, Math.floor((a * gy + b * fy - off) / mpc + 0.5))) | 0;
+      if (q !== got[row + i]) return row + i;
+    }
+  }
+  return -1;
+}
+
+/** The filtered code of texel k of the level below `prev` (for the refusal message). */
+function mipCode(prev: Float32Array, n: number, m: number, k: number, d: Decode): number {
+  const { i0, i1, f, g } = mipAxis(n, m);
+  const i = k % m;
+  const j = (k - i) / m;
+  const v = lerp2(prev[i0[j] * n + i0[i]], prev[i0[j] * n + i1[i]], prev[i1[j] * n + i0[i]], prev[i1[j] * n + i1[i]], f[i], g[i], f[j], g[j], (x) => x);
+  return encodeCodes([v], d)[0];
+}
+
 /** Largest asset side read [R]: the world files use at most 1024; the bound keeps a hostile header from allocating. */
 export const MAX_ASSET_SIDE = 8192;
 
@@ -250,22 +329,22 @@ export function readAssetKtx2(bytes: Uint8Array, what: string): HeightAsset {
     const n = sizes[l];
     const b = c.levels[l].levelData;
     if (b.length !== n * n * 2) throw new FormatError(`${what}: level ${l} has ${b.length} bytes, expected ${n}×${n}×2 = ${n * n * 2}`);
-    const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
-    const q = new Uint16Array(n * n);
-    for (let k = 0; k < q.length; k++) q[k] = dv.getUint16(2 * k, true);
-    codes.push(q);
+    codes.push(levelCodes(b));
   }
   // The levels must be what the documented filter makes of level 0 (an edited level would be sampled silently).
-  const chain = buildMipChain(codes[0], c.pixelWidth, d);
+  // Level l + 1 is checked against the filter of level l as read: the same as against buildMipChain(level 0), since
+  // every level below it has already matched.
+  const levels = [decodeCodes(codes[0], d)];
   for (let l = 1; l < codes.length; l++) {
-    const want = chain.levels[l];
     const got = codes[l];
-    for (let k = 0; k < got.length; k++) {
-      if (got[k] !== want[k])
-        throw new FormatError(`${what}: level ${l} texel ${k} is code ${got[k]}, the mip filter of level 0 gives ${want[k]}: the chain was altered`);
+    const k = firstMipMismatch(levels[l - 1], sizes[l - 1], got, sizes[l], d);
+    if (k >= 0) {
+      const want = mipCode(levels[l - 1], sizes[l - 1], sizes[l], k, d);
+      throw new FormatError(`${what}: level ${l} texel ${k} is code ${got[k]}, the mip filter of level 0 gives ${want}: the chain was altered`);
     }
+    levels.push(decodeCodes(got, d));
   }
-  return { key: text(c.keyValue[KV.key]), size: c.pixelWidth, worldSize, decode: d, sizes, levels: codes.map((q) => decodeCodes(q, d)) };
+  return { key: text(c.keyValue[KV.key]), size: c.pixelWidth, worldSize, decode: d, sizes, levels };
 }
 
 /**
@@ -392,7 +471,9 @@ export function loadAssetSet(dir: string, opts: { keepBytes?: boolean } = {}): A
   const assets = new Map<string, HeightAsset>();
   const ktx2 = new Map<string, Uint8Array>();
   for (const e of idx.assets) {
-    const bytes = new Uint8Array(readInputFile(resolveInside(dir, e.file), maxAssetBytes(e.size), `an asset of ${e.size}² with its mip chain`));
+    const buf = readInputFile(resolveInside(dir, e.file), maxAssetBytes(e.size), `an asset of ${e.size}² with its mip chain`);
+    // The file's own buffer is used as is; a slice of Node's shared pool (a small file) is copied out of it.
+    const bytes = buf.byteOffset === 0 && buf.buffer.byteLength === buf.byteLength ? new Uint8Array(buf.buffer) : new Uint8Array(buf);
     const sha = sha256Hex(bytes);
     if (sha !== e.sha256) throw new FormatError(`${e.file}: SHA-256 ${sha} does not match the asset index's ${e.sha256}`);
     const a = readAssetKtx2(bytes, e.file);
