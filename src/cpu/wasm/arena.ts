@@ -190,6 +190,10 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
   // [R] Shared, so that the executor's helper thread (draw-thread.ts) runs kernels on the same fields.
   const memory = newSharedWasmMemory(top);
   if (!memory) return null;
+  // [R] A zero written to each page of a new raster: the span kernel reads a pixel before adding to it, and a first
+  //     read maps the shared zero page, so each page would fault twice (read, then write).
+  const touch = new Int32Array(memory.buffer, rasterAt, n * n);
+  for (let k = 0; k < touch.length; k += 1024) touch[k] = 0;
   const raster = loadChecked<RasterExports>('raster', RASTER_WASM_BASE64, memory);
   const smoothing = loadChecked<SmoothingExports>('smoothing', SMOOTHING_WASM_BASE64, memory);
   const encode = loadChecked<EncodeExports>('encode', ENCODE_SHARED_WASM_BASE64, memory);
