@@ -19,7 +19,7 @@
  */
 import { inflateSync } from 'node:zlib';
 import { FormatError } from '../../errors.js';
-import { instantiateWasm, wasmDisabled } from '../../core/wasm.js';
+import { instantiateWasm, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
 import { EXR_PREDICTOR_WASM_BASE64 } from './wasm/exr-predictor-wasm.js';
 import { sourceOf, type ByteSource, type DecoderInput } from '../byte-source.js';
 import { checkFieldSize, checkReaderMemory } from '../limits.js';
@@ -380,6 +380,8 @@ interface WordViews {
 
 /** One chunk of level 0, as its header places it: its pixel rectangle and stored byte range. */
 interface ExrChunk {
+  /** Its place in level 0: tile ty * nx + tx, or scanline block (y − yMin) / lines. */
+  readonly index: number;
   readonly x0: number;
   readonly y0: number;
   readonly bw: number;
@@ -399,6 +401,14 @@ function viewsOf(b: Uint8Array): WordViews | null {
 
 /** Decodes one channel of a single-part OpenEXR file (see the file header for what is read and refused). */
 export function decodeExr(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits): DecodedRaster {
+  return decodeExrBlocks(input, where, sel, limits, true);
+}
+
+/**
+ * decodeExr, with NONE, RLE, ZIPS and ZIP blocks decoded and placed on the block kernel or (`useKernel` false, or no
+ * WebAssembly) in JavaScript: the tests hold the two paths equal.
+ */
+export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits, useKernel: boolean): DecodedRaster {
   const src = sourceOf(input, where);
   const h = readExrHeaderFrom(src, where);
   if (!SUPPORTED_COMPRESSIONS.has(h.compression)) {
@@ -470,7 +480,11 @@ export function decodeExr(input: DecoderInput, where: string, sel: RasterSelecti
   checkReaderMemory(
     where,
     `OpenEXR ${width}x${height} (${width * height * 4} bytes of samples, ${maxBlockBytes}-byte blocks)`,
-    width * height * 4 + chunks * 16 + maxBlockBytes * (h.compression === 4 ? 3 : 4),
+    width * height * 4 +
+      chunks * 24 +
+      maxBlockBytes * (h.compression === 4 ? 3 : 4) +
+      (h.compression === 4 ? 0 : width * blockH * 4 + HALF_TABLE_BYTES) +
+      READ_WINDOW,
   );
   const chunkHeader = h.tiled ? 20 : 8;
   const table = new Reader(src.read(h.offsetTableStart, chunks * 8, 'the OpenEXR offset table'), where, 0);
@@ -489,47 +503,55 @@ export function decodeExr(input: DecoderInput, where: string, sel: RasterSelecti
   // a file whose chunks are missing or truncated is refused without reserving its declared size.
   const seen = new Uint8Array(chunks);
   const lines = LINES_PER_BLOCK[h.compression];
-  const chunkAt = (i: number, firstPass: boolean): ExrChunk => {
-    const r = new Reader(src.read(offsets[i], chunkHeader, `OpenEXR chunk ${i}'s header`), where, 0);
-    // Where this chunk's pixels go: columns x0..x0+bw, rows y0..y0+bh of the data window.
+  /** Chunk i's placement: columns x0..x0+bw, rows y0..y0+bh of the data window, from its index in level 0. */
+  const placed = (i: number, index: number, size: number): ExrChunk => {
     let x0 = 0;
     let y0: number;
     let bw = width;
     let bh: number;
-    let index: number;
     let label: string;
     if (h.tiles !== null) {
-      const tx = r.i32();
-      const ty = r.i32();
-      const lx = r.i32();
-      const ly = r.i32();
+      const tx = index % nx;
+      const ty = (index - tx) / nx;
       label = `tile (${tx},${ty}) at byte ${offsets[i]}`;
-      if (lx !== 0 || ly !== 0)
-        throw new FormatError(`${where}: OpenEXR ${label} is of level (${lx},${ly}), expected level (0,0) in the first ${chunks} chunks`);
-      if (tx < 0 || tx >= nx || ty < 0 || ty >= ny) throw new FormatError(`${where}: OpenEXR ${label} lies outside the ${nx}x${ny} tiles of level 0`);
-      index = ty * nx + tx;
       x0 = tx * h.tiles.xSize;
       y0 = ty * h.tiles.ySize;
       bw = Math.min(h.tiles.xSize, width - x0);
       bh = Math.min(h.tiles.ySize, height - y0);
     } else {
+      y0 = index * lines;
+      label = `scanline chunk y=${dw.yMin + y0} at byte ${offsets[i]}`;
+      bh = Math.min(lines, height - y0);
+    }
+    return { index, x0, y0, bw, bh, label, size, start: offsets[i] + chunkHeader, expected: bw * bh * pixelBytes };
+  };
+  const chunkAt = (i: number): ExrChunk => {
+    const r = new Reader(src.read(offsets[i], chunkHeader, `OpenEXR chunk ${i}'s header`), where, 0);
+    let index: number;
+    if (h.tiles !== null) {
+      const tx = r.i32();
+      const ty = r.i32();
+      const lx = r.i32();
+      const ly = r.i32();
+      const label = `tile (${tx},${ty}) at byte ${offsets[i]}`;
+      if (lx !== 0 || ly !== 0)
+        throw new FormatError(`${where}: OpenEXR ${label} is of level (${lx},${ly}), expected level (0,0) in the first ${chunks} chunks`);
+      if (tx < 0 || tx >= nx || ty < 0 || ty >= ny) throw new FormatError(`${where}: OpenEXR ${label} lies outside the ${nx}x${ny} tiles of level 0`);
+      index = ty * nx + tx;
+    } else {
       const y = r.i32();
-      label = `scanline chunk y=${y} at byte ${offsets[i]}`;
       const rel = y - dw.yMin;
       if (rel < 0 || rel >= height || rel % lines !== 0) {
-        throw new FormatError(`${where}: OpenEXR ${label}: expected a y of ${dw.yMin} + a multiple of ${lines} within ${dw.yMin}..${dw.yMax}`);
+        throw new FormatError(
+          `${where}: OpenEXR scanline chunk y=${y} at byte ${offsets[i]}: expected a y of ${dw.yMin} + a multiple of ${lines} within ${dw.yMin}..${dw.yMax}`,
+        );
       }
       index = rel / lines;
-      y0 = rel;
-      bh = Math.min(lines, height - rel);
     }
-    if (firstPass) {
-      if (seen[index] !== 0) throw new FormatError(`${where}: OpenEXR ${label} appears twice`);
-      seen[index] = 1;
-    }
-    const size = r.i32();
-    const start = offsets[i] + chunkHeader;
-    const expected = bw * bh * pixelBytes;
+    const c = placed(i, index, r.i32());
+    const { label, size, start, expected, bw, bh } = c;
+    if (seen[index] !== 0) throw new FormatError(`${where}: OpenEXR ${label} appears twice`);
+    seen[index] = 1;
     if (size < 0 || start + size > src.size) {
       throw new FormatError(`${where}: OpenEXR ${label} declares ${size} bytes, ${src.size - start} bytes remain in the file`);
     }
@@ -538,25 +560,52 @@ export function decodeExr(input: DecoderInput, where: string, sel: RasterSelecti
         `${where}: OpenEXR ${label} holds ${size} bytes, expected ${h.compression === 0 ? '' : 'at most '}${expected} (${bw}x${bh} pixels of ${pixelBytes} bytes)`,
       );
     }
-    return { x0, y0, bw, bh, label, size, start, expected };
+    return c;
   };
+  // One pass over the headers; the chunks are then decoded in placement order (for a file written in increasing y,
+  // its own order), each from what its header said.
+  const chunkOf = new Int32Array(chunks);
+  const sizeOf = new Int32Array(chunks);
   for (let i = 0; i < chunks; i++) {
-    chunkAt(i, true);
+    const c = chunkAt(i);
+    chunkOf[c.index] = i;
+    sizeOf[i] = c.size;
   }
 
   const values = new Float32Array(width * height);
   const out = new Uint32Array(values.buffer);
   const half = ch.pixelType === 1 ? halfToFloatBits() : null;
-  const scratch = new Uint8Array(h.compression === 0 || h.compression === 4 ? 0 : maxBlockBytes);
-  const scratchView = viewsOf(scratch);
-  const rleOut = new Uint8Array(h.compression === 1 ? maxBlockBytes : 0);
   const piz = h.compression === 4 ? new PizDecoder(blockW * blockH * (pixelBytes >> 1)) : null;
   const pizChannels = h.channels.map((c) => ({ nx: 0, ny: 0, size: PIXEL_TYPE_BYTES[c.pixelType] >> 1 }));
+  const block = piz === null && useKernel ? blockKernel(maxBlockBytes, half, width * blockH * 4) : null;
+  const scratch = new Uint8Array(block !== null || h.compression === 0 || h.compression === 4 ? 0 : maxBlockBytes);
+  const scratchView = viewsOf(scratch);
+  const rleOut = new Uint8Array(block === null && h.compression === 1 ? maxBlockBytes : 0);
+  const chunkBytes = chunkReader(src, tableEnd);
 
-  for (let i = 0; i < chunks; i++) {
-    const { x0, y0, bw, bh, label, size, start, expected } = chunkAt(i, false);
+  for (let p = 0; p < chunks; p++) {
+    const i = chunkOf[p];
+    const { x0, y0, bw, bh, label, size, start, expected } = placed(i, p, sizeOf[i]);
     const what = `${where}: OpenEXR ${label}`;
-    const bytes = src.read(start, size, `OpenEXR ${label}`);
+    const bytes = chunkBytes(start, size, `OpenEXR ${label}`);
+
+    if (block !== null) {
+      const { k, mem, blk, src: at } = block;
+      if (size === expected) {
+        mem.set(bytes, blk);
+      } else if (h.compression === 1) {
+        mem.set(bytes, at);
+        rleStatus(k.unrle(at, size, 0, expected), expected, what);
+        k.unpredict(expected, blk);
+      } else {
+        mem.set(inflateBlock(bytes, expected, what), 0);
+        k.unpredict(expected, blk);
+      }
+      k.place(blk + chBefore * bw, bw, bh, bw * pixelBytes, half === null ? 0 : block.table, block.band + 4 * x0, 4 * width);
+      // The band holds whole rows once its last block is placed (blocks come in placement order).
+      if (x0 + bw === width) out.set(block.bandWords.subarray(0, width * bh), y0 * width);
+      continue;
+    }
 
     if (piz !== null && size < expected) {
       for (const c of pizChannels) {
@@ -593,15 +642,7 @@ export function decodeExr(input: DecoderInput, where: string, sel: RasterSelecti
         unRle(bytes, 0, size, rleOut, expected, what);
         unpredict(rleOut, scratch, expected);
       } else {
-        let inflated: Buffer;
-        try {
-          // One output chunk of the expected size: no concatenation, and more output is an error.
-          inflated = inflateSync(bytes, { maxOutputLength: expected, chunkSize: Math.max(64, expected) });
-        } catch (e) {
-          throw new FormatError(`${what}: zlib data does not inflate to ${expected} bytes (${e instanceof Error ? e.message : String(e)})`);
-        }
-        if (inflated.length !== expected) throw new FormatError(`${what}: zlib data inflates to ${inflated.length} bytes, expected ${expected}`);
-        unpredict(new Uint8Array(inflated.buffer, inflated.byteOffset, inflated.length), scratch, expected);
+        unpredict(inflateBlock(bytes, expected, what), scratch, expected);
       }
     }
     const lineBytes = bw * pixelBytes;
@@ -636,6 +677,90 @@ export function decodeExr(input: DecoderInput, where: string, sel: RasterSelecti
       `OpenEXR ${kind}, ${h.compressionName}, channel ${ch.name} (${ch.pixelTypeName}) from channels ${present}, ` +
       `data window ${boxText(dw)}, display window ${boxText(h.displayWindow)}, lineOrder ${h.lineOrder}`,
   };
+}
+
+/** Bytes of chunk data read at once from a file: consecutive chunks are sliced out of one read. */
+const READ_WINDOW = 1 << 20;
+const HALF_TABLE_BYTES = 65536 * 4;
+
+/**
+ * Chunk data by byte range: a file is read a window at a time (forward from a chunk, or backward from its end when the
+ * chunks come in decreasing file order) and the chunks are views of it; bytes in memory are views already.
+ */
+function chunkReader(src: ByteSource, first: number): (start: number, size: number, what: string) => Uint8Array {
+  if (!src.fresh) return (start, size, what) => src.read(start, size, what);
+  let at = 0;
+  let win: Uint8Array = new Uint8Array(0);
+  return (start, size, what) => {
+    if (start >= at && start + size <= at + win.length) return win.subarray(start - at, start - at + size);
+    if (size >= READ_WINDOW) return src.read(start, size, what);
+    const from = start < at ? Math.max(first, start + size - READ_WINDOW) : start;
+    win = src.read(from, Math.min(src.size, from + READ_WINDOW) - from, what);
+    at = from;
+    return win.subarray(start - from, start - from + size);
+  };
+}
+
+/** A zlib block inflated to exactly `expected` bytes; more output is refused before it is produced. */
+function inflateBlock(bytes: Uint8Array, expected: number, what: string): Uint8Array {
+  let inflated: Buffer;
+  try {
+    // One output chunk of the expected size: no concatenation, and more output is an error.
+    inflated = inflateSync(bytes, { maxOutputLength: expected, chunkSize: Math.max(64, expected) });
+  } catch (e) {
+    throw new FormatError(`${what}: zlib data does not inflate to ${expected} bytes (${e instanceof Error ? e.message : String(e)})`);
+  }
+  if (inflated.length !== expected) throw new FormatError(`${what}: zlib data inflates to ${inflated.length} bytes, expected ${expected}`);
+  return new Uint8Array(inflated.buffer, inflated.byteOffset, inflated.length);
+}
+
+interface BlockKernel {
+  memory: WasmMemory;
+  unpredict(n: number, dst: number): void;
+  unrle(src: number, size: number, dst: number, expected: number): number;
+  place(src: number, bw: number, bh: number, line: number, table: number, dst: number, stride: number): void;
+}
+
+/** A block kernel instance with its memory laid out for one decode. */
+interface BlockArea {
+  readonly k: BlockKernel;
+  readonly mem: Uint8Array;
+  /** The decoded block (the predictor's output, or a block stored raw); the predictor's input is at 0. */
+  readonly blk: number;
+  /** An RLE block's stored bytes. */
+  readonly src: number;
+  /** The half → float32 table (HALF channels). */
+  readonly table: number;
+  /** Whole rows of the output, filled block by block. */
+  readonly band: number;
+  readonly bandWords: Uint32Array;
+}
+
+/**
+ * The block kernel (wasm/exr-predictor.wat) with room for blocks of `maxBlock` bytes and a band of `bandBytes`, or
+ * null where WebAssembly is off or unavailable. [R] It keeps a one-shot process out of V8's baseline tiers for the
+ * RLE runs, the predictor and the per-sample widening; the JavaScript path stays the reference it equals.
+ */
+function blockKernel(maxBlock: number, half: Uint32Array | null, bandBytes: number): BlockArea | null {
+  if (wasmDisabled()) return null;
+  const k = instantiateWasm<BlockKernel>(EXR_PREDICTOR_WASM_BASE64);
+  if (!k) return null;
+  const a = (maxBlock + 15) & ~15;
+  const table = 3 * a;
+  const band = table + (half === null ? 0 : HALF_TABLE_BYTES);
+  const need = band + bandBytes - k.memory.buffer.byteLength;
+  if (need > 0) k.memory.grow(Math.ceil(need / 65536));
+  const buf = k.memory.buffer;
+  if (half !== null) new Uint32Array(buf, table, 65536).set(half);
+  return { k, mem: new Uint8Array(buf), blk: a, src: 2 * a, table, band, bandWords: new Uint32Array(buf, band, bandBytes >>> 2) };
+}
+
+/** The kernel's RLE result as unRle's refusals. */
+function rleStatus(r: number, expected: number, what: string): void {
+  if (r === -1) throw new FormatError(`${what}: RLE data decodes past the ${expected} bytes expected`);
+  if (r === -2) throw new FormatError(`${what}: RLE repeat run lacks its byte at the end of the chunk`);
+  if (r < 0) throw new FormatError(`${what}: RLE literal run of ${-16 - r} bytes passes the end of the chunk`);
+  if (r !== expected) throw new FormatError(`${what}: RLE data decodes to ${r} bytes, expected ${expected}`);
 }
 
 /** EXR's RLE: a signed count byte; negative → that many literal bytes, else the next byte repeated count + 1 times. */
