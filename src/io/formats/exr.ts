@@ -598,7 +598,10 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
         rleStatus(k.unrle(at, size, 0, expected), expected, what);
         k.unpredict(expected, blk);
       } else {
-        mem.set(inflateBlock(bytes, expected, what), 0);
+        mem.set(bytes, at);
+        mem.fill(0, at + size, at + size + 16);
+        // Anything the kernel does not take is inflated by node's zlib, whose bytes or refusal are the reference.
+        if (k.inflate(at, size, 0, expected, block.tabs) !== expected) mem.set(inflateBlock(bytes, expected, what), 0);
         k.unpredict(expected, blk);
       }
       k.place(blk + chBefore * bw, bw, bh, bw * pixelBytes, half === null ? 0 : block.table, block.band + 4 * x0, 4 * width);
@@ -682,6 +685,7 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
 /** Bytes of chunk data read at once from a file: consecutive chunks are sliced out of one read. */
 const READ_WINDOW = 1 << 20;
 const HALF_TABLE_BYTES = 65536 * 4;
+const INFLATE_TABLE_BYTES = 16384;
 
 /**
  * Chunk data by byte range: a file is read a window at a time (forward from a chunk, or backward from its end when the
@@ -691,11 +695,14 @@ function chunkReader(src: ByteSource, first: number): (start: number, size: numb
   if (!src.fresh) return (start, size, what) => src.read(start, size, what);
   let at = 0;
   let win: Uint8Array = new Uint8Array(0);
+  // One buffer for every window: a fresh one per read would be paged in anew each time.
+  let buf: Uint8Array | null = null;
   return (start, size, what) => {
     if (start >= at && start + size <= at + win.length) return win.subarray(start - at, start - at + size);
     if (size >= READ_WINDOW) return src.read(start, size, what);
     const from = start < at ? Math.max(first, start + size - READ_WINDOW) : start;
-    win = src.read(from, Math.min(src.size, from + READ_WINDOW) - from, what);
+    buf ??= new Uint8Array(Math.min(READ_WINDOW, src.size - first));
+    win = src.readInto(from, buf.subarray(0, Math.min(src.size, from + READ_WINDOW) - from), what);
     at = from;
     return win.subarray(start - from, start - from + size);
   };
@@ -718,6 +725,7 @@ interface BlockKernel {
   memory: WasmMemory;
   unpredict(n: number, dst: number): void;
   unrle(src: number, size: number, dst: number, expected: number): number;
+  inflate(src: number, size: number, dst: number, cap: number, tabs: number): number;
   place(src: number, bw: number, bh: number, line: number, table: number, dst: number, stride: number): void;
 }
 
@@ -727,8 +735,10 @@ interface BlockArea {
   readonly mem: Uint8Array;
   /** The decoded block (the predictor's output, or a block stored raw); the predictor's input is at 0. */
   readonly blk: number;
-  /** An RLE block's stored bytes. */
+  /** A block's stored bytes (RLE or zlib), with 16 bytes after them for the inflate's reads ahead. */
   readonly src: number;
+  /** The inflate's code tables (16 KiB). */
+  readonly tabs: number;
   /** The half → float32 table (HALF channels). */
   readonly table: number;
   /** Whole rows of the output, filled block by block. */
@@ -746,13 +756,14 @@ function blockKernel(maxBlock: number, half: Uint32Array | null, bandBytes: numb
   const k = instantiateWasm<BlockKernel>(EXR_PREDICTOR_WASM_BASE64);
   if (!k) return null;
   const a = (maxBlock + 15) & ~15;
-  const table = 3 * a;
+  const tabs = 3 * a + 32;
+  const table = tabs + INFLATE_TABLE_BYTES;
   const band = table + (half === null ? 0 : HALF_TABLE_BYTES);
   const need = band + bandBytes - k.memory.buffer.byteLength;
   if (need > 0) k.memory.grow(Math.ceil(need / 65536));
   const buf = k.memory.buffer;
   if (half !== null) new Uint32Array(buf, table, 65536).set(half);
-  return { k, mem: new Uint8Array(buf), blk: a, src: 2 * a, table, band, bandWords: new Uint32Array(buf, band, bandBytes >>> 2) };
+  return { k, mem: new Uint8Array(buf), blk: a, src: 2 * a, tabs, table, band, bandWords: new Uint32Array(buf, band, bandBytes >>> 2) };
 }
 
 /** The kernel's RLE result as unRle's refusals. */
