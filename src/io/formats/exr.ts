@@ -581,7 +581,7 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
   const scratch = new Uint8Array(block !== null || h.compression === 0 || h.compression === 4 ? 0 : maxBlockBytes);
   const scratchView = viewsOf(scratch);
   const rleOut = new Uint8Array(block === null && h.compression === 1 ? maxBlockBytes : 0);
-  const chunkBytes = chunkReader(src, tableEnd);
+  const chunkBytes = chunkReader(src, tableEnd, block?.window);
 
   for (let p = 0; p < chunks; p++) {
     const i = chunkOf[p];
@@ -590,19 +590,28 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
     const bytes = chunkBytes(start, size, `OpenEXR ${label}`);
 
     if (block !== null) {
-      const { k, mem, blk, src: at } = block;
-      if (size === expected) {
-        mem.set(bytes, blk);
-      } else if (h.compression === 1) {
+      const { k, mem, blk } = block;
+      // A chunk read into the kernel's window is used where it lies; one from elsewhere is copied in.
+      let at = bytes.byteOffset;
+      if (bytes.buffer !== mem.buffer) {
+        at = block.src;
         mem.set(bytes, at);
+        mem.fill(0, at + size, at + size + 16);
+      }
+      if (size === expected) {
+        mem.copyWithin(blk, at, at + size);
+      } else if (h.compression === 1) {
         rleStatus(k.unrle(at, size, 0, expected), expected, what);
         k.unpredict(expected, blk);
       } else {
-        mem.set(bytes, at);
-        mem.fill(0, at + size, at + size + 16);
         // Anything the kernel does not take is inflated by node's zlib, whose bytes or refusal are the reference.
         if (k.inflate(at, size, 0, expected, block.tabs) !== expected) mem.set(inflateBlock(bytes, expected, what), 0);
         k.unpredict(expected, blk);
+      }
+      if (half === null && pixelBytes === 4 && bw === width) {
+        // One FLOAT channel in whole rows: the block is the rows.
+        out.set(block.blkWords.subarray(0, width * bh), y0 * width);
+        continue;
       }
       k.place(blk + chBefore * bw, bw, bh, bw * pixelBytes, half === null ? 0 : block.table, block.band + 4 * x0, 4 * width);
       // The band holds whole rows once its last block is placed (blocks come in placement order).
@@ -691,18 +700,18 @@ const INFLATE_TABLE_BYTES = 16384;
  * Chunk data by byte range: a file is read a window at a time (forward from a chunk, or backward from its end when the
  * chunks come in decreasing file order) and the chunks are views of it; bytes in memory are views already.
  */
-function chunkReader(src: ByteSource, first: number): (start: number, size: number, what: string) => Uint8Array {
+function chunkReader(src: ByteSource, first: number, window?: Uint8Array): (start: number, size: number, what: string) => Uint8Array {
   if (!src.fresh) return (start, size, what) => src.read(start, size, what);
   let at = 0;
   let win: Uint8Array = new Uint8Array(0);
   // One buffer for every window: a fresh one per read would be paged in anew each time.
-  let buf: Uint8Array | null = null;
+  let buf: Uint8Array | null = window ?? null;
   return (start, size, what) => {
     if (start >= at && start + size <= at + win.length) return win.subarray(start - at, start - at + size);
     if (size >= READ_WINDOW) return src.read(start, size, what);
     const from = start < at ? Math.max(first, start + size - READ_WINDOW) : start;
-    buf ??= new Uint8Array(Math.min(READ_WINDOW, src.size - first));
-    win = src.readInto(from, buf.subarray(0, Math.min(src.size, from + READ_WINDOW) - from), what);
+    buf ??= new Uint8Array(READ_WINDOW);
+    win = src.readInto(from, buf.subarray(0, Math.min(src.size - from, READ_WINDOW)), what);
     at = from;
     return win.subarray(start - from, start - from + size);
   };
@@ -741,9 +750,12 @@ interface BlockArea {
   readonly tabs: number;
   /** The half → float32 table (HALF channels). */
   readonly table: number;
+  readonly blkWords: Uint32Array;
   /** Whole rows of the output, filled block by block. */
   readonly band: number;
   readonly bandWords: Uint32Array;
+  /** The file's chunk data, a window at a time (with 32 bytes after it, for the inflate's reads ahead). */
+  readonly window: Uint8Array;
 }
 
 /**
@@ -759,11 +771,23 @@ function blockKernel(maxBlock: number, half: Uint32Array | null, bandBytes: numb
   const tabs = 3 * a + 32;
   const table = tabs + INFLATE_TABLE_BYTES;
   const band = table + (half === null ? 0 : HALF_TABLE_BYTES);
-  const need = band + bandBytes - k.memory.buffer.byteLength;
+  const window = (band + bandBytes + 15) & ~15;
+  const need = window + READ_WINDOW + 32 - k.memory.buffer.byteLength;
   if (need > 0) k.memory.grow(Math.ceil(need / 65536));
   const buf = k.memory.buffer;
   if (half !== null) new Uint32Array(buf, table, 65536).set(half);
-  return { k, mem: new Uint8Array(buf), blk: a, src: 2 * a, tabs, table, band, bandWords: new Uint32Array(buf, band, bandBytes >>> 2) };
+  return {
+    k,
+    mem: new Uint8Array(buf),
+    blk: a,
+    blkWords: new Uint32Array(buf, a, a >>> 2),
+    src: 2 * a,
+    tabs,
+    table,
+    band,
+    bandWords: new Uint32Array(buf, band, bandBytes >>> 2),
+    window: new Uint8Array(buf, window, READ_WINDOW),
+  };
 }
 
 /** The kernel's RLE result as unRle's refusals. */

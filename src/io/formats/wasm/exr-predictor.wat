@@ -243,7 +243,30 @@
       (br $c)))
     (i32.const -1))
 
-  (func $adler (export "adler") (param $p i32) (param $n i32) (result i32)
+  ;; A run of literals whose codes have first-level entries: a small function of its own, so that its state stays in
+  ;; registers. Returns at the first other symbol (not taken), a full output, or a refill past the input's end.
+  (func $literals (param $bb i64) (param $bc i32) (param $ip i32) (param $op i32) (param $oend i32) (param $iend i32) (param $lprim i32)
+    (result i64 i32 i32 i32)
+    (local $e i32)
+    (block $done (loop $lit
+      (if (i32.lt_u (local.get $bc) (i32.const 48))
+        (then
+          (local.set $bb (i64.or (local.get $bb) (i64.shl (i64.load (local.get $ip)) (i64.extend_i32_u (local.get $bc)))))
+          (local.set $ip (i32.add (local.get $ip) (i32.shr_u (i32.sub (i32.const 63) (local.get $bc)) (i32.const 3))))
+          (local.set $bc (i32.or (local.get $bc) (i32.const 56)))
+          (br_if $done (i32.gt_u (local.get $ip) (i32.add (local.get $iend) (i32.const 8))))))
+      (local.set $e (i32.load (i32.add (local.get $lprim) (i32.shl (i32.and (i32.wrap_i64 (local.get $bb)) (i32.const 1023)) (i32.const 2)))))
+      (br_if $done (i32.ge_u (local.get $e) (i32.const 0x1000000)))
+      (br_if $done (i32.eqz (i32.and (local.get $e) (i32.const 255))))
+      (br_if $done (i32.ge_u (local.get $op) (local.get $oend)))
+      (local.set $bb (i64.shr_u (local.get $bb) (i64.extend_i32_u (local.get $e))))
+      (local.set $bc (i32.sub (local.get $bc) (i32.and (local.get $e) (i32.const 255))))
+      (i32.store8 (local.get $op) (i32.shr_u (local.get $e) (i32.const 16)))
+      (local.set $op (i32.add (local.get $op) (i32.const 1)))
+      (br $lit)))
+    (local.get $bb) (local.get $bc) (local.get $ip) (local.get $op))
+
+  (func $adler (param $p i32) (param $n i32) (result i32)
     (local $a i64) (local $b i64) (local $end i32) (local $stop i32) (local $v v128) (local $lo v128) (local $hi v128)
     (local.set $a (i64.const 1))
     (local.set $end (i32.add (local.get $p) (local.get $n)))
@@ -420,6 +443,12 @@
           ;; the block's symbols: a refill below 48 bits (15 + 5 + 15 + 13 at most for a length and its distance); an
           ;; entry's code length is its low bits, so the entry itself is the shift (wasm takes shift counts mod 64)
           (loop $sym
+            (call $literals (local.get $bb) (local.get $bc) (local.get $ip) (local.get $op) (local.get $oend) (local.get $iend) (local.get $lprim))
+            (local.set $op)
+            (local.set $ip)
+            (local.set $bc)
+            (local.set $bb)
+            (br_if $fail (i32.gt_u (local.get $ip) (i32.add (local.get $iend) (i32.const 8))))
             (if (i32.lt_u (local.get $bc) (i32.const 48))
               (then
                 (local.set $bb (i64.or (local.get $bb) (i64.shl (i64.load (local.get $ip)) (i64.extend_i32_u (local.get $bc)))))
