@@ -790,6 +790,18 @@ function blockKernel(maxBlock: number, half: Uint32Array | null, bandBytes: numb
   };
 }
 
+/**
+ * A zlib block inflated on the block kernel alone: its bytes, or null where the kernel does not take the block (or
+ * WebAssembly is off), for the tests that hold the kernel to node's zlib.
+ */
+export function inflateOnKernel(bytes: Uint8Array, expected: number): Uint8Array | null {
+  const area = blockKernel(Math.max(expected, bytes.length), null, 0);
+  if (area === null) return null;
+  area.mem.set(bytes, area.src);
+  if (area.k.inflate(area.src, bytes.length, 0, expected, area.tabs) !== expected) return null;
+  return area.mem.slice(0, expected);
+}
+
 /** The kernel's RLE result as unRle's refusals. */
 function rleStatus(r: number, expected: number, what: string): void {
   if (r === -1) throw new FormatError(`${what}: RLE data decodes past the ${expected} bytes expected`);
