@@ -482,8 +482,8 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
     `OpenEXR ${width}x${height} (${width * height * 4} bytes of samples, ${maxBlockBytes}-byte blocks)`,
     width * height * 4 +
       chunks * 24 +
-      maxBlockBytes * (h.compression === 4 ? 3 : 4) +
-      (h.compression === 4 ? 0 : width * blockH * 4 + HALF_TABLE_BYTES) +
+      maxBlockBytes * (h.compression === 4 ? 3 : 5) +
+      (h.compression === 4 ? 0 : width * blockH * 4 + HALF_TABLE_BYTES + 2 * INFLATE_TABLE_BYTES + 64) +
       READ_WINDOW,
   );
   const chunkHeader = h.tiled ? 20 : 8;
@@ -581,13 +581,16 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
   const scratch = new Uint8Array(block !== null || h.compression === 0 || h.compression === 4 ? 0 : maxBlockBytes);
   const scratchView = viewsOf(scratch);
   const rleOut = new Uint8Array(block === null && h.compression === 1 ? maxBlockBytes : 0);
-  const chunkBytes = chunkReader(src, tableEnd, block?.window);
+  const chunks_ = chunkReader(src, tableEnd, block?.window);
+  // A zlib block inflated together with the one before it (on the kernel), and the kernel's result for it.
+  let paired = -1;
+  let pairedResult = -1;
 
   for (let p = 0; p < chunks; p++) {
     const i = chunkOf[p];
     const { x0, y0, bw, bh, label, size, start, expected } = placed(i, p, sizeOf[i]);
     const what = `${where}: OpenEXR ${label}`;
-    const bytes = chunkBytes(start, size, `OpenEXR ${label}`);
+    const bytes = chunks_.read(start, size, `OpenEXR ${label}`);
 
     if (block !== null) {
       const { k, mem, blk } = block;
@@ -604,8 +607,25 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
         rleStatus(k.unrle(at, size, 0, expected), expected, what);
         k.unpredict(expected, blk);
       } else {
+        let r: number;
+        if (paired === p) {
+          r = pairedResult;
+          if (r === expected) mem.copyWithin(0, block.out2, block.out2 + expected);
+        } else {
+          // With the next block in the window too, both are inflated at once (two streams keep the CPU busier).
+          const q = p + 1 < chunks && bytes.buffer === mem.buffer ? placed(chunkOf[p + 1], p + 1, sizeOf[chunkOf[p + 1]]) : null;
+          const next = q !== null && q.size < q.expected ? chunks_.held(q.start, q.size) : null;
+          if (q !== null && next !== null) {
+            k.inflate2(at, size, 0, expected, block.tabs, next.byteOffset, q.size, block.out2, q.expected, block.tabs2);
+            r = block.words[(block.tabs + INFLATE_RESULT) >>> 2];
+            paired = p + 1;
+            pairedResult = block.words[(block.tabs2 + INFLATE_RESULT) >>> 2];
+          } else {
+            r = k.inflate(at, size, 0, expected, block.tabs);
+          }
+        }
         // Anything the kernel does not take is inflated by node's zlib, whose bytes or refusal are the reference.
-        if (k.inflate(at, size, 0, expected, block.tabs) !== expected) mem.set(inflateBlock(bytes, expected, what), 0);
+        if (r !== expected) mem.set(inflateBlock(bytes, expected, what), 0);
         k.unpredict(expected, blk);
       }
       if (half === null && pixelBytes === 4 && bw === width) {
@@ -695,19 +715,30 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
 const READ_WINDOW = 1 << 20;
 const HALF_TABLE_BYTES = 65536 * 4;
 const INFLATE_TABLE_BYTES = 16384;
+/** Where inflate2 leaves a block's result: offset 52 of the stream state at the end of its tables. */
+const INFLATE_RESULT = 16320 + 52;
 
 /**
  * Chunk data by byte range: a file is read a window at a time (forward from a chunk, or backward from its end when the
  * chunks come in decreasing file order) and the chunks are views of it; bytes in memory are views already.
  */
-function chunkReader(src: ByteSource, first: number, window?: Uint8Array): (start: number, size: number, what: string) => Uint8Array {
-  if (!src.fresh) return (start, size, what) => src.read(start, size, what);
+interface ChunkReader {
+  read(start: number, size: number, what: string): Uint8Array;
+  /** The range's bytes if the window read last holds them (a view valid until the next read), else null. */
+  held(start: number, size: number): Uint8Array | null;
+}
+
+function chunkReader(src: ByteSource, first: number, window?: Uint8Array): ChunkReader {
+  if (!src.fresh) return { read: (start, size, what) => src.read(start, size, what), held: () => null };
   let at = 0;
   let win: Uint8Array = new Uint8Array(0);
   // One buffer for every window: a fresh one per read would be paged in anew each time.
   let buf: Uint8Array | null = window ?? null;
-  return (start, size, what) => {
-    if (start >= at && start + size <= at + win.length) return win.subarray(start - at, start - at + size);
+  const held = (start: number, size: number): Uint8Array | null =>
+    start >= at && start + size <= at + win.length ? win.subarray(start - at, start - at + size) : null;
+  const read = (start: number, size: number, what: string): Uint8Array => {
+    const h = held(start, size);
+    if (h !== null) return h;
     if (size >= READ_WINDOW) return src.read(start, size, what);
     const from = start < at ? Math.max(first, start + size - READ_WINDOW) : start;
     buf ??= new Uint8Array(READ_WINDOW);
@@ -715,6 +746,7 @@ function chunkReader(src: ByteSource, first: number, window?: Uint8Array): (star
     at = from;
     return win.subarray(start - from, start - from + size);
   };
+  return { read, held };
 }
 
 /** A zlib block inflated to exactly `expected` bytes; more output is refused before it is produced. */
@@ -735,6 +767,7 @@ interface BlockKernel {
   unpredict(n: number, dst: number): void;
   unrle(src: number, size: number, dst: number, expected: number): number;
   inflate(src: number, size: number, dst: number, cap: number, tabs: number): number;
+  inflate2(a: number, an: number, aDst: number, aCap: number, aTabs: number, b: number, bn: number, bDst: number, bCap: number, bTabs: number): void;
   place(src: number, bw: number, bh: number, line: number, table: number, dst: number, stride: number): void;
 }
 
@@ -746,8 +779,12 @@ interface BlockArea {
   readonly blk: number;
   /** A block's stored bytes (RLE or zlib), with 16 bytes after them for the inflate's reads ahead. */
   readonly src: number;
-  /** The inflate's code tables (16 KiB). */
+  /** The inflate's code tables and state (16 KiB), and a second set with an output area for a second block. */
   readonly tabs: number;
+  readonly tabs2: number;
+  readonly out2: number;
+  /** The whole memory as 32-bit words (inflate2's results). */
+  readonly words: Int32Array;
   /** The half → float32 table (HALF channels). */
   readonly table: number;
   readonly blkWords: Uint32Array;
@@ -772,7 +809,9 @@ function blockKernel(maxBlock: number, half: Uint32Array | null, bandBytes: numb
   const table = tabs + INFLATE_TABLE_BYTES;
   const band = table + (half === null ? 0 : HALF_TABLE_BYTES);
   const window = (band + bandBytes + 15) & ~15;
-  const need = window + READ_WINDOW + 32 - k.memory.buffer.byteLength;
+  const tabs2 = window + READ_WINDOW + 32;
+  const out2 = tabs2 + INFLATE_TABLE_BYTES;
+  const need = out2 + a - k.memory.buffer.byteLength;
   if (need > 0) k.memory.grow(Math.ceil(need / 65536));
   const buf = k.memory.buffer;
   if (half !== null) new Uint32Array(buf, table, 65536).set(half);
@@ -783,6 +822,9 @@ function blockKernel(maxBlock: number, half: Uint32Array | null, bandBytes: numb
     blkWords: new Uint32Array(buf, a, a >>> 2),
     src: 2 * a,
     tabs,
+    tabs2,
+    out2,
+    words: new Int32Array(buf, 0, buf.byteLength >>> 2),
     table,
     band,
     bandWords: new Uint32Array(buf, band, bandBytes >>> 2),

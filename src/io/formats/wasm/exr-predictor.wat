@@ -116,8 +116,9 @@
 
   ;; zlib inflate (RFC 1950/1951) of one block into [$out, $out + $cap): returns the bytes written once the stream ends
   ;; and its Adler-32 matches, or −1 for anything it does not take (bad or unusual data, more output than $cap): the
-  ;; caller then inflates that block with node's zlib, whose output or refusal is the reference. The input needs 16
-  ;; zero bytes after it (the bit buffer loads 8 bytes at a time). $tabs: 16 KiB for the code tables.
+  ;; caller then inflates that block with node's zlib, whose output or refusal is the reference. The input needs 32
+  ;; readable bytes after it (the bit buffer loads 8 bytes at a time; bits past the end are never taken). $tabs: 16 KiB
+  ;; for the code tables and the stream's state.
   ;; Tables: a 1024-entry first level per code (codes of ≤ 10 bits), longer codes decoded bit by bit from the counts
   ;; and the sorted symbols. An entry is value << 16 | extra bits << 8 | code length (0: none of ≤ 10 bits); a
   ;; literal/length value is the byte, 256 (end of block) or 256 + the length base; a distance value is its base.
@@ -243,29 +244,6 @@
       (br $c)))
     (i32.const -1))
 
-  ;; A run of literals whose codes have first-level entries: a small function of its own, so that its state stays in
-  ;; registers. Returns at the first other symbol (not taken), a full output, or a refill past the input's end.
-  (func $literals (param $bb i64) (param $bc i32) (param $ip i32) (param $op i32) (param $oend i32) (param $iend i32) (param $lprim i32)
-    (result i64 i32 i32 i32)
-    (local $e i32)
-    (block $done (loop $lit
-      (if (i32.lt_u (local.get $bc) (i32.const 48))
-        (then
-          (local.set $bb (i64.or (local.get $bb) (i64.shl (i64.load (local.get $ip)) (i64.extend_i32_u (local.get $bc)))))
-          (local.set $ip (i32.add (local.get $ip) (i32.shr_u (i32.sub (i32.const 63) (local.get $bc)) (i32.const 3))))
-          (local.set $bc (i32.or (local.get $bc) (i32.const 56)))
-          (br_if $done (i32.gt_u (local.get $ip) (i32.add (local.get $iend) (i32.const 8))))))
-      (local.set $e (i32.load (i32.add (local.get $lprim) (i32.shl (i32.and (i32.wrap_i64 (local.get $bb)) (i32.const 1023)) (i32.const 2)))))
-      (br_if $done (i32.ge_u (local.get $e) (i32.const 0x1000000)))
-      (br_if $done (i32.eqz (i32.and (local.get $e) (i32.const 255))))
-      (br_if $done (i32.ge_u (local.get $op) (local.get $oend)))
-      (local.set $bb (i64.shr_u (local.get $bb) (i64.extend_i32_u (local.get $e))))
-      (local.set $bc (i32.sub (local.get $bc) (i32.and (local.get $e) (i32.const 255))))
-      (i32.store8 (local.get $op) (i32.shr_u (local.get $e) (i32.const 16)))
-      (local.set $op (i32.add (local.get $op) (i32.const 1)))
-      (br $lit)))
-    (local.get $bb) (local.get $bc) (local.get $ip) (local.get $op))
-
   (func $adler (param $p i32) (param $n i32) (result i32)
     (local $a i64) (local $b i64) (local $end i32) (local $stop i32) (local $v v128) (local $lo v128) (local $hi v128)
     (local.set $a (i64.const 1))
@@ -303,12 +281,27 @@
     (i32.add (i32.add (i32x4.extract_lane 0 (local.get $v)) (i32x4.extract_lane 1 (local.get $v)))
       (i32.add (i32x4.extract_lane 2 (local.get $v)) (i32x4.extract_lane 3 (local.get $v)))))
 
-  (func (export "inflate") (param $in i32) (param $inLen i32) (param $out i32) (param $cap i32) (param $tabs i32) (result i32)
+  ;; Runs the stream of state $st until the next symbol is a literal $run1 takes (1), the stream ends with its
+  ;; Adler-32 matched (2; op is saved), or anything else (3).
+  (func $advance (param $st i32) (result i32)
+    (local $in i32) (local $inLen i32) (local $out i32) (local $tabs i32) (local $mode i32)
     (local $bb i64) (local $bc i32) (local $ip i32) (local $op i32) (local $oend i32) (local $iend i32)
     (local $final i32) (local $type i32) (local $e i32) (local $v i32) (local $len i32) (local $dist i32) (local $x i32)
     (local $hlit i32) (local $hdist i32) (local $hclen i32) (local $i i32) (local $n i32) (local $lens i32) (local $from i32)
     (local $lprim i32) (local $dprim i32) (local $cprim i32) (local $lcnt i32) (local $dcnt i32) (local $ccnt i32)
     (local $offs i32) (local $lsyms i32) (local $dsyms i32) (local $csyms i32) (local $clens i32)
+    (local.set $bb (i64.load (local.get $st)))
+    (local.set $bc (i32.load offset=8 (local.get $st)))
+    (local.set $ip (i32.load offset=12 (local.get $st)))
+    (local.set $op (i32.load offset=16 (local.get $st)))
+    (local.set $oend (i32.load offset=20 (local.get $st)))
+    (local.set $iend (i32.load offset=24 (local.get $st)))
+    (local.set $in (i32.load offset=28 (local.get $st)))
+    (local.set $out (i32.load offset=32 (local.get $st)))
+    (local.set $tabs (i32.load offset=36 (local.get $st)))
+    (local.set $final (i32.load offset=40 (local.get $st)))
+    (local.set $mode (i32.load offset=44 (local.get $st)))
+    (local.set $inLen (i32.load offset=48 (local.get $st)))
     (local.set $lprim (local.get $tabs))
     (local.set $dprim (i32.add (local.get $tabs) (i32.const 4096)))
     (local.set $cprim (i32.add (local.get $tabs) (i32.const 8192)))
@@ -321,18 +314,11 @@
     (local.set $csyms (i32.add (local.get $tabs) (i32.const 13184)))
     (local.set $lens (i32.add (local.get $tabs) (i32.const 13248)))
     (local.set $clens (i32.add (local.get $tabs) (i32.const 13568)))
-    ;; zlib header: deflate, a window of at most 32 KiB, no preset dictionary, check bits
-    (if (i32.lt_u (local.get $inLen) (i32.const 2)) (then (return (i32.const -1))))
-    (local.set $x (i32.or (i32.shl (i32.load8_u (local.get $in)) (i32.const 8)) (i32.load8_u offset=1 (local.get $in))))
-    (if (i32.or (i32.or (i32.ne (i32.and (local.get $x) (i32.const 0x0f00)) (i32.const 0x0800)) (i32.gt_u (local.get $x) (i32.const 0x7fff)))
-          (i32.or (i32.and (local.get $x) (i32.const 0x20)) (i32.rem_u (local.get $x) (i32.const 31))))
-      (then (return (i32.const -1))))
-    (local.set $ip (i32.add (local.get $in) (i32.const 2)))
-    (local.set $iend (i32.add (local.get $in) (local.get $inLen)))
-    (local.set $op (local.get $out))
-    (local.set $oend (i32.add (local.get $out) (local.get $cap)))
     (block $fail
       (loop $blocks
+        (block $coded
+        (if (i32.eqz (local.get $mode))
+        (then
         ;; refill: whole bytes up to 56–63 bits (a byte loaded in part is loaded again whole by the next refill)
         (local.set $bb (i64.or (local.get $bb) (i64.shl (i64.load (local.get $ip)) (i64.extend_i32_u (local.get $bc)))))
         (local.set $ip (i32.add (local.get $ip) (i32.shr_u (i32.sub (i32.const 63) (local.get $bc)) (i32.const 3))))
@@ -343,7 +329,6 @@
         (local.set $bb (i64.shr_u (local.get $bb) (i64.const 3)))
         (local.set $bc (i32.sub (local.get $bc) (i32.const 3)))
         (br_if $fail (i32.eq (local.get $type) (i32.const 3)))
-        (block $coded
           (if (i32.eqz (local.get $type))
             (then
               ;; stored: to the byte boundary, LEN and its complement, LEN bytes
@@ -440,15 +425,10 @@
               (br_if $fail (i32.eqz (i32.load8_u offset=256 (local.get $lens))))))
           (br_if $fail (i32.eqz (call $build (local.get $lens) (local.get $hlit) (i32.const 0) (local.get $lprim) (local.get $lcnt) (local.get $lsyms) (local.get $offs))))
           (br_if $fail (i32.eqz (call $build (i32.add (local.get $lens) (local.get $hlit)) (local.get $hdist) (i32.const 1) (local.get $dprim) (local.get $dcnt) (local.get $dsyms) (local.get $offs))))
+          (local.set $mode (i32.const 1))))
           ;; the block's symbols: a refill below 48 bits (15 + 5 + 15 + 13 at most for a length and its distance); an
           ;; entry's code length is its low bits, so the entry itself is the shift (wasm takes shift counts mod 64)
           (loop $sym
-            (call $literals (local.get $bb) (local.get $bc) (local.get $ip) (local.get $op) (local.get $oend) (local.get $iend) (local.get $lprim))
-            (local.set $op)
-            (local.set $ip)
-            (local.set $bc)
-            (local.set $bb)
-            (br_if $fail (i32.gt_u (local.get $ip) (i32.add (local.get $iend) (i32.const 8))))
             (if (i32.lt_u (local.get $bc) (i32.const 48))
               (then
                 (local.set $bb (i64.or (local.get $bb) (i64.shl (i64.load (local.get $ip)) (i64.extend_i32_u (local.get $bc)))))
@@ -456,6 +436,16 @@
                 (local.set $bc (i32.or (local.get $bc) (i32.const 56)))
                 (br_if $fail (i32.gt_u (local.get $ip) (i32.add (local.get $iend) (i32.const 8))))))
             (local.set $e (i32.load (i32.add (local.get $lprim) (i32.shl (i32.and (i32.wrap_i64 (local.get $bb)) (i32.const 1023)) (i32.const 2)))))
+            (if (i32.and (i32.and (i32.lt_u (local.get $e) (i32.const 0x1000000)) (i32.ne (i32.and (local.get $e) (i32.const 255)) (i32.const 0)))
+                  (i32.lt_u (local.get $op) (local.get $oend)))
+              (then
+                (i64.store (local.get $st) (local.get $bb))
+                (i32.store offset=8 (local.get $st) (local.get $bc))
+                (i32.store offset=12 (local.get $st) (local.get $ip))
+                (i32.store offset=16 (local.get $st) (local.get $op))
+                (i32.store offset=40 (local.get $st) (local.get $final))
+                (i32.store offset=44 (local.get $st) (local.get $mode))
+                (return (i32.const 1))))
             (if (i32.eqz (i32.and (local.get $e) (i32.const 255)))
               (then
                 (local.set $e (call $slow (local.get $bb) (i32.const 0) (local.get $lcnt) (local.get $lsyms)))
@@ -501,6 +491,7 @@
                   (br $c)))))
             (local.set $op (i32.add (local.get $op) (local.get $len)))
             (br $sym)))
+        (local.set $mode (i32.const 0))
         (br_if $blocks (i32.eqz (local.get $final)))
         ;; the Adler-32 of the output, big-endian, from the next byte boundary
         (local.set $x (i32.and (local.get $bc) (i32.const 7)))
@@ -517,6 +508,273 @@
         (br_if $fail (i32.ne (call $adler (local.get $out) (i32.sub (local.get $op) (local.get $out)))
           (i32.or (i32.or (i32.shl (local.get $x) (i32.const 24)) (i32.shl (i32.and (local.get $x) (i32.const 0xff00)) (i32.const 8)))
             (i32.or (i32.and (i32.shr_u (local.get $x) (i32.const 8)) (i32.const 0xff00)) (i32.shr_u (local.get $x) (i32.const 24))))))
-        (return (i32.sub (local.get $op) (local.get $out)))))
-    (i32.const -1))
+        (i32.store offset=16 (local.get $st) (local.get $op))
+        (return (i32.const 2))))
+    (i32.const 3))
+
+  ;; A stream's state (64 bytes at the end of its tables): bb (i64), bc, ip, op, oend, iend, in, out, tabs, final, mode,
+  ;; inLen, and the result of inflate2 (bytes written, or −1). 0 when the zlib header is not one taken here: deflate,
+  ;; a window of at most 32 KiB, no preset dictionary, check bits right.
+  (func $init (param $st i32) (param $in i32) (param $inLen i32) (param $out i32) (param $cap i32) (param $tabs i32) (result i32)
+    (local $x i32)
+    (if (i32.lt_u (local.get $inLen) (i32.const 2)) (then (return (i32.const 0))))
+    (local.set $x (i32.or (i32.shl (i32.load8_u (local.get $in)) (i32.const 8)) (i32.load8_u offset=1 (local.get $in))))
+    (if (i32.or (i32.or (i32.ne (i32.and (local.get $x) (i32.const 0x0f00)) (i32.const 0x0800)) (i32.gt_u (local.get $x) (i32.const 0x7fff)))
+          (i32.or (i32.and (local.get $x) (i32.const 0x20)) (i32.rem_u (local.get $x) (i32.const 31))))
+      (then (return (i32.const 0))))
+    (i64.store (local.get $st) (i64.const 0))
+    (i32.store offset=8 (local.get $st) (i32.const 0))
+    (i32.store offset=12 (local.get $st) (i32.add (local.get $in) (i32.const 2)))
+    (i32.store offset=16 (local.get $st) (local.get $out))
+    (i32.store offset=20 (local.get $st) (i32.add (local.get $out) (local.get $cap)))
+    (i32.store offset=24 (local.get $st) (i32.add (local.get $in) (local.get $inLen)))
+    (i32.store offset=28 (local.get $st) (local.get $in))
+    (i32.store offset=32 (local.get $st) (local.get $out))
+    (i32.store offset=36 (local.get $st) (local.get $tabs))
+    (i32.store offset=40 (local.get $st) (i32.const 0))
+    (i32.store offset=44 (local.get $st) (i32.const 0))
+    (i32.store offset=48 (local.get $st) (local.get $inLen))
+    (i32.const 1))
+
+  ;; The symbols of a stream (state $st) whose codes have first-level entries, literals and matches, in a small
+  ;; function of its own so that its state stays in registers: returns at the end of the block, a longer code, or
+  ;; anything $advance is to check and refuse (it looks again at the same symbol).
+  (func $run1 (param $st i32)
+    (local $ba i64) (local $ca i32) (local $ia i32) (local $oa i32) (local $ea i32) (local $xa i32) (local $la i32) (local $fa i32) (local $ua i32)
+    (local $ta i64) (local $na i32) (local $ka i32) (local $ga i32) (local $da i32)
+    (local.set $ba (i64.load (local.get $st)))
+    (local.set $ca (i32.load offset=8 (local.get $st)))
+    (local.set $ia (i32.load offset=12 (local.get $st)))
+    (local.set $oa (i32.load offset=16 (local.get $st)))
+    (local.set $fa (i32.load offset=20 (local.get $st)))
+    (local.set $xa (i32.add (i32.load offset=24 (local.get $st)) (i32.const 8)))
+    (local.set $ua (i32.load offset=32 (local.get $st)))
+    (local.set $la (i32.load offset=36 (local.get $st)))
+    (block $done (loop $sym
+      (if (i32.lt_u (local.get $ca) (i32.const 48))
+        (then
+          (local.set $ba (i64.or (local.get $ba) (i64.shl (i64.load (local.get $ia)) (i64.extend_i32_u (local.get $ca)))))
+          (local.set $ia (i32.add (local.get $ia) (i32.shr_u (i32.sub (i32.const 63) (local.get $ca)) (i32.const 3))))
+          (local.set $ca (i32.or (local.get $ca) (i32.const 56)))
+          (br_if $done (i32.gt_u (local.get $ia) (local.get $xa)))))
+      (local.set $ea (i32.load (i32.add (local.get $la) (i32.shl (i32.and (i32.wrap_i64 (local.get $ba)) (i32.const 1023)) (i32.const 2)))))
+      (if (i32.lt_u (local.get $ea) (i32.const 0x1000000))
+        (then
+          (br_if $done (i32.eqz (i32.and (local.get $ea) (i32.const 255))))
+          (br_if $done (i32.ge_u (local.get $oa) (local.get $fa)))
+          (local.set $ba (i64.shr_u (local.get $ba) (i64.extend_i32_u (local.get $ea))))
+          (local.set $ca (i32.sub (local.get $ca) (i32.and (local.get $ea) (i32.const 255))))
+          (i32.store8 (local.get $oa) (i32.shr_u (local.get $ea) (i32.const 16)))
+          (local.set $oa (i32.add (local.get $oa) (i32.const 1))))
+        (else
+          ;; a length (not the end of the block) and its distance, looked at before any bit is taken
+          (br_if $done (i32.lt_u (local.get $ea) (i32.const 0x1010000)))
+          (local.set $ta (i64.shr_u (local.get $ba) (i64.extend_i32_u (local.get $ea))))
+          (local.set $na (i32.and (i32.shr_u (local.get $ea) (i32.const 8)) (i32.const 15)))
+          (local.set $ka (i32.add (i32.sub (i32.shr_u (local.get $ea) (i32.const 16)) (i32.const 256))
+            (i32.and (i32.wrap_i64 (local.get $ta)) (i32.sub (i32.shl (i32.const 1) (local.get $na)) (i32.const 1)))))
+          (local.set $ta (i64.shr_u (local.get $ta) (i64.extend_i32_u (local.get $na))))
+          (local.set $ga (i32.add (i32.and (local.get $ea) (i32.const 255)) (local.get $na)))
+          (local.set $ea (i32.load offset=4096 (i32.add (local.get $la) (i32.shl (i32.and (i32.wrap_i64 (local.get $ta)) (i32.const 1023)) (i32.const 2)))))
+          (br_if $done (i32.eqz (i32.and (local.get $ea) (i32.const 255))))
+          (local.set $ta (i64.shr_u (local.get $ta) (i64.extend_i32_u (local.get $ea))))
+          (local.set $na (i32.and (i32.shr_u (local.get $ea) (i32.const 8)) (i32.const 15)))
+          (local.set $da (i32.add (i32.shr_u (local.get $ea) (i32.const 16))
+            (i32.and (i32.wrap_i64 (local.get $ta)) (i32.sub (i32.shl (i32.const 1) (local.get $na)) (i32.const 1)))))
+          (br_if $done (i32.gt_u (local.get $da) (i32.sub (local.get $oa) (local.get $ua))))
+          (br_if $done (i32.gt_u (local.get $ka) (i32.sub (local.get $fa) (local.get $oa))))
+          (local.set $ba (i64.shr_u (local.get $ta) (i64.extend_i32_u (local.get $na))))
+          (local.set $ca (i32.sub (local.get $ca) (i32.add (local.get $ga) (i32.add (i32.and (local.get $ea) (i32.const 255)) (local.get $na)))))
+          (if (i32.ge_u (local.get $da) (local.get $ka))
+            (then (memory.copy (local.get $oa) (i32.sub (local.get $oa) (local.get $da)) (local.get $ka)))
+            (else
+              (local.set $ga (i32.add (local.get $oa) (local.get $ka)))
+              (block $cda (loop $cca
+                (br_if $cda (i32.ge_u (local.get $oa) (local.get $ga)))
+                (i32.store8 (local.get $oa) (i32.load8_u (i32.sub (local.get $oa) (local.get $da))))
+                (local.set $oa (i32.add (local.get $oa) (i32.const 1)))
+                (br $cca)))
+              (local.set $oa (i32.sub (local.get $oa) (local.get $ka)))))
+          (local.set $oa (i32.add (local.get $oa) (local.get $ka)))))
+      (br $sym)))
+    (i64.store (local.get $st) (local.get $ba))
+    (i32.store offset=8 (local.get $st) (local.get $ca))
+    (i32.store offset=12 (local.get $st) (local.get $ia))
+    (i32.store offset=16 (local.get $st) (local.get $oa))
+  )
+
+  ;; Two streams at once, a symbol of each in turn: each literal waits on its own table load, so two independent
+  ;; streams overlap what one alone leaves idle. Returns when either stream would return from $run1.
+  (func $run2 (param $sa i32) (param $sb i32)
+    (local $ba i64) (local $ca i32) (local $ia i32) (local $oa i32) (local $ea i32) (local $xa i32) (local $la i32) (local $fa i32) (local $ua i32)
+    (local $ta i64) (local $na i32) (local $ka i32) (local $ga i32) (local $da i32)
+    (local $bb i64) (local $cb i32) (local $ib i32) (local $ob i32) (local $eb i32) (local $xb i32) (local $lb i32) (local $fb i32) (local $ub i32)
+    (local $tb i64) (local $nb i32) (local $kb i32) (local $gb i32) (local $db i32)
+    (local.set $ba (i64.load (local.get $sa)))
+    (local.set $ca (i32.load offset=8 (local.get $sa)))
+    (local.set $ia (i32.load offset=12 (local.get $sa)))
+    (local.set $oa (i32.load offset=16 (local.get $sa)))
+    (local.set $fa (i32.load offset=20 (local.get $sa)))
+    (local.set $xa (i32.add (i32.load offset=24 (local.get $sa)) (i32.const 8)))
+    (local.set $ua (i32.load offset=32 (local.get $sa)))
+    (local.set $la (i32.load offset=36 (local.get $sa)))
+    (local.set $bb (i64.load (local.get $sb)))
+    (local.set $cb (i32.load offset=8 (local.get $sb)))
+    (local.set $ib (i32.load offset=12 (local.get $sb)))
+    (local.set $ob (i32.load offset=16 (local.get $sb)))
+    (local.set $fb (i32.load offset=20 (local.get $sb)))
+    (local.set $xb (i32.add (i32.load offset=24 (local.get $sb)) (i32.const 8)))
+    (local.set $ub (i32.load offset=32 (local.get $sb)))
+    (local.set $lb (i32.load offset=36 (local.get $sb)))
+    (block $done (loop $sym
+      (if (i32.lt_u (local.get $ca) (i32.const 48))
+        (then
+          (local.set $ba (i64.or (local.get $ba) (i64.shl (i64.load (local.get $ia)) (i64.extend_i32_u (local.get $ca)))))
+          (local.set $ia (i32.add (local.get $ia) (i32.shr_u (i32.sub (i32.const 63) (local.get $ca)) (i32.const 3))))
+          (local.set $ca (i32.or (local.get $ca) (i32.const 56)))
+          (br_if $done (i32.gt_u (local.get $ia) (local.get $xa)))))
+      (local.set $ea (i32.load (i32.add (local.get $la) (i32.shl (i32.and (i32.wrap_i64 (local.get $ba)) (i32.const 1023)) (i32.const 2)))))
+      (if (i32.lt_u (local.get $ea) (i32.const 0x1000000))
+        (then
+          (br_if $done (i32.eqz (i32.and (local.get $ea) (i32.const 255))))
+          (br_if $done (i32.ge_u (local.get $oa) (local.get $fa)))
+          (local.set $ba (i64.shr_u (local.get $ba) (i64.extend_i32_u (local.get $ea))))
+          (local.set $ca (i32.sub (local.get $ca) (i32.and (local.get $ea) (i32.const 255))))
+          (i32.store8 (local.get $oa) (i32.shr_u (local.get $ea) (i32.const 16)))
+          (local.set $oa (i32.add (local.get $oa) (i32.const 1))))
+        (else
+          ;; a length (not the end of the block) and its distance, looked at before any bit is taken
+          (br_if $done (i32.lt_u (local.get $ea) (i32.const 0x1010000)))
+          (local.set $ta (i64.shr_u (local.get $ba) (i64.extend_i32_u (local.get $ea))))
+          (local.set $na (i32.and (i32.shr_u (local.get $ea) (i32.const 8)) (i32.const 15)))
+          (local.set $ka (i32.add (i32.sub (i32.shr_u (local.get $ea) (i32.const 16)) (i32.const 256))
+            (i32.and (i32.wrap_i64 (local.get $ta)) (i32.sub (i32.shl (i32.const 1) (local.get $na)) (i32.const 1)))))
+          (local.set $ta (i64.shr_u (local.get $ta) (i64.extend_i32_u (local.get $na))))
+          (local.set $ga (i32.add (i32.and (local.get $ea) (i32.const 255)) (local.get $na)))
+          (local.set $ea (i32.load offset=4096 (i32.add (local.get $la) (i32.shl (i32.and (i32.wrap_i64 (local.get $ta)) (i32.const 1023)) (i32.const 2)))))
+          (br_if $done (i32.eqz (i32.and (local.get $ea) (i32.const 255))))
+          (local.set $ta (i64.shr_u (local.get $ta) (i64.extend_i32_u (local.get $ea))))
+          (local.set $na (i32.and (i32.shr_u (local.get $ea) (i32.const 8)) (i32.const 15)))
+          (local.set $da (i32.add (i32.shr_u (local.get $ea) (i32.const 16))
+            (i32.and (i32.wrap_i64 (local.get $ta)) (i32.sub (i32.shl (i32.const 1) (local.get $na)) (i32.const 1)))))
+          (br_if $done (i32.gt_u (local.get $da) (i32.sub (local.get $oa) (local.get $ua))))
+          (br_if $done (i32.gt_u (local.get $ka) (i32.sub (local.get $fa) (local.get $oa))))
+          (local.set $ba (i64.shr_u (local.get $ta) (i64.extend_i32_u (local.get $na))))
+          (local.set $ca (i32.sub (local.get $ca) (i32.add (local.get $ga) (i32.add (i32.and (local.get $ea) (i32.const 255)) (local.get $na)))))
+          (if (i32.ge_u (local.get $da) (local.get $ka))
+            (then (memory.copy (local.get $oa) (i32.sub (local.get $oa) (local.get $da)) (local.get $ka)))
+            (else
+              (local.set $ga (i32.add (local.get $oa) (local.get $ka)))
+              (block $cda (loop $cca
+                (br_if $cda (i32.ge_u (local.get $oa) (local.get $ga)))
+                (i32.store8 (local.get $oa) (i32.load8_u (i32.sub (local.get $oa) (local.get $da))))
+                (local.set $oa (i32.add (local.get $oa) (i32.const 1)))
+                (br $cca)))
+              (local.set $oa (i32.sub (local.get $oa) (local.get $ka)))))
+          (local.set $oa (i32.add (local.get $oa) (local.get $ka)))))
+      (if (i32.lt_u (local.get $cb) (i32.const 48))
+        (then
+          (local.set $bb (i64.or (local.get $bb) (i64.shl (i64.load (local.get $ib)) (i64.extend_i32_u (local.get $cb)))))
+          (local.set $ib (i32.add (local.get $ib) (i32.shr_u (i32.sub (i32.const 63) (local.get $cb)) (i32.const 3))))
+          (local.set $cb (i32.or (local.get $cb) (i32.const 56)))
+          (br_if $done (i32.gt_u (local.get $ib) (local.get $xb)))))
+      (local.set $eb (i32.load (i32.add (local.get $lb) (i32.shl (i32.and (i32.wrap_i64 (local.get $bb)) (i32.const 1023)) (i32.const 2)))))
+      (if (i32.lt_u (local.get $eb) (i32.const 0x1000000))
+        (then
+          (br_if $done (i32.eqz (i32.and (local.get $eb) (i32.const 255))))
+          (br_if $done (i32.ge_u (local.get $ob) (local.get $fb)))
+          (local.set $bb (i64.shr_u (local.get $bb) (i64.extend_i32_u (local.get $eb))))
+          (local.set $cb (i32.sub (local.get $cb) (i32.and (local.get $eb) (i32.const 255))))
+          (i32.store8 (local.get $ob) (i32.shr_u (local.get $eb) (i32.const 16)))
+          (local.set $ob (i32.add (local.get $ob) (i32.const 1))))
+        (else
+          ;; a length (not the end of the block) and its distance, looked at before any bit is taken
+          (br_if $done (i32.lt_u (local.get $eb) (i32.const 0x1010000)))
+          (local.set $tb (i64.shr_u (local.get $bb) (i64.extend_i32_u (local.get $eb))))
+          (local.set $nb (i32.and (i32.shr_u (local.get $eb) (i32.const 8)) (i32.const 15)))
+          (local.set $kb (i32.add (i32.sub (i32.shr_u (local.get $eb) (i32.const 16)) (i32.const 256))
+            (i32.and (i32.wrap_i64 (local.get $tb)) (i32.sub (i32.shl (i32.const 1) (local.get $nb)) (i32.const 1)))))
+          (local.set $tb (i64.shr_u (local.get $tb) (i64.extend_i32_u (local.get $nb))))
+          (local.set $gb (i32.add (i32.and (local.get $eb) (i32.const 255)) (local.get $nb)))
+          (local.set $eb (i32.load offset=4096 (i32.add (local.get $lb) (i32.shl (i32.and (i32.wrap_i64 (local.get $tb)) (i32.const 1023)) (i32.const 2)))))
+          (br_if $done (i32.eqz (i32.and (local.get $eb) (i32.const 255))))
+          (local.set $tb (i64.shr_u (local.get $tb) (i64.extend_i32_u (local.get $eb))))
+          (local.set $nb (i32.and (i32.shr_u (local.get $eb) (i32.const 8)) (i32.const 15)))
+          (local.set $db (i32.add (i32.shr_u (local.get $eb) (i32.const 16))
+            (i32.and (i32.wrap_i64 (local.get $tb)) (i32.sub (i32.shl (i32.const 1) (local.get $nb)) (i32.const 1)))))
+          (br_if $done (i32.gt_u (local.get $db) (i32.sub (local.get $ob) (local.get $ub))))
+          (br_if $done (i32.gt_u (local.get $kb) (i32.sub (local.get $fb) (local.get $ob))))
+          (local.set $bb (i64.shr_u (local.get $tb) (i64.extend_i32_u (local.get $nb))))
+          (local.set $cb (i32.sub (local.get $cb) (i32.add (local.get $gb) (i32.add (i32.and (local.get $eb) (i32.const 255)) (local.get $nb)))))
+          (if (i32.ge_u (local.get $db) (local.get $kb))
+            (then (memory.copy (local.get $ob) (i32.sub (local.get $ob) (local.get $db)) (local.get $kb)))
+            (else
+              (local.set $gb (i32.add (local.get $ob) (local.get $kb)))
+              (block $cdb (loop $ccb
+                (br_if $cdb (i32.ge_u (local.get $ob) (local.get $gb)))
+                (i32.store8 (local.get $ob) (i32.load8_u (i32.sub (local.get $ob) (local.get $db))))
+                (local.set $ob (i32.add (local.get $ob) (i32.const 1)))
+                (br $ccb)))
+              (local.set $ob (i32.sub (local.get $ob) (local.get $kb)))))
+          (local.set $ob (i32.add (local.get $ob) (local.get $kb)))))
+      (br $sym)))
+    (i64.store (local.get $sa) (local.get $ba))
+    (i32.store offset=8 (local.get $sa) (local.get $ca))
+    (i32.store offset=12 (local.get $sa) (local.get $ia))
+    (i32.store offset=16 (local.get $sa) (local.get $oa))
+    (i64.store (local.get $sb) (local.get $bb))
+    (i32.store offset=8 (local.get $sb) (local.get $cb))
+    (i32.store offset=12 (local.get $sb) (local.get $ib))
+    (i32.store offset=16 (local.get $sb) (local.get $ob))
+  )
+
+  ;; zlib inflate of one block (see above): the bytes written, or −1.
+  (func (export "inflate") (param $in i32) (param $inLen i32) (param $out i32) (param $cap i32) (param $tabs i32) (result i32)
+    (local $st i32) (local $r i32)
+    (local.set $st (i32.add (local.get $tabs) (i32.const 16320)))
+    (if (i32.eqz (call $init (local.get $st) (local.get $in) (local.get $inLen) (local.get $out) (local.get $cap) (local.get $tabs)))
+      (then (return (i32.const -1))))
+    (block $d (loop $c
+      (local.set $r (call $advance (local.get $st)))
+      (br_if $d (i32.ne (local.get $r) (i32.const 1)))
+      (call $run1 (local.get $st))
+      (br $c)))
+    (if (result i32) (i32.eq (local.get $r) (i32.const 2))
+      (then (i32.sub (i32.load offset=16 (local.get $st)) (local.get $out)))
+      (else (i32.const -1))))
+
+  ;; Two blocks inflated together (each with tables of its own): each one's result (as inflate's) is left at
+  ;; offset 52 of its state.
+  (func (export "inflate2") (param $ia i32) (param $na i32) (param $oa i32) (param $ca i32) (param $ta i32)
+    (param $ib i32) (param $nb i32) (param $ob i32) (param $cb i32) (param $tb i32)
+    (local $sa i32) (local $sb i32) (local $ra i32) (local $rb i32)
+    (local.set $sa (i32.add (local.get $ta) (i32.const 16320)))
+    (local.set $sb (i32.add (local.get $tb) (i32.const 16320)))
+    (local.set $ra (i32.const 3))
+    (local.set $rb (i32.const 3))
+    (if (call $init (local.get $sa) (local.get $ia) (local.get $na) (local.get $oa) (local.get $ca) (local.get $ta))
+      (then (local.set $ra (call $advance (local.get $sa)))))
+    (if (call $init (local.get $sb) (local.get $ib) (local.get $nb) (local.get $ob) (local.get $cb) (local.get $tb))
+      (then (local.set $rb (call $advance (local.get $sb)))))
+    (block $d (loop $c
+      (if (i32.and (i32.eq (local.get $ra) (i32.const 1)) (i32.eq (local.get $rb) (i32.const 1)))
+        (then
+          (call $run2 (local.get $sa) (local.get $sb))
+          (local.set $ra (call $advance (local.get $sa)))
+          (local.set $rb (call $advance (local.get $sb)))
+          (br $c)))
+      (if (i32.eq (local.get $ra) (i32.const 1))
+        (then
+          (call $run1 (local.get $sa))
+          (local.set $ra (call $advance (local.get $sa)))
+          (br $c)))
+      (if (i32.eq (local.get $rb) (i32.const 1))
+        (then
+          (call $run1 (local.get $sb))
+          (local.set $rb (call $advance (local.get $sb)))
+          (br $c)))))
+    (i32.store offset=52 (local.get $sa)
+      (if (result i32) (i32.eq (local.get $ra) (i32.const 2)) (then (i32.sub (i32.load offset=16 (local.get $sa)) (local.get $oa))) (else (i32.const -1))))
+    (i32.store offset=52 (local.get $sb)
+      (if (result i32) (i32.eq (local.get $rb) (i32.const 2)) (then (i32.sub (i32.load offset=16 (local.get $sb)) (local.get $ob))) (else (i32.const -1)))))
 )
