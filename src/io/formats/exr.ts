@@ -386,7 +386,6 @@ interface ExrChunk {
   readonly y0: number;
   readonly bw: number;
   readonly bh: number;
-  readonly label: string;
   readonly size: number;
   readonly start: number;
   readonly expected: number;
@@ -509,22 +508,24 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
     let y0: number;
     let bw = width;
     let bh: number;
-    let label: string;
     if (h.tiles !== null) {
       const tx = index % nx;
       const ty = (index - tx) / nx;
-      label = `tile (${tx},${ty}) at byte ${offsets[i]}`;
       x0 = tx * h.tiles.xSize;
       y0 = ty * h.tiles.ySize;
       bw = Math.min(h.tiles.xSize, width - x0);
       bh = Math.min(h.tiles.ySize, height - y0);
     } else {
       y0 = index * lines;
-      label = `scanline chunk y=${dw.yMin + y0} at byte ${offsets[i]}`;
       bh = Math.min(lines, height - y0);
     }
-    return { index, x0, y0, bw, bh, label, size, start: offsets[i] + chunkHeader, expected: bw * bh * pixelBytes };
+    return { index, x0, y0, bw, bh, size, start: offsets[i] + chunkHeader, expected: bw * bh * pixelBytes };
   };
+  /** Chunk i's name in messages (made only for one). */
+  const labelOf = (i: number, index: number): string =>
+    h.tiles !== null
+      ? `tile (${index % nx},${Math.floor(index / nx)}) at byte ${offsets[i]}`
+      : `scanline chunk y=${dw.yMin + index * lines} at byte ${offsets[i]}`;
   const chunkAt = (i: number): ExrChunk => {
     const r = new Reader(src.read(offsets[i], chunkHeader, `OpenEXR chunk ${i}'s header`), where, 0);
     let index: number;
@@ -549,15 +550,15 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
       index = rel / lines;
     }
     const c = placed(i, index, r.i32());
-    const { label, size, start, expected, bw, bh } = c;
-    if (seen[index] !== 0) throw new FormatError(`${where}: OpenEXR ${label} appears twice`);
+    const { size, start, expected, bw, bh } = c;
+    if (seen[index] !== 0) throw new FormatError(`${where}: OpenEXR ${labelOf(i, index)} appears twice`);
     seen[index] = 1;
     if (size < 0 || start + size > src.size) {
-      throw new FormatError(`${where}: OpenEXR ${label} declares ${size} bytes, ${src.size - start} bytes remain in the file`);
+      throw new FormatError(`${where}: OpenEXR ${labelOf(i, index)} declares ${size} bytes, ${src.size - start} bytes remain in the file`);
     }
     if (size > expected || (h.compression === 0 && size !== expected)) {
       throw new FormatError(
-        `${where}: OpenEXR ${label} holds ${size} bytes, expected ${h.compression === 0 ? '' : 'at most '}${expected} (${bw}x${bh} pixels of ${pixelBytes} bytes)`,
+        `${where}: OpenEXR ${labelOf(i, index)} holds ${size} bytes, expected ${h.compression === 0 ? '' : 'at most '}${expected} (${bw}x${bh} pixels of ${pixelBytes} bytes)`,
       );
     }
     return c;
@@ -588,9 +589,9 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
 
   for (let p = 0; p < chunks; p++) {
     const i = chunkOf[p];
-    const { x0, y0, bw, bh, label, size, start, expected } = placed(i, p, sizeOf[i]);
-    const what = `${where}: OpenEXR ${label}`;
-    const bytes = chunks_.read(start, size, `OpenEXR ${label}`);
+    const { x0, y0, bw, bh, size, start, expected } = placed(i, p, sizeOf[i]);
+    const label = (): string => `OpenEXR ${labelOf(i, p)}`;
+    const bytes = chunks_.read(start, size, label);
 
     if (block !== null) {
       const { k, mem, blk } = block;
@@ -604,7 +605,7 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
       if (size === expected) {
         mem.copyWithin(blk, at, at + size);
       } else if (h.compression === 1) {
-        rleStatus(k.unrle(at, size, 0, expected), expected, what);
+        rleStatus(k.unrle(at, size, 0, expected), expected, () => `${where}: ${label()}`);
         k.unpredict(expected, blk);
       } else {
         let r: number;
@@ -625,7 +626,7 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
           }
         }
         // Anything the kernel does not take is inflated by node's zlib, whose bytes or refusal are the reference.
-        if (r !== expected) mem.set(inflateBlock(bytes, expected, what), 0);
+        if (r !== expected) mem.set(inflateBlock(bytes, expected, `${where}: ${label()}`), 0);
         k.unpredict(expected, blk);
       }
       if (half === null && pixelBytes === 4 && bw === width) {
@@ -639,6 +640,7 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
       continue;
     }
 
+    const what = `${where}: ${label()}`;
     if (piz !== null && size < expected) {
       for (const c of pizChannels) {
         c.nx = bw;
@@ -723,26 +725,27 @@ const INFLATE_RESULT = 16320 + 52;
  * chunks come in decreasing file order) and the chunks are views of it; bytes in memory are views already.
  */
 interface ChunkReader {
-  read(start: number, size: number, what: string): Uint8Array;
+  /** `what` names the range in a refusal (made only for one). */
+  read(start: number, size: number, what: () => string): Uint8Array;
   /** The range's bytes if the window read last holds them (a view valid until the next read), else null. */
   held(start: number, size: number): Uint8Array | null;
 }
 
 function chunkReader(src: ByteSource, first: number, window?: Uint8Array): ChunkReader {
-  if (!src.fresh) return { read: (start, size, what) => src.read(start, size, what), held: () => null };
+  if (!src.fresh) return { read: (start, size, what) => src.read(start, size, what()), held: () => null };
   let at = 0;
   let win: Uint8Array = new Uint8Array(0);
   // One buffer for every window: a fresh one per read would be paged in anew each time.
   let buf: Uint8Array | null = window ?? null;
   const held = (start: number, size: number): Uint8Array | null =>
     start >= at && start + size <= at + win.length ? win.subarray(start - at, start - at + size) : null;
-  const read = (start: number, size: number, what: string): Uint8Array => {
+  const read = (start: number, size: number, what: () => string): Uint8Array => {
     const h = held(start, size);
     if (h !== null) return h;
-    if (size >= READ_WINDOW) return src.read(start, size, what);
+    if (size >= READ_WINDOW) return src.read(start, size, what());
     const from = start < at ? Math.max(first, start + size - READ_WINDOW) : start;
     buf ??= new Uint8Array(READ_WINDOW);
-    win = src.readInto(from, buf.subarray(0, Math.min(src.size - from, READ_WINDOW)), what);
+    win = src.readInto(from, buf.subarray(0, Math.min(src.size - from, READ_WINDOW)), what());
     at = from;
     return win.subarray(start - from, start - from + size);
   };
@@ -845,11 +848,12 @@ export function inflateOnKernel(bytes: Uint8Array, expected: number): Uint8Array
 }
 
 /** The kernel's RLE result as unRle's refusals. */
-function rleStatus(r: number, expected: number, what: string): void {
-  if (r === -1) throw new FormatError(`${what}: RLE data decodes past the ${expected} bytes expected`);
-  if (r === -2) throw new FormatError(`${what}: RLE repeat run lacks its byte at the end of the chunk`);
-  if (r < 0) throw new FormatError(`${what}: RLE literal run of ${-16 - r} bytes passes the end of the chunk`);
-  if (r !== expected) throw new FormatError(`${what}: RLE data decodes to ${r} bytes, expected ${expected}`);
+function rleStatus(r: number, expected: number, what: () => string): void {
+  if (r === expected) return;
+  if (r === -1) throw new FormatError(`${what()}: RLE data decodes past the ${expected} bytes expected`);
+  if (r === -2) throw new FormatError(`${what()}: RLE repeat run lacks its byte at the end of the chunk`);
+  if (r < 0) throw new FormatError(`${what()}: RLE literal run of ${-16 - r} bytes passes the end of the chunk`);
+  throw new FormatError(`${what()}: RLE data decodes to ${r} bytes, expected ${expected}`);
 }
 
 /** EXR's RLE: a signed count byte; negative → that many literal bytes, else the next byte repeated count + 1 times. */
