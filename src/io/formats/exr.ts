@@ -617,7 +617,7 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
           const q = p + 1 < chunks && bytes.buffer === mem.buffer ? placed(chunkOf[p + 1], p + 1, sizeOf[chunkOf[p + 1]]) : null;
           const next = q !== null && q.size < q.expected ? chunks_.held(q.start, q.size) : null;
           if (q !== null && next !== null) {
-            k.inflate2(at, size, 0, expected, block.tabs, next.byteOffset, q.size, block.out2, q.expected, block.tabs2);
+            k.inflate2(at, size, 0, expected, next.byteOffset, q.size, block.out2, q.expected, block.tabs);
             r = block.words[(block.tabs + INFLATE_RESULT) >>> 2];
             paired = p + 1;
             pairedResult = block.words[(block.tabs2 + INFLATE_RESULT) >>> 2];
@@ -770,7 +770,7 @@ interface BlockKernel {
   unpredict(n: number, dst: number): void;
   unrle(src: number, size: number, dst: number, expected: number): number;
   inflate(src: number, size: number, dst: number, cap: number, tabs: number): number;
-  inflate2(a: number, an: number, aDst: number, aCap: number, aTabs: number, b: number, bn: number, bDst: number, bCap: number, bTabs: number): void;
+  inflate2(a: number, an: number, aDst: number, aCap: number, b: number, bn: number, bDst: number, bCap: number, tabs: number): void;
   place(src: number, bw: number, bh: number, line: number, table: number, dst: number, stride: number): void;
 }
 
@@ -809,12 +809,13 @@ function blockKernel(maxBlock: number, half: Uint32Array | null, bandBytes: numb
   if (!k) return null;
   const a = (maxBlock + 15) & ~15;
   const tabs = 3 * a + 32;
-  const table = tabs + INFLATE_TABLE_BYTES;
+  // The second block's tables follow the first's (inflate2 finds them there).
+  const tabs2 = tabs + INFLATE_TABLE_BYTES;
+  const table = tabs2 + INFLATE_TABLE_BYTES;
   const band = table + (half === null ? 0 : HALF_TABLE_BYTES);
   const window = (band + bandBytes + 15) & ~15;
-  const tabs2 = window + READ_WINDOW + 32;
-  const out2 = tabs2 + INFLATE_TABLE_BYTES;
-  const need = out2 + a - k.memory.buffer.byteLength;
+  const out2 = window + READ_WINDOW + 32;
+  const need = out2 + a + 16 - k.memory.buffer.byteLength;
   if (need > 0) k.memory.grow(Math.ceil(need / 65536));
   const buf = k.memory.buffer;
   if (half !== null) new Uint32Array(buf, table, 65536).set(half);
