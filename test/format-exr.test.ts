@@ -376,7 +376,7 @@ describe('ZIP/RLE predictor kernel', () => {
 });
 
 describe('EXR block kernel (inflate, RLE, predictor, placement)', () => {
-  const blockFiles = (): ManifestEntry[] => manifest.filter((m) => ['NONE', 'RLE', 'ZIPS', 'ZIP'].includes(m.compression));
+  const blockFiles = (): ManifestEntry[] => manifest.filter((m) => ['NONE', 'RLE', 'ZIPS', 'ZIP', 'PIZ'].includes(m.compression));
 
   /** Every compressed zlib block of a level-0 ZIPS/ZIP file, with its raw size. */
   const zlibBlocks = (m: ManifestEntry): { bytes: Uint8Array; raw: number }[] => {
@@ -431,10 +431,10 @@ describe('EXR block kernel (inflate, RLE, predictor, placement)', () => {
     return 'equal';
   };
 
-  it('decodes every channel of every NONE, RLE, ZIPS and ZIP file as the JavaScript path does, from memory and from the file', () => {
+  it('decodes every channel of every NONE, RLE, ZIPS, ZIP and PIZ file as the JavaScript path does, from memory and from the file', () => {
     const files = blockFiles();
     const combos = new Set(files.filter((m) => m.ptype !== 'mixed').map((m) => `${m.layout}-${m.ptype}-${m.compression}`));
-    expect(combos.size).toBe(16);
+    expect(combos.size).toBe(20);
     let checked = 0;
     for (const m of files) {
       const bytes = file(m.file);
@@ -511,7 +511,7 @@ describe('EXR block kernel (inflate, RLE, predictor, placement)', () => {
     if (process.env.HEIGHTBENCH_NO_WASM !== '1') expect(tally.taken).toBeGreaterThan(100);
   });
 
-  it('gives the words or the FormatError of the JavaScript path on corrupted chunks (RLE, ZIPS, ZIP; HALF and FLOAT; scanline and tiled)', () => {
+  it('gives the words or the FormatError of the JavaScript path on corrupted chunks (RLE, ZIPS, ZIP, PIZ; HALF and FLOAT; scanline and tiled)', () => {
     const rnd = testRandom(0xb10c);
     const names = [
       'scanline-half-rle.exr',
@@ -520,6 +520,8 @@ describe('EXR block kernel (inflate, RLE, predictor, placement)', () => {
       'tiled-half-zips.exr',
       'scanline-half-zip.exr',
       'tiled-float-zip.exr',
+      'tiled-half-piz.exr',
+      'scanline-float-piz.exr',
     ];
     const tally = { equal: 0, refused: 0 };
     for (let k = 0; k < 120; k++) {

@@ -404,8 +404,8 @@ export function decodeExr(input: DecoderInput, where: string, sel: RasterSelecti
 }
 
 /**
- * decodeExr, with NONE, RLE, ZIPS and ZIP blocks decoded and placed on the block kernel or (`useKernel` false, or no
- * WebAssembly) in JavaScript: the tests hold the two paths equal.
+ * decodeExr, with NONE, RLE, ZIPS and ZIP blocks decoded and every block placed on the block kernel or (`useKernel`
+ * false, or no WebAssembly) in JavaScript: the tests hold the two paths equal.
  */
 export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits, useKernel: boolean): DecodedRaster {
   const src = sourceOf(input, where);
@@ -481,8 +481,11 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
     `OpenEXR ${width}x${height} (${width * height * 4} bytes of samples, ${maxBlockBytes}-byte blocks)`,
     width * height * 4 +
       chunks * 24 +
-      maxBlockBytes * (h.compression === 4 ? 3 : 5) +
-      (h.compression === 4 ? 0 : width * blockH * 4 + HALF_TABLE_BYTES + 2 * INFLATE_TABLE_BYTES + 64) +
+      maxBlockBytes * (h.compression === 4 ? 8 : 5) +
+      width * blockH * 4 +
+      HALF_TABLE_BYTES +
+      2 * INFLATE_TABLE_BYTES +
+      64 +
       READ_WINDOW,
   );
   const chunkHeader = h.tiled ? 20 : 8;
@@ -578,7 +581,7 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
   const half = ch.pixelType === 1 ? halfToFloatBits() : null;
   const piz = h.compression === 4 ? new PizDecoder(blockW * blockH * (pixelBytes >> 1)) : null;
   const pizChannels = h.channels.map((c) => ({ nx: 0, ny: 0, size: PIXEL_TYPE_BYTES[c.pixelType] >> 1 }));
-  const block = piz === null && useKernel ? blockKernel(maxBlockBytes, half, width * blockH * 4) : null;
+  const block = useKernel ? blockKernel(maxBlockBytes, half, width * blockH * 4) : null;
   const scratch = new Uint8Array(block !== null || h.compression === 0 || h.compression === 4 ? 0 : maxBlockBytes);
   const scratchView = viewsOf(scratch);
   const rleOut = new Uint8Array(block === null && h.compression === 1 ? maxBlockBytes : 0);
@@ -602,8 +605,21 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
         mem.set(bytes, at);
         mem.fill(0, at + size, at + size + 16);
       }
+      // The selected channel's first sample in the decoded block, and the bytes from one of its lines to the next.
+      let from = blk + chBefore * bw;
+      let line = bw * pixelBytes;
       if (size === expected) {
         mem.copyWithin(blk, at, at + size);
+      } else if (piz !== null) {
+        for (const c of pizChannels) {
+          c.nx = bw;
+          c.ny = bh;
+        }
+        const { words, starts } = piz.decode(bytes, 0, size, pizChannels, chIndex, `${where}: ${label()}`);
+        // PIZ gives each channel's words apart: the selected one's lines follow each other.
+        line = 2 * bw * pizChannels[chIndex].size;
+        mem.set(new Uint8Array(words.buffer, words.byteOffset + 2 * starts[chIndex], line * bh), blk);
+        from = blk;
       } else if (h.compression === 1) {
         rleStatus(k.unrle(at, size, 0, expected), expected, () => `${where}: ${label()}`);
         k.unpredict(expected, blk);
@@ -629,12 +645,12 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
         if (r !== expected) mem.set(inflateBlock(bytes, expected, `${where}: ${label()}`), 0);
         k.unpredict(expected, blk);
       }
-      if (half === null && pixelBytes === 4 && bw === width) {
-        // One FLOAT channel in whole rows: the block is the rows.
+      if (half === null && from === blk && line === 4 * width) {
+        // FLOAT samples in whole rows, one after another: the block is the rows.
         out.set(block.blkWords.subarray(0, width * bh), y0 * width);
         continue;
       }
-      k.place(blk + chBefore * bw, bw, bh, bw * pixelBytes, half === null ? 0 : block.table, block.band + 4 * x0, 4 * width);
+      k.place(from, bw, bh, line, half === null ? 0 : block.table, block.band + 4 * x0, 4 * width);
       // The band holds whole rows once its last block is placed (blocks come in placement order).
       if (x0 + bw === width) out.set(block.bandWords.subarray(0, width * bh), y0 * width);
       continue;
