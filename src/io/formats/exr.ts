@@ -733,6 +733,7 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
 const READ_WINDOW = 1 << 20;
 const HALF_TABLE_BYTES = 65536 * 4;
 const INFLATE_TABLE_BYTES = 16384;
+const KERNEL_MEMORY_LIMIT = 1 << 30;
 /** Where inflate2 leaves a block's result: offset 52 of the stream state at the end of its tables. */
 const INFLATE_RESULT = 16320 + 52;
 
@@ -821,6 +822,8 @@ interface BlockArea {
  */
 function blockKernel(maxBlock: number, half: Uint32Array | null, bandBytes: number): BlockArea | null {
   if (wasmDisabled()) return null;
+  // Blocks too large for a 32-bit memory of a comfortable size go the JavaScript way.
+  if (maxBlock > KERNEL_MEMORY_LIMIT / 8 || bandBytes > KERNEL_MEMORY_LIMIT / 2) return null;
   const k = instantiateWasm<BlockKernel>(EXR_PREDICTOR_WASM_BASE64);
   if (!k) return null;
   const a = (maxBlock + 15) & ~15;
@@ -831,6 +834,7 @@ function blockKernel(maxBlock: number, half: Uint32Array | null, bandBytes: numb
   const band = table + (half === null ? 0 : HALF_TABLE_BYTES);
   const window = (band + bandBytes + 15) & ~15;
   const out2 = window + READ_WINDOW + 32;
+  if (out2 + a + 16 > KERNEL_MEMORY_LIMIT) return null;
   const need = out2 + a + 16 - k.memory.buffer.byteLength;
   if (need > 0) k.memory.grow(Math.ceil(need / 65536));
   const buf = k.memory.buffer;
