@@ -148,7 +148,7 @@
   ;; $offs (16 i32 of scratch). 0 when the code is over-subscribed or incomplete (an empty distance code is taken:
   ;; any use of it fails).
   (func $build (param $lens i32) (param $n i32) (param $kind i32) (param $prim i32) (param $cnt i32) (param $syms i32) (param $offs i32) (result i32)
-    (local $s i32) (local $l i32) (local $left i32) (local $code i32) (local $k i32) (local $end i32) (local $sym i32)
+    (local $s i32) (local $l i32) (local $left i32) (local $k i32) (local $end i32) (local $sym i32)
     (local $e i32) (local $j i32) (local $rev i32) (local $b i32) (local $total i32)
     (memory.fill (local.get $cnt) (i32.const 0) (i32.const 64))
     (block $d (loop $c
@@ -186,9 +186,10 @@
           (i32.store (local.get $k) (i32.add (i32.load (local.get $k)) (i32.const 1)))))
       (local.set $s (i32.add (local.get $s) (i32.const 1)))
       (br $c)))
-    ;; first level: each code of ≤ 10 bits, bit-reversed, in every slot it prefixes
+    ;; first level: each code of ≤ 10 bits, bit-reversed, in every slot it prefixes. $rev is the current canonical
+    ;; code reversed, counted up in reverse (a longer code appends a 0 bit, which leaves the reversed value as it is).
     (memory.fill (local.get $prim) (i32.const 0) (i32.const 4096))
-    (local.set $code (i32.const 0))
+    (local.set $rev (i32.const 0))
     (local.set $k (i32.const 0))
     (local.set $l (i32.const 1))
     (block $d (loop $c
@@ -201,23 +202,23 @@
         (if (i32.ne (local.get $e) (i32.const -1))
           (then
             (local.set $e (i32.or (local.get $e) (local.get $l)))
-            (local.set $rev (i32.const 0))
-            (local.set $b (i32.const 0))
-            (block $rd (loop $rc
-              (br_if $rd (i32.ge_u (local.get $b) (local.get $l)))
-              (local.set $rev (i32.or (i32.shl (local.get $rev) (i32.const 1)) (i32.and (i32.shr_u (local.get $code) (local.get $b)) (i32.const 1))))
-              (local.set $b (i32.add (local.get $b) (i32.const 1)))
-              (br $rc)))
             (local.set $j (local.get $rev))
             (block $fd (loop $fc
               (br_if $fd (i32.ge_u (local.get $j) (i32.const 1024)))
               (i32.store (i32.add (local.get $prim) (i32.shl (local.get $j) (i32.const 2))) (local.get $e))
               (local.set $j (i32.add (local.get $j) (i32.shl (i32.const 1) (local.get $l))))
               (br $fc)))))
-        (local.set $code (i32.add (local.get $code) (i32.const 1)))
+        ;; the next code, reversed: carry from the top bit of this length downwards
+        (local.set $b (i32.shl (i32.const 1) (i32.sub (local.get $l) (i32.const 1))))
+        (block $id (loop $ic
+          (br_if $id (i32.eqz (i32.and (local.get $rev) (local.get $b))))
+          (local.set $b (i32.shr_u (local.get $b) (i32.const 1)))
+          (br $ic)))
+        (local.set $rev (if (result i32) (local.get $b)
+          (then (i32.add (i32.and (local.get $rev) (i32.sub (local.get $b) (i32.const 1))) (local.get $b)))
+          (else (i32.const 0))))
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
         (br $sc)))
-      (local.set $code (i32.shl (local.get $code) (i32.const 1)))
       (local.set $l (i32.add (local.get $l) (i32.const 1)))
       (br $c)))
     (i32.const 1))
