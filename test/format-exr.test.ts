@@ -452,6 +452,33 @@ describe('EXR block kernel (inflate, RLE, predictor, placement)', () => {
     expect(checked).toBeGreaterThan(50);
   });
 
+  it('decodes 16400-wide blocks (PIZ ones larger than the read window, read on their own) as written', () => {
+    const big = join(dir, 'big');
+    const script = `
+import numpy as np, OpenEXR
+rng = np.random.default_rng(1)
+a = (np.sin(np.arange(16400)[None, :] / 50.0) * np.cos(np.arange(40)[:, None] / 7.0) * 300 + rng.standard_normal((40, 16400))).astype(np.float32)
+a.tofile("${big}-expect.f32")
+for name, c in (("zip", OpenEXR.ZIP_COMPRESSION), ("rle", OpenEXR.RLE_COMPRESSION), ("piz", OpenEXR.PIZ_COMPRESSION)):
+    OpenEXR.File({"compression": c, "type": OpenEXR.scanlineimage}, {"Y": a}).write("${big}-" + name + ".exr")
+`;
+    const r = spawnSync(python, ['-c', script], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const want = new Uint32Array(new Uint8Array(readFileSync(`${big}-expect.f32`)).buffer);
+    for (const name of ['zip', 'rle', 'piz']) {
+      const path = `${big}-${name}.exr`;
+      const bytes = new Uint8Array(readFileSync(path));
+      const src = fileSource(path);
+      try {
+        expect(bothPaths(bytes, src, name)).toBe('equal');
+      } finally {
+        src.close();
+      }
+      const got = decodeExr(bytes, name, {}, limits).values;
+      expect(firstMismatch(new Uint32Array(got.buffer), want), name).toBe('none');
+    }
+  });
+
   it("inflates every zlib block of the OpenEXR-written files itself, to zlib's bytes", () => {
     let blocks = 0;
     for (const m of manifest.filter((e) => e.compression === 'ZIPS' || e.compression === 'ZIP')) {
