@@ -529,8 +529,11 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
     h.tiles !== null
       ? `tile (${index % nx},${Math.floor(index / nx)}) at byte ${offsets[i]}`
       : `scanline chunk y=${dw.yMin + index * lines} at byte ${offsets[i]}`;
+  // A file's chunk headers are read into one buffer (bytes in memory are viewed where they are).
+  const header = src.fresh ? new Uint8Array(chunkHeader) : null;
   const chunkAt = (i: number): ExrChunk => {
-    const r = new Reader(src.read(offsets[i], chunkHeader, `OpenEXR chunk ${i}'s header`), where, 0);
+    const what = `OpenEXR chunk ${i}'s header`;
+    const r = new Reader(header !== null ? src.readInto(offsets[i], header, what) : src.read(offsets[i], chunkHeader, what), where, 0);
     let index: number;
     if (h.tiles !== null) {
       const tx = r.i32();
