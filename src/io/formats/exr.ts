@@ -859,12 +859,17 @@ function blockKernel(maxBlock: number, half: Uint32Array | null, bandBytes: numb
   };
 }
 
+let testArea: BlockArea | null = null;
+
 /**
  * A zlib block inflated on the block kernel alone: its bytes, or null where the kernel does not take the block (or
  * WebAssembly is off), for the tests that hold the kernel to node's zlib.
  */
 export function inflateOnKernel(bytes: Uint8Array, expected: number): Uint8Array | null {
-  const area = blockKernel(Math.max(expected, bytes.length), null, 0);
+  // One instance while blocks fit, so that each block's tables are built over the last one's.
+  const size = Math.max(expected, bytes.length);
+  if (testArea === null || testArea.blk < size) testArea = blockKernel(Math.max(size, 1 << 16), null, 0);
+  const area = testArea;
   if (area === null) return null;
   area.mem.set(bytes, area.src);
   if (area.k.inflate(area.src, bytes.length, 0, expected, area.tabs) !== expected) return null;

@@ -148,7 +148,7 @@
   ;; $offs (16 i32 of scratch). 0 when the code is over-subscribed or incomplete (an empty distance code is taken:
   ;; any use of it fails).
   (func $build (param $lens i32) (param $n i32) (param $kind i32) (param $prim i32) (param $cnt i32) (param $syms i32) (param $offs i32) (result i32)
-    (local $s i32) (local $l i32) (local $left i32) (local $k i32) (local $end i32) (local $sym i32)
+    (local $s i32) (local $l i32) (local $left i32) (local $k i32) (local $end i32)
     (local $e i32) (local $j i32) (local $rev i32) (local $b i32) (local $total i32)
     (memory.fill (local.get $cnt) (i32.const 0) (i32.const 64))
     (block $d (loop $c
@@ -186,28 +186,30 @@
           (i32.store (local.get $k) (i32.add (i32.load (local.get $k)) (i32.const 1)))))
       (local.set $s (i32.add (local.get $s) (i32.const 1)))
       (br $c)))
-    ;; first level: each code of ≤ 10 bits, bit-reversed, in every slot it prefixes. $rev is the current canonical
-    ;; code reversed, counted up in reverse (a longer code appends a 0 bit, which leaves the reversed value as it is).
-    (memory.fill (local.get $prim) (i32.const 0) (i32.const 4096))
+    ;; first level: each code of ≤ 10 bits, bit-reversed, in every slot it prefixes (0 for a symbol that is not
+    ;; valid), and 0 in the slot of each longer code's first 10 bits; with a complete code that is every slot, so
+    ;; nothing of an earlier block's table is left. $rev is the current canonical code reversed, counted up in
+    ;; reverse (a longer code appends a 0 bit, which leaves the reversed value as it is).
+    (if (i32.eqz (local.get $total)) (then (memory.fill (local.get $prim) (i32.const 0) (i32.const 4096))))
     (local.set $rev (i32.const 0))
     (local.set $k (i32.const 0))
     (local.set $l (i32.const 1))
     (block $d (loop $c
-      (br_if $d (i32.gt_u (local.get $l) (i32.const 10)))
+      (br_if $d (i32.gt_u (local.get $l) (i32.const 15)))
       (local.set $end (i32.add (local.get $k) (i32.load (i32.add (local.get $cnt) (i32.shl (local.get $l) (i32.const 2))))))
       (block $sd (loop $sc
         (br_if $sd (i32.ge_u (local.get $k) (local.get $end)))
-        (local.set $sym (i32.load16_u (i32.add (local.get $syms) (i32.shl (local.get $k) (i32.const 1)))))
-        (local.set $e (call $entry (local.get $kind) (local.get $sym)))
-        (if (i32.ne (local.get $e) (i32.const -1))
+        (if (i32.le_u (local.get $l) (i32.const 10))
           (then
-            (local.set $e (i32.or (local.get $e) (local.get $l)))
+            (local.set $e (call $entry (local.get $kind) (i32.load16_u (i32.add (local.get $syms) (i32.shl (local.get $k) (i32.const 1))))))
+            (local.set $e (select (i32.const 0) (i32.or (local.get $e) (local.get $l)) (i32.eq (local.get $e) (i32.const -1))))
             (local.set $j (local.get $rev))
             (block $fd (loop $fc
               (br_if $fd (i32.ge_u (local.get $j) (i32.const 1024)))
               (i32.store (i32.add (local.get $prim) (i32.shl (local.get $j) (i32.const 2))) (local.get $e))
               (local.set $j (i32.add (local.get $j) (i32.shl (i32.const 1) (local.get $l))))
-              (br $fc)))))
+              (br $fc))))
+          (else (i32.store (i32.add (local.get $prim) (i32.shl (i32.and (local.get $rev) (i32.const 1023)) (i32.const 2))) (i32.const 0))))
         ;; the next code, reversed: carry from the top bit of this length downwards
         (local.set $b (i32.shl (i32.const 1) (i32.sub (local.get $l) (i32.const 1))))
         (block $id (loop $ic
