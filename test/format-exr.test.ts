@@ -5,11 +5,13 @@
  * naming what is wrong.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FormatError, InputError, LimitError } from '../src/errors.js';
-import { decodeExr, looksLikeExr, readExrHeader } from '../src/io/formats/exr.js';
+import { inflateSync } from 'node:zlib';
+import { decodeExr, decodeExrBlocks, inflateOnKernel, looksLikeExr, readExrHeader } from '../src/io/formats/exr.js';
+import { fileSource } from '../src/io/byte-source.js';
 import { PizDecoder, type PizChannel } from '../src/io/formats/exr-piz.js';
 import { tempDir, testRandom } from './helpers.js';
 
@@ -370,6 +372,204 @@ describe('ZIP/RLE predictor kernel', () => {
       unpredictInterleave(t.slice(), b, n);
       expect(Buffer.from(a).equals(Buffer.from(b)), `n = ${n}`).toBe(true);
     }
+  });
+});
+
+describe('EXR block kernel (inflate, RLE, predictor, placement)', () => {
+  const blockFiles = (): ManifestEntry[] => manifest.filter((m) => ['NONE', 'RLE', 'ZIPS', 'ZIP', 'PIZ'].includes(m.compression));
+
+  /** Every compressed zlib block of a level-0 ZIPS/ZIP file, with its raw size. */
+  const zlibBlocks = (m: ManifestEntry): { bytes: Uint8Array; raw: number }[] => {
+    const b = file(m.file);
+    const h = readExrHeader(b, m.file);
+    const dv = new DataView(b.buffer, b.byteOffset);
+    const bpp = h.channels.reduce((a, c) => a + (c.pixelType === 1 ? 2 : 4), 0);
+    const lines = m.compression === 'ZIP' ? 16 : 1;
+    const count = h.tiles ? Math.ceil(m.width / h.tiles.xSize) * Math.ceil(m.height / h.tiles.ySize) : Math.ceil(m.height / lines);
+    const out: { bytes: Uint8Array; raw: number }[] = [];
+    for (let i = 0; i < count; i++) {
+      const off = Number(dv.getBigUint64(h.offsetTableStart + 8 * i, true));
+      let bw = m.width;
+      let bh: number;
+      if (h.tiles) {
+        const tx = dv.getInt32(off, true);
+        const ty = dv.getInt32(off + 4, true);
+        bw = Math.min(h.tiles.xSize, m.width - tx * h.tiles.xSize);
+        bh = Math.min(h.tiles.ySize, m.height - ty * h.tiles.ySize);
+      } else {
+        bh = Math.min(lines, m.height - (dv.getInt32(off, true) - h.dataWindow.yMin));
+      }
+      const head = h.tiled ? 20 : 8;
+      const size = dv.getInt32(off + head - 4, true);
+      const raw = bw * bh * bpp;
+      if (size < raw) out.push({ bytes: b.subarray(off + head, off + head + size), raw });
+    }
+    return out;
+  };
+
+  /** Both paths on the same input: equal samples and description, or the same FormatError. */
+  const bothPaths = (input: Uint8Array, kernelInput: Uint8Array | ReturnType<typeof fileSource>, name: string, channel?: string): 'equal' | 'refused' => {
+    const run = (useKernel: boolean): ReturnType<typeof decodeExr> | Error => {
+      try {
+        return decodeExrBlocks(useKernel ? kernelInput : input, name, channel === undefined ? {} : { channel }, limits, useKernel);
+      } catch (e) {
+        return e as Error;
+      }
+    };
+    const js = run(false);
+    const k = run(true);
+    if (js instanceof Error) {
+      expect(js, name).toBeInstanceOf(FormatError);
+      expect(k, name).toBeInstanceOf(FormatError);
+      expect((k as Error).message).toBe(js.message);
+      return 'refused';
+    }
+    expect(k, name).not.toBeInstanceOf(Error);
+    const kr = k as ReturnType<typeof decodeExr>;
+    expect(kr.description).toBe(js.description);
+    expect(firstMismatch(new Uint32Array(kr.values.buffer), new Uint32Array(js.values.buffer)), `${name} ${channel ?? ''}`).toBe('none');
+    return 'equal';
+  };
+
+  it('decodes every channel of every NONE, RLE, ZIPS, ZIP and PIZ file as the JavaScript path does, from memory and from the file', () => {
+    const files = blockFiles();
+    const combos = new Set(files.filter((m) => m.ptype !== 'mixed').map((m) => `${m.layout}-${m.ptype}-${m.compression}`));
+    expect(combos.size).toBe(20);
+    let checked = 0;
+    for (const m of files) {
+      const bytes = file(m.file);
+      for (const channel of Object.keys(m.channels)) {
+        expect(bothPaths(bytes, bytes, m.file, channel)).toBe('equal');
+        const src = fileSource(join(dir, m.file));
+        try {
+          expect(bothPaths(bytes, src, m.file, channel)).toBe('equal');
+        } finally {
+          src.close();
+        }
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
+  });
+
+  it('decodes 16400-wide blocks (PIZ ones larger than the read window, read on their own) as written', () => {
+    const big = join(dir, 'big');
+    const script = `
+import numpy as np, OpenEXR
+rng = np.random.default_rng(1)
+a = (np.sin(np.arange(16400)[None, :] / 50.0) * np.cos(np.arange(40)[:, None] / 7.0) * 300 + rng.standard_normal((40, 16400))).astype(np.float32)
+a.tofile("${big}-expect.f32")
+for name, c in (("zip", OpenEXR.ZIP_COMPRESSION), ("rle", OpenEXR.RLE_COMPRESSION), ("piz", OpenEXR.PIZ_COMPRESSION)):
+    OpenEXR.File({"compression": c, "type": OpenEXR.scanlineimage}, {"Y": a}).write("${big}-" + name + ".exr")
+`;
+    const r = spawnSync(python, ['-c', script], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const want = new Uint32Array(new Uint8Array(readFileSync(`${big}-expect.f32`)).buffer);
+    for (const name of ['zip', 'rle', 'piz']) {
+      const path = `${big}-${name}.exr`;
+      const bytes = new Uint8Array(readFileSync(path));
+      const src = fileSource(path);
+      try {
+        expect(bothPaths(bytes, src, name)).toBe('equal');
+      } finally {
+        src.close();
+      }
+      const got = decodeExr(bytes, name, {}, limits).values;
+      expect(firstMismatch(new Uint32Array(got.buffer), want), name).toBe('none');
+    }
+  });
+
+  it("inflates every zlib block of the OpenEXR-written files itself, to zlib's bytes", () => {
+    let blocks = 0;
+    for (const m of manifest.filter((e) => e.compression === 'ZIPS' || e.compression === 'ZIP')) {
+      for (const { bytes, raw } of zlibBlocks(m)) {
+        const want = inflateSync(bytes);
+        expect(want.length).toBe(raw);
+        const got = inflateOnKernel(bytes, raw);
+        if (process.env.HEIGHTBENCH_NO_WASM === '1') {
+          expect(got).toBeNull();
+          continue;
+        }
+        expect(got, m.file).not.toBeNull();
+        expect(Buffer.from(got as Uint8Array).equals(want), m.file).toBe(true);
+        blocks++;
+      }
+    }
+    if (process.env.HEIGHTBENCH_NO_WASM !== '1') expect(blocks).toBeGreaterThan(300);
+  });
+
+  it("never takes a corrupted zlib block that zlib refuses, and gives zlib's bytes where it takes one", () => {
+    const rnd = testRandom(0x21b);
+    const sources = manifest.filter((e) => (e.compression === 'ZIPS' || e.compression === 'ZIP') && !e.incompressible).map(zlibBlocks);
+    const tally = { taken: 0, left: 0 };
+    for (let k = 0; k < 600; k++) {
+      const blocks = sources[k % sources.length];
+      const { bytes, raw } = blocks[Math.floor(rnd() * blocks.length)];
+      let input: Uint8Array;
+      if (k % 4 === 0) {
+        // Bytes after the end of the stream, which zlib leaves unread.
+        input = new Uint8Array(bytes.length + 1 + (k % 13));
+        input.set(bytes);
+        for (let j = bytes.length; j < input.length; j++) input[j] = Math.floor(rnd() * 256);
+      } else {
+        const b = bytes.slice();
+        // Mostly the block header and code tables, where a change reaches the most checks; sometimes a cut.
+        const span = k % 3 === 0 ? b.length : Math.min(b.length, 80);
+        for (let j = 0; j < 1 + (k % 3); j++) b[Math.floor(rnd() * span)] ^= 1 << Math.floor(rnd() * 8);
+        input = k % 7 === 0 ? b.subarray(0, Math.floor(rnd() * b.length)) : b;
+      }
+      let want: Buffer | null;
+      try {
+        want = inflateSync(input, { maxOutputLength: raw });
+        if (want.length !== raw) want = null;
+      } catch {
+        want = null;
+      }
+      const got = inflateOnKernel(input, raw);
+      if (got === null) {
+        tally.left++;
+        continue;
+      }
+      expect(want, `block ${k}`).not.toBeNull();
+      expect(Buffer.from(got).equals(want as Buffer), `block ${k}`).toBe(true);
+      tally.taken++;
+    }
+    expect(tally.left).toBeGreaterThan(100);
+    if (process.env.HEIGHTBENCH_NO_WASM !== '1') expect(tally.taken).toBeGreaterThan(100);
+  });
+
+  it('gives the words or the FormatError of the JavaScript path on corrupted chunks (RLE, ZIPS, ZIP, PIZ; HALF and FLOAT; scanline and tiled)', () => {
+    const rnd = testRandom(0xb10c);
+    const names = [
+      'scanline-half-rle.exr',
+      'tiled-float-rle.exr',
+      'scanline-float-zips.exr',
+      'tiled-half-zips.exr',
+      'scanline-half-zip.exr',
+      'tiled-float-zip.exr',
+      'tiled-half-piz.exr',
+      'scanline-float-piz.exr',
+    ];
+    const tally = { equal: 0, refused: 0 };
+    for (let k = 0; k < 120; k++) {
+      const name = names[k % names.length];
+      const clean = file(name);
+      const start = readExrHeader(clean, name).offsetTableStart + 400;
+      const b = clean.slice();
+      for (let j = 0; j < 1 + (k % 3); j++) b[start + Math.floor(rnd() * (b.length - start))] ^= 1 << Math.floor(rnd() * 8);
+      tally[bothPaths(b, b, name)]++;
+      // From a file, the kernel inflates two zlib blocks at once where the read window holds both.
+      const path = join(dir, `corrupt-${k}.exr`);
+      writeFileSync(path, b);
+      const src = fileSource(path);
+      try {
+        tally[bothPaths(b, src, name)]++;
+      } finally {
+        src.close();
+      }
+    }
+    expect(tally.refused).toBeGreaterThan(40);
+    expect(tally.equal + tally.refused).toBe(240);
   });
 });
 

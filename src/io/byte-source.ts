@@ -24,6 +24,8 @@ export interface ByteSource {
   readonly size: number;
   /** `length` bytes from `offset`; refused when the range is not all inside the file or over the reader budget. */
   read(offset: number, length: number, what: string): Uint8Array;
+  /** Fills `into` with the bytes from `offset` (a buffer reused across reads); refused as read() refuses a range. */
+  readInto(offset: number, into: Uint8Array, what: string): Uint8Array;
   /** The first min(n, size) bytes (a header whose length is not known yet). */
   head(n: number): Uint8Array;
   /** True when read() returns buffers the caller owns and may modify (a file source); false for views (memory). */
@@ -55,6 +57,12 @@ export function memorySource(bytes: Uint8Array, where: string): ByteSource {
       bytesRead += length;
       return b.subarray(offset, offset + length);
     },
+    readInto(offset, into, what) {
+      checkRange(where, b.length, offset, into.length, what);
+      bytesRead += into.length;
+      into.set(b.subarray(offset, offset + into.length));
+      return into;
+    },
     head(n) {
       const k = Math.min(Math.max(0, n), b.length);
       bytesRead += k;
@@ -72,10 +80,10 @@ export function fileSource(path: string): ByteSource {
   const { fd, size } = openRegular(path);
   let bytesRead = 0;
   let open = true;
-  const pread = (offset: number, length: number, what: string): Uint8Array => {
-    checkReaderMemory(path, what, length);
+  const pread = (offset: number, length: number, what: string, into?: Uint8Array): Uint8Array => {
+    if (into === undefined) checkReaderMemory(path, what, length);
     // Aligned to 8 bytes (a fresh ArrayBuffer): decoders view samples as typed arrays without another copy.
-    const out = new Uint8Array(length);
+    const out = into ?? new Uint8Array(length);
     let off = 0;
     try {
       while (off < length) {
@@ -101,6 +109,10 @@ export function fileSource(path: string): ByteSource {
     read(offset, length, what) {
       checkRange(path, size, offset, length, what);
       return pread(offset, length, what);
+    },
+    readInto(offset, into, what) {
+      checkRange(path, size, offset, into.length, what);
+      return pread(offset, into.length, what, into);
     },
     head(n) {
       return pread(0, Math.min(Math.max(0, n), size), 'the header');

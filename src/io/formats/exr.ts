@@ -19,7 +19,7 @@
  */
 import { inflateSync } from 'node:zlib';
 import { FormatError } from '../../errors.js';
-import { instantiateWasm, wasmDisabled } from '../../core/wasm.js';
+import { instantiateWasm, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
 import { EXR_PREDICTOR_WASM_BASE64 } from './wasm/exr-predictor-wasm.js';
 import { sourceOf, type ByteSource, type DecoderInput } from '../byte-source.js';
 import { checkFieldSize, checkReaderMemory } from '../limits.js';
@@ -380,11 +380,12 @@ interface WordViews {
 
 /** One chunk of level 0, as its header places it: its pixel rectangle and stored byte range. */
 interface ExrChunk {
+  /** Its place in level 0: tile ty * nx + tx, or scanline block (y − yMin) / lines. */
+  readonly index: number;
   readonly x0: number;
   readonly y0: number;
   readonly bw: number;
   readonly bh: number;
-  readonly label: string;
   readonly size: number;
   readonly start: number;
   readonly expected: number;
@@ -399,6 +400,14 @@ function viewsOf(b: Uint8Array): WordViews | null {
 
 /** Decodes one channel of a single-part OpenEXR file (see the file header for what is read and refused). */
 export function decodeExr(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits): DecodedRaster {
+  return decodeExrBlocks(input, where, sel, limits, true);
+}
+
+/**
+ * decodeExr, with NONE, RLE, ZIPS and ZIP blocks decoded and every block placed on the block kernel or (`useKernel`
+ * false, or no WebAssembly) in JavaScript: the tests hold the two paths equal.
+ */
+export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits, useKernel: boolean): DecodedRaster {
   const src = sourceOf(input, where);
   const h = readExrHeaderFrom(src, where);
   if (!SUPPORTED_COMPRESSIONS.has(h.compression)) {
@@ -470,7 +479,14 @@ export function decodeExr(input: DecoderInput, where: string, sel: RasterSelecti
   checkReaderMemory(
     where,
     `OpenEXR ${width}x${height} (${width * height * 4} bytes of samples, ${maxBlockBytes}-byte blocks)`,
-    width * height * 4 + chunks * 16 + maxBlockBytes * (h.compression === 4 ? 3 : 4),
+    width * height * 4 +
+      chunks * 24 +
+      maxBlockBytes * (h.compression === 4 ? 8 : 5) +
+      width * blockH * 4 +
+      HALF_TABLE_BYTES +
+      2 * INFLATE_TABLE_BYTES +
+      64 +
+      READ_WINDOW,
   );
   const chunkHeader = h.tiled ? 20 : 8;
   const table = new Reader(src.read(h.offsetTableStart, chunks * 8, 'the OpenEXR offset table'), where, 0);
@@ -489,75 +505,161 @@ export function decodeExr(input: DecoderInput, where: string, sel: RasterSelecti
   // a file whose chunks are missing or truncated is refused without reserving its declared size.
   const seen = new Uint8Array(chunks);
   const lines = LINES_PER_BLOCK[h.compression];
-  const chunkAt = (i: number, firstPass: boolean): ExrChunk => {
-    const r = new Reader(src.read(offsets[i], chunkHeader, `OpenEXR chunk ${i}'s header`), where, 0);
-    // Where this chunk's pixels go: columns x0..x0+bw, rows y0..y0+bh of the data window.
+  /** Chunk i's placement: columns x0..x0+bw, rows y0..y0+bh of the data window, from its index in level 0. */
+  const placed = (i: number, index: number, size: number): ExrChunk => {
     let x0 = 0;
     let y0: number;
     let bw = width;
     let bh: number;
-    let index: number;
-    let label: string;
     if (h.tiles !== null) {
-      const tx = r.i32();
-      const ty = r.i32();
-      const lx = r.i32();
-      const ly = r.i32();
-      label = `tile (${tx},${ty}) at byte ${offsets[i]}`;
-      if (lx !== 0 || ly !== 0)
-        throw new FormatError(`${where}: OpenEXR ${label} is of level (${lx},${ly}), expected level (0,0) in the first ${chunks} chunks`);
-      if (tx < 0 || tx >= nx || ty < 0 || ty >= ny) throw new FormatError(`${where}: OpenEXR ${label} lies outside the ${nx}x${ny} tiles of level 0`);
-      index = ty * nx + tx;
+      const tx = index % nx;
+      const ty = (index - tx) / nx;
       x0 = tx * h.tiles.xSize;
       y0 = ty * h.tiles.ySize;
       bw = Math.min(h.tiles.xSize, width - x0);
       bh = Math.min(h.tiles.ySize, height - y0);
     } else {
+      y0 = index * lines;
+      bh = Math.min(lines, height - y0);
+    }
+    return { index, x0, y0, bw, bh, size, start: offsets[i] + chunkHeader, expected: bw * bh * pixelBytes };
+  };
+  /** Chunk i's name in messages (made only for one). */
+  const labelOf = (i: number, index: number): string =>
+    h.tiles !== null
+      ? `tile (${index % nx},${Math.floor(index / nx)}) at byte ${offsets[i]}`
+      : `scanline chunk y=${dw.yMin + index * lines} at byte ${offsets[i]}`;
+  // A file's chunk headers are read into one buffer (bytes in memory are viewed where they are).
+  const header = src.fresh ? new Uint8Array(chunkHeader) : null;
+  const chunkAt = (i: number): ExrChunk => {
+    const what = `OpenEXR chunk ${i}'s header`;
+    const r = new Reader(header !== null ? src.readInto(offsets[i], header, what) : src.read(offsets[i], chunkHeader, what), where, 0);
+    let index: number;
+    if (h.tiles !== null) {
+      const tx = r.i32();
+      const ty = r.i32();
+      const lx = r.i32();
+      const ly = r.i32();
+      const label = `tile (${tx},${ty}) at byte ${offsets[i]}`;
+      if (lx !== 0 || ly !== 0)
+        throw new FormatError(`${where}: OpenEXR ${label} is of level (${lx},${ly}), expected level (0,0) in the first ${chunks} chunks`);
+      if (tx < 0 || tx >= nx || ty < 0 || ty >= ny) throw new FormatError(`${where}: OpenEXR ${label} lies outside the ${nx}x${ny} tiles of level 0`);
+      index = ty * nx + tx;
+    } else {
       const y = r.i32();
-      label = `scanline chunk y=${y} at byte ${offsets[i]}`;
       const rel = y - dw.yMin;
       if (rel < 0 || rel >= height || rel % lines !== 0) {
-        throw new FormatError(`${where}: OpenEXR ${label}: expected a y of ${dw.yMin} + a multiple of ${lines} within ${dw.yMin}..${dw.yMax}`);
+        throw new FormatError(
+          `${where}: OpenEXR scanline chunk y=${y} at byte ${offsets[i]}: expected a y of ${dw.yMin} + a multiple of ${lines} within ${dw.yMin}..${dw.yMax}`,
+        );
       }
       index = rel / lines;
-      y0 = rel;
-      bh = Math.min(lines, height - rel);
     }
-    if (firstPass) {
-      if (seen[index] !== 0) throw new FormatError(`${where}: OpenEXR ${label} appears twice`);
-      seen[index] = 1;
-    }
-    const size = r.i32();
-    const start = offsets[i] + chunkHeader;
-    const expected = bw * bh * pixelBytes;
+    const c = placed(i, index, r.i32());
+    const { size, start, expected, bw, bh } = c;
+    if (seen[index] !== 0) throw new FormatError(`${where}: OpenEXR ${labelOf(i, index)} appears twice`);
+    seen[index] = 1;
     if (size < 0 || start + size > src.size) {
-      throw new FormatError(`${where}: OpenEXR ${label} declares ${size} bytes, ${src.size - start} bytes remain in the file`);
+      throw new FormatError(`${where}: OpenEXR ${labelOf(i, index)} declares ${size} bytes, ${src.size - start} bytes remain in the file`);
     }
     if (size > expected || (h.compression === 0 && size !== expected)) {
       throw new FormatError(
-        `${where}: OpenEXR ${label} holds ${size} bytes, expected ${h.compression === 0 ? '' : 'at most '}${expected} (${bw}x${bh} pixels of ${pixelBytes} bytes)`,
+        `${where}: OpenEXR ${labelOf(i, index)} holds ${size} bytes, expected ${h.compression === 0 ? '' : 'at most '}${expected} (${bw}x${bh} pixels of ${pixelBytes} bytes)`,
       );
     }
-    return { x0, y0, bw, bh, label, size, start, expected };
+    return c;
   };
+  // One pass over the headers; the chunks are then decoded in placement order (for a file written in increasing y,
+  // its own order), each from what its header said.
+  const chunkOf = new Int32Array(chunks);
+  const sizeOf = new Int32Array(chunks);
   for (let i = 0; i < chunks; i++) {
-    chunkAt(i, true);
+    const c = chunkAt(i);
+    chunkOf[c.index] = i;
+    sizeOf[i] = c.size;
   }
 
   const values = new Float32Array(width * height);
   const out = new Uint32Array(values.buffer);
   const half = ch.pixelType === 1 ? halfToFloatBits() : null;
-  const scratch = new Uint8Array(h.compression === 0 || h.compression === 4 ? 0 : maxBlockBytes);
-  const scratchView = viewsOf(scratch);
-  const rleOut = new Uint8Array(h.compression === 1 ? maxBlockBytes : 0);
   const piz = h.compression === 4 ? new PizDecoder(blockW * blockH * (pixelBytes >> 1)) : null;
   const pizChannels = h.channels.map((c) => ({ nx: 0, ny: 0, size: PIXEL_TYPE_BYTES[c.pixelType] >> 1 }));
+  const block = useKernel ? blockKernel(maxBlockBytes, half, width * blockH * 4) : null;
+  const scratch = new Uint8Array(block !== null || h.compression === 0 || h.compression === 4 ? 0 : maxBlockBytes);
+  const scratchView = viewsOf(scratch);
+  const rleOut = new Uint8Array(block === null && h.compression === 1 ? maxBlockBytes : 0);
+  const chunks_ = chunkReader(src, tableEnd, block?.window);
+  // A zlib block inflated together with the one before it (on the kernel), and the kernel's result for it.
+  let paired = -1;
+  let pairedResult = -1;
 
-  for (let i = 0; i < chunks; i++) {
-    const { x0, y0, bw, bh, label, size, start, expected } = chunkAt(i, false);
-    const what = `${where}: OpenEXR ${label}`;
-    const bytes = src.read(start, size, `OpenEXR ${label}`);
+  for (let p = 0; p < chunks; p++) {
+    const i = chunkOf[p];
+    const { x0, y0, bw, bh, size, start, expected } = placed(i, p, sizeOf[i]);
+    const label = (): string => `OpenEXR ${labelOf(i, p)}`;
+    const bytes = chunks_.read(start, size, label);
 
+    if (block !== null) {
+      const { k, mem, blk } = block;
+      // A chunk read into the kernel's window is used where it lies; one from elsewhere is copied in.
+      let at = bytes.byteOffset;
+      if (bytes.buffer !== mem.buffer) {
+        at = block.src;
+        mem.set(bytes, at);
+        mem.fill(0, at + size, at + size + 16);
+      }
+      // The selected channel's first sample in the decoded block, and the bytes from one of its lines to the next.
+      let from = blk + chBefore * bw;
+      let line = bw * pixelBytes;
+      if (size === expected) {
+        mem.copyWithin(blk, at, at + size);
+      } else if (piz !== null) {
+        for (const c of pizChannels) {
+          c.nx = bw;
+          c.ny = bh;
+        }
+        const { words, starts } = piz.decode(bytes, 0, size, pizChannels, chIndex, `${where}: ${label()}`);
+        // PIZ gives each channel's words apart: the selected one's lines follow each other.
+        line = 2 * bw * pizChannels[chIndex].size;
+        mem.set(new Uint8Array(words.buffer, words.byteOffset + 2 * starts[chIndex], line * bh), blk);
+        from = blk;
+      } else if (h.compression === 1) {
+        rleStatus(k.unrle(at, size, 0, expected), expected, () => `${where}: ${label()}`);
+        k.unpredict(expected, blk);
+      } else {
+        let r: number;
+        if (paired === p) {
+          r = pairedResult;
+          if (r === expected) mem.copyWithin(0, block.out2, block.out2 + expected);
+        } else {
+          // With the next block in the window too, both are inflated at once (two streams keep the CPU busier).
+          const q = p + 1 < chunks && bytes.buffer === mem.buffer ? placed(chunkOf[p + 1], p + 1, sizeOf[chunkOf[p + 1]]) : null;
+          const next = q !== null && q.size < q.expected ? chunks_.held(q.start, q.size) : null;
+          if (q !== null && next !== null) {
+            k.inflate2(at, size, 0, expected, next.byteOffset, q.size, block.out2, q.expected, block.tabs);
+            r = block.words[(block.tabs + INFLATE_RESULT) >>> 2];
+            paired = p + 1;
+            pairedResult = block.words[(block.tabs2 + INFLATE_RESULT) >>> 2];
+          } else {
+            r = k.inflate(at, size, 0, expected, block.tabs);
+          }
+        }
+        // Anything the kernel does not take is inflated by node's zlib, whose bytes or refusal are the reference.
+        if (r !== expected) mem.set(inflateBlock(bytes, expected, `${where}: ${label()}`), 0);
+        k.unpredict(expected, blk);
+      }
+      if (half === null && from === blk && line === 4 * width) {
+        // FLOAT samples in whole rows, one after another: the block is the rows.
+        out.set(block.blkWords.subarray(0, width * bh), y0 * width);
+        continue;
+      }
+      k.place(from, bw, bh, line, half === null ? 0 : block.table, block.band + 4 * x0, 4 * width);
+      // The band holds whole rows once its last block is placed (blocks come in placement order).
+      if (x0 + bw === width) out.set(block.bandWords.subarray(0, width * bh), y0 * width);
+      continue;
+    }
+
+    const what = `${where}: ${label()}`;
     if (piz !== null && size < expected) {
       for (const c of pizChannels) {
         c.nx = bw;
@@ -593,15 +695,7 @@ export function decodeExr(input: DecoderInput, where: string, sel: RasterSelecti
         unRle(bytes, 0, size, rleOut, expected, what);
         unpredict(rleOut, scratch, expected);
       } else {
-        let inflated: Buffer;
-        try {
-          // One output chunk of the expected size: no concatenation, and more output is an error.
-          inflated = inflateSync(bytes, { maxOutputLength: expected, chunkSize: Math.max(64, expected) });
-        } catch (e) {
-          throw new FormatError(`${what}: zlib data does not inflate to ${expected} bytes (${e instanceof Error ? e.message : String(e)})`);
-        }
-        if (inflated.length !== expected) throw new FormatError(`${what}: zlib data inflates to ${inflated.length} bytes, expected ${expected}`);
-        unpredict(new Uint8Array(inflated.buffer, inflated.byteOffset, inflated.length), scratch, expected);
+        unpredict(inflateBlock(bytes, expected, what), scratch, expected);
       }
     }
     const lineBytes = bw * pixelBytes;
@@ -636,6 +730,159 @@ export function decodeExr(input: DecoderInput, where: string, sel: RasterSelecti
       `OpenEXR ${kind}, ${h.compressionName}, channel ${ch.name} (${ch.pixelTypeName}) from channels ${present}, ` +
       `data window ${boxText(dw)}, display window ${boxText(h.displayWindow)}, lineOrder ${h.lineOrder}`,
   };
+}
+
+/** Bytes of chunk data read at once from a file: consecutive chunks are sliced out of one read. */
+const READ_WINDOW = 1 << 20;
+const HALF_TABLE_BYTES = 65536 * 4;
+const INFLATE_TABLE_BYTES = 16384;
+const KERNEL_MEMORY_LIMIT = 1 << 30;
+/** Where inflate2 leaves a block's result: offset 52 of the stream state at the end of its tables. */
+const INFLATE_RESULT = 16320 + 52;
+
+/**
+ * Chunk data by byte range: a file is read a window at a time (forward from a chunk, or backward from its end when the
+ * chunks come in decreasing file order) and the chunks are views of it; bytes in memory are views already.
+ */
+interface ChunkReader {
+  /** `what` names the range in a refusal (made only for one). */
+  read(start: number, size: number, what: () => string): Uint8Array;
+  /** The range's bytes if the window read last holds them (a view valid until the next read), else null. */
+  held(start: number, size: number): Uint8Array | null;
+}
+
+function chunkReader(src: ByteSource, first: number, window?: Uint8Array): ChunkReader {
+  if (!src.fresh) return { read: (start, size, what) => src.read(start, size, what()), held: () => null };
+  let at = 0;
+  let win: Uint8Array = new Uint8Array(0);
+  // One buffer for every window: a fresh one per read would be paged in anew each time.
+  let buf: Uint8Array | null = window ?? null;
+  const held = (start: number, size: number): Uint8Array | null =>
+    start >= at && start + size <= at + win.length ? win.subarray(start - at, start - at + size) : null;
+  const read = (start: number, size: number, what: () => string): Uint8Array => {
+    const h = held(start, size);
+    if (h !== null) return h;
+    if (size >= READ_WINDOW) return src.read(start, size, what());
+    const from = start < at ? Math.max(first, start + size - READ_WINDOW) : start;
+    buf ??= new Uint8Array(READ_WINDOW);
+    win = src.readInto(from, buf.subarray(0, Math.min(src.size - from, READ_WINDOW)), what());
+    at = from;
+    return win.subarray(start - from, start - from + size);
+  };
+  return { read, held };
+}
+
+/** A zlib block inflated to exactly `expected` bytes; more output is refused before it is produced. */
+function inflateBlock(bytes: Uint8Array, expected: number, what: string): Uint8Array {
+  let inflated: Buffer;
+  try {
+    // One output chunk of the expected size: no concatenation, and more output is an error.
+    inflated = inflateSync(bytes, { maxOutputLength: expected, chunkSize: Math.max(64, expected) });
+  } catch (e) {
+    throw new FormatError(`${what}: zlib data does not inflate to ${expected} bytes (${e instanceof Error ? e.message : String(e)})`);
+  }
+  if (inflated.length !== expected) throw new FormatError(`${what}: zlib data inflates to ${inflated.length} bytes, expected ${expected}`);
+  return new Uint8Array(inflated.buffer, inflated.byteOffset, inflated.length);
+}
+
+interface BlockKernel {
+  memory: WasmMemory;
+  unpredict(n: number, dst: number): void;
+  unrle(src: number, size: number, dst: number, expected: number): number;
+  inflate(src: number, size: number, dst: number, cap: number, tabs: number): number;
+  inflate2(a: number, an: number, aDst: number, aCap: number, b: number, bn: number, bDst: number, bCap: number, tabs: number): void;
+  place(src: number, bw: number, bh: number, line: number, table: number, dst: number, stride: number): void;
+}
+
+/** A block kernel instance with its memory laid out for one decode. */
+interface BlockArea {
+  readonly k: BlockKernel;
+  readonly mem: Uint8Array;
+  /** The decoded block (the predictor's output, or a block stored raw); the predictor's input is at 0. */
+  readonly blk: number;
+  /** A block's stored bytes (RLE or zlib), with 16 bytes after them for the inflate's reads ahead. */
+  readonly src: number;
+  /** The inflate's code tables and state (16 KiB), and a second set with an output area for a second block. */
+  readonly tabs: number;
+  readonly tabs2: number;
+  readonly out2: number;
+  /** The whole memory as 32-bit words (inflate2's results). */
+  readonly words: Int32Array;
+  /** The half → float32 table (HALF channels). */
+  readonly table: number;
+  readonly blkWords: Uint32Array;
+  /** Whole rows of the output, filled block by block. */
+  readonly band: number;
+  readonly bandWords: Uint32Array;
+  /** The file's chunk data, a window at a time (with 32 bytes after it, for the inflate's reads ahead). */
+  readonly window: Uint8Array;
+}
+
+/**
+ * The block kernel (wasm/exr-predictor.wat) with room for blocks of `maxBlock` bytes and a band of `bandBytes`, or
+ * null where WebAssembly is off or unavailable. [R] It keeps a one-shot process out of V8's baseline tiers for the
+ * RLE runs, the predictor and the per-sample widening; the JavaScript path stays the reference it equals.
+ */
+function blockKernel(maxBlock: number, half: Uint32Array | null, bandBytes: number): BlockArea | null {
+  if (wasmDisabled()) return null;
+  // Blocks too large for a 32-bit memory of a comfortable size go the JavaScript way.
+  if (maxBlock > KERNEL_MEMORY_LIMIT / 8 || bandBytes > KERNEL_MEMORY_LIMIT / 2) return null;
+  const k = instantiateWasm<BlockKernel>(EXR_PREDICTOR_WASM_BASE64);
+  if (!k) return null;
+  const a = (maxBlock + 15) & ~15;
+  const tabs = 3 * a + 32;
+  // The second block's tables follow the first's (inflate2 finds them there).
+  const tabs2 = tabs + INFLATE_TABLE_BYTES;
+  const table = tabs2 + INFLATE_TABLE_BYTES;
+  const band = table + (half === null ? 0 : HALF_TABLE_BYTES);
+  const window = (band + bandBytes + 15) & ~15;
+  const out2 = window + READ_WINDOW + 32;
+  if (out2 + a + 16 > KERNEL_MEMORY_LIMIT) return null;
+  const need = out2 + a + 16 - k.memory.buffer.byteLength;
+  if (need > 0) k.memory.grow(Math.ceil(need / 65536));
+  const buf = k.memory.buffer;
+  if (half !== null) new Uint32Array(buf, table, 65536).set(half);
+  return {
+    k,
+    mem: new Uint8Array(buf),
+    blk: a,
+    blkWords: new Uint32Array(buf, a, a >>> 2),
+    src: 2 * a,
+    tabs,
+    tabs2,
+    out2,
+    words: new Int32Array(buf, 0, buf.byteLength >>> 2),
+    table,
+    band,
+    bandWords: new Uint32Array(buf, band, bandBytes >>> 2),
+    window: new Uint8Array(buf, window, READ_WINDOW),
+  };
+}
+
+let testArea: BlockArea | null = null;
+
+/**
+ * A zlib block inflated on the block kernel alone: its bytes, or null where the kernel does not take the block (or
+ * WebAssembly is off), for the tests that hold the kernel to node's zlib.
+ */
+export function inflateOnKernel(bytes: Uint8Array, expected: number): Uint8Array | null {
+  // One instance while blocks fit, so that each block's tables are built over the last one's.
+  const size = Math.max(expected, bytes.length);
+  if (testArea === null || testArea.blk < size) testArea = blockKernel(Math.max(size, 1 << 16), null, 0);
+  const area = testArea;
+  if (area === null) return null;
+  area.mem.set(bytes, area.src);
+  if (area.k.inflate(area.src, bytes.length, 0, expected, area.tabs) !== expected) return null;
+  return area.mem.slice(0, expected);
+}
+
+/** The kernel's RLE result as unRle's refusals. */
+function rleStatus(r: number, expected: number, what: () => string): void {
+  if (r === expected) return;
+  if (r === -1) throw new FormatError(`${what()}: RLE data decodes past the ${expected} bytes expected`);
+  if (r === -2) throw new FormatError(`${what()}: RLE repeat run lacks its byte at the end of the chunk`);
+  if (r < 0) throw new FormatError(`${what()}: RLE literal run of ${-16 - r} bytes passes the end of the chunk`);
+  throw new FormatError(`${what()}: RLE data decodes to ${r} bytes, expected ${expected}`);
 }
 
 /** EXR's RLE: a signed count byte; negative → that many literal bytes, else the next byte repeated count + 1 times. */

@@ -1,4 +1,6 @@
-;; heightbench EXR ZIP/RLE predictor kernel: undoes the pre-pass of a decompressed block as exr.ts unpredictInterleave
+;; heightbench EXR block kernels: zlib inflate, RLE decoding, the ZIP/RLE predictor and the placement of a block's
+;; channel.
+;; unpredict undoes the pre-pass of a decompressed block as exr.ts unpredictInterleave
 ;; does — the running byte sum p[i] = p[i−1] + t[i] − 128 (mod 256, p[0] = t[0]) over the whole block, then the
 ;; interleave dst[2k] = p[k], dst[2k+1] = p[half + k] (half = ⌈n/2⌉; an odd block's last byte is p[half − 1]).
 ;; The sum runs sixteen bytes at a time: within a vector by four shifted adds (i8x16.add wraps as mod 256 does), plus
@@ -6,6 +8,59 @@
 ;; Memory (exported, grown by the caller): the block at 0 (n bytes, summed in place), the output at $dst.
 (module
   (memory (export "memory") 1)
+
+  ;; EXR's RLE, as exr.ts unRle: a signed count byte; negative → that many literal bytes, else the next byte repeated
+  ;; count + 1 times. Returns the bytes written, or −1 (past $expected), −2 (a repeat lacks its byte) or
+  ;; −16 − count (a literal run of count bytes passes the end of the chunk), checked before each write.
+  (func (export "unrle") (param $p i32) (param $size i32) (param $dst i32) (param $expected i32) (result i32)
+    (local $end i32) (local $o i32) (local $n i32) (local $count i32)
+    (local.set $end (i32.add (local.get $p) (local.get $size)))
+    (block $done (loop $run
+      (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
+      (local.set $n (i32.load8_s (local.get $p)))
+      (local.set $p (i32.add (local.get $p) (i32.const 1)))
+      (if (i32.lt_s (local.get $n) (i32.const 0))
+        (then
+          (local.set $count (i32.sub (i32.const 0) (local.get $n)))
+          (if (i32.gt_u (i32.add (local.get $p) (local.get $count)) (local.get $end))
+            (then (return (i32.sub (i32.const -16) (local.get $count)))))
+          (if (i32.gt_u (i32.add (local.get $o) (local.get $count)) (local.get $expected)) (then (return (i32.const -1))))
+          (memory.copy (i32.add (local.get $dst) (local.get $o)) (local.get $p) (local.get $count))
+          (local.set $p (i32.add (local.get $p) (local.get $count))))
+        (else
+          (local.set $count (i32.add (local.get $n) (i32.const 1)))
+          (if (i32.ge_u (local.get $p) (local.get $end)) (then (return (i32.const -2))))
+          (if (i32.gt_u (i32.add (local.get $o) (local.get $count)) (local.get $expected)) (then (return (i32.const -1))))
+          (memory.fill (i32.add (local.get $dst) (local.get $o)) (i32.load8_u (local.get $p)) (local.get $count))
+          (local.set $p (i32.add (local.get $p) (i32.const 1)))))
+      (local.set $o (i32.add (local.get $o) (local.get $count)))
+      (br $run)))
+    (local.get $o))
+
+  ;; Copies $bh lines of $bw samples, $line bytes apart from $src, to lines $stride bytes apart from $dst: 32-bit
+  ;; samples as they are, or, when $table is not 0, 16-bit halves widened through the table of their float32 bits there.
+  (func (export "place") (param $src i32) (param $bw i32) (param $bh i32) (param $line i32) (param $table i32) (param $dst i32) (param $stride i32)
+    (local $r i32) (local $x i32) (local $s i32) (local $d i32)
+    (block $done (loop $rows
+      (br_if $done (i32.ge_u (local.get $r) (local.get $bh)))
+      (if (local.get $table)
+        (then
+          (local.set $x (i32.const 0))
+          (local.set $s (local.get $src))
+          (local.set $d (local.get $dst))
+          (block $hdone (loop $hx
+            (br_if $hdone (i32.ge_u (local.get $x) (local.get $bw)))
+            (i32.store (local.get $d) (i32.load (i32.add (local.get $table) (i32.shl (i32.load16_u (local.get $s)) (i32.const 2)))))
+            (local.set $s (i32.add (local.get $s) (i32.const 2)))
+            (local.set $d (i32.add (local.get $d) (i32.const 4)))
+            (local.set $x (i32.add (local.get $x) (i32.const 1)))
+            (br $hx))))
+        (else (memory.copy (local.get $dst) (local.get $src) (i32.shl (local.get $bw) (i32.const 2)))))
+      (local.set $src (i32.add (local.get $src) (local.get $line)))
+      (local.set $dst (i32.add (local.get $dst) (local.get $stride)))
+      (local.set $r (i32.add (local.get $r) (i32.const 1)))
+      (br $rows)))
+  )
 
   (func (export "unpredict") (param $n i32) (param $dst i32)
     (local $i i32) (local $end i32) (local $v v128) (local $carry v128) (local $z v128) (local $bias v128)
@@ -58,4 +113,678 @@
     (if (i32.and (local.get $n) (i32.const 1))
       (then (i32.store8 (i32.add (local.get $dst) (i32.sub (local.get $n) (i32.const 1))) (i32.load8_u (i32.sub (local.get $half) (i32.const 1))))))
   )
+
+  ;; zlib inflate (RFC 1950/1951) of one block into [$out, $out + $cap): returns the bytes written once the stream ends
+  ;; and its Adler-32 matches, or −1 for anything it does not take (bad or unusual data, more output than $cap): the
+  ;; caller then inflates that block with node's zlib, whose output or refusal is the reference. The input needs 32
+  ;; readable bytes after it (the bit buffer loads 8 bytes at a time; bits past the end are never taken). $tabs: 16 KiB
+  ;; for the code tables and the stream's state.
+  ;; Tables: a 1024-entry first level per code (codes of ≤ 10 bits), longer codes decoded bit by bit from the counts
+  ;; and the sorted symbols. An entry is value << 16 | extra bits << 8 | code length (0: none of ≤ 10 bits); a
+  ;; literal/length value is the byte, 256 (end of block) or 256 + the length base; a distance value is its base.
+  (func $litEntry (param $s i32) (result i32)
+    (local $i i32) (local $x i32)
+    (if (i32.lt_u (local.get $s) (i32.const 257)) (then (return (i32.shl (local.get $s) (i32.const 16)))))
+    (local.set $i (i32.sub (local.get $s) (i32.const 257)))
+    (if (i32.lt_u (local.get $i) (i32.const 8)) (then (return (i32.shl (i32.add (local.get $i) (i32.const 259)) (i32.const 16)))))
+    (if (i32.eq (local.get $i) (i32.const 28)) (then (return (i32.shl (i32.const 514) (i32.const 16)))))
+    (if (i32.gt_u (local.get $i) (i32.const 28)) (then (return (i32.const -1))))
+    (local.set $x (i32.sub (i32.shr_u (local.get $i) (i32.const 2)) (i32.const 1)))
+    (i32.or (i32.shl (i32.add (i32.shl (i32.add (i32.const 4) (i32.and (local.get $i) (i32.const 3))) (local.get $x)) (i32.const 259)) (i32.const 16))
+      (i32.shl (local.get $x) (i32.const 8))))
+  (func $distEntry (param $i i32) (result i32)
+    (local $x i32)
+    (if (i32.lt_u (local.get $i) (i32.const 4)) (then (return (i32.shl (i32.add (local.get $i) (i32.const 1)) (i32.const 16)))))
+    (if (i32.gt_u (local.get $i) (i32.const 29)) (then (return (i32.const -1))))
+    (local.set $x (i32.sub (i32.shr_u (local.get $i) (i32.const 1)) (i32.const 1)))
+    (i32.or (i32.shl (i32.add (i32.shl (i32.add (i32.const 2) (i32.and (local.get $i) (i32.const 1))) (local.get $x)) (i32.const 1)) (i32.const 16))
+      (i32.shl (local.get $x) (i32.const 8))))
+  (func $entry (param $kind i32) (param $s i32) (result i32)
+    (if (i32.eqz (local.get $kind)) (then (return (call $litEntry (local.get $s)))))
+    (if (i32.eq (local.get $kind) (i32.const 1)) (then (return (call $distEntry (local.get $s)))))
+    (i32.shl (local.get $s) (i32.const 16)))
+
+  ;; Builds a code's tables from $n lengths (bytes at $lens): $prim (1024 i32), $cnt (16 i32), $syms (i16 each),
+  ;; $offs (16 i32 of scratch). 0 when the code is over-subscribed or incomplete (an empty distance code is taken:
+  ;; any use of it fails).
+  (func $build (param $lens i32) (param $n i32) (param $kind i32) (param $prim i32) (param $cnt i32) (param $syms i32) (param $offs i32) (result i32)
+    (local $s i32) (local $l i32) (local $left i32) (local $k i32) (local $end i32)
+    (local $e i32) (local $j i32) (local $rev i32) (local $b i32) (local $total i32)
+    (memory.fill (local.get $cnt) (i32.const 0) (i32.const 64))
+    (block $d (loop $c
+      (br_if $d (i32.ge_u (local.get $s) (local.get $n)))
+      (local.set $l (i32.add (local.get $cnt) (i32.shl (i32.load8_u (i32.add (local.get $lens) (local.get $s))) (i32.const 2))))
+      (i32.store (local.get $l) (i32.add (i32.load (local.get $l)) (i32.const 1)))
+      (local.set $s (i32.add (local.get $s) (i32.const 1)))
+      (br $c)))
+    (local.set $left (i32.const 1))
+    (i32.store (local.get $offs) (i32.const 0))
+    (i32.store offset=4 (local.get $offs) (i32.const 0))
+    (local.set $l (i32.const 1))
+    (block $d (loop $c
+      (br_if $d (i32.gt_u (local.get $l) (i32.const 15)))
+      (local.set $k (i32.load (i32.add (local.get $cnt) (i32.shl (local.get $l) (i32.const 2)))))
+      (local.set $total (i32.add (local.get $total) (local.get $k)))
+      (local.set $left (i32.sub (i32.shl (local.get $left) (i32.const 1)) (local.get $k)))
+      (if (i32.lt_s (local.get $left) (i32.const 0)) (then (return (i32.const 0))))
+      (if (i32.lt_u (local.get $l) (i32.const 15))
+        (then (i32.store (i32.add (local.get $offs) (i32.shl (i32.add (local.get $l) (i32.const 1)) (i32.const 2)))
+          (i32.add (i32.load (i32.add (local.get $offs) (i32.shl (local.get $l) (i32.const 2)))) (local.get $k)))))
+      (local.set $l (i32.add (local.get $l) (i32.const 1)))
+      (br $c)))
+    (if (i32.gt_s (local.get $left) (i32.const 0))
+      (then (if (i32.or (i32.ne (local.get $kind) (i32.const 1)) (i32.ne (local.get $total) (i32.const 0))) (then (return (i32.const 0))))))
+    ;; symbols sorted by length, then by value
+    (local.set $s (i32.const 0))
+    (block $d (loop $c
+      (br_if $d (i32.ge_u (local.get $s) (local.get $n)))
+      (local.set $l (i32.load8_u (i32.add (local.get $lens) (local.get $s))))
+      (if (local.get $l)
+        (then
+          (local.set $k (i32.add (local.get $offs) (i32.shl (local.get $l) (i32.const 2))))
+          (i32.store16 (i32.add (local.get $syms) (i32.shl (i32.load (local.get $k)) (i32.const 1))) (local.get $s))
+          (i32.store (local.get $k) (i32.add (i32.load (local.get $k)) (i32.const 1)))))
+      (local.set $s (i32.add (local.get $s) (i32.const 1)))
+      (br $c)))
+    ;; first level: each code of ≤ 10 bits, bit-reversed, in every slot it prefixes (0 for a symbol that is not
+    ;; valid), and 0 in the slot of each longer code's first 10 bits; with a complete code that is every slot, so
+    ;; nothing of an earlier block's table is left. $rev is the current canonical code reversed, counted up in
+    ;; reverse (a longer code appends a 0 bit, which leaves the reversed value as it is).
+    (if (i32.eqz (local.get $total)) (then (memory.fill (local.get $prim) (i32.const 0) (i32.const 4096))))
+    (local.set $rev (i32.const 0))
+    (local.set $k (i32.const 0))
+    (local.set $l (i32.const 1))
+    (block $d (loop $c
+      (br_if $d (i32.gt_u (local.get $l) (i32.const 15)))
+      (local.set $end (i32.add (local.get $k) (i32.load (i32.add (local.get $cnt) (i32.shl (local.get $l) (i32.const 2))))))
+      (block $sd (loop $sc
+        (br_if $sd (i32.ge_u (local.get $k) (local.get $end)))
+        (if (i32.le_u (local.get $l) (i32.const 10))
+          (then
+            (local.set $e (call $entry (local.get $kind) (i32.load16_u (i32.add (local.get $syms) (i32.shl (local.get $k) (i32.const 1))))))
+            (local.set $e (select (i32.const 0) (i32.or (local.get $e) (local.get $l)) (i32.eq (local.get $e) (i32.const -1))))
+            (local.set $j (local.get $rev))
+            (block $fd (loop $fc
+              (br_if $fd (i32.ge_u (local.get $j) (i32.const 1024)))
+              (i32.store (i32.add (local.get $prim) (i32.shl (local.get $j) (i32.const 2))) (local.get $e))
+              (local.set $j (i32.add (local.get $j) (i32.shl (i32.const 1) (local.get $l))))
+              (br $fc))))
+          (else (i32.store (i32.add (local.get $prim) (i32.shl (i32.and (local.get $rev) (i32.const 1023)) (i32.const 2))) (i32.const 0))))
+        ;; the next code, reversed: carry from the top bit of this length downwards
+        (local.set $b (i32.shl (i32.const 1) (i32.sub (local.get $l) (i32.const 1))))
+        (block $id (loop $ic
+          (br_if $id (i32.eqz (i32.and (local.get $rev) (local.get $b))))
+          (local.set $b (i32.shr_u (local.get $b) (i32.const 1)))
+          (br $ic)))
+        (local.set $rev (if (result i32) (local.get $b)
+          (then (i32.add (i32.and (local.get $rev) (i32.sub (local.get $b) (i32.const 1))) (local.get $b)))
+          (else (i32.const 0))))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $sc)))
+      (local.set $l (i32.add (local.get $l) (i32.const 1)))
+      (br $c)))
+    (i32.const 1))
+
+  ;; The entry of the code at the bottom of $bb found bit by bit (codes of any length; −1: none, or an invalid symbol).
+  (func $slow (param $bb i64) (param $kind i32) (param $cnt i32) (param $syms i32) (result i32)
+    (local $code i32) (local $first i32) (local $index i32) (local $l i32) (local $count i32) (local $e i32)
+    (local.set $l (i32.const 1))
+    (block $d (loop $c
+      (br_if $d (i32.gt_u (local.get $l) (i32.const 15)))
+      (local.set $code (i32.or (local.get $code) (i32.wrap_i64 (i64.and (local.get $bb) (i64.const 1)))))
+      (local.set $bb (i64.shr_u (local.get $bb) (i64.const 1)))
+      (local.set $count (i32.load (i32.add (local.get $cnt) (i32.shl (local.get $l) (i32.const 2)))))
+      (if (i32.lt_s (i32.sub (local.get $code) (local.get $count)) (local.get $first))
+        (then
+          (local.set $e (call $entry (local.get $kind)
+            (i32.load16_u (i32.add (local.get $syms) (i32.shl (i32.add (local.get $index) (i32.sub (local.get $code) (local.get $first))) (i32.const 1))))))
+          (if (i32.eq (local.get $e) (i32.const -1)) (then (return (i32.const -1))))
+          (return (i32.or (local.get $e) (local.get $l)))))
+      (local.set $index (i32.add (local.get $index) (local.get $count)))
+      (local.set $first (i32.shl (i32.add (local.get $first) (local.get $count)) (i32.const 1)))
+      (local.set $code (i32.shl (local.get $code) (i32.const 1)))
+      (local.set $l (i32.add (local.get $l) (i32.const 1)))
+      (br $c)))
+    (i32.const -1))
+
+  (func $adler (param $p i32) (param $n i32) (result i32)
+    (local $a i64) (local $b i64) (local $end i32) (local $stop i32) (local $v v128) (local $lo v128) (local $hi v128)
+    (local.set $a (i64.const 1))
+    (local.set $end (i32.add (local.get $p) (local.get $n)))
+    (block $d (loop $c
+      (br_if $d (i32.ge_u (local.get $p) (local.get $end)))
+      ;; up to 4096 bytes between reductions: sixteen at a time, then one at a time
+      (local.set $stop (i32.add (local.get $p) (i32.and (select (i32.sub (local.get $end) (local.get $p)) (i32.const 4096)
+        (i32.lt_u (i32.sub (local.get $end) (local.get $p)) (i32.const 4096))) (i32.const -16))))
+      (block $vd (loop $vc
+        (br_if $vd (i32.ge_u (local.get $p) (local.get $stop)))
+        (local.set $v (v128.load (local.get $p)))
+        (local.set $lo (i16x8.extend_low_i8x16_u (local.get $v)))
+        (local.set $hi (i16x8.extend_high_i8x16_u (local.get $v)))
+        ;; b += 16 a + Σ (16 − i) byte_i; a += Σ byte_i
+        (local.set $b (i64.add (i64.add (local.get $b) (i64.shl (local.get $a) (i64.const 4)))
+          (i64.extend_i32_u (call $hsum (i32x4.add
+            (i32x4.dot_i16x8_s (local.get $lo) (v128.const i16x8 16 15 14 13 12 11 10 9))
+            (i32x4.dot_i16x8_s (local.get $hi) (v128.const i16x8 8 7 6 5 4 3 2 1)))))))
+        (local.set $a (i64.add (local.get $a) (i64.extend_i32_u (call $hsum (i32x4.extadd_pairwise_i16x8_u (i16x8.add (local.get $lo) (local.get $hi)))))))
+        (local.set $p (i32.add (local.get $p) (i32.const 16)))
+        (br $vc)))
+      (if (i32.lt_u (i32.sub (local.get $end) (local.get $p)) (i32.const 16))
+        (then (block $td (loop $tc
+          (br_if $td (i32.ge_u (local.get $p) (local.get $end)))
+          (local.set $a (i64.add (local.get $a) (i64.load8_u (local.get $p))))
+          (local.set $b (i64.add (local.get $b) (local.get $a)))
+          (local.set $p (i32.add (local.get $p) (i32.const 1)))
+          (br $tc)))))
+      (local.set $a (i64.rem_u (local.get $a) (i64.const 65521)))
+      (local.set $b (i64.rem_u (local.get $b) (i64.const 65521)))
+      (br $c)))
+    (i32.wrap_i64 (i64.or (i64.shl (local.get $b) (i64.const 16)) (local.get $a))))
+  (func $hsum (param $v v128) (result i32)
+    (i32.add (i32.add (i32x4.extract_lane 0 (local.get $v)) (i32x4.extract_lane 1 (local.get $v)))
+      (i32.add (i32x4.extract_lane 2 (local.get $v)) (i32x4.extract_lane 3 (local.get $v)))))
+
+  ;; Runs the stream of state $st until the next symbol is a literal $run1 takes (1), the stream ends with its
+  ;; Adler-32 matched (2; op is saved), or anything else (3).
+  (func $advance (param $st i32) (result i32)
+    (local $in i32) (local $inLen i32) (local $out i32) (local $tabs i32) (local $mode i32)
+    (local $bb i64) (local $bc i32) (local $ip i32) (local $op i32) (local $oend i32) (local $iend i32)
+    (local $final i32) (local $type i32) (local $e i32) (local $v i32) (local $len i32) (local $dist i32) (local $x i32)
+    (local $hlit i32) (local $hdist i32) (local $hclen i32) (local $i i32) (local $n i32) (local $lens i32) (local $from i32)
+    (local $lprim i32) (local $dprim i32) (local $cprim i32) (local $lcnt i32) (local $dcnt i32) (local $ccnt i32)
+    (local $offs i32) (local $lsyms i32) (local $dsyms i32) (local $csyms i32) (local $clens i32)
+    (local.set $bb (i64.load (local.get $st)))
+    (local.set $bc (i32.load offset=8 (local.get $st)))
+    (local.set $ip (i32.load offset=12 (local.get $st)))
+    (local.set $op (i32.load offset=16 (local.get $st)))
+    (local.set $oend (i32.load offset=20 (local.get $st)))
+    (local.set $iend (i32.load offset=24 (local.get $st)))
+    (local.set $in (i32.load offset=28 (local.get $st)))
+    (local.set $out (i32.load offset=32 (local.get $st)))
+    (local.set $tabs (i32.load offset=36 (local.get $st)))
+    (local.set $final (i32.load offset=40 (local.get $st)))
+    (local.set $mode (i32.load offset=44 (local.get $st)))
+    (local.set $inLen (i32.load offset=48 (local.get $st)))
+    (local.set $lprim (local.get $tabs))
+    (local.set $dprim (i32.add (local.get $tabs) (i32.const 4096)))
+    (local.set $cprim (i32.add (local.get $tabs) (i32.const 8192)))
+    (local.set $lcnt (i32.add (local.get $tabs) (i32.const 12288)))
+    (local.set $dcnt (i32.add (local.get $tabs) (i32.const 12352)))
+    (local.set $ccnt (i32.add (local.get $tabs) (i32.const 12416)))
+    (local.set $offs (i32.add (local.get $tabs) (i32.const 12480)))
+    (local.set $lsyms (i32.add (local.get $tabs) (i32.const 12544)))
+    (local.set $dsyms (i32.add (local.get $tabs) (i32.const 13120)))
+    (local.set $csyms (i32.add (local.get $tabs) (i32.const 13184)))
+    (local.set $lens (i32.add (local.get $tabs) (i32.const 13248)))
+    (local.set $clens (i32.add (local.get $tabs) (i32.const 13568)))
+    (block $fail
+      (loop $blocks
+        (block $coded
+        (if (i32.eqz (local.get $mode))
+        (then
+        ;; refill: whole bytes up to 56–63 bits (a byte loaded in part is loaded again whole by the next refill)
+        (local.set $bb (i64.or (local.get $bb) (i64.shl (i64.load (local.get $ip)) (i64.extend_i32_u (local.get $bc)))))
+        (local.set $ip (i32.add (local.get $ip) (i32.shr_u (i32.sub (i32.const 63) (local.get $bc)) (i32.const 3))))
+        (local.set $bc (i32.or (local.get $bc) (i32.const 56)))
+        (br_if $fail (i32.gt_u (local.get $ip) (i32.add (local.get $iend) (i32.const 8))))
+        (local.set $final (i32.wrap_i64 (i64.and (local.get $bb) (i64.const 1))))
+        (local.set $type (i32.wrap_i64 (i64.and (i64.shr_u (local.get $bb) (i64.const 1)) (i64.const 3))))
+        (local.set $bb (i64.shr_u (local.get $bb) (i64.const 3)))
+        (local.set $bc (i32.sub (local.get $bc) (i32.const 3)))
+        (br_if $fail (i32.eq (local.get $type) (i32.const 3)))
+          (if (i32.eqz (local.get $type))
+            (then
+              ;; stored: to the byte boundary, LEN and its complement, LEN bytes
+              (local.set $ip (i32.sub (local.get $ip) (i32.shr_u (local.get $bc) (i32.const 3))))
+              (local.set $bb (i64.const 0))
+              (local.set $bc (i32.const 0))
+              (br_if $fail (i32.gt_u (i32.add (local.get $ip) (i32.const 4)) (local.get $iend)))
+              (local.set $len (i32.load16_u (local.get $ip)))
+              (br_if $fail (i32.ne (i32.xor (local.get $len) (i32.load16_u offset=2 (local.get $ip))) (i32.const 0xffff)))
+              (local.set $ip (i32.add (local.get $ip) (i32.const 4)))
+              (br_if $fail (i32.gt_u (local.get $len) (i32.sub (local.get $iend) (local.get $ip))))
+              (br_if $fail (i32.gt_u (local.get $len) (i32.sub (local.get $oend) (local.get $op))))
+              (memory.copy (local.get $op) (local.get $ip) (local.get $len))
+              (local.set $op (i32.add (local.get $op) (local.get $len)))
+              (local.set $ip (i32.add (local.get $ip) (local.get $len)))
+              (br $coded)))
+          (if (i32.eq (local.get $type) (i32.const 1))
+            (then
+              (memory.fill (local.get $lens) (i32.const 8) (i32.const 144))
+              (memory.fill (i32.add (local.get $lens) (i32.const 144)) (i32.const 9) (i32.const 112))
+              (memory.fill (i32.add (local.get $lens) (i32.const 256)) (i32.const 7) (i32.const 24))
+              (memory.fill (i32.add (local.get $lens) (i32.const 280)) (i32.const 8) (i32.const 8))
+              (memory.fill (i32.add (local.get $lens) (i32.const 288)) (i32.const 5) (i32.const 32))
+              (local.set $hlit (i32.const 288))
+              (local.set $hdist (i32.const 32)))
+            (else
+              (local.set $hlit (i32.add (i32.wrap_i64 (i64.and (local.get $bb) (i64.const 31))) (i32.const 257)))
+              (local.set $hdist (i32.add (i32.wrap_i64 (i64.and (i64.shr_u (local.get $bb) (i64.const 5)) (i64.const 31))) (i32.const 1)))
+              (local.set $hclen (i32.add (i32.wrap_i64 (i64.and (i64.shr_u (local.get $bb) (i64.const 10)) (i64.const 15))) (i32.const 4)))
+              (local.set $bb (i64.shr_u (local.get $bb) (i64.const 14)))
+              (local.set $bc (i32.sub (local.get $bc) (i32.const 14)))
+              (br_if $fail (i32.or (i32.gt_u (local.get $hlit) (i32.const 286)) (i32.gt_u (local.get $hdist) (i32.const 30))))
+              ;; code-length code lengths, in the order 16 17 18 0 8 7 9 6 10 5 11 4 12 3 13 2 14 1 15
+              (memory.fill (local.get $clens) (i32.const 0) (i32.const 19))
+              (local.set $i (i32.const 0))
+              (block $d (loop $c
+                (br_if $d (i32.ge_u (local.get $i) (local.get $hclen)))
+                (local.set $bb (i64.or (local.get $bb) (i64.shl (i64.load (local.get $ip)) (i64.extend_i32_u (local.get $bc)))))
+                (local.set $ip (i32.add (local.get $ip) (i32.shr_u (i32.sub (i32.const 63) (local.get $bc)) (i32.const 3))))
+                (local.set $bc (i32.or (local.get $bc) (i32.const 56)))
+                (br_if $fail (i32.gt_u (local.get $ip) (i32.add (local.get $iend) (i32.const 8))))
+                (local.set $x
+                  (if (result i32) (i32.lt_u (local.get $i) (i32.const 3)) (then (i32.add (local.get $i) (i32.const 16)))
+                    (else (if (result i32) (i32.eq (local.get $i) (i32.const 3)) (then (i32.const 0))
+                      (else (if (result i32) (i32.and (local.get $i) (i32.const 1))
+                        (then (i32.sub (i32.const 7) (i32.shr_u (i32.sub (local.get $i) (i32.const 5)) (i32.const 1))))
+                        (else (i32.add (i32.const 8) (i32.shr_u (i32.sub (local.get $i) (i32.const 4)) (i32.const 1))))))))))
+                (i32.store8 (i32.add (local.get $clens) (local.get $x)) (i32.wrap_i64 (i64.and (local.get $bb) (i64.const 7))))
+                (local.set $bb (i64.shr_u (local.get $bb) (i64.const 3)))
+                (local.set $bc (i32.sub (local.get $bc) (i32.const 3)))
+                (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                (br $c)))
+              (br_if $fail (i32.eqz (call $build (local.get $clens) (i32.const 19) (i32.const 2) (local.get $cprim) (local.get $ccnt) (local.get $csyms) (local.get $offs))))
+              ;; literal/length and distance code lengths
+              (local.set $n (i32.add (local.get $hlit) (local.get $hdist)))
+              (local.set $i (i32.const 0))
+              (block $d (loop $c
+                (br_if $d (i32.ge_u (local.get $i) (local.get $n)))
+                (local.set $bb (i64.or (local.get $bb) (i64.shl (i64.load (local.get $ip)) (i64.extend_i32_u (local.get $bc)))))
+                (local.set $ip (i32.add (local.get $ip) (i32.shr_u (i32.sub (i32.const 63) (local.get $bc)) (i32.const 3))))
+                (local.set $bc (i32.or (local.get $bc) (i32.const 56)))
+                (br_if $fail (i32.gt_u (local.get $ip) (i32.add (local.get $iend) (i32.const 8))))
+                (local.set $e (i32.load (i32.add (local.get $cprim) (i32.shl (i32.wrap_i64 (i64.and (local.get $bb) (i64.const 1023))) (i32.const 2)))))
+                (br_if $fail (i32.eqz (i32.and (local.get $e) (i32.const 255))))
+                (local.set $bb (i64.shr_u (local.get $bb) (i64.extend_i32_u (i32.and (local.get $e) (i32.const 255)))))
+                (local.set $bc (i32.sub (local.get $bc) (i32.and (local.get $e) (i32.const 255))))
+                (local.set $v (i32.shr_u (local.get $e) (i32.const 16)))
+                (if (i32.lt_u (local.get $v) (i32.const 16))
+                  (then
+                    (i32.store8 (i32.add (local.get $lens) (local.get $i)) (local.get $v))
+                    (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                    (br $c)))
+                (if (i32.eq (local.get $v) (i32.const 16))
+                  (then
+                    (br_if $fail (i32.eqz (local.get $i)))
+                    (local.set $len (i32.add (i32.const 3) (i32.wrap_i64 (i64.and (local.get $bb) (i64.const 3)))))
+                    (local.set $x (i32.const 2))
+                    (local.set $v (i32.load8_u (i32.sub (i32.add (local.get $lens) (local.get $i)) (i32.const 1)))))
+                  (else (if (i32.eq (local.get $v) (i32.const 17))
+                    (then
+                      (local.set $len (i32.add (i32.const 3) (i32.wrap_i64 (i64.and (local.get $bb) (i64.const 7)))))
+                      (local.set $x (i32.const 3))
+                      (local.set $v (i32.const 0)))
+                    (else
+                      (local.set $len (i32.add (i32.const 11) (i32.wrap_i64 (i64.and (local.get $bb) (i64.const 127)))))
+                      (local.set $x (i32.const 7))
+                      (local.set $v (i32.const 0))))))
+                (local.set $bb (i64.shr_u (local.get $bb) (i64.extend_i32_u (local.get $x))))
+                (local.set $bc (i32.sub (local.get $bc) (local.get $x)))
+                (br_if $fail (i32.gt_u (i32.add (local.get $i) (local.get $len)) (local.get $n)))
+                (memory.fill (i32.add (local.get $lens) (local.get $i)) (local.get $v) (local.get $len))
+                (local.set $i (i32.add (local.get $i) (local.get $len)))
+                (br $c)))
+              (br_if $fail (i32.eqz (i32.load8_u offset=256 (local.get $lens))))))
+          (br_if $fail (i32.eqz (call $build (local.get $lens) (local.get $hlit) (i32.const 0) (local.get $lprim) (local.get $lcnt) (local.get $lsyms) (local.get $offs))))
+          (br_if $fail (i32.eqz (call $build (i32.add (local.get $lens) (local.get $hlit)) (local.get $hdist) (i32.const 1) (local.get $dprim) (local.get $dcnt) (local.get $dsyms) (local.get $offs))))
+          (local.set $mode (i32.const 1))))
+          ;; the block's symbols: a refill below 48 bits (15 + 5 + 15 + 13 at most for a length and its distance); an
+          ;; entry's code length is its low bits, so the entry itself is the shift (wasm takes shift counts mod 64)
+          (loop $sym
+            (if (i32.lt_u (local.get $bc) (i32.const 48))
+              (then
+                (local.set $bb (i64.or (local.get $bb) (i64.shl (i64.load (local.get $ip)) (i64.extend_i32_u (local.get $bc)))))
+                (local.set $ip (i32.add (local.get $ip) (i32.shr_u (i32.sub (i32.const 63) (local.get $bc)) (i32.const 3))))
+                (local.set $bc (i32.or (local.get $bc) (i32.const 56)))
+                (br_if $fail (i32.gt_u (local.get $ip) (i32.add (local.get $iend) (i32.const 8))))))
+            (local.set $e (i32.load (i32.add (local.get $lprim) (i32.shl (i32.and (i32.wrap_i64 (local.get $bb)) (i32.const 1023)) (i32.const 2)))))
+            (if (i32.and (i32.and (i32.lt_u (local.get $e) (i32.const 0x1000000)) (i32.ne (i32.and (local.get $e) (i32.const 255)) (i32.const 0)))
+                  (i32.lt_u (local.get $op) (local.get $oend)))
+              (then
+                (i64.store (local.get $st) (local.get $bb))
+                (i32.store offset=8 (local.get $st) (local.get $bc))
+                (i32.store offset=12 (local.get $st) (local.get $ip))
+                (i32.store offset=16 (local.get $st) (local.get $op))
+                (i32.store offset=40 (local.get $st) (local.get $final))
+                (i32.store offset=44 (local.get $st) (local.get $mode))
+                (return (i32.const 1))))
+            (if (i32.eqz (i32.and (local.get $e) (i32.const 255)))
+              (then
+                (local.set $e (call $slow (local.get $bb) (i32.const 0) (local.get $lcnt) (local.get $lsyms)))
+                (br_if $fail (i32.eq (local.get $e) (i32.const -1)))))
+            (local.set $bb (i64.shr_u (local.get $bb) (i64.extend_i32_u (local.get $e))))
+            (local.set $bc (i32.sub (local.get $bc) (i32.and (local.get $e) (i32.const 255))))
+            (if (i32.lt_u (local.get $e) (i32.const 0x1000000))
+              (then
+                (br_if $fail (i32.ge_u (local.get $op) (local.get $oend)))
+                (i32.store8 (local.get $op) (i32.shr_u (local.get $e) (i32.const 16)))
+                (local.set $op (i32.add (local.get $op) (i32.const 1)))
+                (br $sym)))
+            (local.set $v (i32.shr_u (local.get $e) (i32.const 16)))
+            (br_if $coded (i32.eq (local.get $v) (i32.const 256)))
+            (local.set $x (i32.and (i32.shr_u (local.get $e) (i32.const 8)) (i32.const 15)))
+            (local.set $len (i32.add (i32.sub (local.get $v) (i32.const 256))
+              (i32.and (i32.wrap_i64 (local.get $bb)) (i32.sub (i32.shl (i32.const 1) (local.get $x)) (i32.const 1)))))
+            (local.set $bb (i64.shr_u (local.get $bb) (i64.extend_i32_u (local.get $x))))
+            (local.set $bc (i32.sub (local.get $bc) (local.get $x)))
+            (local.set $e (i32.load (i32.add (local.get $dprim) (i32.shl (i32.wrap_i64 (i64.and (local.get $bb) (i64.const 1023))) (i32.const 2)))))
+            (if (i32.eqz (i32.and (local.get $e) (i32.const 255)))
+              (then
+                (local.set $e (call $slow (local.get $bb) (i32.const 1) (local.get $dcnt) (local.get $dsyms)))
+                (br_if $fail (i32.eq (local.get $e) (i32.const -1)))))
+            (local.set $bb (i64.shr_u (local.get $bb) (i64.extend_i32_u (i32.and (local.get $e) (i32.const 255)))))
+            (local.set $bc (i32.sub (local.get $bc) (i32.and (local.get $e) (i32.const 255))))
+            (local.set $x (i32.and (i32.shr_u (local.get $e) (i32.const 8)) (i32.const 15)))
+            (local.set $dist (i32.add (i32.shr_u (local.get $e) (i32.const 16))
+              (i32.and (i32.wrap_i64 (local.get $bb)) (i32.sub (i32.shl (i32.const 1) (local.get $x)) (i32.const 1)))))
+            (local.set $bb (i64.shr_u (local.get $bb) (i64.extend_i32_u (local.get $x))))
+            (local.set $bc (i32.sub (local.get $bc) (local.get $x)))
+            (br_if $fail (i32.gt_u (local.get $dist) (i32.sub (local.get $op) (local.get $out))))
+            (br_if $fail (i32.gt_u (local.get $len) (i32.sub (local.get $oend) (local.get $op))))
+            (local.set $from (i32.sub (local.get $op) (local.get $dist)))
+            (if (i32.ge_u (local.get $dist) (local.get $len))
+              (then (memory.copy (local.get $op) (local.get $from) (local.get $len)))
+              (else
+                (local.set $i (i32.const 0))
+                (block $d (loop $c
+                  (br_if $d (i32.ge_u (local.get $i) (local.get $len)))
+                  (i32.store8 (i32.add (local.get $op) (local.get $i)) (i32.load8_u (i32.add (local.get $from) (local.get $i))))
+                  (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                  (br $c)))))
+            (local.set $op (i32.add (local.get $op) (local.get $len)))
+            (br $sym)))
+        (local.set $mode (i32.const 0))
+        (br_if $blocks (i32.eqz (local.get $final)))
+        ;; the Adler-32 of the output, big-endian, from the next byte boundary
+        (local.set $x (i32.and (local.get $bc) (i32.const 7)))
+        (local.set $bb (i64.shr_u (local.get $bb) (i64.extend_i32_u (local.get $x))))
+        (local.set $bc (i32.sub (local.get $bc) (local.get $x)))
+        (local.set $bb (i64.or (local.get $bb) (i64.shl (i64.load (local.get $ip)) (i64.extend_i32_u (local.get $bc)))))
+        (local.set $ip (i32.add (local.get $ip) (i32.shr_u (i32.sub (i32.const 63) (local.get $bc)) (i32.const 3))))
+        (local.set $bc (i32.or (local.get $bc) (i32.const 56)))
+        (local.set $x (i32.wrap_i64 (local.get $bb)))
+        (local.set $bc (i32.sub (local.get $bc) (i32.const 32)))
+        ;; every bit taken lies within the input
+        (br_if $fail (i64.gt_s (i64.sub (i64.shl (i64.extend_i32_u (i32.sub (local.get $ip) (local.get $in))) (i64.const 3)) (i64.extend_i32_u (local.get $bc)))
+          (i64.shl (i64.extend_i32_u (local.get $inLen)) (i64.const 3))))
+        (br_if $fail (i32.ne (call $adler (local.get $out) (i32.sub (local.get $op) (local.get $out)))
+          (i32.or (i32.or (i32.shl (local.get $x) (i32.const 24)) (i32.shl (i32.and (local.get $x) (i32.const 0xff00)) (i32.const 8)))
+            (i32.or (i32.and (i32.shr_u (local.get $x) (i32.const 8)) (i32.const 0xff00)) (i32.shr_u (local.get $x) (i32.const 24))))))
+        (i32.store offset=16 (local.get $st) (local.get $op))
+        (return (i32.const 2))))
+    (i32.const 3))
+
+  ;; A stream's state (64 bytes at the end of its tables): bb (i64), bc, ip, op, oend, iend, in, out, tabs, final, mode,
+  ;; inLen, and the result of inflate2 (bytes written, or −1). 0 when the zlib header is not one taken here: deflate,
+  ;; a window of at most 32 KiB, no preset dictionary, check bits right.
+  (func $init (param $st i32) (param $in i32) (param $inLen i32) (param $out i32) (param $cap i32) (param $tabs i32) (result i32)
+    (local $x i32)
+    (if (i32.lt_u (local.get $inLen) (i32.const 2)) (then (return (i32.const 0))))
+    (local.set $x (i32.or (i32.shl (i32.load8_u (local.get $in)) (i32.const 8)) (i32.load8_u offset=1 (local.get $in))))
+    (if (i32.or (i32.or (i32.ne (i32.and (local.get $x) (i32.const 0x0f00)) (i32.const 0x0800)) (i32.gt_u (local.get $x) (i32.const 0x7fff)))
+          (i32.or (i32.and (local.get $x) (i32.const 0x20)) (i32.rem_u (local.get $x) (i32.const 31))))
+      (then (return (i32.const 0))))
+    (i64.store (local.get $st) (i64.const 0))
+    (i32.store offset=8 (local.get $st) (i32.const 0))
+    (i32.store offset=12 (local.get $st) (i32.add (local.get $in) (i32.const 2)))
+    (i32.store offset=16 (local.get $st) (local.get $out))
+    (i32.store offset=20 (local.get $st) (i32.add (local.get $out) (local.get $cap)))
+    (i32.store offset=24 (local.get $st) (i32.add (local.get $in) (local.get $inLen)))
+    (i32.store offset=28 (local.get $st) (local.get $in))
+    (i32.store offset=32 (local.get $st) (local.get $out))
+    (i32.store offset=36 (local.get $st) (local.get $tabs))
+    (i32.store offset=40 (local.get $st) (i32.const 0))
+    (i32.store offset=44 (local.get $st) (i32.const 0))
+    (i32.store offset=48 (local.get $st) (local.get $inLen))
+    (i32.const 1))
+
+  ;; The symbols of a stream (state $sa) whose codes have first-level entries, literals and matches, in a small
+  ;; function of its own so that its state stays in registers (what is seldom used is read from the state):
+  ;; returns at the end of the block, a longer code, or anything $advance is to check and refuse (it looks again at
+  ;; the same symbol).
+  (func $run1 (param $sa i32)
+    (local $tabs i32)
+    (local $ba i64) (local $ca i32) (local $ia i32) (local $oa i32) (local $ea i32)
+    (local $ta i64) (local $na i32) (local $ka i32) (local $ga i32) (local $da i32)
+    (local.set $ba (i64.load (local.get $sa)))
+    (local.set $ca (i32.load offset=8 (local.get $sa)))
+    (local.set $ia (i32.load offset=12 (local.get $sa)))
+    (local.set $oa (i32.load offset=16 (local.get $sa)))
+    (local.set $tabs (i32.load offset=36 (local.get $sa)))
+    (block $done (loop $sym
+      (if (i32.lt_u (local.get $ca) (i32.const 48))
+        (then
+          (local.set $ba (i64.or (local.get $ba) (i64.shl (i64.load (local.get $ia)) (i64.extend_i32_u (local.get $ca)))))
+          (local.set $ia (i32.add (local.get $ia) (i32.shr_u (i32.sub (i32.const 63) (local.get $ca)) (i32.const 3))))
+          (local.set $ca (i32.or (local.get $ca) (i32.const 56)))
+          (br_if $done (i32.gt_u (local.get $ia) (i32.add (i32.load offset=24 (local.get $sa)) (i32.const 8))))))
+      (local.set $ea (i32.load offset=0 (i32.add (local.get $tabs) (i32.shl (i32.and (i32.wrap_i64 (local.get $ba)) (i32.const 1023)) (i32.const 2)))))
+      (if (i32.lt_u (local.get $ea) (i32.const 0x1000000))
+        (then
+          (br_if $done (i32.eqz (i32.and (local.get $ea) (i32.const 255))))
+          (br_if $done (i32.ge_u (local.get $oa) (i32.load offset=20 (local.get $sa))))
+          (local.set $ba (i64.shr_u (local.get $ba) (i64.extend_i32_u (local.get $ea))))
+          (local.set $ca (i32.sub (local.get $ca) (i32.and (local.get $ea) (i32.const 255))))
+          (i32.store8 (local.get $oa) (i32.shr_u (local.get $ea) (i32.const 16)))
+          (local.set $oa (i32.add (local.get $oa) (i32.const 1))))
+        (else
+          ;; a length (not the end of the block) and its distance, looked at before any bit is taken
+          (br_if $done (i32.lt_u (local.get $ea) (i32.const 0x1010000)))
+          (local.set $ta (i64.shr_u (local.get $ba) (i64.extend_i32_u (local.get $ea))))
+          (local.set $na (i32.and (i32.shr_u (local.get $ea) (i32.const 8)) (i32.const 15)))
+          (local.set $ka (i32.add (i32.sub (i32.shr_u (local.get $ea) (i32.const 16)) (i32.const 256))
+            (i32.and (i32.wrap_i64 (local.get $ta)) (i32.sub (i32.shl (i32.const 1) (local.get $na)) (i32.const 1)))))
+          (local.set $ta (i64.shr_u (local.get $ta) (i64.extend_i32_u (local.get $na))))
+          (local.set $ga (i32.add (i32.and (local.get $ea) (i32.const 255)) (local.get $na)))
+          (local.set $ea (i32.load offset=4096 (i32.add (local.get $tabs) (i32.shl (i32.and (i32.wrap_i64 (local.get $ta)) (i32.const 1023)) (i32.const 2)))))
+          (br_if $done (i32.eqz (i32.and (local.get $ea) (i32.const 255))))
+          (local.set $ta (i64.shr_u (local.get $ta) (i64.extend_i32_u (local.get $ea))))
+          (local.set $na (i32.and (i32.shr_u (local.get $ea) (i32.const 8)) (i32.const 15)))
+          (local.set $da (i32.add (i32.shr_u (local.get $ea) (i32.const 16))
+            (i32.and (i32.wrap_i64 (local.get $ta)) (i32.sub (i32.shl (i32.const 1) (local.get $na)) (i32.const 1)))))
+          (br_if $done (i32.gt_u (local.get $da) (i32.sub (local.get $oa) (i32.load offset=32 (local.get $sa)))))
+          (br_if $done (i32.gt_u (local.get $ka) (i32.sub (i32.load offset=20 (local.get $sa)) (local.get $oa))))
+          (local.set $ba (i64.shr_u (local.get $ta) (i64.extend_i32_u (local.get $na))))
+          (local.set $ca (i32.sub (local.get $ca) (i32.add (local.get $ga) (i32.add (i32.and (local.get $ea) (i32.const 255)) (local.get $na)))))
+          ;; the copy inline (a call would cost this loop its registers): 8 bytes at a time when the source is at least
+          ;; 8 back (up to 7 bytes past the match are written, and rewritten by what follows), else byte by byte
+          (local.set $ga (i32.add (local.get $oa) (local.get $ka)))
+          (if (i32.ge_u (local.get $da) (i32.const 8))
+            (then
+              (block $cda (loop $cca
+                (i64.store (local.get $oa) (i64.load (i32.sub (local.get $oa) (local.get $da))))
+                (local.set $oa (i32.add (local.get $oa) (i32.const 8)))
+                (br_if $cca (i32.lt_u (local.get $oa) (local.get $ga))))))
+            (else
+              (block $cda (loop $cca
+                (i32.store8 (local.get $oa) (i32.load8_u (i32.sub (local.get $oa) (local.get $da))))
+                (local.set $oa (i32.add (local.get $oa) (i32.const 1)))
+                (br_if $cca (i32.lt_u (local.get $oa) (local.get $ga)))))))
+          (local.set $oa (local.get $ga))))
+      (br $sym)))
+    (i64.store (local.get $sa) (local.get $ba))
+    (i32.store offset=8 (local.get $sa) (local.get $ca))
+    (i32.store offset=12 (local.get $sa) (local.get $ia))
+    (i32.store offset=16 (local.get $sa) (local.get $oa))
+  )
+
+  ;; Two streams at once, a symbol of each in turn: each literal waits on its own table load, so two independent
+  ;; streams overlap what one alone leaves idle. The second stream's tables follow the first's. Returns when either
+  ;; stream would return from $run1.
+  (func $run2 (param $sa i32) (param $sb i32)
+    (local $tabs i32)
+    (local $ba i64) (local $ca i32) (local $ia i32) (local $oa i32) (local $ea i32)
+    (local $ta i64) (local $na i32) (local $ka i32) (local $ga i32) (local $da i32)
+    (local $bb i64) (local $cb i32) (local $ib i32) (local $ob i32) (local $eb i32)
+    (local $tb i64) (local $nb i32) (local $kb i32) (local $gb i32) (local $db i32)
+    (local.set $ba (i64.load (local.get $sa)))
+    (local.set $ca (i32.load offset=8 (local.get $sa)))
+    (local.set $ia (i32.load offset=12 (local.get $sa)))
+    (local.set $oa (i32.load offset=16 (local.get $sa)))
+    (local.set $bb (i64.load (local.get $sb)))
+    (local.set $cb (i32.load offset=8 (local.get $sb)))
+    (local.set $ib (i32.load offset=12 (local.get $sb)))
+    (local.set $ob (i32.load offset=16 (local.get $sb)))
+    (local.set $tabs (i32.load offset=36 (local.get $sa)))
+    (block $done (loop $sym
+      (if (i32.lt_u (local.get $ca) (i32.const 48))
+        (then
+          (local.set $ba (i64.or (local.get $ba) (i64.shl (i64.load (local.get $ia)) (i64.extend_i32_u (local.get $ca)))))
+          (local.set $ia (i32.add (local.get $ia) (i32.shr_u (i32.sub (i32.const 63) (local.get $ca)) (i32.const 3))))
+          (local.set $ca (i32.or (local.get $ca) (i32.const 56)))
+          (br_if $done (i32.gt_u (local.get $ia) (i32.add (i32.load offset=24 (local.get $sa)) (i32.const 8))))))
+      (local.set $ea (i32.load offset=0 (i32.add (local.get $tabs) (i32.shl (i32.and (i32.wrap_i64 (local.get $ba)) (i32.const 1023)) (i32.const 2)))))
+      (if (i32.lt_u (local.get $ea) (i32.const 0x1000000))
+        (then
+          (br_if $done (i32.eqz (i32.and (local.get $ea) (i32.const 255))))
+          (br_if $done (i32.ge_u (local.get $oa) (i32.load offset=20 (local.get $sa))))
+          (local.set $ba (i64.shr_u (local.get $ba) (i64.extend_i32_u (local.get $ea))))
+          (local.set $ca (i32.sub (local.get $ca) (i32.and (local.get $ea) (i32.const 255))))
+          (i32.store8 (local.get $oa) (i32.shr_u (local.get $ea) (i32.const 16)))
+          (local.set $oa (i32.add (local.get $oa) (i32.const 1))))
+        (else
+          ;; a length (not the end of the block) and its distance, looked at before any bit is taken
+          (br_if $done (i32.lt_u (local.get $ea) (i32.const 0x1010000)))
+          (local.set $ta (i64.shr_u (local.get $ba) (i64.extend_i32_u (local.get $ea))))
+          (local.set $na (i32.and (i32.shr_u (local.get $ea) (i32.const 8)) (i32.const 15)))
+          (local.set $ka (i32.add (i32.sub (i32.shr_u (local.get $ea) (i32.const 16)) (i32.const 256))
+            (i32.and (i32.wrap_i64 (local.get $ta)) (i32.sub (i32.shl (i32.const 1) (local.get $na)) (i32.const 1)))))
+          (local.set $ta (i64.shr_u (local.get $ta) (i64.extend_i32_u (local.get $na))))
+          (local.set $ga (i32.add (i32.and (local.get $ea) (i32.const 255)) (local.get $na)))
+          (local.set $ea (i32.load offset=4096 (i32.add (local.get $tabs) (i32.shl (i32.and (i32.wrap_i64 (local.get $ta)) (i32.const 1023)) (i32.const 2)))))
+          (br_if $done (i32.eqz (i32.and (local.get $ea) (i32.const 255))))
+          (local.set $ta (i64.shr_u (local.get $ta) (i64.extend_i32_u (local.get $ea))))
+          (local.set $na (i32.and (i32.shr_u (local.get $ea) (i32.const 8)) (i32.const 15)))
+          (local.set $da (i32.add (i32.shr_u (local.get $ea) (i32.const 16))
+            (i32.and (i32.wrap_i64 (local.get $ta)) (i32.sub (i32.shl (i32.const 1) (local.get $na)) (i32.const 1)))))
+          (br_if $done (i32.gt_u (local.get $da) (i32.sub (local.get $oa) (i32.load offset=32 (local.get $sa)))))
+          (br_if $done (i32.gt_u (local.get $ka) (i32.sub (i32.load offset=20 (local.get $sa)) (local.get $oa))))
+          (local.set $ba (i64.shr_u (local.get $ta) (i64.extend_i32_u (local.get $na))))
+          (local.set $ca (i32.sub (local.get $ca) (i32.add (local.get $ga) (i32.add (i32.and (local.get $ea) (i32.const 255)) (local.get $na)))))
+          ;; the copy inline (a call would cost this loop its registers): 8 bytes at a time when the source is at least
+          ;; 8 back (up to 7 bytes past the match are written, and rewritten by what follows), else byte by byte
+          (local.set $ga (i32.add (local.get $oa) (local.get $ka)))
+          (if (i32.ge_u (local.get $da) (i32.const 8))
+            (then
+              (block $cda (loop $cca
+                (i64.store (local.get $oa) (i64.load (i32.sub (local.get $oa) (local.get $da))))
+                (local.set $oa (i32.add (local.get $oa) (i32.const 8)))
+                (br_if $cca (i32.lt_u (local.get $oa) (local.get $ga))))))
+            (else
+              (block $cda (loop $cca
+                (i32.store8 (local.get $oa) (i32.load8_u (i32.sub (local.get $oa) (local.get $da))))
+                (local.set $oa (i32.add (local.get $oa) (i32.const 1)))
+                (br_if $cca (i32.lt_u (local.get $oa) (local.get $ga)))))))
+          (local.set $oa (local.get $ga))))
+      (if (i32.lt_u (local.get $cb) (i32.const 48))
+        (then
+          (local.set $bb (i64.or (local.get $bb) (i64.shl (i64.load (local.get $ib)) (i64.extend_i32_u (local.get $cb)))))
+          (local.set $ib (i32.add (local.get $ib) (i32.shr_u (i32.sub (i32.const 63) (local.get $cb)) (i32.const 3))))
+          (local.set $cb (i32.or (local.get $cb) (i32.const 56)))
+          (br_if $done (i32.gt_u (local.get $ib) (i32.add (i32.load offset=24 (local.get $sb)) (i32.const 8))))))
+      (local.set $eb (i32.load offset=16384 (i32.add (local.get $tabs) (i32.shl (i32.and (i32.wrap_i64 (local.get $bb)) (i32.const 1023)) (i32.const 2)))))
+      (if (i32.lt_u (local.get $eb) (i32.const 0x1000000))
+        (then
+          (br_if $done (i32.eqz (i32.and (local.get $eb) (i32.const 255))))
+          (br_if $done (i32.ge_u (local.get $ob) (i32.load offset=20 (local.get $sb))))
+          (local.set $bb (i64.shr_u (local.get $bb) (i64.extend_i32_u (local.get $eb))))
+          (local.set $cb (i32.sub (local.get $cb) (i32.and (local.get $eb) (i32.const 255))))
+          (i32.store8 (local.get $ob) (i32.shr_u (local.get $eb) (i32.const 16)))
+          (local.set $ob (i32.add (local.get $ob) (i32.const 1))))
+        (else
+          ;; a length (not the end of the block) and its distance, looked at before any bit is taken
+          (br_if $done (i32.lt_u (local.get $eb) (i32.const 0x1010000)))
+          (local.set $tb (i64.shr_u (local.get $bb) (i64.extend_i32_u (local.get $eb))))
+          (local.set $nb (i32.and (i32.shr_u (local.get $eb) (i32.const 8)) (i32.const 15)))
+          (local.set $kb (i32.add (i32.sub (i32.shr_u (local.get $eb) (i32.const 16)) (i32.const 256))
+            (i32.and (i32.wrap_i64 (local.get $tb)) (i32.sub (i32.shl (i32.const 1) (local.get $nb)) (i32.const 1)))))
+          (local.set $tb (i64.shr_u (local.get $tb) (i64.extend_i32_u (local.get $nb))))
+          (local.set $gb (i32.add (i32.and (local.get $eb) (i32.const 255)) (local.get $nb)))
+          (local.set $eb (i32.load offset=20480 (i32.add (local.get $tabs) (i32.shl (i32.and (i32.wrap_i64 (local.get $tb)) (i32.const 1023)) (i32.const 2)))))
+          (br_if $done (i32.eqz (i32.and (local.get $eb) (i32.const 255))))
+          (local.set $tb (i64.shr_u (local.get $tb) (i64.extend_i32_u (local.get $eb))))
+          (local.set $nb (i32.and (i32.shr_u (local.get $eb) (i32.const 8)) (i32.const 15)))
+          (local.set $db (i32.add (i32.shr_u (local.get $eb) (i32.const 16))
+            (i32.and (i32.wrap_i64 (local.get $tb)) (i32.sub (i32.shl (i32.const 1) (local.get $nb)) (i32.const 1)))))
+          (br_if $done (i32.gt_u (local.get $db) (i32.sub (local.get $ob) (i32.load offset=32 (local.get $sb)))))
+          (br_if $done (i32.gt_u (local.get $kb) (i32.sub (i32.load offset=20 (local.get $sb)) (local.get $ob))))
+          (local.set $bb (i64.shr_u (local.get $tb) (i64.extend_i32_u (local.get $nb))))
+          (local.set $cb (i32.sub (local.get $cb) (i32.add (local.get $gb) (i32.add (i32.and (local.get $eb) (i32.const 255)) (local.get $nb)))))
+          ;; the copy inline (a call would cost this loop its registers): 8 bytes at a time when the source is at least
+          ;; 8 back (up to 7 bytes past the match are written, and rewritten by what follows), else byte by byte
+          (local.set $gb (i32.add (local.get $ob) (local.get $kb)))
+          (if (i32.ge_u (local.get $db) (i32.const 8))
+            (then
+              (block $cdb (loop $ccb
+                (i64.store (local.get $ob) (i64.load (i32.sub (local.get $ob) (local.get $db))))
+                (local.set $ob (i32.add (local.get $ob) (i32.const 8)))
+                (br_if $ccb (i32.lt_u (local.get $ob) (local.get $gb))))))
+            (else
+              (block $cdb (loop $ccb
+                (i32.store8 (local.get $ob) (i32.load8_u (i32.sub (local.get $ob) (local.get $db))))
+                (local.set $ob (i32.add (local.get $ob) (i32.const 1)))
+                (br_if $ccb (i32.lt_u (local.get $ob) (local.get $gb)))))))
+          (local.set $ob (local.get $gb))))
+      (br $sym)))
+    (i64.store (local.get $sa) (local.get $ba))
+    (i32.store offset=8 (local.get $sa) (local.get $ca))
+    (i32.store offset=12 (local.get $sa) (local.get $ia))
+    (i32.store offset=16 (local.get $sa) (local.get $oa))
+    (i64.store (local.get $sb) (local.get $bb))
+    (i32.store offset=8 (local.get $sb) (local.get $cb))
+    (i32.store offset=12 (local.get $sb) (local.get $ib))
+    (i32.store offset=16 (local.get $sb) (local.get $ob))
+  )
+
+  ;; zlib inflate of one block (see above): the bytes written, or −1.
+  (func (export "inflate") (param $in i32) (param $inLen i32) (param $out i32) (param $cap i32) (param $tabs i32) (result i32)
+    (local $st i32) (local $r i32)
+    (local.set $st (i32.add (local.get $tabs) (i32.const 16320)))
+    (if (i32.eqz (call $init (local.get $st) (local.get $in) (local.get $inLen) (local.get $out) (local.get $cap) (local.get $tabs)))
+      (then (return (i32.const -1))))
+    (block $d (loop $c
+      (local.set $r (call $advance (local.get $st)))
+      (br_if $d (i32.ne (local.get $r) (i32.const 1)))
+      (call $run1 (local.get $st))
+      (br $c)))
+    (if (result i32) (i32.eq (local.get $r) (i32.const 2))
+      (then (i32.sub (i32.load offset=16 (local.get $st)) (local.get $out)))
+      (else (i32.const -1))))
+
+  ;; Two blocks inflated together, with tables at $ta and $ta + 16 KiB: each one's result (as inflate's) is left at
+  ;; offset 52 of its state.
+  (func (export "inflate2") (param $ia i32) (param $na i32) (param $oa i32) (param $ca i32)
+    (param $ib i32) (param $nb i32) (param $ob i32) (param $cb i32) (param $ta i32)
+    (local $sa i32) (local $sb i32) (local $ra i32) (local $rb i32) (local $tb i32)
+    (local.set $tb (i32.add (local.get $ta) (i32.const 16384)))
+    (local.set $sa (i32.add (local.get $ta) (i32.const 16320)))
+    (local.set $sb (i32.add (local.get $tb) (i32.const 16320)))
+    (local.set $ra (i32.const 3))
+    (local.set $rb (i32.const 3))
+    (if (call $init (local.get $sa) (local.get $ia) (local.get $na) (local.get $oa) (local.get $ca) (local.get $ta))
+      (then (local.set $ra (call $advance (local.get $sa)))))
+    (if (call $init (local.get $sb) (local.get $ib) (local.get $nb) (local.get $ob) (local.get $cb) (local.get $tb))
+      (then (local.set $rb (call $advance (local.get $sb)))))
+    (block $d (loop $c
+      (if (i32.and (i32.eq (local.get $ra) (i32.const 1)) (i32.eq (local.get $rb) (i32.const 1)))
+        (then
+          (call $run2 (local.get $sa) (local.get $sb))
+          (local.set $ra (call $advance (local.get $sa)))
+          (local.set $rb (call $advance (local.get $sb)))
+          (br $c)))
+      (if (i32.eq (local.get $ra) (i32.const 1))
+        (then
+          (call $run1 (local.get $sa))
+          (local.set $ra (call $advance (local.get $sa)))
+          (br $c)))
+      (if (i32.eq (local.get $rb) (i32.const 1))
+        (then
+          (call $run1 (local.get $sb))
+          (local.set $rb (call $advance (local.get $sb)))
+          (br $c)))))
+    (i32.store offset=52 (local.get $sa)
+      (if (result i32) (i32.eq (local.get $ra) (i32.const 2)) (then (i32.sub (i32.load offset=16 (local.get $sa)) (local.get $oa))) (else (i32.const -1))))
+    (i32.store offset=52 (local.get $sb)
+      (if (result i32) (i32.eq (local.get $rb) (i32.const 2)) (then (i32.sub (i32.load offset=16 (local.get $sb)) (local.get $ob))) (else (i32.const -1)))))
 )
