@@ -19,7 +19,7 @@ import { decodeTable, encodeFieldR16, encodeUnorm16, heightToUnorm } from '../co
 import type { Heightfield } from '../core/heightfield.js';
 import { alignExactly } from '../core/align.js';
 import { RegionAccumulator, reduceHistogram, sqrtRatio } from './metric-accumulators.js';
-import { floatSummaryAvailable, floatSummaryScan } from './float-kernel.js';
+import { floatFullScan, floatSummaryAvailable, floatSummaryScan } from './float-kernel.js';
 import { arrayCodeSource, createCodePairExecutor, SCAN_CHUNK, type CodeSource, type CompareExecutor, type TallyPlan } from './kernel.js';
 import {
   DEFAULT_MASKS,
@@ -305,7 +305,11 @@ export function compareHeightfields(genIn: Heightfield, ref: Heightfield, opts: 
   const attribution = stated ? attributionFor(input, gf, opts) : undefined;
   const attribute =
     attribution && gf ? (k: number) => attributePixel(attribution, gf[k], sides.G.codes[k], sides.R.codes[k], range, attribution.epsilonCodes) : null;
-  const excluded = summaryKernel(opts, sides, attribute) ? runSummaryKernel(input, sides, regions) : scanFloatPairs(input, sides, regions, attribute);
+  const excluded = summaryKernel(opts, sides, attribute)
+    ? runSummaryKernel(input, sides, regions)
+    : fullKernel(opts, attribute)
+      ? runFullKernel(input, sides, regions)
+      : scanFloatPairs(input, sides, regions, attribute);
   const ringCounts = regions.ringAcc.length ? ringPixelCounts(regions.geo, regions.step, regions.ringAcc.length) : new Float64Array(0);
   setRegionPixelCounts(
     regions,
@@ -567,6 +571,45 @@ function summaryKernel(opts: CompareOptions, sides: FloatPairSides, attribute: (
   if (floatSummaryAvailable()) return true;
   if (opts.executor === 'simd') throw new Error('compare executor simd: WebAssembly SIMD is unavailable here (or HEIGHTBENCH_NO_WASM=1); use the js executor');
   return false;
+}
+
+/** Whether a full comparison's float-pair scan goes to the WebAssembly kernel: summaryKernel's rule, either side float. */
+function fullKernel(opts: CompareOptions, attribute: ((k: number) => void) | null): boolean {
+  if (opts.summary === true || attribute || opts.executor === 'js') return false;
+  if (floatSummaryAvailable()) return true;
+  if (opts.executor === 'simd') throw new Error('compare executor simd: WebAssembly SIMD is unavailable here (or HEIGHTBENCH_NO_WASM=1); use the js executor');
+  return false;
+}
+
+function runFullKernel(input: ComparisonInputs, sides: FloatPairSides, regions: RegionSet): Exclusions {
+  const e = floatFullScan(
+    {
+      columns: input.grid.columns,
+      rows: input.grid.rows,
+      block: input.block,
+      bw: regions.bw,
+      bh: regions.bh,
+      geo: regions.geo,
+      masks: regions.maskBoundsOf,
+      step: regions.step,
+      rings: regions.ringAcc.length,
+      gh: sides.G.heights,
+      rh: sides.R.heights,
+      gc: sides.G.codes,
+      rc: sides.R.codes,
+      table: sides.table,
+    },
+    {
+      whole: regions.whole,
+      maskAcc: regions.maskAcc,
+      ringAcc: regions.ringAcc,
+      blockCode: regions.blockCode,
+      blockFloat: regions.blockFloat!,
+      blockFloatAbs: regions.blockFloatAbs!,
+    },
+  );
+  // Its memory refused: the JavaScript scan, which needs none.
+  return e ?? scanFloatPairs(input, sides, regions, null);
 }
 
 function runSummaryKernel(input: ComparisonInputs, sides: FloatPairSides, regions: RegionSet): Exclusions {
