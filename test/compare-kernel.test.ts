@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { codeHeightfield, compareHeightfields, domainGrid, floatHeightfield, writeHeightfieldFile, type GridDescription } from '../src/index.js';
 import { RegionAccumulator } from '../src/compare/metric-accumulators.js';
 import { floatFullScan, floatSummaryScan } from '../src/compare/float-kernel.js';
+import { FLOAT_HISTOGRAM_EDGES_MM } from '../src/compare/compare.js';
 import { DEFAULT_RANGE } from '../src/core/grid.js';
 import { decodeTable, encodeFieldR16 } from '../src/core/encoding.js';
 import { createCodePairExecutor, defaultCompareExecutor, SCAN_CHUNK, type CompareExecutor, type TallyPlan } from '../src/compare/kernel.js';
@@ -290,7 +291,7 @@ describe('the float-pair full kernel (float-pair.wat full) gives the JavaScript 
         // The unrelated pair is the same at every density: once is enough.
         for (const [what, G, R] of density === 0.5 ? pairs : pairs.slice(0, 3))
           for (const codeRange of [DEFAULT_RANGE, undefined]) {
-            const opts = { masks: c.masks, block: c.block, codeRange };
+            const opts = { masks: c.masks, block: c.block, codeRange, toleranceMm: codeRange ? 0 : 15 };
             const js = compareHeightfields(G, R, { ...opts, executor: 'js' });
             const simd = compareHeightfields(G, R, { ...opts, executor: 'simd' });
             const label = `seed ${seed}, ${what}, ${codeRange ? 'a stated range' : 'no range'}`;
@@ -345,6 +346,8 @@ describe('the float-pair full kernel (float-pair.wat full) gives the JavaScript 
         gc,
         rc,
         table: decodeTable(DEFAULT_RANGE),
+        edgesMm: FLOAT_HISTOGRAM_EDGES_MM,
+        toleranceM: 0.5,
       },
       out,
     );
@@ -357,6 +360,11 @@ describe('the float-pair full kernel (float-pair.wat full) gives the JavaScript 
     const wide = ringAcc.reduce((t, a) => t + (a.wideSums?.count ?? 0), 0);
     expect(wide).toBe([...whole.sparse!].reduce((t, [, c]) => t + c, 0));
     expect(out.blockFloatAbs.some((v) => v > 0)).toBe(true);
+    const x = e!.extras;
+    expect(x.equal + x.differing).toBe(n - e!.pixels.length);
+    expect([...x.pos, ...x.neg].reduce((t, c) => t + c, 0)).toBe(x.differing);
+    expect(x.beyond).toBeGreaterThan(0);
+    expect(x.beyond).toBeLessThan(x.differing);
   });
 });
 

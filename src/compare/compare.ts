@@ -19,7 +19,7 @@ import { decodeTable, encodeFieldR16, encodeUnorm16, heightToUnorm } from '../co
 import type { Heightfield } from '../core/heightfield.js';
 import { alignExactly } from '../core/align.js';
 import { RegionAccumulator, reduceHistogram, sqrtRatio } from './metric-accumulators.js';
-import { floatFullScan, floatSummaryAvailable, floatSummaryScan } from './float-kernel.js';
+import { floatFullScan, floatSummaryAvailable, floatSummaryScan, type FloatExtraCounts } from './float-kernel.js';
 import { arrayCodeSource, createCodePairExecutor, SCAN_CHUNK, type CodeSource, type CompareExecutor, type TallyPlan } from './kernel.js';
 import {
   DEFAULT_MASKS,
@@ -305,10 +305,10 @@ export function compareHeightfields(genIn: Heightfield, ref: Heightfield, opts: 
   const attribution = stated ? attributionFor(input, gf, opts) : undefined;
   const attribute =
     attribution && gf ? (k: number) => attributePixel(attribution, gf[k], sides.G.codes[k], sides.R.codes[k], range, attribution.epsilonCodes) : null;
-  const excluded = summaryKernel(opts, sides, attribute)
+  const excluded: Exclusions & { extras?: FloatExtraCounts } = summaryKernel(opts, sides, attribute)
     ? runSummaryKernel(input, sides, regions)
     : fullKernel(opts, attribute)
-      ? runFullKernel(input, sides, regions)
+      ? runFullKernel(input, sides, regions, toleranceMm)
       : scanFloatPairs(input, sides, regions, attribute);
   const ringCounts = regions.ringAcc.length ? ringPixelCounts(regions.geo, regions.step, regions.ringAcc.length) : new Float64Array(0);
   setRegionPixelCounts(
@@ -320,7 +320,7 @@ export function compareHeightfields(genIn: Heightfield, ref: Heightfield, opts: 
   );
   const result = assembleResult(input, regions, excluded);
   if (attribution) result.attribution = attribution;
-  const extras = floatExtras(sides, toleranceMm);
+  const extras = excluded.extras ? floatHistogram(excluded.extras) : floatExtras(sides, toleranceMm);
   result.comparedIn = 'metres';
   result.differing = extras.differing;
   result.toleranceMm = toleranceMm;
@@ -450,6 +450,13 @@ function floatExtras(sides: FloatPairSides, toleranceMm: number): { differing: n
     if (d < 0) neg[e]++;
     else pos[e]++;
   }
+  return floatHistogram({ equal, differing, beyond, pos, neg });
+}
+
+/** floatExtras' result from its counts (theirs, or the kernel's: float-kernel.ts). */
+function floatHistogram(c: FloatExtraCounts): { differing: number; beyond: number; histogram: FloatHistogramBin[] } {
+  const { equal, differing, beyond, pos, neg } = c;
+  const E = FLOAT_HISTOGRAM_EDGES_MM;
   const histogram: FloatHistogramBin[] = [];
   for (let e = E.length - 1; e >= 0; e--) if (neg[e]) histogram.push({ sign: -1, loMm: E[e], hiMm: e + 1 < E.length ? E[e + 1] : null, count: neg[e] });
   histogram.push({ sign: 0, loMm: 0, hiMm: 0, count: equal });
@@ -581,7 +588,7 @@ function fullKernel(opts: CompareOptions, attribute: ((k: number) => void) | nul
   return false;
 }
 
-function runFullKernel(input: ComparisonInputs, sides: FloatPairSides, regions: RegionSet): Exclusions {
+function runFullKernel(input: ComparisonInputs, sides: FloatPairSides, regions: RegionSet, toleranceMm: number): Exclusions & { extras?: FloatExtraCounts } {
   const e = floatFullScan(
     {
       columns: input.grid.columns,
@@ -598,6 +605,8 @@ function runFullKernel(input: ComparisonInputs, sides: FloatPairSides, regions: 
       gc: sides.G.codes,
       rc: sides.R.codes,
       table: sides.table,
+      edgesMm: FLOAT_HISTOGRAM_EDGES_MM,
+      toleranceM: toleranceMm / 1000,
     },
     {
       whole: regions.whole,

@@ -169,6 +169,18 @@ export interface FloatFullInput {
   gc: Uint16Array;
   rc: Uint16Array;
   table: Float64Array;
+  /** floatExtras' decade edges (mm, 10 of them) and tolerance (m). */
+  edgesMm: readonly number[];
+  toleranceM: number;
+}
+
+/** floatExtras' counts: dm = 0, dm ≠ 0, |dm| beyond the tolerance, and per decade those of each sign. */
+export interface FloatExtraCounts {
+  equal: number;
+  differing: number;
+  beyond: number;
+  pos: Float64Array;
+  neg: Float64Array;
 }
 
 export interface FloatFullOutput {
@@ -180,6 +192,9 @@ export interface FloatFullOutput {
   blockFloatAbs: Float64Array;
 }
 
+/** Decade edges of the float histogram the kernel counts in (float-pair.wat's extras hold 3 + 2·EDGES counts). */
+const EDGES = 10;
+
 /** Bins of one region's wide Δq in the kernel's memory (index dq + 65535). */
 const WIDE_BINS = 2 * 65535 + 1;
 
@@ -187,8 +202,9 @@ const WIDE_BINS = 2 * 65535 + 1;
  * Runs the full scan (addDifference of compare.ts on every pixel); null when the kernel is unavailable or its memory
  * is refused, and then nothing in `out` has been touched (the caller scans in JavaScript).
  */
-export function floatFullScan(p: FloatFullInput, out: FloatFullOutput): FloatSummaryExclusions | null {
+export function floatFullScan(p: FloatFullInput, out: FloatFullOutput): (FloatSummaryExclusions & { extras: FloatExtraCounts }) | null {
   if (!floatSummaryAvailable()) return null;
+  if (p.edgesMm.length !== EDGES) throw new RangeError(`floatFullScan: ${EDGES} histogram edges expected, got ${p.edgesMm.length}`);
   const M = p.masks.length;
   const regions = 1 + M + p.rings;
   const blocks = p.bw * p.bh;
@@ -216,6 +232,8 @@ export function floatFullScan(p: FloatFullInput, out: FloatFullOutput): FloatSum
     widePtr: 4 * regions,
     ringSums: 24 * p.rings,
     state: 32,
+    edges: 8 * EDGES,
+    extras: 8 * (3 + 2 * EDGES),
     block: 2 * blocks,
     blockF: 4 * blocks,
     blockFA: 8 * blocks,
@@ -228,12 +246,13 @@ export function floatFullScan(p: FloatFullInput, out: FloatFullOutput): FloatSum
   }
   const kernel = memory ? instantiateWasm<FloatPairExports>(FLOAT_PAIR_WASM_BASE64, { env: { memory } }) : null;
   if (!memory || !kernel) return null;
-  if (typeof kernel.full !== 'function' || kernel.full.length !== 35)
-    throw new Error('float-pair.wat: export full missing or not of 35 parameters; run node scripts/build-wasm.mjs');
+  if (typeof kernel.full !== 'function' || kernel.full.length !== 38)
+    throw new Error('float-pair.wat: export full missing or not of 38 parameters; run node scripts/build-wasm.mjs');
   // Views are made again after each call: a region's first wide Δq grows the memory, which detaches them.
   let buf = memory.buffer;
   writeRegionInputs(buf, L, p.geo, p.masks);
   new Float64Array(buf, L.table, p.table.length).set(p.table);
+  new Float64Array(buf, L.edges, EDGES).set(p.edgesMm);
   const acc = new Float64Array(buf, L.acc, 7 * regions);
   for (let q = 0; q < regions; q++) acc[7 * q + 6] = -1; // maxAbsMAt: none yet
   new Int32Array(buf, L.maxAt, regions).fill(-1);
@@ -257,7 +276,7 @@ export function floatFullScan(p: FloatFullInput, out: FloatFullOutput): FloatSum
         L.maskLo, L.maskHi, L.maskHalf, L.maskStrict, M,
         p.step, p.rings,
         L.acc, L.dense, L.maxAbs, L.maxAt, L.widePtr, L.events,
-        L.ringSums, L.state, L.excl,
+        L.ringSums, L.state, L.excl, L.edges, p.toleranceM, L.extras,
       ); // prettier-ignore
     } catch {
       // Memory for a region's wide bins refused (or a ring outside the profile, which the JavaScript scan reports).
@@ -301,5 +320,7 @@ export function floatFullScan(p: FloatFullInput, out: FloatFullOutput): FloatSum
   out.blockCode.set(new Uint16Array(buf, L.block, blocks));
   out.blockFloat.set(new Float32Array(buf, L.blockF, blocks));
   out.blockFloatAbs.set(new Float64Array(buf, L.blockFA, blocks));
-  return { generated: state[0], reference: state[1], pixels };
+  const x = new Float64Array(buf, L.extras, 3 + 2 * EDGES);
+  const extras = { equal: x[0], differing: x[1], beyond: x[2], pos: x.slice(3, 3 + EDGES), neg: x.slice(3 + EDGES) };
+  return { generated: state[0], reference: state[1], pixels, extras };
 }

@@ -192,6 +192,8 @@
   ;; (genFloat, refFloat) is 0 holds codes, its metres table[code] (f64); region 1 + M + ringIndex(r², step) of
   ;; `rings`; the float block maps keep the first largest |dm| (blockFA, f64) and its dm (blockF, f32); wide dq are
   ;; tallied here ($addCodeAll, $addCodeRing). state: [0], [1], [2] as scan's, [4] wide events listed.
+  ;; And floatExtras of compare.ts, as f64 counts at extras: [0] dm = 0, [1] dm != 0, [2] |dm| > tolM, [3 + e] dm > 0
+  ;; and [13 + e] dm < 0 in decade e, the last of the 10 edges (mm) that 1000·|dm| exceeds (e = 0 when none does).
   (func (export "full")
     (param $gh i32) (param $rh i32) (param $gc i32) (param $rc i32) (param $count i32) (param $base i32)
     (param $genFloat i32) (param $refFloat i32) (param $table i32)
@@ -200,10 +202,10 @@
     (param $maskLo i32) (param $maskHi i32) (param $maskHalf i32) (param $maskStrict i32) (param $M i32)
     (param $step f64) (param $rings i32)
     (param $acc i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32) (param $widePtr i32) (param $events i32)
-    (param $ringSums i32) (param $state i32) (param $excl i32)
+    (param $ringSums i32) (param $state i32) (param $excl i32) (param $edges i32) (param $tolM f64) (param $extras i32)
     (local $t i32) (local $k i32) (local $i i32) (local $j i32) (local $a f64) (local $b f64) (local $badA i32) (local $badB i32)
     (local $dq i32) (local $ad i32) (local $dm f64) (local $am f64) (local $bi i32) (local $addr i32) (local $r2 f64) (local $dxi f64)
-    (local $dyj f64) (local $m i32) (local $lo f64) (local $half f64) (local $kf f64) (local $ring i32) (local $q i32)
+    (local $dyj f64) (local $m i32) (local $lo f64) (local $half f64) (local $kf f64) (local $ring i32) (local $q i32) (local $e i32)
     (local.set $j (i32.div_u (local.get $base) (local.get $W)))
     (local.set $i (i32.sub (local.get $base) (i32.mul (local.get $j) (local.get $W))))
     (block $done (loop $each
@@ -227,6 +229,21 @@
           (local.set $dq (i32.sub (i32.load16_u (i32.add (local.get $gc) (i32.shl (local.get $t) (i32.const 1))))
                                   (i32.load16_u (i32.add (local.get $rc) (i32.shl (local.get $t) (i32.const 1))))))
           (local.set $dm (f64.sub (local.get $a) (local.get $b)))
+          (local.set $am (f64.abs (local.get $dm)))
+          (if (f64.eq (local.get $dm) (f64.const 0))
+            (then (f64.store (local.get $extras) (f64.add (f64.load (local.get $extras)) (f64.const 1))))
+            (else
+              (f64.store offset=8 (local.get $extras) (f64.add (f64.load offset=8 (local.get $extras)) (f64.const 1)))
+              (if (f64.gt (local.get $am) (local.get $tolM))
+                (then (f64.store offset=16 (local.get $extras) (f64.add (f64.load offset=16 (local.get $extras)) (f64.const 1)))))
+              (local.set $e (i32.const 9))
+              (block $edone (loop $edge
+                (br_if $edone (i32.eqz (local.get $e)))
+                (br_if $edone (f64.gt (f64.mul (local.get $am) (f64.const 1000)) (f64.load (i32.add (local.get $edges) (i32.shl (local.get $e) (i32.const 3))))))
+                (local.set $e (i32.sub (local.get $e) (i32.const 1)))
+                (br $edge)))
+              (local.set $addr (i32.add (local.get $extras) (i32.shl (i32.add (local.get $e) (select (i32.const 13) (i32.const 3) (f64.lt (local.get $dm) (f64.const 0)))) (i32.const 3))))
+              (f64.store (local.get $addr) (f64.add (f64.load (local.get $addr)) (f64.const 1)))))
           (if (i32.or (local.get $dq) (f64.ne (local.get $dm) (f64.const 0)))
             (then
               (local.set $ad (select (i32.sub (i32.const 0) (local.get $dq)) (local.get $dq) (i32.lt_s (local.get $dq) (i32.const 0))))
@@ -235,7 +252,6 @@
               (local.set $bi (i32.add (i32.mul (i32.div_u (local.get $j) (local.get $B)) (local.get $bw)) (i32.div_u (local.get $i) (local.get $B))))
               (local.set $addr (i32.add (local.get $block) (i32.shl (local.get $bi) (i32.const 1))))
               (if (i32.gt_u (local.get $ad) (i32.load16_u (local.get $addr))) (then (i32.store16 (local.get $addr) (local.get $ad))))
-              (local.set $am (f64.abs (local.get $dm)))
               (local.set $addr (i32.add (local.get $blockFA) (i32.shl (local.get $bi) (i32.const 3))))
               (if (f64.gt (local.get $am) (f64.load (local.get $addr)))
                 (then
