@@ -128,70 +128,122 @@
         (then (local.set $i (i32.const 0)) (local.set $j (i32.add (local.get $j) (i32.const 1)))))
       (br $each))))
 
-  ;; CodeTally.add for dq != 0 of region q: the dense bin (|dq| <= 64) or the wide bin, and the first largest |dq|.
-  ;; Region q's wide bins (u32 at dq + 65535) are allocated on its first wide dq (8 pages grown; the pointer at
-  ;; widePtr + 4q); a wide dq first counted in region q appends (q, dq) to the events at state[4] (WideBins' order).
-  (func $addCodeAll (param $q i32) (param $dq i32) (param $ad i32) (param $k i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32)
-    (param $widePtr i32) (param $events i32) (param $state i32)
-    (local $p i32) (local $addr i32) (local $c i32) (local $g i32)
-    (if (i32.eqz (local.get $dq)) (then (return)))
-    (if (i32.le_u (local.get $ad) (i32.const 64))
-      (then
-        (local.set $addr (i32.add (local.get $dense) (i32.shl (i32.add (i32.mul (local.get $q) (i32.const 129)) (i32.add (local.get $dq) (i32.const 64))) (i32.const 3))))
-        (f64.store (local.get $addr) (f64.add (f64.load (local.get $addr)) (f64.const 1))))
-      (else
-        (local.set $p (i32.load (i32.add (local.get $widePtr) (i32.shl (local.get $q) (i32.const 2)))))
-        (if (i32.eqz (local.get $p))
-          (then
-            (local.set $g (memory.grow (i32.const 8)))
-            (if (i32.eq (local.get $g) (i32.const -1)) (then (unreachable)))
-            (local.set $p (i32.shl (local.get $g) (i32.const 16)))
-            (i32.store (i32.add (local.get $widePtr) (i32.shl (local.get $q) (i32.const 2))) (local.get $p))))
-        (local.set $addr (i32.add (local.get $p) (i32.shl (i32.add (local.get $dq) (i32.const 65535)) (i32.const 2))))
-        (local.set $c (i32.load (local.get $addr)))
-        (i32.store (local.get $addr) (i32.add (local.get $c) (i32.const 1)))
-        (if (i32.eqz (local.get $c))
-          (then
-            (local.set $addr (i32.add (local.get $events) (i32.shl (i32.load offset=16 (local.get $state)) (i32.const 3))))
-            (i32.store (local.get $addr) (local.get $q))
-            (i32.store offset=4 (local.get $addr) (local.get $dq))
-            (i32.store offset=16 (local.get $state) (i32.add (i32.load offset=16 (local.get $state)) (i32.const 1)))))))
-    (if (i32.gt_s (local.get $ad) (i32.load (i32.add (local.get $maxAbs) (i32.shl (local.get $q) (i32.const 2)))))
-      (then
-        (i32.store (i32.add (local.get $maxAbs) (i32.shl (local.get $q) (i32.const 2))) (local.get $ad))
-        (i32.store (i32.add (local.get $maxAt) (i32.shl (local.get $q) (i32.const 2))) (local.get $k)))))
 
-  ;; A ring's code tally: as $addCodeAll, but a wide dq only adds to the ring's exact sums at ringSums + 24r (count,
-  ;; Σdq, Σdq² as i64): a ring states no histogram, so its bins are not kept.
-  (func $addCodeRing (param $q i32) (param $r i32) (param $dq i32) (param $ad i32) (param $k i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32)
-    (param $ringSums i32)
-    (local $addr i32)
-    (if (i32.eqz (local.get $dq)) (then (return)))
-    (if (i32.le_u (local.get $ad) (i32.const 64))
-      (then
-        (local.set $addr (i32.add (local.get $dense) (i32.shl (i32.add (i32.mul (local.get $q) (i32.const 129)) (i32.add (local.get $dq) (i32.const 64))) (i32.const 3))))
-        (f64.store (local.get $addr) (f64.add (f64.load (local.get $addr)) (f64.const 1))))
-      (else
-        (local.set $addr (i32.add (local.get $ringSums) (i32.mul (local.get $r) (i32.const 24))))
-        (i64.store (local.get $addr) (i64.add (i64.load (local.get $addr)) (i64.const 1)))
-        (i64.store offset=8 (local.get $addr) (i64.add (i64.load offset=8 (local.get $addr)) (i64.extend_i32_s (local.get $dq))))
-        (i64.store offset=16 (local.get $addr) (i64.add (i64.load offset=16 (local.get $addr)) (i64.mul (i64.extend_i32_u (local.get $ad)) (i64.extend_i32_u (local.get $ad)))))))
-    (if (i32.gt_s (local.get $ad) (i32.load (i32.add (local.get $maxAbs) (i32.shl (local.get $q) (i32.const 2)))))
-      (then
-        (i32.store (i32.add (local.get $maxAbs) (i32.shl (local.get $q) (i32.const 2))) (local.get $ad))
-        (i32.store (i32.add (local.get $maxAt) (i32.shl (local.get $q) (i32.const 2))) (local.get $k)))))
-
-  ;; Region q of the full scan: its code tally and its float accumulator (acc + 56q).
+  ;; Region q of the full scan, a pixel with dq or dm != 0 (addCode, then addFloat, of RegionAccumulator): for dq != 0
+  ;; the dense bin (|dq| <= 64) or the wide bin, and the first largest |dq|. Region q's wide bins (u32 at dq + 65535)
+  ;; are allocated on its first wide dq (8 pages grown; the pointer at widePtr + 4q); a wide dq first counted in region
+  ;; q appends (q, dq) to the events at state[4] (WideBins' order).
   (func $addRegion (param $q i32) (param $dq i32) (param $ad i32) (param $dm f64) (param $k i32) (param $acc i32) (param $dense i32)
     (param $maxAbs i32) (param $maxAt i32) (param $widePtr i32) (param $events i32) (param $state i32)
-    (call $addCodeAll (local.get $q) (local.get $dq) (local.get $ad) (local.get $k) (local.get $dense) (local.get $maxAbs) (local.get $maxAt)
-      (local.get $widePtr) (local.get $events) (local.get $state))
-    (call $addFloat (i32.add (local.get $acc) (i32.mul (local.get $q) (i32.const 56))) (local.get $dm) (local.get $k)))
+    (local $addr i32) (local $f i32) (local $s f64) (local $t f64) (local $x f64) (local $p i32) (local $c i32) (local $g i32)
+        (if (local.get $dq)
+          (then
+            (if (i32.le_u (local.get $ad) (i32.const 64))
+              (then
+                (local.set $addr (i32.add (local.get $dense) (i32.shl (i32.add (i32.mul (local.get $q) (i32.const 129)) (i32.add (local.get $dq) (i32.const 64))) (i32.const 3))))
+                (f64.store (local.get $addr) (f64.add (f64.load (local.get $addr)) (f64.const 1))))
+              (else
+                (local.set $p (i32.load (i32.add (local.get $widePtr) (i32.shl (local.get $q) (i32.const 2)))))
+                (if (i32.eqz (local.get $p))
+                  (then
+                    (local.set $g (memory.grow (i32.const 8)))
+                    (if (i32.eq (local.get $g) (i32.const -1)) (then (unreachable)))
+                    (local.set $p (i32.shl (local.get $g) (i32.const 16)))
+                    (i32.store (i32.add (local.get $widePtr) (i32.shl (local.get $q) (i32.const 2))) (local.get $p))))
+                (local.set $addr (i32.add (local.get $p) (i32.shl (i32.add (local.get $dq) (i32.const 65535)) (i32.const 2))))
+                (local.set $c (i32.load (local.get $addr)))
+                (i32.store (local.get $addr) (i32.add (local.get $c) (i32.const 1)))
+                (if (i32.eqz (local.get $c))
+                  (then
+                    (local.set $addr (i32.add (local.get $events) (i32.shl (i32.load offset=16 (local.get $state)) (i32.const 3))))
+                    (i32.store (local.get $addr) (local.get $q))
+                    (i32.store offset=4 (local.get $addr) (local.get $dq))
+                    (i32.store offset=16 (local.get $state) (i32.add (i32.load offset=16 (local.get $state)) (i32.const 1)))))))
+            (local.set $addr (i32.add (local.get $maxAbs) (i32.shl (local.get $q) (i32.const 2))))
+            (if (i32.gt_s (local.get $ad) (i32.load (local.get $addr)))
+              (then
+                (i32.store (local.get $addr) (local.get $ad))
+                (i32.store (i32.add (local.get $maxAt) (i32.shl (local.get $q) (i32.const 2))) (local.get $k))))))
+        ;; addFloat (with both Neumaier steps) on the accumulator at f = acc + 56q, for dm != 0.
+        (if (f64.ne (local.get $dm) (f64.const 0))
+          (then
+            (local.set $f (i32.add (local.get $acc) (i32.mul (local.get $q) (i32.const 56))))
+            (local.set $x (local.get $dm))
+            (local.set $s (f64.load (local.get $f)))
+            (local.set $t (f64.add (local.get $s) (local.get $x)))
+            (f64.store offset=8 (local.get $f) (f64.add (f64.load offset=8 (local.get $f))
+              (if (result f64) (f64.ge (f64.abs (local.get $s)) (f64.abs (local.get $x)))
+                (then (f64.add (f64.sub (local.get $s) (local.get $t)) (local.get $x)))
+                (else (f64.add (f64.sub (local.get $x) (local.get $t)) (local.get $s))))))
+            (f64.store (local.get $f) (local.get $t))
+            (local.set $x (f64.mul (local.get $dm) (local.get $dm)))
+            (local.set $s (f64.load offset=16 (local.get $f)))
+            (local.set $t (f64.add (local.get $s) (local.get $x)))
+            (f64.store offset=24 (local.get $f) (f64.add (f64.load offset=24 (local.get $f))
+              (if (result f64) (f64.ge (f64.abs (local.get $s)) (f64.abs (local.get $x)))
+                (then (f64.add (f64.sub (local.get $s) (local.get $t)) (local.get $x)))
+                (else (f64.add (f64.sub (local.get $x) (local.get $t)) (local.get $s))))))
+            (f64.store offset=16 (local.get $f) (local.get $t))
+            (local.set $x (f64.abs (local.get $dm)))
+            (if (f64.gt (local.get $x) (f64.load offset=32 (local.get $f)))
+              (then
+                (f64.store offset=32 (local.get $f) (local.get $x))
+                (f64.store offset=40 (local.get $f) (local.get $dm))
+                (f64.store offset=48 (local.get $f) (f64.convert_i32_u (local.get $k))))))))
+
+  ;; Ring r (region q = 1 + M + r): as $addRegion, but a wide dq only adds to the ring's exact sums at ringSums + 24r
+  ;; (count, Σdq, Σdq² as i64): a ring states no histogram, so its bins are not kept.
+  (func $addRing (param $q i32) (param $r i32) (param $dq i32) (param $ad i32) (param $dm f64) (param $k i32) (param $acc i32) (param $dense i32)
+    (param $maxAbs i32) (param $maxAt i32) (param $ringSums i32)
+    (local $addr i32) (local $f i32) (local $s f64) (local $t f64) (local $x f64)
+        (if (local.get $dq)
+          (then
+            (if (i32.le_u (local.get $ad) (i32.const 64))
+              (then
+                (local.set $addr (i32.add (local.get $dense) (i32.shl (i32.add (i32.mul (local.get $q) (i32.const 129)) (i32.add (local.get $dq) (i32.const 64))) (i32.const 3))))
+                (f64.store (local.get $addr) (f64.add (f64.load (local.get $addr)) (f64.const 1))))
+              (else
+                (local.set $addr (i32.add (local.get $ringSums) (i32.mul (local.get $r) (i32.const 24))))
+                (i64.store (local.get $addr) (i64.add (i64.load (local.get $addr)) (i64.const 1)))
+                (i64.store offset=8 (local.get $addr) (i64.add (i64.load offset=8 (local.get $addr)) (i64.extend_i32_s (local.get $dq))))
+                (i64.store offset=16 (local.get $addr) (i64.add (i64.load offset=16 (local.get $addr))
+                  (i64.mul (i64.extend_i32_u (local.get $ad)) (i64.extend_i32_u (local.get $ad)))))))
+            (local.set $addr (i32.add (local.get $maxAbs) (i32.shl (local.get $q) (i32.const 2))))
+            (if (i32.gt_s (local.get $ad) (i32.load (local.get $addr)))
+              (then
+                (i32.store (local.get $addr) (local.get $ad))
+                (i32.store (i32.add (local.get $maxAt) (i32.shl (local.get $q) (i32.const 2))) (local.get $k))))))
+        ;; addFloat (with both Neumaier steps) on the accumulator at f = acc + 56q, for dm != 0.
+        (if (f64.ne (local.get $dm) (f64.const 0))
+          (then
+            (local.set $f (i32.add (local.get $acc) (i32.mul (local.get $q) (i32.const 56))))
+            (local.set $x (local.get $dm))
+            (local.set $s (f64.load (local.get $f)))
+            (local.set $t (f64.add (local.get $s) (local.get $x)))
+            (f64.store offset=8 (local.get $f) (f64.add (f64.load offset=8 (local.get $f))
+              (if (result f64) (f64.ge (f64.abs (local.get $s)) (f64.abs (local.get $x)))
+                (then (f64.add (f64.sub (local.get $s) (local.get $t)) (local.get $x)))
+                (else (f64.add (f64.sub (local.get $x) (local.get $t)) (local.get $s))))))
+            (f64.store (local.get $f) (local.get $t))
+            (local.set $x (f64.mul (local.get $dm) (local.get $dm)))
+            (local.set $s (f64.load offset=16 (local.get $f)))
+            (local.set $t (f64.add (local.get $s) (local.get $x)))
+            (f64.store offset=24 (local.get $f) (f64.add (f64.load offset=24 (local.get $f))
+              (if (result f64) (f64.ge (f64.abs (local.get $s)) (f64.abs (local.get $x)))
+                (then (f64.add (f64.sub (local.get $s) (local.get $t)) (local.get $x)))
+                (else (f64.add (f64.sub (local.get $x) (local.get $t)) (local.get $s))))))
+            (f64.store offset=16 (local.get $f) (local.get $t))
+            (local.set $x (f64.abs (local.get $dm)))
+            (if (f64.gt (local.get $x) (f64.load offset=32 (local.get $f)))
+              (then
+                (f64.store offset=32 (local.get $f) (local.get $x))
+                (f64.store offset=40 (local.get $f) (local.get $dm))
+                (f64.store offset=48 (local.get $f) (f64.convert_i32_u (local.get $k))))))))
 
   ;; full(...): addDifference of compare.ts for pixels [base, base + count) — as scan, and besides: a side whose flag
   ;; (genFloat, refFloat) is 0 holds codes, its metres table[code] (f64); region 1 + M + ringIndex(r², step) of
   ;; `rings`; the float block maps keep the first largest |dm| (blockFA, f64) and its dm (blockF, f32); wide dq are
-  ;; tallied here ($addCodeAll, $addCodeRing). state: [0], [1], [2] as scan's, [4] wide events listed.
+  ;; tallied here ($addRegion, $addRing). state: [0], [1], [2] as scan's, [4] wide events listed.
   ;; And floatExtras of compare.ts, as f64 counts at extras: [0] dm = 0, [1] dm != 0, [2] |dm| > tolM, [3 + e] dm > 0
   ;; and [13 + e] dm < 0 in decade e, the last of the 10 edges (mm) that 1000·|dm| exceeds (e = 0 when none does).
   (func (export "full")
@@ -291,9 +343,8 @@
                 (then (unreachable)))
               (local.set $ring (i32.trunc_f64_s (local.get $kf)))
               (local.set $q (i32.add (i32.add (local.get $M) (i32.const 1)) (local.get $ring)))
-              (call $addCodeRing (local.get $q) (local.get $ring) (local.get $dq) (local.get $ad) (local.get $k) (local.get $dense)
-                (local.get $maxAbs) (local.get $maxAt) (local.get $ringSums))
-              (call $addFloat (i32.add (local.get $acc) (i32.mul (local.get $q) (i32.const 56))) (local.get $dm) (local.get $k))))))
+              (call $addRing (local.get $q) (local.get $ring) (local.get $dq) (local.get $ad) (local.get $dm) (local.get $k) (local.get $acc)
+                (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $ringSums))))))
       (local.set $t (i32.add (local.get $t) (i32.const 1)))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (if (i32.eq (local.get $i) (local.get $W))
