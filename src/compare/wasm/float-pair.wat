@@ -258,8 +258,13 @@
     (local $t i32) (local $k i32) (local $i i32) (local $j i32) (local $a f64) (local $b f64) (local $badA i32) (local $badB i32)
     (local $dq i32) (local $ad i32) (local $dm f64) (local $am f64) (local $bi i32) (local $addr i32) (local $r2 f64) (local $dxi f64)
     (local $dyj f64) (local $m i32) (local $lo f64) (local $half f64) (local $kf f64) (local $ring i32) (local $q i32) (local $e i32)
+    (local $mm f64) (local $ib i32) (local $bx i32) (local $rowBlock i32) (local $lo2 f64) (local $hi2 f64)
     (local.set $j (i32.div_u (local.get $base) (local.get $W)))
     (local.set $i (i32.sub (local.get $base) (i32.mul (local.get $j) (local.get $W))))
+    ;; The block of (i, j) is rowBlock + bx, kept as i and j advance (no division a pixel).
+    (local.set $bx (i32.div_u (local.get $i) (local.get $B)))
+    (local.set $ib (i32.sub (local.get $i) (i32.mul (local.get $bx) (local.get $B))))
+    (local.set $rowBlock (i32.mul (i32.div_u (local.get $j) (local.get $B)) (local.get $bw)))
     (block $done (loop $each
       (br_if $done (i32.ge_u (local.get $t) (local.get $count)))
       (local.set $k (i32.add (local.get $base) (local.get $t)))
@@ -288,10 +293,11 @@
               (f64.store offset=8 (local.get $extras) (f64.add (f64.load offset=8 (local.get $extras)) (f64.const 1)))
               (if (f64.gt (local.get $am) (local.get $tolM))
                 (then (f64.store offset=16 (local.get $extras) (f64.add (f64.load offset=16 (local.get $extras)) (f64.const 1)))))
+              (local.set $mm (f64.mul (local.get $am) (f64.const 1000)))
               (local.set $e (i32.const 9))
               (block $edone (loop $edge
                 (br_if $edone (i32.eqz (local.get $e)))
-                (br_if $edone (f64.gt (f64.mul (local.get $am) (f64.const 1000)) (f64.load (i32.add (local.get $edges) (i32.shl (local.get $e) (i32.const 3))))))
+                (br_if $edone (f64.gt (local.get $mm) (f64.load (i32.add (local.get $edges) (i32.shl (local.get $e) (i32.const 3))))))
                 (local.set $e (i32.sub (local.get $e) (i32.const 1)))
                 (br $edge)))
               (local.set $addr (i32.add (local.get $extras) (i32.shl (i32.add (local.get $e) (select (i32.const 13) (i32.const 3) (f64.lt (local.get $dm) (f64.const 0)))) (i32.const 3))))
@@ -301,7 +307,7 @@
               (local.set $ad (select (i32.sub (i32.const 0) (local.get $dq)) (local.get $dq) (i32.lt_s (local.get $dq) (i32.const 0))))
               (call $addRegion (i32.const 0) (local.get $dq) (local.get $ad) (local.get $dm) (local.get $k) (local.get $acc) (local.get $dense)
                 (local.get $maxAbs) (local.get $maxAt) (local.get $widePtr) (local.get $events) (local.get $state))
-              (local.set $bi (i32.add (i32.mul (i32.div_u (local.get $j) (local.get $B)) (local.get $bw)) (i32.div_u (local.get $i) (local.get $B))))
+              (local.set $bi (i32.add (local.get $rowBlock) (local.get $bx)))
               (local.set $addr (i32.add (local.get $block) (i32.shl (local.get $bi) (i32.const 1))))
               (if (i32.gt_u (local.get $ad) (i32.load16_u (local.get $addr))) (then (i32.store16 (local.get $addr) (local.get $ad))))
               (local.set $addr (i32.add (local.get $blockFA) (i32.shl (local.get $bi) (i32.const 3))))
@@ -331,23 +337,39 @@
                       (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $widePtr) (local.get $events) (local.get $state))))
                 (local.set $m (i32.add (local.get $m) (i32.const 1)))
                 (br $masks)))
-              ;; ringIndex (masks.ts), as compare.wat's tally computes it.
-              (local.set $kf (f64.floor (f64.div (f64.sqrt (local.get $r2)) (local.get $step))))
-              (if (f64.gt (f64.mul (f64.mul (local.get $kf) (local.get $step)) (f64.mul (local.get $kf) (local.get $step))) (local.get $r2))
-                (then (local.set $kf (f64.sub (local.get $kf) (f64.const 1))))
-                (else
-                  (if (f64.le (f64.mul (f64.mul (f64.add (local.get $kf) (f64.const 1)) (local.get $step)) (f64.mul (f64.add (local.get $kf) (f64.const 1)) (local.get $step))) (local.get $r2))
-                    (then (local.set $kf (f64.add (local.get $kf) (f64.const 1)))))))
-              ;; A ring outside the profile is a bug (the JavaScript scan would fail on it too).
-              (if (i32.eqz (i32.and (f64.ge (local.get $kf) (f64.const 0)) (f64.lt (local.get $kf) (f64.convert_i32_u (local.get $rings)))))
-                (then (unreachable)))
-              (local.set $ring (i32.trunc_f64_s (local.get $kf)))
+              ;; ringIndex (masks.ts), as compare.wat's tally computes it — unless r² lies between the squared edges
+              ;; (lo2 <= r² < hi2) of the last ring found, the one ring it can be in (neighbours share rings).
+              (if (i32.eqz (i32.and (f64.ge (local.get $r2) (local.get $lo2)) (f64.lt (local.get $r2) (local.get $hi2))))
+                (then
+                  (local.set $kf (f64.floor (f64.div (f64.sqrt (local.get $r2)) (local.get $step))))
+                  (if (f64.gt (f64.mul (f64.mul (local.get $kf) (local.get $step)) (f64.mul (local.get $kf) (local.get $step))) (local.get $r2))
+                    (then (local.set $kf (f64.sub (local.get $kf) (f64.const 1))))
+                    (else
+                      (if (f64.le (f64.mul (f64.mul (f64.add (local.get $kf) (f64.const 1)) (local.get $step)) (f64.mul (f64.add (local.get $kf) (f64.const 1)) (local.get $step))) (local.get $r2))
+                        (then (local.set $kf (f64.add (local.get $kf) (f64.const 1)))))))
+                  ;; A ring outside the profile is a bug (the JavaScript scan would fail on it too).
+                  (if (i32.eqz (i32.and (f64.ge (local.get $kf) (f64.const 0)) (f64.lt (local.get $kf) (f64.convert_i32_u (local.get $rings)))))
+                    (then (unreachable)))
+                  (local.set $ring (i32.trunc_f64_s (local.get $kf)))
+                  (local.set $lo2 (f64.mul (f64.mul (local.get $kf) (local.get $step)) (f64.mul (local.get $kf) (local.get $step))))
+                  (local.set $hi2 (f64.mul (f64.mul (f64.add (local.get $kf) (f64.const 1)) (local.get $step)) (f64.mul (f64.add (local.get $kf) (f64.const 1)) (local.get $step))))
+                  ;; Cached only when the ring found satisfies the edges itself.
+                  (if (i32.eqz (i32.and (f64.ge (local.get $r2) (local.get $lo2)) (f64.lt (local.get $r2) (local.get $hi2))))
+                    (then (local.set $lo2 (f64.const 0)) (local.set $hi2 (f64.const 0))))))
               (local.set $q (i32.add (i32.add (local.get $M) (i32.const 1)) (local.get $ring)))
               (call $addRing (local.get $q) (local.get $ring) (local.get $dq) (local.get $ad) (local.get $dm) (local.get $k) (local.get $acc)
                 (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $ringSums))))))
       (local.set $t (i32.add (local.get $t) (i32.const 1)))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (local.set $ib (i32.add (local.get $ib) (i32.const 1)))
+      (if (i32.eq (local.get $ib) (local.get $B))
+        (then (local.set $ib (i32.const 0)) (local.set $bx (i32.add (local.get $bx) (i32.const 1)))))
       (if (i32.eq (local.get $i) (local.get $W))
-        (then (local.set $i (i32.const 0)) (local.set $j (i32.add (local.get $j) (i32.const 1)))))
+        (then
+          (local.set $i (i32.const 0))
+          (local.set $ib (i32.const 0))
+          (local.set $bx (i32.const 0))
+          (local.set $j (i32.add (local.get $j) (i32.const 1)))
+          (local.set $rowBlock (i32.mul (i32.div_u (local.get $j) (local.get $B)) (local.get $bw)))))
       (br $each))))
 )
