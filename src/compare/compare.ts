@@ -195,7 +195,8 @@ function regionMetrics(acc: RegionAccumulator, mpc: number, g: GridDescription, 
   const exact = n - s.nonZero;
   const histogram: Record<string, number> = {};
   if (withHistogram) {
-    const keys = [...s.bins.keys(), 0].sort((a, b) => a - b);
+    // Δq are integers within ±65535: a typed array sorts them numerically, natively.
+    const keys = Int32Array.from([...s.bins.keys(), 0]).sort();
     for (const d of keys) histogram[String(d)] = d === 0 ? exact : (s.bins.get(d) ?? 0);
   }
   const m: RegionMetrics = {
