@@ -355,6 +355,16 @@ describe('the float-pair full kernel (float-pair.wat full) gives the JavaScript 
     expect(e!.reference).toBe(0);
     expect(e!.pixels.length).toBe(e!.generated);
     expect(whole.sparse!.size).toBeGreaterThan(256);
+    // WideBins' order: each wide Δq where the pixel order first meets it.
+    const first: number[] = [];
+    const seen = new Set<number>();
+    for (let k = 0; k < n; k++) {
+      const dq = gc[k] - rc[k];
+      if (!Number.isFinite(gen[k]) || Math.abs(dq) <= 64 || seen.has(dq)) continue;
+      first.push(dq);
+      seen.add(dq);
+    }
+    expect([...whole.sparse!].map(([d]) => d)).toEqual(first);
     expect(disk.sparse!.size).toBeGreaterThan(0);
     expect(ringAcc.every((a) => a.sparse === null)).toBe(true);
     const wide = ringAcc.reduce((t, a) => t + (a.wideSums?.count ?? 0), 0);
