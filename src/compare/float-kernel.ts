@@ -302,8 +302,9 @@ export function floatFullScan(p: FloatFullInput, out: FloatFullOutput): (FloatSu
   const into = (q: number, a: RegionAccumulator) => {
     tally.into(q, a);
     a.sparse = orders[q].length ? WideBins.fromCounts(orders[q], new Uint32Array(buf, widePtr[q], WIDE_BINS)) : null;
-    a.floatSum.restore(accs[7 * q], accs[7 * q + 1]);
-    a.floatSumSq.restore(accs[7 * q + 2], accs[7 * q + 3]);
+    // The full kernel's accumulator: sum, sumSq, then their compensations (one f64x2 step for both).
+    a.floatSum.restore(accs[7 * q], accs[7 * q + 2]);
+    a.floatSumSq.restore(accs[7 * q + 1], accs[7 * q + 3]);
     a.maxAbsM = accs[7 * q + 4];
     a.maxSignedM = accs[7 * q + 5];
     a.maxAbsMAt = accs[7 * q + 6];

@@ -135,7 +135,7 @@
   ;; q appends (q, dq) to the events at state[4] (WideBins' order).
   (func $addRegion (param $q i32) (param $dq i32) (param $ad i32) (param $dm f64) (param $k i32) (param $acc i32) (param $dense i32)
     (param $maxAbs i32) (param $maxAt i32) (param $widePtr i32) (param $events i32) (param $state i32)
-    (local $addr i32) (local $f i32) (local $s f64) (local $t f64) (local $x f64) (local $p i32) (local $c i32) (local $g i32)
+    (local $addr i32) (local $f i32) (local $x f64) (local $sv v128) (local $tv v128) (local $xv v128) (local $p i32) (local $c i32) (local $g i32)
         (if (local.get $dq)
           (then
             (if (i32.le_u (local.get $ad) (i32.const 64))
@@ -164,26 +164,20 @@
               (then
                 (i32.store (local.get $addr) (local.get $ad))
                 (i32.store (i32.add (local.get $maxAt) (i32.shl (local.get $q) (i32.const 2))) (local.get $k))))))
-        ;; addFloat (with both Neumaier steps) on the accumulator at f = acc + 56q, for dm != 0.
+        ;; addFloat on the accumulator at f = acc + 56q, for dm != 0: both Neumaier steps at once, lane 0 the sum of dm
+        ;; and lane 1 that of dm² (f: sum, sumSq, c, cSq), each lane the scalar step's IEEE operations.
         (if (f64.ne (local.get $dm) (f64.const 0))
           (then
             (local.set $f (i32.add (local.get $acc) (i32.mul (local.get $q) (i32.const 56))))
-            (local.set $x (local.get $dm))
-            (local.set $s (f64.load (local.get $f)))
-            (local.set $t (f64.add (local.get $s) (local.get $x)))
-            (f64.store offset=8 (local.get $f) (f64.add (f64.load offset=8 (local.get $f))
-              (if (result f64) (f64.ge (f64.abs (local.get $s)) (f64.abs (local.get $x)))
-                (then (f64.add (f64.sub (local.get $s) (local.get $t)) (local.get $x)))
-                (else (f64.add (f64.sub (local.get $x) (local.get $t)) (local.get $s))))))
-            (f64.store (local.get $f) (local.get $t))
-            (local.set $x (f64.mul (local.get $dm) (local.get $dm)))
-            (local.set $s (f64.load offset=16 (local.get $f)))
-            (local.set $t (f64.add (local.get $s) (local.get $x)))
-            (f64.store offset=24 (local.get $f) (f64.add (f64.load offset=24 (local.get $f))
-              (if (result f64) (f64.ge (f64.abs (local.get $s)) (f64.abs (local.get $x)))
-                (then (f64.add (f64.sub (local.get $s) (local.get $t)) (local.get $x)))
-                (else (f64.add (f64.sub (local.get $x) (local.get $t)) (local.get $s))))))
-            (f64.store offset=16 (local.get $f) (local.get $t))
+            (local.set $xv (f64x2.replace_lane 1 (f64x2.splat (local.get $dm)) (f64.mul (local.get $dm) (local.get $dm))))
+            (local.set $sv (v128.load (local.get $f)))
+            (local.set $tv (f64x2.add (local.get $sv) (local.get $xv)))
+            (v128.store offset=16 (local.get $f) (f64x2.add (v128.load offset=16 (local.get $f))
+              (v128.bitselect
+                (f64x2.add (f64x2.sub (local.get $sv) (local.get $tv)) (local.get $xv))
+                (f64x2.add (f64x2.sub (local.get $xv) (local.get $tv)) (local.get $sv))
+                (f64x2.ge (f64x2.abs (local.get $sv)) (f64x2.abs (local.get $xv))))))
+            (v128.store (local.get $f) (local.get $tv))
             (local.set $x (f64.abs (local.get $dm)))
             (if (f64.gt (local.get $x) (f64.load offset=32 (local.get $f)))
               (then
@@ -195,7 +189,7 @@
   ;; (count, Σdq, Σdq² as i64): a ring states no histogram, so its bins are not kept.
   (func $addRing (param $q i32) (param $r i32) (param $dq i32) (param $ad i32) (param $dm f64) (param $k i32) (param $acc i32) (param $dense i32)
     (param $maxAbs i32) (param $maxAt i32) (param $ringSums i32)
-    (local $addr i32) (local $f i32) (local $s f64) (local $t f64) (local $x f64)
+    (local $addr i32) (local $f i32) (local $x f64) (local $sv v128) (local $tv v128) (local $xv v128)
         (if (local.get $dq)
           (then
             (if (i32.le_u (local.get $ad) (i32.const 64))
@@ -213,26 +207,20 @@
               (then
                 (i32.store (local.get $addr) (local.get $ad))
                 (i32.store (i32.add (local.get $maxAt) (i32.shl (local.get $q) (i32.const 2))) (local.get $k))))))
-        ;; addFloat (with both Neumaier steps) on the accumulator at f = acc + 56q, for dm != 0.
+        ;; addFloat on the accumulator at f = acc + 56q, for dm != 0: both Neumaier steps at once, lane 0 the sum of dm
+        ;; and lane 1 that of dm² (f: sum, sumSq, c, cSq), each lane the scalar step's IEEE operations.
         (if (f64.ne (local.get $dm) (f64.const 0))
           (then
             (local.set $f (i32.add (local.get $acc) (i32.mul (local.get $q) (i32.const 56))))
-            (local.set $x (local.get $dm))
-            (local.set $s (f64.load (local.get $f)))
-            (local.set $t (f64.add (local.get $s) (local.get $x)))
-            (f64.store offset=8 (local.get $f) (f64.add (f64.load offset=8 (local.get $f))
-              (if (result f64) (f64.ge (f64.abs (local.get $s)) (f64.abs (local.get $x)))
-                (then (f64.add (f64.sub (local.get $s) (local.get $t)) (local.get $x)))
-                (else (f64.add (f64.sub (local.get $x) (local.get $t)) (local.get $s))))))
-            (f64.store (local.get $f) (local.get $t))
-            (local.set $x (f64.mul (local.get $dm) (local.get $dm)))
-            (local.set $s (f64.load offset=16 (local.get $f)))
-            (local.set $t (f64.add (local.get $s) (local.get $x)))
-            (f64.store offset=24 (local.get $f) (f64.add (f64.load offset=24 (local.get $f))
-              (if (result f64) (f64.ge (f64.abs (local.get $s)) (f64.abs (local.get $x)))
-                (then (f64.add (f64.sub (local.get $s) (local.get $t)) (local.get $x)))
-                (else (f64.add (f64.sub (local.get $x) (local.get $t)) (local.get $s))))))
-            (f64.store offset=16 (local.get $f) (local.get $t))
+            (local.set $xv (f64x2.replace_lane 1 (f64x2.splat (local.get $dm)) (f64.mul (local.get $dm) (local.get $dm))))
+            (local.set $sv (v128.load (local.get $f)))
+            (local.set $tv (f64x2.add (local.get $sv) (local.get $xv)))
+            (v128.store offset=16 (local.get $f) (f64x2.add (v128.load offset=16 (local.get $f))
+              (v128.bitselect
+                (f64x2.add (f64x2.sub (local.get $sv) (local.get $tv)) (local.get $xv))
+                (f64x2.add (f64x2.sub (local.get $xv) (local.get $tv)) (local.get $sv))
+                (f64x2.ge (f64x2.abs (local.get $sv)) (f64x2.abs (local.get $xv))))))
+            (v128.store (local.get $f) (local.get $tv))
             (local.set $x (f64.abs (local.get $dm)))
             (if (f64.gt (local.get $x) (f64.load offset=32 (local.get $f)))
               (then
