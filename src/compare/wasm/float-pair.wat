@@ -1,11 +1,12 @@
 ;; heightbench float-pair kernels: the scan of compare.ts scanFloatPairs without attribution — `scan` for a summary
 ;; (CompareOptions.summary: the whole map and the masks given, no rings, no float block map, both sides float32) and
-;; `full` for a full comparison (rings, float block maps, wide Δq bins; either side float32 or codes). It must give bit for bit what
-;; the JavaScript scan gives (test/compare-kernel.test.ts): every sum is Neumaier's (metric-accumulators.ts CompensatedSum) in
-;; float64, fed the same values in the same pixel order; WebAssembly's f64 arithmetic is IEEE's, as JavaScript's is.
-;; Every address is a byte offset into the imported memory.
+;; `full` for a full comparison (rings, float block maps, wide Δq bins; either side float32 or codes). Each must give
+;; bit for bit what the JavaScript scan gives (test/compare-kernel.test.ts): every sum is Neumaier's
+;; (metric-accumulators.ts CompensatedSum) in float64, fed the same values in the same pixel order; WebAssembly's f64
+;; arithmetic is IEEE's, as JavaScript's is. Every address is a byte offset into the imported memory.
 ;;
-;; Region q's float accumulator at acc + 56q: sum, c, sumSq, cSq, maxAbsM, maxSignedM, maxAbsMAt (f64 each).
+;; Region q's float accumulator at acc + 56q: sum, c, sumSq, cSq (`full`: sum, sumSq, c, cSq), maxAbsM, maxSignedM,
+;; maxAbsMAt (f64 each).
 ;; Region q's code tally: dense bins at dense + 8·129q (f64, index dq + 64), maxAbs and maxAt (i32) — CodeTally's.
 ;; state: [0] non-finite on the generated side, [1] on the reference side, [2] excluded pixels listed, [3] overflow
 ;; pixels listed (i32 each), cumulative over chunks.
