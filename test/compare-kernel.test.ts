@@ -348,6 +348,7 @@ describe('the float-pair full kernel (float-pair.wat full) gives the JavaScript 
         table: decodeTable(DEFAULT_RANGE),
         edgesMm: FLOAT_HISTOGRAM_EDGES_MM,
         toleranceM: 0.5,
+        range: DEFAULT_RANGE,
       },
       out,
     );
@@ -375,6 +376,10 @@ describe('the float-pair full kernel (float-pair.wat full) gives the JavaScript 
     expect([...x.pos, ...x.neg].reduce((t, c) => t + c, 0)).toBe(x.differing);
     expect(x.beyond).toBeGreaterThan(0);
     expect(x.beyond).toBeLessThan(x.differing);
+    const low = gen.filter((v) => v < DEFAULT_RANGE.min).length;
+    const high = gen.filter((v) => v > DEFAULT_RANGE.max).length;
+    expect(low).toBeGreaterThan(0);
+    expect(e!.clamped).toEqual({ generated: { low, high }, reference: { low: 0, high: 0 } });
   });
 });
 

@@ -19,7 +19,7 @@ import { decodeTable, encodeFieldR16, encodeUnorm16, heightToUnorm } from '../co
 import type { Heightfield } from '../core/heightfield.js';
 import { alignExactly } from '../core/align.js';
 import { RegionAccumulator, reduceHistogram, sqrtRatio } from './metric-accumulators.js';
-import { floatFullScan, floatSummaryAvailable, floatSummaryScan, type FloatExtraCounts } from './float-kernel.js';
+import { floatFullScan, floatSummaryAvailable, floatSummaryScan, type FloatClampCounts, type FloatExtraCounts } from './float-kernel.js';
 import { arrayCodeSource, createCodePairExecutor, SCAN_CHUNK, type CodeSource, type CompareExecutor, type TallyPlan } from './kernel.js';
 import {
   DEFAULT_MASKS,
@@ -306,7 +306,7 @@ export function compareHeightfields(genIn: Heightfield, ref: Heightfield, opts: 
   const attribution = stated ? attributionFor(input, gf, opts) : undefined;
   const attribute =
     attribution && gf ? (k: number) => attributePixel(attribution, gf[k], sides.G.codes[k], sides.R.codes[k], range, attribution.epsilonCodes) : null;
-  const excluded: Exclusions & { extras?: FloatExtraCounts } = summaryKernel(opts, sides, attribute)
+  const excluded: Exclusions & { extras?: FloatExtraCounts; clamped?: FloatClampCounts } = summaryKernel(opts, sides, attribute)
     ? runSummaryKernel(input, sides, regions)
     : fullKernel(opts, attribute)
       ? runFullKernel(input, sides, regions, toleranceMm)
@@ -331,8 +331,8 @@ export function compareHeightfields(genIn: Heightfield, ref: Heightfield, opts: 
   if (stated) {
     result.codeRange = { min: range.min, max: range.max, source: stated.source };
     result.clamped = {
-      generated: clampCounts(gen, range),
-      reference: clampCounts(ref, range),
+      generated: excluded.clamped?.generated ?? clampCounts(gen, range),
+      reference: excluded.clamped?.reference ?? clampCounts(ref, range),
       total: 0,
     };
     result.clamped.total = result.clamped.generated.low + result.clamped.generated.high + result.clamped.reference.low + result.clamped.reference.high;
@@ -589,7 +589,12 @@ function fullKernel(opts: CompareOptions, attribute: ((k: number) => void) | nul
   return false;
 }
 
-function runFullKernel(input: ComparisonInputs, sides: FloatPairSides, regions: RegionSet, toleranceMm: number): Exclusions & { extras?: FloatExtraCounts } {
+function runFullKernel(
+  input: ComparisonInputs,
+  sides: FloatPairSides,
+  regions: RegionSet,
+  toleranceMm: number,
+): Exclusions & { extras?: FloatExtraCounts; clamped?: FloatClampCounts } {
   const e = floatFullScan(
     {
       columns: input.grid.columns,
@@ -608,6 +613,7 @@ function runFullKernel(input: ComparisonInputs, sides: FloatPairSides, regions: 
       table: sides.table,
       edgesMm: FLOAT_HISTOGRAM_EDGES_MM,
       toleranceM: toleranceMm / 1000,
+      range: input.range,
     },
     {
       whole: regions.whole,

@@ -172,6 +172,8 @@ export interface FloatFullInput {
   /** floatExtras' decade edges (mm, 10 of them) and tolerance (m). */
   edgesMm: readonly number[];
   toleranceM: number;
+  /** The range clampCounts counts float heights outside of. */
+  range: { min: number; max: number };
 }
 
 /** floatExtras' counts: dm = 0, dm ≠ 0, |dm| beyond the tolerance, and per decade those of each sign. */
@@ -181,6 +183,12 @@ export interface FloatExtraCounts {
   beyond: number;
   pos: Float64Array;
   neg: Float64Array;
+}
+
+/** clampCounts of each side (zero for a side of codes). */
+export interface FloatClampCounts {
+  generated: { low: number; high: number };
+  reference: { low: number; high: number };
 }
 
 export interface FloatFullOutput {
@@ -202,7 +210,10 @@ const WIDE_BINS = 2 * 65535 + 1;
  * Runs the full scan (addDifference of compare.ts on every pixel); null when the kernel is unavailable or its memory
  * is refused, and then nothing in `out` has been touched (the caller scans in JavaScript).
  */
-export function floatFullScan(p: FloatFullInput, out: FloatFullOutput): (FloatSummaryExclusions & { extras: FloatExtraCounts }) | null {
+export function floatFullScan(
+  p: FloatFullInput,
+  out: FloatFullOutput,
+): (FloatSummaryExclusions & { extras: FloatExtraCounts; clamped: FloatClampCounts }) | null {
   if (!floatSummaryAvailable()) return null;
   if (p.edgesMm.length !== EDGES) throw new RangeError(`floatFullScan: ${EDGES} histogram edges expected, got ${p.edgesMm.length}`);
   const M = p.masks.length;
@@ -233,7 +244,7 @@ export function floatFullScan(p: FloatFullInput, out: FloatFullOutput): (FloatSu
     ringSums: 24 * p.rings,
     state: 32,
     edges: 8 * EDGES,
-    extras: 8 * (3 + 2 * EDGES),
+    extras: 8 * (3 + 2 * EDGES + 4),
     block: 2 * blocks,
     blockF: 4 * blocks,
     blockFA: 8 * blocks,
@@ -246,8 +257,8 @@ export function floatFullScan(p: FloatFullInput, out: FloatFullOutput): (FloatSu
   }
   const kernel = memory ? instantiateWasm<FloatPairExports>(FLOAT_PAIR_WASM_BASE64, { env: { memory } }) : null;
   if (!memory || !kernel) return null;
-  if (typeof kernel.full !== 'function' || kernel.full.length !== 38)
-    throw new Error('float-pair.wat: export full missing or not of 38 parameters; run node scripts/build-wasm.mjs');
+  if (typeof kernel.full !== 'function' || kernel.full.length !== 40)
+    throw new Error('float-pair.wat: export full missing or not of 40 parameters; run node scripts/build-wasm.mjs');
   // Views are made again after each call: a region's first wide Δq grows the memory, which detaches them.
   let buf = memory.buffer;
   writeRegionInputs(buf, L, p.geo, p.masks);
@@ -276,7 +287,7 @@ export function floatFullScan(p: FloatFullInput, out: FloatFullOutput): (FloatSu
         L.maskLo, L.maskHi, L.maskHalf, L.maskStrict, M,
         p.step, p.rings,
         L.acc, L.dense, L.maxAbs, L.maxAt, L.widePtr, L.events,
-        L.ringSums, L.state, L.excl, L.edges, p.toleranceM, L.extras,
+        L.ringSums, L.state, L.excl, L.edges, p.toleranceM, L.extras, p.range.min, p.range.max,
       ); // prettier-ignore
     } catch {
       // Memory for a region's wide bins refused (or a ring outside the profile, which the JavaScript scan reports).
@@ -321,7 +332,9 @@ export function floatFullScan(p: FloatFullInput, out: FloatFullOutput): (FloatSu
   out.blockCode.set(new Uint16Array(buf, L.block, blocks));
   out.blockFloat.set(new Float32Array(buf, L.blockF, blocks));
   out.blockFloatAbs.set(new Float64Array(buf, L.blockFA, blocks));
-  const x = new Float64Array(buf, L.extras, 3 + 2 * EDGES);
-  const extras = { equal: x[0], differing: x[1], beyond: x[2], pos: x.slice(3, 3 + EDGES), neg: x.slice(3 + EDGES) };
-  return { generated: state[0], reference: state[1], pixels, extras };
+  const x = new Float64Array(buf, L.extras, 3 + 2 * EDGES + 4);
+  const extras = { equal: x[0], differing: x[1], beyond: x[2], pos: x.slice(3, 3 + EDGES), neg: x.slice(3 + EDGES, 3 + 2 * EDGES) };
+  const c = 3 + 2 * EDGES;
+  const clamped = { generated: { low: x[c], high: x[c + 1] }, reference: { low: x[c + 2], high: x[c + 3] } };
+  return { generated: state[0], reference: state[1], pixels, extras, clamped };
 }

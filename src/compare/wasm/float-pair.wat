@@ -234,7 +234,8 @@
   ;; `rings`; the float block maps keep the first largest |dm| (blockFA, f64) and its dm (blockF, f32); wide dq are
   ;; tallied here ($addRegion, $addRing). state: [0], [1], [2] as scan's, [4] wide events listed.
   ;; And floatExtras of compare.ts, as f64 counts at extras: [0] dm = 0, [1] dm != 0, [2] |dm| > tolM, [3 + e] dm > 0
-  ;; and [13 + e] dm < 0 in decade e, the last of the 10 edges (mm) that 1000·|dm| exceeds (e = 0 when none does).
+  ;; and [13 + e] dm < 0 in decade e, the last of the 10 edges (mm) that 1000·|dm| exceeds (e = 0 when none does);
+  ;; clampCounts: [23] heights < rmin and [24] > rmax on a float generated side, [25] and [26] on a float reference.
   (func (export "full")
     (param $gh i32) (param $rh i32) (param $gc i32) (param $rc i32) (param $count i32) (param $base i32)
     (param $genFloat i32) (param $refFloat i32) (param $table i32)
@@ -244,6 +245,7 @@
     (param $step f64) (param $rings i32)
     (param $acc i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32) (param $widePtr i32) (param $events i32)
     (param $ringSums i32) (param $state i32) (param $excl i32) (param $edges i32) (param $tolM f64) (param $extras i32)
+    (param $rmin f64) (param $rmax f64)
     (local $t i32) (local $k i32) (local $i i32) (local $j i32) (local $a f64) (local $b f64) (local $badA i32) (local $badB i32)
     (local $dq i32) (local $ad i32) (local $dm f64) (local $am f64) (local $bi i32) (local $addr i32) (local $r2 f64) (local $dxi f64)
     (local $dyj f64) (local $m i32) (local $lo f64) (local $half f64) (local $kf f64) (local $ring i32) (local $q i32) (local $e i32)
@@ -263,6 +265,18 @@
       (local.set $b (if (result f64) (local.get $refFloat)
         (then (f64.promote_f32 (f32.load (i32.add (local.get $rh) (i32.shl (local.get $t) (i32.const 2))))))
         (else (f64.load (i32.add (local.get $table) (i32.shl (i32.load16_u (i32.add (local.get $rc) (i32.shl (local.get $t) (i32.const 1)))) (i32.const 3)))))))
+      (if (local.get $genFloat)
+        (then
+          (if (f64.lt (local.get $a) (local.get $rmin))
+            (then (f64.store offset=184 (local.get $extras) (f64.add (f64.load offset=184 (local.get $extras)) (f64.const 1))))
+            (else (if (f64.gt (local.get $a) (local.get $rmax))
+              (then (f64.store offset=192 (local.get $extras) (f64.add (f64.load offset=192 (local.get $extras)) (f64.const 1)))))))))
+      (if (local.get $refFloat)
+        (then
+          (if (f64.lt (local.get $b) (local.get $rmin))
+            (then (f64.store offset=200 (local.get $extras) (f64.add (f64.load offset=200 (local.get $extras)) (f64.const 1))))
+            (else (if (f64.gt (local.get $b) (local.get $rmax))
+              (then (f64.store offset=208 (local.get $extras) (f64.add (f64.load offset=208 (local.get $extras)) (f64.const 1)))))))))
       (local.set $badA (f64.ne (f64.sub (local.get $a) (local.get $a)) (f64.const 0)))
       (local.set $badB (f64.ne (f64.sub (local.get $b) (local.get $b)) (f64.const 0)))
       (if (i32.or (local.get $badA) (local.get $badB))
