@@ -10,9 +10,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { codeHeightfield, compareHeightfields, domainGrid, floatHeightfield, writeHeightfieldFile, type GridDescription } from '../src/index.js';
 import { RegionAccumulator } from '../src/compare/metric-accumulators.js';
-import { floatSummaryScan } from '../src/compare/float-kernel.js';
+import { floatFullScan, floatSummaryScan } from '../src/compare/float-kernel.js';
+import { FLOAT_HISTOGRAM_EDGES_MM } from '../src/compare/compare.js';
 import { DEFAULT_RANGE } from '../src/core/grid.js';
-import { encodeFieldR16 } from '../src/core/encoding.js';
+import { decodeTable, encodeFieldR16 } from '../src/core/encoding.js';
 import { createCodePairExecutor, defaultCompareExecutor, SCAN_CHUNK, type CompareExecutor, type TallyPlan } from '../src/compare/kernel.js';
 import {
   DEFAULT_MASKS,
@@ -257,6 +258,128 @@ describe('the float-pair summary kernel (float-pair.wat) gives the JavaScript sc
     expect(whole.maxAbsCode).toBeGreaterThan(64);
     expect(whole.sparse?.size ?? 0).toBeGreaterThan(0);
     expect(disk.floatSumSq.value).toBeLessThan(whole.floatSumSq.value);
+  });
+});
+
+/** The bytes of a typed array: equal bytes are equal bits (−0, NaN payloads included). */
+function bytesOf(a: ArrayBufferView | null): number[] | null {
+  return a ? Array.from(new Uint8Array(a.buffer, a.byteOffset, a.byteLength)) : null;
+}
+
+describe('the float-pair full kernel (float-pair.wat full) gives the JavaScript scan bit for bit', () => {
+  for (const c of CASES) {
+    it(c.name, () => {
+      const n = c.grid.columns * c.grid.rows;
+      for (const [seed, density] of [
+        [14, 0.01],
+        [15, 0.5],
+        [16, 1],
+      ] as const) {
+        const { gen, ref } = floatPair(n, seed, density);
+        // Unrelated fields: a wide Δq at nearly every pixel, past the map limit of WideBins in every region.
+        const far = new Float32Array(n);
+        const rnd = testRandom(seed);
+        for (let k = 0; k < n; k++) far[k] = (rnd() - 0.5) * 1000;
+        const codes = new Uint16Array(n);
+        encodeFieldR16(ref, codes, DEFAULT_RANGE);
+        const pairs = [
+          ['float against float', floatHeightfield(c.grid, gen), floatHeightfield(c.grid, ref)],
+          ['float against codes', floatHeightfield(c.grid, gen), codeHeightfield(c.grid, codes, DEFAULT_RANGE)],
+          ['codes against float', codeHeightfield(c.grid, codes, DEFAULT_RANGE), floatHeightfield(c.grid, gen)],
+          ['unrelated against codes', floatHeightfield(c.grid, far), codeHeightfield(c.grid, codes, DEFAULT_RANGE)],
+        ] as const;
+        // The unrelated pair is the same at every density: once is enough.
+        for (const [what, G, R] of density === 0.5 ? pairs : pairs.slice(0, 3))
+          for (const codeRange of [DEFAULT_RANGE, undefined]) {
+            const opts = { masks: c.masks, block: c.block, codeRange, toleranceMm: codeRange ? 0 : 15 };
+            const js = compareHeightfields(G, R, { ...opts, executor: 'js' });
+            const simd = compareHeightfields(G, R, { ...opts, executor: 'simd' });
+            const label = `seed ${seed}, ${what}, ${codeRange ? 'a stated range' : 'no range'}`;
+            expect(simd, label).toEqual(js);
+            expect(JSON.stringify(simd), label).toBe(JSON.stringify(js));
+            expect(bytesOf(simd.blocks.maxAbsCode), label).toEqual(bytesOf(js.blocks.maxAbsCode));
+            expect(bytesOf(simd.blocks.signedMaxM), label).toEqual(bytesOf(js.blocks.signedMaxM));
+            // Invariants: the rings' pixels are the finite pixels; the histogram counts them when codes are compared.
+            expect(js.radial.rings.reduce((a, r) => a + r.pixels, 0)).toBe(n - js.nonFinite.pixelsExcluded);
+            if (codeRange) expect(Object.values(js.histogram).reduce((a, v) => a + v, 0)).toBe(n - js.nonFinite.pixelsExcluded);
+          }
+      }
+    });
+  }
+
+  it('the kernel itself runs here: rings keep exact sums of wide Δq, other regions their bins', () => {
+    const g = grid(301, 257);
+    const n = g.columns * g.rows;
+    const { gen } = floatPair(n, 17, 0.5);
+    const geo = new RadialGeometry(g);
+    const masks = [maskBounds({ kind: 'disk', radius: 60 })];
+    const gc = new Uint16Array(n);
+    encodeFieldR16(gen, gc, DEFAULT_RANGE);
+    const rc = new Uint16Array(n);
+    for (let k = 0; k < n; k++) rc[k] = (k * 7919) % 65536;
+    const rings = Math.ceil(geo.maxRadius() / 10 + 1e-9);
+    const whole = new RegionAccumulator();
+    const disk = new RegionAccumulator();
+    const ringAcc = Array.from({ length: rings }, () => new RegionAccumulator());
+    const blocks = Math.ceil(301 / 4) * Math.ceil(257 / 4);
+    const out = {
+      whole,
+      maskAcc: [disk],
+      ringAcc,
+      blockCode: new Uint16Array(blocks),
+      blockFloat: new Float32Array(blocks),
+      blockFloatAbs: new Float64Array(blocks),
+    };
+    const e = floatFullScan(
+      {
+        columns: 301,
+        rows: 257,
+        block: 4,
+        bw: Math.ceil(301 / 4),
+        bh: Math.ceil(257 / 4),
+        geo,
+        masks,
+        step: 10,
+        rings,
+        gh: gen,
+        rh: null,
+        gc,
+        rc,
+        table: decodeTable(DEFAULT_RANGE),
+        edgesMm: FLOAT_HISTOGRAM_EDGES_MM,
+        toleranceM: 0.5,
+        range: DEFAULT_RANGE,
+      },
+      out,
+    );
+    expect(e).not.toBeNull();
+    expect(e!.reference).toBe(0);
+    expect(e!.pixels.length).toBe(e!.generated);
+    expect(whole.sparse!.size).toBeGreaterThan(256);
+    // WideBins' order: each wide Δq where the pixel order first meets it.
+    const first: number[] = [];
+    const seen = new Set<number>();
+    for (let k = 0; k < n; k++) {
+      const dq = gc[k] - rc[k];
+      if (!Number.isFinite(gen[k]) || Math.abs(dq) <= 64 || seen.has(dq)) continue;
+      first.push(dq);
+      seen.add(dq);
+    }
+    expect([...whole.sparse!].map(([d]) => d)).toEqual(first);
+    expect(disk.sparse!.size).toBeGreaterThan(0);
+    expect(ringAcc.every((a) => a.sparse === null)).toBe(true);
+    const wide = ringAcc.reduce((t, a) => t + (a.wideSums?.count ?? 0), 0);
+    expect(wide).toBe([...whole.sparse!].reduce((t, [, c]) => t + c, 0));
+    expect(out.blockFloatAbs.some((v) => v > 0)).toBe(true);
+    const x = e!.extras;
+    expect(x.equal + x.differing).toBe(n - e!.pixels.length);
+    expect([...x.pos, ...x.neg].reduce((t, c) => t + c, 0)).toBe(x.differing);
+    expect(x.beyond).toBeGreaterThan(0);
+    expect(x.beyond).toBeLessThan(x.differing);
+    const low = gen.filter((v) => v < DEFAULT_RANGE.min).length;
+    const high = gen.filter((v) => v > DEFAULT_RANGE.max).length;
+    expect(low).toBeGreaterThan(0);
+    expect(e!.clamped).toEqual({ generated: { low, high }, reference: { low: 0, high: 0 } });
   });
 });
 

@@ -19,7 +19,7 @@ import { decodeTable, encodeFieldR16, encodeUnorm16, heightToUnorm } from '../co
 import type { Heightfield } from '../core/heightfield.js';
 import { alignExactly } from '../core/align.js';
 import { RegionAccumulator, reduceHistogram, sqrtRatio } from './metric-accumulators.js';
-import { floatSummaryAvailable, floatSummaryScan } from './float-kernel.js';
+import { floatFullScan, floatSummaryAvailable, floatSummaryScan, type FloatClampCounts, type FloatExtraCounts } from './float-kernel.js';
 import { arrayCodeSource, createCodePairExecutor, SCAN_CHUNK, type CodeSource, type CompareExecutor, type TallyPlan } from './kernel.js';
 import {
   DEFAULT_MASKS,
@@ -195,7 +195,8 @@ function regionMetrics(acc: RegionAccumulator, mpc: number, g: GridDescription, 
   const exact = n - s.nonZero;
   const histogram: Record<string, number> = {};
   if (withHistogram) {
-    const keys = [...s.bins.keys(), 0].sort((a, b) => a - b);
+    // Δq are integers within ±65535: a typed array sorts them numerically, natively.
+    const keys = Int32Array.from([...s.bins.keys(), 0]).sort();
     for (const d of keys) histogram[String(d)] = d === 0 ? exact : (s.bins.get(d) ?? 0);
   }
   const m: RegionMetrics = {
@@ -305,7 +306,11 @@ export function compareHeightfields(genIn: Heightfield, ref: Heightfield, opts: 
   const attribution = stated ? attributionFor(input, gf, opts) : undefined;
   const attribute =
     attribution && gf ? (k: number) => attributePixel(attribution, gf[k], sides.G.codes[k], sides.R.codes[k], range, attribution.epsilonCodes) : null;
-  const excluded = summaryKernel(opts, sides, attribute) ? runSummaryKernel(input, sides, regions) : scanFloatPairs(input, sides, regions, attribute);
+  const excluded: Exclusions & { extras?: FloatExtraCounts; clamped?: FloatClampCounts } = summaryKernel(opts, sides, attribute)
+    ? runSummaryKernel(input, sides, regions)
+    : fullKernel(opts, attribute)
+      ? runFullKernel(input, sides, regions, toleranceMm)
+      : scanFloatPairs(input, sides, regions, attribute);
   const ringCounts = regions.ringAcc.length ? ringPixelCounts(regions.geo, regions.step, regions.ringAcc.length) : new Float64Array(0);
   setRegionPixelCounts(
     regions,
@@ -316,7 +321,7 @@ export function compareHeightfields(genIn: Heightfield, ref: Heightfield, opts: 
   );
   const result = assembleResult(input, regions, excluded);
   if (attribution) result.attribution = attribution;
-  const extras = floatExtras(sides, toleranceMm);
+  const extras = excluded.extras ? floatHistogram(excluded.extras) : floatExtras(sides, toleranceMm);
   result.comparedIn = 'metres';
   result.differing = extras.differing;
   result.toleranceMm = toleranceMm;
@@ -326,8 +331,8 @@ export function compareHeightfields(genIn: Heightfield, ref: Heightfield, opts: 
   if (stated) {
     result.codeRange = { min: range.min, max: range.max, source: stated.source };
     result.clamped = {
-      generated: clampCounts(gen, range),
-      reference: clampCounts(ref, range),
+      generated: excluded.clamped?.generated ?? clampCounts(gen, range),
+      reference: excluded.clamped?.reference ?? clampCounts(ref, range),
       total: 0,
     };
     result.clamped.total = result.clamped.generated.low + result.clamped.generated.high + result.clamped.reference.low + result.clamped.reference.high;
@@ -446,6 +451,13 @@ function floatExtras(sides: FloatPairSides, toleranceMm: number): { differing: n
     if (d < 0) neg[e]++;
     else pos[e]++;
   }
+  return floatHistogram({ equal, differing, beyond, pos, neg });
+}
+
+/** floatExtras' result from its counts (theirs, or the kernel's: float-kernel.ts). */
+function floatHistogram(c: FloatExtraCounts): { differing: number; beyond: number; histogram: FloatHistogramBin[] } {
+  const { equal, differing, beyond, pos, neg } = c;
+  const E = FLOAT_HISTOGRAM_EDGES_MM;
   const histogram: FloatHistogramBin[] = [];
   for (let e = E.length - 1; e >= 0; e--) if (neg[e]) histogram.push({ sign: -1, loMm: E[e], hiMm: e + 1 < E.length ? E[e + 1] : null, count: neg[e] });
   histogram.push({ sign: 0, loMm: 0, hiMm: 0, count: equal });
@@ -567,6 +579,53 @@ function summaryKernel(opts: CompareOptions, sides: FloatPairSides, attribute: (
   if (floatSummaryAvailable()) return true;
   if (opts.executor === 'simd') throw new Error('compare executor simd: WebAssembly SIMD is unavailable here (or HEIGHTBENCH_NO_WASM=1); use the js executor');
   return false;
+}
+
+/** Whether a full comparison's float-pair scan goes to the WebAssembly kernel: summaryKernel's rule, either side float. */
+function fullKernel(opts: CompareOptions, attribute: ((k: number) => void) | null): boolean {
+  if (opts.summary === true || attribute || opts.executor === 'js') return false;
+  if (floatSummaryAvailable()) return true;
+  if (opts.executor === 'simd') throw new Error('compare executor simd: WebAssembly SIMD is unavailable here (or HEIGHTBENCH_NO_WASM=1); use the js executor');
+  return false;
+}
+
+function runFullKernel(
+  input: ComparisonInputs,
+  sides: FloatPairSides,
+  regions: RegionSet,
+  toleranceMm: number,
+): Exclusions & { extras?: FloatExtraCounts; clamped?: FloatClampCounts } {
+  const e = floatFullScan(
+    {
+      columns: input.grid.columns,
+      rows: input.grid.rows,
+      block: input.block,
+      bw: regions.bw,
+      bh: regions.bh,
+      geo: regions.geo,
+      masks: regions.maskBoundsOf,
+      step: regions.step,
+      rings: regions.ringAcc.length,
+      gh: sides.G.heights,
+      rh: sides.R.heights,
+      gc: sides.G.codes,
+      rc: sides.R.codes,
+      table: sides.table,
+      edgesMm: FLOAT_HISTOGRAM_EDGES_MM,
+      toleranceM: toleranceMm / 1000,
+      range: input.range,
+    },
+    {
+      whole: regions.whole,
+      maskAcc: regions.maskAcc,
+      ringAcc: regions.ringAcc,
+      blockCode: regions.blockCode,
+      blockFloat: regions.blockFloat!,
+      blockFloatAbs: regions.blockFloatAbs!,
+    },
+  );
+  // Its memory refused: the JavaScript scan, which needs none.
+  return e ?? scanFloatPairs(input, sides, regions, null);
 }
 
 function runSummaryKernel(input: ComparisonInputs, sides: FloatPairSides, regions: RegionSet): Exclusions {

@@ -8,11 +8,16 @@
  * each mask (code tally, Neumaier sums, maxima) and the block map — and the non-finite exclusions, returned.
  * Bit for bit the JavaScript scan's (test/compare-kernel.test.ts): the same float64 operations in the same pixel
  * order; pixels with |Δq| > 64 come back to JavaScript for the sparse bins (CodeTally.add), after their chunk.
+ * floatFullScan does the same for a full comparison (rings, the float block maps; a side may hold codes, read in
+ * metres through the decode table), and tallies |Δq| > 64 itself: two unrelated fields differ by that much at nearly
+ * every pixel, which handed back to JavaScript would cost what the kernel saves. A ring's wide Δq are kept as exact
+ * sums (RegionAccumulator.wideSums), not bins: a ring states no histogram, and a bin array per ring is what the
+ * scan's time went to.
  * [R] Chunks of SCAN_CHUNK pixels are copied into the kernel's memory (12 bytes a pixel), so its memory stays ~4 MB
  *     whatever the grid; the copy is ~1/10 of the scan's time.
  */
 import { alignedLayout, compiledWasm, instantiateWasm, newWasmMemory, wasmDisabled } from '../core/wasm.js';
-import { DENSE_BINS, type RegionAccumulator } from './metric-accumulators.js';
+import { CodeTally, DENSE_BINS, WideBins, type RegionAccumulator } from './metric-accumulators.js';
 import { SCAN_CHUNK, tallyInMemory, writeRegionInputs } from './kernel.js';
 import { maskContainsBounds, type MaskBounds, type RadialGeometry } from './masks.js';
 import { FLOAT_PAIR_WASM_BASE64 } from './wasm/float-pair-wasm.js';
@@ -45,6 +50,7 @@ export interface FloatSummaryExclusions {
 
 interface FloatPairExports {
   scan(...args: number[]): void;
+  full(...args: number[]): void;
 }
 
 /** Whether the kernel can run here (WebAssembly SIMD available and not turned off). */
@@ -145,4 +151,190 @@ export function floatSummaryScan(p: FloatSummaryInput, out: FloatSummaryOutput):
   out.maskAcc.forEach((a, m) => into(1 + m, a));
   out.blockCode.set(new Uint16Array(buf, L.block, p.bw * p.bh));
   return { generated: state[0], reference: state[1], pixels };
+}
+
+export interface FloatFullInput {
+  columns: number;
+  rows: number;
+  block: number;
+  bw: number;
+  bh: number;
+  geo: RadialGeometry;
+  masks: readonly MaskBounds[];
+  step: number;
+  rings: number;
+  /** A side's float heights, or null when it holds codes (its metres are table[code]). */
+  gh: Float32Array | null;
+  rh: Float32Array | null;
+  gc: Uint16Array;
+  rc: Uint16Array;
+  table: Float64Array;
+  /** floatExtras' decade edges (mm, 10 of them) and tolerance (m). */
+  edgesMm: readonly number[];
+  toleranceM: number;
+  /** The range clampCounts counts float heights outside of. */
+  range: { min: number; max: number };
+}
+
+/** floatExtras' counts: dm = 0, dm ≠ 0, |dm| beyond the tolerance, and per decade those of each sign. */
+export interface FloatExtraCounts {
+  equal: number;
+  differing: number;
+  beyond: number;
+  pos: Float64Array;
+  neg: Float64Array;
+}
+
+/** clampCounts of each side (zero for a side of codes). */
+export interface FloatClampCounts {
+  generated: { low: number; high: number };
+  reference: { low: number; high: number };
+}
+
+export interface FloatFullOutput {
+  whole: RegionAccumulator;
+  maskAcc: readonly RegionAccumulator[];
+  ringAcc: readonly RegionAccumulator[];
+  blockCode: Uint16Array;
+  blockFloat: Float32Array;
+  blockFloatAbs: Float64Array;
+}
+
+/** Decade edges of the float histogram the kernel counts in (float-pair.wat's extras hold 3 + 2·EDGES counts). */
+const EDGES = 10;
+
+/** Bins of one region's wide Δq in the kernel's memory (index dq + 65535). */
+const WIDE_BINS = 2 * 65535 + 1;
+
+/**
+ * Runs the full scan (addDifference of compare.ts on every pixel); null when the kernel is unavailable or its memory
+ * is refused, and then nothing in `out` has been touched (the caller scans in JavaScript).
+ */
+export function floatFullScan(
+  p: FloatFullInput,
+  out: FloatFullOutput,
+): (FloatSummaryExclusions & { extras: FloatExtraCounts; clamped: FloatClampCounts }) | null {
+  if (!floatSummaryAvailable()) return null;
+  if (p.edgesMm.length !== EDGES) throw new RangeError(`floatFullScan: ${EDGES} histogram edges expected, got ${p.edgesMm.length}`);
+  const M = p.masks.length;
+  const regions = 1 + M + p.rings;
+  const blocks = p.bw * p.bh;
+  const L = alignedLayout({
+    gh: 4 * SCAN_CHUNK,
+    rh: 4 * SCAN_CHUNK,
+    gc: 2 * SCAN_CHUNK,
+    rc: 2 * SCAN_CHUNK,
+    excl: 4 * SCAN_CHUNK,
+    // A pixel is in the whole map and at most every mask: each may see a wide Δq first.
+    events: 8 * SCAN_CHUNK * (1 + M),
+    table: 8 * p.table.length,
+    dx: 8 * p.columns,
+    dx2: 8 * p.columns,
+    dy: 8 * p.rows,
+    dy2: 8 * p.rows,
+    maskLo: 8 * M,
+    maskHi: 8 * M,
+    maskHalf: 8 * M,
+    maskStrict: 8 * M,
+    acc: 56 * regions,
+    dense: 8 * DENSE_BINS * regions,
+    maxAbs: 4 * regions,
+    maxAt: 4 * regions,
+    widePtr: 4 * regions,
+    ringSums: 24 * p.rings,
+    state: 32,
+    edges: 8 * EDGES,
+    extras: 8 * (3 + 2 * EDGES + 4),
+    block: 2 * blocks,
+    blockF: 4 * blocks,
+    blockFA: 8 * blocks,
+  });
+  let memory: ReturnType<typeof newWasmMemory>;
+  try {
+    memory = newWasmMemory(L.size);
+  } catch {
+    return null;
+  }
+  const kernel = memory ? instantiateWasm<FloatPairExports>(FLOAT_PAIR_WASM_BASE64, { env: { memory } }) : null;
+  if (!memory || !kernel) return null;
+  if (typeof kernel.full !== 'function' || kernel.full.length !== 40)
+    throw new Error('float-pair.wat: export full missing or not of 40 parameters; run node scripts/build-wasm.mjs');
+  // Views are made again after each call: a region's first wide Δq grows the memory, which detaches them.
+  let buf = memory.buffer;
+  writeRegionInputs(buf, L, p.geo, p.masks);
+  new Float64Array(buf, L.table, p.table.length).set(p.table);
+  new Float64Array(buf, L.edges, EDGES).set(p.edgesMm);
+  const acc = new Float64Array(buf, L.acc, 7 * regions);
+  for (let q = 0; q < regions; q++) acc[7 * q + 6] = -1; // maxAbsMAt: none yet
+  new Int32Array(buf, L.maxAt, regions).fill(-1);
+  const orders: number[][] = Array.from({ length: regions }, () => []);
+  const pixels: number[] = [];
+  const n = p.columns * p.rows;
+  const { gh, rh } = p;
+  for (let start = 0; start < n; start += SCAN_CHUNK) {
+    const count = Math.min(SCAN_CHUNK, n - start);
+    buf = memory.buffer;
+    if (gh) new Float32Array(buf, L.gh, count).set(gh.subarray(start, start + count));
+    if (rh) new Float32Array(buf, L.rh, count).set(rh.subarray(start, start + count));
+    new Uint16Array(buf, L.gc, count).set(p.gc.subarray(start, start + count));
+    new Uint16Array(buf, L.rc, count).set(p.rc.subarray(start, start + count));
+    try {
+      kernel.full(
+        L.gh, L.rh, L.gc, L.rc, count, start,
+        gh ? 1 : 0, rh ? 1 : 0, L.table,
+        p.columns, p.block, p.bw, L.block, L.blockF, L.blockFA,
+        L.dx, L.dx2, L.dy, L.dy2,
+        L.maskLo, L.maskHi, L.maskHalf, L.maskStrict, M,
+        p.step, p.rings,
+        L.acc, L.dense, L.maxAbs, L.maxAt, L.widePtr, L.events,
+        L.ringSums, L.state, L.excl, L.edges, p.toleranceM, L.extras, p.range.min, p.range.max,
+      ); // prettier-ignore
+    } catch {
+      // Memory for a region's wide bins refused (or a ring outside the profile, which the JavaScript scan reports).
+      return null;
+    }
+    buf = memory.buffer;
+    const state = new Int32Array(buf, L.state, 8);
+    const excl = new Int32Array(buf, L.excl, state[2]);
+    for (let e = 0; e < state[2]; e++) pixels.push(excl[e]);
+    const events = new Int32Array(buf, L.events, 2 * state[4]);
+    for (let e = 0; e < state[4]; e++) orders[events[2 * e]].push(events[2 * e + 1]);
+    state[2] = 0;
+    state[4] = 0;
+  }
+  buf = memory.buffer;
+  const state = new Int32Array(buf, L.state, 8);
+  const tally = new CodeTally(regions);
+  tally.dense.set(new Float64Array(buf, L.dense, DENSE_BINS * regions));
+  tally.maxAbs.set(new Int32Array(buf, L.maxAbs, regions));
+  tally.maxAt.set(new Int32Array(buf, L.maxAt, regions));
+  const accs = new Float64Array(buf, L.acc, 7 * regions);
+  const widePtr = new Int32Array(buf, L.widePtr, regions);
+  const into = (q: number, a: RegionAccumulator) => {
+    tally.into(q, a);
+    a.sparse = orders[q].length ? WideBins.fromCounts(orders[q], new Uint32Array(buf, widePtr[q], WIDE_BINS)) : null;
+    // The full kernel's accumulator: sum, sumSq, then their compensations (one f64x2 step for both).
+    a.floatSum.restore(accs[7 * q], accs[7 * q + 2]);
+    a.floatSumSq.restore(accs[7 * q + 1], accs[7 * q + 3]);
+    a.maxAbsM = accs[7 * q + 4];
+    a.maxSignedM = accs[7 * q + 5];
+    a.maxAbsMAt = accs[7 * q + 6];
+  };
+  into(0, out.whole);
+  out.maskAcc.forEach((a, m) => into(1 + m, a));
+  const ringSums = new BigInt64Array(buf, L.ringSums, 3 * p.rings);
+  out.ringAcc.forEach((a, r) => {
+    into(1 + M + r, a);
+    const count = Number(ringSums[3 * r]);
+    // Σdq² is read unsigned: it fits 64 bits for any grid whose pixel index fits 32.
+    if (count) a.wideSums = { count, sum: ringSums[3 * r + 1], sumSq: BigInt.asUintN(64, ringSums[3 * r + 2]) };
+  });
+  out.blockCode.set(new Uint16Array(buf, L.block, blocks));
+  out.blockFloat.set(new Float32Array(buf, L.blockF, blocks));
+  out.blockFloatAbs.set(new Float64Array(buf, L.blockFA, blocks));
+  const x = new Float64Array(buf, L.extras, 3 + 2 * EDGES + 4);
+  const extras = { equal: x[0], differing: x[1], beyond: x[2], pos: x.slice(3, 3 + EDGES), neg: x.slice(3 + EDGES, 3 + 2 * EDGES) };
+  const c = 3 + 2 * EDGES;
+  const clamped = { generated: { low: x[c], high: x[c + 1] }, reference: { low: x[c + 2], high: x[c + 3] } };
+  return { generated: state[0], reference: state[1], pixels, extras, clamped };
 }

@@ -49,6 +49,20 @@ export class WideBins implements Iterable<[number, number]> {
     }
   }
 
+  /**
+   * The bins `add` leaves after a sequence whose distinct Δq, in the order first added, are `order`, each counted
+   * `counts[dq + 65535]` times (float-kernel.ts tallies them in WebAssembly).
+   */
+  static fromCounts(order: readonly number[], counts: Uint32Array): WideBins {
+    const w = new WideBins();
+    if (order.length > WIDE_MAP_LIMIT) {
+      w.map = null;
+      w.counts = counts.slice(0, 2 * MAX_DQ + 1);
+      for (const d of order) w.order.push(d);
+    } else for (const d of order) w.map!.set(d, counts[d + MAX_DQ]);
+    return w;
+  }
+
   get size(): number {
     return this.map ? this.map.size : this.order.length;
   }
@@ -99,6 +113,11 @@ export class RegionAccumulator {
   dense: Float64Array | null = null;
   /** Counts of |Δq| > 64. */
   sparse: WideBins | null = null;
+  /**
+   * |Δq| > 64 given as exact sums instead of counts (a radial ring of float-kernel.ts: a ring states no histogram);
+   * reduceHistogram adds them, and refuses to give bins.
+   */
+  wideSums: { count: number; sum: bigint; sumSq: bigint } | null = null;
   maxAbsCode = 0;
   maxAbsCodeAt = -1;
   readonly floatSum = new CompensatedSum();
@@ -240,6 +259,13 @@ export function reduceHistogram(acc: RegionAccumulator, withBins = true): CodeSu
       s1 += t1;
       s2 += t2;
     }
+  const w = acc.wideSums;
+  if (w) {
+    if (withBins) throw new Error('reduceHistogram: a region tallied as sums has no bins');
+    nonZero += w.count;
+    sum += w.sum;
+    sumSq += w.sumSq;
+  }
   return { nonZero, sum: sum + BigInt(s1), sumSq: sumSq + BigInt(s2), bins };
 }
 
