@@ -63,11 +63,14 @@ function pair(name: string, ours: string[], peer: string[], peerName: string, ta
 }
 
 const hb = [process.execPath, 'bin/heightbench.mjs'];
-const kindOf = (f: string) => (f.endsWith('.tif') ? 'tif' : f.endsWith('.npy') ? 'npy' : f.endsWith('.exr') ? 'exr' : f === 'r16.dds' ? 'dds-r16' : 'dds-r32');
+// The peers' files only (the folder also holds the compare pair and its sidecars, written below).
+const kindOf = (f: string) =>
+  f.endsWith('.tif') ? 'tif' : f.endsWith('.npy') ? 'npy' : f.endsWith('.exr') ? 'exr' : f === 'r16.dds' ? 'dds-r16' : f === 'r32.dds' ? 'dds-r32' : null;
 const only = process.env.HEIGHTBENCH_BENCH_FILES?.split(',');
 for (const f of readdirSync(dir).sort()) {
   if (only && !only.includes(f)) continue;
   const kind = kindOf(f);
+  if (!kind) continue;
   const peerName = { tif: 'rasterio (GDAL)', npy: 'numpy.load', exr: 'OpenEXR bindings', 'dds-r16': 'numpy on the payload', 'dds-r32': 'numpy on the payload' }[
     kind
   ];
