@@ -597,13 +597,7 @@ function runFullKernel(
 ): Exclusions & { extras?: FloatExtraCounts; clamped?: FloatClampCounts } {
   const e = floatFullScan(
     {
-      columns: input.grid.columns,
-      rows: input.grid.rows,
-      block: input.block,
-      bw: regions.bw,
-      bh: regions.bh,
-      geo: regions.geo,
-      masks: regions.maskBoundsOf,
+      ...kernelGeometry(input, regions),
       step: regions.step,
       rings: regions.ringAcc.length,
       gh: sides.G.heights,
@@ -628,16 +622,16 @@ function runFullKernel(
   return e ?? scanFloatPairs(input, sides, regions, null);
 }
 
+/** What both float-pair kernels read of the grid, the blocks and the regions' geometry. */
+function kernelGeometry(input: ComparisonInputs, regions: RegionSet) {
+  const { columns, rows } = input.grid;
+  return { columns, rows, block: input.block, bw: regions.bw, bh: regions.bh, geo: regions.geo, masks: regions.maskBoundsOf };
+}
+
 function runSummaryKernel(input: ComparisonInputs, sides: FloatPairSides, regions: RegionSet): Exclusions {
   const e = floatSummaryScan(
     {
-      columns: input.grid.columns,
-      rows: input.grid.rows,
-      block: input.block,
-      bw: regions.bw,
-      bh: regions.bh,
-      geo: regions.geo,
-      masks: regions.maskBoundsOf,
+      ...kernelGeometry(input, regions),
       gh: sides.G.heights!,
       rh: sides.R.heights!,
       gc: sides.G.codes,

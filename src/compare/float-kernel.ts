@@ -18,7 +18,7 @@
  */
 import { alignedLayout, compiledWasm, instantiateWasm, newWasmMemory, wasmDisabled } from '../core/wasm.js';
 import { CodeTally, DENSE_BINS, WideBins, type RegionAccumulator } from './metric-accumulators.js';
-import { SCAN_CHUNK, tallyInMemory, writeRegionInputs } from './kernel.js';
+import { regionInputSizes, SCAN_CHUNK, tallyInMemory, tallySizes, writeRegionInputs } from './kernel.js';
 import { maskContainsBounds, type MaskBounds, type RadialGeometry } from './masks.js';
 import { FLOAT_PAIR_WASM_BASE64 } from './wasm/float-pair-wasm.js';
 
@@ -70,18 +70,9 @@ export function floatSummaryScan(p: FloatSummaryInput, out: FloatSummaryOutput):
     rc: 2 * SCAN_CHUNK,
     excl: 4 * SCAN_CHUNK,
     overflow: 4 * SCAN_CHUNK,
-    dx: 8 * p.columns,
-    dx2: 8 * p.columns,
-    dy: 8 * p.rows,
-    dy2: 8 * p.rows,
-    maskLo: 8 * M,
-    maskHi: 8 * M,
-    maskHalf: 8 * M,
-    maskStrict: 8 * M,
+    ...regionInputSizes(p.columns, p.rows, M),
     acc: 56 * regions,
-    dense: 8 * DENSE_BINS * regions,
-    maxAbs: 4 * regions,
-    maxAt: 4 * regions,
+    ...tallySizes(regions),
     state: 16,
     block: 2 * p.bw * p.bh,
   });
@@ -228,18 +219,9 @@ export function floatFullScan(
     // A pixel is in the whole map and at most every mask: each may see a wide Δq first.
     events: 8 * SCAN_CHUNK * (1 + M),
     table: 8 * p.table.length,
-    dx: 8 * p.columns,
-    dx2: 8 * p.columns,
-    dy: 8 * p.rows,
-    dy2: 8 * p.rows,
-    maskLo: 8 * M,
-    maskHi: 8 * M,
-    maskHalf: 8 * M,
-    maskStrict: 8 * M,
+    ...regionInputSizes(p.columns, p.rows, M),
     acc: 56 * regions,
-    dense: 8 * DENSE_BINS * regions,
-    maxAbs: 4 * regions,
-    maxAt: 4 * regions,
+    ...tallySizes(regions),
     widePtr: 4 * regions,
     ringSums: 24 * p.rings,
     state: 32,

@@ -45,6 +45,25 @@ interface RegionInputOffsets {
   maskStrict: number;
 }
 
+/** Bytes of the radial geometry (a columns × rows grid) and of M masks' bounds, in writeRegionInputs' fields. */
+export function regionInputSizes(columns: number, rows: number, M: number): Record<keyof RegionInputOffsets, number> {
+  return {
+    dx: 8 * columns,
+    dx2: 8 * columns,
+    dy: 8 * rows,
+    dy2: 8 * rows,
+    maskLo: 8 * M,
+    maskHi: 8 * M,
+    maskHalf: 8 * M,
+    maskStrict: 8 * M,
+  };
+}
+
+/** Bytes of a tally of `regions` in tallyInMemory's fields. */
+export function tallySizes(regions: number): { dense: number; maxAbs: number; maxAt: number } {
+  return { dense: 8 * DENSE_BINS * regions, maxAbs: 4 * regions, maxAt: 4 * regions };
+}
+
 /** Copies the radial geometry and each mask's bounds into a kernel's memory (compare.wat and float-pair.wat). */
 export function writeRegionInputs(buf: ArrayBufferLike, L: RegionInputOffsets, geo: RadialGeometry, masks: readonly MaskBounds[]): void {
   const f64 = (at: number, n: number): Float64Array => new Float64Array(buf, at, n);
@@ -209,17 +228,8 @@ function layoutFor(p: TallyPlan, distinctRows: number) {
     slotR: 2 * SCAN_CHUNK,
     idx: 4 * SCAN_CHUNK,
     overflow: 4 * SCAN_CHUNK,
-    dx: 8 * p.columns,
-    dx2: 8 * p.columns,
-    dy: 8 * p.rows,
-    dy2: 8 * p.rows,
-    maskLo: 8 * M,
-    maskHi: 8 * M,
-    maskHalf: 8 * M,
-    maskStrict: 8 * M,
-    dense: 8 * DENSE_BINS * regions,
-    maxAbs: 4 * regions,
-    maxAt: 4 * regions,
+    ...regionInputSizes(p.columns, p.rows, M),
+    ...tallySizes(regions),
     block: 2 * p.bw * p.bh,
     thresholds: 8 * (p.rings + 1 + 2 * p.maskDefs.length),
     below: 8 * (p.rings + 1 + 2 * p.maskDefs.length),
