@@ -58,6 +58,24 @@ export function floatSummaryAvailable(): boolean {
   return !wasmDisabled() && compiledWasm(FLOAT_PAIR_WASM_BASE64) !== null;
 }
 
+/**
+ * A float-pair kernel instance on a new memory of `bytes`, after checking that `entry` takes `arity` parameters (a
+ * stale build would be called with shifted arguments); null when the memory is refused or WebAssembly is unavailable.
+ */
+function floatPairKernel(bytes: number, entry: 'scan' | 'full', arity: number) {
+  let memory: ReturnType<typeof newWasmMemory>;
+  try {
+    memory = newWasmMemory(bytes);
+  } catch {
+    return null;
+  }
+  const kernel = memory ? instantiateWasm<FloatPairExports>(FLOAT_PAIR_WASM_BASE64, { env: { memory } }) : null;
+  if (!memory || !kernel) return null;
+  if (typeof kernel[entry] !== 'function' || kernel[entry].length !== arity)
+    throw new Error(`float-pair.wat: export ${entry} missing or not of ${arity} parameters; run node scripts/build-wasm.mjs`);
+  return { memory, kernel };
+}
+
 /** Runs the summary scan; null when the kernel is unavailable or its memory is refused (the caller scans in JavaScript). */
 export function floatSummaryScan(p: FloatSummaryInput, out: FloatSummaryOutput): FloatSummaryExclusions | null {
   if (!floatSummaryAvailable()) return null;
@@ -76,16 +94,9 @@ export function floatSummaryScan(p: FloatSummaryInput, out: FloatSummaryOutput):
     state: 16,
     block: 2 * p.bw * p.bh,
   });
-  let memory: ReturnType<typeof newWasmMemory>;
-  try {
-    memory = newWasmMemory(L.size);
-  } catch {
-    return null;
-  }
-  const kernel = memory ? instantiateWasm<FloatPairExports>(FLOAT_PAIR_WASM_BASE64, { env: { memory } }) : null;
-  if (!memory || !kernel) return null;
-  if (typeof kernel.scan !== 'function' || kernel.scan.length !== 26)
-    throw new Error('float-pair.wat: export scan missing or not of 26 parameters; run node scripts/build-wasm.mjs');
+  const made = floatPairKernel(L.size, 'scan', 26);
+  if (!made) return null;
+  const { memory, kernel } = made;
   const buf = memory.buffer;
   const f64 = (off: number, n: number) => new Float64Array(buf, off, n);
   writeRegionInputs(buf, L, p.geo, p.masks);
@@ -231,16 +242,9 @@ export function floatFullScan(
     blockF: 4 * blocks,
     blockFA: 8 * blocks,
   });
-  let memory: ReturnType<typeof newWasmMemory>;
-  try {
-    memory = newWasmMemory(L.size);
-  } catch {
-    return null;
-  }
-  const kernel = memory ? instantiateWasm<FloatPairExports>(FLOAT_PAIR_WASM_BASE64, { env: { memory } }) : null;
-  if (!memory || !kernel) return null;
-  if (typeof kernel.full !== 'function' || kernel.full.length !== 40)
-    throw new Error('float-pair.wat: export full missing or not of 40 parameters; run node scripts/build-wasm.mjs');
+  const made = floatPairKernel(L.size, 'full', 40);
+  if (!made) return null;
+  const { memory, kernel } = made;
   // Views are made again after each call: a region's first wide Δq grows the memory, which detaches them.
   let buf = memory.buffer;
   writeRegionInputs(buf, L, p.geo, p.masks);
