@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { DEFAULT_DIFFERENCES_CAP, type RunCheck } from '../runs/check.js';
-import { checkFolders, checkText } from '../runs/check-folders.js';
+import { checkFolders, checkText, type FolderCheckOptions } from '../runs/check-folders.js';
 import { checkDeclared } from '../runs/check-all.js';
 import { parseNumber, parsePath } from './args.js';
 import { InvalidArgumentError } from 'commander';
@@ -58,22 +58,8 @@ export const installCheck: CommandInstaller = (program: Command, io: CliIO) => {
       async (
         g: string | undefined,
         r: string | undefined,
-        o: GateOptions & {
-          all?: boolean;
-          list?: string;
-          report?: string;
-          title?: string;
-          sharedPlotly?: string;
-          strict?: boolean;
-          referenceKind?: string;
-          attribution?: boolean;
-          attributionEpsMm?: number;
-          note?: string[];
-          diagnose?: boolean;
-          differences?: string;
-          differencesCsv?: string;
-          differencesCap?: number;
-        },
+        // The flags are the folder check's options (runs/check-folders.ts), the gates given as flags, and --all/--list.
+        o: GateOptions & Omit<FolderCheckOptions, 'gates' | 'readFile'> & { all?: boolean; list?: string },
       ) => {
         if (o.all || o.list !== undefined) {
           if (g !== undefined || r !== undefined) throw new UsageError('check: give GEN_DIR REF_DIR, or --all / --list FILE, not both');

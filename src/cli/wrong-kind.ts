@@ -5,17 +5,8 @@
  * Rules: only what exists is judged (a missing path is left to the command's own message); links are followed, as
  * the commands follow them.
  */
-import { statSync } from 'node:fs';
+import { pathKind as kind } from '../io/fs-ops.js';
 import { UsageError } from '../errors.js';
-
-function kind(p: string): 'file' | 'folder' | null {
-  try {
-    const s = statSync(p);
-    return s.isDirectory() ? 'folder' : s.isFile() ? 'file' : null;
-  } catch {
-    return null;
-  }
-}
 
 /** A command of files given a folder: name `check` for run folders. */
 export function refuseFolders(command: string, paths: readonly string[]): void {

@@ -183,3 +183,13 @@ export function fsyncDirStep(dir: string): void {
     if (fd >= 0) closeSync(fd);
   }
 }
+
+/** What a path names, links followed: a regular file, a folder, or neither (missing, or another kind). */
+export function pathKind(p: string): 'file' | 'folder' | null {
+  try {
+    const s = statSync(p);
+    return s.isDirectory() ? 'folder' : s.isFile() ? 'file' : null;
+  } catch {
+    return null;
+  }
+}

@@ -3,7 +3,7 @@
  * prints), the difference files asked for, and the exit status (0, or 3 for a failed gate with `strict`). The CLI's
  * `check GEN_DIR REF_DIR` and scripts/checks.mjs both call it, so the two print and write the same.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT_GATE, EXIT_INPUT, inputErrorMessage, isInputError, UsageError } from '../errors.js';
 import { terminalText } from '../core/text.js';
@@ -12,6 +12,7 @@ import { foldHistogram, foldedHistogramText } from '../compare/histogram-fold.js
 import { attributionSummary } from '../compare/attribution.js';
 import { codeRangeText } from '../report/summary-markdown.js';
 import { folderForReading } from '../io/folder-swap.js';
+import { pathKind as kind } from '../io/fs-ops.js';
 import type { LoadedHeightfield } from '../io/heightfield-file.js';
 import { SEED_PIPELINE } from '../pipelines/seed.js';
 import { checkRun, writeDifferenceCsv, writeDifferenceField, type RunCheck } from './check.js';
@@ -42,15 +43,6 @@ export function checkText(name: string, c: RunCheck): string {
 
 function fmtMm(v: number): string {
   return Number.isFinite(v) ? (v === 0 ? '0' : v.toExponential(2)) : '–';
-}
-
-function kind(p: string): 'file' | 'folder' | null {
-  try {
-    const s = statSync(p);
-    return s.isDirectory() ? 'folder' : s.isFile() ? 'file' : null;
-  } catch {
-    return null;
-  }
 }
 
 /** Captures heightbench reads but a run folder does not hold under their own names. */
