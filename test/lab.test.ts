@@ -7,12 +7,13 @@
  * dialog (jupytext's "… is more recent than …" or a kernel choice) on the tslab kernel, which is also the default for a
  * new notebook; the server's log holds no "Fail to get yarn configuration" nor any minified JavaScript.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, utimesSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_PATH } from '../src/gpu/browser-host.js';
+import { startJupyterServer, stopServer } from './jupyter-server.js';
 
 const root = resolve(import.meta.dirname, '..');
 const venv = join(root, '.venv', 'bin');
@@ -46,7 +47,7 @@ describe('make lab, as a user opens it', () => {
   let server: ChildProcess | undefined;
   let browser: Browser | undefined;
   let base = '';
-  let serverLog = '';
+  let serverLog = (): string => '';
   const api = async <T>(path: string, method = 'GET'): Promise<T> => {
     const r = await fetch(`${base}${path}${path.includes('?') ? '&' : '?'}token=${token}`, { method });
     return (method === 'DELETE' ? undefined : await r.json()) as T;
@@ -78,7 +79,7 @@ describe('make lab, as a user opens it', () => {
       JUPYTERLAB_WORKSPACES_DIR: join(work, '.jupyter', 'workspaces'),
       PATH: `${venv}:${process.env.PATH ?? ''}`,
     };
-    server = spawn(
+    const started = await startJupyterServer(
       join(venv, 'jupyter-lab'),
       [
         '--no-browser',
@@ -88,40 +89,19 @@ describe('make lab, as a user opens it', () => {
         `--ServerApp.root_dir=${work}`,
         ...(process.getuid?.() === 0 ? ['--allow-root'] : []),
       ],
-      { env, stdio: ['ignore', 'pipe', 'pipe'] },
+      env,
+      /(http:\/\/127\.0\.0\.1:\d+)\//,
+      'jupyter-lab',
     );
-    base = await new Promise<string>((done, fail) => {
-      const timer = setTimeout(() => fail(new Error(`jupyter-lab did not print its URL in 60 s:\n${serverLog}`)), 60_000);
-      const onData = (b: Buffer) => {
-        serverLog += b.toString();
-        const m = /(http:\/\/127\.0\.0\.1:\d+)\//.exec(serverLog);
-        if (m) {
-          clearTimeout(timer);
-          done(m[1]);
-        }
-      };
-      server!.stdout!.on('data', onData);
-      server!.stderr!.on('data', onData);
-      server!.on('exit', (code) => fail(new Error(`jupyter-lab exited (${code}):\n${serverLog}`)));
-    });
+    server = started.process;
+    base = started.base;
+    serverLog = started.log;
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox'], headless: true });
-  }, 120_000);
+  }, 180_000);
 
   afterAll(async () => {
     await browser?.close();
-    if (server && server.exitCode === null) {
-      server.kill('SIGTERM');
-      await new Promise<void>((done) => {
-        const t = setTimeout(() => {
-          server?.kill('SIGKILL');
-          done();
-        }, 5000);
-        server!.on('exit', () => {
-          clearTimeout(t);
-          done();
-        });
-      });
-    }
+    await stopServer(server);
   });
 
   it('lands on notebooks/, lists each notebook once, and opens every one with no dialog on the tslab kernel', { timeout: 300_000 }, async () => {
@@ -170,8 +150,12 @@ describe('make lab, as a user opens it', () => {
     // The cause: node loads the venv's yarn.js as an ES module under this package's "type": "module" unless the
     // venv has a package.json of its own, which make setup writes.
     expect(existsSync(join(root, '.venv', 'package.json')), '.venv/package.json (make setup writes it)').toBe(true);
-    expect(serverLog).not.toContain('Fail to get yarn configuration');
-    const longest = Math.max(...serverLog.split('\n').map((l) => l.length));
+    expect(serverLog()).not.toContain('Fail to get yarn configuration');
+    const longest = Math.max(
+      ...serverLog()
+        .split('\n')
+        .map((l) => l.length),
+    );
     expect(longest, 'the longest line of the log').toBeLessThan(2000);
   });
 });

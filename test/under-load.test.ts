@@ -45,8 +45,13 @@ describe('make test on a machine under full load', () => {
     expect(clockAssertions('const t0 = performance.now();\nwork();\nexpect(performance.now() - t0).toBeLessThan(5000);')).toEqual(['t0', 'expect()']);
     expect(clockAssertions('const ms = Date.now() - t0;\nexpect(ms).toBeLessThan(2500);')).toEqual(['ms']);
     expect(clockAssertions('const life = performance.now() - t0; // places the kills\nexpect(killed).toBeGreaterThan(3);')).toEqual([]);
+    // Deadlines too: a clock compared in a condition, and a timer that fails the wait.
+    expect(clockAssertions('const until = Date.now() + 30_000;\nwhile (!done()) if (Date.now() > until) throw new Error("late");')).toEqual(['deadline']);
+    expect(clockAssertions('if (performance.now() - t0 >= limit) break;')).toEqual(['deadline']);
+    expect(clockAssertions('const timer = setTimeout(() => fail(new Error("no URL")), 40_000);')).toEqual(['timer that fails']);
+    expect(clockAssertions('const t = setTimeout(() => { server.kill("SIGKILL"); }, 5000);')).toEqual([]);
     const offenders = readdirSync(join(root, 'test'))
-      .filter((f) => f.endsWith('.test.ts') && f !== 'under-load.test.ts') // its own samples above
+      .filter((f) => f.endsWith('.ts') && f !== 'under-load.test.ts') // every test file and helper; its own samples above
       .flatMap((f) => clockAssertions(readFileSync(join(root, 'test', f), 'utf8')).map((n) => `${f}: ${n}`));
     expect(offenders).toEqual([]);
   });
@@ -59,5 +64,9 @@ function clockAssertions(text: string): string[] {
   for (const m of text.matchAll(new RegExp(String.raw`(?:const|let)\s+(\w+)\s*=[^;\n]*` + CLOCK, 'g')))
     if (new RegExp(String.raw`expect\([^;\n]*\b${m[1]}\b[^;\n]*\)\.(?:not\.)?toBe(?:Less|Greater)Than`).test(text)) found.push(m[1]);
   if (new RegExp(String.raw`expect\([^;\n]*` + CLOCK).test(text)) found.push('expect()');
+  // A deadline: a clock reading on either side of <, <=, > or >= (a busy machine would trip it).
+  const cmp = String.raw`\s*(?:<=?|>=?)\s*`;
+  if (new RegExp(CLOCK + String.raw`[^;\n()]*\)[^;\n]*?` + cmp + '|' + cmp + String.raw`[^;\n]*?` + CLOCK).test(text)) found.push('deadline');
+  if (/setTimeout\(\s*\(\)\s*=>\s*(?:fail|reject)\(/.test(text)) found.push('timer that fails');
   return found;
 }
