@@ -106,10 +106,12 @@ async function open(browser, path) {
   return { context, page, errors, network };
 }
 
-/** Waits until every Plotly figure has drawn (or 20 s), then returns each figure's id and size. */
+/**
+ * Waits until every Plotly figure has drawn (or 80 polls: a count, not a clock, so a busy machine only makes each poll
+ * slower), then returns each figure's id and size.
+ */
 async function plotlyFigures(page) {
-  const deadline = Date.now() + 20000;
-  for (;;) {
+  for (let polls = 0; ; polls++) {
     const figs = await page.evaluate(() =>
       [...document.querySelectorAll('.js-plotly-plot')].map((el) => {
         const r = el.getBoundingClientRect();
@@ -130,7 +132,7 @@ async function plotlyFigures(page) {
         return { id: el.id, w: r.width, h: r.height, drawn: !!fl && !!svg && svg.getBoundingClientRect().width > 0, gl: !!gl, untitled };
       }),
     );
-    if ((figs.length && figs.every((f) => f.drawn)) || Date.now() > deadline) return figs;
+    if ((figs.length && figs.every((f) => f.drawn)) || polls >= 80) return figs;
     await page.waitForTimeout(250);
   }
 }
