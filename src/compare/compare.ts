@@ -20,7 +20,7 @@ import type { Heightfield } from '../core/heightfield.js';
 import { alignExactly } from '../core/align.js';
 import { RegionAccumulator, reduceHistogram, sqrtRatio } from './metric-accumulators.js';
 import { floatFullScan, floatSummaryAvailable, floatSummaryScan, type FloatClampCounts, type FloatExtraCounts } from './float-kernel.js';
-import { arrayCodeSource, createCodePairExecutor, SCAN_CHUNK, type CodeSource, type CompareExecutor, type TallyPlan } from './kernel.js';
+import { arrayCodeSource, createCodePairExecutor, SCAN_CHUNK, type CodeSource, type CompareExecutor, type ScanGeometry, type TallyPlan } from './kernel.js';
 import {
   DEFAULT_MASKS,
   RadialGeometry,
@@ -623,7 +623,7 @@ function runFullKernel(
 }
 
 /** What both float-pair kernels read of the grid, the blocks and the regions' geometry. */
-function kernelGeometry(input: ComparisonInputs, regions: RegionSet) {
+function kernelGeometry(input: ComparisonInputs, regions: RegionSet): ScanGeometry {
   const { columns, rows } = input.grid;
   return { columns, rows, block: input.block, bw: regions.bw, bh: regions.bh, geo: regions.geo, masks: regions.maskBoundsOf };
 }

@@ -18,18 +18,11 @@
  */
 import { alignedLayout, compiledWasm, instantiateWasm, newWasmMemory, wasmDisabled } from '../core/wasm.js';
 import { CodeTally, DENSE_BINS, WideBins, type RegionAccumulator } from './metric-accumulators.js';
-import { regionInputSizes, SCAN_CHUNK, tallyInMemory, tallySizes, writeRegionInputs } from './kernel.js';
-import { maskContainsBounds, type MaskBounds, type RadialGeometry } from './masks.js';
+import { regionInputSizes, SCAN_CHUNK, tallyInMemory, tallySizes, writeRegionInputs, type ScanGeometry } from './kernel.js';
+import { maskContainsBounds } from './masks.js';
 import { FLOAT_PAIR_WASM_BASE64 } from './wasm/float-pair-wasm.js';
 
-export interface FloatSummaryInput {
-  columns: number;
-  rows: number;
-  block: number;
-  bw: number;
-  bh: number;
-  geo: RadialGeometry;
-  masks: readonly MaskBounds[];
+export interface FloatSummaryInput extends ScanGeometry {
   gh: Float32Array;
   rh: Float32Array;
   gc: Uint16Array;
@@ -56,6 +49,20 @@ interface FloatPairExports {
 /** Whether the kernel can run here (WebAssembly SIMD available and not turned off). */
 export function floatSummaryAvailable(): boolean {
   return !wasmDisabled() && compiledWasm(FLOAT_PAIR_WASM_BASE64) !== null;
+}
+
+/**
+ * Gives region q's float state from a kernel's accumulator block (7 float64 a region: the two compensated sums in
+ * `order`, then the largest |Δm|, its signed value and its pixel) to `a`.
+ */
+function restoreFloats(a: RegionAccumulator, acc: Float64Array, q: number, order: 'sum, c, sumSq, c' | 'sum, sumSq, c, c'): void {
+  const o = 7 * q;
+  const [sum, sumC, sq, sqC] = order === 'sum, c, sumSq, c' ? [0, 1, 2, 3] : [0, 2, 1, 3];
+  a.floatSum.restore(acc[o + sum], acc[o + sumC]);
+  a.floatSumSq.restore(acc[o + sq], acc[o + sqC]);
+  a.maxAbsM = acc[o + 4];
+  a.maxSignedM = acc[o + 5];
+  a.maxAbsMAt = acc[o + 6];
 }
 
 /**
@@ -143,11 +150,7 @@ export function floatSummaryScan(p: FloatSummaryInput, out: FloatSummaryOutput):
   }
   const into = (q: number, a: RegionAccumulator) => {
     tally.into(q, a);
-    a.floatSum.restore(acc[7 * q], acc[7 * q + 1]);
-    a.floatSumSq.restore(acc[7 * q + 2], acc[7 * q + 3]);
-    a.maxAbsM = acc[7 * q + 4];
-    a.maxSignedM = acc[7 * q + 5];
-    a.maxAbsMAt = acc[7 * q + 6];
+    restoreFloats(a, acc, q, 'sum, c, sumSq, c');
   };
   into(0, out.whole);
   out.maskAcc.forEach((a, m) => into(1 + m, a));
@@ -155,14 +158,7 @@ export function floatSummaryScan(p: FloatSummaryInput, out: FloatSummaryOutput):
   return { generated: state[0], reference: state[1], pixels };
 }
 
-export interface FloatFullInput {
-  columns: number;
-  rows: number;
-  block: number;
-  bw: number;
-  bh: number;
-  geo: RadialGeometry;
-  masks: readonly MaskBounds[];
+export interface FloatFullInput extends ScanGeometry {
   step: number;
   rings: number;
   /** A side's float heights, or null when it holds codes (its metres are table[code]). */
@@ -299,12 +295,8 @@ export function floatFullScan(
   const into = (q: number, a: RegionAccumulator) => {
     tally.into(q, a);
     a.sparse = orders[q].length ? WideBins.fromCounts(orders[q], new Uint32Array(buf, widePtr[q], WIDE_BINS)) : null;
-    // The full kernel's accumulator: sum, sumSq, then their compensations (one f64x2 step for both).
-    a.floatSum.restore(accs[7 * q], accs[7 * q + 2]);
-    a.floatSumSq.restore(accs[7 * q + 1], accs[7 * q + 3]);
-    a.maxAbsM = accs[7 * q + 4];
-    a.maxSignedM = accs[7 * q + 5];
-    a.maxAbsMAt = accs[7 * q + 6];
+    // The full kernel keeps sum and sumSq side by side (one f64x2 step for both), then their compensations.
+    restoreFloats(a, accs, q, 'sum, sumSq, c, c');
   };
   into(0, out.whole);
   out.maskAcc.forEach((a, m) => into(1 + m, a));

@@ -101,7 +101,8 @@ export function arrayCodeSource(code_px: Uint16Array): CodeSource {
   return { fill: (slot, start, count) => slot.set(code_px.subarray(start, start + count)) };
 }
 
-export interface TallyPlan {
+/** What every comparison kernel reads of the grid, the block map and the regions' geometry. */
+export interface ScanGeometry {
   columns: number;
   rows: number;
   /** Block size, and blocks per row and per column of the block map. */
@@ -109,9 +110,12 @@ export interface TallyPlan {
   bw: number;
   bh: number;
   geo: RadialGeometry;
-  maskDefs: readonly MaskDefinition[];
-  /** maskBounds of each of maskDefs. */
   masks: readonly MaskBounds[];
+}
+
+export interface TallyPlan extends ScanGeometry {
+  /** The masks' definitions (masks holds the bounds of each). */
+  maskDefs: readonly MaskDefinition[];
   step: number;
   rings: number;
 }
