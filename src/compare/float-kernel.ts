@@ -51,6 +51,9 @@ export function floatSummaryAvailable(): boolean {
   return !wasmDisabled() && compiledWasm(FLOAT_PAIR_WASM_BASE64) !== null;
 }
 
+/** Bytes of one chunk's slots in both float kernels: each side's heights and codes, and the excluded pixels. */
+const CHUNK_SLOTS = { gh: 4 * SCAN_CHUNK, rh: 4 * SCAN_CHUNK, gc: 2 * SCAN_CHUNK, rc: 2 * SCAN_CHUNK, excl: 4 * SCAN_CHUNK };
+
 /**
  * Gives region q's float state from a kernel's accumulator block (7 float64 a region: the two compensated sums in
  * `order`, then the largest |Δm|, its signed value and its pixel) to `a`.
@@ -89,11 +92,7 @@ export function floatSummaryScan(p: FloatSummaryInput, out: FloatSummaryOutput):
   const M = p.masks.length;
   const regions = 1 + M;
   const L = alignedLayout({
-    gh: 4 * SCAN_CHUNK,
-    rh: 4 * SCAN_CHUNK,
-    gc: 2 * SCAN_CHUNK,
-    rc: 2 * SCAN_CHUNK,
-    excl: 4 * SCAN_CHUNK,
+    ...CHUNK_SLOTS,
     overflow: 4 * SCAN_CHUNK,
     ...regionInputSizes(p.columns, p.rows, M),
     acc: 56 * regions,
@@ -218,11 +217,7 @@ export function floatFullScan(
   const regions = 1 + M + p.rings;
   const blocks = p.bw * p.bh;
   const L = alignedLayout({
-    gh: 4 * SCAN_CHUNK,
-    rh: 4 * SCAN_CHUNK,
-    gc: 2 * SCAN_CHUNK,
-    rc: 2 * SCAN_CHUNK,
-    excl: 4 * SCAN_CHUNK,
+    ...CHUNK_SLOTS,
     // A pixel is in the whole map and at most every mask: each may see a wide Δq first.
     events: 8 * SCAN_CHUNK * (1 + M),
     table: 8 * p.table.length,
