@@ -1,14 +1,13 @@
 /** `heightbench info FILE [--json]`: format, size, bit depth, code and metre ranges, non-finite counts, sidecar. */
-import { readHeightfieldFileAsync, summarizeHeightfield } from '../io/heightfield-file.js';
+import { summarizeHeightfieldFile } from '../io/heightfield-file.js';
 import { readSettingsFrom, type InputFlags } from './input-flags.js';
 import type { CliIO } from './io.js';
 import { metresPerCode } from '../core/grid.js';
 
 export async function infoCommand(file: string, opts: { json?: boolean } & InputFlags, io: CliIO): Promise<number> {
-  const loaded = await readHeightfieldFileAsync(file, readSettingsFrom(opts, false));
-  const s = summarizeHeightfield(loaded);
+  const { summary: s, conventions } = await summarizeHeightfieldFile(file, readSettingsFrom(opts, false));
   if (opts.json) {
-    io.out(`${JSON.stringify({ ...s, conventions: loaded.conventions }, null, 2)}\n`);
+    io.out(`${JSON.stringify({ ...s, conventions }, null, 2)}\n`);
     return 0;
   }
   const g = s.grid;
@@ -29,7 +28,7 @@ export async function infoCommand(file: string, opts: { json?: boolean } & Input
       ? `sidecar     ${s.sidecarPath} (stage ${s.sidecar.stage ?? '-'}, request ${s.sidecar.request ?? '-'}, ${s.sidecar.producer.name} ${s.sidecar.producer.version}, sha256 ${s.sidecar.payload.sha256.slice(0, 12)}…)`
       : 'sidecar     none',
   );
-  for (const n of loaded.conventions.notes) lines.push(`convention  ${n}`);
+  for (const n of conventions.notes) lines.push(`convention  ${n}`);
   for (const n of s.notes) lines.push(`note        ${n}`);
   io.out(`${lines.join('\n')}\n`);
   return 0;

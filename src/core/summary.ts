@@ -124,3 +124,93 @@ export function codeRange(codes: Uint16Array): { min: number; max: number } | nu
   }
   return { min: state.getInt32(0, true), max: state.getInt32(4, true) };
 }
+
+/**
+ * A summary fed in windows (`info` streaming a raw run of samples, never holding the field): fill `window` with up
+ * to its length of samples, then `add(count)`. On the kernel the window is the kernel's own memory, so a file read
+ * into it is scanned without another copy. Synchronous use only: the kernel's state block is shared with
+ * summarizeFloats and codeRange.
+ */
+export interface SummaryStream<T> {
+  readonly window: Uint8Array;
+  add(count: number): void;
+  finish(): T;
+}
+
+/** Streams float32 samples. finish() gives null when an extreme is a zero: its sign is the first zero's in sample order, which a stream not in sample order cannot tell (the caller reads the field whole). */
+export function floatSummaryStream(): SummaryStream<FloatSummary | null> {
+  const k = summaryKernel();
+  if (!k) {
+    const window = new Uint8Array(CHUNK_BYTES);
+    const acc = { nan: 0, posInf: 0, negInf: 0, min: Infinity, max: -Infinity };
+    const view = new Float32Array(window.buffer);
+    return {
+      window,
+      add(count) {
+        for (let i = 0; i < count; i++) {
+          const v = view[i];
+          if (v !== v) acc.nan++;
+          else if (v === Infinity) acc.posInf++;
+          else if (v === -Infinity) acc.negInf++;
+          else {
+            if (v < acc.min) acc.min = v;
+            if (v > acc.max) acc.max = v;
+          }
+        }
+      },
+      finish: () => streamResult(acc.nan, acc.posInf, acc.negInf, acc.min, acc.max),
+    };
+  }
+  const state = new DataView(k.memory.buffer, OUT, 32);
+  state.setInt32(0, 0, true);
+  state.setInt32(4, 0, true);
+  state.setInt32(8, 0, true);
+  state.setFloat32(12, Infinity, true);
+  state.setFloat32(16, -Infinity, true);
+  return {
+    window: new Uint8Array(k.memory.buffer, 0, CHUNK_BYTES),
+    add: (count) => k.floats(count, OUT),
+    finish: () =>
+      streamResult(state.getInt32(0, true), state.getInt32(4, true), state.getInt32(8, true), state.getFloat32(12, true), state.getFloat32(16, true)),
+  };
+}
+
+function streamResult(nan: number, posInf: number, negInf: number, min: number, max: number): FloatSummary | null {
+  if (min === 0 || max === 0) return null;
+  return { nan, posInf, negInf, min: Number.isFinite(min) ? min : null, max: Number.isFinite(max) ? max : null };
+}
+
+/** Streams u16 codes: their least and greatest (null when none was added). */
+export function codeRangeStream(): SummaryStream<{ min: number; max: number } | null> {
+  const k = summaryKernel();
+  let added = 0;
+  if (!k) {
+    const window = new Uint8Array(CHUNK_BYTES);
+    const view = new Uint16Array(window.buffer);
+    let lo = 65535;
+    let hi = 0;
+    return {
+      window,
+      add(count) {
+        added += count;
+        for (let i = 0; i < count; i++) {
+          const q = view[i];
+          if (q < lo) lo = q;
+          if (q > hi) hi = q;
+        }
+      },
+      finish: () => (added === 0 ? null : { min: lo, max: hi }),
+    };
+  }
+  const state = new DataView(k.memory.buffer, OUT, 64);
+  state.setInt32(0, 65535, true);
+  state.setInt32(4, 0, true);
+  return {
+    window: new Uint8Array(k.memory.buffer, 0, CHUNK_BYTES),
+    add(count) {
+      added += count;
+      k.codes(count, OUT);
+    },
+    finish: () => (added === 0 ? null : { min: state.getInt32(0, true), max: state.getInt32(4, true) }),
+  };
+}

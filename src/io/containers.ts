@@ -10,7 +10,7 @@
 import { extname } from 'node:path';
 import { FormatError } from '../errors.js';
 import type { DecoderInput } from './byte-source.js';
-import type { DecodedRaster, RasterLimits, RasterSelection } from './formats/decoded-image.js';
+import type { DecodedRaster, RasterLimits, RasterSelection, RawSampleRun } from './formats/decoded-image.js';
 import type { Container } from './sidecar.js';
 
 /** heightbench's own containers: read and written synchronously. */
@@ -20,6 +20,11 @@ export type OutsideContainer = 'dds' | 'exr' | 'tiff' | 'npy';
 
 /** An outside container's decoder: bytes (read through the hardened reader) to one band of stored samples. */
 export type Decoder = (input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits) => DecodedRaster | Promise<DecodedRaster>;
+/**
+ * The header checks of a decoder whose file may store the samples as one uncompressed run: the run, or null where this
+ * file's samples are not one (the decoder reads it). Refuses exactly what the decoder refuses before its samples.
+ */
+export type RawRunReader = (input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits) => RawSampleRun | null;
 
 interface OwnEntry {
   readonly container: OwnContainer;
@@ -37,6 +42,8 @@ interface OutsideEntry {
   /** Whether writeAnyHeightfieldFile writes it (src/io/outside.ts writeOutsideFile). */
   readonly writes: boolean;
   readonly decoder: () => Promise<Decoder>;
+  /** Where the format can hold its samples as one raw run: its header checks (src/io/formats/decoded-image.ts RawSampleRun). */
+  readonly rawRun?: () => Promise<RawRunReader>;
 }
 
 export type ContainerEntry = OwnEntry | OutsideEntry;
@@ -45,10 +52,24 @@ export const CONTAINERS: readonly ContainerEntry[] = [
   { container: 'r16', extensions: ['.r16', '.raw'], reader: 'own', writes: true },
   { container: 'png16', extensions: ['.png'], reader: 'own', writes: true },
   { container: 'r32', extensions: ['.r32'], reader: 'own', writes: true },
-  { container: 'dds', extensions: ['.dds'], reader: 'outside', writes: false, decoder: async () => (await import('./formats/dds.js')).decodeDds },
+  {
+    container: 'dds',
+    extensions: ['.dds'],
+    reader: 'outside',
+    writes: false,
+    decoder: async () => (await import('./formats/dds.js')).decodeDds,
+    rawRun: async () => (await import('./formats/dds.js')).ddsRawRun,
+  },
   { container: 'exr', extensions: ['.exr'], reader: 'outside', writes: false, decoder: async () => (await import('./formats/exr.js')).decodeExr },
   { container: 'tiff', extensions: ['.tif', '.tiff'], reader: 'outside', writes: true, decoder: async () => (await import('./formats/tiff.js')).decodeTiff },
-  { container: 'npy', extensions: ['.npy'], reader: 'outside', writes: true, decoder: async () => (await import('./formats/npy.js')).decodeNpy },
+  {
+    container: 'npy',
+    extensions: ['.npy'],
+    reader: 'outside',
+    writes: true,
+    decoder: async () => (await import('./formats/npy.js')).decodeNpy,
+    rawRun: async () => (await import('./formats/npy.js')).npyRawRun,
+  },
 ];
 
 /** The registry's entry for a path's extension (case-insensitive), or null. */
@@ -68,6 +89,13 @@ export function containerForPath(path: string): Container {
 export function outsideContainerFor(path: string): OutsideContainer | null {
   const entry = containerEntryFor(path);
   return entry?.reader === 'outside' ? entry.container : null;
+}
+
+/** The raw-run reader of an outside container that has one, imported on first use; null for the others. */
+export function rawRunReaderFor(container: OutsideContainer): Promise<RawRunReader> | null {
+  const entry = CONTAINERS.find((c) => c.container === container);
+  if (entry?.reader !== 'outside') throw new Error(`unreachable: ${container} is an outside container`);
+  return entry.rawRun ? entry.rawRun() : null;
 }
 
 /** The decoder of an outside container, imported on first use. */

@@ -29,6 +29,7 @@ import {
   checkConventionFlagsAgainstSidecar,
   resolveInputConventions,
   sidecarSources,
+  type ConventionSources,
   type ResolvedConventions,
   type SampleEncoding,
 } from './input-conventions.js';
@@ -49,7 +50,7 @@ import {
   type Endian,
   type Sidecar,
 } from './sidecar.js';
-import type { LoadedHeightfield, ReadSettings, WriteSettings, WrittenHeightfield } from './heightfield-types.js';
+import type { FieldStats, LoadedHeightfield, ReadSettings, SummaryFacts, WriteSettings, WrittenHeightfield } from './heightfield-types.js';
 import { namingFile } from './file-named.js';
 
 export type { LoadedHeightfield, ReadSettings, WriteSettings, WrittenHeightfield } from './heightfield-types.js';
@@ -572,30 +573,37 @@ export interface HeightfieldSummary {
 /** What `heightbench info` prints. Min/max reductions skip NaN and ±Inf, which are counted instead. */
 export function summarizeHeightfield(h: LoadedHeightfield): HeightfieldSummary {
   const f = h.field;
+  const stats: FieldStats =
+    f.kind === 'codes' ? { kind: 'codes', range: f.range, codes: codeRange(f.code_px) } : { kind: 'float', floats: summarizeFloats(f.height_px) };
+  return summaryOf({ ...h, grid: f.grid }, stats);
+}
+
+/** The summary of a file from its facts and its samples' reductions (summarizeHeightfield, or a streamed read). */
+export function summaryOf(h: SummaryFacts, stats: FieldStats): HeightfieldSummary {
   let minCode: number | null = null;
   let maxCode: number | null = null;
   let minMetres: number | null = null;
   let maxMetres: number | null = null;
   let nf = { nan: 0, posInf: 0, negInf: 0 };
-  if (f.kind === 'codes') {
-    const r = codeRange(f.code_px);
+  if (stats.kind === 'codes') {
+    const r = stats.codes;
     const lo = r ? r.min : UNORM16_MAX;
     const hi = r ? r.max : 0;
     minCode = lo;
     maxCode = hi;
-    minMetres = decodeHeightR16(lo, f.range);
-    maxMetres = decodeHeightR16(hi, f.range);
+    minMetres = decodeHeightR16(lo, stats.range);
+    maxMetres = decodeHeightR16(hi, stats.range);
   } else {
-    const sum = summarizeFloats(f.height_px);
+    const sum = stats.floats;
     nf = { nan: sum.nan, posInf: sum.posInf, negInf: sum.negInf };
     minMetres = sum.min;
     maxMetres = sum.max;
   }
   return {
     format: h.container,
-    width: f.grid.columns,
-    height: f.grid.rows,
-    bitDepth: f.kind === 'codes' ? 16 : 32,
+    width: h.grid.columns,
+    height: h.grid.rows,
+    bitDepth: stats.kind === 'codes' ? 16 : 32,
     endian: h.endian,
     interlaced: h.interlaced,
     minCode,
@@ -603,10 +611,29 @@ export function summarizeHeightfield(h: LoadedHeightfield): HeightfieldSummary {
     minMetres,
     maxMetres,
     ...nf,
-    grid: f.grid,
-    range: f.kind === 'codes' ? f.range : null,
+    grid: h.grid,
+    range: stats.kind === 'codes' ? stats.range : null,
     sidecar: h.sidecar,
     sidecarPath: h.sidecar ? sidecarPathFor(h.path) : null,
     notes: h.notes,
   };
+}
+
+/**
+ * `info`'s summary of a file: a raw run of samples (a .npy, a one-channel DDS) without a sidecar is streamed through
+ * the summary kernel in windows, never held whole (src/io/outside.ts streamOutsideSummary); every other file is read
+ * (readAnyHeightfieldFile) and summarized. Both give the same summary, conventions and refusals.
+ */
+export async function summarizeHeightfieldFile(
+  path: string,
+  settings: ReadSettings = {},
+): Promise<{ summary: HeightfieldSummary; conventions: ConventionSources }> {
+  const outside = outsideContainerFor(path);
+  if (outside) {
+    const { streamOutsideSummary } = await import('./outside.js');
+    const streamed = await streamOutsideSummary(path, outside, settings);
+    if (streamed) return { summary: summaryOf(streamed.facts, streamed.stats), conventions: streamed.conventions };
+  }
+  const loaded = await readAnyHeightfieldFile(path, settings);
+  return { summary: summarizeHeightfield(loaded), conventions: loaded.conventions };
 }

@@ -2,7 +2,8 @@
  * The public types of reading and writing a heightfield file, shared by every container's reader and writer
  * (src/io/heightfield-file.ts, src/io/outside.ts), which the container registry (src/io/containers.ts) names.
  */
-import type { HeightRange, RowDirection, SampleConvention } from '../core/grid.js';
+import type { GridDescription, HeightRange, RowDirection, SampleConvention } from '../core/grid.js';
+import type { FloatSummary } from '../core/summary.js';
 import type { Heightfield } from '../core/heightfield.js';
 import type { EncodeCounts } from '../core/encoding.js';
 import type { ConventionFlags, ConventionSources } from './input-conventions.js';
@@ -68,3 +69,11 @@ export interface WrittenHeightfield {
   /** Present when floats were encoded into codes. */
   encodeCounts: EncodeCounts | null;
 }
+
+/** The reductions a summary states: a float field's non-finite counts and finite extremes, or a code field's code range. */
+export type FieldStats =
+  | { readonly kind: 'codes'; readonly range: HeightRange; readonly codes: { min: number; max: number } | null }
+  | { readonly kind: 'float'; readonly floats: FloatSummary };
+
+/** What a summary says of the file besides its samples' reductions. */
+export type SummaryFacts = Pick<LoadedHeightfield, 'path' | 'container' | 'endian' | 'interlaced' | 'sidecar' | 'notes'> & { readonly grid: GridDescription };

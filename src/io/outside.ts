@@ -25,7 +25,7 @@ import { encodeHeightfield } from '../core/heightfield.js';
 import { DEFAULT_RANGE, type GridDescription, type HeightRange } from '../core/grid.js';
 import { FormatError, MismatchError } from '../errors.js';
 import { checkReaderMemory, MAX_FIELD_PIXELS } from './limits.js';
-import { fileSource, type DecoderInput } from './byte-source.js';
+import { fileSource, type ByteSource, type DecoderInput } from './byte-source.js';
 import { readInputFile } from './read-input.js';
 import { makeSidecar, readSidecarFor, sidecarPathFor, unorm16Encoding, verifyPayload, writePayloadWithSidecar, type Sidecar } from './sidecar.js';
 import {
@@ -33,14 +33,16 @@ import {
   resolveInputConventions,
   sameExtent,
   sidecarSources,
+  type ConventionSources,
   type FileConventions,
   type ResolvedConventions,
   type SampleEncoding,
 } from './input-conventions.js';
-import type { DecodedRaster, RasterSelection } from './formats/decoded-image.js';
-import type { LoadedHeightfield, ReadSettings, WriteSettings, WrittenHeightfield } from './heightfield-types.js';
+import type { DecodedRaster, RasterHeader, RasterSelection, RawSampleRun } from './formats/decoded-image.js';
+import type { FieldStats, LoadedHeightfield, ReadSettings, SummaryFacts, WriteSettings, WrittenHeightfield } from './heightfield-types.js';
 import { named } from './file-named.js';
-import { decoderFor, type OutsideContainer } from './containers.js';
+import { decoderFor, rawRunReaderFor, type OutsideContainer } from './containers.js';
+import { codeRangeStream, floatSummaryStream } from '../core/summary.js';
 import type { EncodeCounts } from '../core/encoding.js';
 
 export { outsideContainerFor, type OutsideContainer } from './containers.js';
@@ -55,7 +57,7 @@ async function decode(container: OutsideContainer, bytes: DecoderInput, where: s
 }
 
 /** What the decoded file itself says about its conventions. */
-function carriedConventions(r: DecodedRaster): FileConventions {
+function carriedConventions(r: RasterHeader): FileConventions {
   const out: { -readonly [K in keyof FileConventions]: FileConventions[K] } = {};
   if (r.georeference) {
     const g = r.georeference;
@@ -152,6 +154,86 @@ async function readOutside(path: string, container: OutsideContainer, s: ReadSet
     notes,
     conventions: resolved.sources,
   };
+}
+
+/** What a streamed summary returns (src/io/heightfield-file.ts summarizeHeightfieldFile turns it into `info`'s summary). */
+export interface StreamedSummary {
+  readonly facts: SummaryFacts;
+  readonly stats: FieldStats;
+  readonly conventions: ConventionSources;
+}
+
+/**
+ * The summary of an outside file whose samples are one raw run (RawSampleRun), read in windows straight into the
+ * summary kernel's memory — the field is never held, so a 4096² float file costs two windows, not 64 MiB.
+ * The same header checks, conventions and notes as readOutsideFile. Null (the caller reads the file whole) when the
+ * file has a sidecar (its payload is verified whole), the container or this file has no raw run, the samples need a
+ * conversion (float16, float64, int16, codes read as metres), or an extreme is a zero (whose sign is the first
+ * zero's in sample order, which a column-order run cannot tell).
+ */
+export async function streamOutsideSummary(path: string, container: OutsideContainer, s: ReadSettings): Promise<StreamedSummary | null> {
+  try {
+    return await streamSummary(path, container, s);
+  } catch (e) {
+    throw named(path, e);
+  }
+}
+
+async function streamSummary(path: string, container: OutsideContainer, s: ReadSettings): Promise<StreamedSummary | null> {
+  const reader = rawRunReaderFor(container);
+  if (!reader || readSidecarFor(path)) return null;
+  const rawRun = await reader;
+  const src = fileSource(path);
+  try {
+    const run = rawRun(src, path, { channel: s.channel, level: s.level, slice: s.slice }, { pixelLimit: s.pixelLimit ?? MAX_FIELD_PIXELS });
+    if (!run) return null;
+    const h = run.header;
+    const integer = h.sampleType === 'uint16' || h.sampleType === 'int16';
+    const resolved = resolveInputConventions(path, h.width, h.height, integer ? 'integer' : 'float', carriedConventions(h), s);
+    const codes = h.sampleType === 'uint16' && resolved.encoding.kind === 'unorm16';
+    if (!(codes || (h.sampleType === 'float32' && resolved.encoding.kind === 'metres')) || h.nodata !== null) return null;
+    const facts: SummaryFacts = { path, container, endian: 'le', interlaced: false, sidecar: null, notes: [h.description], grid: resolved.grid };
+    const size = codes ? 2 : 4;
+    if (codes) {
+      const range = resolved.encoding.kind === 'unorm16' ? resolved.encoding.range : DEFAULT_RANGE;
+      const stream = codeRangeStream();
+      readRun(src, run, stream.window, size, (n) => stream.add(n));
+      return { facts, stats: { kind: 'codes', range, codes: stream.finish() }, conventions: resolved.sources };
+    }
+    const stream = floatSummaryStream();
+    readRun(src, run, stream.window, size, (n) => stream.add(n));
+    const floats = stream.finish();
+    return floats ? { facts, stats: { kind: 'float', floats }, conventions: resolved.sources } : null;
+  } finally {
+    src.close();
+  }
+}
+
+/** Reads the run window by window into `window` (byte-swapped to the host's order), handing each window's sample count to `take`. */
+function readRun(src: ByteSource, run: RawSampleRun, window: Uint8Array, size: 2 | 4, take: (count: number) => void): void {
+  const step = window.length - (window.length % size);
+  const swap = run.little !== LITTLE_ENDIAN_HOST;
+  for (let at = 0; at < run.bytes; at += step) {
+    const n = Math.min(step, run.bytes - at);
+    src.readInto(run.offset + at, window.subarray(0, n), 'the samples');
+    if (swap) swapWords(window, n, size);
+    take(n / size);
+  }
+}
+
+const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+function swapWords(b: Uint8Array, bytes: number, size: 2 | 4): void {
+  if (size === 2) {
+    const u = new Uint16Array(b.buffer, b.byteOffset, bytes / 2);
+    for (let i = 0; i < u.length; i++) u[i] = ((u[i] & 0xff) << 8) | (u[i] >>> 8);
+    return;
+  }
+  const u = new Uint32Array(b.buffer, b.byteOffset, bytes / 4);
+  for (let i = 0; i < u.length; i++) {
+    const v = u[i];
+    u[i] = ((v & 0xff) << 24) | ((v & 0xff00) << 8) | ((v >>> 8) & 0xff00) | (v >>> 24);
+  }
 }
 
 /** The decoded samples as a heightfield on the resolved grid. */

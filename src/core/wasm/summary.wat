@@ -17,6 +17,26 @@
     (local.set $lo (local.get $pinf))
     (local.set $hi (local.get $ninf))
     (local.set $end (i32.shl (i32.and (local.get $count) (i32.const -4)) (i32.const 2)))
+    ;; The common chunk, every sample finite: pmin/pmax (one instruction each; a NaN lane never wins them) and a count
+    ;; of finite lanes. A chunk with any non-finite lane is scanned again by the exact loop below, which counts them.
+    (block $fast (loop $quick
+      (br_if $fast (i32.ge_u (local.get $p) (local.get $end)))
+      (local.set $v (v128.load (local.get $p)))
+      (local.set $lo (f32x4.pmin (local.get $lo) (local.get $v)))
+      (local.set $hi (f32x4.pmax (local.get $hi) (local.get $v)))
+      (local.set $cn (i32x4.sub (local.get $cn) (f32x4.lt (f32x4.abs (local.get $v)) (local.get $pinf))))
+      (local.set $p (i32.add (local.get $p) (i32.const 16)))
+      (br $quick)))
+    (if (i32.ne (i32.shl
+          (i32.add (i32.add (i32x4.extract_lane 0 (local.get $cn)) (i32x4.extract_lane 1 (local.get $cn)))
+                   (i32.add (i32x4.extract_lane 2 (local.get $cn)) (i32x4.extract_lane 3 (local.get $cn))))
+          (i32.const 2))
+          (local.get $end))
+      (then
+        (local.set $p (i32.const 0))
+        (local.set $lo (local.get $pinf))
+        (local.set $hi (local.get $ninf))))
+    (local.set $cn (i32x4.splat (i32.const 0)))
     (block $done (loop $vec
       (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
       (local.set $v (v128.load (local.get $p)))

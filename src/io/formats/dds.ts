@@ -20,7 +20,7 @@
  *   allocated; the file must hold every subresource it declares (a shorter file is truncated, not "mostly fine").
  */
 import { FormatError, LimitError } from '../../errors.js';
-import type { DecodedRaster, RasterLimits, RasterSelection } from './decoded-image.js';
+import type { DecodedRaster, RasterHeader, RasterLimits, RasterSelection, RawSampleRun } from './decoded-image.js';
 import { sourceOf, type DecoderInput } from '../byte-source.js';
 import { checkReaderMemory } from '../limits.js';
 
@@ -368,18 +368,27 @@ export function parseDdsHeader(bytes: Uint8Array, where: string): DdsHeaderInfo 
   return { width, height, mipCount, arraySize, dxgiFormat, resourceDimension, headerKind, dataOffset, pitchOrLinearSize, flags };
 }
 
-/**
- * Decodes the selected subresource and channel of a DDS file. See the file header for the rules.
- * @throws FormatError for a malformed, truncated or unsupported file or selection; LimitError over the pixel limit.
- */
-export function decodeDds(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits): DecodedRaster {
+/** What the header checks establish: the subresource's size, its bytes' place and layout, the channel chosen. */
+interface DdsLayout {
+  readonly header: RasterHeader;
+  readonly layout: PixelLayout;
+  readonly channel: number;
+  readonly start: number;
+  readonly count: number;
+  readonly bpp: number;
+  readonly formatName: string;
+  readonly level: number;
+  readonly slice: number;
+}
+
+/** The headers' checks (format, limit, pitch, selection, size present), shared by decoding and streaming. */
+function ddsLayout(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits): DdsLayout {
   const src = sourceOf(input, where);
   // The headers first (magic, DDS_HEADER, DDS_HEADER_DXT10), then only the subresource they name.
   const h = parseDdsHeader(src.head(4 + HEADER_SIZE + DX10_SIZE), where);
   const layout = READABLE.get(h.dxgiFormat);
   const formatName = dxgiFormatName(h.dxgiFormat);
   if (layout === undefined) fail(where, `${formatName} is not read: ${refusalReason(h.dxgiFormat)}`);
-
   // Sizes before anything else: the declared top level against the pixel limit.
   const pixels = h.width * h.height;
   if (pixels > limits.pixelLimit) {
@@ -437,25 +446,48 @@ export function decodeDds(input: DecoderInput, where: string, sel: RasterSelecti
   }
   const start = h.dataOffset + slice * sliceBytes + levelOffset;
   const count = lw * lh;
-  checkReaderMemory(where, `DDS ${lw}×${lh} ${formatName} (${count * bpp} bytes read, ${count * 4} bytes of samples)`, count * bpp + count * 4);
-  const span = src.read(start, count * bpp, `DDS mip ${level} of slice ${slice}`);
-  const values = extract(span, 0, count, layout, channel, src.fresh);
-
   const sampleType = layout.component === 'unorm16' ? 'uint16' : layout.component;
   const bareName = formatName.replace(/ \(\d+\)$/, '');
   const formatWords = h.headerKind === 'DX10' ? `${bareName} (DX10)` : `${h.headerKind.replace('legacy ', '')} (legacy header, read as ${bareName})`;
   const channelWords = layout.channels.length > 1 ? `, channel ${layout.channels[channel]} of ${layout.channels}` : '';
-  return {
+  const header: RasterHeader = {
     container: 'dds',
     width: lw,
     height: lh,
     sampleType,
-    values,
     unorm16: layout.component === 'unorm16',
     georeference: null,
     nodata: null,
     description: `DDS ${formatWords}, mip ${level} of ${h.mipCount}, slice ${slice} of ${h.arraySize}${channelWords}`,
   };
+  return { header, layout, channel, start, count, bpp, formatName, level, slice };
+}
+
+/**
+ * The subresource's samples as one run, where they are one (a one-channel format of 16- or 32-bit samples stored as
+ * read); null for interleaved channels or samples that need widening (decodeDds reads those).
+ */
+export function ddsRawRun(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits): RawSampleRun | null {
+  const d = ddsLayout(input, where, sel, limits);
+  if (d.layout.channels.length !== 1 || d.layout.component === 'float16') return null;
+  return { header: d.header, offset: d.start, bytes: d.count * d.bpp, little: true, order: 'rows' };
+}
+
+/**
+ * Decodes the selected subresource and channel of a DDS file. See the file header for the rules.
+ * @throws FormatError for a malformed, truncated or unsupported file or selection; LimitError over the pixel limit.
+ */
+export function decodeDds(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits): DecodedRaster {
+  const src = sourceOf(input, where);
+  const { header, layout, channel, start, count, bpp, formatName, level, slice } = ddsLayout(src, where, sel, limits);
+  checkReaderMemory(
+    where,
+    `DDS ${header.width}×${header.height} ${formatName} (${count * bpp} bytes read, ${count * 4} bytes of samples)`,
+    count * bpp + count * 4,
+  );
+  const span = src.read(start, count * bpp, `DDS mip ${level} of slice ${slice}`);
+  const values = extract(span, 0, count, layout, channel, src.fresh);
+  return { ...header, values };
 }
 
 function pickChannel(layout: PixelLayout, formatName: string, requested: string | undefined, where: string): number {

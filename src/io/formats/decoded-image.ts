@@ -47,6 +47,25 @@ export interface DecodedRaster {
   readonly description: string;
 }
 
+/** Everything a decoder states about a raster but its samples: what it knows once its headers are read. */
+export type RasterHeader = Omit<DecodedRaster, 'values'>;
+
+/**
+ * A raster whose samples the file stores as one contiguous run of bytes, without compression or interleaved channels
+ * (a .npy array, a one-channel DDS subresource): what a streaming reader (`info`'s summary) reads in windows instead
+ * of decoding into one array. The decoder's header checks have passed when it hands this back.
+ */
+export interface RawSampleRun {
+  readonly header: RasterHeader;
+  /** Byte offset and length of the run in the file. */
+  readonly offset: number;
+  readonly bytes: number;
+  /** Byte order of the stored samples. */
+  readonly little: boolean;
+  /** 'rows': the run is in sample order (row 0 first); 'columns': column-major (a Fortran-order array). */
+  readonly order: 'rows' | 'columns';
+}
+
 /** Selections a container may offer; each decoder refuses a selection it does not have, naming the choices. */
 export interface RasterSelection {
   /** DDS: R|G|B|A for multi-channel formats; EXR: a channel name (default Y, else R). */

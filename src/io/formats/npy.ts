@@ -21,7 +21,7 @@
  */
 import { FormatError, InputRangeError, LimitError } from '../../errors.js';
 import { widenFloat16 } from './dds.js';
-import type { DecodedRaster, RasterLimits, RasterSampleType, RasterSelection, RasterValues } from './decoded-image.js';
+import type { DecodedRaster, RasterHeader, RasterLimits, RasterSampleType, RasterSelection, RasterValues, RawSampleRun } from './decoded-image.js';
 import { sourceOf, type DecoderInput } from '../byte-source.js';
 import { checkReaderMemory } from '../limits.js';
 
@@ -219,11 +219,20 @@ function descrKind(descr: string, where: string): { kind: (typeof KINDS)[string]
   fail(where, `descr ${JSON.stringify(descr)} is refused: ${why}; ${fix}`);
 }
 
-/**
- * Decodes a 2-D .npy array. See the file header for the rules.
- * @throws FormatError for a malformed, truncated or unsupported file; LimitError over the pixel limit.
- */
-export function decodeNpy(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits): DecodedRaster {
+/** What the header checks establish: the array's sample type, byte order, shape and where its bytes lie. */
+interface NpyLayout {
+  readonly h: NpyHeader;
+  readonly kind: (typeof KINDS)[string];
+  readonly little: boolean;
+  readonly width: number;
+  readonly height: number;
+  readonly need: number;
+  readonly shapeText: string;
+  readonly header: RasterHeader;
+}
+
+/** The header's checks (magic, version, dict, type, shape, limit, exact size), shared by decoding and streaming. */
+function npyLayout(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits): NpyLayout {
   const src = sourceOf(input, where);
   if (sel.channel !== undefined || sel.level !== undefined || sel.slice !== undefined) {
     fail(where, 'a .npy file holds one 2-D array; it has no channel, mip level or slice to select');
@@ -250,6 +259,36 @@ export function decodeNpy(input: DecoderInput, where: string, sel: RasterSelecti
   if (present > need) {
     fail(where, `${present - need} bytes follow the ${need}-byte array (another array appended?); expected the file to end there`);
   }
+  const header: RasterHeader = {
+    container: 'npy',
+    width,
+    height,
+    sampleType: kind.type,
+    unorm16: false,
+    georeference: null,
+    nodata: null,
+    description:
+      `NumPy .npy v${h.version}, ${h.descr} (${kind.words}, ${little ? 'little' : 'big'}-endian), ` +
+      `${h.fortran ? 'Fortran order (transposed to rows)' : 'C order'}, shape ${shapeText}${squeezed ? ` read as (${height}, ${width})` : ''}`,
+  };
+  return { h, kind, little, width, height, need, shapeText, header };
+}
+
+/** The array's bytes as one run (a .npy is never compressed): what `info` streams instead of decoding. */
+export function npyRawRun(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits): RawSampleRun {
+  const l = npyLayout(input, where, sel, limits);
+  const columns = l.h.fortran && l.width > 1 && l.height > 1;
+  return { header: l.header, offset: l.h.dataOffset, bytes: l.need, little: l.little, order: columns ? 'columns' : 'rows' };
+}
+
+/**
+ * Decodes a 2-D .npy array. See the file header for the rules.
+ * @throws FormatError for a malformed, truncated or unsupported file; LimitError over the pixel limit.
+ */
+export function decodeNpy(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits): DecodedRaster {
+  const src = sourceOf(input, where);
+  const { h, kind, little, width, height, need, shapeText, header } = npyLayout(src, where, sel, limits);
+  const count = width * height;
 
   // Fortran order stores a[:, 0] first: element (r, c) at c·H + r. It is transposed as integer words (exact bits)
   // straight from the file's bytes when they are aligned; C order is one copy. Either way the result owns its buffer.
@@ -288,19 +327,7 @@ export function decodeNpy(input: DecoderInput, where: string, sel: RasterSelecti
       values = new Float64Array(raw.buffer);
       break;
   }
-  return {
-    container: 'npy',
-    width,
-    height,
-    sampleType: kind.type,
-    values,
-    unorm16: false,
-    georeference: null,
-    nodata: null,
-    description:
-      `NumPy .npy v${h.version}, ${h.descr} (${kind.words}, ${little ? 'little' : 'big'}-endian), ` +
-      `${h.fortran ? 'Fortran order (transposed to rows)' : 'C order'}, shape ${shapeText}${squeezed ? ` read as (${height}, ${width})` : ''}`,
-  };
+  return { ...header, values };
 }
 
 function swapBytes(b: Uint8Array, size: number): void {

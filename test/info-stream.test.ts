@@ -1,0 +1,140 @@
+/**
+ * `info`'s streamed summary (summarizeHeightfieldFile): a raw run of samples read in windows into the summary kernel
+ * must say exactly what reading the file whole and summarizing it says — the same summary, conventions and notes, and
+ * the same refusal, word for word — on every file numpy (test/peers/npy_peer.py) and the DDS peer
+ * (test/peers/write_dds.py) write, the ones heightbench refuses included, under each convention flag that changes the
+ * reading. It also holds no field: `info` of a float .npy over the reader's memory budget still answers (the whole
+ * read is refused there), and a file whose extreme is a zero, which the stream leaves to the whole read, still gets
+ * the first zero's sign.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readAnyHeightfieldFile, summarizeHeightfield, summarizeHeightfieldFile } from '../src/io/heightfield-file.js';
+import { encodeNpy } from '../src/io/formats/npy.js';
+import type { ReadSettings } from '../src/io/heightfield-types.js';
+import { tempDir } from './helpers.js';
+
+const root = join(import.meta.dirname, '..');
+const python = join(root, '.venv', 'bin', 'python');
+const npyDir = tempDir('hb-info-npy-');
+const ddsDir = tempDir('hb-info-dds-');
+const own = tempDir('hb-info-own-');
+
+function peer(script: string, ...args: string[]): void {
+  const r = spawnSync(python, [join(root, 'test', 'peers', script), ...args], { encoding: 'utf8' });
+  if (r.error) throw new Error(`peer ${script} could not start (${python}): ${r.error.message}`);
+  if (r.status !== 0) throw new Error(`peer ${script} failed (${r.status}): ${r.stderr}`);
+}
+
+beforeAll(() => {
+  peer('npy_peer.py', 'write', npyDir);
+  peer('write_dds.py', ddsDir);
+});
+
+type Outcome = { ok: unknown } | { refused: string; kind: string };
+
+async function outcome(run: () => Promise<unknown>): Promise<Outcome> {
+  try {
+    return { ok: await run() };
+  } catch (e) {
+    return { refused: (e as Error).message, kind: (e as Error).constructor.name };
+  }
+}
+
+async function both(path: string, s: ReadSettings): Promise<[Outcome, Outcome]> {
+  const streamed = await outcome(async () => summarizeHeightfieldFile(path, s));
+  const whole = await outcome(async () => {
+    const loaded = await readAnyHeightfieldFile(path, s);
+    return { summary: summarizeHeightfield(loaded), conventions: loaded.conventions };
+  });
+  return [streamed, whole];
+}
+
+const SETTINGS: ReadSettings[] = [
+  {},
+  { encoding: 'unorm16', range: { min: -100, max: 300 } },
+  { rowDirection: 'row0-at-ymax', extent: { xmin: 0, ymin: 0, sizeX: 64, sizeY: 32 } },
+  { requireConventions: true },
+];
+
+const files = (dir: string, ext: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith(ext))
+    .sort();
+
+describe('the streamed summary says what the whole read says', () => {
+  for (const [dir, ext] of [
+    [npyDir, '.npy'],
+    [ddsDir, '.dds'],
+  ] as const) {
+    it(`every ${ext} the peer wrote, under each setting`, async () => {
+      const names = files(dir, ext);
+      expect(names.length).toBeGreaterThan(10);
+      let answered = 0;
+      let refused = 0;
+      for (const f of names) {
+        for (const s of SETTINGS) {
+          const [streamed, whole] = await both(join(dir, f), s);
+          expect(streamed, `${f} ${JSON.stringify(s)}`).toEqual(whole);
+          if ('ok' in whole) answered++;
+          else refused++;
+        }
+      }
+      // Both kinds of outcome were met: the comparison covered answers and refusals.
+      expect(answered).toBeGreaterThan(10);
+      expect(refused).toBeGreaterThan(3);
+    });
+  }
+});
+
+describe('the stream holds no field', () => {
+  it('answers over the reader budget, where the whole read is refused', async () => {
+    const n = 2048;
+    const v = new Float32Array(n * n);
+    for (let i = 0; i < v.length; i++) v[i] = ((i * 7919) % 100003) / 7 - 5000;
+    v[5] = NaN;
+    v[n * n - 1] = -Infinity;
+    const path = join(own, 'big.npy');
+    writeFileSync(path, encodeNpy(v, n, n));
+    const before = process.env.HEIGHTBENCH_MAX_MEMORY_MB;
+    const wholeOk = await summarizeHeightfield(await readAnyHeightfieldFile(path));
+    process.env.HEIGHTBENCH_MAX_MEMORY_MB = '4';
+    try {
+      await expect(readAnyHeightfieldFile(path)).rejects.toThrow(/over the memory budget of 4 MiB/);
+      const { summary } = await summarizeHeightfieldFile(path);
+      expect(summary).toEqual(wholeOk);
+      expect([summary.nan, summary.negInf, summary.minMetres, summary.maxMetres]).toEqual([1, 1, -5000, Math.fround(100002 / 7 - 5000)]);
+    } finally {
+      if (before === undefined) delete process.env.HEIGHTBENCH_MAX_MEMORY_MB;
+      else process.env.HEIGHTBENCH_MAX_MEMORY_MB = before;
+    }
+  });
+
+  it('a zero extreme keeps the sign of the first zero in sample order (C and Fortran order)', async () => {
+    // C order, 2 × 4: +0 first, -0 next, in neighbouring lanes of the kernel (whose lane fold would prefer -0).
+    const c = join(own, 'zero-c.npy');
+    writeFileSync(c, encodeNpy(new Float32Array([0, -0, 5, 6, 7, 8, 9, 10]), 4, 2));
+    // Fortran order, 8 × 2: the file holds +0 at index 4 and -0 at index 8 (one lane of the kernel, +0 met first),
+    // but in sample order -0 (row 0, column 1) comes before +0 (row 4, column 0).
+    const f = join(own, 'zero-f.npy');
+    const stored = Float32Array.from({ length: 16 }, (_, k) => k + 1);
+    stored[4] = 0;
+    stored[8] = -0;
+    const bytes = encodeNpy(stored, 2, 8); // stored order; the header is rewritten to Fortran order below
+    const text = new TextDecoder('latin1').decode(bytes.subarray(10, 80));
+    const header = text.replace("'fortran_order': False", "'fortran_order': True ");
+    expect(header).not.toBe(text);
+    bytes.set(new TextEncoder().encode(header), 10);
+    writeFileSync(f, bytes);
+    for (const [path, sign] of [
+      [c, 0],
+      [f, -0],
+    ] as const) {
+      const { summary } = await summarizeHeightfieldFile(path);
+      expect(Object.is(summary.minMetres, sign), `${path}: min ${summary.minMetres}`).toBe(true);
+      expect(summary).toEqual(summarizeHeightfield(await readAnyHeightfieldFile(path)));
+    }
+  });
+});
