@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { codeRange, codeRangeJs, summarizeFloats, summarizeFloatsJs } from '../src/core/summary.js';
+import { codeRange, codeRangeJs, codeRangeStream, floatSummaryStream, summarizeFloats, summarizeFloatsJs, swapWordsJs } from '../src/core/summary.js';
 import { tempDir, testRandom } from './helpers.js';
 
 const rnd = testRandom(0x5a11);
@@ -89,5 +89,60 @@ describe('code range: kernel against the loop', () => {
       expect(codeRange(c)).toEqual({ min: 0, max: 65535 });
     }
     expect(codeRange(new Uint16Array(0))).toBeNull();
+  });
+});
+
+describe('streamed summaries: windows of a big-endian run, swapped on the kernel', () => {
+  /** Feeds `v` stored big-endian through a stream window by window, as `info` streams a .npy run. */
+  function streamBigEndian<T>(
+    bytes: Uint8Array,
+    size: 2 | 4,
+    make: () => { window: Uint8Array; swap(b: number, s: 2 | 4): void; add(n: number): void; finish(): T },
+  ): T {
+    const s = make();
+    const step = s.window.length;
+    for (let at = 0; at < bytes.length; at += step) {
+      const n = Math.min(step, bytes.length - at);
+      s.window.set(bytes.subarray(at, at + n));
+      s.swap(n, size);
+      s.add(n / size);
+    }
+    return s.finish();
+  }
+
+  it('floats: the streamed summary equals the loops (null only for a zero extreme)', () => {
+    for (const n of [1, 5, 262144, 262147, 600001])
+      for (const p of [0, 0.01]) {
+        const v = field(n, p);
+        const be = new Uint8Array(v.buffer.slice(0));
+        swapWordsJs(be, be.length, 4);
+        const got = streamBigEndian(be, 4, floatSummaryStream);
+        const want = summarizeFloatsJs(v);
+        if (want.min === 0 || want.max === 0) expect(got).toBeNull();
+        else expect(got).toEqual(want);
+      }
+  });
+
+  it('codes: the streamed range equals the loop', () => {
+    for (const n of [1, 9, 524288, 524297]) {
+      const q = Uint16Array.from({ length: n }, () => Math.floor(rnd() * 65536));
+      const be = new Uint8Array(q.buffer.slice(0));
+      swapWordsJs(be, be.length, 2);
+      expect(streamBigEndian(be, 2, codeRangeStream)).toEqual(codeRangeJs(q));
+    }
+  });
+
+  it("the kernel's swap equals the loop, tails included", () => {
+    for (const size of [2, 4] as const)
+      for (const bytes of [0, 4, 12, 16, 20, 36, 1 << 20]) {
+        const s = floatSummaryStream();
+        const data = Uint8Array.from({ length: bytes }, () => Math.floor(rnd() * 256));
+        s.window.set(data);
+        s.swap(bytes, size);
+        const want = data.slice();
+        swapWordsJs(want, bytes, size);
+        expect(Buffer.from(s.window.subarray(0, bytes)).equals(Buffer.from(want)), `${size}-byte words, ${bytes} bytes`).toBe(true);
+        if (bytes >= 4) expect(Buffer.from(want).equals(Buffer.from(data))).toBe(false);
+      }
   });
 });

@@ -25,6 +25,8 @@ interface SummaryKernel {
   memory: { buffer: ArrayBuffer };
   floats(count: number, out: number): void;
   codes(count: number, out: number): void;
+  swap32(bytes: number): void;
+  swap16(bytes: number): void;
 }
 
 /** Chunk bytes at offset 0; the state block right after. */
@@ -133,6 +135,8 @@ export function codeRange(codes: Uint16Array): { min: number; max: number } | nu
  */
 export interface SummaryStream<T> {
   readonly window: Uint8Array;
+  /** Reverses the byte order of the window's first `bytes` bytes, word by word (a big-endian run). */
+  swap(bytes: number, size: 2 | 4): void;
   add(count: number): void;
   finish(): T;
 }
@@ -146,6 +150,7 @@ export function floatSummaryStream(): SummaryStream<FloatSummary | null> {
     const view = new Float32Array(window.buffer);
     return {
       window,
+      swap: (bytes, size) => swapWordsJs(window, bytes, size),
       add(count) {
         for (let i = 0; i < count; i++) {
           const v = view[i];
@@ -169,6 +174,7 @@ export function floatSummaryStream(): SummaryStream<FloatSummary | null> {
   state.setFloat32(16, -Infinity, true);
   return {
     window: new Uint8Array(k.memory.buffer, 0, CHUNK_BYTES),
+    swap: (bytes, size) => (size === 4 ? k.swap32(bytes) : k.swap16(bytes)),
     add: (count) => k.floats(count, OUT),
     finish: () =>
       streamResult(state.getInt32(0, true), state.getInt32(4, true), state.getInt32(8, true), state.getFloat32(12, true), state.getFloat32(16, true)),
@@ -191,6 +197,7 @@ export function codeRangeStream(): SummaryStream<{ min: number; max: number } | 
     let hi = 0;
     return {
       window,
+      swap: (bytes, size) => swapWordsJs(window, bytes, size),
       add(count) {
         added += count;
         for (let i = 0; i < count; i++) {
@@ -207,10 +214,25 @@ export function codeRangeStream(): SummaryStream<{ min: number; max: number } | 
   state.setInt32(4, 0, true);
   return {
     window: new Uint8Array(k.memory.buffer, 0, CHUNK_BYTES),
+    swap: (bytes, size) => (size === 4 ? k.swap32(bytes) : k.swap16(bytes)),
     add(count) {
       added += count;
       k.codes(count, OUT);
     },
     finish: () => (added === 0 ? null : { min: state.getInt32(0, true), max: state.getInt32(4, true) }),
   };
+}
+
+/** The byte order of `bytes` bytes of `b` reversed word by word: the loop the kernel's swap32/swap16 stand for. */
+export function swapWordsJs(b: Uint8Array, bytes: number, size: 2 | 4): void {
+  if (size === 2) {
+    const u = new Uint16Array(b.buffer, b.byteOffset, bytes / 2);
+    for (let i = 0; i < u.length; i++) u[i] = ((u[i] & 0xff) << 8) | (u[i] >>> 8);
+    return;
+  }
+  const u = new Uint32Array(b.buffer, b.byteOffset, bytes / 4);
+  for (let i = 0; i < u.length; i++) {
+    const v = u[i];
+    u[i] = ((v & 0xff) << 24) | ((v & 0xff00) << 8) | ((v >>> 8) & 0xff00) | (v >>> 24);
+  }
 }

@@ -42,7 +42,7 @@ import type { DecodedRaster, RasterHeader, RasterSelection, RawSampleRun } from 
 import type { FieldStats, LoadedHeightfield, ReadSettings, SummaryFacts, WriteSettings, WrittenHeightfield } from './heightfield-types.js';
 import { named } from './file-named.js';
 import { decoderFor, rawRunReaderFor, type OutsideContainer } from './containers.js';
-import { codeRangeStream, floatSummaryStream } from '../core/summary.js';
+import { codeRangeStream, floatSummaryStream, type SummaryStream } from '../core/summary.js';
 import type { EncodeCounts } from '../core/encoding.js';
 
 export { outsideContainerFor, type OutsideContainer } from './containers.js';
@@ -197,11 +197,11 @@ async function streamSummary(path: string, container: OutsideContainer, s: ReadS
     if (codes) {
       const range = resolved.encoding.kind === 'unorm16' ? resolved.encoding.range : DEFAULT_RANGE;
       const stream = codeRangeStream();
-      readRun(src, run, stream.window, size, (n) => stream.add(n));
+      readRun(src, run, stream, size);
       return { facts, stats: { kind: 'codes', range, codes: stream.finish() }, conventions: resolved.sources };
     }
     const stream = floatSummaryStream();
-    readRun(src, run, stream.window, size, (n) => stream.add(n));
+    readRun(src, run, stream, size);
     const floats = stream.finish();
     return floats ? { facts, stats: { kind: 'float', floats }, conventions: resolved.sources } : null;
   } finally {
@@ -209,32 +209,20 @@ async function streamSummary(path: string, container: OutsideContainer, s: ReadS
   }
 }
 
-/** Reads the run window by window into `window` (byte-swapped to the host's order), handing each window's sample count to `take`. */
-function readRun(src: ByteSource, run: RawSampleRun, window: Uint8Array, size: 2 | 4, take: (count: number) => void): void {
+/** Reads the run window by window into the stream's window (byte-swapped to the host's order) and adds each window. */
+function readRun(src: ByteSource, run: RawSampleRun, stream: SummaryStream<unknown>, size: 2 | 4): void {
+  const window = stream.window;
   const step = window.length - (window.length % size);
   const swap = run.little !== LITTLE_ENDIAN_HOST;
   for (let at = 0; at < run.bytes; at += step) {
     const n = Math.min(step, run.bytes - at);
     src.readInto(run.offset + at, window.subarray(0, n), 'the samples');
-    if (swap) swapWords(window, n, size);
-    take(n / size);
+    if (swap) stream.swap(n, size);
+    stream.add(n / size);
   }
 }
 
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-
-function swapWords(b: Uint8Array, bytes: number, size: 2 | 4): void {
-  if (size === 2) {
-    const u = new Uint16Array(b.buffer, b.byteOffset, bytes / 2);
-    for (let i = 0; i < u.length; i++) u[i] = ((u[i] & 0xff) << 8) | (u[i] >>> 8);
-    return;
-  }
-  const u = new Uint32Array(b.buffer, b.byteOffset, bytes / 4);
-  for (let i = 0; i < u.length; i++) {
-    const v = u[i];
-    u[i] = ((v & 0xff) << 24) | ((v & 0xff00) << 8) | ((v >>> 8) & 0xff00) | (v >>> 24);
-  }
-}
 
 /** The decoded samples as a heightfield on the resolved grid. */
 function toField(path: string, r: DecodedRaster, c: ResolvedConventions, notes: string[]): Heightfield {

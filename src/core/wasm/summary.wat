@@ -118,4 +118,35 @@
       (br $tail)))
     (i32.store (local.get $out) (local.get $a))
     (i32.store offset=4 (local.get $out) (local.get $b)))
+
+  ;; Byte order of the [0, bytes) samples at offset 0 reversed in place, per 32-bit (swap32) or 16-bit (swap16) word:
+  ;; a big-endian run read into the window before it is summarized. `bytes` is a multiple of the word size.
+  (func (export "swap32") (param $bytes i32)
+    (local $p i32) (local $end i32)
+    (local.set $end (i32.and (local.get $bytes) (i32.const -16)))
+    (block $done (loop $vec
+      (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
+      (v128.store (local.get $p) (i8x16.shuffle 3 2 1 0 7 6 5 4 11 10 9 8 15 14 13 12 (v128.load (local.get $p)) (v128.load (local.get $p))))
+      (local.set $p (i32.add (local.get $p) (i32.const 16)))
+      (br $vec)))
+    (block $tdone (loop $tail
+      (br_if $tdone (i32.ge_u (local.get $p) (local.get $bytes)))
+      (i32.store (local.get $p) (i32.or (i32.or (i32.shl (i32.load8_u (local.get $p)) (i32.const 24)) (i32.shl (i32.load8_u offset=1 (local.get $p)) (i32.const 16)))
+                                        (i32.or (i32.shl (i32.load8_u offset=2 (local.get $p)) (i32.const 8)) (i32.load8_u offset=3 (local.get $p)))))
+      (local.set $p (i32.add (local.get $p) (i32.const 4)))
+      (br $tail))))
+
+  (func (export "swap16") (param $bytes i32)
+    (local $p i32) (local $end i32)
+    (local.set $end (i32.and (local.get $bytes) (i32.const -16)))
+    (block $done (loop $vec
+      (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
+      (v128.store (local.get $p) (i8x16.shuffle 1 0 3 2 5 4 7 6 9 8 11 10 13 12 15 14 (v128.load (local.get $p)) (v128.load (local.get $p))))
+      (local.set $p (i32.add (local.get $p) (i32.const 16)))
+      (br $vec)))
+    (block $tdone (loop $tail
+      (br_if $tdone (i32.ge_u (local.get $p) (local.get $bytes)))
+      (i32.store16 (local.get $p) (i32.or (i32.shl (i32.load8_u (local.get $p)) (i32.const 8)) (i32.load8_u offset=1 (local.get $p))))
+      (local.set $p (i32.add (local.get $p) (i32.const 2)))
+      (br $tail))))
 )
