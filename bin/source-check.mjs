@@ -6,9 +6,9 @@
 // or no record (a dist built by hand without the bundle step).
 // [R] Fast path: when no input is newer than the record, nothing is hashed (stat only, ~1 ms); otherwise (an edit, or
 // a checkout that touched every file) the inputs are hashed (~2 MB, a few ms) and compared.
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { createRequire } from 'node:module';
+import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -18,20 +18,21 @@ export const RECORD = 'dist/.sources.json';
 
 function inputs(root) {
   const files = [];
-  const walk = (dir) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const p = join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile()) files.push(relative(root, p).split('\\').join('/'));
-    }
-  };
-  walk(join(root, 'src'));
+  // One recursive listing, names joined as strings (a walk of readdir calls, or path.relative per file, costs several
+  // times more at every start).
+  const src = join(root, 'src');
+  for (const e of readdirSync(src, { recursive: true, withFileTypes: true })) {
+    if (e.isFile()) files.push(`src${e.parentPath.slice(src.length).split(sep).join('/')}/${e.name}`);
+  }
   for (const f of BUILD_INPUTS) if (existsSync(join(root, f))) files.push(f);
   return files.sort();
 }
 
 /** Each input's SHA-256, by path (sorted). */
 export function sourceDigest(root = ROOT) {
+  // node:crypto is loaded only here: its load is a noticeable part of a one-shot command's start, and the fast path
+  // above never hashes.
+  const { createHash } = createRequire(import.meta.url)('node:crypto');
   const files = {};
   for (const f of inputs(root))
     files[f] = createHash('sha256')
@@ -48,7 +49,7 @@ export function distStaleness(root = ROOT) {
   const files = inputs(root);
   // Strictly older: the clock behind mtimes is coarse (a few ms), so a file written in the same tick as the record
   // may hold its change and is hashed.
-  if (files.every((f) => statSync(join(root, f)).mtimeMs < built)) return null;
+  if (files.every((f) => statSync(`${root}/${f}`).mtimeMs < built)) return null;
   const was = JSON.parse(readFileSync(record, 'utf8')).files ?? {};
   const now = sourceDigest(root);
   for (const f of new Set([...Object.keys(was), ...Object.keys(now)].sort())) {
