@@ -5,13 +5,19 @@
  * (test/peers/write_dds.py) write, the ones heightbench refuses included, under each convention flag that changes the
  * reading. It also holds no field: `info` of a float .npy over the reader's memory budget still answers (the whole
  * read is refused there), and a file whose extreme is a zero, which the stream leaves to the whole read, still gets
- * the first zero's sign.
+ * the first zero's sign. heightbench's own .r16/.r32 with their sidecars likewise, with the payload's digest checked
+ * from the windows: a changed byte, a contradicting setting or sidecar, a big-endian payload and the recovery of an
+ * interrupted pair write each give what the whole read gives.
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readAnyHeightfieldFile, summarizeHeightfield, summarizeHeightfieldFile } from '../src/io/heightfield-file.js';
+import { readAnyHeightfieldFile, summarizeHeightfield, summarizeHeightfieldFile, writeOwnHeightfieldFile } from '../src/io/heightfield-file.js';
+import { codeHeightfield, floatHeightfield } from '../src/core/heightfield.js';
+import { domainGrid } from '../src/core/grid.js';
+import { pendingPathFor } from '../src/io/atomic.js';
+import { readFileSync, renameSync } from 'node:fs';
 import { encodeNpy } from '../src/io/formats/npy.js';
 import type { ReadSettings } from '../src/io/heightfield-types.js';
 import { tempDir } from './helpers.js';
@@ -136,5 +142,81 @@ describe('the stream holds no field', () => {
       expect(Object.is(summary.minMetres, sign), `${path}: min ${summary.minMetres}`).toBe(true);
       expect(summary).toEqual(summarizeHeightfield(await readAnyHeightfieldFile(path)));
     }
+  });
+});
+
+describe("heightbench's own containers with their sidecars", () => {
+  it('every case gives what the whole read gives', async () => {
+    const n = 96;
+    const codes = Uint16Array.from({ length: n * n }, (_, i) => ((i * 2654435761) % 65536) >>> 0);
+    const heights = Float32Array.from({ length: n * n }, (_, i) => Math.sin(i) * 300);
+    heights[7] = NaN;
+    heights[8] = Infinity;
+    const paths: string[] = [];
+    const put = (name: string, write: (p: string) => void): string => {
+      const p = join(own, name);
+      write(p);
+      paths.push(p);
+      return p;
+    };
+    put('plain.r16', (p) => writeOwnHeightfieldFile(p, codeHeightfield(domainGrid(n), codes, { min: -500, max: 500 })));
+    put('be.r16', (p) => writeOwnHeightfieldFile(p, codeHeightfield(domainGrid(n), codes, { min: -20, max: 80 }), { endian: 'be' }));
+    put('plain.r32', (p) => writeOwnHeightfieldFile(p, floatHeightfield(domainGrid(n), heights)));
+    const zero = heights.slice();
+    zero.fill(0, 0, 4);
+    zero.fill(-0, 4, 8);
+    zero.fill(1);
+    zero[3] = 0;
+    zero[9] = -0;
+    put('zero.r32', (p) => writeOwnHeightfieldFile(p, floatHeightfield(domainGrid(n), zero)));
+    // One byte changed after the sidecar was written: refused by its digest.
+    put('changed.r16', (p) => {
+      writeOwnHeightfieldFile(p, codeHeightfield(domainGrid(n), codes, { min: -500, max: 500 }));
+      const b = readFileSync(p);
+      b[1234] ^= 1;
+      writeFileSync(p, b);
+    });
+    // One byte short: refused by its size.
+    put('short.r32', (p) => {
+      writeOwnHeightfieldFile(p, floatHeightfield(domainGrid(n), heights));
+      writeFileSync(p, readFileSync(p).subarray(1));
+    });
+    // An interrupted pair write: the new sidecar committed, its payload still under the pending name.
+    put('pending.r16', (p) => {
+      writeOwnHeightfieldFile(p, codeHeightfield(domainGrid(n), codes, { min: -500, max: 500 }));
+      const old = readFileSync(p);
+      const w = writeOwnHeightfieldFile(
+        p,
+        codeHeightfield(
+          domainGrid(n),
+          codes.map((q) => q ^ 5),
+          { min: -500, max: 500 },
+        ),
+      );
+      renameSync(p, pendingPathFor(p, w.sidecar.payload.sha256));
+      writeFileSync(p, old);
+    });
+    // The sidecar's container is not the extension's.
+    put('wrong.r32', (p) => {
+      writeOwnHeightfieldFile(join(own, 'x.r16'), codeHeightfield(domainGrid(n), codes, { min: -500, max: 500 }));
+      renameSync(join(own, 'x.r16'), p);
+      renameSync(join(own, 'x.r16.json'), `${p}.json`);
+    });
+    const settings: ReadSettings[] = [{}, { endian: 'be' }, { size: { width: n, height: n } }, { encoding: 'metres' }, { range: { min: 0, max: 1 } }];
+    let answered = 0;
+    let refused = 0;
+    for (const p of paths)
+      for (const s of settings) {
+        const [streamed, whole] = await both(p, s);
+        expect(streamed, `${p} ${JSON.stringify(s)}`).toEqual(whole);
+        if ('ok' in whole) answered++;
+        else refused++;
+      }
+    expect(answered).toBeGreaterThan(8);
+    expect(refused).toBeGreaterThan(8);
+    const pending = await summarizeHeightfieldFile(join(own, 'pending.r16'));
+    expect(pending.summary.notes.join(' ')).toMatch(/interrupted/);
+    const zeroSummary = (await summarizeHeightfieldFile(join(own, 'zero.r32'))).summary;
+    expect(Object.is(zeroSummary.minMetres, 0)).toBe(true);
   });
 });

@@ -34,7 +34,9 @@ import {
   type SampleEncoding,
 } from './input-conventions.js';
 import { decodeR16, encodeR16, inferSquareR16Side, checkR16Size } from './r16.js';
-import { codeRange, summarizeFloats } from '../core/summary.js';
+import { codeRange, codeRangeStream, floatSummaryStream, summarizeFloats, type SummaryStream } from '../core/summary.js';
+import { fileSource, type ByteSource } from './byte-source.js';
+import { createHash } from 'node:crypto';
 import { decodeR32, encodeR32, inferSquareR32Side, checkR32Size } from './r32.js';
 import {
   makeSidecar,
@@ -50,7 +52,7 @@ import {
   type Endian,
   type Sidecar,
 } from './sidecar.js';
-import type { FieldStats, LoadedHeightfield, ReadSettings, SummaryFacts, WriteSettings, WrittenHeightfield } from './heightfield-types.js';
+import type { FieldStats, LoadedHeightfield, ReadSettings, StreamedSummary, SummaryFacts, WriteSettings, WrittenHeightfield } from './heightfield-types.js';
 import { namingFile } from './file-named.js';
 
 export type { LoadedHeightfield, ReadSettings, WriteSettings, WrittenHeightfield } from './heightfield-types.js';
@@ -620,14 +622,17 @@ export function summaryOf(h: SummaryFacts, stats: FieldStats): HeightfieldSummar
 }
 
 /**
- * `info`'s summary of a file: a raw run of samples (a .npy, a one-channel DDS) without a sidecar is streamed through
- * the summary kernel in windows, never held whole (src/io/outside.ts streamOutsideSummary); every other file is read
- * (readAnyHeightfieldFile) and summarized. Both give the same summary, conventions and refusals.
+ * `info`'s summary of a file: a raw run of samples — a .npy, a one-channel DDS without a sidecar (src/io/outside.ts
+ * streamOutsideSummary), an .r16 or .r32 with its sidecar (streamOwnSummary) — is streamed through the summary kernel
+ * in windows, never held whole; every other file is read (readAnyHeightfieldFile) and summarized. Both give the same
+ * summary, conventions and refusals.
  */
 export async function summarizeHeightfieldFile(
   path: string,
   settings: ReadSettings = {},
 ): Promise<{ summary: HeightfieldSummary; conventions: ConventionSources }> {
+  const own = streamOwnSummary(path, settings);
+  if (own) return { summary: summaryOf(own.facts, own.stats), conventions: own.conventions };
   const outside = outsideContainerFor(path);
   if (outside) {
     const { streamOutsideSummary } = await import('./outside.js');
@@ -636,4 +641,57 @@ export async function summarizeHeightfieldFile(
   }
   const loaded = await readAnyHeightfieldFile(path, settings);
   return { summary: summarizeHeightfield(loaded), conventions: loaded.conventions };
+}
+
+/**
+ * The summary of an .r16 or .r32 with its sidecar, streamed: the payload read in windows into the summary kernel's
+ * memory, each window hashed before it is summarized; the digest must be the sidecar's. Null — the caller reads the
+ * file whole, which then gives the refusal or the note exactly as it always does — for anything but that plain case:
+ * no sidecar, a sidecar or setting that the whole read would refuse or note, a size or digest that differs, a file
+ * that changes while it is read, samples read as metres, or a zero extreme (see floatSummaryStream).
+ */
+function streamOwnSummary(path: string, settings: ReadSettings): StreamedSummary | null {
+  const entry = containerEntryFor(path);
+  if (entry?.reader !== 'own' || entry.container === 'png16') return null;
+  const container = entry.container;
+  let src: ByteSource | null = null;
+  try {
+    const sidecar = readSidecarFor(path);
+    if (!sidecar || sidecar.container !== container) return null;
+    checkSettingsAgainstSidecar(path, container, sidecar, settings);
+    const { columns: width, rows: height } = sidecar.grid;
+    const bytes = sidecar.payload.bytes;
+    if (container === 'r16') checkR16Size(bytes, width, height, path);
+    else checkR32Size(bytes, width, height, path);
+    const described = sidecarConventions(sidecar, path, settings);
+    const endian = sidecar.endian;
+    const codes = container === 'r16';
+    if (codes ? described.encoding.kind !== 'unorm16' : endian !== 'le') return null;
+    src = fileSource(path);
+    if (src.size !== bytes) return null;
+    const hash = createHash('sha256');
+    const size = codes ? 2 : 4;
+    const codeStream = codes ? codeRangeStream() : null;
+    const floatStream = codes ? null : floatSummaryStream();
+    const stream: SummaryStream<unknown> = codeStream ?? floatStream!;
+    const step = stream.window.length - (stream.window.length % size);
+    for (let at = 0; at < bytes; at += step) {
+      const n = Math.min(step, bytes - at);
+      hash.update(src.readInto(at, stream.window.subarray(0, n), 'the payload'));
+      if (endian === 'be') stream.swap(n, size);
+      stream.add(n / size);
+    }
+    if (hash.digest('hex') !== sidecar.payload.sha256) return null;
+    const facts: SummaryFacts = { path, container, endian, interlaced: false, sidecar, notes: [], grid: described.grid };
+    if (codeStream) {
+      const range = described.encoding.kind === 'unorm16' ? described.encoding.range : DEFAULT_RANGE;
+      return { facts, stats: { kind: 'codes', range, codes: codeStream.finish() }, conventions: described.sources };
+    }
+    const floats = floatStream!.finish();
+    return floats ? { facts, stats: { kind: 'float', floats }, conventions: described.sources } : null;
+  } catch {
+    return null;
+  } finally {
+    src?.close();
+  }
 }

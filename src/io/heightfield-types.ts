@@ -77,3 +77,10 @@ export type FieldStats =
 
 /** What a summary says of the file besides its samples' reductions. */
 export type SummaryFacts = Pick<LoadedHeightfield, 'path' | 'container' | 'endian' | 'interlaced' | 'sidecar' | 'notes'> & { readonly grid: GridDescription };
+
+/** What a streamed summary returns (summarizeHeightfieldFile turns it into `info`'s summary). */
+export interface StreamedSummary {
+  readonly facts: SummaryFacts;
+  readonly stats: FieldStats;
+  readonly conventions: ConventionSources;
+}

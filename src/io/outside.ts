@@ -33,13 +33,12 @@ import {
   resolveInputConventions,
   sameExtent,
   sidecarSources,
-  type ConventionSources,
   type FileConventions,
   type ResolvedConventions,
   type SampleEncoding,
 } from './input-conventions.js';
 import type { DecodedRaster, RasterHeader, RasterSelection, RawSampleRun } from './formats/decoded-image.js';
-import type { FieldStats, LoadedHeightfield, ReadSettings, SummaryFacts, WriteSettings, WrittenHeightfield } from './heightfield-types.js';
+import type { LoadedHeightfield, ReadSettings, StreamedSummary, SummaryFacts, WriteSettings, WrittenHeightfield } from './heightfield-types.js';
 import { named } from './file-named.js';
 import { decoderFor, rawRunReaderFor, type OutsideContainer } from './containers.js';
 import { codeRangeStream, floatSummaryStream, type SummaryStream } from '../core/summary.js';
@@ -154,13 +153,6 @@ async function readOutside(path: string, container: OutsideContainer, s: ReadSet
     notes,
     conventions: resolved.sources,
   };
-}
-
-/** What a streamed summary returns (src/io/heightfield-file.ts summarizeHeightfieldFile turns it into `info`'s summary). */
-export interface StreamedSummary {
-  readonly facts: SummaryFacts;
-  readonly stats: FieldStats;
-  readonly conventions: ConventionSources;
 }
 
 /**
