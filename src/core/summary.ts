@@ -68,16 +68,22 @@ function finiteExtremes(values: ArrayLike<number>): [number | null, number | nul
   return [Number.isFinite(lo) ? lo : null, Number.isFinite(hi) ? hi : null];
 }
 
-/** The summary of a float field: on the kernel for float32, else (or without WebAssembly) summarizeFloatsJs. */
-export function summarizeFloats(values: Float32Array | Float64Array | ArrayLike<number>): FloatSummary {
-  const k = values instanceof Float32Array ? summaryKernel() : null;
-  if (!k || !(values instanceof Float32Array)) return summarizeFloatsJs(values);
+/** The kernel's float state block, emptied: no non-finite sample counted, extremes at ±Infinity. */
+function freshFloatState(k: SummaryKernel): DataView {
   const state = new DataView(k.memory.buffer, OUT, 32);
   state.setInt32(0, 0, true);
   state.setInt32(4, 0, true);
   state.setInt32(8, 0, true);
   state.setFloat32(12, Infinity, true);
   state.setFloat32(16, -Infinity, true);
+  return state;
+}
+
+/** The summary of a float field: on the kernel for float32, else (or without WebAssembly) summarizeFloatsJs. */
+export function summarizeFloats(values: Float32Array | Float64Array | ArrayLike<number>): FloatSummary {
+  const k = values instanceof Float32Array ? summaryKernel() : null;
+  if (!k || !(values instanceof Float32Array)) return summarizeFloatsJs(values);
+  const state = freshFloatState(k);
   const per = CHUNK_BYTES / 4;
   const chunk = new Float32Array(k.memory.buffer, 0, per);
   for (let at = 0; at < values.length; at += per) {
@@ -166,12 +172,7 @@ export function floatSummaryStream(): SummaryStream<FloatSummary | null> {
       finish: () => streamResult(acc.nan, acc.posInf, acc.negInf, acc.min, acc.max),
     };
   }
-  const state = new DataView(k.memory.buffer, OUT, 32);
-  state.setInt32(0, 0, true);
-  state.setInt32(4, 0, true);
-  state.setInt32(8, 0, true);
-  state.setFloat32(12, Infinity, true);
-  state.setFloat32(16, -Infinity, true);
+  const state = freshFloatState(k);
   return {
     window: new Uint8Array(k.memory.buffer, 0, CHUNK_BYTES),
     swap: (bytes, size) => (size === 4 ? k.swap32(bytes) : k.swap16(bytes)),
