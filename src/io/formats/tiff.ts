@@ -658,10 +658,13 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
     }
     if (compression === 8 || compression === 32946) {
       // Asynchronous inflate runs on libuv's thread pool, so several blocks inflate at once. Its limit is clamped to
-      // what Node accepts (the block itself is already bounded by maxBlock and the budget).
+      // what Node accepts (the block itself is already bounded by maxBlock and the budget). [R] One output chunk one
+      // byte over the limit: with Node's 16 KiB default every chunk is a round trip to the pool and the chunks are
+      // joined by a copy; a stream inflating past the limit fills the chunk and is refused as before.
       const limit = Math.min(Math.max(need, cap), ZLIB_MAX_OUTPUT);
+      const chunkSize = Math.max(64, Math.min(limit + 1, ZLIB_MAX_OUTPUT));
       return new Promise((resolve, reject) => {
-        inflate(data, { maxOutputLength: limit }, (err, out) => {
+        inflate(data, { maxOutputLength: limit, chunkSize }, (err, out) => {
           if (err) reject(new FormatError(`${where}: TIFF ${what}: deflate data is corrupt or inflates past ${limit} bytes (${err.message})`));
           else resolve(out.byteOffset % 8 === 0 ? new Uint8Array(out.buffer, out.byteOffset, out.byteLength) : new Uint8Array(out));
         });
