@@ -468,8 +468,40 @@ function floatRowInto(row: Uint8Array, out: Uint32Array, at: number, cols: numbe
 interface PredictorKernel {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
   rows(rows: number, wc: number, out: number): void;
+  horizontal(rows: number, wc: number, size: number, swap: number, sum: number): void;
 }
 let predictorKernel: PredictorKernel | null | undefined;
+
+function predictorKernelHere(): PredictorKernel | null {
+  if (predictorKernel === undefined)
+    predictorKernel = wasmDisabled() || !LITTLE_ENDIAN_HOST ? null : instantiateWasm<PredictorKernel>(TIFF_PREDICTOR_WASM_BASE64);
+  return predictorKernel;
+}
+
+/**
+ * swapWords (where `swap`, a big-endian file) and then undoHorizontal (where `sum`, predictor 2) for the first `rows`
+ * rows of `rowBytes` bytes of a block of one sample a pixel, 2- or 4-byte words, on the WebAssembly kernel
+ * (wasm/tiff-predictor.wat `horizontal`); the words come back as a view on the kernel's memory, valid until its next
+ * call. Null where the kernel does not run or does not take the block (the loops then serve). [R] A one-shot process
+ * would run the word loops in V8's baseline tiers.
+ */
+export function horizontalOnKernel(block: Uint8Array, rows: number, rowBytes: number, size: number, swap: boolean, sum: boolean): Uint8Array | null {
+  const k = predictorKernelHere();
+  if (!k || (size !== 2 && size !== 4) || rowBytes % size !== 0) return null;
+  const bytes = rows * rowBytes;
+  const need = bytes - k.memory.buffer.byteLength;
+  if (need > 0) k.memory.grow(Math.ceil(need / 65536));
+  const mem = new Uint8Array(k.memory.buffer, 0, bytes);
+  mem.set(block.subarray(0, bytes));
+  k.horizontal(rows, rowBytes / size, size, swap ? 1 : 0, sum ? 1 : 0);
+  return mem;
+}
+
+/** swapWords and undoHorizontal as decodeTiff runs them without the kernel (held equal to horizontalOnKernel by a test). */
+export function horizontalLoops(block: Uint8Array, rows: number, rowBytes: number, size: number, swap: boolean, sum: boolean, stride: number): void {
+  if (swap) swapWords(block.subarray(0, rows * rowBytes), size);
+  if (sum) undoHorizontal(block, rows, rowBytes, size, stride);
+}
 
 /**
  * floatRowInto for `rows` float32 rows of a block on the WebAssembly kernel (wasm/tiff-predictor.wat: the running sum
@@ -477,9 +509,7 @@ let predictorKernel: PredictorKernel | null | undefined;
  * does not run (the loop then serves). [R] A one-shot process would run the byte loops in V8's baseline tiers.
  */
 function floatRowsOnKernel(block: Uint8Array, rows: number, rowBytes: number, out: Uint32Array, at: number, stride: number, cols: number): boolean {
-  if (predictorKernel === undefined)
-    predictorKernel = wasmDisabled() || !LITTLE_ENDIAN_HOST ? null : instantiateWasm<PredictorKernel>(TIFF_PREDICTOR_WASM_BASE64);
-  const k = predictorKernel;
+  const k = predictorKernelHere();
   if (!k || rowBytes % 4 !== 0) return false;
   const bytes = rows * rowBytes;
   const dst = (bytes + 15) & ~15;
@@ -729,8 +759,13 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
       failure = new FormatError(`${where}: TIFF ${blockName(index)} decodes to ${block.length} bytes, expected ${need} (truncated or corrupt)`);
       continue;
     }
-    if (predictor !== 3 && !scan.littleEndian && sampleBytes > 1) swapWords(block.subarray(0, need), sampleBytes);
-    if (predictor === 2) undoHorizontal(block, rows, rowBytes, sampleBytes, blockSpp);
+    const swap = predictor !== 3 && !scan.littleEndian && sampleBytes > 1;
+    let words = block;
+    if (swap || predictor === 2) {
+      const onKernel = blockSpp === 1 || predictor !== 2 ? horizontalOnKernel(block, validRows, rowBytes, sampleBytes, swap, predictor === 2) : null;
+      if (onKernel !== null) words = onKernel;
+      else horizontalLoops(block, rows, rowBytes, sampleBytes, swap, predictor === 2, blockSpp);
+    }
     if (predictor === 3 && blockSpp === 1 && (sampleBytes === 4 || sampleBytes === 8)) {
       // The common float GeoTIFF: planes straight into the output words, no scratch row.
       if (sampleBytes === 4 && floatRowsOnKernel(block, validRows, rowBytes, out32, by * bh * width + bx * bw, width, validCols)) continue;
@@ -739,8 +774,13 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
       }
       continue;
     }
+    if (blockSpp === 1 && bw === width && predictor !== 3) {
+      // Rows as wide as the image (strips): one copy for the block.
+      outBytes.set(words.subarray(0, validRows * rowBytes), by * bh * width * sampleBytes);
+      continue;
+    }
     for (let r = 0; r < validRows; r++) {
-      let row = block.subarray(r * rowBytes, (r + 1) * rowBytes);
+      let row = words.subarray(r * rowBytes, (r + 1) * rowBytes);
       if (predictor === 3) {
         undoFloatRow(row, scratch, sampleBytes, blockSpp);
         row = scratch;
@@ -804,7 +844,8 @@ export function lzwDecodeFast(src: Uint8Array, max: number, where: string, what:
   const k = lzwKernel;
   if (!k) return lzwDecode(src, max, where, what);
   const out = (LZW_SRC + src.length + 2 + 15) & ~15;
-  const need = out + max - k.memory.buffer.byteLength;
+  // 16 bytes to spare after `max`: the kernel copies strings sixteen bytes at a time.
+  const need = out + max + 16 - k.memory.buffer.byteLength;
   if (need > 0) k.memory.grow(Math.ceil(need / 65536));
   const mem = new Uint8Array(k.memory.buffer);
   mem.set(src, LZW_SRC);
