@@ -676,6 +676,8 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
   const blockName = (index: number): string => `${tiled ? 'tile' : 'strip'} ${index}`;
   const rowsOf = (by: number): number => (tiled ? bh : Math.min(bh, height - by * bh));
   /** Decompresses one block to at least the bytes its rows need (sparse blocks: null). */
+  const deflated = compression === 8 || compression === 32946;
+  /** Inflates one deflate block to at least the bytes its rows need (sparse blocks: null). */
   const inflateBlock = (index: number, need: number): Promise<Uint8Array | null> => {
     const count = counts[index];
     if (count === 0) return Promise.resolve(null);
@@ -686,37 +688,43 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
     } catch (e) {
       return Promise.reject(e);
     }
-    if (compression === 8 || compression === 32946) {
-      // Asynchronous inflate runs on libuv's thread pool, so several blocks inflate at once. Its limit is clamped to
-      // what Node accepts (the block itself is already bounded by maxBlock and the budget). [R] One output chunk one
-      // byte over the limit: with Node's 16 KiB default every chunk is a round trip to the pool and the chunks are
-      // joined by a copy; a stream inflating past the limit fills the chunk and is refused as before.
-      const limit = Math.min(Math.max(need, cap), ZLIB_MAX_OUTPUT);
-      const chunkSize = Math.max(64, Math.min(limit + 1, ZLIB_MAX_OUTPUT));
-      return new Promise((resolve, reject) => {
-        inflate(data, { maxOutputLength: limit, chunkSize }, (err, out) => {
-          if (err) reject(new FormatError(`${where}: TIFF ${what}: deflate data is corrupt or inflates past ${limit} bytes (${err.message})`));
-          else resolve(out.byteOffset % 8 === 0 ? new Uint8Array(out.buffer, out.byteOffset, out.byteLength) : new Uint8Array(out));
-        });
+    // Asynchronous inflate runs on libuv's thread pool, so several blocks inflate at once. Its limit is clamped to
+    // what Node accepts (the block itself is already bounded by maxBlock and the budget). [R] One output chunk one
+    // byte over the limit: with Node's 16 KiB default every chunk is a round trip to the pool and the chunks are
+    // joined by a copy; a stream inflating past the limit fills the chunk and is refused as before.
+    const limit = Math.min(Math.max(need, cap), ZLIB_MAX_OUTPUT);
+    const chunkSize = Math.max(64, Math.min(limit + 1, ZLIB_MAX_OUTPUT));
+    return new Promise((resolve, reject) => {
+      inflate(data, { maxOutputLength: limit, chunkSize }, (err, out) => {
+        if (err) reject(new FormatError(`${where}: TIFF ${what}: deflate data is corrupt or inflates past ${limit} bytes (${err.message})`));
+        else resolve(out.byteOffset % 8 === 0 ? new Uint8Array(out.buffer, out.byteOffset, out.byteLength) : new Uint8Array(out));
       });
+    });
+  };
+  /**
+   * Decodes one block of the other compressions when its turn comes (sparse blocks: null): LZW straight from the file
+   * into the kernel's memory, handed back as a view valid until the next block.
+   */
+  const decodeBlock = (index: number, need: number): Uint8Array | null => {
+    const count = counts[index];
+    if (count === 0) return null;
+    const what = blockName(index);
+    const limit = Math.max(need, cap);
+    if (compression === 5) {
+      // Decoded one byte past the block's size, so that a stream expanding beyond it is refused, as deflate's is.
+      const out =
+        lzwDecodeBlock(src, offsets[index], count, limit + 1, where, what) ??
+        lzwDecode(src.read(offsets[index], count, `TIFF ${what}`), limit + 1, where, what);
+      if (out.length > limit) throw new FormatError(`${where}: TIFF ${what}: LZW data is corrupt or decodes past ${limit} bytes (its block's size)`);
+      return out;
     }
-    try {
-      if (compression === 1) {
-        if (count < need) throw new FormatError(`${where}: TIFF ${what} holds ${count} bytes, expected ${need} (truncated?)`);
-        return Promise.resolve(src.fresh ? data.subarray(0, need) : Uint8Array.prototype.slice.call(data, 0, need));
-      }
-      const limit = Math.max(need, cap);
-      if (compression === 5) {
-        // Decoded one byte past the block's size, so that a stream expanding beyond it is refused, as deflate's is.
-        const out = lzwDecodeFast(data, limit + 1, where, what);
-        if (out.length > limit) throw new FormatError(`${where}: TIFF ${what}: LZW data is corrupt or decodes past ${limit} bytes (its block's size)`);
-        return Promise.resolve(out);
-      }
-      // PackBits output is capped at the block's size: the rows past it are never needed.
-      return Promise.resolve(packBitsDecode(data, limit));
-    } catch (e) {
-      return Promise.reject(e);
+    const data = src.read(offsets[index], count, `TIFF ${what}`);
+    if (compression === 1) {
+      if (count < need) throw new FormatError(`${where}: TIFF ${what} holds ${count} bytes, expected ${need} (truncated?)`);
+      return src.fresh ? data.subarray(0, need) : Uint8Array.prototype.slice.call(data, 0, need);
     }
+    // PackBits output is capped at the block's size: the rows past it are never needed.
+    return packBitsDecode(data, limit);
   };
   const jobs: { index: number; bx: number; by: number }[] = [];
   for (let by = 0; by < down; by++) for (let bx = 0; bx < across; bx++) jobs.push({ index: firstBlock + by * across + bx, bx, by });
@@ -724,6 +732,7 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
   type Settled = { ok: true; block: Uint8Array | null } | { ok: false; error: unknown };
   const inflight: Promise<Settled>[] = [];
   const start = (j: number): void => {
+    if (!deflated) return;
     const job = jobs[j];
     inflight[j] = inflateBlock(job.index, rowsOf(job.by) * rowBytes).then(
       (block): Settled => ({ ok: true, block }),
@@ -734,10 +743,20 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
   const sparseBlocks: [number, number, number, number][] = [];
   let failure: unknown = null;
   for (let j = 0; j < jobs.length; j++) {
-    const settled = await inflight[j];
-    delete inflight[j];
-    if (failure !== null) continue;
-    if (j + WINDOW < jobs.length) start(j + WINDOW);
+    let settled: Settled;
+    if (deflated) {
+      settled = await inflight[j];
+      delete inflight[j];
+      if (failure !== null) continue;
+      if (j + WINDOW < jobs.length) start(j + WINDOW);
+    } else {
+      if (failure !== null) break;
+      try {
+        settled = { ok: true, block: decodeBlock(jobs[j].index, rowsOf(jobs[j].by) * rowBytes) };
+      } catch (error) {
+        settled = { ok: false, error };
+      }
+    }
     if (!settled.ok) {
       failure = settled.error;
       // Let the blocks already in flight settle (their results are dropped) before reporting.
@@ -840,25 +859,57 @@ const LZW_SRC = 41024;
  * kernel leaves to the loop (a code equal to a full table's next entry) is decoded by the loop.
  */
 export function lzwDecodeFast(src: Uint8Array, max: number, where: string, what: string): Uint8Array {
-  if (lzwKernel === undefined) lzwKernel = wasmDisabled() ? null : instantiateWasm<LzwKernel>(TIFF_LZW_WASM_BASE64);
-  const k = lzwKernel;
+  const k = lzwKernelHere();
   if (!k) return lzwDecode(src, max, where, what);
-  const out = (LZW_SRC + src.length + 2 + 15) & ~15;
-  // 16 bytes to spare after `max`: the kernel copies strings sixteen bytes at a time.
-  const need = out + max + 16 - k.memory.buffer.byteLength;
-  if (need > 0) k.memory.grow(Math.ceil(need / 65536));
-  const mem = new Uint8Array(k.memory.buffer);
+  const mem = lzwMemory(k, src.length, max);
   mem.set(src, LZW_SRC);
-  mem[LZW_SRC + src.length] = 0;
-  mem[LZW_SRC + src.length + 1] = 0;
-  const o = k.lzw(LZW_SRC, src.length, out, max);
-  if (o === -3) return lzwDecode(src, max, where, what);
+  return lzwOnKernel(k, src.length, max, where, what).slice();
+}
+
+/**
+ * lzwDecodeFast for a block still in the file: its bytes read straight into the kernel's memory and the decoded bytes
+ * handed back as a view on it, valid until the kernel's next call; null where the kernel does not run.
+ */
+function lzwDecodeBlock(src: ByteSource, offset: number, count: number, max: number, where: string, what: string): Uint8Array | null {
+  const k = lzwKernelHere();
+  if (!k) return null;
+  // The check a fresh read of the block makes before its buffer is allocated.
+  if (src.fresh) checkReaderMemory(src.where, `TIFF ${what}`, count);
+  const mem = lzwMemory(k, count, max);
+  src.readInto(offset, mem.subarray(LZW_SRC, LZW_SRC + count), `TIFF ${what}`);
+  return lzwOnKernel(k, count, max, where, what);
+}
+
+function lzwKernelHere(): LzwKernel | null {
+  if (lzwKernel === undefined) lzwKernel = wasmDisabled() ? null : instantiateWasm<LzwKernel>(TIFF_LZW_WASM_BASE64);
+  return lzwKernel;
+}
+
+/** Where the kernel writes its output for a source of `len` bytes. */
+const lzwOut = (len: number): number => (LZW_SRC + len + 2 + 15) & ~15;
+
+/** The kernel's memory, grown to hold a source of `len` bytes and `max` bytes of output. */
+function lzwMemory(k: LzwKernel, len: number, max: number): Uint8Array {
+  // 16 bytes to spare after `max`: the kernel copies strings sixteen bytes at a time.
+  const need = lzwOut(len) + max + 16 - k.memory.buffer.byteLength;
+  if (need > 0) k.memory.grow(Math.ceil(need / 65536));
+  return new Uint8Array(k.memory.buffer);
+}
+
+/** Runs the kernel on the `len` source bytes at LZW_SRC: a view on its output, or lzwDecode's answer. */
+function lzwOnKernel(k: LzwKernel, len: number, max: number, where: string, what: string): Uint8Array {
+  const mem = new Uint8Array(k.memory.buffer);
+  mem[LZW_SRC + len] = 0;
+  mem[LZW_SRC + len + 1] = 0;
+  const out = lzwOut(len);
+  const o = k.lzw(LZW_SRC, len, out, max);
+  if (o === -3) return lzwDecode(mem.slice(LZW_SRC, LZW_SRC + len), max, where, what);
   if (o < 0) {
     const [bit, code, next] = new Int32Array(k.memory.buffer, 40960, 3);
     const why = o === -1 ? `code ${code} right after a clear code` : `code ${code} beyond the table's ${next} entries`;
     throw new FormatError(`${where}: TIFF ${what}: LZW data is corrupt (${why} at bit ${bit})`);
   }
-  return mem.slice(out, out + o);
+  return mem.subarray(out, out + o);
 }
 
 export function lzwDecode(src: Uint8Array, max: number, where: string, what: string): Uint8Array {
