@@ -890,8 +890,8 @@ const lzwOut = (len: number): number => (LZW_SRC + len + 2 + 15) & ~15;
 
 /** The kernel's memory, grown to hold a source of `len` bytes and `max` bytes of output. */
 function lzwMemory(k: LzwKernel, len: number, max: number): Uint8Array {
-  // 16 bytes to spare after `max`: the kernel copies strings sixteen bytes at a time.
-  const need = lzwOut(len) + max + 16 - k.memory.buffer.byteLength;
+  // 4112 bytes to spare after `max`: the kernel copies a string whole (up to 4096 bytes), sixteen bytes at a time.
+  const need = lzwOut(len) + max + 4112 - k.memory.buffer.byteLength;
   if (need > 0) k.memory.grow(Math.ceil(need / 65536));
   return new Uint8Array(k.memory.buffer);
 }
