@@ -678,13 +678,20 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
   /** Decompresses one block to at least the bytes its rows need (sparse blocks: null). */
   const deflated = compression === 8 || compression === 32946;
   /** Inflates one deflate block to at least the bytes its rows need (sparse blocks: null). */
-  const inflateBlock = (index: number, need: number): Promise<Uint8Array | null> => {
+  // From a file, each slot of the window reads its blocks into one buffer (the block before in the slot has settled).
+  const slots: Uint8Array[] = [];
+  const inflateBlock = (index: number, need: number, slot: number): Promise<Uint8Array | null> => {
     const count = counts[index];
     if (count === 0) return Promise.resolve(null);
     const what = blockName(index);
     let data: Uint8Array;
     try {
-      data = src.read(offsets[index], count, `TIFF ${what}`);
+      if (src.fresh) {
+        // The check a fresh read of the block makes, before the slot's buffer is allocated.
+        checkReaderMemory(src.where, `TIFF ${what}`, count);
+        slots[slot] ??= new Uint8Array(largest);
+        data = src.readInto(offsets[index], slots[slot].subarray(0, count), `TIFF ${what}`);
+      } else data = src.read(offsets[index], count, `TIFF ${what}`);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -734,7 +741,7 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
   const start = (j: number): void => {
     if (!deflated) return;
     const job = jobs[j];
-    inflight[j] = inflateBlock(job.index, rowsOf(job.by) * rowBytes).then(
+    inflight[j] = inflateBlock(job.index, rowsOf(job.by) * rowBytes, j % WINDOW).then(
       (block): Settled => ({ ok: true, block }),
       (error: unknown): Settled => ({ ok: false, error }),
     );
