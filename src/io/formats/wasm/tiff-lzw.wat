@@ -17,7 +17,7 @@
   (func (export "lzw") (param $src i32) (param $len i32) (param $out i32) (param $max i32) (result i32)
     (local $i i32) (local $bit i32) (local $total i32) (local $width i32) (local $next i32) (local $old i32)
     (local $o i32) (local $at i32) (local $chunk i32) (local $code i32) (local $prev i32) (local $l i32)
-    (local $s i32) (local $d i32) (local $k i32)
+    (local $s i32) (local $d i32) (local $k i32) (local $mask i32)
     (block $init (loop $fill
       (br_if $init (i32.ge_u (local.get $i) (i32.const 256)))
       (i32.store (i32.shl (local.get $i) (i32.const 2)) (i32.add (i32.const 32768) (local.get $i)))
@@ -27,6 +27,7 @@
       (br $fill)))
     (local.set $total (i32.shl (local.get $len) (i32.const 3)))
     (local.set $width (i32.const 9))
+    (local.set $mask (i32.const 511))
     (local.set $next (i32.const 258))
     (local.set $old (i32.const -1))
     (block $stop (loop $codes
@@ -39,11 +40,12 @@
         (i32.load8_u offset=2 (local.get $at))))
       (local.set $code (i32.and
         (i32.shr_u (local.get $chunk) (i32.sub (i32.sub (i32.const 24) (i32.and (local.get $bit) (i32.const 7))) (local.get $width)))
-        (i32.sub (i32.shl (i32.const 1) (local.get $width)) (i32.const 1))))
+        (local.get $mask)))
       (local.set $bit (i32.add (local.get $bit) (local.get $width)))
       (br_if $stop (i32.eq (local.get $code) (i32.const 257)))
       (if (i32.eq (local.get $code) (i32.const 256)) (then
         (local.set $width (i32.const 9))
+        (local.set $mask (i32.const 511))
         (local.set $next (i32.const 258))
         (local.set $old (i32.const -1))
         (br $codes)))
@@ -96,10 +98,11 @@
       (local.set $o (i32.add (local.get $o) (local.get $l)))
       (local.set $o (select (local.get $o) (local.get $max) (i32.lt_s (local.get $o) (local.get $max))))
       (local.set $old (local.get $code))
-      (if (i32.and
-            (i32.ge_s (i32.add (local.get $next) (i32.const 1)) (i32.shl (i32.const 1) (local.get $width)))
-            (i32.lt_s (local.get $width) (i32.const 12)))
-        (then (local.set $width (i32.add (local.get $width) (i32.const 1)))))
+      ;; $mask is 2^width − 1: next + 1 reaching 2^width is next reaching the mask
+      (if (i32.and (i32.ge_s (local.get $next) (local.get $mask)) (i32.lt_s (local.get $width) (i32.const 12)))
+        (then
+          (local.set $width (i32.add (local.get $width) (i32.const 1)))
+          (local.set $mask (i32.add (i32.shl (local.get $mask) (i32.const 1)) (i32.const 1)))))
       (br $codes)))
     (local.get $o))
 )
