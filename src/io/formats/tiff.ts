@@ -41,7 +41,8 @@ import { FormatError, LimitError } from '../../errors.js';
 import { instantiateWasm, wasmDisabled } from '../../core/wasm.js';
 import { TIFF_LZW_WASM_BASE64 } from './wasm/tiff-lzw-wasm.js';
 import { TIFF_PREDICTOR_WASM_BASE64 } from './wasm/tiff-predictor-wasm.js';
-import type { DecodedRaster, RasterGeoreference, RasterLimits, RasterSampleType, RasterSelection, RasterValues } from './decoded-image.js';
+import type { SummaryStream } from '../../core/summary.js';
+import type { DecodedRaster, RasterGeoreference, RasterHeader, RasterLimits, RasterSampleType, RasterSelection, RasterValues } from './decoded-image.js';
 
 export { encodeTiff, type TiffEncodeOptions } from './tiff-write.js';
 
@@ -505,22 +506,20 @@ export function horizontalLoops(block: Uint8Array, rows: number, rowBytes: numbe
 
 /**
  * floatRowInto for `rows` float32 rows of a block on the WebAssembly kernel (wasm/tiff-predictor.wat: the running sum
- * and the planes sixteen at a time), each row's first `cols` words stored at `at` + r·`stride`; false where the kernel
- * does not run (the loop then serves). [R] A one-shot process would run the byte loops in V8's baseline tiers.
+ * and the planes sixteen at a time): the words, `rowBytes` a row, as a view on the kernel's memory valid until its next
+ * call; null where the kernel does not run (the loop then serves). [R] A one-shot process would run the byte loops in
+ * V8's baseline tiers.
  */
-function floatRowsOnKernel(block: Uint8Array, rows: number, rowBytes: number, out: Uint32Array, at: number, stride: number, cols: number): boolean {
+function floatRowsOnKernel(block: Uint8Array, rows: number, rowBytes: number): Uint8Array | null {
   const k = predictorKernelHere();
-  if (!k || rowBytes % 4 !== 0) return false;
+  if (!k || rowBytes % 4 !== 0) return null;
   const bytes = rows * rowBytes;
   const dst = (bytes + 15) & ~15;
   const need = dst + bytes - k.memory.buffer.byteLength;
   if (need > 0) k.memory.grow(Math.ceil(need / 65536));
   new Uint8Array(k.memory.buffer, 0, bytes).set(block.subarray(0, bytes));
-  const wc = rowBytes / 4;
-  k.rows(rows, wc, dst);
-  const words = new Uint32Array(k.memory.buffer, dst, rows * wc);
-  for (let r = 0; r < rows; r++) out.set(words.subarray(r * wc, r * wc + cols), at + r * stride);
-  return true;
+  k.rows(rows, rowBytes / 4, dst);
+  return new Uint8Array(k.memory.buffer, dst, bytes);
 }
 
 /** Whether typed arrays are little-endian here (the kernel writes little-endian words). */
@@ -528,6 +527,46 @@ const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** Reads page 0 of a (Geo)TIFF and returns one band of it; see the file header for the rules. */
 export async function decodeTiff(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits): Promise<DecodedRaster> {
+  const r = (await readTiff(input, where, sel, limits, null)) as { header: RasterHeader; values: RasterValues };
+  const h = r.header;
+  return {
+    container: h.container,
+    width: h.width,
+    height: h.height,
+    sampleType: h.sampleType,
+    values: r.values,
+    unorm16: h.unorm16,
+    georeference: h.georeference,
+    nodata: h.nodata,
+    description: h.description,
+  };
+}
+
+/**
+ * decodeTiff's reading without the field, for `info`: the band's float32 samples fed block by block, row by row, to
+ * `stream` (sample order within each block's rows, blocks in file order), then the header decodeTiff would give.
+ * Null, with nothing read past the header, where the band is not float32 samples of one sample a block pixel without
+ * GDAL_NODATA and empty blocks (the caller reads the file whole). Refuses what decodeTiff refuses, by the same steps,
+ * except the memory for the whole field (never held here).
+ */
+export async function summarizeTiff(
+  input: DecoderInput,
+  where: string,
+  sel: RasterSelection,
+  limits: RasterLimits,
+  stream: SummaryStream<unknown>,
+): Promise<RasterHeader | null> {
+  const r = await readTiff(input, where, sel, limits, stream);
+  return r === null ? null : r.header;
+}
+
+async function readTiff(
+  input: DecoderInput,
+  where: string,
+  sel: RasterSelection,
+  limits: RasterLimits,
+  stream: SummaryStream<unknown> | null,
+): Promise<{ header: RasterHeader; values: RasterValues | null } | null> {
   const src = sourceOf(input, where);
   const scan = readIfd0(src, where);
   if (sel.level !== undefined && sel.level !== 0) {
@@ -665,17 +704,55 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
   const WINDOW = Math.max(1, Math.min(16, Math.floor((256 * 2 ** 20) / cap)));
   const n = width * height;
   const inFlight = Math.min(WINDOW, present) * (cap + largest);
-  checkReaderMemory(
-    where,
-    `TIFF ${width}×${height} ${kind.type} (${n * sampleBytes} bytes of samples, ${kind.type === 'float32' ? 0 : n * 4} to widen or narrow them, ${inFlight} for the blocks in flight)`,
-    n * sampleBytes + (kind.type === 'float32' ? 0 : n * 4) + inFlight + rowBytes,
-  );
-  const outBytes = new Uint8Array(n * sampleBytes);
+  if (stream !== null) {
+    if (kind.type !== 'float32' || nodata !== null || present < perPlane || blockSpp !== 1) return null;
+    checkReaderMemory(where, `TIFF ${width}×${height} ${kind.type} (${inFlight} bytes for the blocks in flight)`, inFlight + rowBytes);
+  } else {
+    checkReaderMemory(
+      where,
+      `TIFF ${width}×${height} ${kind.type} (${n * sampleBytes} bytes of samples, ${kind.type === 'float32' ? 0 : n * 4} to widen or narrow them, ${inFlight} for the blocks in flight)`,
+      n * sampleBytes + (kind.type === 'float32' ? 0 : n * 4) + inFlight + rowBytes,
+    );
+  }
+  const outBytes = new Uint8Array(stream === null ? n * sampleBytes : 0);
   const scratch = new Uint8Array(rowBytes);
-  const out32 = new Uint32Array(outBytes.buffer, 0, sampleBytes % 4 === 0 ? outBytes.length / 4 : 0);
+  /** Stores `rows` decoded rows of `cols` samples (host order, `stride` bytes apart in `data`) at column x0 of row y0. */
+  let place: (data: Uint8Array, stride: number, rows: number, x0: number, y0: number, cols: number) => void;
+  let flush = (): void => {};
+  if (stream === null) {
+    place = (data, stride, rows, x0, y0, cols) => {
+      const bytes = cols * sampleBytes;
+      if (cols === width && stride === bytes) outBytes.set(data.subarray(0, rows * bytes), y0 * width * sampleBytes);
+      else for (let r = 0; r < rows; r++) outBytes.set(data.subarray(r * stride, r * stride + bytes), ((y0 + r) * width + x0) * sampleBytes);
+    };
+  } else {
+    // The rows go to the stream's window, which is summarized each time it fills.
+    const win = stream.window;
+    const room = win.length - (win.length % 4);
+    let fill = 0;
+    place = (data, stride, rows, _x0, _y0, cols) => {
+      const bytes = cols * 4;
+      for (let r = 0; r < rows; r++) {
+        for (let at = r * stride, left = bytes; left > 0;) {
+          if (fill === room) {
+            stream.add(fill / 4);
+            fill = 0;
+          }
+          const k = Math.min(left, room - fill);
+          win.set(data.subarray(at, at + k), fill);
+          fill += k;
+          at += k;
+          left -= k;
+        }
+      }
+    };
+    flush = () => {
+      if (fill > 0) stream.add(fill / 4);
+      fill = 0;
+    };
+  }
   const blockName = (index: number): string => `${tiled ? 'tile' : 'strip'} ${index}`;
   const rowsOf = (by: number): number => (tiled ? bh : Math.min(bh, height - by * bh));
-  /** Decompresses one block to at least the bytes its rows need (sparse blocks: null). */
   const deflated = compression === 8 || compression === 32946;
   /** Inflates one deflate block to at least the bytes its rows need (sparse blocks: null). */
   // From a file, each slot of the window reads its blocks into one buffer (the block before in the slot has settled).
@@ -793,16 +870,21 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
       else horizontalLoops(block, rows, rowBytes, sampleBytes, swap, predictor === 2, blockSpp);
     }
     if (predictor === 3 && blockSpp === 1 && (sampleBytes === 4 || sampleBytes === 8)) {
-      // The common float GeoTIFF: planes straight into the output words, no scratch row.
-      if (sampleBytes === 4 && floatRowsOnKernel(block, validRows, rowBytes, out32, by * bh * width + bx * bw, width, validCols)) continue;
+      // The common float GeoTIFF: the planes recombined into words, rows placed from there.
+      const planes = sampleBytes === 4 ? floatRowsOnKernel(block, validRows, rowBytes) : null;
+      if (planes !== null) {
+        place(planes, rowBytes, validRows, bx * bw, by * bh, validCols);
+        continue;
+      }
+      const row32 = new Uint32Array(scratch.buffer, 0, rowBytes / 4);
       for (let r = 0; r < validRows; r++) {
-        floatRowInto(block.subarray(r * rowBytes, (r + 1) * rowBytes), out32, ((by * bh + r) * width + bx * bw) * (sampleBytes / 4), validCols, sampleBytes);
+        floatRowInto(block.subarray(r * rowBytes, (r + 1) * rowBytes), row32, 0, validCols, sampleBytes);
+        place(scratch, rowBytes, 1, bx * bw, by * bh + r, validCols);
       }
       continue;
     }
-    if (blockSpp === 1 && bw === width && predictor !== 3) {
-      // Rows as wide as the image (strips): one copy for the block.
-      outBytes.set(words.subarray(0, validRows * rowBytes), by * bh * width * sampleBytes);
+    if (blockSpp === 1 && predictor !== 3) {
+      place(words, rowBytes, validRows, bx * bw, by * bh, validCols);
       continue;
     }
     for (let r = 0; r < validRows; r++) {
@@ -813,7 +895,7 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
       }
       const dst = ((by * bh + r) * width + bx * bw) * sampleBytes;
       if (blockSpp === 1) {
-        outBytes.set(row.subarray(0, validCols * sampleBytes), dst);
+        place(row, rowBytes, 1, bx * bw, by * bh + r, validCols);
       } else {
         for (let c = 0; c < validCols; c++) {
           const s0 = c * pixelBytes + sampleAt;
@@ -823,11 +905,13 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
     }
   }
   if (failure !== null) throw failure;
+  flush();
 
-  const values = typedValues(outBytes, kind.type);
+  const values = stream === null ? typedValues(outBytes, kind.type) : null;
   const sparse = sparseBlocks.length;
   const fill = sparseFill(kind.type, nodata);
-  for (const [x0, y0, cols, rows] of sparseBlocks) for (let r = 0; r < rows; r++) values.fill(fill, (y0 + r) * width + x0, (y0 + r) * width + x0 + cols);
+  if (values !== null)
+    for (const [x0, y0, cols, rows] of sparseBlocks) for (let r = 0; r < rows; r++) values.fill(fill, (y0 + r) * width + x0, (y0 + r) * width + x0 + cols);
   const georeference = readGeoreference(nums, tags, width, height, where);
   const geoKeys = georeference === null ? null : geoKeyText(nums(T.GeoKeyDirectory));
   const parts = [
@@ -844,7 +928,7 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
   if (nodata !== null && nodataValue !== null)
     description += `; GDAL_NODATA ${nodataValue}${nodata !== nodataValue ? ` (${nodata} in the band's ${kind.type === 'float16' ? 'float32' : kind.type})` : ''}`;
   if (scan.furtherIfds > 0) description += `; IFD 0 read, ${scan.furtherIfds} further IFD${scan.furtherIfds === 1 ? '' : 's'} (overviews or pages) ignored`;
-  return { container: 'tiff', width, height, sampleType: kind.type, values, unorm16: false, georeference, nodata, description };
+  return { header: { container: 'tiff', width, height, sampleType: kind.type, unorm16: false, georeference, nodata, description }, values };
 }
 
 /**
