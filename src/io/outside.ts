@@ -165,7 +165,8 @@ export interface StreamedSummary {
 
 /**
  * The summary of an outside file whose samples are one raw run (RawSampleRun), read in windows straight into the
- * summary kernel's memory — the field is never held, so a 4096² float file costs two windows, not 64 MiB.
+ * summary kernel's memory — the field is never held, so a 4096² float file costs two windows, not 64 MiB; or whose
+ * decoder feeds its samples block by block (a float32 TIFF: streamBlocks below).
  * The same header checks, conventions and notes as readOutsideFile. Null (the caller reads the file whole) when the
  * file has a sidecar (its payload is verified whole), the container or this file has no raw run, the samples need a
  * conversion (float16, float64, int16, codes read as metres), or an extreme is a zero (whose sign is the first

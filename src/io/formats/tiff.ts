@@ -31,6 +31,10 @@
  *    or a transformation with a positive y step, → row0-at-ymin.
  *  - [R] Samples are handed back in the host's byte order through typed arrays; heightbench assumes a little-endian
  *    host (x86-64, arm64), as its other binary readers do.
+ *  - summarizeTiff reads as decodeTiff does but hands each block's rows to a summary stream instead of the field
+ *    (`info`), for one float32 band without GDAL_NODATA or empty blocks.
+ *  - [R] The byte loops (LZW, predictors 2 and 3, byte order) run on WebAssembly kernels (wasm/tiff-*.wat), each held
+ *    equal to its JavaScript loop, which serves where the kernels do not run (HEIGHTBENCH_NO_WASM=1).
  */
 import { inflate } from 'node:zlib';
 import { constants as bufferConstants } from 'node:buffer';
