@@ -758,9 +758,9 @@ async function readTiff(
   const blockName = (index: number): string => `${tiled ? 'tile' : 'strip'} ${index}`;
   const rowsOf = (by: number): number => (tiled ? bh : Math.min(bh, height - by * bh));
   const deflated = compression === 8 || compression === 32946;
-  /** Inflates one deflate block to at least the bytes its rows need (sparse blocks: null). */
   // From a file, each slot of the window reads its blocks into one buffer (the block before in the slot has settled).
   const slots: Uint8Array[] = [];
+  /** Inflates one deflate block to at least the bytes its rows need (sparse blocks: null). */
   const inflateBlock = (index: number, need: number, slot: number): Promise<Uint8Array | null> => {
     const count = counts[index];
     if (count === 0) return Promise.resolve(null);
