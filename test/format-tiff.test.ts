@@ -7,11 +7,13 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { deflateSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormatError, LimitError } from '../src/errors.js';
-import { decodeTiff, encodeTiff } from '../src/io/formats/tiff.js';
+import { decodeTiff, encodeTiff, horizontalLoops, horizontalOnKernel } from '../src/io/formats/tiff.js';
+import { fileSource } from '../src/io/byte-source.js';
 import type { DecodedRaster, RasterGeoreference } from '../src/io/formats/decoded-image.js';
 import { tempDir, testRandom } from './helpers.js';
 
@@ -149,6 +151,21 @@ describe('decodeTiff reads what tifffile and GDAL wrote', () => {
       expect(r.description, what).toContain(comp);
       expect(r.description, what).toContain(`predictor ${w.options.predictor}`);
       expect(r.description, what).toContain(w.options.layout === 'tiles' ? 'tiled 16×16' : 'strips of');
+    }
+  });
+
+  it('reads every file from the file (blocks read into reused buffers, LZW into its kernel) exactly as from its bytes', async () => {
+    for (const w of written) {
+      const sel = w.bands > 1 ? { channel: '2' } : {};
+      const src = fileSource(join(dir, w.file));
+      try {
+        const r = await decodeTiff(src, w.file, sel, LIMITS);
+        const m = await read(w.file, sel);
+        expectSameBytes(sampleBytes(r), new Uint8Array(readFileSync(join(dir, `${w.file}.raw`))), `${w.file} from the file`);
+        expect(r.description, w.file).toBe(m.description);
+      } finally {
+        src.close();
+      }
     }
   });
 
@@ -325,6 +342,85 @@ describe('decodeTiff refuses what it cannot read, naming the value', () => {
   });
 });
 
+describe('a deflate block is inflated to its size and no further', () => {
+  /** A 20×10 uint16 deflate file whose one strip is `stream`, appended after the file's own bytes. */
+  const withStrip = (stream: Uint8Array): Uint8Array => {
+    const b = encodeTiff({ width: 20, height: 10, values: new Uint16Array(200), georeference: null });
+    const out = new Uint8Array(b.length + stream.length);
+    out.set(b);
+    out.set(stream, b.length);
+    const dv = new DataView(out.buffer);
+    const n = dv.getUint16(8, true);
+    for (let i = 0; i < n; i++) {
+      const at = 10 + 12 * i;
+      const tag = dv.getUint16(at, true);
+      if (tag !== 273 && tag !== 279) continue;
+      expect([dv.getUint16(at + 2, true), dv.getUint32(at + 4, true)], `tag ${tag}: one LONG`).toEqual([4, 1]);
+      dv.setUint32(at + 8, tag === 273 ? b.length : stream.length, true);
+    }
+    return out;
+  };
+
+  it('a strip inflating to exactly its 400 bytes is read; one byte more is refused naming the size, from bytes and from a file', async () => {
+    const fill = Uint8Array.from({ length: 401 }, (_, i) => (i * 7) & 0xff);
+    const exact = withStrip(deflateSync(fill.subarray(0, 400)));
+    const over = withStrip(deflateSync(fill));
+    const tmp = tempDir('hb-tiff-bomb-');
+    for (const [name, bytes] of [
+      ['exact.tif', exact],
+      ['over.tif', over],
+    ] as const)
+      writeFileSync(join(tmp, name), bytes);
+    const fromFile = async (name: string) => {
+      const src = fileSource(join(tmp, name));
+      try {
+        return await decodeTiff(src, name, {}, LIMITS);
+      } finally {
+        src.close();
+      }
+    };
+    // Predictor 2 undone on the 20-sample rows of the stream's bytes.
+    const want = new Uint16Array(fill.buffer.slice(0, 400));
+    for (let r = 0; r < 10; r++) for (let c = 1; c < 20; c++) want[r * 20 + c] = (want[r * 20 + c] + want[r * 20 + c - 1]) & 0xffff;
+    for (const got of [await decodeTiff(exact, 'exact.tif', {}, LIMITS), await fromFile('exact.tif')]) expect(Array.from(got.values)).toEqual(Array.from(want));
+    const refusal = /over\.tif: TIFF strip 0: deflate data is corrupt or inflates past 400 bytes/;
+    await expect(decodeTiff(over, 'over.tif', {}, LIMITS)).rejects.toThrow(refusal);
+    await expect(fromFile('over.tif')).rejects.toThrow(refusal);
+    await expect(fromFile('over.tif')).rejects.toBeInstanceOf(FormatError);
+  });
+});
+
+describe('predictor kernel', () => {
+  it('swaps byte order and undoes horizontal differencing exactly as the loops do: 2- and 4-byte words, odd widths and tails', () => {
+    const rnd = testRandom(0x9e2);
+    let onKernel = 0;
+    for (const size of [2, 4]) {
+      for (const wc of [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 53, 256, 257]) {
+        for (const rows of [1, 3]) {
+          for (const swap of [false, true]) {
+            for (const sum of [false, true]) {
+              const rowBytes = wc * size;
+              const block = Uint8Array.from({ length: rows * rowBytes + 8 }, () => Math.floor(rnd() * 256));
+              const loops = block.slice();
+              horizontalLoops(loops, rows, rowBytes, size, swap, sum, 1);
+              const got = horizontalOnKernel(block, rows, rowBytes, size, swap, sum);
+              if (process.env.HEIGHTBENCH_NO_WASM === '1') {
+                expect(got).toBeNull();
+                continue;
+              }
+              expect(got, `size ${size} wc ${wc}`).not.toBeNull();
+              const what = `size ${size}, ${wc} words × ${rows} rows, swap ${swap}, sum ${sum}`;
+              expect(Buffer.from(got as Uint8Array).equals(Buffer.from(loops.subarray(0, rows * rowBytes))), what).toBe(true);
+              onKernel++;
+            }
+          }
+        }
+      }
+    }
+    if (process.env.HEIGHTBENCH_NO_WASM !== '1') expect(onKernel).toBe(2 * 16 * 2 * 4);
+  });
+});
+
 describe('encodeTiff writes what GDAL and tifffile read', () => {
   const W = 45;
   const H = 29;
@@ -427,7 +523,7 @@ describe('LZW kernel', () => {
     expect(py.status, py.stderr).toBe(0);
     for (const [k, raw] of inputs.entries()) {
       const enc = new Uint8Array(readFileSync(join(dir, `${k}.raw.lzw`)));
-      for (const max of [raw.length, Math.floor(raw.length / 3)]) {
+      for (const max of [raw.length, Math.floor(raw.length / 3), Math.min(1, raw.length), Math.min(17, raw.length), Math.max(0, raw.length - 1)]) {
         const fast = lzwDecodeFast(enc, max, 'x', 'strip 0');
         expect(Buffer.from(fast).equals(Buffer.from(lzwDecode(enc, max, 'x', 'strip 0'))), `input ${k}, max ${max}`).toBe(true);
         expect(Buffer.from(fast).equals(Buffer.from(raw.subarray(0, max))), `input ${k}, max ${max}: imagecodecs' bytes`).toBe(true);

@@ -5,9 +5,11 @@
  * (test/peers/write_dds.py) write, the ones heightbench refuses included, under each convention flag that changes the
  * reading. It also holds no field: `info` of a float .npy over the reader's memory budget still answers (the whole
  * read is refused there), and a file whose extreme is a zero, which the stream leaves to the whole read, still gets
- * the first zero's sign. heightbench's own .r16/.r32 with their sidecars likewise, with the payload's digest checked
- * from the windows: a changed byte, a contradicting setting or sidecar, a big-endian payload and the recovery of an
- * interrupted pair write each give what the whole read gives.
+ * the first zero's sign. TIFF files (test/peers/tiff_write.py: tifffile and GDAL, every compression and predictor, both
+ * byte orders, and the files heightbench refuses) are streamed block by block through the decoder and must agree too.
+ * heightbench's own .r16/.r32 with their sidecars likewise, with the payload's digest checked from the windows: a
+ * changed byte, a contradicting setting or sidecar, a big-endian payload and the recovery of an interrupted pair
+ * write each give what the whole read gives.
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
@@ -19,6 +21,7 @@ import { domainGrid } from '../src/core/grid.js';
 import { pendingPathFor } from '../src/io/atomic.js';
 import { readFileSync, renameSync } from 'node:fs';
 import { encodeNpy } from '../src/io/formats/npy.js';
+import { encodeTiff } from '../src/io/formats/tiff.js';
 import type { ReadSettings } from '../src/io/heightfield-types.js';
 import { tempDir } from './helpers.js';
 
@@ -26,6 +29,7 @@ const root = join(import.meta.dirname, '..');
 const python = join(root, '.venv', 'bin', 'python');
 const npyDir = tempDir('hb-info-npy-');
 const ddsDir = tempDir('hb-info-dds-');
+const tiffDir = tempDir('hb-info-tiff-');
 const own = tempDir('hb-info-own-');
 
 function peer(script: string, ...args: string[]): void {
@@ -37,6 +41,7 @@ function peer(script: string, ...args: string[]): void {
 beforeAll(() => {
   peer('npy_peer.py', 'write', npyDir);
   peer('write_dds.py', ddsDir);
+  peer('tiff_write.py', tiffDir);
 });
 
 type Outcome = { ok: unknown } | { refused: string; kind: string };
@@ -74,6 +79,7 @@ describe('the streamed summary says what the whole read says', () => {
   for (const [dir, ext] of [
     [npyDir, '.npy'],
     [ddsDir, '.dds'],
+    [tiffDir, '.tif'],
   ] as const) {
     it(`every ${ext} the peer wrote, under each setting`, async () => {
       const names = files(dir, ext);
@@ -115,6 +121,54 @@ describe('the stream holds no field', () => {
     } finally {
       if (before === undefined) delete process.env.HEIGHTBENCH_MAX_MEMORY_MB;
       else process.env.HEIGHTBENCH_MAX_MEMORY_MB = before;
+    }
+  });
+
+  it('a TIFF over the reader budget answers block by block, and alongside other summaries', async () => {
+    const n = 1024;
+    const v = new Float32Array(n * n);
+    for (let i = 0; i < v.length; i++) v[i] = ((i * 7919) % 100003) / 7 - 5000;
+    v[5] = NaN;
+    v[n * n - 1] = -Infinity;
+    const tiled = join(own, 'big-tiled.tif');
+    const striped = join(own, 'big-striped.tif');
+    writeFileSync(tiled, encodeTiff({ width: n, height: n, values: v, georeference: null, tile: 256 }));
+    writeFileSync(striped, encodeTiff({ width: n, height: n, values: v, georeference: null }));
+    const npy = join(own, 'beside.npy');
+    writeFileSync(npy, encodeNpy(v.subarray(0, 64 * 32), 64, 32));
+    const whole = await Promise.all([tiled, striped, npy].map(async (p) => summarizeHeightfield(await readAnyHeightfieldFile(p))));
+    // Concurrently: the TIFF streams wait for their blocks while the other summaries run.
+    const streamed = await Promise.all([tiled, striped, npy, tiled].map((p) => summarizeHeightfieldFile(p)));
+    expect(streamed.map((r) => r.summary)).toEqual([...whole, whole[0]]);
+    expect([whole[0].nan, whole[0].negInf, whole[0].minMetres]).toEqual([1, 1, -5000]);
+    const before = process.env.HEIGHTBENCH_MAX_MEMORY_MB;
+    process.env.HEIGHTBENCH_MAX_MEMORY_MB = '8';
+    try {
+      await expect(readAnyHeightfieldFile(tiled)).rejects.toThrow(/over the memory budget of 8 MiB/);
+      expect((await summarizeHeightfieldFile(tiled)).summary).toEqual(whole[0]);
+      expect((await summarizeHeightfieldFile(striped)).summary).toEqual(whole[1]);
+    } finally {
+      if (before === undefined) delete process.env.HEIGHTBENCH_MAX_MEMORY_MB;
+      else process.env.HEIGHTBENCH_MAX_MEMORY_MB = before;
+    }
+  });
+
+  it('a TIFF whose extreme is a zero keeps the sign of the first zero in sample order, across tiles', async () => {
+    // 32 × 16 in 16² tiles: -0 in the second tile's first row comes after +0 in the first tile in block order, but
+    // first in sample order is row 0, column 3 (+0 here) — the whole read decides.
+    for (const [first, later] of [
+      [0, -0],
+      [-0, 0],
+    ]) {
+      const v = Float32Array.from({ length: 32 * 16 }, (_, i) => 1 + (i % 7));
+      v[3] = first;
+      v[16 + 2] = later;
+      v[5 * 32 + 20] = later;
+      const p = join(own, `zero-${Object.is(first, -0) ? 'neg' : 'pos'}.tif`);
+      writeFileSync(p, encodeTiff({ width: 32, height: 16, values: v, georeference: null, tile: 16 }));
+      const { summary } = await summarizeHeightfieldFile(p);
+      expect(Object.is(summary.minMetres, first), `${p}: min ${summary.minMetres}`).toBe(true);
+      expect(summary).toEqual(summarizeHeightfield(await readAnyHeightfieldFile(p)));
     }
   });
 

@@ -147,9 +147,12 @@ export interface SummaryStream<T> {
   finish(): T;
 }
 
-/** Streams float32 samples. finish() gives null when an extreme is a zero: its sign is the first zero's in sample order, which a stream not in sample order cannot tell (the caller reads the field whole). */
-export function floatSummaryStream(): SummaryStream<FloatSummary | null> {
-  const k = summaryKernel();
+/**
+ * Streams float32 samples. finish() gives null when an extreme is a zero: its sign is the first zero's in sample order, which a stream not in sample order cannot tell (the caller reads the field whole).
+ * `own`: on an instance of the kernel of its own, for a stream fed across awaits (other summaries may run between).
+ */
+export function floatSummaryStream(own = false): SummaryStream<FloatSummary | null> {
+  const k = own && !wasmDisabled() ? instantiateWasm<SummaryKernel>(SUMMARY_WASM_BASE64) : summaryKernel();
   if (!k) {
     const window = new Uint8Array(CHUNK_BYTES);
     const acc = { nan: 0, posInf: 0, negInf: 0, min: Infinity, max: -Infinity };

@@ -10,7 +10,8 @@
 import { extname } from 'node:path';
 import { FormatError } from '../errors.js';
 import type { DecoderInput } from './byte-source.js';
-import type { DecodedRaster, RasterLimits, RasterSelection, RawSampleRun } from './formats/decoded-image.js';
+import type { DecodedRaster, RasterHeader, RasterLimits, RasterSelection, RawSampleRun } from './formats/decoded-image.js';
+import type { SummaryStream } from '../core/summary.js';
 import type { Container } from './sidecar.js';
 
 /** heightbench's own containers: read and written synchronously. */
@@ -25,6 +26,17 @@ export type Decoder = (input: DecoderInput, where: string, sel: RasterSelection,
  * file's samples are not one (the decoder reads it). Refuses exactly what the decoder refuses before its samples.
  */
 export type RawRunReader = (input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits) => RawSampleRun | null;
+/**
+ * A decoder that can feed its float32 samples to a summary stream block by block instead of holding the field: the
+ * header the decoder would give, or null where this file is not read that way (the decoder reads it).
+ */
+export type BlockSummaryReader = (
+  input: DecoderInput,
+  where: string,
+  sel: RasterSelection,
+  limits: RasterLimits,
+  stream: SummaryStream<unknown>,
+) => Promise<RasterHeader | null>;
 
 interface OwnEntry {
   readonly container: OwnContainer;
@@ -44,6 +56,8 @@ interface OutsideEntry {
   readonly decoder: () => Promise<Decoder>;
   /** Where the format can hold its samples as one raw run: its header checks (src/io/formats/decoded-image.ts RawSampleRun). */
   readonly rawRun?: () => Promise<RawRunReader>;
+  /** Where the format's samples are compressed in blocks: the decoder's summary stream (BlockSummaryReader). */
+  readonly blockSummary?: () => Promise<BlockSummaryReader>;
 }
 
 export type ContainerEntry = OwnEntry | OutsideEntry;
@@ -61,7 +75,14 @@ export const CONTAINERS: readonly ContainerEntry[] = [
     rawRun: async () => (await import('./formats/dds.js')).ddsRawRun,
   },
   { container: 'exr', extensions: ['.exr'], reader: 'outside', writes: false, decoder: async () => (await import('./formats/exr.js')).decodeExr },
-  { container: 'tiff', extensions: ['.tif', '.tiff'], reader: 'outside', writes: true, decoder: async () => (await import('./formats/tiff.js')).decodeTiff },
+  {
+    container: 'tiff',
+    extensions: ['.tif', '.tiff'],
+    reader: 'outside',
+    writes: true,
+    decoder: async () => (await import('./formats/tiff.js')).decodeTiff,
+    blockSummary: async () => (await import('./formats/tiff.js')).summarizeTiff,
+  },
   {
     container: 'npy',
     extensions: ['.npy'],
@@ -96,6 +117,13 @@ export function rawRunReaderFor(container: OutsideContainer): Promise<RawRunRead
   const entry = CONTAINERS.find((c) => c.container === container);
   if (entry?.reader !== 'outside') throw new Error(`unreachable: ${container} is an outside container`);
   return entry.rawRun ? entry.rawRun() : null;
+}
+
+/** The block summary reader of an outside container that has one, imported on first use; null for the others. */
+export function blockSummaryReaderFor(container: OutsideContainer): Promise<BlockSummaryReader> | null {
+  const entry = CONTAINERS.find((c) => c.container === container);
+  if (entry?.reader !== 'outside') throw new Error(`unreachable: ${container} is an outside container`);
+  return entry.blockSummary ? entry.blockSummary() : null;
 }
 
 /** The decoder of an outside container, imported on first use. */

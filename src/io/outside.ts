@@ -40,7 +40,7 @@ import {
 import type { DecodedRaster, RasterHeader, RasterSelection, RawSampleRun } from './formats/decoded-image.js';
 import type { LoadedHeightfield, ReadSettings, StreamedSummary, SummaryFacts, WriteSettings, WrittenHeightfield } from './heightfield-types.js';
 import { named } from './file-named.js';
-import { decoderFor, rawRunReaderFor, type OutsideContainer } from './containers.js';
+import { blockSummaryReaderFor, decoderFor, rawRunReaderFor, type BlockSummaryReader, type OutsideContainer } from './containers.js';
 import { codeRangeStream, floatSummaryStream, type SummaryStream } from '../core/summary.js';
 import type { EncodeCounts } from '../core/encoding.js';
 
@@ -157,7 +157,8 @@ async function readOutside(path: string, container: OutsideContainer, s: ReadSet
 
 /**
  * The summary of an outside file whose samples are one raw run (RawSampleRun), read in windows straight into the
- * summary kernel's memory — the field is never held, so a 4096² float file costs two windows, not 64 MiB.
+ * summary kernel's memory — the field is never held, so a 4096² float file costs two windows, not 64 MiB; or whose
+ * decoder feeds its samples block by block (a float32 TIFF: streamBlocks below).
  * The same header checks, conventions and notes as readOutsideFile. Null (the caller reads the file whole) when the
  * file has a sidecar (its payload is verified whole), the container or this file has no raw run, the samples need a
  * conversion (float16, float64, int16, codes read as metres), or an extreme is a zero (whose sign is the first
@@ -172,6 +173,8 @@ export async function streamOutsideSummary(path: string, container: OutsideConta
 }
 
 async function streamSummary(path: string, container: OutsideContainer, s: ReadSettings): Promise<StreamedSummary | null> {
+  const blocks = blockSummaryReaderFor(container);
+  if (blocks) return streamBlocks(path, container, s, await blocks);
   const reader = rawRunReaderFor(container);
   if (!reader || readSidecarFor(path)) return null;
   const rawRun = await reader;
@@ -199,6 +202,35 @@ async function streamSummary(path: string, container: OutsideContainer, s: ReadS
   } finally {
     src.close();
   }
+}
+
+/**
+ * The summary of a file whose decoder feeds its float32 samples block by block (TIFF): the same steps as
+ * readOutsideFile, in its order — the samples decoded, then the conventions — without the field. Null (the caller reads
+ * the file whole) with a sidecar, where the decoder does not stream this file, where the decoder refuses anything
+ * (the whole read then gives the refusal, word for word, in its own order), where the samples would not be float32
+ * heights in metres, or when an extreme is a zero.
+ */
+async function streamBlocks(path: string, container: OutsideContainer, s: ReadSettings, read: BlockSummaryReader): Promise<StreamedSummary | null> {
+  if (readSidecarFor(path)) return null;
+  // Its own kernel: the blocks arrive across awaits.
+  const stream = floatSummaryStream(true);
+  let h: RasterHeader | null;
+  const src = fileSource(path);
+  try {
+    h = await read(src, path, { channel: s.channel, level: s.level, slice: s.slice }, { pixelLimit: s.pixelLimit ?? MAX_FIELD_PIXELS }, stream);
+  } catch {
+    return null;
+  } finally {
+    src.close();
+  }
+  if (!h) return null;
+  const resolved = resolveInputConventions(path, h.width, h.height, 'float', carriedConventions(h), s);
+  if (resolved.encoding.kind !== 'metres') return null;
+  const floats = stream.finish();
+  if (!floats) return null;
+  const facts: SummaryFacts = { path, container, endian: 'le', interlaced: false, sidecar: null, notes: [h.description], grid: resolved.grid };
+  return { facts, stats: { kind: 'float', floats }, conventions: resolved.sources };
 }
 
 /** Reads the run window by window into the stream's window (byte-swapped to the host's order) and adds each window. */

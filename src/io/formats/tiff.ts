@@ -31,6 +31,10 @@
  *    or a transformation with a positive y step, → row0-at-ymin.
  *  - [R] Samples are handed back in the host's byte order through typed arrays; heightbench assumes a little-endian
  *    host (x86-64, arm64), as its other binary readers do.
+ *  - summarizeTiff reads as decodeTiff does but hands each block's rows to a summary stream instead of the field
+ *    (`info`), for one float32 band without GDAL_NODATA or empty blocks.
+ *  - [R] The byte loops (LZW, predictors 2 and 3, byte order) run on WebAssembly kernels (wasm/tiff-*.wat), each held
+ *    equal to its JavaScript loop, which serves where the kernels do not run (HEIGHTBENCH_NO_WASM=1).
  */
 import { inflate } from 'node:zlib';
 import { constants as bufferConstants } from 'node:buffer';
@@ -41,7 +45,8 @@ import { FormatError, LimitError } from '../../errors.js';
 import { instantiateWasm, wasmDisabled } from '../../core/wasm.js';
 import { TIFF_LZW_WASM_BASE64 } from './wasm/tiff-lzw-wasm.js';
 import { TIFF_PREDICTOR_WASM_BASE64 } from './wasm/tiff-predictor-wasm.js';
-import type { DecodedRaster, RasterGeoreference, RasterLimits, RasterSampleType, RasterSelection, RasterValues } from './decoded-image.js';
+import type { SummaryStream } from '../../core/summary.js';
+import type { DecodedRaster, RasterGeoreference, RasterHeader, RasterLimits, RasterSampleType, RasterSelection, RasterValues } from './decoded-image.js';
 
 export { encodeTiff, type TiffEncodeOptions } from './tiff-write.js';
 
@@ -468,29 +473,57 @@ function floatRowInto(row: Uint8Array, out: Uint32Array, at: number, cols: numbe
 interface PredictorKernel {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
   rows(rows: number, wc: number, out: number): void;
+  horizontal(rows: number, wc: number, size: number, swap: number, sum: number): void;
 }
 let predictorKernel: PredictorKernel | null | undefined;
 
-/**
- * floatRowInto for `rows` float32 rows of a block on the WebAssembly kernel (wasm/tiff-predictor.wat: the running sum
- * and the planes sixteen at a time), each row's first `cols` words stored at `at` + r·`stride`; false where the kernel
- * does not run (the loop then serves). [R] A one-shot process would run the byte loops in V8's baseline tiers.
- */
-function floatRowsOnKernel(block: Uint8Array, rows: number, rowBytes: number, out: Uint32Array, at: number, stride: number, cols: number): boolean {
+function predictorKernelHere(): PredictorKernel | null {
   if (predictorKernel === undefined)
     predictorKernel = wasmDisabled() || !LITTLE_ENDIAN_HOST ? null : instantiateWasm<PredictorKernel>(TIFF_PREDICTOR_WASM_BASE64);
-  const k = predictorKernel;
-  if (!k || rowBytes % 4 !== 0) return false;
+  return predictorKernel;
+}
+
+/**
+ * swapWords (where `swap`, a big-endian file) and then undoHorizontal (where `sum`, predictor 2) for the first `rows`
+ * rows of `rowBytes` bytes of a block of one sample a pixel, 2- or 4-byte words, on the WebAssembly kernel
+ * (wasm/tiff-predictor.wat `horizontal`); the words come back as a view on the kernel's memory, valid until its next
+ * call. Null where the kernel does not run or does not take the block (the loops then serve). [R] A one-shot process
+ * would run the word loops in V8's baseline tiers.
+ */
+export function horizontalOnKernel(block: Uint8Array, rows: number, rowBytes: number, size: number, swap: boolean, sum: boolean): Uint8Array | null {
+  const k = predictorKernelHere();
+  if (!k || (size !== 2 && size !== 4) || rowBytes % size !== 0) return null;
+  const bytes = rows * rowBytes;
+  const need = bytes - k.memory.buffer.byteLength;
+  if (need > 0) k.memory.grow(Math.ceil(need / 65536));
+  const mem = new Uint8Array(k.memory.buffer, 0, bytes);
+  mem.set(block.subarray(0, bytes));
+  k.horizontal(rows, rowBytes / size, size, swap ? 1 : 0, sum ? 1 : 0);
+  return mem;
+}
+
+/** swapWords and undoHorizontal as decodeTiff runs them without the kernel (held equal to horizontalOnKernel by a test). */
+export function horizontalLoops(block: Uint8Array, rows: number, rowBytes: number, size: number, swap: boolean, sum: boolean, stride: number): void {
+  if (swap) swapWords(block.subarray(0, rows * rowBytes), size);
+  if (sum) undoHorizontal(block, rows, rowBytes, size, stride);
+}
+
+/**
+ * floatRowInto for `rows` float32 rows of a block on the WebAssembly kernel (wasm/tiff-predictor.wat: the running sum
+ * and the planes sixteen at a time): the words, `rowBytes` a row, as a view on the kernel's memory valid until its next
+ * call; null where the kernel does not run (the loop then serves). [R] A one-shot process would run the byte loops in
+ * V8's baseline tiers.
+ */
+function floatRowsOnKernel(block: Uint8Array, rows: number, rowBytes: number): Uint8Array | null {
+  const k = predictorKernelHere();
+  if (!k || rowBytes % 4 !== 0) return null;
   const bytes = rows * rowBytes;
   const dst = (bytes + 15) & ~15;
   const need = dst + bytes - k.memory.buffer.byteLength;
   if (need > 0) k.memory.grow(Math.ceil(need / 65536));
   new Uint8Array(k.memory.buffer, 0, bytes).set(block.subarray(0, bytes));
-  const wc = rowBytes / 4;
-  k.rows(rows, wc, dst);
-  const words = new Uint32Array(k.memory.buffer, dst, rows * wc);
-  for (let r = 0; r < rows; r++) out.set(words.subarray(r * wc, r * wc + cols), at + r * stride);
-  return true;
+  k.rows(rows, rowBytes / 4, dst);
+  return new Uint8Array(k.memory.buffer, dst, bytes);
 }
 
 /** Whether typed arrays are little-endian here (the kernel writes little-endian words). */
@@ -498,6 +531,46 @@ const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** Reads page 0 of a (Geo)TIFF and returns one band of it; see the file header for the rules. */
 export async function decodeTiff(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits): Promise<DecodedRaster> {
+  const r = (await readTiff(input, where, sel, limits, null)) as { header: RasterHeader; values: RasterValues };
+  const h = r.header;
+  return {
+    container: h.container,
+    width: h.width,
+    height: h.height,
+    sampleType: h.sampleType,
+    values: r.values,
+    unorm16: h.unorm16,
+    georeference: h.georeference,
+    nodata: h.nodata,
+    description: h.description,
+  };
+}
+
+/**
+ * decodeTiff's reading without the field, for `info`: the band's float32 samples fed block by block, row by row, to
+ * `stream` (sample order within each block's rows, blocks in file order), then the header decodeTiff would give.
+ * Null, with nothing read past the header, where the band is not float32 samples of one sample a block pixel without
+ * GDAL_NODATA and empty blocks (the caller reads the file whole). Refuses what decodeTiff refuses, by the same steps,
+ * except the memory for the whole field (never held here).
+ */
+export async function summarizeTiff(
+  input: DecoderInput,
+  where: string,
+  sel: RasterSelection,
+  limits: RasterLimits,
+  stream: SummaryStream<unknown>,
+): Promise<RasterHeader | null> {
+  const r = await readTiff(input, where, sel, limits, stream);
+  return r === null ? null : r.header;
+}
+
+async function readTiff(
+  input: DecoderInput,
+  where: string,
+  sel: RasterSelection,
+  limits: RasterLimits,
+  stream: SummaryStream<unknown> | null,
+): Promise<{ header: RasterHeader; values: RasterValues | null } | null> {
   const src = sourceOf(input, where);
   const scan = readIfd0(src, where);
   if (sel.level !== undefined && sel.level !== 0) {
@@ -635,55 +708,111 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
   const WINDOW = Math.max(1, Math.min(16, Math.floor((256 * 2 ** 20) / cap)));
   const n = width * height;
   const inFlight = Math.min(WINDOW, present) * (cap + largest);
-  checkReaderMemory(
-    where,
-    `TIFF ${width}×${height} ${kind.type} (${n * sampleBytes} bytes of samples, ${kind.type === 'float32' ? 0 : n * 4} to widen or narrow them, ${inFlight} for the blocks in flight)`,
-    n * sampleBytes + (kind.type === 'float32' ? 0 : n * 4) + inFlight + rowBytes,
-  );
-  const outBytes = new Uint8Array(n * sampleBytes);
+  if (stream !== null) {
+    if (kind.type !== 'float32' || nodata !== null || present < perPlane || blockSpp !== 1) return null;
+    checkReaderMemory(where, `TIFF ${width}×${height} ${kind.type} (${inFlight} bytes for the blocks in flight)`, inFlight + rowBytes);
+  } else {
+    checkReaderMemory(
+      where,
+      `TIFF ${width}×${height} ${kind.type} (${n * sampleBytes} bytes of samples, ${kind.type === 'float32' ? 0 : n * 4} to widen or narrow them, ${inFlight} for the blocks in flight)`,
+      n * sampleBytes + (kind.type === 'float32' ? 0 : n * 4) + inFlight + rowBytes,
+    );
+  }
+  const outBytes = new Uint8Array(stream === null ? n * sampleBytes : 0);
   const scratch = new Uint8Array(rowBytes);
-  const out32 = new Uint32Array(outBytes.buffer, 0, sampleBytes % 4 === 0 ? outBytes.length / 4 : 0);
+  /** Stores `rows` decoded rows of `cols` samples (host order, `stride` bytes apart in `data`) at column x0 of row y0. */
+  let place: (data: Uint8Array, stride: number, rows: number, x0: number, y0: number, cols: number) => void;
+  let flush = (): void => {};
+  if (stream === null) {
+    place = (data, stride, rows, x0, y0, cols) => {
+      const bytes = cols * sampleBytes;
+      if (cols === width && stride === bytes) outBytes.set(data.subarray(0, rows * bytes), y0 * width * sampleBytes);
+      else for (let r = 0; r < rows; r++) outBytes.set(data.subarray(r * stride, r * stride + bytes), ((y0 + r) * width + x0) * sampleBytes);
+    };
+  } else {
+    // The rows go to the stream's window, which is summarized each time it fills.
+    const win = stream.window;
+    const room = win.length - (win.length % 4);
+    let fill = 0;
+    place = (data, stride, rows, _x0, _y0, cols) => {
+      const bytes = cols * 4;
+      for (let r = 0; r < rows; r++) {
+        for (let at = r * stride, left = bytes; left > 0;) {
+          if (fill === room) {
+            stream.add(fill / 4);
+            fill = 0;
+          }
+          const k = Math.min(left, room - fill);
+          win.set(data.subarray(at, at + k), fill);
+          fill += k;
+          at += k;
+          left -= k;
+        }
+      }
+    };
+    flush = () => {
+      if (fill > 0) stream.add(fill / 4);
+      fill = 0;
+    };
+  }
   const blockName = (index: number): string => `${tiled ? 'tile' : 'strip'} ${index}`;
   const rowsOf = (by: number): number => (tiled ? bh : Math.min(bh, height - by * bh));
-  /** Decompresses one block to at least the bytes its rows need (sparse blocks: null). */
-  const inflateBlock = (index: number, need: number): Promise<Uint8Array | null> => {
+  const deflated = compression === 8 || compression === 32946;
+  // From a file, each slot of the window reads its blocks into one buffer (the block before in the slot has settled).
+  const slots: Uint8Array[] = [];
+  /** Inflates one deflate block to at least the bytes its rows need (sparse blocks: null). */
+  const inflateBlock = (index: number, need: number, slot: number): Promise<Uint8Array | null> => {
     const count = counts[index];
     if (count === 0) return Promise.resolve(null);
     const what = blockName(index);
     let data: Uint8Array;
     try {
-      data = src.read(offsets[index], count, `TIFF ${what}`);
+      if (src.fresh) {
+        // The check a fresh read of the block makes, before the slot's buffer is allocated.
+        checkReaderMemory(src.where, `TIFF ${what}`, count);
+        slots[slot] ??= new Uint8Array(largest);
+        data = src.readInto(offsets[index], slots[slot].subarray(0, count), `TIFF ${what}`);
+      } else data = src.read(offsets[index], count, `TIFF ${what}`);
     } catch (e) {
       return Promise.reject(e);
     }
-    if (compression === 8 || compression === 32946) {
-      // Asynchronous inflate runs on libuv's thread pool, so several blocks inflate at once. Its limit is clamped to
-      // what Node accepts (the block itself is already bounded by maxBlock and the budget).
-      const limit = Math.min(Math.max(need, cap), ZLIB_MAX_OUTPUT);
-      return new Promise((resolve, reject) => {
-        inflate(data, { maxOutputLength: limit }, (err, out) => {
-          if (err) reject(new FormatError(`${where}: TIFF ${what}: deflate data is corrupt or inflates past ${limit} bytes (${err.message})`));
-          else resolve(out.byteOffset % 8 === 0 ? new Uint8Array(out.buffer, out.byteOffset, out.byteLength) : new Uint8Array(out));
-        });
+    // Asynchronous inflate runs on libuv's thread pool, so several blocks inflate at once. Its limit is clamped to
+    // what Node accepts (the block itself is already bounded by maxBlock and the budget). [R] One output chunk one
+    // byte over the limit: with Node's 16 KiB default every chunk is a round trip to the pool and the chunks are
+    // joined by a copy; a stream inflating past the limit fills the chunk and is refused as before.
+    const limit = Math.min(Math.max(need, cap), ZLIB_MAX_OUTPUT);
+    const chunkSize = Math.max(64, Math.min(limit + 1, ZLIB_MAX_OUTPUT));
+    return new Promise((resolve, reject) => {
+      inflate(data, { maxOutputLength: limit, chunkSize }, (err, out) => {
+        if (err) reject(new FormatError(`${where}: TIFF ${what}: deflate data is corrupt or inflates past ${limit} bytes (${err.message})`));
+        else resolve(out.byteOffset % 8 === 0 ? new Uint8Array(out.buffer, out.byteOffset, out.byteLength) : new Uint8Array(out));
       });
+    });
+  };
+  /**
+   * Decodes one block of the other compressions when its turn comes (sparse blocks: null): LZW straight from the file
+   * into the kernel's memory, handed back as a view valid until the next block.
+   */
+  const decodeBlock = (index: number, need: number): Uint8Array | null => {
+    const count = counts[index];
+    if (count === 0) return null;
+    const what = blockName(index);
+    const limit = Math.max(need, cap);
+    if (compression === 5) {
+      // Decoded one byte past the block's size, so that a stream expanding beyond it is refused, as deflate's is.
+      const out =
+        lzwDecodeBlock(src, offsets[index], count, limit + 1, where, what) ??
+        lzwDecode(src.read(offsets[index], count, `TIFF ${what}`), limit + 1, where, what);
+      if (out.length > limit) throw new FormatError(`${where}: TIFF ${what}: LZW data is corrupt or decodes past ${limit} bytes (its block's size)`);
+      return out;
     }
-    try {
-      if (compression === 1) {
-        if (count < need) throw new FormatError(`${where}: TIFF ${what} holds ${count} bytes, expected ${need} (truncated?)`);
-        return Promise.resolve(src.fresh ? data.subarray(0, need) : Uint8Array.prototype.slice.call(data, 0, need));
-      }
-      const limit = Math.max(need, cap);
-      if (compression === 5) {
-        // Decoded one byte past the block's size, so that a stream expanding beyond it is refused, as deflate's is.
-        const out = lzwDecodeFast(data, limit + 1, where, what);
-        if (out.length > limit) throw new FormatError(`${where}: TIFF ${what}: LZW data is corrupt or decodes past ${limit} bytes (its block's size)`);
-        return Promise.resolve(out);
-      }
-      // PackBits output is capped at the block's size: the rows past it are never needed.
-      return Promise.resolve(packBitsDecode(data, limit));
-    } catch (e) {
-      return Promise.reject(e);
+    const data = src.read(offsets[index], count, `TIFF ${what}`);
+    if (compression === 1) {
+      if (count < need) throw new FormatError(`${where}: TIFF ${what} holds ${count} bytes, expected ${need} (truncated?)`);
+      return src.fresh ? data.subarray(0, need) : Uint8Array.prototype.slice.call(data, 0, need);
     }
+    // PackBits output is capped at the block's size: the rows past it are never needed.
+    return packBitsDecode(data, limit);
   };
   const jobs: { index: number; bx: number; by: number }[] = [];
   for (let by = 0; by < down; by++) for (let bx = 0; bx < across; bx++) jobs.push({ index: firstBlock + by * across + bx, bx, by });
@@ -691,8 +820,9 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
   type Settled = { ok: true; block: Uint8Array | null } | { ok: false; error: unknown };
   const inflight: Promise<Settled>[] = [];
   const start = (j: number): void => {
+    if (!deflated) return;
     const job = jobs[j];
-    inflight[j] = inflateBlock(job.index, rowsOf(job.by) * rowBytes).then(
+    inflight[j] = inflateBlock(job.index, rowsOf(job.by) * rowBytes, j % WINDOW).then(
       (block): Settled => ({ ok: true, block }),
       (error: unknown): Settled => ({ ok: false, error }),
     );
@@ -701,10 +831,20 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
   const sparseBlocks: [number, number, number, number][] = [];
   let failure: unknown = null;
   for (let j = 0; j < jobs.length; j++) {
-    const settled = await inflight[j];
-    delete inflight[j];
-    if (failure !== null) continue;
-    if (j + WINDOW < jobs.length) start(j + WINDOW);
+    let settled: Settled;
+    if (deflated) {
+      settled = await inflight[j];
+      delete inflight[j];
+      if (failure !== null) continue;
+      if (j + WINDOW < jobs.length) start(j + WINDOW);
+    } else {
+      if (failure !== null) break;
+      try {
+        settled = { ok: true, block: decodeBlock(jobs[j].index, rowsOf(jobs[j].by) * rowBytes) };
+      } catch (error) {
+        settled = { ok: false, error };
+      }
+    }
     if (!settled.ok) {
       failure = settled.error;
       // Let the blocks already in flight settle (their results are dropped) before reporting.
@@ -726,25 +866,40 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
       failure = new FormatError(`${where}: TIFF ${blockName(index)} decodes to ${block.length} bytes, expected ${need} (truncated or corrupt)`);
       continue;
     }
-    if (predictor !== 3 && !scan.littleEndian && sampleBytes > 1) swapWords(block.subarray(0, need), sampleBytes);
-    if (predictor === 2) undoHorizontal(block, rows, rowBytes, sampleBytes, blockSpp);
+    const swap = predictor !== 3 && !scan.littleEndian && sampleBytes > 1;
+    let words = block;
+    if (swap || predictor === 2) {
+      const onKernel = blockSpp === 1 || predictor !== 2 ? horizontalOnKernel(block, validRows, rowBytes, sampleBytes, swap, predictor === 2) : null;
+      if (onKernel !== null) words = onKernel;
+      else horizontalLoops(block, rows, rowBytes, sampleBytes, swap, predictor === 2, blockSpp);
+    }
     if (predictor === 3 && blockSpp === 1 && (sampleBytes === 4 || sampleBytes === 8)) {
-      // The common float GeoTIFF: planes straight into the output words, no scratch row.
-      if (sampleBytes === 4 && floatRowsOnKernel(block, validRows, rowBytes, out32, by * bh * width + bx * bw, width, validCols)) continue;
+      // The common float GeoTIFF: the planes recombined into words, rows placed from there.
+      const planes = sampleBytes === 4 ? floatRowsOnKernel(block, validRows, rowBytes) : null;
+      if (planes !== null) {
+        place(planes, rowBytes, validRows, bx * bw, by * bh, validCols);
+        continue;
+      }
+      const row32 = new Uint32Array(scratch.buffer, 0, rowBytes / 4);
       for (let r = 0; r < validRows; r++) {
-        floatRowInto(block.subarray(r * rowBytes, (r + 1) * rowBytes), out32, ((by * bh + r) * width + bx * bw) * (sampleBytes / 4), validCols, sampleBytes);
+        floatRowInto(block.subarray(r * rowBytes, (r + 1) * rowBytes), row32, 0, validCols, sampleBytes);
+        place(scratch, rowBytes, 1, bx * bw, by * bh + r, validCols);
       }
       continue;
     }
+    if (blockSpp === 1 && predictor !== 3) {
+      place(words, rowBytes, validRows, bx * bw, by * bh, validCols);
+      continue;
+    }
     for (let r = 0; r < validRows; r++) {
-      let row = block.subarray(r * rowBytes, (r + 1) * rowBytes);
+      let row = words.subarray(r * rowBytes, (r + 1) * rowBytes);
       if (predictor === 3) {
         undoFloatRow(row, scratch, sampleBytes, blockSpp);
         row = scratch;
       }
       const dst = ((by * bh + r) * width + bx * bw) * sampleBytes;
       if (blockSpp === 1) {
-        outBytes.set(row.subarray(0, validCols * sampleBytes), dst);
+        place(row, rowBytes, 1, bx * bw, by * bh + r, validCols);
       } else {
         for (let c = 0; c < validCols; c++) {
           const s0 = c * pixelBytes + sampleAt;
@@ -754,11 +909,13 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
     }
   }
   if (failure !== null) throw failure;
+  flush();
 
-  const values = typedValues(outBytes, kind.type);
+  const values = stream === null ? typedValues(outBytes, kind.type) : null;
   const sparse = sparseBlocks.length;
   const fill = sparseFill(kind.type, nodata);
-  for (const [x0, y0, cols, rows] of sparseBlocks) for (let r = 0; r < rows; r++) values.fill(fill, (y0 + r) * width + x0, (y0 + r) * width + x0 + cols);
+  if (values !== null)
+    for (const [x0, y0, cols, rows] of sparseBlocks) for (let r = 0; r < rows; r++) values.fill(fill, (y0 + r) * width + x0, (y0 + r) * width + x0 + cols);
   const georeference = readGeoreference(nums, tags, width, height, where);
   const geoKeys = georeference === null ? null : geoKeyText(nums(T.GeoKeyDirectory));
   const parts = [
@@ -775,7 +932,7 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
   if (nodata !== null && nodataValue !== null)
     description += `; GDAL_NODATA ${nodataValue}${nodata !== nodataValue ? ` (${nodata} in the band's ${kind.type === 'float16' ? 'float32' : kind.type})` : ''}`;
   if (scan.furtherIfds > 0) description += `; IFD 0 read, ${scan.furtherIfds} further IFD${scan.furtherIfds === 1 ? '' : 's'} (overviews or pages) ignored`;
-  return { container: 'tiff', width, height, sampleType: kind.type, values, unorm16: false, georeference, nodata, description };
+  return { header: { container: 'tiff', width, height, sampleType: kind.type, unorm16: false, georeference, nodata, description }, values };
 }
 
 /**
@@ -797,24 +954,57 @@ const LZW_SRC = 41024;
  * kernel leaves to the loop (a code equal to a full table's next entry) is decoded by the loop.
  */
 export function lzwDecodeFast(src: Uint8Array, max: number, where: string, what: string): Uint8Array {
-  if (lzwKernel === undefined) lzwKernel = wasmDisabled() ? null : instantiateWasm<LzwKernel>(TIFF_LZW_WASM_BASE64);
-  const k = lzwKernel;
+  const k = lzwKernelHere();
   if (!k) return lzwDecode(src, max, where, what);
-  const out = (LZW_SRC + src.length + 2 + 15) & ~15;
-  const need = out + max - k.memory.buffer.byteLength;
-  if (need > 0) k.memory.grow(Math.ceil(need / 65536));
-  const mem = new Uint8Array(k.memory.buffer);
+  const mem = lzwMemory(k, src.length, max);
   mem.set(src, LZW_SRC);
-  mem[LZW_SRC + src.length] = 0;
-  mem[LZW_SRC + src.length + 1] = 0;
-  const o = k.lzw(LZW_SRC, src.length, out, max);
-  if (o === -3) return lzwDecode(src, max, where, what);
+  return lzwOnKernel(k, src.length, max, where, what).slice();
+}
+
+/**
+ * lzwDecodeFast for a block still in the file: its bytes read straight into the kernel's memory and the decoded bytes
+ * handed back as a view on it, valid until the kernel's next call; null where the kernel does not run.
+ */
+function lzwDecodeBlock(src: ByteSource, offset: number, count: number, max: number, where: string, what: string): Uint8Array | null {
+  const k = lzwKernelHere();
+  if (!k) return null;
+  // The check a fresh read of the block makes before its buffer is allocated.
+  if (src.fresh) checkReaderMemory(src.where, `TIFF ${what}`, count);
+  const mem = lzwMemory(k, count, max);
+  src.readInto(offset, mem.subarray(LZW_SRC, LZW_SRC + count), `TIFF ${what}`);
+  return lzwOnKernel(k, count, max, where, what);
+}
+
+function lzwKernelHere(): LzwKernel | null {
+  if (lzwKernel === undefined) lzwKernel = wasmDisabled() ? null : instantiateWasm<LzwKernel>(TIFF_LZW_WASM_BASE64);
+  return lzwKernel;
+}
+
+/** Where the kernel writes its output for a source of `len` bytes. */
+const lzwOut = (len: number): number => (LZW_SRC + len + 2 + 15) & ~15;
+
+/** The kernel's memory, grown to hold a source of `len` bytes and `max` bytes of output. */
+function lzwMemory(k: LzwKernel, len: number, max: number): Uint8Array {
+  // 4112 bytes to spare after `max`: the kernel copies a string whole (up to 4096 bytes), sixteen bytes at a time.
+  const need = lzwOut(len) + max + 4112 - k.memory.buffer.byteLength;
+  if (need > 0) k.memory.grow(Math.ceil(need / 65536));
+  return new Uint8Array(k.memory.buffer);
+}
+
+/** Runs the kernel on the `len` source bytes at LZW_SRC: a view on its output, or lzwDecode's answer. */
+function lzwOnKernel(k: LzwKernel, len: number, max: number, where: string, what: string): Uint8Array {
+  const mem = new Uint8Array(k.memory.buffer);
+  mem[LZW_SRC + len] = 0;
+  mem[LZW_SRC + len + 1] = 0;
+  const out = lzwOut(len);
+  const o = k.lzw(LZW_SRC, len, out, max);
+  if (o === -3) return lzwDecode(mem.slice(LZW_SRC, LZW_SRC + len), max, where, what);
   if (o < 0) {
     const [bit, code, next] = new Int32Array(k.memory.buffer, 40960, 3);
     const why = o === -1 ? `code ${code} right after a clear code` : `code ${code} beyond the table's ${next} entries`;
     throw new FormatError(`${where}: TIFF ${what}: LZW data is corrupt (${why} at bit ${bit})`);
   }
-  return mem.slice(out, out + o);
+  return mem.subarray(out, out + o);
 }
 
 export function lzwDecode(src: Uint8Array, max: number, where: string, what: string): Uint8Array {
