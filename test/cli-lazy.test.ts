@@ -76,6 +76,24 @@ describe('lazy command groups', () => {
     const heavy = files.filter((f) => /^(gpu|terrain|drawlist|bell)\//.test(f) || (f.startsWith('pipeline/') && !light.has(f)));
     expect(heavy).toEqual([]);
   });
+
+  it("compare's static imports reach no report writer, Markdown summary, difference export or YAML parser (they load when asked for)", () => {
+    const root = resolve(import.meta.dirname, '..', 'src');
+    const files = new Set(
+      [...staticClosure(join(root, 'cli', 'main.ts')), ...staticClosure(join(root, 'cli', 'compare.ts'))].map((f) => f.slice(root.length + 1)),
+    );
+    expect(files.has('report/metrics.ts')).toBe(true);
+    const onDemand = [
+      'report/comparison-report.ts',
+      'report/summary-markdown.ts',
+      'report/report-maps.ts',
+      'runs/check.ts',
+      'io/report-folder.ts',
+      'io/yaml-text.ts',
+      'pipelines/declaration.ts',
+    ];
+    expect(onDemand.filter((f) => files.has(f))).toEqual([]);
+  });
 });
 
 describe('readHeightfieldFiles (digests off the main thread)', () => {

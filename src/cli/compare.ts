@@ -5,11 +5,8 @@
 import type { Command } from 'commander';
 import { compareCodeSources, compareHeightfields, DEFAULT_STRADDLE_EPSILON_CODES, type CompareOptions, type ComparisonResult } from '../compare/compare.js';
 import { evaluateGates, gateFailureLines } from '../compare/gates.js';
-import { REPORT_OWNED_NAMES, writeComparisonReport } from '../report/comparison-report.js';
 import { resultJson } from '../report/metrics.js';
-import { summaryMarkdown } from '../report/summary-markdown.js';
-import { DEFAULT_DIFFERENCES_CAP, writeDifferenceCsv, writeDifferenceField } from '../runs/check.js';
-import { displayCodes, differingIndices } from '../report/report-maps.js';
+import { DEFAULT_DIFFERENCES_CAP } from '../io/limits.js';
 import type { PixelStages } from '../compare/attribution.js';
 import { decodeHeightR16 } from '../core/encoding.js';
 import { DEFAULT_MASKS } from '../compare/masks.js';
@@ -34,7 +31,6 @@ import { MissingConventionsError } from '../io/input-conventions.js';
 import { openR16Stream } from '../io/r16-stream.js';
 import { parseNonNegativeInt, parseNonNegativeNumber, parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
 import type { CliIO, CommandInstaller } from './io.js';
-import { writeFolderWhole } from '../io/report-folder.js';
 import { CliExit } from './io.js';
 import { addGateOptions, gatesOf, type GateOptions } from './gate-flags.js';
 import { refuseFolders } from './wrong-kind.js';
@@ -84,7 +80,7 @@ interface Analysis {
  * differ when codes were compared (a float side quantised through the comparison's range), else heights that differ
  * at all, both finite, each side decoded through its own range.
  */
-export function differingPixels(gen: Heightfield, ref: Heightfield, result: ComparisonResult): PixelStages {
+export async function differingPixels(gen: Heightfield, ref: Heightfield, result: ComparisonResult): Promise<PixelStages> {
   let index: Int32Array;
   if (result.comparedIn === 'metres') {
     const value = (f: Heightfield, k: number) => (f.kind === 'codes' ? decodeHeightR16(f.code_px[k], f.range) : f.height_px[k]);
@@ -96,7 +92,10 @@ export function differingPixels(gen: Heightfield, ref: Heightfield, result: Comp
       if (Number.isFinite(a) && Number.isFinite(b) && a !== b) found.push(k);
     }
     index = Int32Array.from(found);
-  } else index = differingIndices(displayCodes(gen, result.range), displayCodes(ref, result.range));
+  } else {
+    const { displayCodes, differingIndices } = await import('../report/report-maps.js');
+    index = differingIndices(displayCodes(gen, result.range), displayCodes(ref, result.range));
+  }
   return { names: ['final'], index, stage: new Uint8Array(index.length), straddle: new Uint8Array(index.length) };
 }
 
@@ -289,7 +288,11 @@ async function prepare(
   return analyse(gen, ref, o, settings, sources);
 }
 
-/** Gates, the report (when asked; it needs the fields), the diagnosis, the output and the exit code. */
+/**
+ * Gates, the report (when asked; it needs the fields), the diagnosis, the output and the exit code. The report writer,
+ * the Markdown summary and the difference exports load only when their output is asked for (startup is part of a
+ * comparison's time; `--json` needs none of them).
+ */
 async function emit(
   result: ComparisonResult,
   generated: string,
@@ -322,11 +325,17 @@ async function emit(
     ...(diagnosis ? { diagnoses: [{ scope: 'comparison', diagnosis }] } : {}),
   };
   // The report folder is written whole: staged, swapped in, one writer at a time (src/io/report-folder.ts).
-  if (o.report && fields)
+  if (o.report && fields) {
+    const [{ REPORT_OWNED_NAMES, writeComparisonReport }, { writeFolderWhole }] = await Promise.all([
+      import('../report/comparison-report.js'),
+      import('../io/report-folder.js'),
+    ]);
     writeFolderWhole(o.report, (stage) => writeComparisonReport(stage, result, fields.gen, fields.ref, meta), { owned: REPORT_OWNED_NAMES });
+  }
   const exported: string[] = [];
   if (fields && (o.differences || o.differencesCsv)) {
-    const pixels = differingPixels(fields.gen, fields.ref, result);
+    const { writeDifferenceCsv, writeDifferenceField } = await import('../runs/check.js');
+    const pixels = await differingPixels(fields.gen, fields.ref, result);
     if (o.differences) {
       await writeDifferenceField(o.differences, pixels, fields.gen);
       exported.push(`differences: ${pixels.index.length} differing pixels → ${o.differences}`);
@@ -337,7 +346,10 @@ async function emit(
     }
   }
   if (o.json) io.out(`${JSON.stringify({ ...resultJson(result), gates, inputs, ...(diagnosis ? { diagnosis } : {}) }, null, 2)}\n`);
-  else io.out(summaryMarkdown(result, meta) + (diagnoser && diagnosis ? `\n## Diagnosis in full\n\n${diagnoser.diagnosisText(diagnosis)}` : ''));
+  else {
+    const { summaryMarkdown } = await import('../report/summary-markdown.js');
+    io.out(summaryMarkdown(result, meta) + (diagnoser && diagnosis ? `\n## Diagnosis in full\n\n${diagnoser.diagnosisText(diagnosis)}` : ''));
+  }
   if (!o.json) for (const line of exported) io.out(`${line}\n`);
   const failed = gateFailureLines(gates);
   if (failed) {

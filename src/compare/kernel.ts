@@ -130,7 +130,10 @@ export interface CodePairExecutor {
   readonly slotR: Uint16Array;
   /** Tallies pixels [start, start + count) held in the slots (count ≤ SCAN_CHUNK). */
   tallyChunk(start: number, count: number, visit: DifferenceVisitor | null): void;
-  /** The tally and block map after the last chunk (the block map is the caller's to keep). */
+  /**
+   * The tally and block map after the last chunk (the block map is the caller's to keep: the executor takes no chunk
+   * after this).
+   */
   result(): { tally: CodeTally; blockCode: Uint16Array };
   /** Pixel counts of each ring and each mask (plan.maskDefs) from geometry. */
   geometryCounts(): { rings: Float64Array; masks: number[] };
@@ -273,11 +276,13 @@ function simdExecutor(p: TallyPlan): CodePairExecutor {
   const slotR = new Uint16Array(buf, L.slotR, SCAN_CHUNK);
   const idx = new Int32Array(buf, L.idx, SCAN_CHUNK);
   const overflow = new Int32Array(buf, L.overflow, SCAN_CHUNK);
+  let finished = false;
   return {
     executor: 'simd',
     slotG,
     slotR,
     tallyChunk(start, count, visit) {
+      if (finished) throw new RangeError('tallyChunk: the executor gave its result already');
       checkChunk(start, count);
       const over = kernel.tally(
         L.slotG, L.slotR, count, start, L.idx,
@@ -295,7 +300,12 @@ function simdExecutor(p: TallyPlan): CodePairExecutor {
         for (let s = 0; s < n; s++) visit(start + idx[s], slotG[idx[s]], slotR[idx[s]]);
       }
     },
-    result: () => ({ tally, blockCode: blockCode.slice() }),
+    // [R] The block map is handed over as the view of this executor's memory it was tallied in, not copied: a 4096²
+    //     map's is 2 MiB, a fresh copy of which costs its page faults; no chunk can change it afterwards.
+    result: () => {
+      finished = true;
+      return { tally, blockCode };
+    },
     geometryCounts() {
       // One pass over the distinct rows counts "r² < t" for every ring edge and every mask term (maskCountTerms).
       const plan = rowCountPlan(p.geo);

@@ -8,7 +8,7 @@
  */
 import { columnWorldX, rowWorldY, type GridDescription } from '../core/grid.js';
 import { DEFAULT_CONVENTIONS } from '../conventions/index.js';
-import { ARTICLE_SCOPES } from '../pipelines/seed.js';
+import { ARTICLE_SCOPES } from '../pipelines/scopes.js';
 
 export type MaskDefinition =
   | { readonly kind: 'disk'; readonly radius: number }

@@ -16,6 +16,9 @@ export const MAX_FIELD_SIDE = 1 << 20;
 
 const MB = 1024 * 1024;
 
+/** [R] Default cap of the CSV pixel list of `check`/`compare --differences-csv` (rows): ~10 MB of text. */
+export const DEFAULT_DIFFERENCES_CAP = 100_000;
+
 /** The memory budget in bytes. */
 export function memoryBudgetBytes(): number {
   const env = process.env.HEIGHTBENCH_MAX_MEMORY_MB;

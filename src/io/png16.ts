@@ -29,10 +29,20 @@
  *     Adam7 (`--interlace`, rare): the seven passes' rows with filter type 0 (None), one deflate stream as above. No
  *     PNG library is loaded on this path, so no command pays for one at start-up.
  */
-import { constants as zlibConstants, crc32, deflateSync, inflateSync } from 'node:zlib';
+import { createRequire } from 'node:module';
+import type * as Zlib from 'node:zlib';
 import { FormatError, LimitError } from '../errors.js';
 import { instantiateWasm, wasmDisabled, type WasmMemory } from '../core/wasm.js';
 import { PNG_UP_WASM_BASE64 } from './wasm/png-up-wasm.js';
+
+/**
+ * [R] node:zlib, loaded by the first PNG read or write: every command loads this module (through the heightfield
+ * reader), most never touch a PNG, and loading zlib cost each of them ~1.5 ms of start-up.
+ */
+let zlibLoaded: typeof Zlib | null = null;
+function zlib(): typeof Zlib {
+  return (zlibLoaded ??= createRequire(import.meta.url)('node:zlib') as typeof Zlib);
+}
 
 export const PNG_SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a);
 export const DEFAULT_PNG_PIXEL_LIMIT = 1 << 28;
@@ -146,7 +156,7 @@ function passesOf(h: Pick<PngHeader, 'width' | 'height' | 'interlace'>): Pass[] 
 const KNOWN_CRITICAL = new Set(['IHDR', 'PLTE', 'IDAT', 'IEND']);
 
 function chunkCrcOk(bytes: Uint8Array, off: number, len: number): boolean {
-  return crc32(bytes.subarray(off + 4, off + 8 + len)) === u32(bytes, off + 8 + len);
+  return zlib().crc32(bytes.subarray(off + 4, off + 8 + len)) === u32(bytes, off + 8 + len);
 }
 
 /**
@@ -176,7 +186,8 @@ export function checkPngChunks(bytes: Uint8Array, header?: PngHeader): Uint8Arra
       throw new FormatError(
         `PNG: corrupt: CRC mismatch in chunk ${JSON.stringify(type)} at byte ${off} (stored ${u32(bytes, off + 8 + len)
           .toString(16)
-          .padStart(8, '0')}, computed ${crc32(bytes.subarray(off + 4, off + 8 + len))
+          .padStart(8, '0')}, computed ${zlib()
+          .crc32(bytes.subarray(off + 4, off + 8 + len))
           .toString(16)
           .padStart(8, '0')})`,
       );
@@ -207,7 +218,7 @@ export function checkPngChunks(bytes: Uint8Array, header?: PngHeader): Uint8Arra
 export function inflateImageData(zdata: Uint8Array, expected: number, what: string): Uint8Array {
   let res: { buffer: Buffer; engine: { bytesWritten: number } };
   try {
-    res = inflateSync(zdata, { maxOutputLength: expected, info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+    res = zlib().inflateSync(zdata, { maxOutputLength: expected, info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     if (err.code === 'ERR_BUFFER_TOO_LARGE') {
@@ -314,7 +325,7 @@ export function encodePng16(code_px: Uint16Array, width: number, height: number,
  * method), one deflate stream (node:zlib, Z_RLE, level 6) in IDAT chunks of at most 1 MiB, IEND.
  */
 export function pngFile(width: number, height: number, bitDepth: number, colourType: number, interlace: 0 | 1, filteredRows: Uint8Array): Uint8Array {
-  const zdata = deflateSync(filteredRows, { level: 6, strategy: zlibConstants.Z_RLE });
+  const zdata = zlib().deflateSync(filteredRows, { level: 6, strategy: zlib().constants.Z_RLE });
   const ihdr = new Uint8Array(13);
   const v = new DataView(ihdr.buffer);
   v.setUint32(0, width);
@@ -340,7 +351,7 @@ function writeChunk(out: Uint8Array, at: number, type: string, data: Uint8Array)
   v.setUint32(at, data.length);
   for (let i = 0; i < 4; i++) out[at + 4 + i] = type.charCodeAt(i);
   out.set(data, at + 8);
-  v.setUint32(at + 8 + data.length, crc32(out.subarray(at + 4, at + 8 + data.length)));
+  v.setUint32(at + 8 + data.length, zlib().crc32(out.subarray(at + 4, at + 8 + data.length)));
   return at + 12 + data.length;
 }
 

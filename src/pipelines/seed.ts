@@ -9,9 +9,9 @@
  */
 import { DEFAULT_CONVENTIONS, ENCODED_STAGE, STAGES, type StageName } from '../conventions/index.js';
 import { parsePipelineDeclaration, type DeclaredStage, type PipelineDeclaration } from './declaration.js';
+import { ARTICLE_SCOPES } from './scopes.js';
 
-/** [D] The article's scopes: "inner 400 m", "central 1,024×1,024 m" (metres about the domain centre). */
-export const ARTICLE_SCOPES = Object.freeze({ innerRadius: 400, windowSize: 1024 });
+export { ARTICLE_SCOPES };
 
 /** [D] The article's per-stage inner-400 m RMS (its rebuild against the original system's reference for the same request), mm. */
 export const ARTICLE_STAGE_ANCHORS_MM: Readonly<Record<string, number>> = Object.freeze({ base: 0.203, 'after-support': 0.122 });

@@ -7,6 +7,7 @@ import { FLOAT_STAGES } from '../conventions/index.js';
 import { join } from 'node:path';
 import { readHeightfieldFile, writeHeightfieldFileAsync, type LoadedHeightfield } from '../io/heightfield-file.js';
 import { writeFileAtomic } from '../io/atomic.js';
+import { DEFAULT_DIFFERENCES_CAP } from '../io/limits.js';
 import { parseJson } from '../io/json-check.js';
 import { inputPresent, readInputText } from '../io/read-input.js';
 import { writeFolderWhole } from '../io/report-folder.js';
@@ -327,8 +328,7 @@ export function grossStageWarnings(
  * at most `cap` of them, and says in its first line how many it leaves out.
  * [R] Index field: float32, the index into `stageNames` of the sidecar's notes, −1 where the final codes agree.
  */
-/** [R] Default cap of the CSV pixel list (rows): ~10 MB of text. */
-export const DEFAULT_DIFFERENCES_CAP = 100_000;
+export { DEFAULT_DIFFERENCES_CAP };
 
 /** The differing pixels ranked by |Δ| (largest first; ascending pixel index among equals). */
 export function rankedDifferences(ps: PixelStages, gen: Heightfield, ref: Heightfield): { order: Int32Array; delta: Float64Array } {
