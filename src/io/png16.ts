@@ -37,7 +37,7 @@ import { PNG_UP_WASM_BASE64 } from './wasm/png-up-wasm.js';
 
 /**
  * [R] node:zlib, loaded by the first PNG read or write: every command loads this module (through the heightfield
- * reader), most never touch a PNG, and loading zlib is a part of every start-up.
+ * reader), most never touch a PNG, and loading zlib up front would add to every command's start.
  */
 let zlibLoaded: typeof Zlib | null = null;
 function zlib(): typeof Zlib {
