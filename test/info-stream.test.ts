@@ -5,22 +5,27 @@
  * (test/peers/write_dds.py) write, the ones heightbench refuses included, under each convention flag that changes the
  * reading. It also holds no field: `info` of a float .npy over the reader's memory budget still answers (the whole
  * read is refused there), and a file whose extreme is a zero, which the stream leaves to the whole read, still gets
- * the first zero's sign.
+ * the first zero's sign. The same holds for OpenEXR files (test/peers/exr_write.py), whose decoder hands its samples
+ * over a band of rows at a time (decodeExrRows): every file, each channel, truncated and corrupted copies, and the
+ * rows themselves equal to the whole decode's samples on the block kernel and in JavaScript.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readAnyHeightfieldFile, summarizeHeightfield, summarizeHeightfieldFile } from '../src/io/heightfield-file.js';
 import { encodeNpy } from '../src/io/formats/npy.js';
+import { decodeExrBlocks, decodeExrRows, readExrHeader } from '../src/io/formats/exr.js';
+import { fileSource } from '../src/io/byte-source.js';
 import type { ReadSettings } from '../src/io/heightfield-types.js';
-import { tempDir } from './helpers.js';
+import { tempDir, testRandom } from './helpers.js';
 
 const root = join(import.meta.dirname, '..');
 const python = join(root, '.venv', 'bin', 'python');
 const npyDir = tempDir('hb-info-npy-');
 const ddsDir = tempDir('hb-info-dds-');
 const own = tempDir('hb-info-own-');
+const exrDir = tempDir('hb-info-exr-');
 
 function peer(script: string, ...args: string[]): void {
   const r = spawnSync(python, [join(root, 'test', 'peers', script), ...args], { encoding: 'utf8' });
@@ -31,7 +36,8 @@ function peer(script: string, ...args: string[]): void {
 beforeAll(() => {
   peer('npy_peer.py', 'write', npyDir);
   peer('write_dds.py', ddsDir);
-});
+  peer('exr_write.py', exrDir);
+}, 120_000);
 
 type Outcome = { ok: unknown } | { refused: string; kind: string };
 
@@ -136,5 +142,98 @@ describe('the stream holds no field', () => {
       expect(Object.is(summary.minMetres, sign), `${path}: min ${summary.minMetres}`).toBe(true);
       expect(summary).toEqual(summarizeHeightfield(await readAnyHeightfieldFile(path)));
     }
+  });
+});
+
+describe('OpenEXR: the streamed summary says what the whole read says', () => {
+  const EXR_SETTINGS: ReadSettings[] = [...SETTINGS, { channel: 'R' }, { channel: 'G' }, { channel: 'B' }, { channel: 'nope' }];
+
+  it('every .exr the peer wrote, under each setting and channel', async () => {
+    const names = files(exrDir, '.exr');
+    expect(names.length).toBeGreaterThan(30);
+    let answered = 0;
+    let refused = 0;
+    for (const f of names) {
+      for (const s of EXR_SETTINGS) {
+        const [streamed, whole] = await both(join(exrDir, f), s);
+        expect(streamed, `${f} ${JSON.stringify(s)}`).toEqual(whole);
+        if ('ok' in whole) answered++;
+        else refused++;
+      }
+    }
+    expect(answered).toBeGreaterThan(100);
+    expect(refused).toBeGreaterThan(30);
+  });
+
+  it('truncated and corrupted files: the same summary or the same refusal', async () => {
+    const rnd = testRandom(0x5e7);
+    const names = files(exrDir, '.exr').filter((f) => /^(scanline|tiled)-/.test(f));
+    const tally = { answered: 0, refused: 0 };
+    for (let k = 0; k < 80; k++) {
+      const name = names[k % names.length];
+      const clean = new Uint8Array(readFileSync(join(exrDir, name)));
+      let b: Uint8Array;
+      if (k % 4 === 0) {
+        b = clean.subarray(0, Math.floor(clean.length * (0.2 + 0.75 * rnd())));
+      } else {
+        const start = readExrHeader(clean, name).offsetTableStart;
+        b = clean.slice();
+        for (let j = 0; j < 1 + (k % 3); j++) b[start + Math.floor(rnd() * (b.length - start))] ^= 1 << Math.floor(rnd() * 8);
+      }
+      const path = join(own, `damaged-${k}.exr`);
+      writeFileSync(path, b);
+      const [streamed, whole] = await both(path, {});
+      expect(streamed, `${name} #${k}`).toEqual(whole);
+      tally['ok' in whole ? 'answered' : 'refused']++;
+    }
+    expect(tally.refused).toBeGreaterThan(20);
+    expect(tally.answered).toBeGreaterThan(5);
+  });
+
+  it("the rows handed over are the whole decode's samples, on the block kernel and in JavaScript", () => {
+    const names = files(exrDir, '.exr');
+    let compared = 0;
+    for (const f of names) {
+      for (const channel of [undefined, 'R', 'G']) {
+        const path = join(exrDir, f);
+        const sel = { channel };
+        const limits = { pixelLimit: 1 << 28 };
+        let whole: ReturnType<typeof decodeExrBlocks>;
+        try {
+          whole = decodeExrBlocks(new Uint8Array(readFileSync(path)), path, sel, limits, true);
+        } catch {
+          continue;
+        }
+        const want = new Uint32Array(whole.values.buffer, whole.values.byteOffset, whole.values.length);
+        const { values: _values, ...header } = whole;
+        for (const useKernel of [true, false]) {
+          const got = new Uint32Array(want.length);
+          let at = 0;
+          const src = fileSource(path);
+          let streamedHeader;
+          try {
+            streamedHeader = decodeExrRows(
+              src,
+              path,
+              sel,
+              limits,
+              (words) => {
+                expect(words.length % whole.width, `${f} ${channel} whole rows`).toBe(0);
+                got.set(words, at);
+                at += words.length;
+              },
+              useKernel,
+            );
+          } finally {
+            src.close();
+          }
+          expect(streamedHeader, `${f} ${channel} ${useKernel}`).toEqual(header);
+          expect(at, `${f} ${channel} ${useKernel}`).toBe(want.length);
+          expect(Buffer.from(got.buffer).equals(Buffer.from(want.buffer, want.byteOffset, want.byteLength)), `${f} ${channel} ${useKernel}`).toBe(true);
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(150);
   });
 });

@@ -10,7 +10,7 @@
 import { extname } from 'node:path';
 import { FormatError } from '../errors.js';
 import type { DecoderInput } from './byte-source.js';
-import type { DecodedRaster, RasterLimits, RasterSelection, RawSampleRun } from './formats/decoded-image.js';
+import type { DecodedRaster, RasterHeader, RasterLimits, RasterSelection, RawSampleRun } from './formats/decoded-image.js';
 import type { Container } from './sidecar.js';
 
 /** heightbench's own containers: read and written synchronously. */
@@ -25,6 +25,18 @@ export type Decoder = (input: DecoderInput, where: string, sel: RasterSelection,
  * file's samples are not one (the decoder reads it). Refuses exactly what the decoder refuses before its samples.
  */
 export type RawRunReader = (input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits) => RawSampleRun | null;
+
+/**
+ * A decoder that hands its float samples over as float32 bits, a band of whole rows at a time (row 0 first), instead of
+ * one array; it refuses exactly what the decoder refuses and returns the decoder's header.
+ */
+export type RowStreamDecoder = (
+  input: DecoderInput,
+  where: string,
+  sel: RasterSelection,
+  limits: RasterLimits,
+  rows: (words: Uint32Array) => void,
+) => RasterHeader;
 
 interface OwnEntry {
   readonly container: OwnContainer;
@@ -44,6 +56,8 @@ interface OutsideEntry {
   readonly decoder: () => Promise<Decoder>;
   /** Where the format can hold its samples as one raw run: its header checks (src/io/formats/decoded-image.ts RawSampleRun). */
   readonly rawRun?: () => Promise<RawRunReader>;
+  /** Where the decoder can hand its float samples over row band by row band (RowStreamDecoder). */
+  readonly floatRows?: () => Promise<RowStreamDecoder>;
 }
 
 export type ContainerEntry = OwnEntry | OutsideEntry;
@@ -60,7 +74,14 @@ export const CONTAINERS: readonly ContainerEntry[] = [
     decoder: async () => (await import('./formats/dds.js')).decodeDds,
     rawRun: async () => (await import('./formats/dds.js')).ddsRawRun,
   },
-  { container: 'exr', extensions: ['.exr'], reader: 'outside', writes: false, decoder: async () => (await import('./formats/exr.js')).decodeExr },
+  {
+    container: 'exr',
+    extensions: ['.exr'],
+    reader: 'outside',
+    writes: false,
+    decoder: async () => (await import('./formats/exr.js')).decodeExr,
+    floatRows: async () => (await import('./formats/exr.js')).decodeExrRows,
+  },
   { container: 'tiff', extensions: ['.tif', '.tiff'], reader: 'outside', writes: true, decoder: async () => (await import('./formats/tiff.js')).decodeTiff },
   {
     container: 'npy',
@@ -96,6 +117,13 @@ export function rawRunReaderFor(container: OutsideContainer): Promise<RawRunRead
   const entry = CONTAINERS.find((c) => c.container === container);
   if (entry?.reader !== 'outside') throw new Error(`unreachable: ${container} is an outside container`);
   return entry.rawRun ? entry.rawRun() : null;
+}
+
+/** The row-streaming decoder of an outside container that has one, imported on first use; null for the others. */
+export function rowStreamDecoderFor(container: OutsideContainer): Promise<RowStreamDecoder> | null {
+  const entry = CONTAINERS.find((c) => c.container === container);
+  if (entry?.reader !== 'outside') throw new Error(`unreachable: ${container} is an outside container`);
+  return entry.floatRows ? entry.floatRows() : null;
 }
 
 /** The decoder of an outside container, imported on first use. */

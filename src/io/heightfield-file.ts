@@ -620,9 +620,10 @@ export function summaryOf(h: SummaryFacts, stats: FieldStats): HeightfieldSummar
 }
 
 /**
- * `info`'s summary of a file: a raw run of samples (a .npy, a one-channel DDS) without a sidecar is streamed through
- * the summary kernel in windows, never held whole (src/io/outside.ts streamOutsideSummary); every other file is read
- * (readAnyHeightfieldFile) and summarized. Both give the same summary, conventions and refusals.
+ * `info`'s summary of a file: a raw run of samples (a .npy, a one-channel DDS), or an OpenEXR file's decoded rows,
+ * without a sidecar is streamed through the summary kernel in windows, never held whole (src/io/outside.ts
+ * streamOutsideSummary); every other file is read (readAnyHeightfieldFile) and summarized. Both give the same
+ * summary, conventions and refusals.
  */
 export async function summarizeHeightfieldFile(
   path: string,

@@ -24,7 +24,7 @@ import { EXR_PREDICTOR_WASM_BASE64 } from './wasm/exr-predictor-wasm.js';
 import { sourceOf, type ByteSource, type DecoderInput } from '../byte-source.js';
 import { checkFieldSize, checkReaderMemory } from '../limits.js';
 import { PizDecoder } from './exr-piz.js';
-import type { DecodedRaster, RasterLimits, RasterSelection } from './decoded-image.js';
+import type { DecodedRaster, RasterHeader, RasterLimits, RasterSelection } from './decoded-image.js';
 
 const MAGIC = 20000630;
 /** Typed-array views read the host's byte order; the fast paths that use them need little-endian (EXR's order). */
@@ -408,6 +408,34 @@ export function decodeExr(input: DecoderInput, where: string, sel: RasterSelecti
  * false, or no WebAssembly) in JavaScript: the tests hold the two paths equal.
  */
 export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits, useKernel: boolean): DecodedRaster {
+  const { header, values } = decodeChannel(input, where, sel, limits, useKernel, null);
+  if (values === null) throw new Error('unreachable: a whole decode holds its samples');
+  return { ...header, values };
+}
+
+/**
+ * decodeExr's samples handed to `rows` as float32 bits, a band of whole rows at a time (row 0 first), instead of one
+ * array: the same checks and refusals (the memory estimate included), the same values, without holding the field.
+ */
+export function decodeExrRows(
+  input: DecoderInput,
+  where: string,
+  sel: RasterSelection,
+  limits: RasterLimits,
+  rows: (words: Uint32Array) => void,
+  useKernel = true,
+): RasterHeader {
+  return decodeChannel(input, where, sel, limits, useKernel, rows).header;
+}
+
+function decodeChannel(
+  input: DecoderInput,
+  where: string,
+  sel: RasterSelection,
+  limits: RasterLimits,
+  useKernel: boolean,
+  rows: ((words: Uint32Array) => void) | null,
+): { header: RasterHeader; values: Float32Array | null } {
   const src = sourceOf(input, where);
   const h = readExrHeaderFrom(src, where);
   if (!SUPPORTED_COMPRESSIONS.has(h.compression)) {
@@ -579,8 +607,10 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
     sizeOf[i] = c.size;
   }
 
-  const values = new Float32Array(width * height);
-  const out = new Uint32Array(values.buffer);
+  // Streamed, the output is one band of rows, handed over once whole.
+  const values = rows === null ? new Float32Array(width * height) : null;
+  const out = values !== null ? new Uint32Array(values.buffer) : new Uint32Array(width * blockH);
+  const emit = rows ?? ((words: Uint32Array, y0: number): void => out.set(words, y0 * width));
   const half = ch.pixelType === 1 ? halfToFloatBits() : null;
   const piz = h.compression === 4 ? new PizDecoder(blockW * blockH * (pixelBytes >> 1)) : null;
   const pizChannels = h.channels.map((c) => ({ nx: 0, ny: 0, size: PIXEL_TYPE_BYTES[c.pixelType] >> 1 }));
@@ -650,16 +680,18 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
       }
       if (half === null && from === blk && line === 4 * width) {
         // FLOAT samples in whole rows, one after another: the block is the rows.
-        out.set(block.blkWords.subarray(0, width * bh), y0 * width);
+        emit(block.blkWords.subarray(0, width * bh), y0);
         continue;
       }
       k.place(from, bw, bh, line, half === null ? 0 : block.table, block.band + 4 * x0, 4 * width);
       // The band holds whole rows once its last block is placed (blocks come in placement order).
-      if (x0 + bw === width) out.set(block.bandWords.subarray(0, width * bh), y0 * width);
+      if (x0 + bw === width) emit(block.bandWords.subarray(0, width * bh), y0);
       continue;
     }
 
     const what = `${where}: ${label()}`;
+    // The block's first row in `out`: the field's, or the band's.
+    const top = rows === null ? y0 : 0;
     if (piz !== null && size < expected) {
       for (const c of pizChannels) {
         c.nx = bw;
@@ -671,7 +703,7 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
       // A 32-bit sample is its low word then its high word: on a little-endian machine, the words' own bytes.
       const words32 = half === null && LITTLE_ENDIAN && (src & 1) === 0 ? new Uint32Array(words.buffer, words.byteOffset, words.length >> 1) : null;
       for (let row = 0; row < bh; row++, src += step) {
-        let o = (y0 + row) * width + x0;
+        let o = (top + row) * width + x0;
         if (half !== null) {
           for (let x = 0; x < bw; x++) out[o++] = half[words[src + x]];
         } else if (words32 !== null) {
@@ -680,6 +712,7 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
           for (let x = 0, s = src; x < bw; x++, s += 2) out[o++] = (words[s] | (words[s + 1] << 16)) >>> 0;
         }
       }
+      if (rows !== null && x0 + bw === width) rows(out.subarray(0, width * bh));
       continue;
     }
 
@@ -702,7 +735,7 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
     const view = raw === scratch ? scratchView : viewsOf(raw);
     for (let row = 0; row < bh; row++) {
       let s = base + row * lineBytes + chBefore * bw;
-      let o = (y0 + row) * width + x0;
+      let o = (top + row) * width + x0;
       const at = raw.byteOffset + s;
       if (view !== null && half === null && (at & 3) === 0) {
         out.set(view.u32.subarray(at >>> 2, (at >>> 2) + bw), o);
@@ -715,14 +748,14 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
         for (let x = 0; x < bw; x++, s += 4) out[o++] = (raw[s] | (raw[s + 1] << 8) | (raw[s + 2] << 16) | (raw[s + 3] << 24)) >>> 0;
       }
     }
+    if (rows !== null && x0 + bw === width) rows(out.subarray(0, width * bh));
   }
 
-  return {
+  const raster: RasterHeader = {
     container: 'exr',
     width,
     height,
     sampleType: ch.pixelType === 1 ? 'float16' : 'float32',
-    values,
     unorm16: false,
     georeference: null,
     nodata: null,
@@ -730,6 +763,7 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
       `OpenEXR ${kind}, ${h.compressionName}, channel ${ch.name} (${ch.pixelTypeName}) from channels ${present}, ` +
       `data window ${boxText(dw)}, display window ${boxText(h.displayWindow)}, lineOrder ${h.lineOrder}`,
   };
+  return { header: raster, values };
 }
 
 /** Bytes of chunk data read at once from a file: consecutive chunks are sliced out of one read. */
