@@ -1,0 +1,184 @@
+/**
+ * A helper thread for the OpenEXR decoder's zlib blocks (ZIP, ZIPS): it reads blocks of the file ahead of the decoding
+ * thread, inflates them and undoes the predictor on its own instance of the block kernel (wasm/exr-predictor.wat), and
+ * leaves each decoded block in a ring of shared slots; the decoding thread copies a finished block out and places it,
+ * and decodes every other block itself, in placement order as before.
+ *
+ * Each block has a state word moved with Atomics — 0 free, 1 taken by the helper, 2 decoded by the helper (in slot
+ * p mod slots), 3 given back (the helper read or inflated it short: the decoding thread decodes it and makes any
+ * refusal), 4 the decoding thread's — and ctrl[0] is the first block the decoding thread has not finished, ctrl[1]
+ * a stop request. The helper takes free blocks `ahead` or more past ctrl[0], so the decoding thread rarely finds a
+ * block still in the helper's hands, and fewer than `slots` past it, so a slot is reused only once its block is done.
+ * [R] The same kernel code decodes a block on either thread, so the bytes are those of a one-thread decode; a block
+ *     the helper cannot finish is decoded on the calling thread by the reference path, whose checks and messages are
+ *     the only ones made. HEIGHTBENCH_NO_THREADS=1 or a single CPU (src/core/threads.ts) starts no helper; the thread
+ *     is unref'd and stopped when the decode ends, however it ends.
+ */
+import { Worker } from 'node:worker_threads';
+import { threadsWanted } from '../../core/threads.js';
+
+const SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const { readSync } = require('node:fs');
+parentPort.once('message', (m) => {
+  const ctrl = new Int32Array(m.ctrl);
+  const state = new Int32Array(m.state);
+  const ring = new Uint8Array(m.ring);
+  const starts = new Float64Array(m.starts);
+  const sizes = new Int32Array(m.sizes);
+  const expected = new Int32Array(m.expected);
+  const k = new WebAssembly.Instance(m.module).exports;
+  const a = m.blockBytes;
+  const tabs = 3 * a + 32;
+  const need = tabs + 16384 - k.memory.buffer.byteLength;
+  if (need > 0) k.memory.grow(Math.ceil(need / 65536));
+  const mem = new Uint8Array(k.memory.buffer);
+  const n = state.length;
+  let q = 0;
+  for (;;) {
+    if (Atomics.load(ctrl, 1) !== 0) return;
+    const done = Atomics.load(ctrl, 0);
+    if (q < done + m.ahead) q = done + m.ahead;
+    if (q >= n) return;
+    if (q >= done + m.slots) {
+      Atomics.wait(ctrl, 0, done, 50);
+      continue;
+    }
+    if (Atomics.compareExchange(state, q, 0, 1) !== 0) {
+      q++;
+      continue;
+    }
+    let ok = false;
+    try {
+      const size = sizes[q];
+      const exp = expected[q];
+      const src = 2 * a;
+      let got = 0;
+      while (got < size) {
+        const r = readSync(m.fd, mem, src + got, size - got, starts[q] + got);
+        if (r === 0) break;
+        got += r;
+      }
+      if (got === size) {
+        mem.fill(0, src + size, src + size + 16);
+        if (k.inflate(src, size, 0, exp, tabs) === exp) {
+          k.unpredict(exp, a);
+          ring.set(mem.subarray(a, a + exp), (q % m.slots) * m.slotBytes);
+          ok = true;
+        }
+      }
+    } catch {
+      ok = false;
+    }
+    Atomics.store(state, q, ok ? 2 : 3);
+    Atomics.notify(state, q);
+    q++;
+  }
+});
+`;
+
+/** [R] About 4 MiB of slots, at least 4; the helper keeps half of them between itself and the decoding thread. */
+const RING_BYTES = 4 << 20;
+/** [R] Blocks larger than this are decoded on the calling thread alone (the ring would grow past its few MiB). */
+export const HELPER_MAX_BLOCK = 1 << 20;
+/** [R] A decoding thread that waited this long for a block the helper holds stops the helper and decodes it itself. */
+const STALL_MS = 10_000;
+
+let taken = 0;
+
+/** How many blocks helpers have handed over in this process (diagnostics and tests). */
+export function helperBlocks(): number {
+  return taken;
+}
+
+/** The zlib blocks a helper may take, by placement index: where each one's stored bytes lie and its decoded size. */
+export interface HelperBlocks {
+  readonly starts: Float64Array;
+  readonly sizes: Int32Array;
+  readonly expected: Int32Array;
+  /** False for the blocks the decoding thread keeps (stored raw, or not zlib). */
+  readonly eligible: Uint8Array;
+}
+
+export interface InflateHelper {
+  /** Block p decoded by the helper (a view of its slot, valid until the next call), or null: the caller decodes it. */
+  take(p: number): Uint8Array | null;
+  /** Claims block p for the caller; false when the helper has it. */
+  claim(p: number): boolean;
+  /** The caller is done with every block before p. */
+  release(p: number): void;
+  stop(): void;
+}
+
+/**
+ * A helper decoding the zlib blocks of the file open as `fd` with the compiled block kernel `module`, blocks of at most
+ * `blockBytes` bytes; null where threads are not wanted or none starts (the caller decodes every block).
+ */
+export function startInflateHelper(module: object, fd: number, blocks: HelperBlocks, blockBytes: number): InflateHelper | null {
+  if (!threadsWanted() || blockBytes > HELPER_MAX_BLOCK) return null;
+  const n = blocks.eligible.length;
+  const slotBytes = (blockBytes + 15) & ~15;
+  const slots = Math.max(4, Math.min(256, Math.floor(RING_BYTES / slotBytes)));
+  const ctrl = new Int32Array(new SharedArrayBuffer(8));
+  const state = new Int32Array(new SharedArrayBuffer(4 * n));
+  for (let p = 0; p < n; p++) if (blocks.eligible[p] === 0) state[p] = 4;
+  const ring = new Uint8Array(new SharedArrayBuffer(slots * slotBytes));
+  let worker: Worker;
+  try {
+    worker = new Worker(SOURCE, { eval: true });
+  } catch {
+    return null;
+  }
+  worker.unref();
+  let stopped = false;
+  // A helper that fails takes no more blocks; the ones it holds are waited for until STALL_MS, then taken back.
+  worker.on('error', () => undefined);
+  worker.postMessage({
+    module,
+    fd,
+    ctrl: ctrl.buffer,
+    state: state.buffer,
+    ring: ring.buffer,
+    starts: blocks.starts.slice().buffer,
+    sizes: blocks.sizes.slice().buffer,
+    expected: blocks.expected.slice().buffer,
+    blockBytes: slotBytes,
+    slots,
+    slotBytes,
+    ahead: slots >> 1,
+  });
+  const stop = (): void => {
+    if (stopped) return;
+    stopped = true;
+    Atomics.store(ctrl, 1, 1);
+    Atomics.notify(ctrl, 0);
+    void worker.terminate();
+  };
+  return {
+    take(p) {
+      let s = Atomics.compareExchange(state, p, 0, 4);
+      if (s !== 1 && s !== 2) return null;
+      const deadline = Date.now() + STALL_MS;
+      while ((s = Atomics.load(state, p)) === 1) {
+        if (stopped || Date.now() > deadline) {
+          stop();
+          return null;
+        }
+        Atomics.wait(state, p, 1, 100);
+      }
+      if (s !== 2) return null;
+      taken++;
+      const at = (p % slots) * slotBytes;
+      return ring.subarray(at, at + blocks.expected[p]);
+    },
+    claim(p) {
+      const s = Atomics.compareExchange(state, p, 0, 4);
+      return s === 0 || s === 4 || s === 3;
+    },
+    release(p) {
+      Atomics.store(ctrl, 0, p);
+      Atomics.notify(ctrl, 0);
+    },
+    stop,
+  };
+}
