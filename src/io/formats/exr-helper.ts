@@ -6,9 +6,12 @@
  *
  * Each block has a state word moved with Atomics — 0 free, 1 taken by the helper, 2 decoded by the helper (in slot
  * p mod slots), 3 given back (the helper read or inflated it short: the decoding thread decodes it and makes any
- * refusal), 4 the decoding thread's — and ctrl[0] is the first block the decoding thread has not finished, ctrl[1]
- * a stop request. The helper takes free blocks `ahead` or more past ctrl[0], so the decoding thread rarely finds a
- * block still in the helper's hands, and fewer than `slots` past it, so a slot is reused only once its block is done.
+ * refusal), 4 the decoding thread's, 5 taken back from the helper — and ctrl[0] is the first block the decoding
+ * thread has not finished, ctrl[1] a stop request. The helper takes free blocks `ahead` or more past ctrl[0], so the
+ * decoding thread rarely finds a block still in the helper's hands, and fewer than `slots` past it, so a slot is
+ * reused only once its block is done (a block taken back leaves its slot unread).
+ * [R] A decoding thread that finds its next block still in the helper's hands first does other work (the caller's
+ *     `busy`: the block after it), then waits; after STALL_MS it takes the block back and decodes it itself.
  * [R] The same kernel code decodes a block on either thread, so the bytes are those of a one-thread decode; a block
  *     the helper cannot finish is decoded on the calling thread by the reference path, whose checks and messages are
  *     the only ones made. HEIGHTBENCH_NO_THREADS=1 or a single CPU (src/core/threads.ts) starts no helper; the thread
@@ -70,8 +73,8 @@ parentPort.once('message', (m) => {
     } catch {
       ok = false;
     }
-    Atomics.store(state, q, ok ? 2 : 3);
-    Atomics.notify(state, q);
+    // A block the decoding thread stopped waiting for (state 5) is its own by now.
+    if (Atomics.compareExchange(state, q, 1, ok ? 2 : 3) === 1) Atomics.notify(state, q);
     q++;
   }
 });
@@ -81,7 +84,7 @@ parentPort.once('message', (m) => {
 const RING_BYTES = 4 << 20;
 /** [R] Blocks larger than this are decoded on the calling thread alone (the ring would grow past its few MiB). */
 export const HELPER_MAX_BLOCK = 1 << 20;
-/** [R] A decoding thread that waited this long for a block the helper holds stops the helper and decodes it itself. */
+/** [R] A helper that holds a block this long has stopped: the block is taken back. */
 const STALL_MS = 10_000;
 
 let taken = 0;
@@ -101,13 +104,36 @@ export interface HelperBlocks {
 }
 
 export interface InflateHelper {
-  /** Block p decoded by the helper (a view of its slot, valid until the next call), or null: the caller decodes it. */
-  take(p: number): Uint8Array | null;
+  /**
+   * Block p decoded by the helper (a view of its slot, valid until the next call), or null: the caller decodes it.
+   * `busy` runs first where the helper is still decoding it.
+   */
+  take(p: number, busy?: () => void): Uint8Array | null;
   /** Claims block p for the caller; false when the helper has it. */
   claim(p: number): boolean;
   /** The caller is done with every block before p. */
   release(p: number): void;
   stop(): void;
+}
+
+let prestarted: Worker | null = null;
+
+/**
+ * Starts a helper thread now, for a decode that will likely use one (a large zlib file whose chunk headers are still
+ * to be read): its start-up then overlaps that work. Unused, it waits, unref'd, for the next decode.
+ */
+export function prestartInflateHelper(): void {
+  if (prestarted || !threadsWanted()) return;
+  try {
+    const w = new Worker(SOURCE, { eval: true });
+    w.unref();
+    w.on('error', () => {
+      if (prestarted === w) prestarted = null;
+    });
+    prestarted = w;
+  } catch {
+    prestarted = null;
+  }
 }
 
 /**
@@ -124,14 +150,19 @@ export function startInflateHelper(module: object, fd: number, blocks: HelperBlo
   for (let p = 0; p < n; p++) if (blocks.eligible[p] === 0) state[p] = 4;
   const ring = new Uint8Array(new SharedArrayBuffer(slots * slotBytes));
   let worker: Worker;
-  try {
-    worker = new Worker(SOURCE, { eval: true });
-  } catch {
-    return null;
+  if (prestarted) {
+    worker = prestarted;
+    prestarted = null;
+  } else {
+    try {
+      worker = new Worker(SOURCE, { eval: true });
+    } catch {
+      return null;
+    }
+    worker.unref();
   }
-  worker.unref();
   let stopped = false;
-  // A helper that fails takes no more blocks; the ones it holds are waited for until STALL_MS, then taken back.
+  // A helper that fails takes no more blocks; the one it held is taken back after STALL_MS.
   worker.on('error', () => undefined);
   worker.postMessage({
     module,
@@ -155,16 +186,13 @@ export function startInflateHelper(module: object, fd: number, blocks: HelperBlo
     void worker.terminate();
   };
   return {
-    take(p) {
+    take(p, busy) {
       let s = Atomics.compareExchange(state, p, 0, 4);
-      if (s !== 1 && s !== 2) return null;
-      const deadline = Date.now() + STALL_MS;
-      while ((s = Atomics.load(state, p)) === 1) {
-        if (stopped || Date.now() > deadline) {
-          stop();
-          return null;
-        }
-        Atomics.wait(state, p, 1, 100);
+      if (s === 1) {
+        busy?.();
+        const deadline = Date.now() + STALL_MS;
+        while ((s = Atomics.load(state, p)) === 1 && Date.now() < deadline) Atomics.wait(state, p, 1, 100);
+        if (s === 1) s = Atomics.compareExchange(state, p, 1, 5);
       }
       if (s !== 2) return null;
       taken++;
@@ -173,7 +201,7 @@ export function startInflateHelper(module: object, fd: number, blocks: HelperBlo
     },
     claim(p) {
       const s = Atomics.compareExchange(state, p, 0, 4);
-      return s === 0 || s === 4 || s === 3;
+      return s === 0 || s === 3 || s === 4 || s === 5;
     },
     release(p) {
       Atomics.store(ctrl, 0, p);

@@ -20,7 +20,7 @@
 import { inflateSync } from 'node:zlib';
 import { FormatError } from '../../errors.js';
 import { compiledWasm, instantiateWasm, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
-import { HELPER_MAX_BLOCK, startInflateHelper, type InflateHelper } from './exr-helper.js';
+import { HELPER_MAX_BLOCK, prestartInflateHelper, startInflateHelper, type InflateHelper } from './exr-helper.js';
 import { EXR_PREDICTOR_WASM_BASE64 } from './wasm/exr-predictor-wasm.js';
 import { sourceOf, type ByteSource, type DecoderInput } from '../byte-source.js';
 import { checkFieldSize, checkReaderMemory } from '../limits.js';
@@ -470,6 +470,8 @@ function decodeChannel(
   }
   const ch = h.channels[chIndex];
   if (ch.pixelType === 0) throw new FormatError(`${where}: OpenEXR channel "${ch.name}" is UINT: not supported (HALF and FLOAT are read)`);
+  // A file that will likely share its zlib blocks with a helper thread starts it while the chunk headers are read.
+  if (useKernel && (h.compression === 2 || h.compression === 3) && src.fd !== undefined && src.size >= helperFrom) prestartInflateHelper();
 
   const dw = h.dataWindow;
   const width = dw.xMax - dw.xMin + 1;
@@ -637,14 +639,29 @@ function decodeChannel(
     block !== null && (h.compression === 2 || h.compression === 3)
       ? zlibHelper(src, chunks, (p) => placed(chunkOf[p], p, sizeOf[chunkOf[p]]), maxBlockBytes, helperFrom)
       : null;
+  /** Inflates zlib block q (unless the helper has it) to the second output area, as the pairing below does. */
+  const sideInflate = (q: number): void => {
+    if (block === null || helper === null || q >= chunks) return;
+    const c = placed(chunkOf[q], q, sizeOf[chunkOf[q]]);
+    if (c.size >= c.expected || !helper.claim(q)) return;
+    const b = chunks_.read(c.start, c.size, () => `OpenEXR ${labelOf(chunkOf[q], q)}`);
+    let at = b.byteOffset;
+    if (b.buffer !== block.mem.buffer) {
+      at = block.src;
+      block.mem.set(b, at);
+      block.mem.fill(0, at + c.size, at + c.size + 16);
+    }
+    pairedResult = block.k.inflate(at, c.size, block.out2, c.expected, block.tabs);
+    paired = q;
+  };
   try {
     for (let p = 0; p < chunks; p++) {
       const i = chunkOf[p];
       const { x0, y0, bw, bh, size, start, expected } = placed(i, p, sizeOf[i]);
       const label = (): string => `OpenEXR ${labelOf(i, p)}`;
       helper?.release(p);
-      // A block the helper thread decoded is not read here.
-      const decoded = helper?.take(p) ?? null;
+      // A block the helper thread decoded is not read here; while it still decodes this one, the next is inflated here.
+      const decoded = helper?.take(p, () => sideInflate(p + 1)) ?? null;
       const bytes = decoded !== null ? decoded : chunks_.read(start, size, label);
 
       if (block !== null) {
