@@ -16,6 +16,9 @@
  *   memory estimate checked before allocating, offset-table entries checked to lie in the file, each block inflated
  *   with its expected size as the cap and its actual size checked. A block whose stored size equals its raw size is
  *   stored uncompressed (OpenEXR writes a block raw when compressing would not make it smaller).
+ * - [R] A large zlib file read from disk shares its blocks with a helper thread (src/io/formats/exr-helper.ts) that
+ *   runs the same block kernel; `info` takes the samples a band of rows at a time (decodeExrRows) and never holds the
+ *   field. Both give the values and refusals of the one-thread whole decode (tested).
  */
 import { inflateSync } from 'node:zlib';
 import { FormatError } from '../../errors.js';
@@ -406,7 +409,8 @@ export function decodeExr(input: DecoderInput, where: string, sel: RasterSelecti
 
 /**
  * decodeExr, with NONE, RLE, ZIPS and ZIP blocks decoded and every block placed on the block kernel or (`useKernel`
- * false, or no WebAssembly) in JavaScript: the tests hold the two paths equal.
+ * false, or no WebAssembly) in JavaScript: the tests hold the two paths equal. `helperFrom`: the stored zlib bytes
+ * from which a file source's blocks are shared with a helper thread (Infinity: none).
  */
 export function decodeExrBlocks(
   input: DecoderInput,
