@@ -191,7 +191,21 @@ describe('OpenEXR: the streamed summary says what the whole read says', () => {
   });
 
   it("the rows handed over are the whole decode's samples, on the block kernel and in JavaScript", () => {
+    // Besides the peer's files: one FLOAT channel stored raw in whole rows (NONE, and RLE that OpenEXR stores raw),
+    // whose chunks the kernel path hands over where they lie, with the header padded so that the chunks lie at each
+    // file offset mod 4.
+    const script = `
+import numpy as np, OpenEXR
+rng = np.random.default_rng(3)
+a = rng.standard_normal((37, 301)).astype(np.float32)
+for pad in ("", "x", "xy", "xyz"):
+    for name, c in (("none", OpenEXR.NO_COMPRESSION), ("rle", OpenEXR.RLE_COMPRESSION)):
+        OpenEXR.File({"compression": c, "type": OpenEXR.scanlineimage, "note": "pad" + pad}, {"Y": a}).write("${exrDir}/single-" + name + "-" + str(len(pad)) + ".exr")
+`;
+    const r = spawnSync(python, ['-c', script], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
     const names = files(exrDir, '.exr');
+    expect(names.filter((f) => f.startsWith('single-')).length).toBe(8);
     let compared = 0;
     for (const f of names) {
       for (const channel of [undefined, 'R', 'G']) {

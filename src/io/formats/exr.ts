@@ -683,6 +683,11 @@ function decodeChannel(
         if (decoded !== null) {
           mem.set(decoded, blk);
         } else if (size === expected) {
+          if (half === null && chBefore === 0 && line === 4 * width && (at & 3) === 0) {
+            // FLOAT samples of one channel in whole rows, stored raw: the chunk is the rows, where it lies.
+            emit(new Uint32Array(mem.buffer, at, width * bh), y0);
+            continue;
+          }
           mem.copyWithin(blk, at, at + size);
         } else if (piz !== null) {
           for (const c of pizChannels) {
