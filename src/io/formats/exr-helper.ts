@@ -11,7 +11,9 @@
  * decoding thread rarely finds a block still in the helper's hands, and fewer than `slots` past it, so a slot is
  * reused only once its block is done (a block taken back leaves its slot unread).
  * [R] A decoding thread that finds its next block still in the helper's hands first does other work (the caller's
- *     `busy`: the block after it), then waits; after STALL_MS it takes the block back and decodes it itself.
+ *     `busy`: the block after it), then waits as long as inflating the block takes at a fraction of the helper's speed
+ *     (WAIT_BYTES_PER_MS), then takes it back and decodes it itself: on a machine whose cores are busy the helper may
+ *     not run for a while, and the decode must not wait on it.
  * [R] The same kernel code decodes a block on either thread, so the bytes are those of a one-thread decode; a block
  *     the helper cannot finish is decoded on the calling thread by the reference path, whose checks and messages are
  *     the only ones made. HEIGHTBENCH_NO_THREADS=1 or a single CPU (src/core/threads.ts) starts no helper; the thread
@@ -84,8 +86,11 @@ parentPort.once('message', (m) => {
 const RING_BYTES = 4 << 20;
 /** [R] Blocks larger than this are decoded on the calling thread alone (the ring would grow past its few MiB). */
 export const HELPER_MAX_BLOCK = 1 << 20;
-/** [R] A helper that holds a block this long has stopped: the block is taken back. */
-const STALL_MS = 10_000;
+/**
+ * [R] Decoded bytes per ms at which a wait for the helper's block gives up: a few times slower than the helper inflates
+ * (250–400 MB/s), so a helper still holding the block by then is not running, and decoding it again costs less.
+ */
+const WAIT_BYTES_PER_MS = 100_000;
 
 let taken = 0;
 
@@ -162,7 +167,7 @@ export function startInflateHelper(module: object, fd: number, blocks: HelperBlo
     worker.unref();
   }
   let stopped = false;
-  // A helper that fails takes no more blocks; the one it held is taken back after STALL_MS.
+  // A helper that fails takes no more blocks; the one it held is taken back after a short wait.
   worker.on('error', () => undefined);
   worker.postMessage({
     module,
@@ -190,8 +195,11 @@ export function startInflateHelper(module: object, fd: number, blocks: HelperBlo
       let s = Atomics.compareExchange(state, p, 0, 4);
       if (s === 1) {
         busy?.();
-        const deadline = Date.now() + STALL_MS;
-        while ((s = Atomics.load(state, p)) === 1 && Date.now() < deadline) Atomics.wait(state, p, 1, 100);
+        const wait = 0.1 + blocks.expected[p] / WAIT_BYTES_PER_MS;
+        const deadline = performance.now() + wait;
+        for (let left = wait; (s = Atomics.load(state, p)) === 1 && left > 0; left = deadline - performance.now()) {
+          Atomics.wait(state, p, 1, left);
+        }
         if (s === 1) s = Atomics.compareExchange(state, p, 1, 5);
       }
       if (s !== 2) return null;
