@@ -7,7 +7,7 @@
  * Each block has a state word moved with Atomics — 0 free, 1 taken by the helper, 2 decoded by the helper (in slot
  * p mod slots), 3 given back (the helper read or inflated it short: the decoding thread decodes it and makes any
  * refusal), 4 the decoding thread's, 5 taken back from the helper — and ctrl[0] is the first block the decoding
- * thread has not finished, ctrl[1] a stop request. The helper takes free blocks `ahead` or more past ctrl[0], so the
+ * thread has not finished, ctrl[1] a stop request, ctrl[2] the ctrl[0] at which a waiting helper wants waking. The helper takes free blocks `ahead` or more past ctrl[0], so the
  * decoding thread rarely finds a block still in the helper's hands, and fewer than `slots` past it, so a slot is
  * reused only once its block is done (a block taken back leaves its slot unread).
  * [R] A decoding thread that finds its next block still in the helper's hands first does other work (the caller's
@@ -46,7 +46,9 @@ parentPort.once('message', (m) => {
     if (q < done + m.ahead) q = done + m.ahead;
     if (q >= n) return;
     if (q >= done + m.slots) {
-      Atomics.wait(ctrl, 0, done, 50);
+      // Woken once a quarter of the slots are free, not at every block.
+      Atomics.store(ctrl, 2, q - m.slots + Math.max(1, m.slots >> 2));
+      if (Atomics.load(ctrl, 0) === done) Atomics.wait(ctrl, 0, done, 50);
       continue;
     }
     if (Atomics.compareExchange(state, q, 0, 1) !== 0) {
@@ -150,7 +152,7 @@ export function startInflateHelper(module: object, fd: number, blocks: HelperBlo
   const n = blocks.eligible.length;
   const slotBytes = (blockBytes + 15) & ~15;
   const slots = Math.max(4, Math.min(256, Math.floor(RING_BYTES / slotBytes)));
-  const ctrl = new Int32Array(new SharedArrayBuffer(8));
+  const ctrl = new Int32Array(new SharedArrayBuffer(12));
   const state = new Int32Array(new SharedArrayBuffer(4 * n));
   for (let p = 0; p < n; p++) if (blocks.eligible[p] === 0) state[p] = 4;
   const ring = new Uint8Array(new SharedArrayBuffer(slots * slotBytes));
@@ -213,7 +215,7 @@ export function startInflateHelper(module: object, fd: number, blocks: HelperBlo
     },
     release(p) {
       Atomics.store(ctrl, 0, p);
-      Atomics.notify(ctrl, 0);
+      if (p >= Atomics.load(ctrl, 2)) Atomics.notify(ctrl, 0);
     },
     stop,
   };
