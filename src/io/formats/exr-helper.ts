@@ -19,6 +19,7 @@
  *     the only ones made. HEIGHTBENCH_NO_THREADS=1 or a single CPU (src/core/threads.ts) starts no helper; the thread
  *     is unref'd and stopped when the decode ends, however it ends.
  */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { threadsWanted } from '../../core/threads.js';
 
@@ -124,6 +125,38 @@ export interface InflateHelper {
 }
 
 let prestarted: Worker | null = null;
+
+/**
+ * [R] Stored bytes of zlib blocks from which a file's blocks are shared with a helper thread: below it the thread's
+ * start (tens of ms) would cost about what it saves (inflating takes time by the bytes and symbols stored; long
+ * matches, as in well-compressed HALF samples, are cheap).
+ */
+export const HELPER_FROM = 16 << 20;
+/** The header bytes that state ZIPS (2) or ZIP (3) compression, but for the code. */
+const COMPRESSION_ATTRIBUTE = Buffer.from('compression\0compression\0\x01\0\0\0', 'latin1');
+
+/**
+ * For a command about to read `path`: starts a helper thread now when the file looks like a large ZIP or ZIPS
+ * OpenEXR file (its first 64 KiB state the compression), so the thread's start-up overlaps the loading of the
+ * command's modules. A guess only: the decoder checks the file and starts or skips the helper as before.
+ */
+export function prestartInflateHelperFor(path: string): void {
+  if (!path.toLowerCase().endsWith('.exr') || !threadsWanted()) return;
+  let fd: number | null = null;
+  try {
+    fd = openSync(path, 'r');
+    if (fstatSync(fd).size < HELPER_FROM) return;
+    const head = Buffer.alloc(1 << 16);
+    const n = readSync(fd, head, 0, head.length, 0);
+    const at = head.subarray(0, n).indexOf(COMPRESSION_ATTRIBUTE);
+    const code = at >= 0 && at + COMPRESSION_ATTRIBUTE.length < n ? head[at + COMPRESSION_ATTRIBUTE.length] : -1;
+    if (code === 2 || code === 3) prestartInflateHelper();
+  } catch {
+    // Not readable now: the command reports it.
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
 
 /**
  * Starts a helper thread now, for a decode that will likely use one (a large zlib file whose chunk headers are still

@@ -23,7 +23,7 @@
 import { inflateSync } from 'node:zlib';
 import { FormatError } from '../../errors.js';
 import { compiledWasm, instantiateWasm, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
-import { HELPER_MAX_BLOCK, prestartInflateHelper, startInflateHelper, type InflateHelper } from './exr-helper.js';
+import { HELPER_FROM, HELPER_MAX_BLOCK, prestartInflateHelper, startInflateHelper, type InflateHelper } from './exr-helper.js';
 import { EXR_PREDICTOR_WASM_BASE64 } from './wasm/exr-predictor-wasm.js';
 import { sourceOf, type ByteSource, type DecoderInput } from '../byte-source.js';
 import { checkFieldSize, checkReaderMemory } from '../limits.js';
@@ -815,12 +815,6 @@ function decodeChannel(
   return { header: raster, values };
 }
 
-/**
- * [R] Stored bytes of zlib blocks from which a file's blocks are shared with a helper thread: below it the thread's
- * start (tens of ms) would cost about what it saves (inflating takes time by the bytes and symbols stored; long
- * matches, as in well-compressed HALF samples, are cheap).
- */
-const HELPER_FROM = 16 << 20;
 /** Bytes of chunk data read at once from a file: consecutive chunks are sliced out of one read. */
 const READ_WINDOW = 1 << 20;
 const HALF_TABLE_BYTES = 65536 * 4;
