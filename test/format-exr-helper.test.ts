@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeExrBlocks, decodeExrRows } from '../src/io/formats/exr.js';
-import { helperBlocks } from '../src/io/formats/exr-helper.js';
+import { helperBlocks, prestartInflateHelperFor } from '../src/io/formats/exr-helper.js';
 import { fileSource } from '../src/io/byte-source.js';
 import { tempDir, testRandom } from './helpers.js';
 
@@ -74,6 +74,12 @@ describe('OpenEXR helper thread', () => {
         if (threads) expect(handed, `${name} ${channel}: blocks the helper handed over`).toBeGreaterThan(0);
       }
     }
+  });
+
+  it("a prestarted helper (info's guess from the path) serves the next decode; a wrong guess is harmless", () => {
+    for (const p of [join(dir, 'missing.exr'), join(dir, 'none'), join(dir, 'scanline-zip.exr')]) expect(() => prestartInflateHelperFor(p)).not.toThrow();
+    const path = join(dir, 'tiled-zip.exr');
+    expect(same(decode(path, true), decode(path, false))).toBe(true);
   });
 
   it('hands the same rows to a streamed decode', () => {
