@@ -617,10 +617,12 @@ function decodeChannel(
   // its own order), each from what its header said.
   const chunkOf = new Int32Array(chunks);
   const sizeOf = new Int32Array(chunks);
+  let allRaw = true;
   for (let i = 0; i < chunks; i++) {
     const c = chunkAt(i);
     chunkOf[c.index] = i;
     sizeOf[i] = c.size;
+    if (c.size !== c.expected) allRaw = false;
   }
 
   // Streamed, the output is one band of rows, handed over once whole.
@@ -630,7 +632,10 @@ function decodeChannel(
   const half = ch.pixelType === 1 ? halfToFloatBits() : null;
   const piz = h.compression === 4 ? new PizDecoder(blockW * blockH * (pixelBytes >> 1)) : null;
   const pizChannels = h.channels.map((c) => ({ nx: 0, ny: 0, size: PIXEL_TYPE_BYTES[c.pixelType] >> 1 }));
-  const block = useKernel ? blockKernel(maxBlockBytes, half, width * blockH * 4) : null;
+  // FLOAT samples of the only channel in whole rows, every chunk stored raw: each chunk is its rows, handed over where
+  // it lies (the block kernel would be compiled only to copy them).
+  const rowsRaw = LITTLE_ENDIAN && allRaw && h.tiles === null && half === null && chBefore === 0 && pixelBytes === 4;
+  const block = useKernel && !rowsRaw ? blockKernel(maxBlockBytes, half, width * blockH * 4) : null;
   const scratch = new Uint8Array(block !== null || h.compression === 0 || h.compression === 4 ? 0 : maxBlockBytes);
   const scratchView = viewsOf(scratch);
   const rleOut = new Uint8Array(block === null && h.compression === 1 ? maxBlockBytes : 0);
@@ -735,6 +740,10 @@ function decodeChannel(
         continue;
       }
 
+      if (rowsRaw && (bytes.byteOffset & 3) === 0) {
+        emit(new Uint32Array(bytes.buffer, bytes.byteOffset, width * bh), y0);
+        continue;
+      }
       const what = `${where}: ${label()}`;
       // The block's first row in `out`: the field's, or the band's.
       const top = rows === null ? y0 : 0;
