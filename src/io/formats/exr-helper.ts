@@ -19,7 +19,7 @@
  *     the only ones made. HEIGHTBENCH_NO_THREADS=1 or a single CPU (src/core/threads.ts) starts no helper; the thread
  *     is unref'd and stopped when the decode ends, however it ends.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { threadsWanted } from '../../core/threads.js';
 
@@ -144,8 +144,10 @@ export function prestartInflateHelperFor(path: string): void {
   if (!path.toLowerCase().endsWith('.exr') || !threadsWanted()) return;
   let fd: number | null = null;
   try {
-    fd = openSync(path, 'r');
-    if (fstatSync(fd).size < HELPER_FROM) return;
+    // As the reader opens it (src/io/read-input.ts openRegular): a FIFO or device is neither waited on nor read.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size < HELPER_FROM) return;
     const head = Buffer.alloc(1 << 16);
     const n = readSync(fd, head, 0, head.length, 0);
     const at = head.subarray(0, n).indexOf(COMPRESSION_ATTRIBUTE);
