@@ -23,7 +23,7 @@
 import { inflateSync } from 'node:zlib';
 import { FormatError } from '../../errors.js';
 import { compiledWasm, instantiateWasm, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
-import { HELPER_FROM, HELPER_MAX_BLOCK, prestartInflateHelper, startInflateHelper, type InflateHelper } from './exr-helper.js';
+import { HELPER_FROM, HELPER_MAX_BLOCK, helperWanted, prestartInflateHelper, startInflateHelper, type InflateHelper } from './exr-helper.js';
 import { EXR_PREDICTOR_WASM_BASE64 } from './wasm/exr-predictor-wasm.js';
 import { sourceOf, type ByteSource, type DecoderInput } from '../byte-source.js';
 import { checkFieldSize, checkReaderMemory } from '../limits.js';
@@ -410,7 +410,7 @@ export function decodeExr(input: DecoderInput, where: string, sel: RasterSelecti
 /**
  * decodeExr, with NONE, RLE, ZIPS and ZIP blocks decoded and every block placed on the block kernel or (`useKernel`
  * false, or no WebAssembly) in JavaScript: the tests hold the two paths equal. `helperFrom`: the stored zlib bytes
- * from which a file source's blocks are shared with a helper thread (Infinity: none).
+ * from which a file source's blocks are shared with a helper thread (Infinity: none; 0: always, whatever the load).
  */
 export function decodeExrBlocks(
   input: DecoderInput,
@@ -475,7 +475,8 @@ function decodeChannel(
   const ch = h.channels[chIndex];
   if (ch.pixelType === 0) throw new FormatError(`${where}: OpenEXR channel "${ch.name}" is UINT: not supported (HALF and FLOAT are read)`);
   // A file that will likely share its zlib blocks with a helper thread starts it while the chunk headers are read.
-  if (useKernel && (h.compression === 2 || h.compression === 3) && src.fd !== undefined && src.size >= helperFrom) prestartInflateHelper();
+  if (useKernel && (h.compression === 2 || h.compression === 3) && src.fd !== undefined && src.size >= helperFrom && (helperFrom === 0 || helperWanted()))
+    prestartInflateHelper(helperFrom === 0);
 
   const dw = h.dataWindow;
   const width = dw.xMax - dw.xMin + 1;
@@ -869,7 +870,7 @@ function chunkReader(src: ByteSource, first: number, window?: Uint8Array): Chunk
  * hold `from` stored bytes or more; null otherwise.
  */
 function zlibHelper(src: ByteSource, chunks: number, chunk: (p: number) => ExrChunk, maxBlockBytes: number, from: number): InflateHelper | null {
-  if (src.fd === undefined || maxBlockBytes > HELPER_MAX_BLOCK) return null;
+  if (src.fd === undefined || maxBlockBytes > HELPER_MAX_BLOCK || (from > 0 && !helperWanted())) return null;
   const blocks = {
     starts: new Float64Array(chunks),
     sizes: new Int32Array(chunks),
