@@ -694,7 +694,8 @@ function decodeChannel(
             emit(new Uint32Array(mem.buffer, at, width * bh), y0);
             continue;
           }
-          mem.copyWithin(blk, at, at + size);
+          // Placed from where it lies (the kernel's loads need no alignment).
+          from = at + chBefore * bw;
         } else if (piz !== null) {
           for (const c of pizChannels) {
             c.nx = bw;
