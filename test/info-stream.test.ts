@@ -10,20 +10,25 @@
  * heightbench's own .r16/.r32 with their sidecars likewise, with the payload's digest checked from the windows: a
  * changed byte, a contradicting setting or sidecar, a big-endian payload and the recovery of an interrupted pair
  * write each give what the whole read gives.
+ * The same holds for OpenEXR files (test/peers/exr_write.py), whose decoder hands its samples
+ * over a band of rows at a time (decodeExrRows): every file, each channel, truncated and corrupted copies, and the
+ * rows themselves equal to the whole decode's samples on the block kernel and in JavaScript.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readAnyHeightfieldFile, summarizeHeightfield, summarizeHeightfieldFile, writeOwnHeightfieldFile } from '../src/io/heightfield-file.js';
 import { codeHeightfield, floatHeightfield } from '../src/core/heightfield.js';
 import { domainGrid } from '../src/core/grid.js';
 import { pendingPathFor } from '../src/io/atomic.js';
-import { readFileSync, renameSync } from 'node:fs';
+import { renameSync } from 'node:fs';
 import { encodeNpy } from '../src/io/formats/npy.js';
 import { encodeTiff } from '../src/io/formats/tiff.js';
+import { decodeExrBlocks, decodeExrRows, readExrHeader } from '../src/io/formats/exr.js';
+import { fileSource } from '../src/io/byte-source.js';
 import type { ReadSettings } from '../src/io/heightfield-types.js';
-import { tempDir } from './helpers.js';
+import { tempDir, testRandom } from './helpers.js';
 
 const root = join(import.meta.dirname, '..');
 const python = join(root, '.venv', 'bin', 'python');
@@ -31,6 +36,7 @@ const npyDir = tempDir('hb-info-npy-');
 const ddsDir = tempDir('hb-info-dds-');
 const tiffDir = tempDir('hb-info-tiff-');
 const own = tempDir('hb-info-own-');
+const exrDir = tempDir('hb-info-exr-');
 
 function peer(script: string, ...args: string[]): void {
   const r = spawnSync(python, [join(root, 'test', 'peers', script), ...args], { encoding: 'utf8' });
@@ -42,7 +48,8 @@ beforeAll(() => {
   peer('npy_peer.py', 'write', npyDir);
   peer('write_dds.py', ddsDir);
   peer('tiff_write.py', tiffDir);
-});
+  peer('exr_write.py', exrDir);
+}, 120_000);
 
 type Outcome = { ok: unknown } | { refused: string; kind: string };
 
@@ -216,9 +223,8 @@ describe("heightbench's own containers with their sidecars", () => {
     put('plain.r16', (p) => writeOwnHeightfieldFile(p, codeHeightfield(domainGrid(n), codes, { min: -500, max: 500 })));
     put('be.r16', (p) => writeOwnHeightfieldFile(p, codeHeightfield(domainGrid(n), codes, { min: -20, max: 80 }), { endian: 'be' }));
     put('plain.r32', (p) => writeOwnHeightfieldFile(p, floatHeightfield(domainGrid(n), heights)));
+    // +0 met first, then -0: the extreme is the first zero's, +0.
     const zero = heights.slice();
-    zero.fill(0, 0, 4);
-    zero.fill(-0, 4, 8);
     zero.fill(1);
     zero[3] = 0;
     zero[9] = -0;
@@ -272,5 +278,119 @@ describe("heightbench's own containers with their sidecars", () => {
     expect(pending.summary.notes.join(' ')).toMatch(/interrupted/);
     const zeroSummary = (await summarizeHeightfieldFile(join(own, 'zero.r32'))).summary;
     expect(Object.is(zeroSummary.minMetres, 0)).toBe(true);
+  });
+});
+
+describe('OpenEXR: the streamed summary says what the whole read says', () => {
+  const EXR_SETTINGS: ReadSettings[] = [...SETTINGS, { channel: 'R' }, { channel: 'G' }, { channel: 'B' }, { channel: 'nope' }];
+
+  it('every .exr the peer wrote, under each setting and channel', async () => {
+    const names = files(exrDir, '.exr');
+    expect(names.length).toBeGreaterThan(30);
+    let answered = 0;
+    let refused = 0;
+    for (const f of names) {
+      for (const s of EXR_SETTINGS) {
+        const [streamed, whole] = await both(join(exrDir, f), s);
+        expect(streamed, `${f} ${JSON.stringify(s)}`).toEqual(whole);
+        if ('ok' in whole) answered++;
+        else refused++;
+      }
+    }
+    expect(answered).toBeGreaterThan(100);
+    expect(refused).toBeGreaterThan(30);
+  });
+
+  it('truncated and corrupted files: the same summary or the same refusal', async () => {
+    const rnd = testRandom(0x5e7);
+    const names = files(exrDir, '.exr').filter((f) => /^(scanline|tiled)-/.test(f));
+    const tally = { answered: 0, refused: 0 };
+    for (let k = 0; k < 80; k++) {
+      const name = names[k % names.length];
+      const clean = new Uint8Array(readFileSync(join(exrDir, name)));
+      let b: Uint8Array;
+      if (k % 4 === 0) {
+        b = clean.subarray(0, Math.floor(clean.length * (0.2 + 0.75 * rnd())));
+      } else {
+        const start = readExrHeader(clean, name).offsetTableStart;
+        b = clean.slice();
+        for (let j = 0; j < 1 + (k % 3); j++) b[start + Math.floor(rnd() * (b.length - start))] ^= 1 << Math.floor(rnd() * 8);
+      }
+      const path = join(own, `damaged-${k}.exr`);
+      writeFileSync(path, b);
+      const [streamed, whole] = await both(path, {});
+      expect(streamed, `${name} #${k}`).toEqual(whole);
+      tally['ok' in whole ? 'answered' : 'refused']++;
+    }
+    expect(tally.refused).toBeGreaterThan(20);
+    expect(tally.answered).toBeGreaterThan(5);
+  });
+
+  it("the rows handed over are the whole decode's samples, on the block kernel and in JavaScript", () => {
+    // Besides the peer's files: one FLOAT channel stored raw in whole rows (NONE, and RLE that OpenEXR stores raw),
+    // whose chunks the kernel path hands over where they lie, with the header padded so that the chunks lie at each
+    // file offset mod 4.
+    const script = `
+import numpy as np, OpenEXR
+rng = np.random.default_rng(3)
+a = rng.standard_normal((37, 301)).astype(np.float32)
+a.tofile("${exrDir}/single.f32")
+for pad in ("", "x", "xy", "xyz"):
+    for name, c in (("none", OpenEXR.NO_COMPRESSION), ("rle", OpenEXR.RLE_COMPRESSION)):
+        OpenEXR.File({"compression": c, "type": OpenEXR.scanlineimage, "note": "pad" + pad}, {"Y": a}).write("${exrDir}/single-" + name + "-" + str(len(pad)) + ".exr")
+`;
+    const r = spawnSync(python, ['-c', script], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const names = files(exrDir, '.exr');
+    expect(names.filter((f) => f.startsWith('single-')).length).toBe(8);
+    // Those hold the samples numpy wrote, bit for bit.
+    const written = new Uint8Array(readFileSync(join(exrDir, 'single.f32')));
+    for (const f of names.filter((n) => n.startsWith('single-'))) {
+      const v = decodeExrBlocks(new Uint8Array(readFileSync(join(exrDir, f))), f, {}, { pixelLimit: 1 << 28 }, true).values;
+      expect(Buffer.from(v.buffer, v.byteOffset, v.byteLength).equals(written), f).toBe(true);
+    }
+    let compared = 0;
+    for (const f of names) {
+      for (const channel of [undefined, 'R', 'G']) {
+        const path = join(exrDir, f);
+        const sel = { channel };
+        const limits = { pixelLimit: 1 << 28 };
+        let whole: ReturnType<typeof decodeExrBlocks>;
+        try {
+          whole = decodeExrBlocks(new Uint8Array(readFileSync(path)), path, sel, limits, true);
+        } catch {
+          continue;
+        }
+        const want = new Uint32Array(whole.values.buffer, whole.values.byteOffset, whole.values.length);
+        const { values: _values, ...header } = whole;
+        for (const useKernel of [true, false]) {
+          const got = new Uint32Array(want.length);
+          let at = 0;
+          const src = fileSource(path);
+          let streamedHeader;
+          try {
+            streamedHeader = decodeExrRows(
+              src,
+              path,
+              sel,
+              limits,
+              (words) => {
+                expect(words.length % whole.width, `${f} ${channel} whole rows`).toBe(0);
+                got.set(words, at);
+                at += words.length;
+              },
+              useKernel,
+            );
+          } finally {
+            src.close();
+          }
+          expect(streamedHeader, `${f} ${channel} ${useKernel}`).toEqual(header);
+          expect(at, `${f} ${channel} ${useKernel}`).toBe(want.length);
+          expect(Buffer.from(got.buffer).equals(Buffer.from(want.buffer, want.byteOffset, want.byteLength)), `${f} ${channel} ${useKernel}`).toBe(true);
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(150);
   });
 });

@@ -32,6 +32,8 @@ export interface ByteSource {
   readonly fresh: boolean;
   /** Bytes of the file read so far (for the report and for tests that count work). */
   readonly bytesRead: number;
+  /** The open file's descriptor, for a helper thread that reads ranges the caller has checked (a file source). */
+  readonly fd?: number;
   close(): void;
 }
 
@@ -105,6 +107,7 @@ export function fileSource(path: string): ByteSource {
   return {
     where: path,
     size,
+    fd,
     fresh: true,
     read(offset, length, what) {
       checkRange(path, size, offset, length, what);

@@ -38,6 +38,18 @@ export type BlockSummaryReader = (
   stream: SummaryStream<unknown>,
 ) => Promise<RasterHeader | null>;
 
+/**
+ * A decoder that hands its float samples over as float32 bits, a band of whole rows at a time (row 0 first), instead of
+ * one array; it refuses exactly what the decoder refuses and returns the decoder's header.
+ */
+export type RowStreamDecoder = (
+  input: DecoderInput,
+  where: string,
+  sel: RasterSelection,
+  limits: RasterLimits,
+  rows: (words: Uint32Array) => void,
+) => RasterHeader;
+
 interface OwnEntry {
   readonly container: OwnContainer;
   readonly extensions: readonly string[];
@@ -58,6 +70,8 @@ interface OutsideEntry {
   readonly rawRun?: () => Promise<RawRunReader>;
   /** Where the format's samples are compressed in blocks: the decoder's summary stream (BlockSummaryReader). */
   readonly blockSummary?: () => Promise<BlockSummaryReader>;
+  /** Where the decoder can hand its float samples over row band by row band (RowStreamDecoder). */
+  readonly floatRows?: () => Promise<RowStreamDecoder>;
 }
 
 export type ContainerEntry = OwnEntry | OutsideEntry;
@@ -74,7 +88,14 @@ export const CONTAINERS: readonly ContainerEntry[] = [
     decoder: async () => (await import('./formats/dds.js')).decodeDds,
     rawRun: async () => (await import('./formats/dds.js')).ddsRawRun,
   },
-  { container: 'exr', extensions: ['.exr'], reader: 'outside', writes: false, decoder: async () => (await import('./formats/exr.js')).decodeExr },
+  {
+    container: 'exr',
+    extensions: ['.exr'],
+    reader: 'outside',
+    writes: false,
+    decoder: async () => (await import('./formats/exr.js')).decodeExr,
+    floatRows: async () => (await import('./formats/exr.js')).decodeExrRows,
+  },
   {
     container: 'tiff',
     extensions: ['.tif', '.tiff'],
@@ -124,6 +145,13 @@ export function blockSummaryReaderFor(container: OutsideContainer): Promise<Bloc
   const entry = CONTAINERS.find((c) => c.container === container);
   if (entry?.reader !== 'outside') throw new Error(`unreachable: ${container} is an outside container`);
   return entry.blockSummary ? entry.blockSummary() : null;
+}
+
+/** The row-streaming decoder of an outside container that has one, imported on first use; null for the others. */
+export function rowStreamDecoderFor(container: OutsideContainer): Promise<RowStreamDecoder> | null {
+  const entry = CONTAINERS.find((c) => c.container === container);
+  if (entry?.reader !== 'outside') throw new Error(`unreachable: ${container} is an outside container`);
+  return entry.floatRows ? entry.floatRows() : null;
 }
 
 /** The decoder of an outside container, imported on first use. */

@@ -622,10 +622,11 @@ export function summaryOf(h: SummaryFacts, stats: FieldStats): HeightfieldSummar
 }
 
 /**
- * `info`'s summary of a file: a raw run of samples — a .npy, a one-channel DDS without a sidecar — or a float32 TIFF's
- * decoded blocks without a sidecar (src/io/outside.ts streamOutsideSummary), an .r16 or .r32 with its sidecar
- * (streamOwnSummary), is streamed through the summary kernel in windows, never held whole; every other file is read
- * (readAnyHeightfieldFile) and summarized. Both give the same summary, conventions and refusals.
+ * `info`'s summary of a file, streamed through the summary kernel in windows and never held whole where it can be:
+ * without a sidecar, a raw run of samples (a .npy, a one-channel DDS), a float32 TIFF's decoded blocks or an OpenEXR
+ * file's decoded rows (src/io/outside.ts streamOutsideSummary); an .r16 or .r32 with its sidecar (streamOwnSummary).
+ * Every other file is read (readAnyHeightfieldFile) and summarized. Both give the same summary, conventions and
+ * refusals.
  */
 export async function summarizeHeightfieldFile(
   path: string,

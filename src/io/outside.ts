@@ -40,8 +40,16 @@ import {
 import type { DecodedRaster, RasterHeader, RasterSelection, RawSampleRun } from './formats/decoded-image.js';
 import type { LoadedHeightfield, ReadSettings, StreamedSummary, SummaryFacts, WriteSettings, WrittenHeightfield } from './heightfield-types.js';
 import { named } from './file-named.js';
-import { blockSummaryReaderFor, decoderFor, rawRunReaderFor, type BlockSummaryReader, type OutsideContainer } from './containers.js';
-import { codeRangeStream, floatSummaryStream, type SummaryStream } from '../core/summary.js';
+import {
+  blockSummaryReaderFor,
+  decoderFor,
+  rawRunReaderFor,
+  rowStreamDecoderFor,
+  type BlockSummaryReader,
+  type OutsideContainer,
+  type RowStreamDecoder,
+} from './containers.js';
+import { codeRangeStream, floatSummaryStream, type FloatSummary, type SummaryStream } from '../core/summary.js';
 import type { EncodeCounts } from '../core/encoding.js';
 
 export { outsideContainerFor, type OutsideContainer } from './containers.js';
@@ -158,7 +166,8 @@ async function readOutside(path: string, container: OutsideContainer, s: ReadSet
 /**
  * The summary of an outside file whose samples are one raw run (RawSampleRun), read in windows straight into the
  * summary kernel's memory — the field is never held, so a 4096² float file costs two windows, not 64 MiB; or whose
- * decoder feeds its samples block by block (a float32 TIFF: streamBlocks below).
+ * decoder feeds its samples block by block (a float32 TIFF: streamBlocks below); or, for a container whose decoder
+ * hands its samples over a band of rows at a time (OpenEXR), the bands (streamRows).
  * The same header checks, conventions and notes as readOutsideFile. Null (the caller reads the file whole) when the
  * file has a sidecar (its payload is verified whole), the container or this file has no raw run, the samples need a
  * conversion (float16, float64, int16, codes read as metres), or an extreme is a zero (whose sign is the first
@@ -175,6 +184,8 @@ export async function streamOutsideSummary(path: string, container: OutsideConta
 async function streamSummary(path: string, container: OutsideContainer, s: ReadSettings): Promise<StreamedSummary | null> {
   const blocks = blockSummaryReaderFor(container);
   if (blocks) return streamBlocks(path, container, s, await blocks);
+  const rowStream = rowStreamDecoderFor(container);
+  if (rowStream) return readSidecarFor(path) ? null : streamRows(path, container, await rowStream, s);
   const reader = rawRunReaderFor(container);
   if (!reader || readSidecarFor(path)) return null;
   const rawRun = await reader;
@@ -227,6 +238,45 @@ async function streamBlocks(path: string, container: OutsideContainer, s: ReadSe
   if (!h) return null;
   const resolved = resolveInputConventions(path, h.width, h.height, 'float', carriedConventions(h), s);
   if (resolved.encoding.kind !== 'metres') return null;
+  return finishFloatStream(path, container, h, resolved, stream);
+}
+
+/**
+ * The summary of a file whose decoder hands its float samples over a band of rows at a time (RowStreamDecoder): each
+ * band is added to the summary kernel and dropped. The decode comes first, then the conventions, as readOutsideFile
+ * does them; null (the caller reads the file whole) where its samples are not read as heights in metres or an extreme
+ * is a zero.
+ */
+async function streamRows(path: string, container: OutsideContainer, decodeRows: RowStreamDecoder, s: ReadSettings): Promise<StreamedSummary | null> {
+  const stream = floatSummaryStream();
+  const window = new Uint32Array(stream.window.buffer, stream.window.byteOffset, stream.window.length >>> 2);
+  const add = (words: Uint32Array): void => {
+    for (let at = 0; at < words.length; at += window.length) {
+      const n = Math.min(window.length, words.length - at);
+      window.set(words.subarray(at, at + n));
+      stream.add(n);
+    }
+  };
+  const src = fileSource(path);
+  let h: RasterHeader;
+  try {
+    h = decodeRows(src, path, { channel: s.channel, level: s.level, slice: s.slice }, { pixelLimit: s.pixelLimit ?? MAX_FIELD_PIXELS }, add);
+  } finally {
+    src.close();
+  }
+  const resolved = resolveInputConventions(path, h.width, h.height, 'float', carriedConventions(h), s);
+  if (resolved.encoding.kind !== 'metres' || h.nodata !== null) return null;
+  return finishFloatStream(path, container, h, resolved, stream);
+}
+
+/** What a float stream states once its decoder is done: null on a zero extreme (the caller reads the file whole). */
+function finishFloatStream(
+  path: string,
+  container: OutsideContainer,
+  h: RasterHeader,
+  resolved: ResolvedConventions,
+  stream: SummaryStream<FloatSummary | null>,
+): StreamedSummary | null {
   const floats = stream.finish();
   if (!floats) return null;
   const facts: SummaryFacts = { path, container, endian: 'le', interlaced: false, sidecar: null, notes: [h.description], grid: resolved.grid };

@@ -16,15 +16,19 @@
  *   memory estimate checked before allocating, offset-table entries checked to lie in the file, each block inflated
  *   with its expected size as the cap and its actual size checked. A block whose stored size equals its raw size is
  *   stored uncompressed (OpenEXR writes a block raw when compressing would not make it smaller).
+ * - [R] A large zlib file read from disk shares its blocks with a helper thread (src/io/formats/exr-helper.ts) that
+ *   runs the same block kernel; `info` takes the samples a band of rows at a time (decodeExrRows) and never holds the
+ *   field. Both give the values and refusals of the one-thread whole decode (tested).
  */
 import { inflateSync } from 'node:zlib';
 import { FormatError } from '../../errors.js';
-import { instantiateWasm, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
+import { compiledWasm, instantiateWasm, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
+import { HELPER_FROM, HELPER_MAX_BLOCK, helperWanted, prestartInflateHelper, startInflateHelper, type InflateHelper } from './exr-helper.js';
 import { EXR_PREDICTOR_WASM_BASE64 } from './wasm/exr-predictor-wasm.js';
 import { sourceOf, type ByteSource, type DecoderInput } from '../byte-source.js';
 import { checkFieldSize, checkReaderMemory } from '../limits.js';
 import { PizDecoder } from './exr-piz.js';
-import type { DecodedRaster, RasterLimits, RasterSelection } from './decoded-image.js';
+import type { DecodedRaster, RasterHeader, RasterLimits, RasterSelection } from './decoded-image.js';
 
 const MAGIC = 20000630;
 /** Typed-array views read the host's byte order; the fast paths that use them need little-endian (EXR's order). */
@@ -405,9 +409,47 @@ export function decodeExr(input: DecoderInput, where: string, sel: RasterSelecti
 
 /**
  * decodeExr, with NONE, RLE, ZIPS and ZIP blocks decoded and every block placed on the block kernel or (`useKernel`
- * false, or no WebAssembly) in JavaScript: the tests hold the two paths equal.
+ * false, or no WebAssembly) in JavaScript: the tests hold the two paths equal. `helperFrom`: the stored zlib bytes
+ * from which a file source's blocks are shared with a helper thread (Infinity: none; 0: always, whatever the load).
  */
-export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterSelection, limits: RasterLimits, useKernel: boolean): DecodedRaster {
+export function decodeExrBlocks(
+  input: DecoderInput,
+  where: string,
+  sel: RasterSelection,
+  limits: RasterLimits,
+  useKernel: boolean,
+  helperFrom = HELPER_FROM,
+): DecodedRaster {
+  const { header, values } = decodeChannel(input, where, sel, limits, useKernel, null, helperFrom);
+  if (values === null) throw new Error('unreachable: a whole decode holds its samples');
+  return { ...header, values };
+}
+
+/**
+ * decodeExr's samples handed to `rows` as float32 bits, a band of whole rows at a time (row 0 first), instead of one
+ * array: the same checks and refusals (the memory estimate included), the same values, without holding the field.
+ */
+export function decodeExrRows(
+  input: DecoderInput,
+  where: string,
+  sel: RasterSelection,
+  limits: RasterLimits,
+  rows: (words: Uint32Array) => void,
+  useKernel = true,
+  helperFrom = HELPER_FROM,
+): RasterHeader {
+  return decodeChannel(input, where, sel, limits, useKernel, rows, helperFrom).header;
+}
+
+function decodeChannel(
+  input: DecoderInput,
+  where: string,
+  sel: RasterSelection,
+  limits: RasterLimits,
+  useKernel: boolean,
+  rows: ((words: Uint32Array) => void) | null,
+  helperFrom: number,
+): { header: RasterHeader; values: Float32Array | null } {
   const src = sourceOf(input, where);
   const h = readExrHeaderFrom(src, where);
   if (!SUPPORTED_COMPRESSIONS.has(h.compression)) {
@@ -432,6 +474,9 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
   }
   const ch = h.channels[chIndex];
   if (ch.pixelType === 0) throw new FormatError(`${where}: OpenEXR channel "${ch.name}" is UINT: not supported (HALF and FLOAT are read)`);
+  // A file that will likely share its zlib blocks with a helper thread starts it while the chunk headers are read.
+  if (useKernel && (h.compression === 2 || h.compression === 3) && src.fd !== undefined && src.size >= helperFrom && (helperFrom === 0 || helperWanted()))
+    prestartInflateHelper(helperFrom === 0);
 
   const dw = h.dataWindow;
   const width = dw.xMax - dw.xMin + 1;
@@ -573,18 +618,25 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
   // its own order), each from what its header said.
   const chunkOf = new Int32Array(chunks);
   const sizeOf = new Int32Array(chunks);
+  let allRaw = true;
   for (let i = 0; i < chunks; i++) {
     const c = chunkAt(i);
     chunkOf[c.index] = i;
     sizeOf[i] = c.size;
+    if (c.size !== c.expected) allRaw = false;
   }
 
-  const values = new Float32Array(width * height);
-  const out = new Uint32Array(values.buffer);
+  // Streamed, the output is one band of rows, handed over once whole.
+  const values = rows === null ? new Float32Array(width * height) : null;
+  const out = values !== null ? new Uint32Array(values.buffer) : new Uint32Array(width * blockH);
+  const emit = rows ?? ((words: Uint32Array, y0: number): void => out.set(words, y0 * width));
   const half = ch.pixelType === 1 ? halfToFloatBits() : null;
   const piz = h.compression === 4 ? new PizDecoder(blockW * blockH * (pixelBytes >> 1)) : null;
   const pizChannels = h.channels.map((c) => ({ nx: 0, ny: 0, size: PIXEL_TYPE_BYTES[c.pixelType] >> 1 }));
-  const block = useKernel ? blockKernel(maxBlockBytes, half, width * blockH * 4) : null;
+  // FLOAT samples of the only channel in whole rows, every chunk stored raw: each chunk is its rows, handed over where
+  // it lies (the block kernel would be compiled only to copy them).
+  const rowsRaw = LITTLE_ENDIAN && allRaw && h.tiles === null && half === null && chBefore === 0 && pixelBytes === 4;
+  const block = useKernel && !rowsRaw ? blockKernel(maxBlockBytes, half, width * blockH * 4) : null;
   const scratch = new Uint8Array(block !== null || h.compression === 0 || h.compression === 4 ? 0 : maxBlockBytes);
   const scratchView = viewsOf(scratch);
   const rleOut = new Uint8Array(block === null && h.compression === 1 ? maxBlockBytes : 0);
@@ -593,136 +645,177 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
   let paired = -1;
   let pairedResult = -1;
 
-  for (let p = 0; p < chunks; p++) {
-    const i = chunkOf[p];
-    const { x0, y0, bw, bh, size, start, expected } = placed(i, p, sizeOf[i]);
-    const label = (): string => `OpenEXR ${labelOf(i, p)}`;
-    const bytes = chunks_.read(start, size, label);
+  const helper =
+    block !== null && (h.compression === 2 || h.compression === 3)
+      ? zlibHelper(src, chunks, (p) => placed(chunkOf[p], p, sizeOf[chunkOf[p]]), maxBlockBytes, helperFrom)
+      : null;
+  /** Inflates zlib block q (unless the helper has it) to the second output area, as the pairing below does. */
+  const sideInflate = (q: number): void => {
+    if (block === null || helper === null || q >= chunks) return;
+    const c = placed(chunkOf[q], q, sizeOf[chunkOf[q]]);
+    if (c.size >= c.expected || !helper.claim(q)) return;
+    const b = chunks_.read(c.start, c.size, () => `OpenEXR ${labelOf(chunkOf[q], q)}`);
+    let at = b.byteOffset;
+    if (b.buffer !== block.mem.buffer) {
+      at = block.src;
+      block.mem.set(b, at);
+      block.mem.fill(0, at + c.size, at + c.size + 16);
+    }
+    pairedResult = block.k.inflate(at, c.size, block.out2, c.expected, block.tabs);
+    paired = q;
+  };
+  try {
+    for (let p = 0; p < chunks; p++) {
+      const i = chunkOf[p];
+      const { x0, y0, bw, bh, size, start, expected } = placed(i, p, sizeOf[i]);
+      const label = (): string => `OpenEXR ${labelOf(i, p)}`;
+      helper?.release(p);
+      // A block the helper thread decoded is not read here; while it still decodes this one, the next is inflated here.
+      const decoded = helper?.take(p, () => sideInflate(p + 1)) ?? null;
+      const bytes = decoded !== null ? decoded : chunks_.read(start, size, label);
 
-    if (block !== null) {
-      const { k, mem, blk } = block;
-      // A chunk read into the kernel's window is used where it lies; one from elsewhere is copied in.
-      let at = bytes.byteOffset;
-      if (bytes.buffer !== mem.buffer) {
-        at = block.src;
-        mem.set(bytes, at);
-        mem.fill(0, at + size, at + size + 16);
+      if (block !== null) {
+        const { k, mem, blk } = block;
+        // A chunk read into the kernel's window is used where it lies; one from elsewhere is copied in.
+        let at = bytes.byteOffset;
+        if (decoded === null && bytes.buffer !== mem.buffer) {
+          at = block.src;
+          mem.set(bytes, at);
+          mem.fill(0, at + size, at + size + 16);
+        }
+        // The selected channel's first sample in the decoded block, and the bytes from one of its lines to the next.
+        let from = blk + chBefore * bw;
+        let line = bw * pixelBytes;
+        if (decoded !== null) {
+          mem.set(decoded, blk);
+        } else if (size === expected) {
+          if (half === null && chBefore === 0 && line === 4 * width && (at & 3) === 0) {
+            // FLOAT samples of one channel in whole rows, stored raw: the chunk is the rows, where it lies.
+            emit(new Uint32Array(mem.buffer, at, width * bh), y0);
+            continue;
+          }
+          // Placed from where it lies (the kernel's loads need no alignment).
+          from = at + chBefore * bw;
+        } else if (piz !== null) {
+          for (const c of pizChannels) {
+            c.nx = bw;
+            c.ny = bh;
+          }
+          const { words, starts } = piz.decode(bytes, 0, size, pizChannels, chIndex, `${where}: ${label()}`);
+          // PIZ gives each channel's words apart: the selected one's lines follow each other.
+          line = 2 * bw * pizChannels[chIndex].size;
+          mem.set(new Uint8Array(words.buffer, words.byteOffset + 2 * starts[chIndex], line * bh), blk);
+          from = blk;
+        } else if (h.compression === 1) {
+          rleStatus(k.unrle(at, size, 0, expected), expected, () => `${where}: ${label()}`);
+          k.unpredict(expected, blk);
+        } else {
+          let r: number;
+          if (paired === p) {
+            r = pairedResult;
+            if (r === expected) mem.copyWithin(0, block.out2, block.out2 + expected);
+          } else {
+            // With the next block in the window too, both are inflated at once (two streams keep the CPU busier).
+            const q = p + 1 < chunks && bytes.buffer === mem.buffer ? placed(chunkOf[p + 1], p + 1, sizeOf[chunkOf[p + 1]]) : null;
+            const next = q !== null && q.size < q.expected ? chunks_.held(q.start, q.size) : null;
+            if (q !== null && next !== null && (helper === null || helper.claim(p + 1))) {
+              k.inflate2(at, size, 0, expected, next.byteOffset, q.size, block.out2, q.expected, block.tabs);
+              r = block.words[(block.tabs + INFLATE_RESULT) >>> 2];
+              paired = p + 1;
+              pairedResult = block.words[(block.tabs2 + INFLATE_RESULT) >>> 2];
+            } else {
+              r = k.inflate(at, size, 0, expected, block.tabs);
+            }
+          }
+          // Anything the kernel does not take is inflated by node's zlib, whose bytes or refusal are the reference.
+          if (r !== expected) mem.set(inflateBlock(bytes, expected, `${where}: ${label()}`), 0);
+          k.unpredict(expected, blk);
+        }
+        if (half === null && from === blk && line === 4 * width) {
+          // FLOAT samples in whole rows, one after another: the block is the rows.
+          emit(block.blkWords.subarray(0, width * bh), y0);
+          continue;
+        }
+        k.place(from, bw, bh, line, half === null ? 0 : block.table, block.band + 4 * x0, 4 * width);
+        // The band holds whole rows once its last block is placed (blocks come in placement order).
+        if (x0 + bw === width) emit(block.bandWords.subarray(0, width * bh), y0);
+        continue;
       }
-      // The selected channel's first sample in the decoded block, and the bytes from one of its lines to the next.
-      let from = blk + chBefore * bw;
-      let line = bw * pixelBytes;
-      if (size === expected) {
-        mem.copyWithin(blk, at, at + size);
-      } else if (piz !== null) {
+
+      if (rowsRaw && (bytes.byteOffset & 3) === 0) {
+        emit(new Uint32Array(bytes.buffer, bytes.byteOffset, width * bh), y0);
+        continue;
+      }
+      const what = `${where}: ${label()}`;
+      // The block's first row in `out`: the field's, or the band's.
+      const top = rows === null ? y0 : 0;
+      if (piz !== null && size < expected) {
         for (const c of pizChannels) {
           c.nx = bw;
           c.ny = bh;
         }
-        const { words, starts } = piz.decode(bytes, 0, size, pizChannels, chIndex, `${where}: ${label()}`);
-        // PIZ gives each channel's words apart: the selected one's lines follow each other.
-        line = 2 * bw * pizChannels[chIndex].size;
-        mem.set(new Uint8Array(words.buffer, words.byteOffset + 2 * starts[chIndex], line * bh), blk);
-        from = blk;
-      } else if (h.compression === 1) {
-        rleStatus(k.unrle(at, size, 0, expected), expected, () => `${where}: ${label()}`);
-        k.unpredict(expected, blk);
-      } else {
-        let r: number;
-        if (paired === p) {
-          r = pairedResult;
-          if (r === expected) mem.copyWithin(0, block.out2, block.out2 + expected);
-        } else {
-          // With the next block in the window too, both are inflated at once (two streams keep the CPU busier).
-          const q = p + 1 < chunks && bytes.buffer === mem.buffer ? placed(chunkOf[p + 1], p + 1, sizeOf[chunkOf[p + 1]]) : null;
-          const next = q !== null && q.size < q.expected ? chunks_.held(q.start, q.size) : null;
-          if (q !== null && next !== null) {
-            k.inflate2(at, size, 0, expected, next.byteOffset, q.size, block.out2, q.expected, block.tabs);
-            r = block.words[(block.tabs + INFLATE_RESULT) >>> 2];
-            paired = p + 1;
-            pairedResult = block.words[(block.tabs2 + INFLATE_RESULT) >>> 2];
+        const { words, starts } = piz.decode(bytes, 0, size, pizChannels, chIndex, what);
+        let src = starts[chIndex];
+        const step = bw * pizChannels[chIndex].size;
+        // A 32-bit sample is its low word then its high word: on a little-endian machine, the words' own bytes.
+        const words32 = half === null && LITTLE_ENDIAN && (src & 1) === 0 ? new Uint32Array(words.buffer, words.byteOffset, words.length >> 1) : null;
+        for (let row = 0; row < bh; row++, src += step) {
+          let o = (top + row) * width + x0;
+          if (half !== null) {
+            for (let x = 0; x < bw; x++) out[o++] = half[words[src + x]];
+          } else if (words32 !== null) {
+            out.set(words32.subarray(src >> 1, (src >> 1) + bw), o);
           } else {
-            r = k.inflate(at, size, 0, expected, block.tabs);
+            for (let x = 0, s = src; x < bw; x++, s += 2) out[o++] = (words[s] | (words[s + 1] << 16)) >>> 0;
           }
         }
-        // Anything the kernel does not take is inflated by node's zlib, whose bytes or refusal are the reference.
-        if (r !== expected) mem.set(inflateBlock(bytes, expected, `${where}: ${label()}`), 0);
-        k.unpredict(expected, blk);
-      }
-      if (half === null && from === blk && line === 4 * width) {
-        // FLOAT samples in whole rows, one after another: the block is the rows.
-        out.set(block.blkWords.subarray(0, width * bh), y0 * width);
+        if (rows !== null && x0 + bw === width) rows(out.subarray(0, width * bh));
         continue;
       }
-      k.place(from, bw, bh, line, half === null ? 0 : block.table, block.band + 4 * x0, 4 * width);
-      // The band holds whole rows once its last block is placed (blocks come in placement order).
-      if (x0 + bw === width) out.set(block.bandWords.subarray(0, width * bh), y0 * width);
-      continue;
-    }
 
-    const what = `${where}: ${label()}`;
-    if (piz !== null && size < expected) {
-      for (const c of pizChannels) {
-        c.nx = bw;
-        c.ny = bh;
-      }
-      const { words, starts } = piz.decode(bytes, 0, size, pizChannels, chIndex, what);
-      let src = starts[chIndex];
-      const step = bw * pizChannels[chIndex].size;
-      // A 32-bit sample is its low word then its high word: on a little-endian machine, the words' own bytes.
-      const words32 = half === null && LITTLE_ENDIAN && (src & 1) === 0 ? new Uint32Array(words.buffer, words.byteOffset, words.length >> 1) : null;
-      for (let row = 0; row < bh; row++, src += step) {
-        let o = (y0 + row) * width + x0;
-        if (half !== null) {
-          for (let x = 0; x < bw; x++) out[o++] = half[words[src + x]];
-        } else if (words32 !== null) {
-          out.set(words32.subarray(src >> 1, (src >> 1) + bw), o);
+      let raw: Uint8Array;
+      let base: number;
+      if (size === expected) {
+        raw = bytes;
+        base = 0;
+      } else {
+        raw = scratch;
+        base = 0;
+        if (h.compression === 1) {
+          unRle(bytes, 0, size, rleOut, expected, what);
+          unpredict(rleOut, scratch, expected);
         } else {
-          for (let x = 0, s = src; x < bw; x++, s += 2) out[o++] = (words[s] | (words[s + 1] << 16)) >>> 0;
+          unpredict(inflateBlock(bytes, expected, what), scratch, expected);
         }
       }
-      continue;
-    }
-
-    let raw: Uint8Array;
-    let base: number;
-    if (size === expected) {
-      raw = bytes;
-      base = 0;
-    } else {
-      raw = scratch;
-      base = 0;
-      if (h.compression === 1) {
-        unRle(bytes, 0, size, rleOut, expected, what);
-        unpredict(rleOut, scratch, expected);
-      } else {
-        unpredict(inflateBlock(bytes, expected, what), scratch, expected);
+      const lineBytes = bw * pixelBytes;
+      const view = raw === scratch ? scratchView : viewsOf(raw);
+      for (let row = 0; row < bh; row++) {
+        let s = base + row * lineBytes + chBefore * bw;
+        let o = (top + row) * width + x0;
+        const at = raw.byteOffset + s;
+        if (view !== null && half === null && (at & 3) === 0) {
+          out.set(view.u32.subarray(at >>> 2, (at >>> 2) + bw), o);
+        } else if (view !== null && half !== null && (at & 1) === 0) {
+          const u16 = view.u16;
+          for (let x = 0, i = at >>> 1; x < bw; x++) out[o++] = half[u16[i++]];
+        } else if (half !== null) {
+          for (let x = 0; x < bw; x++, s += 2) out[o++] = half[raw[s] | (raw[s + 1] << 8)];
+        } else {
+          for (let x = 0; x < bw; x++, s += 4) out[o++] = (raw[s] | (raw[s + 1] << 8) | (raw[s + 2] << 16) | (raw[s + 3] << 24)) >>> 0;
+        }
       }
+      if (rows !== null && x0 + bw === width) rows(out.subarray(0, width * bh));
     }
-    const lineBytes = bw * pixelBytes;
-    const view = raw === scratch ? scratchView : viewsOf(raw);
-    for (let row = 0; row < bh; row++) {
-      let s = base + row * lineBytes + chBefore * bw;
-      let o = (y0 + row) * width + x0;
-      const at = raw.byteOffset + s;
-      if (view !== null && half === null && (at & 3) === 0) {
-        out.set(view.u32.subarray(at >>> 2, (at >>> 2) + bw), o);
-      } else if (view !== null && half !== null && (at & 1) === 0) {
-        const u16 = view.u16;
-        for (let x = 0, i = at >>> 1; x < bw; x++) out[o++] = half[u16[i++]];
-      } else if (half !== null) {
-        for (let x = 0; x < bw; x++, s += 2) out[o++] = half[raw[s] | (raw[s + 1] << 8)];
-      } else {
-        for (let x = 0; x < bw; x++, s += 4) out[o++] = (raw[s] | (raw[s + 1] << 8) | (raw[s + 2] << 16) | (raw[s + 3] << 24)) >>> 0;
-      }
-    }
+  } finally {
+    helper?.stop();
   }
 
-  return {
+  const raster: RasterHeader = {
     container: 'exr',
     width,
     height,
     sampleType: ch.pixelType === 1 ? 'float16' : 'float32',
-    values,
     unorm16: false,
     georeference: null,
     nodata: null,
@@ -730,6 +823,7 @@ export function decodeExrBlocks(input: DecoderInput, where: string, sel: RasterS
       `OpenEXR ${kind}, ${h.compressionName}, channel ${ch.name} (${ch.pixelTypeName}) from channels ${present}, ` +
       `data window ${boxText(dw)}, display window ${boxText(h.displayWindow)}, lineOrder ${h.lineOrder}`,
   };
+  return { header: raster, values };
 }
 
 /** Bytes of chunk data read at once from a file: consecutive chunks are sliced out of one read. */
@@ -770,6 +864,34 @@ function chunkReader(src: ByteSource, first: number, window?: Uint8Array): Chunk
     return win.subarray(start - from, start - from + size);
   };
   return { read, held };
+}
+
+/**
+ * A helper thread for the zlib blocks of a file source (src/io/formats/exr-helper.ts), where the blocks to inflate
+ * hold `from` stored bytes or more; null otherwise.
+ */
+function zlibHelper(src: ByteSource, chunks: number, chunk: (p: number) => ExrChunk, maxBlockBytes: number, from: number): InflateHelper | null {
+  if (src.fd === undefined || maxBlockBytes > HELPER_MAX_BLOCK || (from > 0 && !helperWanted())) return null;
+  const blocks = {
+    starts: new Float64Array(chunks),
+    sizes: new Int32Array(chunks),
+    expected: new Int32Array(chunks),
+    eligible: new Uint8Array(chunks),
+  };
+  let total = 0;
+  for (let p = 0; p < chunks; p++) {
+    const c = chunk(p);
+    blocks.starts[p] = c.start;
+    blocks.sizes[p] = c.size;
+    blocks.expected[p] = c.expected;
+    if (c.size < c.expected) {
+      blocks.eligible[p] = 1;
+      total += c.size;
+    }
+  }
+  if (total < from) return null;
+  const module = compiledWasm(EXR_PREDICTOR_WASM_BASE64);
+  return module ? startInflateHelper(module, src.fd, blocks, maxBlockBytes) : null;
 }
 
 /** A zlib block inflated to exactly `expected` bytes; more output is refused before it is produced. */
