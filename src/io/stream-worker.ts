@@ -12,7 +12,7 @@
  *     HEIGHTBENCH_NO_THREADS=1 (src/core/threads.ts) starts none.
  */
 import { Worker } from 'node:worker_threads';
-import { threadsWanted } from '../core/threads.js';
+import { prestartWorker, threadsWanted } from '../core/threads.js';
 
 /** The worker's whole program. */
 const SOURCE = `
@@ -69,17 +69,10 @@ let prestarted: Worker | null = null;
 /** Starts a stream worker now, for a command that will stream a file (see the header). */
 export function prestartStreamWorker(): void {
   if (prestarted || !threadsWanted()) return;
-  try {
-    const w = new Worker(SOURCE, { eval: true });
-    w.unref();
-    // A thread that fails to start is simply not used (the reading stays on the caller's thread).
-    w.on('error', () => {
-      if (prestarted === w) prestarted = null;
-    });
-    prestarted = w;
-  } catch {
-    prestarted = null;
-  }
+  // A thread that fails to start is simply not used (the reading stays on the caller's thread).
+  prestarted = prestartWorker(SOURCE, (w) => {
+    if (prestarted === w) prestarted = null;
+  });
 }
 
 /** [R] Ring of 16 slots of 128 KiB (one comparison chunk each): 2 MiB of shared memory. */

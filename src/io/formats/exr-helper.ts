@@ -22,7 +22,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { threadsWanted } from '../../core/threads.js';
+import { prestartWorker, threadsWanted } from '../../core/threads.js';
 
 const SOURCE = `
 const { parentPort } = require('node:worker_threads');
@@ -178,16 +178,9 @@ export function prestartInflateHelperFor(path: string): void {
  */
 export function prestartInflateHelper(anyLoad = false): void {
   if (prestarted || !(anyLoad ? threadsWanted() : helperWanted())) return;
-  try {
-    const w = new Worker(SOURCE, { eval: true });
-    w.unref();
-    w.on('error', () => {
-      if (prestarted === w) prestarted = null;
-    });
-    prestarted = w;
-  } catch {
-    prestarted = null;
-  }
+  prestarted = prestartWorker(SOURCE, (w) => {
+    if (prestarted === w) prestarted = null;
+  });
 }
 
 /**
