@@ -133,30 +133,29 @@ export function outsideContainerFor(path: string): OutsideContainer | null {
   return entry?.reader === 'outside' ? entry.container : null;
 }
 
-/** The raw-run reader of an outside container that has one, imported on first use; null for the others. */
-export function rawRunReaderFor(container: OutsideContainer): Promise<RawRunReader> | null {
+/** The registry's entry of an outside container. */
+function outsideEntry(container: OutsideContainer): OutsideEntry {
   const entry = CONTAINERS.find((c) => c.container === container);
   if (entry?.reader !== 'outside') throw new Error(`unreachable: ${container} is an outside container`);
-  return entry.rawRun ? entry.rawRun() : null;
+  return entry;
+}
+
+/** The raw-run reader of an outside container that has one, imported on first use; null for the others. */
+export function rawRunReaderFor(container: OutsideContainer): Promise<RawRunReader> | null {
+  return outsideEntry(container).rawRun?.() ?? null;
 }
 
 /** The block summary reader of an outside container that has one, imported on first use; null for the others. */
 export function blockSummaryReaderFor(container: OutsideContainer): Promise<BlockSummaryReader> | null {
-  const entry = CONTAINERS.find((c) => c.container === container);
-  if (entry?.reader !== 'outside') throw new Error(`unreachable: ${container} is an outside container`);
-  return entry.blockSummary ? entry.blockSummary() : null;
+  return outsideEntry(container).blockSummary?.() ?? null;
 }
 
 /** The row-streaming decoder of an outside container that has one, imported on first use; null for the others. */
 export function rowStreamDecoderFor(container: OutsideContainer): Promise<RowStreamDecoder> | null {
-  const entry = CONTAINERS.find((c) => c.container === container);
-  if (entry?.reader !== 'outside') throw new Error(`unreachable: ${container} is an outside container`);
-  return entry.floatRows ? entry.floatRows() : null;
+  return outsideEntry(container).floatRows?.() ?? null;
 }
 
 /** The decoder of an outside container, imported on first use. */
 export function decoderFor(container: OutsideContainer): Promise<Decoder> {
-  const entry = CONTAINERS.find((c) => c.container === container);
-  if (entry?.reader !== 'outside') throw new Error(`unreachable: ${container} is an outside container`);
-  return entry.decoder();
+  return outsideEntry(container).decoder();
 }

@@ -182,12 +182,14 @@ export async function streamOutsideSummary(path: string, container: OutsideConta
 }
 
 async function streamSummary(path: string, container: OutsideContainer, s: ReadSettings): Promise<StreamedSummary | null> {
+  // A sidecar's payload is verified whole: such a file is read whole.
+  if (readSidecarFor(path)) return null;
   const blocks = blockSummaryReaderFor(container);
   if (blocks) return streamBlocks(path, container, s, await blocks);
   const rowStream = rowStreamDecoderFor(container);
-  if (rowStream) return readSidecarFor(path) ? null : streamRows(path, container, await rowStream, s);
+  if (rowStream) return streamRows(path, container, await rowStream, s);
   const reader = rawRunReaderFor(container);
-  if (!reader || readSidecarFor(path)) return null;
+  if (!reader) return null;
   const rawRun = await reader;
   const src = fileSource(path);
   try {
@@ -218,12 +220,11 @@ async function streamSummary(path: string, container: OutsideContainer, s: ReadS
 /**
  * The summary of a file whose decoder feeds its float32 samples block by block (TIFF): the same steps as
  * readOutsideFile, in its order — the samples decoded, then the conventions — without the field. Null (the caller reads
- * the file whole) with a sidecar, where the decoder does not stream this file, where the decoder refuses anything
+ * the file whole) where the decoder does not stream this file, where the decoder refuses anything
  * (the whole read then gives the refusal, word for word, in its own order), where the samples would not be float32
  * heights in metres, or when an extreme is a zero.
  */
 async function streamBlocks(path: string, container: OutsideContainer, s: ReadSettings, read: BlockSummaryReader): Promise<StreamedSummary | null> {
-  if (readSidecarFor(path)) return null;
   // Its own kernel: the blocks arrive across awaits.
   const stream = floatSummaryStream(true);
   let h: RasterHeader | null;
