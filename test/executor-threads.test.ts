@@ -1,6 +1,6 @@
 /**
- * The executor's helper thread (src/cpu/wasm/draw-thread.ts) takes row bands of large draws, of every pass of
- * the smoothing chain, of the outer blend and of the encode; every row is still written by one thread in single-threaded order, so a run
+ * The executor's helper thread (src/cpu/wasm/draw-thread.ts) takes whole draws of a stage's draw queue, row bands of
+ * large single draws, of every pass of the smoothing chain, of the outer blend and of the encode; every row is still written by one thread in single-threaded order, so a run
  * writes the same bytes with and without it. Counts work (the helper's kernel calls), no clocks.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -212,7 +212,8 @@ describe('the executor on two threads', () => {
 
   it("writes tundra-r19's final map byte-identical on one thread and on two (4096²)", async () => {
     await readyHelper();
-    const kernels: KernelName[] = ['draw', ...SMOOTHING_KERNELS, 'outer', 'encode'];
+    // The run's draws go through the draw queue (test/draw-queue.test.ts); single draws split by rows serve the rest.
+    const kernels: KernelName[] = ['drawQueue', ...SMOOTHING_KERNELS, 'outer', 'encode'];
     const calls: number[][] = [];
     const bands: number[] = [];
     for (const threads of [1, 2] as const) {

@@ -17,7 +17,7 @@ import { mipWeights, sampleLevelF32 } from './mips.js';
 import { drawBounds, pixelRange, placeDraw, type DrawGrid, type PlacedDraw } from '../drawlist/placement.js';
 import { transformPoint, type Affine } from '../core/transforms.js';
 import type { Field } from '../core/precision.js';
-import { drawInArena, envelopeInArena } from './wasm/draw-kernel.js';
+import { drawInArena, envelopeInArena, type KernelDraw } from './wasm/draw-kernel.js';
 
 /**
  * HeightProgram + Blend of one draw, as data (one kernel serves every mode; a closure per mode would make the
@@ -48,6 +48,42 @@ export function drawAsset(
   return drawPlaced(field, g, asset, placeDraw(asset, m, g), R, program, ctx);
 }
 
+/**
+ * The kernel's parameters of a placed draw (draw.wat, draw-kernel.ts): its box (grown by `grow` pixels each way), the
+ * mip levels and weights at its LOD, and the program's constants rounded by `R`.
+ */
+export function kernelDrawOf(
+  g: DrawGrid,
+  asset: HeightAsset,
+  placed: PlacedDraw,
+  R: (x: number) => number,
+  program: DrawProgram,
+  pc: number,
+  grow = 0,
+): KernelDraw {
+  const px = g.size / g.n;
+  const w = mipWeights(placed.lod, asset.levels.length);
+  const b = placed.bounds;
+  return {
+    inv: placed.inv,
+    W: asset.worldSize,
+    grid: g,
+    cols: pixelRange(b.x0 - grow * px, b.x1 + grow * px, g.xmin, px, g.n, pc),
+    rows: pixelRange(b.y0 - grow * px, b.y1 + grow * px, g.ymin, px, g.n, pc),
+    lower: w.lower,
+    upper: w.upper,
+    twoLevels: w.weightUpper !== 0,
+    wA: R(w.weightLower),
+    wB: R(w.weightUpper),
+    mode: MODE[program.mode],
+    k: R('k' in program ? program.k : 1),
+    c: R('c' in program ? program.c : 0),
+    a: R(program.mode === 'lerp' ? program.a : 0),
+    sMax: program.mode === 'lerp' ? program.sMax : 1,
+    pc,
+  };
+}
+
 /** drawAsset with the placement already resolved; `ctx` (optional) chooses the executor and the conventions. */
 export function drawPlaced(
   field: Field,
@@ -60,31 +96,21 @@ export function drawPlaced(
 ): { pixels: number; lod: number } {
   const px = g.size / g.n;
   const lod = placed.lod;
-  const w = mipWeights(lod, asset.levels.length);
   const inv = placed.inv;
-  const b = placed.bounds;
   const pc = (ctx?.conventions ?? DEFAULT_CONVENTIONS).grid.pixelCentre;
   const bw = (ctx?.conventions ?? DEFAULT_CONVENTIONS).draws.borderWindow;
   const tc = (ctx?.conventions ?? DEFAULT_CONVENTIONS).sampling.texelCentre;
   const cover = placed.cover;
   // A snapped quad may reach one pixel beyond the exact box: with a coverage override the box grows by one.
-  const grow = cover ? 1 : 0;
-  const [i0, i1] = pixelRange(b.x0 - grow * px, b.x1 + grow * px, g.xmin, px, g.n, pc);
-  const [j0, j1] = pixelRange(b.y0 - grow * px, b.y1 + grow * px, g.ymin, px, g.n, pc);
-  const W = asset.worldSize;
-  const mode = MODE[program.mode];
-  const k = R('k' in program ? program.k : 1);
-  const c = R('c' in program ? program.c : 0);
-  const a = R(program.mode === 'lerp' ? program.a : 0);
-  const sMax = program.mode === 'lerp' ? program.sMax : 1;
+  const kd = kernelDrawOf(g, asset, placed, R, program, pc, cover ? 1 : 0);
+  const [i0, i1] = kd.cols;
+  const [j0, j1] = kd.rows;
+  const { W, mode, k, c, a, sMax, twoLevels, wA, wB } = kd;
   // Trilinear sampling (mips.ts) with the two levels and weights resolved once per draw.
-  const levelA = asset.levels[w.lower];
-  const nA = asset.sizes[w.lower];
-  const levelB = asset.levels[w.upper];
-  const nB = asset.sizes[w.upper];
-  const twoLevels = w.weightUpper !== 0;
-  const wA = R(w.weightLower);
-  const wB = R(w.weightUpper);
+  const levelA = asset.levels[kd.lower];
+  const nA = asset.sizes[kd.lower];
+  const levelB = asset.levels[kd.upper];
+  const nB = asset.sizes[kd.upper];
   /** The new height of pixel q at texture position (u, v): the sample, HeightProgram and Blend. */
   const value = (q: number, u: number, v: number): number => {
     const sA = sampleLevelF32(levelA, nA, u, v, R, tc);
@@ -118,12 +144,7 @@ export function drawPlaced(
       saved = new Float32Array(boxW * (j1 - j0 + 1));
       for (let j = j0; j <= j1; j++) saved.set(field.subarray(j * g.n + i0, j * g.n + i1 + 1), (j - j0) * boxW);
     }
-    const drawn = drawInArena(
-      field,
-      asset,
-      { inv, W, grid: g, cols: [i0, i1], rows: [j0, j1], lower: w.lower, upper: w.upper, twoLevels, wA, wB, mode, k, c, a, sMax, pc },
-      ctx.arena,
-    );
+    const drawn = drawInArena(field, asset, kd, ctx.arena);
     if (drawn === null) saved = null;
     else if (!cover) return { pixels: drawn, lod };
     else pixels = drawn;
@@ -158,6 +179,24 @@ export function footprintQuery(field: Field, g: DrawGrid, asset: HeightAsset, m:
   return footprintQueryAt(field, g, drawBounds(asset, m), transformPoint(m, [0, 0]), ctx);
 }
 
+/**
+ * The pixels an existing-terrain query reads: the box's columns and rows (inclusive; empty when last < first) and the
+ * centre pixel, the one holding world point (cx, cy), clamped to the grid.
+ */
+export function footprintBox(
+  g: DrawGrid,
+  b: { x0: number; x1: number; y0: number; y1: number },
+  [cx, cy]: readonly [number, number],
+  pc: number,
+): { cols: [number, number]; rows: [number, number]; centre: [number, number] } {
+  const px = g.size / g.n;
+  return {
+    cols: pixelRange(b.x0, b.x1, g.xmin, px, g.n, pc),
+    rows: pixelRange(b.y0, b.y1, g.ymin, px, g.n, pc),
+    centre: [Math.min(g.n - 1, Math.max(0, Math.floor((cx - g.xmin) / px))), Math.min(g.n - 1, Math.max(0, Math.floor((cy - g.ymin) / px)))],
+  };
+}
+
 /** footprintQuery over a resolved box, with the centre sample at world point (cx, cy). */
 export function footprintQueryAt(
   field: Field,
@@ -166,10 +205,10 @@ export function footprintQueryAt(
   [cx, cy]: readonly [number, number],
   ctx?: StageContext,
 ): { hmin: number; hmax: number; centre: number } {
-  const px = g.size / g.n;
   const pc = (ctx?.conventions ?? DEFAULT_CONVENTIONS).grid.pixelCentre;
-  const [i0, i1] = pixelRange(b.x0, b.x1, g.xmin, px, g.n, pc);
-  const [j0, j1] = pixelRange(b.y0, b.y1, g.ymin, px, g.n, pc);
+  const box = footprintBox(g, b, [cx, cy], pc);
+  const [i0, i1] = box.cols;
+  const [j0, j1] = box.rows;
   let hmin = Infinity;
   let hmax = -Infinity;
   const simd = ctx?.executor === 'simd' && ctx.arena && field instanceof Float32Array ? envelopeInArena(field, g.n, i0, i1, j0, j1, ctx.arena) : null;
@@ -183,8 +222,7 @@ export function footprintQueryAt(
       }
     }
   }
-  const ci = Math.min(g.n - 1, Math.max(0, Math.floor((cx - g.xmin) / px)));
-  const cj = Math.min(g.n - 1, Math.max(0, Math.floor((cy - g.ymin) / px)));
+  const [ci, cj] = box.centre;
   const centre = field[cj * g.n + ci];
   if (!Number.isFinite(hmin)) return { hmin: centre, hmax: centre, centre };
   return { hmin, hmax, centre };

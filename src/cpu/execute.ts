@@ -26,7 +26,8 @@ import { encodeFieldR16, type EncodeCounts } from '../core/encoding.js';
 import { DEFAULT_CONVENTIONS, resolveConventions, type Conventions } from '../conventions/index.js';
 import { precisionOf, runContext, type Executor, type StageContext } from './context.js';
 import { readAssetKtx2, type HeightAsset } from '../assets/assets.js';
-import { drawPlaced, footprintQueryAt, type DrawProgram } from './draw.js';
+import { drawPlaced, footprintBox, footprintQueryAt, kernelDrawOf, type DrawProgram } from './draw.js';
+import { drawQueueInArena, type QueuedDraw } from './wasm/draw-queue.js';
 import { newField, sharedCopy, type Field, type Precision } from '../core/precision.js';
 import { ownsEdge, rasterizeTriangles, SUBPIXEL, type RasterStats } from './raster.js';
 import { smoothingChain } from './smoothing.js';
@@ -337,10 +338,36 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
     const v = c.query === 'footprint-min' ? q.hmin : c.query === 'footprint-max' ? q.hmax : q.centre;
     return c.plus === undefined ? v : R(R(v) + R(c.plus));
   };
+  // The simd executor runs the draws of a stage as one queue on both threads (draw-queue.ts), with the bytes of the
+  // loops below; a snapped quad coverage, or assets that do not fit the arena, take the loops.
+  const arena = ctx.executor === 'simd' && ctx.arena && field instanceof Float32Array && quadCoverage === 'exact' ? ctx.arena : null;
   const stamps = stage('after-stamps', 'stamps.draw', () => {
     let pixels = 0;
     let lodLo = Infinity;
     let lodHi = -Infinity;
+    if (arena) {
+      const queue = dl.stamps.draws.map((d): QueuedDraw & { lod: number } => {
+        const asset = assets.get(d.asset)!;
+        const p = d.program;
+        const place = placement(d, conventions);
+        const program: DrawProgram =
+          p.mode === 'add'
+            ? { mode: 'add', k: p.k }
+            : p.mode === 'lerp'
+              ? { mode: 'lerp', k: p.k, c: 0, a: p.a, sMax: p.sMax }
+              : { mode: p.mode, k: p.k, c: 0 };
+        const query = p.mode === 'add' ? null : { kind: p.c.query, plus: p.c.plus, ...footprintBox(g, place.bounds, d.centre, pc) };
+        return { asset, draw: kernelDrawOf(g, asset, place, R, program, pc), query, lod: place.lod };
+      });
+      const drawn = drawQueueInArena(field as Float32Array, queue, arena);
+      if (drawn) {
+        for (const q of queue) {
+          lodLo = Math.min(lodLo, q.lod);
+          lodHi = Math.max(lodHi, q.lod);
+        }
+        return { pixels: drawn.reduce((s, x) => s + x, 0), lodRange: [lodLo, lodHi] as [number, number] };
+      }
+    }
     for (const d of dl.stamps.draws) {
       const asset = assets.get(d.asset)!;
       const p = d.program;
@@ -363,9 +390,17 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
   // Location textures, in order, on their locations' support targets.
   const locations = stage('after-locations', 'locations', () => {
     let pixels = 0;
-    const used = new Set<string>();
+    const used = new Set<string>(dl.locations.draws.map((d) => d.asset));
+    if (arena) {
+      const queue = dl.locations.draws.map((d): QueuedDraw => {
+        const asset = assets.get(d.asset)!;
+        const T = R(support[d.program.supportTarget].target);
+        return { asset, draw: kernelDrawOf(g, asset, placement(d, conventions), R, { mode: 'location', c: T }, pc), query: null };
+      });
+      const drawn = drawQueueInArena(field as Float32Array, queue, arena);
+      if (drawn) return { draws: dl.locations.draws.length, pixels: drawn.reduce((s, x) => s + x, 0), textures: used.size };
+    }
     for (const d of dl.locations.draws) {
-      used.add(d.asset);
       const T = R(support[d.program.supportTarget].target);
       pixels += drawPlaced(field, g, assets.get(d.asset)!, placement(d, conventions, coverOf(d)), R, { mode: 'location', c: T }, ctx).pixels;
     }

@@ -14,6 +14,7 @@ import { ENCODE_SHARED_WASM_BASE64 } from './encode-shared-wasm.js';
 import { DRAW_WASM_BASE64 } from './draw-wasm.js';
 import { OUTER_WASM_BASE64 } from './outer-wasm.js';
 import { HELPER_MIN_SIDE, MAX_BANDS, startHelper } from './draw-thread.js';
+import { queueRegionBytes } from './draw-queue-run.js';
 import { instantiateWasm, newSharedWasmMemory, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
 import { blockBytes, blockLayout, checkModule, CONSTANTS, type ModuleName } from '../../core/wasm/layouts.js';
 
@@ -122,6 +123,8 @@ export interface Arena {
   drawParamsAt: number;
   /** One parameter block per band of a draw shared with the helper thread (draw-kernel.ts, draw-thread.ts). */
   bandParamsAt: number;
+  /** The draw queue's region (draw-queue.ts). */
+  drawQueueAt: number;
   assetsAt: number;
   assetsEnd: number;
   /** Next free byte of the asset region. */
@@ -186,6 +189,7 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
   const drawParamsAt = alloc(blockLayout('draw').size);
   const bandParamsAt = alloc(MAX_BANDS * ((blockLayout('draw').size + 15) & ~15));
   const outerAt = { runs: alloc(16 * n), dx: alloc(4 * n), dy: alloc(4 * n) };
+  const drawQueueAt = alloc(queueRegionBytes());
   const assetsAt = alloc(ARENA_ASSET_BYTES);
   // [R] Shared, so that the executor's helper thread (draw-thread.ts) runs kernels on the same fields.
   const memory = newSharedWasmMemory(top);
@@ -222,6 +226,7 @@ export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}):
     bandCountsAt,
     drawParamsAt,
     bandParamsAt,
+    drawQueueAt,
     assetsAt,
     assetsEnd: assetsAt + ARENA_ASSET_BYTES,
     assetsTop: assetsAt,

@@ -20,7 +20,7 @@ const DRAW_BLOCK = (() => {
 const DRAW_BLOCK_BYTES = (DRAW_BLOCK.size + 15) & ~15;
 
 /** Byte offsets of every level of `asset` in the arena, copying them on first use (null when they do not fit). */
-function levelOffsets(arena: Arena, asset: HeightAsset): number[] | null {
+export function levelOffsets(arena: Arena, asset: HeightAsset): number[] | null {
   const byAsset = arena.placedAssets;
   const known = byAsset.get(asset);
   if (known) return known;
@@ -57,12 +57,9 @@ export interface KernelDraw {
   pc: number;
 }
 
-/** Draws one instance into `field` (a view of `arena`) on the kernel; the pixel count, or null when the kernel cannot serve. */
-export function drawInArena(field: Float32Array, asset: HeightAsset, d: KernelDraw, arena: Arena): number | null {
-  if (!inArena(field, arena) || field.length !== d.grid.n * d.grid.n) throw new RangeError(`drawInArena: the field is not an ${d.grid.n}² field of this arena`);
-  const at = levelOffsets(arena, asset);
-  if (!at) return null;
-  const block = (j0: number, j1: number) => ({
+/** The draw block (layouts.ts 'draw') of `d` on `field`, its asset's levels at byte offsets `at` (levelOffsets). */
+export function drawBlock(field: Float32Array, asset: HeightAsset, d: KernelDraw, at: readonly number[]) {
+  return {
     inv: d.inv.slice(0, 6),
     W: d.W,
     xmin: d.grid.xmin,
@@ -77,8 +74,8 @@ export function drawInArena(field: Float32Array, asset: HeightAsset, d: KernelDr
     pc: d.pc,
     i0: d.cols[0],
     i1: d.cols[1],
-    j0,
-    j1,
+    j0: d.rows[0],
+    j1: d.rows[1],
     n: d.grid.n,
     field: field.byteOffset,
     levelA: at[d.lower],
@@ -87,7 +84,15 @@ export function drawInArena(field: Float32Array, asset: HeightAsset, d: KernelDr
     nB: asset.sizes[d.upper],
     twoLevels: d.twoLevels ? 1 : 0,
     mode: d.mode,
-  });
+  };
+}
+
+/** Draws one instance into `field` (a view of `arena`) on the kernel; the pixel count, or null when the kernel cannot serve. */
+export function drawInArena(field: Float32Array, asset: HeightAsset, d: KernelDraw, arena: Arena): number | null {
+  if (!inArena(field, arena) || field.length !== d.grid.n * d.grid.n) throw new RangeError(`drawInArena: the field is not an ${d.grid.n}² field of this arena`);
+  const at = levelOffsets(arena, asset);
+  if (!at) return null;
+  const block = (j0: number, j1: number) => ({ ...drawBlock(field, asset, d, at), j0, j1 });
   const [j0, j1] = d.rows;
   const rows = j1 - j0 + 1;
   // [R] A large draw is split into bands of rows drawn by this thread and the helper thread (draw-thread.ts): each

@@ -3,7 +3,8 @@
  * row bands of a field while the calling thread runs it over the others; the call returns when every band is done.
  * Every row is written by exactly one thread with the kernel's own steps, in the order a single thread would take,
  * so the field is bit-identical to a single-threaded run whatever the split (tested): the draws (draw-kernel.ts:
- * pixels are independent within a draw), every step of the smoothing chain (kernels.ts: rows another band
+ * pixels are independent within a draw), a stage's draw queue (draw-queue.ts: whole draws, each after the earlier
+ * ones it overlaps), every step of the smoothing chain (kernels.ts: rows another band
  * overwrites in place are copied first), the outer blend (outer-kernel.ts) and the encode (encode-kernel.ts).
  * [R] Not the raster: its spans split by row stripes (one queue per band, each in order) wrote the same bytes but ran
  *     slower on two threads than on one on the shared 2-core machine, so they stay on this thread.
@@ -24,6 +25,7 @@ import { DRAW_WASM_BASE64 } from './draw-wasm.js';
 import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
 import { ENCODE_SHARED_WASM_BASE64 } from './encode-shared-wasm.js';
 import { OUTER_WASM_BASE64 } from './outer-wasm.js';
+import { runDrawQueue } from './draw-queue-run.js';
 
 /**
  * Control block (Int32): ready, request count, the claim word (request generation << 16 | bands claimed from the
@@ -46,7 +48,10 @@ const MAX_ARGS = 16;
 /** Most bands one call hands out (the claim word counts the bands claimed in 8 bits each way). */
 export const MAX_BANDS = 8;
 
-/** The kernels the helper runs, by id: draw.wat's draw, smoothing.wat's exports, encode.wat's encode, outer.wat's blendRows. */
+/**
+ * The kernels the helper runs, by id: draw.wat's draw, smoothing.wat's exports, encode.wat's encode, outer.wat's
+ * blendRows, and its share of a draw queue (draw-queue-run.ts).
+ */
 export const KERNEL_ID = {
   draw: 0,
   downsample: 1,
@@ -56,6 +61,7 @@ export const KERNEL_ID = {
   composeRows: 5,
   encode: 6,
   outer: 7,
+  drawQueue: 8,
 } as const;
 export type KernelName = keyof typeof KERNEL_ID;
 
@@ -71,6 +77,7 @@ const c = new Int32Array(workerData.ctrl);
 const table = new Float64Array(workerData.ctrl, ${ARGS_AT});
 const port = workerData.port;
 let fns = [];
+const runDrawQueue = ${runDrawQueue.toString()};
 Atomics.store(c, ${READY}, 1);
 let seen = 0;
 for (;;) {
@@ -83,7 +90,9 @@ for (;;) {
     const s = new WebAssembly.Instance(workerData.smoothing, env).exports;
     const e = new WebAssembly.Instance(workerData.encode, env).exports;
     const o = new WebAssembly.Instance(workerData.outer, env).exports;
-    fns = [d.draw, s.downsample, s.filterX, s.filterY, s.lerpLevelRows, s.composeRows, e.encode, o.blendRows];
+    const buffer = m.message.buffer;
+    const queue = (...a) => runDrawQueue(buffer, d.draw, d.envelope, ...a);
+    fns = [d.draw, s.downsample, s.filterX, s.filterY, s.lerpLevelRows, s.composeRows, e.encode, o.blendRows, queue];
   }
   const gen = seen & 0xffff;
   for (;;) {
