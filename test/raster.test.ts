@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { barycentric, ownsEdge, rasterizeTriangles, snapFixed } from '../src/cpu/raster.js';
 import type { TriangleList } from '../src/plan/fans.js';
 import { runContext } from '../src/cpu/context.js';
+import { helperCalls, helperReady, startHelper } from '../src/cpu/wasm/draw-thread.js';
 import { bytes, testRandom } from './helpers.js';
 
 /** A random planar triangulation of the square [x0, x0 + size]² (corners included), heights 1 at every vertex. */
@@ -106,6 +107,47 @@ describe('GPU rules', () => {
 });
 
 describe('SIMD span kernel (the simd executor, drawing into its arena)', () => {
+  it('adds overlapping triangles on two threads with the bytes of the JavaScript spans (the helper takes alternate row groups)', async () => {
+    // Three triangulations in one list: most pixels get three spans in one call, so their order shows in the bytes.
+    const n = 512;
+    const g = { xmin: 0, ymin: 0, size: 64, n };
+    const rnd = testRandom(77);
+    const parts = [randomTriangulation(31, 0, 64, 300), randomTriangulation(32, 1.7, 60, 200), randomTriangulation(33, -2.1, 70, 250)];
+    for (const t of parts) for (let k = 2; k < t.xyh.length; k += 3) t.xyh[k] = rnd() * 300 - 80;
+    const count = parts.reduce((s, t) => s + t.count, 0);
+    const xyh = new Float64Array(count * 9);
+    let at = 0;
+    for (const t of parts) {
+      xyh.set(t.xyh, at);
+      at += t.xyh.length;
+    }
+    const all: TriangleList = { xyh, count, polygon: new Int32Array(count) };
+    const js = new Float32Array(n * n);
+    rasterizeTriangles(all, g, js, 'f32');
+    const saved = process.env.HEIGHTBENCH_NO_THREADS;
+    try {
+      for (const threads of [1, 2] as const) {
+        if (threads === 1) process.env.HEIGHTBENCH_NO_THREADS = '1';
+        else {
+          delete process.env.HEIGHTBENCH_NO_THREADS;
+          startHelper();
+          for (let k = 0; k < 3000 && !helperReady(); k++) await new Promise((r) => setTimeout(r, 10));
+          expect(helperReady()).toBe(true);
+        }
+        const ctx = runContext({ executor: 'simd', n });
+        const before = helperCalls('spans');
+        rasterizeTriangles(all, g, ctx.arena!.rasterView, ctx);
+        const calls = helperCalls('spans') - before;
+        // Each full half of the span queue is shared once; a 512² run of ~2,000 triangles fills several.
+        if (threads === 1) expect(calls).toBe(0);
+        else expect(calls).toBeGreaterThan(2);
+        expect(bytes(ctx.arena!.rasterView).equals(bytes(js)), `${threads} thread(s)`).toBe(true);
+      }
+    } finally {
+      if (saved === undefined) delete process.env.HEIGHTBENCH_NO_THREADS;
+      else process.env.HEIGHTBENCH_NO_THREADS = saved;
+    }
+  });
   /** Random heights on a random triangulation, two layers with sub-pixel offsets, so every span shape occurs. */
   const layers = (seed: number) => {
     const a = randomTriangulation(seed, 0, 64, 80);

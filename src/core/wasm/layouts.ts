@@ -112,7 +112,7 @@ export const EXPORTS = {
     lerpLevelRows: ['l', 'm', 'n', 'i0', 'i1', 'f', 'g', 'rows', 'r0', 'r1'],
     composeRows: ['x2', 'x3', 'o', 'n', 'a2i0', 'a2i1', 'a2f', 'a2g', 'a3i0', 'a3i1', 'a3f', 'a3g', 'tp', 'j0', 'j1'],
   },
-  raster: { spans: ['rec', 'count', 'target'] },
+  raster: { spans: ['rec', 'count', 'target', 'n', 'parity'] },
   encode: { encode: ['src', 'dst', 'count', 'fmin', 'fscale', 'counts', 'rounding'] },
   draw: { draw: ['params'], envelope: ['field', 'n', 'i0', 'i1', 'j0', 'j1', 'out'] },
   outer: { blendRows: ['field', 'outer', 'n', 'runs', 'dx', 'dy', 'j0', 'j1', 'inner', 'width', 'ho', 'fromField'] },
@@ -129,6 +129,8 @@ export const CONSTANTS = {
   maxCode: DEFAULT_CONVENTIONS.encoding.maxCode,
   /** Rows in the smoothing Y pass's ring − 1 (a power of two minus one; smoothing.wat, arena.ts FILTER_Y_RING). */
   ringMask: 15,
+  /** The raster's two threads take alternate groups of 2^rowGroupShift rows (raster.wat, raster-kernel.ts). */
+  rowGroupShift: 4,
 } as const;
 
 export interface FieldPlace {

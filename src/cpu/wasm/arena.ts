@@ -19,7 +19,8 @@ import { instantiateWasm, newSharedWasmMemory, wasmDisabled, type WasmMemory } f
 import { blockBytes, blockLayout, checkModule, CONSTANTS, type ModuleName } from '../../core/wasm/layouts.js';
 
 export interface RasterExports {
-  spans(rec: number, count: number, target: number): void;
+  /** `parity` −1: every span; 0 or 1: the spans in row groups of that parity (raster.wat). */
+  spans(rec: number, count: number, target: number, n: number, parity: number): void;
 }
 
 export interface EncodeExports {

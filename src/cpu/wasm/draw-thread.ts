@@ -6,8 +6,8 @@
  * pixels are independent within a draw), a stage's draw queue (draw-queue.ts: whole draws, each after the earlier
  * ones it overlaps), every step of the smoothing chain (kernels.ts: rows another band
  * overwrites in place are copied first), the outer blend (outer-kernel.ts) and the encode (encode-kernel.ts).
- * [R] Not the raster: its spans split by row stripes (one queue per band, each in order) wrote the same bytes but ran
- *     slower on two threads than on one on the shared 2-core machine, so they stay on this thread.
+ * [R] The raster's span kernel: the helper adds the spans of alternate row groups of a full half of the span queue
+ *     while this thread adds the others and goes on finding spans (raster-kernel.ts).
  * [R] The bands are claimed one at a time by whichever thread is free (an atomic claim word), the helper from the
  *     first band on and this thread from the last one back: on a machine whose other core is busy the helper wakes
  *     late, and this thread then runs the bands itself instead of waiting. Run alone, this thread writes each band
@@ -25,6 +25,7 @@ import { DRAW_WASM_BASE64 } from './draw-wasm.js';
 import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
 import { ENCODE_SHARED_WASM_BASE64 } from './encode-shared-wasm.js';
 import { OUTER_WASM_BASE64 } from './outer-wasm.js';
+import { RASTER_WASM_BASE64 } from './raster-wasm.js';
 import { runDrawQueue } from './draw-queue-run.js';
 
 /**
@@ -50,7 +51,7 @@ export const MAX_BANDS = 8;
 
 /**
  * The kernels the helper runs, by id: draw.wat's draw, smoothing.wat's exports, encode.wat's encode, outer.wat's
- * blendRows, and its share of a draw queue (draw-queue-run.ts).
+ * blendRows, its share of a draw queue (draw-queue-run.ts), and raster.wat's spans.
  */
 export const KERNEL_ID = {
   draw: 0,
@@ -62,6 +63,7 @@ export const KERNEL_ID = {
   encode: 6,
   outer: 7,
   drawQueue: 8,
+  spans: 9,
 } as const;
 export type KernelName = keyof typeof KERNEL_ID;
 
@@ -90,9 +92,10 @@ for (;;) {
     const s = new WebAssembly.Instance(workerData.smoothing, env).exports;
     const e = new WebAssembly.Instance(workerData.encode, env).exports;
     const o = new WebAssembly.Instance(workerData.outer, env).exports;
+    const r = new WebAssembly.Instance(workerData.raster, env).exports;
     const buffer = m.message.buffer;
     const queue = (...a) => runDrawQueue(buffer, d.draw, d.envelope, ...a);
-    fns = [d.draw, s.downsample, s.filterX, s.filterY, s.lerpLevelRows, s.composeRows, e.encode, o.blendRows, queue];
+    fns = [d.draw, s.downsample, s.filterX, s.filterY, s.lerpLevelRows, s.composeRows, e.encode, o.blendRows, queue, r.spans];
   }
   const gen = seen & 0xffff;
   for (;;) {
@@ -158,13 +161,14 @@ export function startHelper(): void {
     const smoothing = compiledWasm(SMOOTHING_WASM_BASE64);
     const encode = compiledWasm(ENCODE_SHARED_WASM_BASE64);
     const outer = compiledWasm(OUTER_WASM_BASE64);
-    if (!draw || !smoothing || !encode || !outer) {
+    const raster = compiledWasm(RASTER_WASM_BASE64);
+    if (!draw || !smoothing || !encode || !outer || !raster) {
       helper = null;
       return;
     }
     const ctrl = new Int32Array(new SharedArrayBuffer(ARGS_AT + 8 * MAX_ARGS * 2 * MAX_BANDS));
     const { port1, port2 } = new MessageChannel();
-    const workerData = { draw, smoothing, encode, outer, ctrl: ctrl.buffer, port: port2 };
+    const workerData = { draw, smoothing, encode, outer, raster, ctrl: ctrl.buffer, port: port2 };
     const worker = new Worker(SOURCE, { eval: true, workerData, transferList: [port2] });
     worker.unref();
     port1.unref();
@@ -186,19 +190,16 @@ function readyHelper(): Helper | null {
   return helper;
 }
 
-/**
- * Runs `kernel` over `bands` (each band's arguments for this thread and for the helper), each band once, on whichever
- * thread claims it first; `mine` runs a band's arguments on this thread. Returns the sum of the kernels' results (a
- * kernel without a result counts 0), or null when the helper is not ready (nothing ran: the caller does all rows).
- */
-export function onBands(
-  memory: WasmMemory,
-  kernel: KernelName,
-  bands: readonly { mine: readonly number[]; helper: readonly number[] }[],
-  mine: (args: readonly number[]) => number | void,
-): number | null {
+type Band = { mine: readonly number[]; helper: readonly number[] };
+
+/** A request handed to the helper and not yet joined (at most one at a time: the control block holds one). */
+let pending: { bands: readonly Band[]; mine: (args: readonly number[]) => number | void } | null = null;
+
+/** Hands `bands` of `kernel` to the helper (nothing runs on this thread yet); false when the helper is not ready. */
+function request(memory: WasmMemory, kernel: KernelName, bands: readonly Band[], mine: (args: readonly number[]) => number | void): boolean {
+  if (pending) join();
   const h = readyHelper();
-  if (!h) return null;
+  if (!h) return false;
   if (bands.length > MAX_BANDS) throw new RangeError(`executor: ${bands.length} bands, the helper takes at most ${MAX_BANDS}`);
   const c = h.ctrl;
   const table = new Float64Array(c.buffer, ARGS_AT);
@@ -226,6 +227,20 @@ export function onBands(
   Atomics.store(c, CLAIM, gen << 16);
   Atomics.store(c, ASKED, gen);
   Atomics.notify(c, ASKED);
+  pending = { bands, mine };
+  return true;
+}
+
+/**
+ * Completes the pending request: runs on this thread every band the helper has not claimed (from the last one back),
+ * waits for the helper's, and returns the sum of the kernels' results.
+ */
+function join(): number {
+  const p = pending;
+  if (!p || !helper) return 0;
+  pending = null;
+  const { bands, mine } = p;
+  const c = helper.ctrl;
   let sum = 0;
   let err: unknown = null;
   for (;;) {
@@ -251,6 +266,32 @@ export function onBands(
   if (err !== null) throw err;
   if (Atomics.load(c, FAILED) !== 0) throw new Error('executor: the helper thread failed while running a kernel on its rows');
   return sum + Atomics.load(c, SUM);
+}
+
+/**
+ * Runs `kernel` over `bands` (each band's arguments for this thread and for the helper), each band once, on whichever
+ * thread claims it first; `mine` runs a band's arguments on this thread. Returns the sum of the kernels' results (a
+ * kernel without a result counts 0), or null when the helper is not ready (nothing ran: the caller does all rows).
+ */
+export function onBands(memory: WasmMemory, kernel: KernelName, bands: readonly Band[], mine: (args: readonly number[]) => number | void): number | null {
+  return request(memory, kernel, bands, mine) ? join() : null;
+}
+
+/**
+ * Hands one call of `kernel` to the helper and returns at once; the returned join runs it on this thread if the helper
+ * has not started it, waits for it, and returns its result. Null when the helper is not ready (the caller runs it).
+ * Until it is joined, the call's memory belongs to it; the next request joins it first.
+ */
+export function postToHelper(
+  memory: WasmMemory,
+  kernel: KernelName,
+  args: readonly number[],
+  mine: (args: readonly number[]) => number | void,
+): (() => number) | null {
+  if (!request(memory, kernel, [{ mine: args, helper: args }], mine)) return null;
+  const mineP = pending;
+  // Joined already when a later request came first (its result then counted there).
+  return () => (pending === mineP ? join() : 0);
 }
 
 /**

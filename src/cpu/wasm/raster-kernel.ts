@@ -7,6 +7,7 @@
  */
 import { SPAN_QUEUE, SPAN_RECORD, type Arena } from './arena.js';
 import { blockLayout } from '../../core/wasm/layouts.js';
+import { postToHelper } from './draw-thread.js';
 
 export interface SpanQueue {
   /** Queues pixels dst … dst + len − 1 with edge values e_k + s_k·t (t = 0 … len − 1). */
@@ -35,11 +36,33 @@ ORDER.forEach((f, i) => {
   if (SPAN[f]?.offset !== 8 * i || SPAN[f]?.type !== 'f64') throw new Error(`raster-kernel: span field ${f} is not float64 ${i} of the record in layouts.ts`);
 });
 
-/** The span queue of an arena (its raster view is the target). */
+/**
+ * The span queue of an arena (its raster view is the target).
+ * [R] Two halves: when one is full, the helper thread (draw-thread.ts postToHelper) adds its spans in the row groups
+ *     of parity 1 while this thread adds those of parity 0 and then queues spans into the other half; a half is handed
+ *     over only after the helper is done with the previous one. Each pixel's spans are added by one thread in the
+ *     order they were pushed, so the bytes are those of one thread. Without the helper, this thread adds every span.
+ */
 export function spanQueueOf(arena: Arena): SpanQueue {
   if (arena.spanQueue) return arena.spanQueue as SpanQueue;
-  const rec = new Float64Array(arena.memory.buffer, arena.queueAt, SPAN_QUEUE * SPAN_RECORD);
+  const HALF = SPAN_QUEUE / 2;
+  const halves = [0, 1].map((h) => new Float64Array(arena.memory.buffer, arena.queueAt + h * HALF * SPAN_RECORD * 8, HALF * SPAN_RECORD));
+  let half = 0;
+  let rec = halves[0];
   let count = 0;
+  let helperPart: (() => number) | null = null;
+  const run = (a: readonly number[]) => arena.raster.spans(a[0], a[1], a[2], a[3], a[4]);
+  const handOver = () => {
+    helperPart?.();
+    helperPart = null;
+    if (count === 0) return;
+    const at = arena.queueAt + half * HALF * SPAN_RECORD * 8;
+    helperPart = postToHelper(arena.memory, 'spans', [at, count, arena.rasterAt, arena.n, 1], run);
+    run([at, count, arena.rasterAt, arena.n, helperPart ? 0 : -1]);
+    half ^= 1;
+    rec = halves[half];
+    count = 0;
+  };
   const q: SpanQueue = {
     push(dst, len, e0, s0, e1, s1, e2, s2, invArea, h0, h1, h2) {
       const o = count * SPAN_RECORD;
@@ -55,11 +78,12 @@ export function spanQueueOf(arena: Arena): SpanQueue {
       rec[o + 9] = h0;
       rec[o + 10] = h1;
       rec[o + 11] = h2;
-      if (++count === SPAN_QUEUE) q.flush();
+      if (++count === HALF) handOver();
     },
     flush() {
-      if (count > 0) arena.raster.spans(arena.queueAt, count, arena.rasterAt);
-      count = 0;
+      handOver();
+      helperPart?.();
+      helperPart = null;
     },
   };
   arena.spanQueue = q;

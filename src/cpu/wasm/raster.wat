@@ -9,7 +9,9 @@
   (import "env" "memory" (memory 1))
   (global (export "layoutHash") i32 (i32.const {{layoutHash}}))
 
-  (func (export "spans") (param $rec i32) (param $count i32) (param $tgt i32)
+  ;; $parity −1: every span; 0 or 1: only the spans whose row (dst / $n) lies in a group of ROW_GROUP rows of that
+  ;; parity (the two threads of src/cpu/wasm/raster-kernel.ts each take one: a pixel's spans stay on one thread, in order).
+  (func (export "spans") (param $rec i32) (param $count i32) (param $tgt i32) (param $n i32) (param $parity i32)
     (local $end i32) (local $p i32) (local $len i32) (local $i i32)
     (local $e0 f64) (local $s0 f64) (local $e1 f64) (local $s1 f64) (local $e2 f64) (local $s2 f64) (local $inv f64)
     (local $h0 f32) (local $h1 f32) (local $h2 f32) (local $t f64)
@@ -19,6 +21,13 @@
     (local.set $end (i32.add (local.get $rec) (i32.mul (local.get $count) (i32.const {{span.bytes}}))))
     (block $done (loop $recs
       (br_if $done (i32.ge_u (local.get $rec) (local.get $end)))
+      (if (i32.ge_s (local.get $parity) (i32.const 0))
+        (then
+          (if (i32.ne (local.get $parity)
+                (i32.and (i32.shr_u (i32.div_u (i32.trunc_f64_u (f64.load offset={{span.dst}} (local.get $rec))) (local.get $n)) (i32.const {{const.rowGroupShift}})) (i32.const 1)))
+            (then
+              (local.set $rec (i32.add (local.get $rec) (i32.const {{span.bytes}})))
+              (br $recs)))))
       (local.set $p (i32.add (local.get $tgt) (i32.shl (i32.trunc_f64_u (f64.load offset={{span.dst}} (local.get $rec))) (i32.const 2))))
       (local.set $len (i32.trunc_f64_u (f64.load offset={{span.len}} (local.get $rec))))
       (local.set $e0 (f64.load offset={{span.e0}} (local.get $rec)))
@@ -79,6 +88,6 @@
         (local.set $p (i32.add (local.get $p) (i32.const 4)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $sc)))
-      (local.set $rec (i32.add (local.get $rec) (i32.const 96)))
+      (local.set $rec (i32.add (local.get $rec) (i32.const {{span.bytes}})))
       (br $recs))))
 )
