@@ -28,7 +28,7 @@ import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { addGpuRunOptions, gpuRunCommand, subpixelBitsFromRecord, type GpuRunCliOptions } from './gpu-run.js';
 import { progressReporter } from './progress.js';
 import { MANIFEST_FILE, PLAN_STAGES, TIMINGS_FILE, fieldStageFile, finalFile, openRunFolder, type RunFolder } from '../runs/folder.js';
-import { EXECUTORS, type Executor } from '../cpu/context.js';
+import { EXECUTORS, prepareExecutor, type Executor } from '../cpu/context.js';
 import { FLOAT_STAGES } from '../conventions/index.js';
 
 export { PLAN_STAGES };
@@ -216,6 +216,7 @@ async function runInto(folder: RunFolder, req: ReturnType<typeof loadRequest>, o
   // [R] Each kept field stage is handed to a background writer as soon as the pipeline has it: its digest and durable
   //     write overlap the later stages (src/io/background-writer.ts). Without threads every write happens after.
   const writer = wantsFields ? startBackgroundWriter() : null;
+  if (wantsFields) prepareExecutor({ precision: o.precision, executor: o.executor, n: req.size });
   const prepared = new Map<string, PreparedHeightfield>();
   const grid = requestGrid(req);
   try {

@@ -14,6 +14,7 @@ import { DEFAULT_CONVENTIONS, type Conventions } from '../conventions/index.js';
 import { InputRangeError } from '../errors.js';
 import type { Precision } from '../core/precision.js';
 import { createArena, wasmKernelsAvailable, type Arena } from './wasm/arena.js';
+import { HELPER_MIN_SIDE, startHelper } from './wasm/draw-thread.js';
 
 export type Executor = 'simd' | 'js-f32' | 'f64';
 export const EXECUTORS: readonly Executor[] = ['simd', 'js-f32', 'f64'];
@@ -104,3 +105,13 @@ export function runContext(opts: {
   if (!made) throw new InputRangeError(`executor simd: no WebAssembly memory for a ${opts.n}² arena`);
   return { executor, conventions, arena: made.arena };
 }
+
+/**
+ * Starts the executor's helper thread (draw-thread.ts) ahead of a run whose context will be 'simd' at n × n, so that
+ * its start overlaps loading and planning instead of the raster; nothing otherwise (the arena starts it anyway).
+ */
+export function prepareExecutor(opts: { precision?: Precision; executor?: Executor; n: number }): void {
+  const executor = opts.executor ?? defaultExecutor(opts.precision ?? 'f32', opts.n, DEFAULT_CONVENTIONS);
+  if (executor === 'simd' && opts.n >= HELPER_MIN_SIDE && simdAvailable(opts.n)) startHelper();
+}
+
