@@ -114,4 +114,3 @@ export function prepareExecutor(opts: { precision?: Precision; executor?: Execut
   const executor = opts.executor ?? defaultExecutor(opts.precision ?? 'f32', opts.n, DEFAULT_CONVENTIONS);
   if (executor === 'simd' && opts.n >= HELPER_MIN_SIDE && simdAvailable(opts.n)) startHelper();
 }
-
