@@ -88,6 +88,8 @@ export function runDrawQueue(
   const base = field >> 2;
   let lo = 0;
   let ran = 0;
+  // A draw another thread claimed and never finished (that thread died) must not hang the run.
+  let waitingSince = 0;
   for (;;) {
     if (Atomics.load(i32, abort) !== 0) return ran;
     const seen = Atomics.load(i32, progress);
@@ -108,10 +110,16 @@ export function runDrawQueue(
     }
     if (d < 0) {
       // Nothing runnable: the other thread holds the draws ahead; wait for it to finish one.
+      if (waitingSince === 0) waitingSince = Date.now();
+      else if (Date.now() - waitingSince > 60000) {
+        Atomics.store(i32, abort, 1);
+        throw new Error('executor: the other thread did not finish its draw within 60 s');
+      }
       for (let s = 0; s < 200 && Atomics.load(i32, progress) === seen; s++);
       Atomics.wait(i32, progress, seen, 20);
       continue;
     }
+    waitingSince = 0;
     try {
       const r = rec + d * 10; // QUEUE_RECORD
       const kind = f64[r + 1];
