@@ -2,7 +2,8 @@
  * The asset reader's fast path (level codes viewed in place, the mip chain checked level by level in one loop per
  * level) against the reference: each level read code by code, buildMipChain recomputed from level 0 and compared,
  * every level decoded with the documented rule. Every level of every asset of the world must be the same bits, and an
- * altered level must be refused with the reference's message.
+ * altered level must be refused with the reference's message — on the level kernel (wasm/asset-levels.wat) and on the
+ * loops that serve without WebAssembly (HEIGHTBENCH_NO_WASM=1).
  */
 import { join } from 'node:path';
 import { read as readKtx, write as writeKtx } from 'ktx-parse';
@@ -40,6 +41,18 @@ function firstBitDifference(a: Float32Array, b: Float32Array): number {
   return -1;
 }
 
+/** `f` with the WebAssembly kernels off (the JavaScript loops serve). */
+function withoutWasm<T>(f: () => T): T {
+  const saved = process.env.HEIGHTBENCH_NO_WASM;
+  process.env.HEIGHTBENCH_NO_WASM = '1';
+  try {
+    return f();
+  } finally {
+    if (saved === undefined) delete process.env.HEIGHTBENCH_NO_WASM;
+    else process.env.HEIGHTBENCH_NO_WASM = saved;
+  }
+}
+
 let set: AssetSet;
 beforeAll(() => {
   set = ensureAssetSet(loadWorld('tundra'), join(projectRoot(), 'assets'), {}, { keepBytes: true });
@@ -63,6 +76,18 @@ describe('asset loading: fast path = reference', () => {
     }
     // Sides 80, 128, 184, 200 and 256: odd sides (25, 23, 5, 3) take the bilinear branch of the filter.
     expect(new Set([...set.assets.values()].flatMap((a) => a.sizes.filter((n) => n % 2 === 1 && n > 1))).size).toBeGreaterThan(2);
+    expect(levels).toBeGreaterThan(set.assets.size * 7);
+  });
+
+  it('the loops without WebAssembly read every level of every asset to the same bits', () => {
+    let levels = 0;
+    for (const [key, a] of set.assets) {
+      const loops = withoutWasm(() => readAssetKtx2(set.ktx2?.get(key) ?? new Uint8Array(), key));
+      for (let l = 0; l < a.levels.length; l++) {
+        expect({ key, l, k: firstBitDifference(loops.levels[l], a.levels[l]) }).toEqual({ key, l, k: -1 });
+        levels++;
+      }
+    }
     expect(levels).toBeGreaterThan(set.assets.size * 7);
   });
 
@@ -103,6 +128,7 @@ describe('asset loading: fast path = reference', () => {
           }
           expect(want).toMatch(new RegExp(`level ${l} texel ${k} is code .*the chain was altered`));
           expect(() => readAssetKtx2(altered, key)).toThrow(new FormatError(want));
+          expect(() => withoutWasm(() => readAssetKtx2(altered, key))).toThrow(new FormatError(want));
           refused++;
         }
       }

@@ -17,8 +17,9 @@
  * [R] Reading is on every run's start-up path, so readAssetKtx2 does no per-texel work beyond the checks: the level
  *     codes are a view of the file's bytes (little-endian hosts; read code by code otherwise), and level k+1 is checked
  *     against the filter of level k as read, in one loop with the per-axis addressing computed once per level and no
- *     intermediate arrays; each level is decoded once, and that decode feeds the next level's check. The arithmetic is
- *     buildMipChain's, which stays the reference (test/asset-loading.test.ts compares every level bit for bit).
+ *     intermediate arrays; each level is decoded once, and that decode feeds the next level's check — on a kernel
+ *     (wasm/asset-levels.wat) where WebAssembly runs, else in JavaScript loops. The arithmetic is buildMipChain's,
+ *     which stays the reference (test/asset-loading.test.ts compares every level bit for bit, kernel and loops).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,6 +35,8 @@ import { PRODUCER_VERSION } from '../version.js';
 import { DEFAULT_CONVENTIONS } from '../conventions/index.js';
 import { lerp2 } from '../core/sampling.js';
 import { UNORM16_MAX } from '../core/grid.js';
+import { alignedLayout, ensureMemory, instantiateWasm, wasmDisabled, type WasmMemory } from '../core/wasm.js';
+import { ASSET_LEVELS_WASM_BASE64 } from './wasm/asset-levels-wasm.js';
 import type { LocationTextureDef, StampKeyDef, WorldConfig } from '../world/world.js';
 
 export interface Decode {
@@ -274,6 +277,63 @@ function firstMipMismatch(prev: Float32Array, n: number, got: Uint16Array, m: nu
   return -1;
 }
 
+interface LevelKernel {
+  memory: WasmMemory;
+  decode(src: number, dst: number, count: number, mpc: number, off: number): void;
+  mismatch(prev: number, n: number, got: number, m: number, i0: number, i1: number, f: number, g: number, mpc: number, off: number, max: number): number;
+}
+
+let levelKernel: LevelKernel | null | undefined;
+
+/**
+ * Every level of an asset decoded and checked on the kernel (wasm/asset-levels.wat: decodeCodes and firstMipMismatch
+ * with the same float64 steps), or null where it cannot serve (no WebAssembly, HEIGHTBENCH_NO_WASM=1): the loops
+ * below then do both. Refuses an altered chain with the loops' message.
+ * [R] Why: reading is on every run's start-up path, where those loops run in V8's first tiers.
+ */
+function decodeCheckedLevels(codes: readonly Uint16Array[], sizes: readonly number[], d: Decode, what: string): Float32Array[] | null {
+  if (wasmDisabled()) return null;
+  levelKernel ??= instantiateWasm<LevelKernel>(ASSET_LEVELS_WASM_BASE64);
+  const k = levelKernel;
+  if (!k) return null;
+  const total = codes.reduce((s, c) => s + c.length, 0);
+  const axisBytes = 24 * sizes[0];
+  const layout = alignedLayout({ codes: 2 * total, levels: 4 * total, axis: axisBytes });
+  ensureMemory(k.memory, layout.size);
+  const buf = k.memory.buffer;
+  const codeAt: number[] = [];
+  const levelAt: number[] = [];
+  let c = layout.codes;
+  let h = layout.levels;
+  for (const q of codes) {
+    new Uint16Array(buf, c, q.length).set(q);
+    codeAt.push(c);
+    levelAt.push(h);
+    c += 2 * q.length;
+    h += 4 * q.length;
+  }
+  const view = (l: number) => new Float32Array(buf, levelAt[l], codes[l].length);
+  k.decode(codeAt[0], levelAt[0], codes[0].length, d.metresPerCode, d.offsetMetres);
+  for (let l = 1; l < codes.length; l++) {
+    const n = sizes[l - 1];
+    const m = sizes[l];
+    const ax = mipAxis(n, m);
+    const at = { i0: layout.axis, i1: layout.axis + 4 * m, f: layout.axis + 8 * m, g: layout.axis + 16 * m };
+    new Int32Array(buf, at.i0, m).set(ax.i0);
+    new Int32Array(buf, at.i1, m).set(ax.i1);
+    new Float64Array(buf, at.f, m).set(ax.f);
+    new Float64Array(buf, at.g, m).set(ax.g);
+    const bad = k.mismatch(levelAt[l - 1], n, codeAt[l], m, at.i0, at.i1, at.f, at.g, d.metresPerCode, d.offsetMetres, UNORM16_MAX);
+    if (bad >= 0) {
+      const want = mipCode(view(l - 1), n, m, bad, d);
+      throw new FormatError(`${what}: level ${l} texel ${bad} is code ${codes[l][bad]}, the mip filter of level 0 gives ${want}: the chain was altered`);
+    }
+    k.decode(codeAt[l], levelAt[l], codes[l].length, d.metresPerCode, d.offsetMetres);
+  }
+  // Copies: the kernel's memory serves the next asset.
+  return codes.map((_, l) => view(l).slice());
+}
+
 /** The filtered code of texel k of the level below `prev` (for the refusal message). */
 function mipCode(prev: Float32Array, n: number, m: number, k: number, d: Decode): number {
   const { i0, i1, f, g } = mipAxis(n, m);
@@ -334,8 +394,8 @@ export function readAssetKtx2(bytes: Uint8Array, what: string): HeightAsset {
   // The levels must be what the documented filter makes of level 0 (an edited level would be sampled silently).
   // Level l + 1 is checked against the filter of level l as read: the same as against buildMipChain(level 0), since
   // every level below it has already matched.
-  const levels = [decodeCodes(codes[0], d)];
-  for (let l = 1; l < codes.length; l++) {
+  const levels = decodeCheckedLevels(codes, sizes, d, what) ?? [decodeCodes(codes[0], d)];
+  for (let l = levels.length; l < codes.length; l++) {
     const got = codes[l];
     const k = firstMipMismatch(levels[l - 1], sizes[l - 1], got, sizes[l], d);
     if (k >= 0) {
