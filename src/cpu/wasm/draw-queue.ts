@@ -13,8 +13,8 @@
  * [R] A thread takes the first draw within WINDOW of the first unfinished one that is free and whose earlier
  *     neighbours are done; every draw before that first unfinished one is done, so only neighbours within WINDOW
  *     need recording. The draws run in chunks of at most QUEUE_DRAWS (the region is fixed when the arena is made).
- * [R] The query runs on the kernel (draw.wat envelope) with footprintQueryAt's rules: a ±0 extreme or an empty box
- *     takes the scan of draw.ts, so the extremes are the ones that loop meets first.
+ * [R] The query runs on the kernel (draw.wat envelope) with footprintQueryAt's rules: a ±0 extreme takes the scan of
+ *     draw.ts (the first zero that loop meets wins), and a box without a number gives the centre height.
  * [R] Both threads run the same loop (draw-queue-run.ts).
  */
 import { drawBlock, levelOffsets, type KernelDraw } from './draw-kernel.js';
