@@ -146,6 +146,65 @@ export function maskContainsBounds(b: MaskBounds, r2: number, dx: number, dy: nu
   return (b.loStrict ? r2 > b.lo : r2 >= b.lo) && r2 <= b.hi && dx >= -b.half && dx <= b.half && dy >= -b.half && dy <= b.half;
 }
 
+/**
+ * The member columns of each mask in each row, as two spans [s, e) a row (the left half of the row, columns up to
+ * RadialGeometry.mid, then the right half; an empty span has s = e): where maskContainsBounds holds. Row j, mask m at
+ * out[4(jM + m)]. On each half dx is monotone and so is r² (the premise of countWithin), so each condition holds on a
+ * prefix or a suffix of the half, found by binary search with the predicate itself, and the member columns of a half
+ * are one span.
+ */
+export function maskRowSpans(g: RadialGeometry, masks: readonly MaskBounds[]): Int32Array {
+  const M = masks.length;
+  const W = g.grid.columns;
+  const out = new Int32Array(4 * M * g.grid.rows);
+  const { dx, dx2, dy2, dy } = g;
+  /** The first column in [lo, hi] where `p` holds, for p false then true on [lo, hi]; hi + 1 when it never holds. */
+  const firstTrue = (lo: number, hi: number, p: (i: number) => boolean): number => {
+    let a = lo;
+    let b = hi + 1;
+    while (a < b) {
+      const c = (a + b) >> 1;
+      if (p(c)) b = c;
+      else a = c + 1;
+    }
+    return a;
+  };
+  for (let j = 0; j < g.grid.rows; j++) {
+    const y2 = dy2[j];
+    const y = dy[j];
+    masks.forEach((b, m) => {
+      const at = 4 * (j * M + m);
+      if (!(y >= -b.half && y <= b.half)) return;
+      const lo = (i: number) => (b.loStrict ? dx2[i] + y2 > b.lo : dx2[i] + y2 >= b.lo);
+      const hi = (i: number) => dx2[i] + y2 <= b.hi;
+      const left = (i: number) => dx[i] >= -b.half;
+      const right = (i: number) => dx[i] <= b.half;
+      // Left half [0, mid]: r² falls, dx rises — lo holds on a prefix, hi on a suffix.
+      const L1 = g.mid;
+      const ls = Math.max(firstTrue(0, L1, hi), firstTrue(0, L1, left));
+      const le = Math.min(
+        firstTrue(0, L1, (i) => !lo(i)),
+        firstTrue(0, L1, (i) => !right(i)),
+      );
+      // Right half [mid + 1, W − 1]: r² and dx rise — lo holds on a suffix, hi on a prefix.
+      const rs = Math.max(firstTrue(L1 + 1, W - 1, lo), firstTrue(L1 + 1, W - 1, left));
+      const re = Math.min(
+        firstTrue(L1 + 1, W - 1, (i) => !hi(i)),
+        firstTrue(L1 + 1, W - 1, (i) => !right(i)),
+      );
+      if (ls < le) {
+        out[at] = ls;
+        out[at + 1] = le;
+      }
+      if (rs < re) {
+        out[at + 2] = rs;
+        out[at + 3] = re;
+      }
+    });
+  }
+  return out;
+}
+
 /** Pixel-membership predicate of a mask (maskContainsBounds of its bounds). */
 export function maskContains(def: MaskDefinition, r2: number, dx: number, dy: number): boolean {
   return maskContainsBounds(maskBounds(def), r2, dx, dy);
