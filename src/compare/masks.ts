@@ -158,40 +158,36 @@ export function maskRowSpans(g: RadialGeometry, masks: readonly MaskBounds[]): I
   const W = g.grid.columns;
   const out = new Int32Array(4 * M * g.grid.rows);
   const { dx, dx2, dy2, dy } = g;
-  /** The first column in [lo, hi] where `p` holds, for p false then true on [lo, hi]; hi + 1 when it never holds. */
-  const firstTrue = (lo: number, hi: number, p: (i: number) => boolean): number => {
+  const mid = g.mid;
+  // The conditions of maskContainsBounds on column i of a row at dy² = y2: 0 the lower bound on r², 1 the upper, 2
+  // dx ≥ −half, 3 dx ≤ half; `not` negates.
+  const holds = (b: MaskBounds, y2: number, c: number, i: number): boolean => {
+    const r2 = dx2[i] + y2;
+    return c === 0 ? (b.loStrict ? r2 > b.lo : r2 >= b.lo) : c === 1 ? r2 <= b.hi : c === 2 ? dx[i] >= -b.half : dx[i] <= b.half;
+  };
+  /** The first column in [lo, hi] where condition c holds (fails, when `not`), for one false then true there; hi + 1 when none. */
+  const first = (b: MaskBounds, y2: number, c: number, not: boolean, lo: number, hi: number): number => {
     let a = lo;
-    let b = hi + 1;
-    while (a < b) {
-      const c = (a + b) >> 1;
-      if (p(c)) b = c;
-      else a = c + 1;
+    let e = hi + 1;
+    while (a < e) {
+      const h = (a + e) >> 1;
+      if (holds(b, y2, c, h) !== not) e = h;
+      else a = h + 1;
     }
     return a;
   };
   for (let j = 0; j < g.grid.rows; j++) {
     const y2 = dy2[j];
-    const y = dy[j];
-    masks.forEach((b, m) => {
+    for (let m = 0; m < M; m++) {
+      const b = masks[m];
       const at = 4 * (j * M + m);
-      if (!(y >= -b.half && y <= b.half)) return;
-      const lo = (i: number) => (b.loStrict ? dx2[i] + y2 > b.lo : dx2[i] + y2 >= b.lo);
-      const hi = (i: number) => dx2[i] + y2 <= b.hi;
-      const left = (i: number) => dx[i] >= -b.half;
-      const right = (i: number) => dx[i] <= b.half;
-      // Left half [0, mid]: r² falls, dx rises — lo holds on a prefix, hi on a suffix.
-      const L1 = g.mid;
-      const ls = Math.max(firstTrue(0, L1, hi), firstTrue(0, L1, left));
-      const le = Math.min(
-        firstTrue(0, L1, (i) => !lo(i)),
-        firstTrue(0, L1, (i) => !right(i)),
-      );
-      // Right half [mid + 1, W − 1]: r² and dx rise — lo holds on a suffix, hi on a prefix.
-      const rs = Math.max(firstTrue(L1 + 1, W - 1, lo), firstTrue(L1 + 1, W - 1, left));
-      const re = Math.min(
-        firstTrue(L1 + 1, W - 1, (i) => !hi(i)),
-        firstTrue(L1 + 1, W - 1, (i) => !right(i)),
-      );
+      if (!(dy[j] >= -b.half && dy[j] <= b.half)) continue;
+      // Left half [0, mid]: r² falls, dx rises — the lower bound holds on a prefix, the upper on a suffix.
+      const ls = Math.max(first(b, y2, 1, false, 0, mid), first(b, y2, 2, false, 0, mid));
+      const le = Math.min(first(b, y2, 0, true, 0, mid), first(b, y2, 3, true, 0, mid));
+      // Right half [mid + 1, W − 1]: r² and dx rise — the lower bound holds on a suffix, the upper on a prefix.
+      const rs = Math.max(first(b, y2, 0, false, mid + 1, W - 1), first(b, y2, 2, false, mid + 1, W - 1));
+      const re = Math.min(first(b, y2, 1, true, mid + 1, W - 1), first(b, y2, 3, true, mid + 1, W - 1));
       if (ls < le) {
         out[at] = ls;
         out[at + 1] = le;
@@ -200,7 +196,7 @@ export function maskRowSpans(g: RadialGeometry, masks: readonly MaskBounds[]): I
         out[at + 2] = rs;
         out[at + 3] = re;
       }
-    });
+    }
   }
   return out;
 }
