@@ -150,7 +150,7 @@
     (local $kf f64) (local $ring i32) (local $e i32) (local $mm f64) (local $ib i32) (local $bx i32) (local $rowBlock i32)
     (local $lo2 f64) (local $hi2 f64) (local $dy2j f64)
     (local $nEq f64) (local $nDiff f64) (local $nBeyond f64) (local $gLo f64) (local $gHi f64) (local $rLo f64) (local $rHi f64)
-    (local $dqS i32) (local $rgS i32) (local $dmS i32)
+    (local $dqS i32) (local $rgS i32) (local $dmS i32) (local $lad i32) (local $lam f64) (local $ldm f64) (local $gt i32)
     (local.set $dqS (local.get $scratch))
     (local.set $rgS (i32.add (local.get $scratch) (i32.shl (local.get $sub) (i32.const 2))))
     (local.set $dmS (i32.add (local.get $scratch) (i32.shl (local.get $sub) (i32.const 3))))
@@ -218,14 +218,11 @@
           (if (i32.or (local.get $dq) (f64.ne (local.get $dm) (f64.const 0)))
             (then
               (local.set $ad (select (i32.sub (i32.const 0) (local.get $dq)) (local.get $dq) (i32.lt_s (local.get $dq) (i32.const 0))))
-              (local.set $bi (i32.add (local.get $rowBlock) (local.get $bx)))
-              (local.set $addr (i32.add (local.get $block) (i32.shl (local.get $bi) (i32.const 1))))
-              (if (i32.gt_u (local.get $ad) (i32.load16_u (local.get $addr))) (then (i32.store16 (local.get $addr) (local.get $ad))))
-              (local.set $addr (i32.add (local.get $blockFA) (i32.shl (local.get $bi) (i32.const 3))))
-              (if (f64.gt (local.get $am) (f64.load (local.get $addr)))
-                (then
-                  (f64.store (local.get $addr) (local.get $am))
-                  (f32.store (i32.add (local.get $blockF) (i32.shl (local.get $bi) (i32.const 2))) (f32.demote_f64 (local.get $dm)))))
+              ;; The block maps: this row's part of the block kept in locals (no branch a pixel), merged at its end.
+              (local.set $lad (select (local.get $ad) (local.get $lad) (i32.gt_u (local.get $ad) (local.get $lad))))
+              (local.set $gt (f64.gt (local.get $am) (local.get $lam)))
+              (local.set $lam (select (local.get $am) (local.get $lam) (local.get $gt)))
+              (local.set $ldm (select (local.get $dm) (local.get $ldm) (local.get $gt)))
               (local.set $r2 (f64.add (f64.load (i32.add (local.get $dx2) (i32.shl (local.get $i) (i32.const 3)))) (local.get $dy2j)))
               ;; ringIndex (masks.ts), as compare.wat's tally computes it — unless r² lies between the squared edges
               ;; (lo2 <= r² < hi2) of the last ring found, the one ring it can be in (neighbours share rings).
@@ -252,9 +249,35 @@
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (local.set $ib (i32.add (local.get $ib) (i32.const 1)))
       (if (i32.eq (local.get $ib) (local.get $B))
-        (then (local.set $ib (i32.const 0)) (local.set $bx (i32.add (local.get $bx) (i32.const 1)))))
+        (then
+          (local.set $bi (i32.add (local.get $rowBlock) (local.get $bx)))
+          (local.set $addr (i32.add (local.get $block) (i32.shl (local.get $bi) (i32.const 1))))
+          (if (i32.gt_u (local.get $lad) (i32.load16_u (local.get $addr))) (then (i32.store16 (local.get $addr) (local.get $lad))))
+          (local.set $addr (i32.add (local.get $blockFA) (i32.shl (local.get $bi) (i32.const 3))))
+          (if (f64.gt (local.get $lam) (f64.load (local.get $addr)))
+            (then
+              (f64.store (local.get $addr) (local.get $lam))
+              (f32.store (i32.add (local.get $blockF) (i32.shl (local.get $bi) (i32.const 2))) (f32.demote_f64 (local.get $ldm)))))
+          (local.set $lad (i32.const 0))
+          (local.set $lam (f64.const 0))
+          (local.set $ldm (f64.const 0))
+          (local.set $ib (i32.const 0)) (local.set $bx (i32.add (local.get $bx) (i32.const 1)))))
       (if (i32.eq (local.get $i) (local.get $W))
         (then
+          ;; A last block narrower than B ends with the row.
+          (if (local.get $ib)
+            (then
+              (local.set $bi (i32.add (local.get $rowBlock) (local.get $bx)))
+              (local.set $addr (i32.add (local.get $block) (i32.shl (local.get $bi) (i32.const 1))))
+              (if (i32.gt_u (local.get $lad) (i32.load16_u (local.get $addr))) (then (i32.store16 (local.get $addr) (local.get $lad))))
+              (local.set $addr (i32.add (local.get $blockFA) (i32.shl (local.get $bi) (i32.const 3))))
+              (if (f64.gt (local.get $lam) (f64.load (local.get $addr)))
+                (then
+                  (f64.store (local.get $addr) (local.get $lam))
+                  (f32.store (i32.add (local.get $blockF) (i32.shl (local.get $bi) (i32.const 2))) (f32.demote_f64 (local.get $ldm)))))
+              (local.set $lad (i32.const 0))
+              (local.set $lam (f64.const 0))
+              (local.set $ldm (f64.const 0))))
           (local.set $i (i32.const 0))
           (local.set $ib (i32.const 0))
           (local.set $bx (i32.const 0))
@@ -262,6 +285,20 @@
           (local.set $dy2j (f64.load (i32.add (local.get $dy2) (i32.shl (local.get $j) (i32.const 3)))))
           (local.set $rowBlock (i32.mul (i32.div_u (local.get $j) (local.get $B)) (local.get $bw)))))
       (br $each)))
+    ;; The block the sub-block ends in (the next sub-block goes on with it).
+    (if (local.get $ib)
+      (then
+        (local.set $bi (i32.add (local.get $rowBlock) (local.get $bx)))
+        (local.set $addr (i32.add (local.get $block) (i32.shl (local.get $bi) (i32.const 1))))
+        (if (i32.gt_u (local.get $lad) (i32.load16_u (local.get $addr))) (then (i32.store16 (local.get $addr) (local.get $lad))))
+        (local.set $addr (i32.add (local.get $blockFA) (i32.shl (local.get $bi) (i32.const 3))))
+        (if (f64.gt (local.get $lam) (f64.load (local.get $addr)))
+          (then
+            (f64.store (local.get $addr) (local.get $lam))
+            (f32.store (i32.add (local.get $blockF) (i32.shl (local.get $bi) (i32.const 2))) (f32.demote_f64 (local.get $ldm)))))
+        (local.set $lad (i32.const 0))
+        (local.set $lam (f64.const 0))
+        (local.set $ldm (f64.const 0))))
     ;; The counts, exact integers in f64, added to the chunk's totals.
     (f64.store (local.get $extras) (f64.add (f64.load (local.get $extras)) (local.get $nEq)))
     (f64.store offset=8 (local.get $extras) (f64.add (f64.load offset=8 (local.get $extras)) (local.get $nDiff)))
