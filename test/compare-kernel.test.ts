@@ -19,8 +19,10 @@ import {
   DEFAULT_MASKS,
   RadialGeometry,
   maskBounds,
+  maskContainsBounds,
   maskDefinitions,
   maskPixelCount,
+  maskRowSpans,
   nextUp,
   ringPixelCounts,
   type MaskSettings,
@@ -265,6 +267,33 @@ describe('the float-pair summary kernel (float-pair.wat) gives the JavaScript sc
 function bytesOf(a: ArrayBufferView | null): number[] | null {
   return a ? Array.from(new Uint8Array(a.buffer, a.byteOffset, a.byteLength)) : null;
 }
+
+describe('mask row spans (the full kernel visits a mask row by row through them)', () => {
+  for (const c of CASES) {
+    it(`${c.name}: every pixel in a span holds the predicate, every other fails it`, () => {
+      const geo = new RadialGeometry(c.grid);
+      const settings = { ...DEFAULT_MASKS, ...c.masks };
+      const bounds = [...Object.values(maskDefinitions(settings)), { kind: 'window', size: 3 } as const, { kind: 'disk', radius: 0 } as const].map(maskBounds);
+      const spans = maskRowSpans(geo, bounds);
+      const { columns: W, rows: H } = c.grid;
+      let members = 0;
+      bounds.forEach((b, m) => {
+        for (let j = 0; j < H; j++) {
+          const [s0, e0, s1, e1] = spans.subarray(4 * (j * bounds.length + m), 4 * (j * bounds.length + m) + 4);
+          // Each span within the row, and the left one before the right one (the kernel keeps pixel order).
+          expect(s0 <= e0 && e0 <= W && s1 <= e1 && e1 <= W && (s0 === e0 || s1 === e1 || e0 <= s1)).toBe(true);
+          for (let i = 0; i < W; i++) {
+            const inside = maskContainsBounds(b, geo.dx2[i] + geo.dy2[j], geo.dx[i], geo.dy[j]);
+            const spanned = (i >= s0 && i < e0) || (i >= s1 && i < e1);
+            if (inside !== spanned) expect({ m, i, j, inside }).toEqual({ m, i, j, inside: spanned });
+            if (inside) members++;
+          }
+        }
+      });
+      expect(members).toBeGreaterThan(0);
+    });
+  }
+});
 
 describe('the float-pair full kernel (float-pair.wat full) gives the JavaScript scan bit for bit', () => {
   for (const c of CASES) {

@@ -18,7 +18,7 @@ import { columnWorldX, gridDifference, metresPerCode, rowWorldY, UNORM16_MAX, va
 import { decodeTable, encodeFieldR16, encodeUnorm16, heightToUnorm } from '../core/encoding.js';
 import type { Heightfield } from '../core/heightfield.js';
 import { alignExactly } from '../core/align.js';
-import { RegionAccumulator, reduceHistogram, sqrtRatio } from './metric-accumulators.js';
+import { histogramRecord, RegionAccumulator, reduceHistogram, sqrtRatio } from './metric-accumulators.js';
 import { floatFullScan, floatSummaryAvailable, floatSummaryScan, type FloatClampCounts, type FloatExtraCounts } from './float-kernel.js';
 import { arrayCodeSource, createCodePairExecutor, SCAN_CHUNK, type CodeSource, type CompareExecutor, type ScanGeometry, type TallyPlan } from './kernel.js';
 import {
@@ -190,15 +190,11 @@ function position(g: GridDescription, k: number): Position | null {
 }
 
 function regionMetrics(acc: RegionAccumulator, mpc: number, g: GridDescription, withFloat: boolean, withHistogram = true): RegionMetrics {
-  const s = reduceHistogram(acc, withHistogram);
+  // The sums are exact integers (any order of the bins gives them); the histogram is made in ascending Δq.
+  const s = reduceHistogram(acc, false);
   const n = acc.pixels;
   const exact = n - s.nonZero;
-  const histogram: Record<string, number> = {};
-  if (withHistogram) {
-    // Δq are integers within ±65535: a typed array sorts them numerically, natively.
-    const keys = Int32Array.from([...s.bins.keys(), 0]).sort();
-    for (const d of keys) histogram[String(d)] = d === 0 ? exact : (s.bins.get(d) ?? 0);
-  }
+  const histogram: Record<string, number> = withHistogram ? histogramRecord(acc, exact) : {};
   const m: RegionMetrics = {
     pixels: n,
     exact,

@@ -19,7 +19,7 @@
 import { alignedLayout, compiledWasm, instantiateWasm, newWasmMemory, wasmDisabled } from '../core/wasm.js';
 import { CodeTally, DENSE_BINS, WideBins, type RegionAccumulator } from './metric-accumulators.js';
 import { regionInputSizes, SCAN_CHUNK, tallyInMemory, tallySizes, writeRegionInputs, type ScanGeometry } from './kernel.js';
-import { maskContainsBounds } from './masks.js';
+import { maskContainsBounds, maskRowSpans } from './masks.js';
 import { FLOAT_PAIR_WASM_BASE64 } from './wasm/float-pair-wasm.js';
 
 export interface FloatSummaryInput extends ScanGeometry {
@@ -204,6 +204,12 @@ const EDGES = 10;
 const WIDE_BINS = 2 * 65535 + 1;
 
 /**
+ * [R] Pixels of the full kernel's sub-blocks: each sub-block's per-pixel values (16 bytes a pixel) are written once
+ * and read by every region's pass, so they stay in the cache between passes.
+ */
+const FULL_SUB = 4096;
+
+/**
  * Runs the full scan (addDifference of compare.ts on every pixel); null when the kernel is unavailable or its memory
  * is refused, and then nothing in `out` has been touched (the caller scans in JavaScript).
  */
@@ -232,8 +238,10 @@ export function floatFullScan(
     block: 2 * blocks,
     blockF: 4 * blocks,
     blockFA: 8 * blocks,
+    scratch: 16 * FULL_SUB,
+    spans: 16 * M * p.rows,
   });
-  const made = floatPairKernel(L.size, 'full', 40);
+  const made = floatPairKernel(L.size, 'full', 43);
   if (!made) return null;
   const { memory, kernel } = made;
   // Views are made again after each call: a region's first wide Δq grows the memory, which detaches them.
@@ -241,6 +249,7 @@ export function floatFullScan(
   writeRegionInputs(buf, L, p.geo, p.masks);
   new Float64Array(buf, L.table, p.table.length).set(p.table);
   new Float64Array(buf, L.edges, EDGES).set(p.edgesMm);
+  new Int32Array(buf, L.spans, 4 * M * p.rows).set(maskRowSpans(p.geo, p.masks));
   const acc = new Float64Array(buf, L.acc, 7 * regions);
   for (let q = 0; q < regions; q++) acc[7 * q + 6] = -1; // maxAbsMAt: none yet
   new Int32Array(buf, L.maxAt, regions).fill(-1);
@@ -265,6 +274,7 @@ export function floatFullScan(
         p.step, p.rings,
         L.acc, L.dense, L.maxAbs, L.maxAt, L.widePtr, L.events,
         L.ringSums, L.state, L.excl, L.edges, p.toleranceM, L.extras, p.range.min, p.range.max,
+        L.scratch, FULL_SUB, L.spans,
       ); // prettier-ignore
     } catch {
       // Memory for a region's wide bins refused (or a ring outside the profile, which the JavaScript scan reports).

@@ -146,6 +146,61 @@ export function maskContainsBounds(b: MaskBounds, r2: number, dx: number, dy: nu
   return (b.loStrict ? r2 > b.lo : r2 >= b.lo) && r2 <= b.hi && dx >= -b.half && dx <= b.half && dy >= -b.half && dy <= b.half;
 }
 
+/**
+ * The member columns of each mask in each row, as two spans [s, e) a row (the left half of the row, columns up to
+ * RadialGeometry.mid, then the right half; an empty span has s = e): where maskContainsBounds holds. Row j, mask m at
+ * out[4(jM + m)]. On each half dx is monotone and so is r² (the premise of countWithin), so each condition holds on a
+ * prefix or a suffix of the half, found by binary search with the predicate itself, and the member columns of a half
+ * are one span.
+ */
+export function maskRowSpans(g: RadialGeometry, masks: readonly MaskBounds[]): Int32Array {
+  const M = masks.length;
+  const W = g.grid.columns;
+  const out = new Int32Array(4 * M * g.grid.rows);
+  const { dx, dx2, dy2, dy } = g;
+  const mid = g.mid;
+  // The conditions of maskContainsBounds on column i of a row at dy² = y2: 0 the lower bound on r², 1 the upper, 2
+  // dx ≥ −half, 3 dx ≤ half; `not` negates.
+  const holds = (b: MaskBounds, y2: number, c: number, i: number): boolean => {
+    const r2 = dx2[i] + y2;
+    return c === 0 ? (b.loStrict ? r2 > b.lo : r2 >= b.lo) : c === 1 ? r2 <= b.hi : c === 2 ? dx[i] >= -b.half : dx[i] <= b.half;
+  };
+  /** The first column in [lo, hi] where condition c holds (fails, when `not`), for one false then true there; hi + 1 when none. */
+  const first = (b: MaskBounds, y2: number, c: number, not: boolean, lo: number, hi: number): number => {
+    let a = lo;
+    let e = hi + 1;
+    while (a < e) {
+      const h = (a + e) >> 1;
+      if (holds(b, y2, c, h) !== not) e = h;
+      else a = h + 1;
+    }
+    return a;
+  };
+  for (let j = 0; j < g.grid.rows; j++) {
+    const y2 = dy2[j];
+    for (let m = 0; m < M; m++) {
+      const b = masks[m];
+      const at = 4 * (j * M + m);
+      if (!(dy[j] >= -b.half && dy[j] <= b.half)) continue;
+      // Left half [0, mid]: r² falls, dx rises — the lower bound holds on a prefix, the upper on a suffix.
+      const ls = Math.max(first(b, y2, 1, false, 0, mid), first(b, y2, 2, false, 0, mid));
+      const le = Math.min(first(b, y2, 0, true, 0, mid), first(b, y2, 3, true, 0, mid));
+      // Right half [mid + 1, W − 1]: r² and dx rise — the lower bound holds on a suffix, the upper on a prefix.
+      const rs = Math.max(first(b, y2, 0, false, mid + 1, W - 1), first(b, y2, 2, false, mid + 1, W - 1));
+      const re = Math.min(first(b, y2, 1, true, mid + 1, W - 1), first(b, y2, 3, true, mid + 1, W - 1));
+      if (ls < le) {
+        out[at] = ls;
+        out[at + 1] = le;
+      }
+      if (rs < re) {
+        out[at + 2] = rs;
+        out[at + 3] = re;
+      }
+    }
+  }
+  return out;
+}
+
 /** Pixel-membership predicate of a mask (maskContainsBounds of its bounds). */
 export function maskContains(def: MaskDefinition, r2: number, dx: number, dy: number): boolean {
   return maskContainsBounds(maskBounds(def), r2, dx, dy);

@@ -73,6 +73,28 @@ export class WideBins implements Iterable<[number, number]> {
     return n === 0 ? undefined : n;
   }
 
+  /** Calls f(dq, count) for each bin in the iterator's order (first counted first), without an entry array each. */
+  forEachBin(f: (dq: number, count: number) => void): void {
+    if (this.map) {
+      this.map.forEach((c, d) => f(d, c));
+      return;
+    }
+    const counts = this.counts!;
+    for (const d of this.order) f(d, counts[d + MAX_DQ]);
+  }
+
+  /** Calls f(dq, count) for each bin with dq < 0, in ascending dq, then (`positive`) for each with dq > 0. */
+  forEachAscending(positive: boolean, f: (dq: number, count: number) => void): void {
+    if (this.map) {
+      const keys = Int32Array.from(this.map.keys()).sort();
+      for (const d of keys) if (d > 0 === positive) f(d, this.map.get(d)!);
+      return;
+    }
+    const counts = this.counts!;
+    const [from, to] = positive ? [MAX_DQ + 1, 2 * MAX_DQ + 1] : [0, MAX_DQ];
+    for (let b = from; b < to; b++) if (counts[b] !== 0) f(b - MAX_DQ, counts[b]);
+  }
+
   *[Symbol.iterator](): IterableIterator<[number, number]> {
     if (this.map) {
       yield* this.map;
@@ -266,7 +288,7 @@ export function reduceHistogram(acc: RegionAccumulator, withBins = true): CodeSu
   // The dense bins in ascending Δq, then the wide ones (the bins' order as before).
   const dense = acc.dense;
   if (dense) for (let b = firstNonZero(dense, 0); b < dense.length; b = firstNonZero(dense, b + 1)) term(b - DENSE, dense[b]);
-  if (acc.sparse) for (const [d, c] of acc.sparse) term(d, c);
+  if (acc.sparse) acc.sparse.forEachBin(term);
   const w = acc.wideSums;
   if (w) {
     if (withBins) throw new Error('reduceHistogram: a region tallied as sums has no bins');
@@ -275,6 +297,26 @@ export function reduceHistogram(acc: RegionAccumulator, withBins = true): CodeSu
     sumSq += w.sumSq;
   }
   return { nonZero, sum: sum + BigInt(s1), sumSq: sumSq + BigInt(s2), bins };
+}
+
+/**
+ * A region's histogram as CompareMetrics states it: Δq → count for every non-zero bin, and Δq = 0 → `exact`, keys
+ * set in ascending Δq (the objects' key order, which JSON output keeps, is that order's).
+ */
+export function histogramRecord(acc: RegionAccumulator, exact: number): Record<string, number> {
+  if (acc.wideSums) throw new Error('histogramRecord: a region tallied as sums has no bins');
+  const h: Record<string, number> = {};
+  const set = (d: number, c: number): void => {
+    h[d] = c;
+  };
+  acc.sparse?.forEachAscending(false, set);
+  const dense = acc.dense;
+  for (let b = 0; b < DENSE_BINS; b++) {
+    if (b === DENSE) h[0] = exact;
+    else if (dense && dense[b] !== 0) h[b - DENSE] = dense[b];
+  }
+  acc.sparse?.forEachAscending(true, set);
+  return h;
 }
 
 /** sqrt(num / den) for exact integers, correctly rounded enough for metrics (relative error ~1e-16). */

@@ -130,135 +130,41 @@
       (br $each))))
 
 
-  ;; Region q of the full scan, a pixel with dq or dm != 0 (addCode, then addFloat, of RegionAccumulator): for dq != 0
-  ;; the dense bin (|dq| <= 64) or the wide bin, and the first largest |dq|. Region q's wide bins (u32 at dq + 65535)
-  ;; are allocated on its first wide dq (8 pages grown; the pointer at widePtr + 4q); a wide dq first counted in region
-  ;; q appends (q, dq) to the events at state[4] (WideBins' order).
-  (func $addRegion (param $q i32) (param $dq i32) (param $ad i32) (param $dm f64) (param $k i32) (param $acc i32) (param $dense i32)
-    (param $maxAbs i32) (param $maxAt i32) (param $widePtr i32) (param $events i32) (param $state i32)
-    (local $addr i32) (local $f i32) (local $x f64) (local $sv v128) (local $tv v128) (local $xv v128) (local $p i32) (local $c i32) (local $g i32)
-        (if (local.get $dq)
-          (then
-            (if (i32.le_u (local.get $ad) (i32.const 64))
-              (then
-                (local.set $addr (i32.add (local.get $dense) (i32.shl (i32.add (i32.mul (local.get $q) (i32.const 129)) (i32.add (local.get $dq) (i32.const 64))) (i32.const 3))))
-                (f64.store (local.get $addr) (f64.add (f64.load (local.get $addr)) (f64.const 1))))
-              (else
-                (local.set $p (i32.load (i32.add (local.get $widePtr) (i32.shl (local.get $q) (i32.const 2)))))
-                (if (i32.eqz (local.get $p))
-                  (then
-                    (local.set $g (memory.grow (i32.const 8)))
-                    (if (i32.eq (local.get $g) (i32.const -1)) (then (unreachable)))
-                    (local.set $p (i32.shl (local.get $g) (i32.const 16)))
-                    (i32.store (i32.add (local.get $widePtr) (i32.shl (local.get $q) (i32.const 2))) (local.get $p))))
-                (local.set $addr (i32.add (local.get $p) (i32.shl (i32.add (local.get $dq) (i32.const 65535)) (i32.const 2))))
-                (local.set $c (i32.load (local.get $addr)))
-                (i32.store (local.get $addr) (i32.add (local.get $c) (i32.const 1)))
-                (if (i32.eqz (local.get $c))
-                  (then
-                    (local.set $addr (i32.add (local.get $events) (i32.shl (i32.load offset=16 (local.get $state)) (i32.const 3))))
-                    (i32.store (local.get $addr) (local.get $q))
-                    (i32.store offset=4 (local.get $addr) (local.get $dq))
-                    (i32.store offset=16 (local.get $state) (i32.add (i32.load offset=16 (local.get $state)) (i32.const 1)))))))
-            (local.set $addr (i32.add (local.get $maxAbs) (i32.shl (local.get $q) (i32.const 2))))
-            (if (i32.gt_s (local.get $ad) (i32.load (local.get $addr)))
-              (then
-                (i32.store (local.get $addr) (local.get $ad))
-                (i32.store (i32.add (local.get $maxAt) (i32.shl (local.get $q) (i32.const 2))) (local.get $k))))))
-        ;; addFloat on the accumulator at f = acc + 56q, for dm != 0: both Neumaier steps at once, lane 0 the sum of dm
-        ;; and lane 1 that of dm² (f: sum, sumSq, c, cSq), each lane the scalar step's IEEE operations.
-        (if (f64.ne (local.get $dm) (f64.const 0))
-          (then
-            (local.set $f (i32.add (local.get $acc) (i32.mul (local.get $q) (i32.const 56))))
-            (local.set $xv (f64x2.replace_lane 1 (f64x2.splat (local.get $dm)) (f64.mul (local.get $dm) (local.get $dm))))
-            (local.set $sv (v128.load (local.get $f)))
-            (local.set $tv (f64x2.add (local.get $sv) (local.get $xv)))
-            (v128.store offset=16 (local.get $f) (f64x2.add (v128.load offset=16 (local.get $f))
-              (v128.bitselect
-                (f64x2.add (f64x2.sub (local.get $sv) (local.get $tv)) (local.get $xv))
-                (f64x2.add (f64x2.sub (local.get $xv) (local.get $tv)) (local.get $sv))
-                (f64x2.ge (f64x2.abs (local.get $sv)) (f64x2.abs (local.get $xv))))))
-            (v128.store (local.get $f) (local.get $tv))
-            (local.set $x (f64.abs (local.get $dm)))
-            (if (f64.gt (local.get $x) (f64.load offset=32 (local.get $f)))
-              (then
-                (f64.store offset=32 (local.get $f) (local.get $x))
-                (f64.store offset=40 (local.get $f) (local.get $dm))
-                (f64.store offset=48 (local.get $f) (f64.convert_i32_u (local.get $k))))))))
+  ;; The full scan in sub-blocks of at most $sub pixels: $prepare visits each pixel once (exclusions, floatExtras,
+  ;; clampCounts, the block maps, the ring) and writes its dq, dm and ring to the scratch (dq = dm = 0 for a pixel
+  ;; left out); then $region passes once over the sub-block for the whole map and for each mask, and $rings once for
+  ;; the rings, each with its accumulators in locals. Each region still sees its pixels in pixel order, so its sums,
+  ;; its first maxima and its wide Δq order are those of one pass over every region a pixel.
+  ;; Scratch (16·sub bytes): dq (i32) at scratch, the ring (i32) at scratch + 4·sub, dm (f64) at scratch + 8·sub.
 
-  ;; Ring r (region q = 1 + M + r): as $addRegion, but a wide dq only adds to the ring's exact sums at ringSums + 24r
-  ;; (count, Σdq, Σdq² as i64): a ring states no histogram, so its bins are not kept.
-  (func $addRing (param $q i32) (param $r i32) (param $dq i32) (param $ad i32) (param $dm f64) (param $k i32) (param $acc i32) (param $dense i32)
-    (param $maxAbs i32) (param $maxAt i32) (param $ringSums i32)
-    (local $addr i32) (local $f i32) (local $x f64) (local $sv v128) (local $tv v128) (local $xv v128)
-        (if (local.get $dq)
-          (then
-            (if (i32.le_u (local.get $ad) (i32.const 64))
-              (then
-                (local.set $addr (i32.add (local.get $dense) (i32.shl (i32.add (i32.mul (local.get $q) (i32.const 129)) (i32.add (local.get $dq) (i32.const 64))) (i32.const 3))))
-                (f64.store (local.get $addr) (f64.add (f64.load (local.get $addr)) (f64.const 1))))
-              (else
-                (local.set $addr (i32.add (local.get $ringSums) (i32.mul (local.get $r) (i32.const 24))))
-                (i64.store (local.get $addr) (i64.add (i64.load (local.get $addr)) (i64.const 1)))
-                (i64.store offset=8 (local.get $addr) (i64.add (i64.load offset=8 (local.get $addr)) (i64.extend_i32_s (local.get $dq))))
-                (i64.store offset=16 (local.get $addr) (i64.add (i64.load offset=16 (local.get $addr))
-                  (i64.mul (i64.extend_i32_u (local.get $ad)) (i64.extend_i32_u (local.get $ad)))))))
-            (local.set $addr (i32.add (local.get $maxAbs) (i32.shl (local.get $q) (i32.const 2))))
-            (if (i32.gt_s (local.get $ad) (i32.load (local.get $addr)))
-              (then
-                (i32.store (local.get $addr) (local.get $ad))
-                (i32.store (i32.add (local.get $maxAt) (i32.shl (local.get $q) (i32.const 2))) (local.get $k))))))
-        ;; addFloat on the accumulator at f = acc + 56q, for dm != 0: both Neumaier steps at once, lane 0 the sum of dm
-        ;; and lane 1 that of dm² (f: sum, sumSq, c, cSq), each lane the scalar step's IEEE operations.
-        (if (f64.ne (local.get $dm) (f64.const 0))
-          (then
-            (local.set $f (i32.add (local.get $acc) (i32.mul (local.get $q) (i32.const 56))))
-            (local.set $xv (f64x2.replace_lane 1 (f64x2.splat (local.get $dm)) (f64.mul (local.get $dm) (local.get $dm))))
-            (local.set $sv (v128.load (local.get $f)))
-            (local.set $tv (f64x2.add (local.get $sv) (local.get $xv)))
-            (v128.store offset=16 (local.get $f) (f64x2.add (v128.load offset=16 (local.get $f))
-              (v128.bitselect
-                (f64x2.add (f64x2.sub (local.get $sv) (local.get $tv)) (local.get $xv))
-                (f64x2.add (f64x2.sub (local.get $xv) (local.get $tv)) (local.get $sv))
-                (f64x2.ge (f64x2.abs (local.get $sv)) (f64x2.abs (local.get $xv))))))
-            (v128.store (local.get $f) (local.get $tv))
-            (local.set $x (f64.abs (local.get $dm)))
-            (if (f64.gt (local.get $x) (f64.load offset=32 (local.get $f)))
-              (then
-                (f64.store offset=32 (local.get $f) (local.get $x))
-                (f64.store offset=40 (local.get $f) (local.get $dm))
-                (f64.store offset=48 (local.get $f) (f64.convert_i32_u (local.get $k))))))))
-
-  ;; full(...): addDifference of compare.ts for pixels [base, base + count) — as scan, and besides: a side whose flag
-  ;; (genFloat, refFloat) is 0 holds codes, its metres table[code] (f64); region 1 + M + ringIndex(r², step) of
-  ;; `rings`; the float block maps keep the first largest |dm| (blockFA, f64) and its dm (blockF, f32); wide dq are
-  ;; tallied here ($addRegion, $addRing). state: [0], [1], [2] as scan's, [4] wide events listed.
-  ;; And floatExtras of compare.ts, as f64 counts at extras: [0] dm = 0, [1] dm != 0, [2] |dm| > tolM, [3 + e] dm > 0
-  ;; and [13 + e] dm < 0 in decade e, the last of the 10 edges (mm) that 1000·|dm| exceeds (e = 0 when none does);
-  ;; clampCounts: [23] heights < rmin and [24] > rmax on a float generated side, [25] and [26] on a float reference.
-  (func (export "full")
-    (param $gh i32) (param $rh i32) (param $gc i32) (param $rc i32) (param $count i32) (param $base i32)
+  ;; Pass 1 over pixels [t0, t0 + n) of the chunk (pixel index base + t).
+  (func $prepare
+    (param $gh i32) (param $rh i32) (param $gc i32) (param $rc i32) (param $t0 i32) (param $n i32) (param $base i32)
     (param $genFloat i32) (param $refFloat i32) (param $table i32)
     (param $W i32) (param $B i32) (param $bw i32) (param $block i32) (param $blockF i32) (param $blockFA i32)
-    (param $dx i32) (param $dx2 i32) (param $dy i32) (param $dy2 i32)
-    (param $maskLo i32) (param $maskHi i32) (param $maskHalf i32) (param $maskStrict i32) (param $M i32)
-    (param $step f64) (param $rings i32)
-    (param $acc i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32) (param $widePtr i32) (param $events i32)
-    (param $ringSums i32) (param $state i32) (param $excl i32) (param $edges i32) (param $tolM f64) (param $extras i32)
-    (param $rmin f64) (param $rmax f64)
-    (local $t i32) (local $k i32) (local $i i32) (local $j i32) (local $a f64) (local $b f64) (local $badA i32) (local $badB i32)
-    (local $dq i32) (local $ad i32) (local $dm f64) (local $am f64) (local $bi i32) (local $addr i32) (local $r2 f64) (local $dxi f64)
-    (local $dyj f64) (local $m i32) (local $lo f64) (local $half f64) (local $kf f64) (local $ring i32) (local $q i32) (local $e i32)
-    (local $mm f64) (local $ib i32) (local $bx i32) (local $rowBlock i32) (local $lo2 f64) (local $hi2 f64)
-    (local.set $j (i32.div_u (local.get $base) (local.get $W)))
-    (local.set $i (i32.sub (local.get $base) (i32.mul (local.get $j) (local.get $W))))
+    (param $dx2 i32) (param $dy2 i32) (param $step f64) (param $rings i32)
+    (param $state i32) (param $excl i32) (param $edges i32) (param $tolM f64) (param $extras i32)
+    (param $rmin f64) (param $rmax f64) (param $scratch i32) (param $sub i32)
+    (local $t i32) (local $u i32) (local $k i32) (local $i i32) (local $j i32) (local $a f64) (local $b f64) (local $badA i32) (local $badB i32)
+    (local $dq i32) (local $ad i32) (local $dm f64) (local $am f64) (local $bi i32) (local $addr i32) (local $r2 f64)
+    (local $kf f64) (local $ring i32) (local $e i32) (local $mm f64) (local $ib i32) (local $bx i32) (local $rowBlock i32)
+    (local $lo2 f64) (local $hi2 f64) (local $dy2j f64)
+    (local $nEq f64) (local $nDiff f64) (local $nBeyond f64) (local $gLo f64) (local $gHi f64) (local $rLo f64) (local $rHi f64)
+    (local $dqS i32) (local $rgS i32) (local $dmS i32) (local $lad i32) (local $lam f64) (local $ldm f64) (local $gt i32)
+    (local.set $dqS (local.get $scratch))
+    (local.set $rgS (i32.add (local.get $scratch) (i32.shl (local.get $sub) (i32.const 2))))
+    (local.set $dmS (i32.add (local.get $scratch) (i32.shl (local.get $sub) (i32.const 3))))
+    (local.set $k (i32.add (local.get $base) (local.get $t0)))
+    (local.set $j (i32.div_u (local.get $k) (local.get $W)))
+    (local.set $i (i32.sub (local.get $k) (i32.mul (local.get $j) (local.get $W))))
+    (local.set $dy2j (f64.load (i32.add (local.get $dy2) (i32.shl (local.get $j) (i32.const 3)))))
     ;; The block of (i, j) is rowBlock + bx, kept as i and j advance (no division a pixel).
     (local.set $bx (i32.div_u (local.get $i) (local.get $B)))
     (local.set $ib (i32.sub (local.get $i) (i32.mul (local.get $bx) (local.get $B))))
     (local.set $rowBlock (i32.mul (i32.div_u (local.get $j) (local.get $B)) (local.get $bw)))
     (block $done (loop $each
-      (br_if $done (i32.ge_u (local.get $t) (local.get $count)))
-      (local.set $k (i32.add (local.get $base) (local.get $t)))
+      (br_if $done (i32.ge_u (local.get $u) (local.get $n)))
+      (local.set $t (i32.add (local.get $t0) (local.get $u)))
       (local.set $a (if (result f64) (local.get $genFloat)
         (then (f64.promote_f32 (f32.load (i32.add (local.get $gh) (i32.shl (local.get $t) (i32.const 2))))))
         (else (f64.load (i32.add (local.get $table) (i32.shl (i32.load16_u (i32.add (local.get $gc) (i32.shl (local.get $t) (i32.const 1)))) (i32.const 3)))))))
@@ -268,15 +174,15 @@
       (if (local.get $genFloat)
         (then
           (if (f64.lt (local.get $a) (local.get $rmin))
-            (then (f64.store offset=184 (local.get $extras) (f64.add (f64.load offset=184 (local.get $extras)) (f64.const 1))))
+            (then (local.set $gLo (f64.add (local.get $gLo) (f64.const 1))))
             (else (if (f64.gt (local.get $a) (local.get $rmax))
-              (then (f64.store offset=192 (local.get $extras) (f64.add (f64.load offset=192 (local.get $extras)) (f64.const 1)))))))))
+              (then (local.set $gHi (f64.add (local.get $gHi) (f64.const 1)))))))))
       (if (local.get $refFloat)
         (then
           (if (f64.lt (local.get $b) (local.get $rmin))
-            (then (f64.store offset=200 (local.get $extras) (f64.add (f64.load offset=200 (local.get $extras)) (f64.const 1))))
+            (then (local.set $rLo (f64.add (local.get $rLo) (f64.const 1))))
             (else (if (f64.gt (local.get $b) (local.get $rmax))
-              (then (f64.store offset=208 (local.get $extras) (f64.add (f64.load offset=208 (local.get $extras)) (f64.const 1)))))))))
+              (then (local.set $rHi (f64.add (local.get $rHi) (f64.const 1)))))))))
       (local.set $badA (f64.ne (f64.sub (local.get $a) (local.get $a)) (f64.const 0)))
       (local.set $badB (f64.ne (f64.sub (local.get $b) (local.get $b)) (f64.const 0)))
       (if (i32.or (local.get $badA) (local.get $badB))
@@ -284,18 +190,22 @@
           (i32.store (local.get $state) (i32.add (i32.load (local.get $state)) (local.get $badA)))
           (i32.store offset=4 (local.get $state) (i32.add (i32.load offset=4 (local.get $state)) (local.get $badB)))
           (i32.store (i32.add (local.get $excl) (i32.shl (i32.load offset=8 (local.get $state)) (i32.const 2))) (local.get $k))
-          (i32.store offset=8 (local.get $state) (i32.add (i32.load offset=8 (local.get $state)) (i32.const 1))))
+          (i32.store offset=8 (local.get $state) (i32.add (i32.load offset=8 (local.get $state)) (i32.const 1)))
+          (i32.store (i32.add (local.get $dqS) (i32.shl (local.get $u) (i32.const 2))) (i32.const 0))
+          (f64.store (i32.add (local.get $dmS) (i32.shl (local.get $u) (i32.const 3))) (f64.const 0)))
         (else
           (local.set $dq (i32.sub (i32.load16_u (i32.add (local.get $gc) (i32.shl (local.get $t) (i32.const 1))))
                                   (i32.load16_u (i32.add (local.get $rc) (i32.shl (local.get $t) (i32.const 1))))))
           (local.set $dm (f64.sub (local.get $a) (local.get $b)))
+          (i32.store (i32.add (local.get $dqS) (i32.shl (local.get $u) (i32.const 2))) (local.get $dq))
+          (f64.store (i32.add (local.get $dmS) (i32.shl (local.get $u) (i32.const 3))) (local.get $dm))
           (local.set $am (f64.abs (local.get $dm)))
           (if (f64.eq (local.get $dm) (f64.const 0))
-            (then (f64.store (local.get $extras) (f64.add (f64.load (local.get $extras)) (f64.const 1))))
+            (then (local.set $nEq (f64.add (local.get $nEq) (f64.const 1))))
             (else
-              (f64.store offset=8 (local.get $extras) (f64.add (f64.load offset=8 (local.get $extras)) (f64.const 1)))
+              (local.set $nDiff (f64.add (local.get $nDiff) (f64.const 1)))
               (if (f64.gt (local.get $am) (local.get $tolM))
-                (then (f64.store offset=16 (local.get $extras) (f64.add (f64.load offset=16 (local.get $extras)) (f64.const 1)))))
+                (then (local.set $nBeyond (f64.add (local.get $nBeyond) (f64.const 1)))))
               (local.set $mm (f64.mul (local.get $am) (f64.const 1000)))
               (local.set $e (i32.const 9))
               (block $edone (loop $edge
@@ -308,38 +218,12 @@
           (if (i32.or (local.get $dq) (f64.ne (local.get $dm) (f64.const 0)))
             (then
               (local.set $ad (select (i32.sub (i32.const 0) (local.get $dq)) (local.get $dq) (i32.lt_s (local.get $dq) (i32.const 0))))
-              (call $addRegion (i32.const 0) (local.get $dq) (local.get $ad) (local.get $dm) (local.get $k) (local.get $acc) (local.get $dense)
-                (local.get $maxAbs) (local.get $maxAt) (local.get $widePtr) (local.get $events) (local.get $state))
-              (local.set $bi (i32.add (local.get $rowBlock) (local.get $bx)))
-              (local.set $addr (i32.add (local.get $block) (i32.shl (local.get $bi) (i32.const 1))))
-              (if (i32.gt_u (local.get $ad) (i32.load16_u (local.get $addr))) (then (i32.store16 (local.get $addr) (local.get $ad))))
-              (local.set $addr (i32.add (local.get $blockFA) (i32.shl (local.get $bi) (i32.const 3))))
-              (if (f64.gt (local.get $am) (f64.load (local.get $addr)))
-                (then
-                  (f64.store (local.get $addr) (local.get $am))
-                  (f32.store (i32.add (local.get $blockF) (i32.shl (local.get $bi) (i32.const 2))) (f32.demote_f64 (local.get $dm)))))
-              (local.set $r2 (f64.add (f64.load (i32.add (local.get $dx2) (i32.shl (local.get $i) (i32.const 3))))
-                                      (f64.load (i32.add (local.get $dy2) (i32.shl (local.get $j) (i32.const 3))))))
-              (local.set $dxi (f64.load (i32.add (local.get $dx) (i32.shl (local.get $i) (i32.const 3)))))
-              (local.set $dyj (f64.load (i32.add (local.get $dy) (i32.shl (local.get $j) (i32.const 3)))))
-              (local.set $m (i32.const 0))
-              (block $mdone (loop $masks
-                (br_if $mdone (i32.ge_u (local.get $m) (local.get $M)))
-                (local.set $lo (f64.load (i32.add (local.get $maskLo) (i32.shl (local.get $m) (i32.const 3)))))
-                (local.set $half (f64.load (i32.add (local.get $maskHalf) (i32.shl (local.get $m) (i32.const 3)))))
-                (if (i32.and
-                      (i32.and
-                        (select (f64.gt (local.get $r2) (local.get $lo)) (f64.ge (local.get $r2) (local.get $lo))
-                          (f64.ne (f64.load (i32.add (local.get $maskStrict) (i32.shl (local.get $m) (i32.const 3)))) (f64.const 0)))
-                        (f64.le (local.get $r2) (f64.load (i32.add (local.get $maskHi) (i32.shl (local.get $m) (i32.const 3))))))
-                      (i32.and
-                        (i32.and (f64.ge (local.get $dxi) (f64.neg (local.get $half))) (f64.le (local.get $dxi) (local.get $half)))
-                        (i32.and (f64.ge (local.get $dyj) (f64.neg (local.get $half))) (f64.le (local.get $dyj) (local.get $half)))))
-                  (then
-                    (call $addRegion (i32.add (local.get $m) (i32.const 1)) (local.get $dq) (local.get $ad) (local.get $dm) (local.get $k) (local.get $acc)
-                      (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $widePtr) (local.get $events) (local.get $state))))
-                (local.set $m (i32.add (local.get $m) (i32.const 1)))
-                (br $masks)))
+              ;; The block maps: this row's part of the block kept in locals (no branch a pixel), merged at its end.
+              (local.set $lad (select (local.get $ad) (local.get $lad) (i32.gt_u (local.get $ad) (local.get $lad))))
+              (local.set $gt (f64.gt (local.get $am) (local.get $lam)))
+              (local.set $lam (select (local.get $am) (local.get $lam) (local.get $gt)))
+              (local.set $ldm (select (local.get $dm) (local.get $ldm) (local.get $gt)))
+              (local.set $r2 (f64.add (f64.load (i32.add (local.get $dx2) (i32.shl (local.get $i) (i32.const 3)))) (local.get $dy2j)))
               ;; ringIndex (masks.ts), as compare.wat's tally computes it — unless r² lies between the squared edges
               ;; (lo2 <= r² < hi2) of the last ring found, the one ring it can be in (neighbours share rings).
               (if (i32.eqz (i32.and (f64.ge (local.get $r2) (local.get $lo2)) (f64.lt (local.get $r2) (local.get $hi2))))
@@ -359,20 +243,321 @@
                   ;; Cached only when the ring found satisfies the edges itself.
                   (if (i32.eqz (i32.and (f64.ge (local.get $r2) (local.get $lo2)) (f64.lt (local.get $r2) (local.get $hi2))))
                     (then (local.set $lo2 (f64.const 0)) (local.set $hi2 (f64.const 0))))))
-              (local.set $q (i32.add (i32.add (local.get $M) (i32.const 1)) (local.get $ring)))
-              (call $addRing (local.get $q) (local.get $ring) (local.get $dq) (local.get $ad) (local.get $dm) (local.get $k) (local.get $acc)
-                (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $ringSums))))))
-      (local.set $t (i32.add (local.get $t) (i32.const 1)))
+              (i32.store (i32.add (local.get $rgS) (i32.shl (local.get $u) (i32.const 2))) (local.get $ring))))))
+      (local.set $u (i32.add (local.get $u) (i32.const 1)))
+      (local.set $k (i32.add (local.get $k) (i32.const 1)))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (local.set $ib (i32.add (local.get $ib) (i32.const 1)))
       (if (i32.eq (local.get $ib) (local.get $B))
-        (then (local.set $ib (i32.const 0)) (local.set $bx (i32.add (local.get $bx) (i32.const 1)))))
+        (then
+          (local.set $bi (i32.add (local.get $rowBlock) (local.get $bx)))
+          (local.set $addr (i32.add (local.get $block) (i32.shl (local.get $bi) (i32.const 1))))
+          (if (i32.gt_u (local.get $lad) (i32.load16_u (local.get $addr))) (then (i32.store16 (local.get $addr) (local.get $lad))))
+          (local.set $addr (i32.add (local.get $blockFA) (i32.shl (local.get $bi) (i32.const 3))))
+          (if (f64.gt (local.get $lam) (f64.load (local.get $addr)))
+            (then
+              (f64.store (local.get $addr) (local.get $lam))
+              (f32.store (i32.add (local.get $blockF) (i32.shl (local.get $bi) (i32.const 2))) (f32.demote_f64 (local.get $ldm)))))
+          (local.set $lad (i32.const 0))
+          (local.set $lam (f64.const 0))
+          (local.set $ldm (f64.const 0))
+          (local.set $ib (i32.const 0)) (local.set $bx (i32.add (local.get $bx) (i32.const 1)))))
       (if (i32.eq (local.get $i) (local.get $W))
         (then
+          ;; A last block narrower than B ends with the row.
+          (if (local.get $ib)
+            (then
+              (local.set $bi (i32.add (local.get $rowBlock) (local.get $bx)))
+              (local.set $addr (i32.add (local.get $block) (i32.shl (local.get $bi) (i32.const 1))))
+              (if (i32.gt_u (local.get $lad) (i32.load16_u (local.get $addr))) (then (i32.store16 (local.get $addr) (local.get $lad))))
+              (local.set $addr (i32.add (local.get $blockFA) (i32.shl (local.get $bi) (i32.const 3))))
+              (if (f64.gt (local.get $lam) (f64.load (local.get $addr)))
+                (then
+                  (f64.store (local.get $addr) (local.get $lam))
+                  (f32.store (i32.add (local.get $blockF) (i32.shl (local.get $bi) (i32.const 2))) (f32.demote_f64 (local.get $ldm)))))
+              (local.set $lad (i32.const 0))
+              (local.set $lam (f64.const 0))
+              (local.set $ldm (f64.const 0))))
           (local.set $i (i32.const 0))
           (local.set $ib (i32.const 0))
           (local.set $bx (i32.const 0))
           (local.set $j (i32.add (local.get $j) (i32.const 1)))
+          (local.set $dy2j (f64.load (i32.add (local.get $dy2) (i32.shl (local.get $j) (i32.const 3)))))
           (local.set $rowBlock (i32.mul (i32.div_u (local.get $j) (local.get $B)) (local.get $bw)))))
+      (br $each)))
+    ;; The block the sub-block ends in (the next sub-block goes on with it).
+    (if (local.get $ib)
+      (then
+        (local.set $bi (i32.add (local.get $rowBlock) (local.get $bx)))
+        (local.set $addr (i32.add (local.get $block) (i32.shl (local.get $bi) (i32.const 1))))
+        (if (i32.gt_u (local.get $lad) (i32.load16_u (local.get $addr))) (then (i32.store16 (local.get $addr) (local.get $lad))))
+        (local.set $addr (i32.add (local.get $blockFA) (i32.shl (local.get $bi) (i32.const 3))))
+        (if (f64.gt (local.get $lam) (f64.load (local.get $addr)))
+          (then
+            (f64.store (local.get $addr) (local.get $lam))
+            (f32.store (i32.add (local.get $blockF) (i32.shl (local.get $bi) (i32.const 2))) (f32.demote_f64 (local.get $ldm)))))
+        (local.set $lad (i32.const 0))
+        (local.set $lam (f64.const 0))
+        (local.set $ldm (f64.const 0))))
+    ;; The counts, exact integers in f64, added to the chunk's totals.
+    (f64.store (local.get $extras) (f64.add (f64.load (local.get $extras)) (local.get $nEq)))
+    (f64.store offset=8 (local.get $extras) (f64.add (f64.load offset=8 (local.get $extras)) (local.get $nDiff)))
+    (f64.store offset=16 (local.get $extras) (f64.add (f64.load offset=16 (local.get $extras)) (local.get $nBeyond)))
+    (f64.store offset=184 (local.get $extras) (f64.add (f64.load offset=184 (local.get $extras)) (local.get $gLo)))
+    (f64.store offset=192 (local.get $extras) (f64.add (f64.load offset=192 (local.get $extras)) (local.get $gHi)))
+    (f64.store offset=200 (local.get $extras) (f64.add (f64.load offset=200 (local.get $extras)) (local.get $rLo)))
+    (f64.store offset=208 (local.get $extras) (f64.add (f64.load offset=208 (local.get $extras)) (local.get $rHi))))
+
+  ;; Pass 2, region q over the sub-block of n pixels starting at pixel k0: the whole map (m = -1) or mask m, whose
+  ;; member columns in row j are the two spans [s, e) of 4 i32 at spans + 16(jM + m) (masks.ts maskRowSpans: the
+  ;; pixels where maskContainsBounds holds). A pixel with dq or dm != 0 (addCode, then addFloat, of
+  ;; RegionAccumulator): for dq != 0 the dense bin (|dq| <= 64) or the wide bin, and the first largest |dq|. Region
+  ;; q's wide bins (u32 at dq + 65535) are allocated on its first wide dq (8 pages grown; the pointer at widePtr + 4q);
+  ;; a wide dq first counted in region q appends (q, dq) to the events at state[4] (WideBins' order). For dm != 0
+  ;; both Neumaier steps at once, lane 0 the sum of dm and lane 1 that of dm² (acc + 56q: sum, sumSq, c, cSq), each
+  ;; lane the scalar step's IEEE operations; then the first largest |dm|, its value and its pixel.
+  (func $region (param $q i32) (param $m i32) (param $M i32) (param $n i32) (param $k0 i32) (param $W i32) (param $spans i32)
+    (param $acc i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32) (param $widePtr i32) (param $events i32)
+    (param $state i32) (param $scratch i32) (param $sub i32)
+    (local $u i32) (local $k i32) (local $j i32) (local $j1 i32) (local $h i32) (local $s i32) (local $e i32) (local $rowK i32)
+    (local $dq i32) (local $ad i32) (local $dm f64) (local $x f64)
+    (local $addr i32) (local $p i32) (local $c i32) (local $g i32) (local $ev i32) (local $cmax i32) (local $cat i32)
+    (local $f i32) (local $sv v128) (local $cv v128) (local $tv v128) (local $xv v128) (local $mx f64) (local $ms f64) (local $mat f64)
+    (local $dqS i32) (local $dmS i32) (local $denseQ i32)
+    (local.set $dqS (local.get $scratch))
+    (local.set $dmS (i32.add (local.get $scratch) (i32.shl (local.get $sub) (i32.const 3))))
+    (local.set $f (i32.add (local.get $acc) (i32.mul (local.get $q) (i32.const 56))))
+    (local.set $sv (v128.load (local.get $f)))
+    (local.set $cv (v128.load offset=16 (local.get $f)))
+    (local.set $mx (f64.load offset=32 (local.get $f)))
+    (local.set $ms (f64.load offset=40 (local.get $f)))
+    (local.set $mat (f64.load offset=48 (local.get $f)))
+    (local.set $cmax (i32.load (i32.add (local.get $maxAbs) (i32.shl (local.get $q) (i32.const 2)))))
+    (local.set $cat (i32.load (i32.add (local.get $maxAt) (i32.shl (local.get $q) (i32.const 2)))))
+    (local.set $p (i32.load (i32.add (local.get $widePtr) (i32.shl (local.get $q) (i32.const 2)))))
+    (local.set $ev (i32.load offset=16 (local.get $state)))
+    (local.set $denseQ (i32.add (local.get $dense) (i32.shl (i32.add (i32.mul (local.get $q) (i32.const 129)) (i32.const 64)) (i32.const 3))))
+    (local.set $j (i32.div_u (local.get $k0) (local.get $W)))
+    (local.set $j1 (i32.div_u (i32.sub (i32.add (local.get $k0) (local.get $n)) (i32.const 1)) (local.get $W)))
+    (block $rowsDone (loop $rows
+      (br_if $rowsDone (i32.gt_u (local.get $j) (local.get $j1)))
+      (local.set $rowK (i32.sub (i32.mul (local.get $j) (local.get $W)) (local.get $k0)))
+      (local.set $h (i32.const 0))
+      (block $halvesDone (loop $halves
+        (br_if $halvesDone (i32.eq (local.get $h) (i32.const 2)))
+        (if (i32.lt_s (local.get $m) (i32.const 0))
+          (then
+            (local.set $s (i32.const 0))
+            (local.set $e (select (local.get $W) (i32.const 0) (i32.eqz (local.get $h)))))
+          (else
+            (local.set $addr (i32.add (local.get $spans)
+              (i32.shl (i32.add (i32.shl (i32.add (i32.mul (local.get $j) (local.get $M)) (local.get $m)) (i32.const 1)) (local.get $h)) (i32.const 3))))
+            (local.set $s (i32.load (local.get $addr)))
+            (local.set $e (i32.load offset=4 (local.get $addr)))))
+        ;; The span in sub-block positions, clipped to the sub-block.
+        (local.set $s (i32.add (local.get $s) (local.get $rowK)))
+        (local.set $e (i32.add (local.get $e) (local.get $rowK)))
+        (if (i32.lt_s (local.get $s) (i32.const 0)) (then (local.set $s (i32.const 0))))
+        (if (i32.gt_s (local.get $e) (local.get $n)) (then (local.set $e (local.get $n))))
+        (local.set $u (local.get $s))
+        (local.set $k (i32.add (local.get $k0) (local.get $u)))
+        (block $done (loop $each
+          (br_if $done (i32.ge_s (local.get $u) (local.get $e)))
+          (local.set $dq (i32.load (i32.add (local.get $dqS) (i32.shl (local.get $u) (i32.const 2)))))
+          (local.set $dm (f64.load (i32.add (local.get $dmS) (i32.shl (local.get $u) (i32.const 3)))))
+          (if (local.get $dq)
+            (then
+              (local.set $ad (select (i32.sub (i32.const 0) (local.get $dq)) (local.get $dq) (i32.lt_s (local.get $dq) (i32.const 0))))
+              (if (i32.le_u (local.get $ad) (i32.const 64))
+                (then
+                  (local.set $addr (i32.add (local.get $denseQ) (i32.shl (local.get $dq) (i32.const 3))))
+                  (f64.store (local.get $addr) (f64.add (f64.load (local.get $addr)) (f64.const 1))))
+                (else
+                  (if (i32.eqz (local.get $p))
+                    (then
+                      (local.set $g (memory.grow (i32.const 8)))
+                      (if (i32.eq (local.get $g) (i32.const -1)) (then (unreachable)))
+                      (local.set $p (i32.shl (local.get $g) (i32.const 16)))
+                      (i32.store (i32.add (local.get $widePtr) (i32.shl (local.get $q) (i32.const 2))) (local.get $p))))
+                  (local.set $addr (i32.add (local.get $p) (i32.shl (i32.add (local.get $dq) (i32.const 65535)) (i32.const 2))))
+                  (local.set $c (i32.load (local.get $addr)))
+                  (i32.store (local.get $addr) (i32.add (local.get $c) (i32.const 1)))
+                  (if (i32.eqz (local.get $c))
+                    (then
+                      (local.set $addr (i32.add (local.get $events) (i32.shl (local.get $ev) (i32.const 3))))
+                      (i32.store (local.get $addr) (local.get $q))
+                      (i32.store offset=4 (local.get $addr) (local.get $dq))
+                      (local.set $ev (i32.add (local.get $ev) (i32.const 1)))))))
+              (if (i32.gt_s (local.get $ad) (local.get $cmax))
+                (then (local.set $cmax (local.get $ad)) (local.set $cat (local.get $k))))))
+          (if (f64.ne (local.get $dm) (f64.const 0))
+            (then
+              (local.set $xv (f64x2.replace_lane 1 (f64x2.splat (local.get $dm)) (f64.mul (local.get $dm) (local.get $dm))))
+              (local.set $tv (f64x2.add (local.get $sv) (local.get $xv)))
+              (local.set $cv (f64x2.add (local.get $cv)
+                (v128.bitselect
+                  (f64x2.add (f64x2.sub (local.get $sv) (local.get $tv)) (local.get $xv))
+                  (f64x2.add (f64x2.sub (local.get $xv) (local.get $tv)) (local.get $sv))
+                  (f64x2.ge (f64x2.abs (local.get $sv)) (f64x2.abs (local.get $xv))))))
+              (local.set $sv (local.get $tv))
+              (local.set $x (f64.abs (local.get $dm)))
+              (if (f64.gt (local.get $x) (local.get $mx))
+                (then
+                  (local.set $mx (local.get $x))
+                  (local.set $ms (local.get $dm))
+                  (local.set $mat (f64.convert_i32_u (local.get $k)))))))
+          (local.set $u (i32.add (local.get $u) (i32.const 1)))
+          (local.set $k (i32.add (local.get $k) (i32.const 1)))
+          (br $each)))
+        (local.set $h (i32.add (local.get $h) (i32.const 1)))
+        (br $halves)))
+      (local.set $j (i32.add (local.get $j) (i32.const 1)))
+      (br $rows)))
+    (v128.store (local.get $f) (local.get $sv))
+    (v128.store offset=16 (local.get $f) (local.get $cv))
+    (f64.store offset=32 (local.get $f) (local.get $mx))
+    (f64.store offset=40 (local.get $f) (local.get $ms))
+    (f64.store offset=48 (local.get $f) (local.get $mat))
+    (i32.store (i32.add (local.get $maxAbs) (i32.shl (local.get $q) (i32.const 2))) (local.get $cmax))
+    (i32.store (i32.add (local.get $maxAt) (i32.shl (local.get $q) (i32.const 2))) (local.get $cat))
+    (i32.store offset=16 (local.get $state) (local.get $ev)))
+
+  ;; Pass 3, the rings over the sub-block of n pixels starting at pixel k0 (ring r is region q = 1 + M + r): as
+  ;; $region, but a wide dq only adds to the ring's exact sums at ringSums + 24r (count, Σdq, Σdq² as i64): a ring
+  ;; states no histogram, so its bins are not kept. The current ring's accumulators are in locals, written back when
+  ;; the ring changes (neighbours share rings).
+  (func $rings (param $n i32) (param $k0 i32) (param $M i32)
+    (param $acc i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32) (param $ringSums i32) (param $scratch i32) (param $sub i32)
+    (local $u i32) (local $k i32) (local $dq i32) (local $ad i32) (local $dm f64) (local $x f64) (local $addr i32)
+    (local $r i32) (local $cur i32) (local $q i32) (local $cmax i32) (local $cat i32)
+    (local $f i32) (local $sv v128) (local $cv v128) (local $tv v128) (local $xv v128) (local $mx f64) (local $ms f64) (local $mat f64)
+    (local $wc i64) (local $ws i64) (local $wq i64) (local $rs i32)
+    (local $dqS i32) (local $rgS i32) (local $dmS i32) (local $denseQ i32)
+    (local.set $dqS (local.get $scratch))
+    (local.set $rgS (i32.add (local.get $scratch) (i32.shl (local.get $sub) (i32.const 2))))
+    (local.set $dmS (i32.add (local.get $scratch) (i32.shl (local.get $sub) (i32.const 3))))
+    (local.set $cur (i32.const -1))
+    (local.set $k (local.get $k0))
+    (block $done (loop $each
+      (br_if $done (i32.ge_u (local.get $u) (local.get $n)))
+      (local.set $dq (i32.load (i32.add (local.get $dqS) (i32.shl (local.get $u) (i32.const 2)))))
+      (local.set $dm (f64.load (i32.add (local.get $dmS) (i32.shl (local.get $u) (i32.const 3)))))
+      (if (i32.or (local.get $dq) (f64.ne (local.get $dm) (f64.const 0)))
+        (then
+          (local.set $r (i32.load (i32.add (local.get $rgS) (i32.shl (local.get $u) (i32.const 2)))))
+          (if (i32.ne (local.get $r) (local.get $cur))
+            (then
+              (if (i32.ge_s (local.get $cur) (i32.const 0))
+                (then
+                  (v128.store (local.get $f) (local.get $sv))
+                  (v128.store offset=16 (local.get $f) (local.get $cv))
+                  (f64.store offset=32 (local.get $f) (local.get $mx))
+                  (f64.store offset=40 (local.get $f) (local.get $ms))
+                  (f64.store offset=48 (local.get $f) (local.get $mat))
+                  (i32.store (i32.add (local.get $maxAbs) (i32.shl (local.get $q) (i32.const 2))) (local.get $cmax))
+                  (i32.store (i32.add (local.get $maxAt) (i32.shl (local.get $q) (i32.const 2))) (local.get $cat))
+                  (i64.store (local.get $rs) (local.get $wc))
+                  (i64.store offset=8 (local.get $rs) (local.get $ws))
+                  (i64.store offset=16 (local.get $rs) (local.get $wq))))
+              (local.set $cur (local.get $r))
+              (local.set $q (i32.add (i32.add (local.get $M) (i32.const 1)) (local.get $r)))
+              (local.set $f (i32.add (local.get $acc) (i32.mul (local.get $q) (i32.const 56))))
+              (local.set $sv (v128.load (local.get $f)))
+              (local.set $cv (v128.load offset=16 (local.get $f)))
+              (local.set $mx (f64.load offset=32 (local.get $f)))
+              (local.set $ms (f64.load offset=40 (local.get $f)))
+              (local.set $mat (f64.load offset=48 (local.get $f)))
+              (local.set $cmax (i32.load (i32.add (local.get $maxAbs) (i32.shl (local.get $q) (i32.const 2)))))
+              (local.set $cat (i32.load (i32.add (local.get $maxAt) (i32.shl (local.get $q) (i32.const 2)))))
+              (local.set $rs (i32.add (local.get $ringSums) (i32.mul (local.get $r) (i32.const 24))))
+              (local.set $wc (i64.load (local.get $rs)))
+              (local.set $ws (i64.load offset=8 (local.get $rs)))
+              (local.set $wq (i64.load offset=16 (local.get $rs)))
+              (local.set $denseQ (i32.add (local.get $dense) (i32.shl (i32.add (i32.mul (local.get $q) (i32.const 129)) (i32.const 64)) (i32.const 3))))))
+          (if (local.get $dq)
+            (then
+              (local.set $ad (select (i32.sub (i32.const 0) (local.get $dq)) (local.get $dq) (i32.lt_s (local.get $dq) (i32.const 0))))
+              (if (i32.le_u (local.get $ad) (i32.const 64))
+                (then
+                  (local.set $addr (i32.add (local.get $denseQ) (i32.shl (local.get $dq) (i32.const 3))))
+                  (f64.store (local.get $addr) (f64.add (f64.load (local.get $addr)) (f64.const 1))))
+                (else
+                  (local.set $wc (i64.add (local.get $wc) (i64.const 1)))
+                  (local.set $ws (i64.add (local.get $ws) (i64.extend_i32_s (local.get $dq))))
+                  (local.set $wq (i64.add (local.get $wq) (i64.mul (i64.extend_i32_u (local.get $ad)) (i64.extend_i32_u (local.get $ad)))))))
+              (if (i32.gt_s (local.get $ad) (local.get $cmax))
+                (then (local.set $cmax (local.get $ad)) (local.set $cat (local.get $k))))))
+          (if (f64.ne (local.get $dm) (f64.const 0))
+            (then
+              (local.set $xv (f64x2.replace_lane 1 (f64x2.splat (local.get $dm)) (f64.mul (local.get $dm) (local.get $dm))))
+              (local.set $tv (f64x2.add (local.get $sv) (local.get $xv)))
+              (local.set $cv (f64x2.add (local.get $cv)
+                (v128.bitselect
+                  (f64x2.add (f64x2.sub (local.get $sv) (local.get $tv)) (local.get $xv))
+                  (f64x2.add (f64x2.sub (local.get $xv) (local.get $tv)) (local.get $sv))
+                  (f64x2.ge (f64x2.abs (local.get $sv)) (f64x2.abs (local.get $xv))))))
+              (local.set $sv (local.get $tv))
+              (local.set $x (f64.abs (local.get $dm)))
+              (if (f64.gt (local.get $x) (local.get $mx))
+                (then
+                  (local.set $mx (local.get $x))
+                  (local.set $ms (local.get $dm))
+                  (local.set $mat (f64.convert_i32_u (local.get $k)))))))))
+      (local.set $u (i32.add (local.get $u) (i32.const 1)))
+      (local.set $k (i32.add (local.get $k) (i32.const 1)))
+      (br $each)))
+    (if (i32.ge_s (local.get $cur) (i32.const 0))
+      (then
+        (v128.store (local.get $f) (local.get $sv))
+        (v128.store offset=16 (local.get $f) (local.get $cv))
+        (f64.store offset=32 (local.get $f) (local.get $mx))
+        (f64.store offset=40 (local.get $f) (local.get $ms))
+        (f64.store offset=48 (local.get $f) (local.get $mat))
+        (i32.store (i32.add (local.get $maxAbs) (i32.shl (local.get $q) (i32.const 2))) (local.get $cmax))
+        (i32.store (i32.add (local.get $maxAt) (i32.shl (local.get $q) (i32.const 2))) (local.get $cat))
+        (i64.store (local.get $rs) (local.get $wc))
+        (i64.store offset=8 (local.get $rs) (local.get $ws))
+        (i64.store offset=16 (local.get $rs) (local.get $wq)))))
+
+  ;; full(...): addDifference of compare.ts for pixels [base, base + count) — as scan, and besides: a side whose flag
+  ;; (genFloat, refFloat) is 0 holds codes, its metres table[code] (f64); region 1 + M + ringIndex(r², step) of
+  ;; `rings`; the float block maps keep the first largest |dm| (blockFA, f64) and its dm (blockF, f32); wide dq are
+  ;; tallied here ($region, $rings). state: [0], [1], [2] as scan's, [4] wide events listed.
+  ;; And floatExtras of compare.ts, as f64 counts at extras: [0] dm = 0, [1] dm != 0, [2] |dm| > tolM, [3 + e] dm > 0
+  ;; and [13 + e] dm < 0 in decade e, the last of the 10 edges (mm) that 1000·|dm| exceeds (e = 0 when none does);
+  ;; clampCounts: [23] heights < rmin and [24] > rmax on a float generated side, [25] and [26] on a float reference.
+  (func (export "full")
+    (param $gh i32) (param $rh i32) (param $gc i32) (param $rc i32) (param $count i32) (param $base i32)
+    (param $genFloat i32) (param $refFloat i32) (param $table i32)
+    (param $W i32) (param $B i32) (param $bw i32) (param $block i32) (param $blockF i32) (param $blockFA i32)
+    (param $dx i32) (param $dx2 i32) (param $dy i32) (param $dy2 i32)
+    (param $maskLo i32) (param $maskHi i32) (param $maskHalf i32) (param $maskStrict i32) (param $M i32)
+    (param $step f64) (param $rings i32)
+    (param $acc i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32) (param $widePtr i32) (param $events i32)
+    (param $ringSums i32) (param $state i32) (param $excl i32) (param $edges i32) (param $tolM f64) (param $extras i32)
+    (param $rmin f64) (param $rmax f64) (param $scratch i32) (param $sub i32) (param $spans i32)
+    (local $t0 i32) (local $n i32) (local $k0 i32) (local $m i32)
+    (block $done (loop $each
+      (br_if $done (i32.ge_u (local.get $t0) (local.get $count)))
+      (local.set $n (i32.sub (local.get $count) (local.get $t0)))
+      (if (i32.gt_u (local.get $n) (local.get $sub)) (then (local.set $n (local.get $sub))))
+      (local.set $k0 (i32.add (local.get $base) (local.get $t0)))
+      (call $prepare (local.get $gh) (local.get $rh) (local.get $gc) (local.get $rc) (local.get $t0) (local.get $n) (local.get $base)
+        (local.get $genFloat) (local.get $refFloat) (local.get $table)
+        (local.get $W) (local.get $B) (local.get $bw) (local.get $block) (local.get $blockF) (local.get $blockFA)
+        (local.get $dx2) (local.get $dy2) (local.get $step) (local.get $rings)
+        (local.get $state) (local.get $excl) (local.get $edges) (local.get $tolM) (local.get $extras)
+        (local.get $rmin) (local.get $rmax) (local.get $scratch) (local.get $sub))
+      (local.set $m (i32.const -1))
+      (block $mdone (loop $masks
+        (br_if $mdone (i32.ge_s (local.get $m) (local.get $M)))
+        (call $region (i32.add (local.get $m) (i32.const 1)) (local.get $m) (local.get $M) (local.get $n) (local.get $k0) (local.get $W) (local.get $spans)
+          (local.get $acc) (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $widePtr) (local.get $events)
+          (local.get $state) (local.get $scratch) (local.get $sub))
+        (local.set $m (i32.add (local.get $m) (i32.const 1)))
+        (br $masks)))
+      (call $rings (local.get $n) (local.get $k0) (local.get $M)
+        (local.get $acc) (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $ringSums) (local.get $scratch) (local.get $sub))
+      (local.set $t0 (i32.add (local.get $t0) (local.get $n)))
       (br $each))))
 )
