@@ -7,29 +7,14 @@
 // native code or browsers, and the ones only tests and builds use, stay external: they resolve from node_modules.
 // The command groups stay lazy (a dynamic import becomes a chunk). Run by `npm run build` after tsc.
 import { build } from 'esbuild';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { RECORD, sourceDigest } from '../bin/source-check.mjs';
 
-/**
- * [R] commander requires node:child_process when it loads, for executable subcommands, which heightbench never
- * declares: loading that module cost every command ~2.5 ms of startup, so commander is given it on first use instead.
- */
-const lazyChildProcessForCommander = {
-  name: 'lazy-child-process-for-commander',
-  setup(b) {
-    b.onResolve({ filter: /^node:child_process$/ }, (args) =>
-      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer) ? { path: 'child-process-on-first-use', namespace: 'heightbench-lazy' } : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'heightbench-lazy' }, () => ({
-      contents: "module.exports = new Proxy({}, { get: (_, key) => require('node:child_process')[key] });",
-      loader: 'js',
-    }));
-  },
-};
-
-rmSync('dist/cli-bundle', { recursive: true, force: true });
-await build({
-  entryPoints: { heightbench: 'dist/cli/bin.js' },
+const ENTRY = 'dist/cli/bin.js';
+/** The module whose dynamic imports are the command groups (src/cli/commands.ts). */
+const GROUPS_FROM = 'dist/cli/commands.js';
+const options = {
+  entryPoints: { heightbench: ENTRY },
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -48,7 +33,75 @@ await build({
   preserveSymlinks: true,
   logLevel: 'warning',
   legalComments: 'none',
-  plugins: [lazyChildProcessForCommander],
-});
+};
+
+/**
+ * [R] commander requires node:child_process when it loads, for executable subcommands, which heightbench never
+ * declares: loading that module cost every command ~2.5 ms of startup, so commander is given it on first use instead.
+ */
+const lazyChildProcessForCommander = {
+  name: 'lazy-child-process-for-commander',
+  setup(b) {
+    b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer) ? { path: 'child-process-on-first-use', namespace: 'heightbench-lazy' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'heightbench-lazy' }, () => ({
+      contents: "module.exports = new Proxy({}, { get: (_, key) => require('node:child_process')[key] });",
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * [R] One chunk for the program's core. Split by esbuild alone, the modules every command loads — main.js, commander,
+ * the readers, info and convert, the formats' decoders — fell into some thirty chunks, one per set of command groups
+ * that happen to share them, and each module costs a file read, a resolution and a link of its own (a one-shot `info`
+ * spent about as long loading modules as decoding a DDS file). Yet every group loads after main.js, so the core is
+ * always in memory by then: here every lazily loaded module (the groups, the core's own dynamic imports and the groups')
+ * imports one virtual module that imports the whole core, which gives all of the core the same importers, hence one
+ * chunk.
+ * It changes no evaluation order that matters: the core is evaluated before any of those modules can load. The core
+ * is what bin.js reaches without passing through a command group; the entry's own static imports (the worker prestarts)
+ * stay a small chunk of their own, so the prestarts run before the core is read.
+ */
+async function coreChunkPlugin() {
+  const { metafile } = await build({ ...options, write: false, metafile: true, outdir: 'dist/cli-bundle-plan' });
+  const { inputs } = metafile;
+  const lazy = (f) => (inputs[f]?.imports ?? []).filter((i) => i.kind === 'dynamic-import' && !i.external).map((i) => i.path);
+  const groups = new Set(lazy(GROUPS_FROM));
+  const core = new Set();
+  const todo = [ENTRY];
+  while (todo.length) {
+    const f = todo.pop();
+    if (core.has(f)) continue;
+    core.add(f);
+    for (const i of inputs[f]?.imports ?? []) if (!i.external && !groups.has(i.path)) todo.push(i.path);
+  }
+  const roots = [...new Set([...core].flatMap(lazy))].filter((f) => !groups.has(f)).sort();
+  const targets = new Set(Object.keys(inputs).flatMap(lazy));
+  return {
+    name: 'heightbench-core-chunk',
+    setup(b) {
+      b.onResolve({ filter: /^heightbench-core$/ }, () => ({ path: 'core', namespace: 'heightbench-core' }));
+      b.onLoad({ filter: /.*/, namespace: 'heightbench-core' }, () => ({
+        contents: roots.map((f) => `import ${JSON.stringify(`./${f}`)};`).join('\n'),
+        resolveDir: process.cwd(),
+        loader: 'js',
+      }));
+      // Appended, not prepended: the module's own source map (tsc's) keeps its lines.
+      b.onLoad({ filter: /\.js$/ }, (args) => {
+        const rel = args.path
+          .slice(process.cwd().length + 1)
+          .split('\\')
+          .join('/');
+        if (!targets.has(rel)) return undefined;
+        return { contents: `${readFileSync(args.path, 'utf8')}\nimport 'heightbench-core';\n`, loader: 'js' };
+      });
+    },
+  };
+}
+
+rmSync('dist/cli-bundle', { recursive: true, force: true });
+await build({ ...options, plugins: [lazyChildProcessForCommander, await coreChunkPlugin()] });
 // The sources this dist/ was built from (bin/source-check.mjs): written last, so a build that failed leaves none.
 writeFileSync(RECORD, `${JSON.stringify({ files: sourceDigest() }, null, 1)}\n`);
