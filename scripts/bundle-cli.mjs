@@ -8,6 +8,7 @@
 // The command groups stay lazy (a dynamic import becomes a chunk). Run by `npm run build` after tsc.
 import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { RECORD, sourceDigest } from '../bin/source-check.mjs';
 
 const ENTRY = 'dist/cli/bin.js';
@@ -47,6 +48,52 @@ const lazyChildProcessForCommander = {
     );
     b.onLoad({ filter: /.*/, namespace: 'heightbench-lazy' }, () => ({
       contents: "module.exports = new Proxy({}, { get: (_, key) => require('node:child_process')[key] });",
+      loader: 'js',
+    }));
+  },
+};
+
+/** Objects such a stand-in may also give, as a proxy of the real one (read only: sidecar.ts calls webcrypto.subtle). */
+const LAZY_OBJECTS = { 'node:crypto': ['webcrypto'] };
+/**
+ * [R] Node modules that cost a few ms to load (crypto's ~20 internal modules, zlib, worker_threads) are imported by the
+ * core for one function each that many commands never call (hashing a sidecar's payload, inflating a block, starting a
+ * helper thread): an import that takes only functions (and classes called with `new`) is given a stand-in whose
+ * functions load the real module on their first call. An import that takes anything else (but LAZY_OBJECTS) keeps
+ * the real module.
+ */
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    const req = createRequire(import.meta.url);
+    const functionsOf = (m) => Object.keys(req(m)).filter((k) => /^[A-Za-z_$][\w$]*$/.test(k) && typeof req(m)[k] === 'function');
+    b.onResolve({ filter: /^node:(crypto|zlib|worker_threads)$/ }, (args) => {
+      if (!args.importer.endsWith('.js') || /[\\/]node_modules[\\/]/.test(args.importer)) return undefined;
+      const text = readFileSync(args.importer, 'utf8');
+      const clauses = [...text.matchAll(/^import\s+([^;]*?)\s+from\s+'([^']+)';/gm)].filter((m) => m[2] === args.path).map((m) => m[1]);
+      const fns = new Set([...functionsOf(args.path), ...(LAZY_OBJECTS[args.path] ?? [])]);
+      const lazy =
+        clauses.length > 0 &&
+        clauses.every(
+          (c) =>
+            /^\{[^}]*\}$/.test(c) &&
+            c
+              .slice(1, -1)
+              .split(',')
+              .every((n) => fns.has(n.trim().split(/\s+as\s+/)[0])),
+        );
+      return lazy ? { path: args.path, namespace: 'heightbench-lazy-builtin' } : undefined;
+    });
+    b.onLoad({ filter: /.*/, namespace: 'heightbench-lazy-builtin' }, (args) => ({
+      contents: [
+        `const real = () => require(${JSON.stringify(args.path)});`,
+        ...functionsOf(args.path).map((k) => `export function ${k}(...a) { const f = real().${k}; return new.target ? new f(...a) : f(...a); }`),
+        // An object's methods are called on the real object (webcrypto's check what they are called on).
+        ...(LAZY_OBJECTS[args.path] ?? []).map(
+          (k) =>
+            `export const ${k} = new Proxy({}, { get: (_, p) => { const o = real().${k}; const v = o[p]; return typeof v === 'function' ? v.bind(o) : v; } });`,
+        ),
+      ].join('\n'),
       loader: 'js',
     }));
   },
@@ -102,6 +149,6 @@ async function coreChunkPlugin() {
 }
 
 rmSync('dist/cli-bundle', { recursive: true, force: true });
-await build({ ...options, plugins: [lazyChildProcessForCommander, await coreChunkPlugin()] });
+await build({ ...options, plugins: [lazyChildProcessForCommander, lazyBuiltins, await coreChunkPlugin()] });
 // The sources this dist/ was built from (bin/source-check.mjs): written last, so a build that failed leaves none.
 writeFileSync(RECORD, `${JSON.stringify({ files: sourceDigest() }, null, 1)}\n`);
