@@ -55,6 +55,7 @@ const lazyChildProcessForCommander = {
 
 /** Objects such a stand-in may also give, as a proxy of the real one (read only: sidecar.ts calls webcrypto.subtle). */
 const LAZY_OBJECTS = { 'node:crypto': ['webcrypto'] };
+
 /**
  * [R] Node modules that cost a few ms to load (crypto's ~20 internal modules, zlib, worker_threads) are imported by the
  * core for one function each that many commands never call (hashing a sidecar's payload, inflating a block, starting a
@@ -68,7 +69,8 @@ const lazyBuiltins = {
     const req = createRequire(import.meta.url);
     const functionsOf = (m) => Object.keys(req(m)).filter((k) => /^[A-Za-z_$][\w$]*$/.test(k) && typeof req(m)[k] === 'function');
     b.onResolve({ filter: /^node:(crypto|zlib|worker_threads)$/ }, (args) => {
-      if (!args.importer.endsWith('.js') || /[\\/]node_modules[\\/]/.test(args.importer)) return undefined;
+      // Static imports of the project's own modules only (a dynamic import may read any member).
+      if (args.kind !== 'import-statement' || !args.importer.endsWith('.js') || /[\\/]node_modules[\\/]/.test(args.importer)) return undefined;
       const text = readFileSync(args.importer, 'utf8');
       const clauses = [...text.matchAll(/^import\s+([^;]*?)\s+from\s+'([^']+)';/gm)].filter((m) => m[2] === args.path).map((m) => m[1]);
       const fns = new Set([...functionsOf(args.path), ...(LAZY_OBJECTS[args.path] ?? [])]);
@@ -125,7 +127,12 @@ async function coreChunkPlugin() {
     for (const i of inputs[f]?.imports ?? []) if (!i.external && !groups.has(i.path)) todo.push(i.path);
   }
   const roots = [...new Set([...core].flatMap(lazy))].filter((f) => !groups.has(f)).sort();
-  const targets = new Set(Object.keys(inputs).flatMap(lazy));
+  // The project's own modules (dist/): an import added to a package's module could change what kind of module it is.
+  const targets = new Set(
+    Object.keys(inputs)
+      .flatMap(lazy)
+      .filter((f) => f.startsWith('dist/')),
+  );
   return {
     name: 'heightbench-core-chunk',
     setup(b) {
