@@ -47,6 +47,13 @@ describe('lazy command groups', () => {
     expect(groupsFor(['no-such-command'])).toHaveLength(COMMAND_GROUPS.length);
   });
 
+  it('a version request loads no command group, unless the flag is a --config value or follows --', () => {
+    for (const argv of [['--version'], ['-V'], ['--help', '--version'], ['--config', 'cfg', '-V']]) expect(groupsFor(argv)).toEqual([]);
+    expect(groupsFor(['--config', '--version'])).toHaveLength(COMMAND_GROUPS.length);
+    expect(groupsFor(['--', '--version'])).toHaveLength(COMMAND_GROUPS.length);
+    expect(groupsFor(['--versio'])).toHaveLength(COMMAND_GROUPS.length);
+  });
+
   it('info and convert (installed by the program itself) load no command group', async () => {
     expect(groupsFor(['info', 'a.npy', '--json'])).toEqual([]);
     expect(groupsFor(['--config', 'cfg', 'convert', 'a.tif', 'b.r16'])).toEqual([]);

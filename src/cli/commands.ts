@@ -44,12 +44,28 @@ export function requestedCommand(argv: readonly string[]): string | null {
 export const BUILT_IN_COMMANDS: readonly string[] = ['info', 'convert'];
 
 /**
- * The groups to install for `argv`: none for a built-in command, the one owning its command, else all of them (help,
- * unknown or no command).
+ * Does `argv`, which names no command, ask for the version? The root's -V/--version answers as soon as commander parses
+ * it, whatever else is given (`--help` too), so no group is needed. A --config value or an argument after `--` is not
+ * the option.
+ */
+function asksForVersion(argv: readonly string[]): boolean {
+  for (let k = 0; k < argv.length; k++) {
+    const a = argv[k];
+    if (a === '--') return false;
+    if (a === '--config') k++;
+    else if (a === '-V' || a === '--version') return true;
+  }
+  return false;
+}
+
+/**
+ * The groups to install for `argv`: none for a built-in command or a version request, the one owning its command, else
+ * all of them (help, unknown or no command).
  */
 export function groupsFor(argv: readonly string[]): readonly CommandGroup[] {
   const name = requestedCommand(argv);
   if (name !== null && BUILT_IN_COMMANDS.includes(name)) return [];
+  if (name === null && asksForVersion(argv)) return [];
   const owner = name === null ? undefined : COMMAND_GROUPS.find((g) => g.commands.includes(name));
   return owner ? [owner] : COMMAND_GROUPS;
 }
