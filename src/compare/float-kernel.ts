@@ -19,7 +19,7 @@
 import { alignedLayout, compiledWasm, instantiateWasm, newSharedWasmMemory, wasmDisabled } from '../core/wasm.js';
 import { CodeTally, DENSE_BINS, WideBins, type RegionAccumulator } from './metric-accumulators.js';
 import { regionInputSizes, SCAN_CHUNK, tallyInMemory, tallySizes, writeRegionInputs, type ScanGeometry } from './kernel.js';
-import { regionPasses, REGION_ARGS } from './float-thread.js';
+import { regionPasses, REGION_ARGS, SLOTS } from './float-thread.js';
 import { maskContainsBounds, maskRowSpans } from './masks.js';
 import { FLOAT_PAIR_WASM_BASE64 } from './wasm/float-pair-wasm.js';
 
@@ -243,8 +243,8 @@ export function floatFullScan(
     block: 2 * blocks,
     blockF: 4 * blocks,
     blockFA: 8 * blocks,
-    // Two halves: the helper thread's region passes read one while this thread prepares the other.
-    scratch: 2 * 16 * FULL_SUB,
+    // Slots: the helper thread's region passes read some while this thread prepares another.
+    scratch: SLOTS * 16 * FULL_SUB,
     spans: 16 * M * p.rows,
   });
   const made = floatPairKernel(L.size, { full: 43, prepare: 29, regions: REGION_ARGS });
@@ -277,7 +277,7 @@ export function floatFullScan(
         for (let t0 = 0; t0 < count; t0 += FULL_SUB) {
           const sub = Math.min(FULL_SUB, count - t0);
           passes.free();
-          const scratch = L.scratch + passes.half() * 16 * FULL_SUB;
+          const scratch = L.scratch + passes.slot() * 16 * FULL_SUB;
           kernel.prepare(
             L.gh, L.rh, L.gc, L.rc, t0, sub, start,
             gh ? 1 : 0, rh ? 1 : 0, L.table,
