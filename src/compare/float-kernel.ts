@@ -208,6 +208,9 @@ const EDGES = 10;
 /** Bins of one region's wide Δq in the kernel's memory (index dq + 65535). */
 const WIDE_BINS = 2 * 65535 + 1;
 
+/** Values a wide Δq (64 < |Δq| ≤ 65535) can take. */
+const WIDE_VALUES = 2 * (65535 - 64);
+
 /**
  * [R] Pixels of the full kernel's sub-blocks: each sub-block's per-pixel values (16 bytes a pixel) are written once
  * and read by every region's pass, so they stay in the cache between passes.
@@ -229,8 +232,9 @@ export function floatFullScan(
   const blocks = p.bw * p.bh;
   const L = alignedLayout({
     ...CHUNK_SLOTS,
-    // A pixel is in the whole map and at most every mask: each may see a wide Δq first.
-    events: 8 * SCAN_CHUNK * (1 + M),
+    // The whole map and every mask may each see every wide Δq first (once in the scan), and at most once a pixel:
+    // the events of the whole scan are read at its end, so no chunk waits for the helper's last passes.
+    events: 8 * (1 + M) * Math.min(p.columns * p.rows, WIDE_VALUES),
     table: 8 * p.table.length,
     ...regionInputSizes(p.columns, p.rows, M),
     acc: 56 * regions,
@@ -292,8 +296,6 @@ export function floatFullScan(
             L.ringSums, L.state, scratch, FULL_SUB,
           ]); // prettier-ignore
         }
-        // The chunk's events and exclusions are read below.
-        passes.drain();
       } else
         kernel.full(
           L.gh, L.rh, L.gc, L.rc, count, start,
@@ -320,13 +322,17 @@ export function floatFullScan(
     const state = new Int32Array(buf, L.state, 8);
     const excl = new Int32Array(buf, L.excl, state[2]);
     for (let e = 0; e < state[2]; e++) pixels.push(excl[e]);
-    const events = new Int32Array(buf, L.events, 2 * state[4]);
-    for (let e = 0; e < state[4]; e++) orders[events[2 * e]].push(events[2 * e + 1]);
     state[2] = 0;
-    state[4] = 0;
+  }
+  try {
+    passes.drain();
+  } catch {
+    return null;
   }
   buf = memory.buffer;
   const state = new Int32Array(buf, L.state, 8);
+  const events = new Int32Array(buf, L.events, 2 * state[4]);
+  for (let e = 0; e < state[4]; e++) orders[events[2 * e]].push(events[2 * e + 1]);
   const tally = new CodeTally(regions);
   tally.dense.set(new Float64Array(buf, L.dense, DENSE_BINS * regions));
   tally.maxAbs.set(new Int32Array(buf, L.maxAbs, regions));
