@@ -7,12 +7,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { codeHeightfield, compareHeightfields, floatHeightfield, type GridDescription } from '../src/index.js';
 import { DEFAULT_RANGE } from '../src/core/grid.js';
 import { encodeFieldR16 } from '../src/core/encoding.js';
-import { floatHelperReady, floatHelperRuns, prestartFloatHelper, setFloatHelperLoadGate, FLOAT_HELPER_MIN_PIXELS } from '../src/compare/float-thread.js';
+import { floatHelperReady, floatHelperRuns, prestartFloatHelper, FLOAT_HELPER_MIN_PIXELS } from '../src/compare/float-thread.js';
 import { testRandom } from './helpers.js';
 
 const saved = process.env.HEIGHTBENCH_NO_THREADS;
 afterEach(() => {
-  setFloatHelperLoadGate(true);
   if (saved === undefined) delete process.env.HEIGHTBENCH_NO_THREADS;
   else process.env.HEIGHTBENCH_NO_THREADS = saved;
 });
@@ -32,8 +31,6 @@ function withThreads<T>(two: boolean, f: () => T): { result: T; passes: number }
 describe('the float-pair helper thread', () => {
   it('one thread and two give the same comparison, and the helper ran region passes', async () => {
     delete process.env.HEIGHTBENCH_NO_THREADS;
-    // The helper serves here whatever the machine's load (which decides only where the passes run).
-    setFloatHelperLoadGate(false);
     prestartFloatHelper();
     // A wait for the helper's start (not a measurement).
     for (let k = 0; k < 3000 && !floatHelperReady(); k++) await new Promise((r) => setTimeout(r, 10));

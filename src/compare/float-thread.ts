@@ -11,7 +11,6 @@
  *     tens of microseconds, less than a message's round trip.
  * [R] The helper is started ahead (prestartFloatHelper) and unref'd, so it never keeps a process alive.
  */
-import { availableParallelism, loadavg } from 'node:os';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { threadsWanted } from '../core/threads.js';
 import type { WasmMemory } from '../core/wasm.js';
@@ -120,22 +119,6 @@ export function prestartFloatHelper(): void {
 
 export const FLOAT_HELPER_MIN_PIXELS = 1 << 20;
 
-let loadGate = true;
-
-/**
- * [R] Whether a CPU is spare for the helper: the passes are a chain (each sub-block's after the one before), so a
- *     helper that has to share a CPU stalls the caller each time the system pauses it, and a scan with it is then
- *     slower than one without. Judged by the load average, once a scan (the results are the same either way).
- */
-function spareCpu(): boolean {
-  return !loadGate || loadavg()[0] < availableParallelism() - 0.5;
-}
-
-/** Tests turn the load check off, so that the helper serves on a busy machine too. */
-export function setFloatHelperLoadGate(on: boolean): void {
-  loadGate = on;
-}
-
 /** Whether the helper has started and waits for work (tests wait for it; scans never do). */
 export function floatHelperReady(): boolean {
   return !!helper && Atomics.load(helper.ctrl, READY) === 1;
@@ -165,7 +148,6 @@ export interface RegionPasses {
 export function regionPasses(run: (...args: number[]) => void, memory: WasmMemory, module: object, pixels: number): RegionPasses {
   if (pixels >= FLOAT_HELPER_MIN_PIXELS) prestartFloatHelper();
   let h: Helper | null = null;
-  const spare = pixels >= FLOAT_HELPER_MIN_PIXELS && spareCpu();
   // Sub-block s of the process goes into slot s % SLOTS (the helper reads its arguments there).
   let posted = 0;
   /** Until every pass before sub-block `limit` is done, running the free ones here. */
@@ -193,7 +175,7 @@ export function regionPasses(run: (...args: number[]) => void, memory: WasmMemor
   };
   return {
     begin() {
-      if (h || !spare || !helper || !threadsWanted() || !floatHelperReady()) return !!h;
+      if (h || pixels < FLOAT_HELPER_MIN_PIXELS || !helper || !threadsWanted() || !floatHelperReady()) return !!h;
       h = helper;
       const gen = ++generation;
       Atomics.store(h.ctrl, GEN, gen);
