@@ -5,11 +5,12 @@
  * whichever thread runs them, so every sum, maximum and wide-Δq order is the one thread's (tested).
  * [R] Each sub-block's region pass is claimed by whichever thread is free (an atomic turn word): the helper when it
  *     is awake, this thread when it needs the scratch slot back and the helper has not taken it, so a helper that
- *     wakes late (a busy machine) or never costs a wait of nothing. HEIGHTBENCH_NO_THREADS=1, or a single CPU, keeps
+ *     wakes late (a busy machine), or never, does not hold this thread up. HEIGHTBENCH_NO_THREADS=1, or a single CPU, keeps
  *     every pass on the calling thread.
  * [R] The threads meet through Atomics on a small shared control block rather than messages: a sub-block's pass takes
  *     tens of microseconds, less than a message's round trip.
- * [R] The helper is started ahead (prestartFloatHelper) and unref'd, so it never keeps a process alive.
+ * [R] The helper is started ahead (prestartFloatHelper, from compareHeightfields) and unref'd, so it never keeps a
+ *     process alive.
  */
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { threadsWanted } from '../core/threads.js';
@@ -17,7 +18,8 @@ import type { WasmMemory } from '../core/wasm.js';
 
 /**
  * Control block (Int32): ready, bell (bumped on each post), turn (2s: sub-block s's region pass is next and free,
- * 2s + 1: it is being run), sub-blocks posted, the memory generation, failed flag, passes the helper ran; from byte
+ * 2s + 1: it is being run), sub-blocks posted, the memory generation, failed flag, passes the helper ran, whether
+ * the helper sleeps; from byte
  * ARGS_AT the arguments of `regions` for each scratch slot, as float64 (exact for i32). Turn and posted count every
  * sub-block this process posted, so a value never repeats across scans.
  */
