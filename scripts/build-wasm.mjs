@@ -21,7 +21,7 @@ const MODULES = [
   { wat: 'src/cpu/wasm/draw.wat', out: 'src/cpu/wasm/draw-wasm.ts', name: 'DRAW_WASM_BASE64', template: true, shared: true },
   { wat: 'src/cpu/wasm/outer.wat', out: 'src/cpu/wasm/outer-wasm.ts', name: 'OUTER_WASM_BASE64', template: true, shared: true },
   { wat: 'src/compare/wasm/compare.wat', out: 'src/compare/wasm/compare-wasm.ts', name: 'COMPARE_WASM_BASE64' },
-  { wat: 'src/compare/wasm/float-pair.wat', out: 'src/compare/wasm/float-pair-wasm.ts', name: 'FLOAT_PAIR_WASM_BASE64' },
+  { wat: 'src/compare/wasm/float-pair.wat', out: 'src/compare/wasm/float-pair-wasm.ts', name: 'FLOAT_PAIR_WASM_BASE64', shared: true },
   { wat: 'src/io/formats/wasm/exr-predictor.wat', out: 'src/io/formats/wasm/exr-predictor-wasm.ts', name: 'EXR_PREDICTOR_WASM_BASE64' },
   { wat: 'src/io/formats/wasm/exr-piz.wat', out: 'src/io/formats/wasm/exr-piz-wasm.ts', name: 'EXR_PIZ_WASM_BASE64' },
   { wat: 'src/io/formats/wasm/tiff-lzw.wat', out: 'src/io/formats/wasm/tiff-lzw-wasm.ts', name: 'TIFF_LZW_WASM_BASE64' },

@@ -20,6 +20,7 @@ import type { Heightfield } from '../core/heightfield.js';
 import { alignExactly } from '../core/align.js';
 import { histogramRecord, RegionAccumulator, reduceHistogram, sqrtRatio } from './metric-accumulators.js';
 import { floatFullScan, floatSummaryAvailable, floatSummaryScan, type FloatClampCounts, type FloatExtraCounts } from './float-kernel.js';
+import { FLOAT_HELPER_MIN_PIXELS, prestartFloatHelper } from './float-thread.js';
 import { arrayCodeSource, createCodePairExecutor, SCAN_CHUNK, type CodeSource, type CompareExecutor, type ScanGeometry, type TallyPlan } from './kernel.js';
 import {
   DEFAULT_MASKS,
@@ -287,6 +288,9 @@ export function compareHeightfields(genIn: Heightfield, ref: Heightfield, opts: 
       );
     return compareCodeSources(arrayCodeSource(gen.code_px), arrayCodeSource(ref.code_px), ref.grid, ref.range, opts);
   }
+  // [R] The full float-pair scan's helper thread takes tens of milliseconds to start: started before the codes are
+  //     encoded, it is ready by the scan (which runs without it until it is).
+  if (opts.summary !== true && opts.executor !== 'js' && ref.grid.columns * ref.grid.rows >= FLOAT_HELPER_MIN_PIXELS) prestartFloatHelper();
   const stated = statedCodeRange(gen, ref, opts);
   const range = stated?.range ?? displayRange(gen, ref);
   const input = comparisonInputs(ref.grid, range, { generated: gen.kind, reference: ref.kind }, opts);

@@ -16,9 +16,10 @@
  * [R] Chunks of SCAN_CHUNK pixels are copied into the kernel's memory (12 bytes a pixel), so its memory stays ~4 MB
  *     whatever the grid; the copy is ~1/10 of the scan's time.
  */
-import { alignedLayout, compiledWasm, instantiateWasm, newWasmMemory, wasmDisabled } from '../core/wasm.js';
+import { alignedLayout, compiledWasm, instantiateWasm, newSharedWasmMemory, wasmDisabled } from '../core/wasm.js';
 import { CodeTally, DENSE_BINS, WideBins, type RegionAccumulator } from './metric-accumulators.js';
 import { regionInputSizes, SCAN_CHUNK, tallyInMemory, tallySizes, writeRegionInputs, type ScanGeometry } from './kernel.js';
+import { regionPasses, REGION_ARGS, SLOTS } from './float-thread.js';
 import { maskContainsBounds, maskRowSpans } from './masks.js';
 import { FLOAT_PAIR_WASM_BASE64 } from './wasm/float-pair-wasm.js';
 
@@ -44,6 +45,8 @@ export interface FloatSummaryExclusions {
 interface FloatPairExports {
   scan(...args: number[]): void;
   full(...args: number[]): void;
+  prepare(...args: number[]): void;
+  regions(...args: number[]): void;
 }
 
 /** Whether the kernel can run here (WebAssembly SIMD available and not turned off). */
@@ -69,20 +72,22 @@ function restoreFloats(a: RegionAccumulator, acc: Float64Array, q: number, order
 }
 
 /**
- * A float-pair kernel instance on a new memory of `bytes`, after checking that `entry` takes `arity` parameters (a
- * stale build would be called with shifted arguments); null when the memory is refused or WebAssembly is unavailable.
+ * A float-pair kernel instance on a new shared memory of `bytes` (the full scan's helper thread runs on it too), after
+ * checking that each entry takes its number of parameters (a stale build would be called with shifted arguments);
+ * null when the memory is refused or WebAssembly is unavailable.
  */
-function floatPairKernel(bytes: number, entry: 'scan' | 'full', arity: number) {
-  let memory: ReturnType<typeof newWasmMemory>;
+function floatPairKernel(bytes: number, entries: Partial<Record<keyof FloatPairExports, number>>) {
+  let memory: ReturnType<typeof newSharedWasmMemory>;
   try {
-    memory = newWasmMemory(bytes);
+    memory = newSharedWasmMemory(bytes);
   } catch {
     return null;
   }
   const kernel = memory ? instantiateWasm<FloatPairExports>(FLOAT_PAIR_WASM_BASE64, { env: { memory } }) : null;
   if (!memory || !kernel) return null;
-  if (typeof kernel[entry] !== 'function' || kernel[entry].length !== arity)
-    throw new Error(`float-pair.wat: export ${entry} missing or not of ${arity} parameters; run node scripts/build-wasm.mjs`);
+  for (const [entry, arity] of Object.entries(entries) as [keyof FloatPairExports, number][])
+    if (typeof kernel[entry] !== 'function' || kernel[entry].length !== arity)
+      throw new Error(`float-pair.wat: export ${entry} missing or not of ${arity} parameters; run node scripts/build-wasm.mjs`);
   return { memory, kernel };
 }
 
@@ -100,7 +105,7 @@ export function floatSummaryScan(p: FloatSummaryInput, out: FloatSummaryOutput):
     state: 16,
     block: 2 * p.bw * p.bh,
   });
-  const made = floatPairKernel(L.size, 'scan', 26);
+  const made = floatPairKernel(L.size, { scan: 26 });
   if (!made) return null;
   const { memory, kernel } = made;
   const buf = memory.buffer;
@@ -203,6 +208,9 @@ const EDGES = 10;
 /** Bins of one region's wide Δq in the kernel's memory (index dq + 65535). */
 const WIDE_BINS = 2 * 65535 + 1;
 
+/** Values a wide Δq (64 < |Δq| ≤ 65535) can take. */
+const WIDE_VALUES = 2 * (65535 - 64);
+
 /**
  * [R] Pixels of the full kernel's sub-blocks: each sub-block's per-pixel values (16 bytes a pixel) are written once
  * and read by every region's pass, so they stay in the cache between passes.
@@ -224,8 +232,9 @@ export function floatFullScan(
   const blocks = p.bw * p.bh;
   const L = alignedLayout({
     ...CHUNK_SLOTS,
-    // A pixel is in the whole map and at most every mask: each may see a wide Δq first.
-    events: 8 * SCAN_CHUNK * (1 + M),
+    // The whole map and every mask may each see every wide Δq first (once in the scan), and at most once a pixel:
+    // the events of the whole scan are read at its end, so no chunk waits for the helper's last passes.
+    events: 8 * (1 + M) * Math.min(p.columns * p.rows, WIDE_VALUES),
     table: 8 * p.table.length,
     ...regionInputSizes(p.columns, p.rows, M),
     acc: 56 * regions,
@@ -238,10 +247,11 @@ export function floatFullScan(
     block: 2 * blocks,
     blockF: 4 * blocks,
     blockFA: 8 * blocks,
-    scratch: 16 * FULL_SUB,
+    // Slots: the helper thread's region passes read some while this thread prepares another.
+    scratch: SLOTS * 16 * FULL_SUB,
     spans: 16 * M * p.rows,
   });
-  const made = floatPairKernel(L.size, 'full', 43);
+  const made = floatPairKernel(L.size, { full: 43, prepare: 29, regions: REGION_ARGS });
   if (!made) return null;
   const { memory, kernel } = made;
   // Views are made again after each call: a region's first wide Δq grows the memory, which detaches them.
@@ -257,6 +267,7 @@ export function floatFullScan(
   const pixels: number[] = [];
   const n = p.columns * p.rows;
   const { gh, rh } = p;
+  const passes = regionPasses(kernel.regions, memory, compiledWasm(FLOAT_PAIR_WASM_BASE64) ?? {}, n);
   for (let start = 0; start < n; start += SCAN_CHUNK) {
     const count = Math.min(SCAN_CHUNK, n - start);
     buf = memory.buffer;
@@ -265,32 +276,63 @@ export function floatFullScan(
     new Uint16Array(buf, L.gc, count).set(p.gc.subarray(start, start + count));
     new Uint16Array(buf, L.rc, count).set(p.rc.subarray(start, start + count));
     try {
-      kernel.full(
-        L.gh, L.rh, L.gc, L.rc, count, start,
-        gh ? 1 : 0, rh ? 1 : 0, L.table,
-        p.columns, p.block, p.bw, L.block, L.blockF, L.blockFA,
-        L.dx, L.dx2, L.dy, L.dy2,
-        L.maskLo, L.maskHi, L.maskHalf, L.maskStrict, M,
-        p.step, p.rings,
-        L.acc, L.dense, L.maxAbs, L.maxAt, L.widePtr, L.events,
-        L.ringSums, L.state, L.excl, L.edges, p.toleranceM, L.extras, p.range.min, p.range.max,
-        L.scratch, FULL_SUB, L.spans,
-      ); // prettier-ignore
+      if (passes.begin()) {
+        // Sub-block after sub-block as kernel.full runs them, the region passes handed to the helper thread.
+        for (let t0 = 0; t0 < count; t0 += FULL_SUB) {
+          const sub = Math.min(FULL_SUB, count - t0);
+          passes.free();
+          const scratch = L.scratch + passes.slot() * 16 * FULL_SUB;
+          kernel.prepare(
+            L.gh, L.rh, L.gc, L.rc, t0, sub, start,
+            gh ? 1 : 0, rh ? 1 : 0, L.table,
+            p.columns, p.block, p.bw, L.block, L.blockF, L.blockFA,
+            L.dx2, L.dy2, p.step, p.rings,
+            L.state, L.excl, L.edges, p.toleranceM, L.extras, p.range.min, p.range.max,
+            scratch, FULL_SUB,
+          ); // prettier-ignore
+          passes.post([
+            sub, start + t0, M, p.columns, L.spans,
+            L.acc, L.dense, L.maxAbs, L.maxAt, L.widePtr, L.events,
+            L.ringSums, L.state, scratch, FULL_SUB,
+          ]); // prettier-ignore
+        }
+      } else
+        kernel.full(
+          L.gh, L.rh, L.gc, L.rc, count, start,
+          gh ? 1 : 0, rh ? 1 : 0, L.table,
+          p.columns, p.block, p.bw, L.block, L.blockF, L.blockFA,
+          L.dx, L.dx2, L.dy, L.dy2,
+          L.maskLo, L.maskHi, L.maskHalf, L.maskStrict, M,
+          p.step, p.rings,
+          L.acc, L.dense, L.maxAbs, L.maxAt, L.widePtr, L.events,
+          L.ringSums, L.state, L.excl, L.edges, p.toleranceM, L.extras, p.range.min, p.range.max,
+          L.scratch, FULL_SUB, L.spans,
+        ); // prettier-ignore
     } catch {
       // Memory for a region's wide bins refused (or a ring outside the profile, which the JavaScript scan reports).
+      // No pass of this scan may be left running on the helper.
+      try {
+        passes.drain();
+      } catch {
+        // the failure already being reported
+      }
       return null;
     }
     buf = memory.buffer;
     const state = new Int32Array(buf, L.state, 8);
     const excl = new Int32Array(buf, L.excl, state[2]);
     for (let e = 0; e < state[2]; e++) pixels.push(excl[e]);
-    const events = new Int32Array(buf, L.events, 2 * state[4]);
-    for (let e = 0; e < state[4]; e++) orders[events[2 * e]].push(events[2 * e + 1]);
     state[2] = 0;
-    state[4] = 0;
+  }
+  try {
+    passes.drain();
+  } catch {
+    return null;
   }
   buf = memory.buffer;
   const state = new Int32Array(buf, L.state, 8);
+  const events = new Int32Array(buf, L.events, 2 * state[4]);
+  for (let e = 0; e < state[4]; e++) orders[events[2 * e]].push(events[2 * e + 1]);
   const tally = new CodeTally(regions);
   tally.dense.set(new Float64Array(buf, L.dense, DENSE_BINS * regions));
   tally.maxAbs.set(new Int32Array(buf, L.maxAbs, regions));

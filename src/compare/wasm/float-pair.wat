@@ -138,7 +138,7 @@
   ;; Scratch (16·sub bytes): dq (i32) at scratch, the ring (i32) at scratch + 4·sub, dm (f64) at scratch + 8·sub.
 
   ;; Pass 1 over pixels [t0, t0 + n) of the chunk (pixel index base + t).
-  (func $prepare
+  (func $prepare (export "prepare")
     (param $gh i32) (param $rh i32) (param $gc i32) (param $rc i32) (param $t0 i32) (param $n i32) (param $base i32)
     (param $genFloat i32) (param $refFloat i32) (param $table i32)
     (param $W i32) (param $B i32) (param $bw i32) (param $block i32) (param $blockF i32) (param $blockFA i32)
@@ -519,6 +519,25 @@
         (i64.store offset=8 (local.get $rs) (local.get $ws))
         (i64.store offset=16 (local.get $rs) (local.get $wq)))))
 
+  ;; Passes 2 and 3 over one sub-block of n pixels from pixel k0 whose scratch $prepare wrote: the whole map, each
+  ;; mask, then the rings. They read only the scratch and write only the regions' accumulators, wide bins, events
+  ;; (state[4]) and ring sums, none of which $prepare touches, so one thread may run them while another prepares
+  ;; the next sub-block into another scratch (float-kernel.ts), as long as sub-blocks reach them in order.
+  (func $regions (export "regions") (param $n i32) (param $k0 i32) (param $M i32) (param $W i32) (param $spans i32)
+    (param $acc i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32) (param $widePtr i32) (param $events i32)
+    (param $ringSums i32) (param $state i32) (param $scratch i32) (param $sub i32)
+    (local $m i32)
+    (local.set $m (i32.const -1))
+    (block $mdone (loop $masks
+      (br_if $mdone (i32.ge_s (local.get $m) (local.get $M)))
+      (call $region (i32.add (local.get $m) (i32.const 1)) (local.get $m) (local.get $M) (local.get $n) (local.get $k0) (local.get $W) (local.get $spans)
+        (local.get $acc) (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $widePtr) (local.get $events)
+        (local.get $state) (local.get $scratch) (local.get $sub))
+      (local.set $m (i32.add (local.get $m) (i32.const 1)))
+      (br $masks)))
+    (call $rings (local.get $n) (local.get $k0) (local.get $M)
+      (local.get $acc) (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $ringSums) (local.get $scratch) (local.get $sub)))
+
   ;; full(...): addDifference of compare.ts for pixels [base, base + count) — as scan, and besides: a side whose flag
   ;; (genFloat, refFloat) is 0 holds codes, its metres table[code] (f64); region 1 + M + ringIndex(r², step) of
   ;; `rings`; the float block maps keep the first largest |dm| (blockFA, f64) and its dm (blockF, f32); wide dq are
@@ -536,7 +555,7 @@
     (param $acc i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32) (param $widePtr i32) (param $events i32)
     (param $ringSums i32) (param $state i32) (param $excl i32) (param $edges i32) (param $tolM f64) (param $extras i32)
     (param $rmin f64) (param $rmax f64) (param $scratch i32) (param $sub i32) (param $spans i32)
-    (local $t0 i32) (local $n i32) (local $k0 i32) (local $m i32)
+    (local $t0 i32) (local $n i32) (local $k0 i32)
     (block $done (loop $each
       (br_if $done (i32.ge_u (local.get $t0) (local.get $count)))
       (local.set $n (i32.sub (local.get $count) (local.get $t0)))
@@ -548,16 +567,9 @@
         (local.get $dx2) (local.get $dy2) (local.get $step) (local.get $rings)
         (local.get $state) (local.get $excl) (local.get $edges) (local.get $tolM) (local.get $extras)
         (local.get $rmin) (local.get $rmax) (local.get $scratch) (local.get $sub))
-      (local.set $m (i32.const -1))
-      (block $mdone (loop $masks
-        (br_if $mdone (i32.ge_s (local.get $m) (local.get $M)))
-        (call $region (i32.add (local.get $m) (i32.const 1)) (local.get $m) (local.get $M) (local.get $n) (local.get $k0) (local.get $W) (local.get $spans)
-          (local.get $acc) (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $widePtr) (local.get $events)
-          (local.get $state) (local.get $scratch) (local.get $sub))
-        (local.set $m (i32.add (local.get $m) (i32.const 1)))
-        (br $masks)))
-      (call $rings (local.get $n) (local.get $k0) (local.get $M)
-        (local.get $acc) (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $ringSums) (local.get $scratch) (local.get $sub))
+      (call $regions (local.get $n) (local.get $k0) (local.get $M) (local.get $W) (local.get $spans)
+        (local.get $acc) (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $widePtr) (local.get $events)
+        (local.get $ringSums) (local.get $state) (local.get $scratch) (local.get $sub))
       (local.set $t0 (i32.add (local.get $t0) (local.get $n)))
       (br $each))))
 )

@@ -1,0 +1,82 @@
+/**
+ * The float-pair full kernel's helper thread (src/compare/float-thread.ts) runs the region and ring passes of one
+ * sub-block while this thread prepares the next: the comparison must be the one thread's bit for bit. Counts work
+ * (the region passes the helper ran), no clocks.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { codeHeightfield, compareHeightfields, floatHeightfield, type GridDescription } from '../src/index.js';
+import { DEFAULT_RANGE } from '../src/core/grid.js';
+import { encodeFieldR16 } from '../src/core/encoding.js';
+import { floatHelperReady, floatHelperRuns, prestartFloatHelper, FLOAT_HELPER_MIN_PIXELS } from '../src/compare/float-thread.js';
+import { testRandom } from './helpers.js';
+
+const saved = process.env.HEIGHTBENCH_NO_THREADS;
+afterEach(() => {
+  if (saved === undefined) delete process.env.HEIGHTBENCH_NO_THREADS;
+  else process.env.HEIGHTBENCH_NO_THREADS = saved;
+});
+
+function bytesOf(a: ArrayBufferView | null): Uint8Array {
+  return a ? new Uint8Array(a.buffer, a.byteOffset, a.byteLength) : new Uint8Array(0);
+}
+
+/** Runs `f` with one thread (HEIGHTBENCH_NO_THREADS=1) or two, and returns its result and the helper's passes. */
+function withThreads<T>(two: boolean, f: () => T): { result: T; passes: number } {
+  process.env.HEIGHTBENCH_NO_THREADS = two ? '0' : '1';
+  const before = floatHelperRuns();
+  const result = f();
+  return { result, passes: floatHelperRuns() - before };
+}
+
+describe('the float-pair helper thread', () => {
+  it('one thread and two give the same comparison, and the helper ran region passes', async () => {
+    delete process.env.HEIGHTBENCH_NO_THREADS;
+    prestartFloatHelper();
+    // A wait for the helper's start (not a measurement).
+    for (let k = 0; k < 3000 && !floatHelperReady(); k++) await new Promise((r) => setTimeout(r, 10));
+    expect(floatHelperReady()).toBe(true);
+    // A grid over the helper's threshold whose rows, chunks and sub-blocks do not line up, with masks and rings.
+    const columns = 1031;
+    const rows = 1021;
+    expect(columns * rows).toBeGreaterThanOrEqual(FLOAT_HELPER_MIN_PIXELS);
+    const grid: GridDescription = {
+      xmin: -columns / 2,
+      ymin: -rows / 2,
+      sizeX: columns,
+      sizeY: rows,
+      columns,
+      rows,
+      convention: 'texel-centre',
+      rowDirection: 'row0-at-ymin',
+    };
+    const n = columns * rows;
+    const rnd = testRandom(21);
+    const ref = new Float32Array(n).map(() => (rnd() - 0.5) * 200);
+    const near = ref.map((v) => (rnd() < 0.3 ? v + (rnd() - 0.5) * 0.05 : v));
+    // Unrelated heights: a wide Δq at nearly every pixel (the wide bins and their events), and non-finite pixels.
+    const far = new Float32Array(n).map(() => (rnd() - 0.5) * 1000);
+    for (const k of [0, 5, 70_000, n - 1]) far[k] = k % 2 ? Number.NaN : Number.POSITIVE_INFINITY;
+    const codes = new Uint16Array(n);
+    encodeFieldR16(ref, codes, DEFAULT_RANGE);
+    const pairs = [
+      ['float against float', floatHeightfield(grid, near), floatHeightfield(grid, ref)],
+      ['unrelated against codes', floatHeightfield(grid, far), codeHeightfield(grid, codes, DEFAULT_RANGE)],
+    ] as const;
+    let shared = 0;
+    for (const [what, G, R] of pairs) {
+      const opts = { block: 7, codeRange: DEFAULT_RANGE, toleranceMm: 3, executor: 'simd' as const };
+      const one = withThreads(false, () => compareHeightfields(G, R, opts));
+      const two = withThreads(true, () => compareHeightfields(G, R, opts));
+      expect(one.passes, what).toBe(0);
+      shared += two.passes;
+      expect(two.result, what).toEqual(one.result);
+      expect(JSON.stringify(two.result), what).toBe(JSON.stringify(one.result));
+      // The block maps byte for byte (toEqual holds NaN equal to NaN and -0 to 0).
+      expect(bytesOf(two.result.blocks.signedMaxM), what).toEqual(bytesOf(one.result.blocks.signedMaxM));
+      expect(bytesOf(two.result.blocks.maxAbsCode), what).toEqual(bytesOf(one.result.blocks.maxAbsCode));
+      expect(one.result.nonFinite.pixelsExcluded, what).toBe(what === 'float against float' ? 0 : 4);
+    }
+    // Passes go to whichever thread is free; over hundreds of sub-blocks the helper ran some.
+    expect(shared).toBeGreaterThan(0);
+  });
+});
