@@ -4,10 +4,13 @@ import { join } from 'node:path';
 import { afterAll, expect } from 'vitest';
 import { runCli } from '../src/cli/main.js';
 
-/** A fresh temporary folder, removed after the test file finishes. */
+/**
+ * A fresh temporary folder, removed after the test file finishes. The removal retries on a folder that is not empty
+ * yet: a process a test stopped (a DVC queue's killed workers) may still be writing into it as it exits.
+ */
 export function tempDir(prefix = 'hb-'): string {
   const d = mkdtempSync(join(tmpdir(), prefix));
-  afterAll(() => rmSync(d, { recursive: true, force: true }));
+  afterAll(() => rmSync(d, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }));
   return d;
 }
 
