@@ -66,14 +66,18 @@ describe('the float-pair helper thread', () => {
     for (const [what, G, R] of pairs) {
       const opts = { block: 7, codeRange: DEFAULT_RANGE, toleranceMm: 3, executor: 'simd' as const };
       const one = withThreads(false, () => compareHeightfields(G, R, opts));
-      const two = withThreads(true, () => compareHeightfields(G, R, opts));
       expect(one.passes, what).toBe(0);
-      shared += two.passes;
-      expect(two.result, what).toEqual(one.result);
-      expect(JSON.stringify(two.result), what).toBe(JSON.stringify(one.result));
-      // The block maps byte for byte (toEqual holds NaN equal to NaN and -0 to 0).
-      expect(bytesOf(two.result.blocks.signedMaxM), what).toEqual(bytesOf(one.result.blocks.signedMaxM));
-      expect(bytesOf(two.result.blocks.maxAbsCode), what).toEqual(bytesOf(one.result.blocks.maxAbsCode));
+      // [R] On a machine whose other core is busy the helper may wake after a scan's last pass: the two-thread scan is
+      //     repeated (a bounded count, each run checked) until the helper has run some of the passes.
+      for (let attempt = 0; attempt === 0 || (shared === 0 && attempt < 10); attempt++) {
+        const two = withThreads(true, () => compareHeightfields(G, R, opts));
+        shared += two.passes;
+        expect(two.result, what).toEqual(one.result);
+        expect(JSON.stringify(two.result), what).toBe(JSON.stringify(one.result));
+        // The block maps byte for byte (toEqual holds NaN equal to NaN and -0 to 0).
+        expect(bytesOf(two.result.blocks.signedMaxM), what).toEqual(bytesOf(one.result.blocks.signedMaxM));
+        expect(bytesOf(two.result.blocks.maxAbsCode), what).toEqual(bytesOf(one.result.blocks.maxAbsCode));
+      }
       expect(one.result.nonFinite.pixelsExcluded, what).toBe(what === 'float against float' ? 0 : 4);
     }
     // Passes go to whichever thread is free; over hundreds of sub-blocks the helper ran some.

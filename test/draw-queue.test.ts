@@ -126,13 +126,18 @@ describe('the draw queue', () => {
       for (const threads of [1, 2] as const) {
         if (threads === 1) process.env.HEIGHTBENCH_NO_THREADS = '1';
         else await readyHelper();
-        const { arena, raster } = createArena(n)!;
-        raster.forEach((_, q) => (raster[q] = start(q)));
-        const before = queueHelperDraws();
-        const pixels = drawQueueInArena(raster, queued(g, list), arena);
-        expect(pixels).toEqual(refPixels);
-        expect(bytes(raster).equals(bytes(ref)), `${threads} thread(s)`).toBe(true);
-        const helper = queueHelperDraws() - before;
+        // [R] On a machine whose other core is busy the helper may wake after the queue's last draw: with two
+        //     threads the run is repeated (a bounded count, each run checked) until the helper has drawn some.
+        let helper = 0;
+        for (let attempt = 0; attempt === 0 || (threads === 2 && helper === 0 && attempt < 10); attempt++) {
+          const { arena, raster } = createArena(n)!;
+          raster.forEach((_, q) => (raster[q] = start(q)));
+          const before = queueHelperDraws();
+          const pixels = drawQueueInArena(raster, queued(g, list), arena);
+          expect(pixels).toEqual(refPixels);
+          expect(bytes(raster).equals(bytes(ref)), `${threads} thread(s)`).toBe(true);
+          helper += queueHelperDraws() - before;
+        }
         if (threads === 1) expect(helper).toBe(0);
         else expect(helper).toBeGreaterThan(0);
       }

@@ -156,6 +156,9 @@ export function regionPasses(run: (...args: number[]) => void, memory: WasmMemor
   const settle = (limit: number) => {
     if (!h) return;
     const { ctrl: c, args } = h;
+    // A pass the helper took and never finished (the helper died) must not hang the comparison.
+    let waiting = -1;
+    let since = 0;
     for (;;) {
       const t = Atomics.load(c, TURN);
       if (t >= 2 * limit) break;
@@ -169,6 +172,8 @@ export function regionPasses(run: (...args: number[]) => void, memory: WasmMemor
         }
         continue;
       }
+      if (waiting !== t) [waiting, since] = [t, Date.now()];
+      else if (Date.now() - since > 60_000) throw new Error('float-pair helper: a region pass did not finish within 60 s');
       let k = 0;
       while (k < SPIN && Atomics.load(c, TURN) === t) k++;
       if (k === SPIN) Atomics.wait(c, TURN, t, 50);
