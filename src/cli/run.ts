@@ -216,7 +216,7 @@ async function runInto(folder: RunFolder, req: ReturnType<typeof loadRequest>, o
   // [R] Each kept field stage is handed to a background writer as soon as the pipeline has it: its digest and durable
   //     write overlap the later stages (src/io/background-writer.ts). Without threads every write happens after.
   const writer = wantsFields ? startBackgroundWriter() : null;
-  if (wantsFields) prepareExecutor({ precision: o.precision, executor: o.executor, n: req.size });
+  if (wantsFields) prepareExecutor({ precision: o.precision, executor: o.executor, n: req.size, keep });
   const prepared = new Map<string, PreparedHeightfield>();
   const grid = requestGrid(req);
   try {

@@ -13,7 +13,7 @@
 import { DEFAULT_CONVENTIONS, type Conventions } from '../conventions/index.js';
 import { InputRangeError } from '../errors.js';
 import type { Precision } from '../core/precision.js';
-import { createArena, wasmKernelsAvailable, type Arena } from './wasm/arena.js';
+import { createArena, prepareArena, wasmKernelsAvailable, type Arena } from './wasm/arena.js';
 import { HELPER_MIN_SIDE, startHelper } from './wasm/draw-thread.js';
 
 export type Executor = 'simd' | 'js-f32' | 'f64';
@@ -107,10 +107,14 @@ export function runContext(opts: {
 }
 
 /**
- * Starts the executor's helper thread (draw-thread.ts) ahead of a run whose context will be 'simd' at n × n, so that
- * its start overlaps loading and planning instead of the raster; nothing otherwise (the arena starts it anyway).
+ * Ahead of a run whose context will be 'simd' at n × n: makes its arena and starts the executor's helper thread
+ * (draw-thread.ts), which maps the arena's pages while this thread loads and plans — so the helper's start and the
+ * first writes to 0.2 GB at 4096² overlap loading and planning instead of the raster. `keep` names the stages the run
+ * keeps (a kept raster needs its own buffer). Nothing otherwise (the arena starts the helper anyway).
  */
-export function prepareExecutor(opts: { precision?: Precision; executor?: Executor; n: number }): void {
+export function prepareExecutor(opts: { precision?: Precision; executor?: Executor; n: number; keep?: readonly string[] }): void {
   const executor = opts.executor ?? defaultExecutor(opts.precision ?? 'f32', opts.n, DEFAULT_CONVENTIONS);
-  if (executor === 'simd' && opts.n >= HELPER_MIN_SIDE && simdAvailable(opts.n)) startHelper();
+  if (executor !== 'simd' || opts.n < HELPER_MIN_SIDE || !simdAvailable(opts.n)) return;
+  prepareArena(opts.n, { baseOverRaster: !(opts.keep ?? []).includes('raster') });
+  startHelper();
 }

@@ -44,6 +44,10 @@ const NARGS = 6;
 const NBANDS = 7;
 const SUM = 8;
 const HELPER_BANDS = 9;
+/** Set by the calling thread when the pages the helper was asked to page in will not be used (pageInStop). */
+const PAGE_IN_STOP = 10;
+/** Pages the helper has paged in so far (tests count them). */
+const PAGED_IN = 11;
 const ARGS_AT = 64;
 const MAX_ARGS = 16;
 /** Most bands one call hands out (the claim word counts the bands claimed in 8 bits each way). */
@@ -72,6 +76,8 @@ export type KernelName = keyof typeof KERNEL_ID;
  *     start (it runs the unclaimed bands itself), and on a busy machine a longer spin only burns CPU.
  */
 const SPIN = 100;
+/** Int32 words per 4 KiB page. */
+const PAGE_WORDS = 1024;
 
 const SOURCE = `
 const { workerData, receiveMessageOnPort } = require('node:worker_threads');
@@ -80,23 +86,45 @@ const table = new Float64Array(workerData.ctrl, ${ARGS_AT});
 const port = workerData.port;
 let fns = [];
 const runDrawQueue = ${runDrawQueue.toString()};
+const use = (memory) => {
+  const env = { env: { memory } };
+  const d = new WebAssembly.Instance(workerData.draw, env).exports;
+  const s = new WebAssembly.Instance(workerData.smoothing, env).exports;
+  const e = new WebAssembly.Instance(workerData.encode, env).exports;
+  const o = new WebAssembly.Instance(workerData.outer, env).exports;
+  const r = new WebAssembly.Instance(workerData.raster, env).exports;
+  const buffer = memory.buffer;
+  const queue = (...a) => runDrawQueue(buffer, d.draw, d.envelope, ...a);
+  fns = [d.draw, s.downsample, s.filterX, s.filterY, s.lerpLevelRows, s.composeRows, e.encode, o.blendRows, queue, r.spans];
+};
+// Page-in: one word per page of the given ranges (i32 indices, start and end in pairs), by a compare-exchange of 0
+// with 0 — a write to the hardware, so the page is mapped, and no change to a word the other thread already wrote.
+const pageIn = workerData.pageIn;
+const words = pageIn ? new Int32Array(pageIn.memory.buffer) : null;
+let range = 0;
+let word = pageIn ? pageIn.ranges[0] : 0;
+const pageInSome = () => {
+  while (words && range < pageIn.ranges.length && Atomics.load(c, ${PAGE_IN_STOP}) === 0) {
+    const end = pageIn.ranges[range + 1];
+    let k = 0;
+    for (; word < end && k < 64; word += ${PAGE_WORDS}, k++) Atomics.compareExchange(words, word, 0, 0);
+    Atomics.add(c, ${PAGED_IN}, k);
+    if (word >= end) {
+      range += 2;
+      word = pageIn.ranges[range] ?? 0;
+    }
+    if (Atomics.load(c, ${ASKED}) !== seen) return;
+  }
+};
+if (pageIn) use(pageIn.memory);
 Atomics.store(c, ${READY}, 1);
 let seen = 0;
 for (;;) {
+  pageInSome();
   for (let k = 0; k < ${SPIN} && Atomics.load(c, ${ASKED}) === seen; k++);
   Atomics.wait(c, ${ASKED}, seen);
   seen = Atomics.load(c, ${ASKED});
-  for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) {
-    const env = { env: { memory: m.message } };
-    const d = new WebAssembly.Instance(workerData.draw, env).exports;
-    const s = new WebAssembly.Instance(workerData.smoothing, env).exports;
-    const e = new WebAssembly.Instance(workerData.encode, env).exports;
-    const o = new WebAssembly.Instance(workerData.outer, env).exports;
-    const r = new WebAssembly.Instance(workerData.raster, env).exports;
-    const buffer = m.message.buffer;
-    const queue = (...a) => runDrawQueue(buffer, d.draw, d.envelope, ...a);
-    fns = [d.draw, s.downsample, s.filterX, s.filterY, s.lerpLevelRows, s.composeRows, e.encode, o.blendRows, queue, r.spans];
-  }
+  for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) use(m.message);
   const gen = seen & 0xffff;
   for (;;) {
     const w = Atomics.load(c, ${CLAIM});
@@ -154,7 +182,7 @@ export function helperBands(): number {
 }
 
 /** Starts the helper when threads are wanted and it has not been started (nothing waits for it). */
-export function startHelper(): void {
+export function startHelper(pageIn?: PageIn): void {
   if (helper !== undefined || !threadsWanted()) return;
   try {
     const draw = compiledWasm(DRAW_WASM_BASE64);
@@ -168,15 +196,45 @@ export function startHelper(): void {
     }
     const ctrl = new Int32Array(new SharedArrayBuffer(ARGS_AT + 8 * MAX_ARGS * 2 * MAX_BANDS));
     const { port1, port2 } = new MessageChannel();
-    const workerData = { draw, smoothing, encode, outer, raster, ctrl: ctrl.buffer, port: port2 };
+    const workerData = { draw, smoothing, encode, outer, raster, ctrl: ctrl.buffer, port: port2, pageIn };
     const worker = new Worker(SOURCE, { eval: true, workerData, transferList: [port2] });
     worker.unref();
     port1.unref();
     worker.on('error', () => (helper = null));
-    helper = { worker, ctrl, port: port1, memory: null };
+    helper = { worker, ctrl, port: port1, memory: pageIn?.memory ?? null };
   } catch {
     helper = null;
   }
+}
+
+/**
+ * A memory whose pages a new helper maps while this thread loads and plans: `ranges` are Int32 word indices, start and
+ * end in pairs, in the order the run will write them.
+ */
+export interface PageIn {
+  memory: WasmMemory;
+  ranges: readonly number[];
+}
+
+/**
+ * Starts the helper with `pageIn` when it has not been started: true when it will page those ranges in (between and
+ * before kernel calls, never delaying one by more than 64 pages), false when it cannot (no thread, or a helper
+ * already running on another memory) and the caller maps them itself.
+ */
+export function startHelperPagingIn(pageIn: PageIn): boolean {
+  if (helper !== undefined || !threadsWanted()) return false;
+  startHelper(pageIn);
+  return helper !== null && helper !== undefined;
+}
+
+/** Tells the helper to stop paging in (its memory will not be used); the pages already mapped stay. */
+export function stopPagingIn(): void {
+  if (helper) Atomics.store(helper.ctrl, PAGE_IN_STOP, 1);
+}
+
+/** How many pages the helper has paged in (tests). */
+export function pagedInPages(): number {
+  return helper ? Atomics.load(helper.ctrl, PAGED_IN) : 0;
 }
 
 /** Whether the helper has started and can take rows now (tests wait for it). */

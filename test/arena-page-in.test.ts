@@ -1,0 +1,50 @@
+/**
+ * prepareArena (src/cpu/wasm/arena.ts) has the executor's helper thread map the pages a run writes while the calling
+ * thread loads and plans. The helper's page-in is a compare-exchange of 0 with 0, so a word the calling thread wrote
+ * first keeps its value whatever the interleaving; the prepared arena is the one the next createArena of the same
+ * shape returns. Counts pages, no clocks.
+ */
+import { describe, expect, it } from 'vitest';
+import { createArena, prepareArena } from '../src/cpu/wasm/arena.js';
+import { pagedInPages } from '../src/cpu/wasm/draw-thread.js';
+import { threadsWanted } from '../src/core/threads.js';
+
+/** Pages in the word ranges (start, end pairs) at one word in 1024. */
+const pagesOf = (words: readonly number[]) => words.reduce((sum, v, k) => (k % 2 ? sum + Math.ceil((v - words[k - 1]) / 1024) : sum), 0);
+
+describe('an arena prepared ahead of a run', () => {
+  it.runIf(threadsWanted())('is paged in by the helper without changing a word written meanwhile, and taken by the next createArena', async () => {
+    delete process.env.HEIGHTBENCH_NO_THREADS;
+    const n = 1024;
+    prepareArena(n, { baseOverRaster: true });
+    const made = createArena(n, { baseOverRaster: true });
+    expect(made).not.toBeNull();
+    const arena = made!.arena;
+    // Written at once, while the helper pages in: every word of the raster and of the codes, none zero.
+    const raster = made!.raster;
+    for (let k = 0; k < raster.length; k++) raster[k] = k + 0.5;
+    const codes = new Uint16Array(arena.memory.buffer, arena.codesAt, n * n);
+    for (let k = 0; k < codes.length; k++) codes[k] = (k % 65535) + 1;
+    const want = pagesOf(arena.writtenWords);
+    expect(want).toBeGreaterThanOrEqual((n * n * 4 + n * n * 2) / 4096);
+    for (let k = 0; k < 6000 && pagedInPages() < want; k++) await new Promise((r) => setTimeout(r, 10));
+    expect(pagedInPages()).toBe(want);
+    let badRaster = 0;
+    for (let k = 0; k < raster.length; k++) if (raster[k] !== k + 0.5) badRaster++;
+    let badCodes = 0;
+    for (let k = 0; k < codes.length; k++) if (codes[k] !== (k % 65535) + 1) badCodes++;
+    expect({ badRaster, badCodes }).toEqual({ badRaster: 0, badCodes: 0 });
+    // A second createArena makes a new arena (the prepared one is taken once).
+    const other = createArena(n, { baseOverRaster: true });
+    expect(other!.arena.memory).not.toBe(arena.memory);
+  });
+
+  it('is not taken by a createArena of another shape', () => {
+    prepareArena(512, { baseOverRaster: true });
+    const kept = createArena(512, { baseOverRaster: false });
+    expect(kept!.arena.smoothingLayout!.out).not.toBe(kept!.arena.rasterAt);
+    prepareArena(512, { baseOverRaster: false });
+    const wrongSize = createArena(256, { baseOverRaster: false });
+    expect(wrongSize!.arena.n).toBe(256);
+  });
+});
