@@ -20,6 +20,7 @@ const MODULES = [
   { wat: 'src/core/wasm/encode.wat', out: 'src/cpu/wasm/encode-shared-wasm.ts', name: 'ENCODE_SHARED_WASM_BASE64', template: true, shared: true },
   { wat: 'src/cpu/wasm/draw.wat', out: 'src/cpu/wasm/draw-wasm.ts', name: 'DRAW_WASM_BASE64', template: true, shared: true },
   { wat: 'src/cpu/wasm/outer.wat', out: 'src/cpu/wasm/outer-wasm.ts', name: 'OUTER_WASM_BASE64', template: true, shared: true },
+  { wat: 'src/cpu/wasm/support.wat', out: 'src/cpu/wasm/support-wasm.ts', name: 'SUPPORT_WASM_BASE64', shared: true },
   { wat: 'src/compare/wasm/compare.wat', out: 'src/compare/wasm/compare-wasm.ts', name: 'COMPARE_WASM_BASE64' },
   { wat: 'src/compare/wasm/float-pair.wat', out: 'src/compare/wasm/float-pair-wasm.ts', name: 'FLOAT_PAIR_WASM_BASE64', shared: true },
   { wat: 'src/io/formats/wasm/exr-predictor.wat', out: 'src/io/formats/wasm/exr-predictor-wasm.ts', name: 'EXR_PREDICTOR_WASM_BASE64' },

@@ -34,6 +34,8 @@ import { smoothingChain } from './smoothing.js';
 import { applySupport, supportTargetsFor, type SupportTarget } from './support.js';
 import { outerBlend } from './outer.js';
 import { encodeInArena } from './wasm/encode-kernel.js';
+import { applySupportInArena } from './wasm/support-rows.js';
+import { inArena } from './wasm/arena.js';
 import { sha256Hex } from '../io/sidecar.js';
 import { transformPoint, type Affine } from '../core/transforms.js';
 import type { AssetDraw, DrawList, FootprintOperand, TriangleLayer } from '../drawlist/types.js';
@@ -321,16 +323,13 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
 
   // Support: every target from the base field first, then every shape in order.
   const support = stage('support.targets', 'support', (): SupportTarget[] => supportTargetsFor(field, g, dl.support.locations, dl.support.a, dl.support.b, pc));
-  const supportWrites = stage('after-support', 'support.apply', () =>
-    applySupport(
-      field,
-      g,
-      dl.support.locations.map((l) => ({ supports: l.shapes })),
-      support,
-      precision,
-      pc,
-    ),
-  );
+  const supportWrites = stage('after-support', 'support.apply', () => {
+    const instances = dl.support.locations.map((l) => ({ supports: l.shapes }));
+    // In the arena, the rows are split with the helper thread (support-rows.ts: the same bytes).
+    return ctx.arena && field instanceof Float32Array && inArena(field, ctx.arena)
+      ? applySupportInArena(ctx.arena, field, g, instances, support, pc)
+      : applySupport(field, g, instances, support, precision, pc);
+  });
   if (keep.has('after-support')) kept('after-support', sharedCopy(field));
 
   // Natural stamps, in order; existing-terrain operands from the field as it stands before each draw.

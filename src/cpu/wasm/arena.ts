@@ -13,6 +13,7 @@ import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
 import { ENCODE_SHARED_WASM_BASE64 } from './encode-shared-wasm.js';
 import { DRAW_WASM_BASE64 } from './draw-wasm.js';
 import { OUTER_WASM_BASE64 } from './outer-wasm.js';
+import { SUPPORT_WASM_BASE64 } from './support-wasm.js';
 import { HELPER_MIN_SIDE, MAX_BANDS, startHelper, startHelperPagingIn, stopPagingIn } from './draw-thread.js';
 import { queueRegionBytes } from './draw-queue-run.js';
 import { instantiateWasm, newSharedWasmMemory, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
@@ -30,6 +31,11 @@ export interface EncodeExports {
 export interface DrawExports {
   draw(params: number): number;
   envelope(field: number, n: number, i0: number, i1: number, j0: number, j1: number, out: number): void;
+}
+
+export interface SupportExports {
+  /** Every shape record at `shapes`, in order, over rows r0 … r1 − 1 (support.wat); returns the pixel writes. */
+  rows(field: number, n: number, shapes: number, count: number, r0: number, r1: number, xmin: number, ymin: number, px: number, pc: number): number;
 }
 
 export interface OuterExports {
@@ -101,6 +107,7 @@ export interface Arena {
   encode: EncodeExports;
   draw: DrawExports;
   outer: OuterExports;
+  support: SupportExports;
   /** The outer kernel's per-row runs (4n i32) and column and row offsets (n f32 each; outer-kernel.ts). */
   outerAt: { runs: number; dx: number; dy: number };
   /** Side of the square field. */
@@ -225,7 +232,9 @@ function makeArena(n: number, opts: { baseOverRaster?: boolean }, pageInAhead: b
   const encode = loadChecked<EncodeExports>('encode', ENCODE_SHARED_WASM_BASE64, memory);
   const draw = loadChecked<DrawExports>('draw', DRAW_WASM_BASE64, memory);
   const outer = loadChecked<OuterExports>('outer', OUTER_WASM_BASE64, memory);
-  if (!raster || !smoothing || !encode || !draw || !outer) return null;
+  // No parameter block: its records are described in support.wat and support-rows.ts.
+  const support = instantiateWasm<SupportExports>(SUPPORT_WASM_BASE64, { env: { memory } });
+  if (!raster || !smoothing || !encode || !draw || !outer || !support) return null;
   // The regions the run writes, in the order it writes them (Int32 word ranges).
   const ranges = [rasterAt, n * n * 4];
   if (layout) {
@@ -251,6 +260,7 @@ function makeArena(n: number, opts: { baseOverRaster?: boolean }, pageInAhead: b
     encode,
     draw,
     outer,
+    support,
     outerAt,
     n,
     queueAt,

@@ -27,6 +27,7 @@ import { ENCODE_SHARED_WASM_BASE64 } from './encode-shared-wasm.js';
 import { OUTER_WASM_BASE64 } from './outer-wasm.js';
 import { RASTER_WASM_BASE64 } from './raster-wasm.js';
 import { runDrawQueue } from './draw-queue-run.js';
+import { SUPPORT_WASM_BASE64 } from './support-wasm.js';
 
 /**
  * Control block (Int32): ready, request count, the claim word (request generation << 16 | bands claimed from the
@@ -55,7 +56,7 @@ export const MAX_BANDS = 8;
 
 /**
  * The kernels the helper runs, by id: draw.wat's draw, smoothing.wat's exports, encode.wat's encode, outer.wat's
- * blendRows, its share of a draw queue (draw-queue-run.ts), and raster.wat's spans.
+ * blendRows, its share of a draw queue (draw-queue-run.ts), raster.wat's spans, and support.wat's rows.
  */
 export const KERNEL_ID = {
   draw: 0,
@@ -68,6 +69,7 @@ export const KERNEL_ID = {
   outer: 7,
   drawQueue: 8,
   spans: 9,
+  support: 10,
 } as const;
 export type KernelName = keyof typeof KERNEL_ID;
 
@@ -95,7 +97,8 @@ const use = (memory) => {
   const r = new WebAssembly.Instance(workerData.raster, env).exports;
   const buffer = memory.buffer;
   const queue = (...a) => runDrawQueue(buffer, d.draw, d.envelope, ...a);
-  fns = [d.draw, s.downsample, s.filterX, s.filterY, s.lerpLevelRows, s.composeRows, e.encode, o.blendRows, queue, r.spans];
+  const sp = new WebAssembly.Instance(workerData.support, env).exports;
+  fns = [d.draw, s.downsample, s.filterX, s.filterY, s.lerpLevelRows, s.composeRows, e.encode, o.blendRows, queue, r.spans, sp.rows];
 };
 // Page-in: one word per page of the given ranges (i32 indices, start and end in pairs), by a compare-exchange of 0
 // with 0 — a write to the hardware, so the page is mapped, and no change to a word the other thread already wrote.
@@ -190,13 +193,14 @@ export function startHelper(pageIn?: PageIn): void {
     const encode = compiledWasm(ENCODE_SHARED_WASM_BASE64);
     const outer = compiledWasm(OUTER_WASM_BASE64);
     const raster = compiledWasm(RASTER_WASM_BASE64);
-    if (!draw || !smoothing || !encode || !outer || !raster) {
+    const support = compiledWasm(SUPPORT_WASM_BASE64);
+    if (!draw || !smoothing || !encode || !outer || !raster || !support) {
       helper = null;
       return;
     }
     const ctrl = new Int32Array(new SharedArrayBuffer(ARGS_AT + 8 * MAX_ARGS * 2 * MAX_BANDS));
     const { port1, port2 } = new MessageChannel();
-    const workerData = { draw, smoothing, encode, outer, raster, ctrl: ctrl.buffer, port: port2, pageIn };
+    const workerData = { draw, smoothing, encode, outer, raster, support, ctrl: ctrl.buffer, port: port2, pageIn };
     const worker = new Worker(SOURCE, { eval: true, workerData, transferList: [port2] });
     worker.unref();
     port1.unref();
