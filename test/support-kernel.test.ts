@@ -36,7 +36,7 @@ const instances: { supports: ShapeGeometry[] }[] = Array.from({ length: 40 }, ()
 }));
 const targets = instances.map((q) => ({
   target: (rnd() - 0.3) * 200,
-  shapes: q.supports.map(() => ({ width: rnd() < 0.1 ? 0 : 1 + rnd() * 90, strength: rnd() * 1.2 })),
+  shapes: q.supports.map(() => ({ t: 0, relief: 0, k: 1, width: rnd() < 0.1 ? 0 : 1 + rnd() * 90, strength: rnd() * 1.2 })),
 }));
 const start = Float32Array.from({ length: n * n }, (_, k) => Math.fround(Math.sin(k * 0.001) * 50 + (k % 97)));
 
