@@ -102,12 +102,19 @@ const use = (memory) => {
 };
 // Page-in: one word per page of the given ranges (i32 indices, start and end in pairs), by a compare-exchange of 0
 // with 0 — a write to the hardware, so the page is mapped, and no change to a word the other thread already wrote.
-const pageIn = workerData.pageIn;
-const words = pageIn ? new Int32Array(pageIn.memory.buffer) : null;
+// Once done or stopped, the memory is no longer referenced from here (a stopped arena's pages can be freed).
+let pageIn = workerData.pageIn;
+workerData.pageIn = null;
+let words = pageIn ? new Int32Array(pageIn.memory.buffer) : null;
 let range = 0;
 let word = pageIn ? pageIn.ranges[0] : 0;
 const pageInSome = () => {
-  while (words && range < pageIn.ranges.length && Atomics.load(c, ${PAGE_IN_STOP}) === 0) {
+  while (words) {
+    if (range >= pageIn.ranges.length || Atomics.load(c, ${PAGE_IN_STOP}) !== 0) {
+      words = null;
+      pageIn = null;
+      return;
+    }
     const end = pageIn.ranges[range + 1];
     let k = 0;
     for (; word < end && k < 64; word += ${PAGE_WORDS}, k++) Atomics.compareExchange(words, word, 0, 0);
