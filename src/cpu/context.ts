@@ -13,7 +13,7 @@
 import { DEFAULT_CONVENTIONS, type Conventions } from '../conventions/index.js';
 import { InputRangeError } from '../errors.js';
 import type { Precision } from '../core/precision.js';
-import { createArena, prepareArena, wasmKernelsAvailable, type Arena } from './wasm/arena.js';
+import { createArena, discardPreparedArena, prepareArena, wasmKernelsAvailable, type Arena } from './wasm/arena.js';
 import { HELPER_MIN_SIDE, startHelper } from './wasm/draw-thread.js';
 
 export type Executor = 'simd' | 'js-f32' | 'f64';
@@ -94,7 +94,10 @@ export function runContext(opts: {
   if (opts.precision && precisionOf({ executor, conventions }) !== opts.precision) {
     throw new InputRangeError(`executor ${executor} computes in ${precisionOf({ executor, conventions })}, but precision ${opts.precision} was asked for`);
   }
-  if (executor !== 'simd') return { executor, conventions, arena: null };
+  if (executor !== 'simd') {
+    discardPreparedArena();
+    return { executor, conventions, arena: null };
+  }
   if (!simdAvailable(opts.n))
     throw new InputRangeError(
       `executor simd: the WebAssembly SIMD kernels cannot run a ${opts.n}² field here (they need WebAssembly SIMD, HEIGHTBENCH_NO_WASM unset, and a size that is a multiple of 32); use executor js-f32`,

@@ -325,9 +325,10 @@ export function encodePng16(code_px: Uint16Array, width: number, height: number,
  * method), one deflate stream (node:zlib, Z_RLE, level 6) in IDAT chunks of at most 1 MiB, IEND.
  */
 export function pngFile(width: number, height: number, bitDepth: number, colourType: number, interlace: 0 | 1, filteredRows: Uint8Array): Uint8Array {
-  // [R] Output chunks of 4 MiB instead of node:zlib's 16 KiB: a 4096² map's stream is gathered from one or two chunks
-  //     instead of hundreds (the deflate stream does not depend on how its output is chunked; the bytes are the same).
-  const zdata = zlib().deflateSync(filteredRows, { level: 6, strategy: zlib().constants.Z_RLE, chunkSize: 1 << 22 });
+  // [R] Output chunks of up to 4 MiB instead of node:zlib's 16 KiB: a 4096² map's stream is gathered from one or two
+  //     chunks instead of hundreds (the deflate stream does not depend on how its output is chunked: the same bytes).
+  const chunkSize = Math.min(1 << 22, Math.max(1 << 14, filteredRows.length));
+  const zdata = zlib().deflateSync(filteredRows, { level: 6, strategy: zlib().constants.Z_RLE, chunkSize });
   const ihdr = new Uint8Array(13);
   const v = new DataView(ihdr.buffer);
   v.setUint32(0, width);

@@ -172,12 +172,20 @@ let prepared: { made: { arena: Arena; raster: Float32Array }; baseOverRaster: bo
  * Makes the arena the next createArena(n, opts) will return, and has the executor's helper thread (draw-thread.ts) map
  * the pages the run writes — raster, smoothing levels and scratch, base, codes — while this thread loads and plans:
  * on a machine where a first write to a page costs microseconds, about 0.1 s less on the run's critical path at
- * 4096². Nothing when the helper is already running or cannot start (createArena then maps the raster itself).
+ * 4096². When the helper is already running (or cannot start), the arena is still made and this thread maps the
+ * raster, as createArena does. A createArena of another shape, or discardPreparedArena, drops it.
  */
 export function prepareArena(n: number, opts: { baseOverRaster?: boolean } = {}): void {
   if (prepared || wasmDisabled() || n < HELPER_MIN_SIDE) return;
   const made = makeArena(n, opts, true);
   if (made) prepared = { made, baseOverRaster: opts.baseOverRaster ?? false };
+}
+
+/** Drops a prepared arena that the run will not use (another executor), and stops the helper mapping it. */
+export function discardPreparedArena(): void {
+  if (!prepared) return;
+  prepared = null;
+  stopPagingIn();
 }
 
 function makeArena(n: number, opts: { baseOverRaster?: boolean }, pageInAhead: boolean): { arena: Arena; raster: Float32Array } | null {
@@ -244,7 +252,8 @@ function makeArena(n: number, opts: { baseOverRaster?: boolean }, pageInAhead: b
     if (layout.out !== rasterAt) ranges.push(layout.out, n * n * 4);
     ranges.push(codesAt, n * n * 2);
   }
-  const words = ranges.flatMap((v, k) => (k % 2 ? [(ranges[k - 1] + v) >> 2] : [v >> 2]));
+  // Divided, not shifted: an arena above 2 GiB (16384²) has byte offsets beyond the signed 32-bit range.
+  const words = ranges.flatMap((v, k) => (k % 2 ? [Math.ceil((ranges[k - 1] + v) / 4)] : [Math.floor(v / 4)]));
   if (!(pageInAhead && startHelperPagingIn({ memory, ranges: words }))) {
     // [R] A zero written to each page of a new raster: the span kernel reads a pixel before adding to it, and a first
     //     read maps the shared zero page, so each page would fault twice (read, then write).

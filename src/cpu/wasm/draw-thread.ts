@@ -120,6 +120,8 @@ const pageInSome = () => {
     for (; word < end && k < 64; word += ${PAGE_WORDS}, k++) Atomics.compareExchange(words, word, 0, 0);
     Atomics.add(c, ${PAGED_IN}, k);
     if (word >= end) {
+      // The last page too when the range does not start on a page boundary.
+      Atomics.compareExchange(words, end - 1, 0, 0);
       range += 2;
       word = pageIn.ranges[range] ?? 0;
     }

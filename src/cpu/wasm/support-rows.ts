@@ -42,6 +42,9 @@ export function applySupportInArena(
       const reach = shapeRadius(s) + width;
       const [i0, i1] = pixelRange(s.x - reach, s.x + reach, g.xmin, px, g.n, pc);
       const [j0, j1] = pixelRange(s.y - reach, s.y + reach, g.ymin, px, g.n, pc);
+      // A box with no pixel (off the grid, or NaN from an invalid width) writes nothing, as in applySupport; the kernel
+      // takes only boxes inside the grid (small integers).
+      if (!(i0 <= i1 && j0 <= j1)) return;
       const rect = s.kind === 'rect';
       // cos and sin as boxDistance (core/geometry.ts) takes them for every pixel.
       const c = rect ? Math.cos(s.angle) : 0;
