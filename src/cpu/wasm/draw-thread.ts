@@ -45,7 +45,7 @@ const NARGS = 6;
 const NBANDS = 7;
 const SUM = 8;
 const HELPER_BANDS = 9;
-/** Set by the calling thread when the pages the helper was asked to page in will not be used (pageInStop). */
+/** Set by the calling thread when the pages the helper was asked to page in will not be used (stopPagingIn). */
 const PAGE_IN_STOP = 10;
 /** Pages the helper has paged in so far (tests count them). */
 const PAGED_IN = 11;
@@ -102,7 +102,7 @@ const use = (memory) => {
 };
 // Page-in: one word per page of the given ranges (i32 indices, start and end in pairs), by a compare-exchange of 0
 // with 0 — a write to the hardware, so the page is mapped, and no change to a word the other thread already wrote.
-// Once done or stopped, the memory is no longer referenced from here (a stopped arena's pages can be freed).
+// Once done or stopped, nothing here references the memory (a stopped arena's pages can be freed).
 let pageIn = workerData.pageIn;
 workerData.pageIn = null;
 let words = pageIn ? new Int32Array(pageIn.memory.buffer) : null;
