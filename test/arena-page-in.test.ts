@@ -25,6 +25,10 @@ describe('an arena prepared ahead of a run', () => {
     for (let k = 0; k < raster.length; k++) raster[k] = k + 0.5;
     const codes = new Uint16Array(arena.memory.buffer, arena.codesAt, n * n);
     for (let k = 0; k < codes.length; k++) codes[k] = (k % 65535) + 1;
+    // The ranges cover the raster and the codes, placed as the arena's own offsets say.
+    const covers = (at: number, bytes: number) => arena.writtenWords.some((v, k) => k % 2 === 0 && v * 4 <= at && arena.writtenWords[k + 1] * 4 >= at + bytes);
+    expect(covers(arena.rasterAt, n * n * 4)).toBe(true);
+    expect(covers(arena.codesAt, n * n * 2)).toBe(true);
     const want = pagesOf(arena.writtenWords);
     expect(want).toBeGreaterThanOrEqual((n * n * 4 + n * n * 2) / 4096);
     for (let k = 0; k < 6000 && pagedInPages() < want; k++) await new Promise((r) => setTimeout(r, 10));

@@ -73,14 +73,20 @@ export interface SupportTarget {
 /** Pixel centre offset (conventions grid.pixelCentre); the pipeline passes the one in force. */
 const PC = DEFAULT_CONVENTIONS.grid.pixelCentre;
 
+/** The pixels (i0, i1, j0, j1; empty when i0 > i1 or j0 > j1) whose centres lie within `reach` of a shape's centre box. */
+export function shapePixelBox(s: ShapeGeometry, reach: number, g: DrawGrid, pc: number): [number, number, number, number] {
+  const px = g.size / g.n;
+  const [i0, i1] = pixelRange(s.x - reach, s.x + reach, g.xmin, px, g.n, pc);
+  const [j0, j1] = pixelRange(s.y - reach, s.y + reach, g.ymin, px, g.n, pc);
+  return [i0, i1, j0, j1];
+}
+
 export function domainEnvelope(field: Field, g: DrawGrid, shapes: readonly ShapeGeometry[], pc: number = PC): { hmin: number; hmax: number } {
   const px = g.size / g.n;
   let hmin = Infinity;
   let hmax = -Infinity;
   for (const s of shapes) {
-    const r = shapeRadius(s);
-    const [i0, i1] = pixelRange(s.x - r, s.x + r, g.xmin, px, g.n, pc);
-    const [j0, j1] = pixelRange(s.y - r, s.y + r, g.ymin, px, g.n, pc);
+    const [i0, i1, j0, j1] = shapePixelBox(s, shapeRadius(s), g, pc);
     for (let j = j0; j <= j1; j++) {
       const y = g.ymin + (j + pc) * px;
       for (let i = i0; i <= i1; i++) {
@@ -151,9 +157,7 @@ export function applySupport(
     q.supports.forEach((s, si) => {
       const { width, strength } = targets[idx].shapes[si];
       const W = R(width);
-      const reach = shapeRadius(s) + width;
-      const [i0, i1] = pixelRange(s.x - reach, s.x + reach, g.xmin, px, g.n, pc);
-      const [j0, j1] = pixelRange(s.y - reach, s.y + reach, g.ymin, px, g.n, pc);
+      const [i0, i1, j0, j1] = shapePixelBox(s, shapeRadius(s) + width, g, pc);
       for (let j = j0; j <= j1; j++) {
         const y = g.ymin + (j + pc) * px;
         for (let i = i0; i <= i1; i++) {

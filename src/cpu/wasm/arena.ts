@@ -171,8 +171,9 @@ let prepared: { made: { arena: Arena; raster: Float32Array }; baseOverRaster: bo
 /**
  * Makes the arena the next createArena(n, opts) will return, and has the executor's helper thread (draw-thread.ts) map
  * the pages the run writes — raster, smoothing levels and scratch, base, codes — while this thread loads and plans
- * (where a first write to a page costs microseconds, those writes leave the run's critical path). When the helper is already running (or cannot start), the arena is still made and this thread maps the
- * raster, as createArena does. A createArena of another shape, or discardPreparedArena, drops it.
+ * (where a first write to a page costs microseconds, those writes leave the run's critical path). When the helper is
+ * already running (or cannot start), the arena is still made and this thread maps the raster, as createArena does. A
+ * createArena of another shape, or discardPreparedArena, drops it.
  */
 export function prepareArena(n: number, opts: { baseOverRaster?: boolean } = {}): void {
   if (prepared || wasmDisabled() || n < HELPER_MIN_SIDE) return;

@@ -11,8 +11,7 @@
 import type { ShapeGeometry } from '../../core/geometry.js';
 import { shapeRadius } from '../../core/geometry.js';
 import type { DrawGrid } from '../../drawlist/placement.js';
-import { pixelRange } from '../../drawlist/placement.js';
-import type { SupportTarget } from '../support.js';
+import { shapePixelBox, type SupportTarget } from '../support.js';
 import { MAX_BANDS, onBands } from './draw-thread.js';
 import type { Arena } from './arena.js';
 
@@ -39,9 +38,7 @@ export function applySupportInArena(
     const T = R(targets[idx].target);
     q.supports.forEach((s, si) => {
       const { width, strength } = targets[idx].shapes[si];
-      const reach = shapeRadius(s) + width;
-      const [i0, i1] = pixelRange(s.x - reach, s.x + reach, g.xmin, px, g.n, pc);
-      const [j0, j1] = pixelRange(s.y - reach, s.y + reach, g.ymin, px, g.n, pc);
+      const [i0, i1, j0, j1] = shapePixelBox(s, shapeRadius(s) + width, g, pc);
       // A box with no pixel (off the grid, or NaN from an invalid width) writes nothing, as in applySupport; the kernel
       // takes only boxes inside the grid (small integers).
       if (!(i0 <= i1 && j0 <= j1)) return;
