@@ -72,6 +72,12 @@ describe('wide Δq bins', () => {
     if (!hist.has(0)) hist.set(0, 0); // the histogram always states Δq = 0
     expect(Object.keys(r.histogram).length).toBeGreaterThan(1000);
     expect(new Map(Object.entries(r.histogram).map(([d, c]) => [Number(d), c]))).toEqual(hist);
+    // The key order JSON output keeps: array indices (Δq >= 0) ascending, then the negative Δq ascending, whose
+    // names each region reuses.
+    const up = (ds: number[]) => ds.sort((x, y) => x - y);
+    const keys = [...hist.keys()];
+    expect(Object.keys(r.histogram).map(Number)).toEqual([...up(keys.filter((d) => d >= 0)), ...up(keys.filter((d) => d < 0))]);
+    expect(JSON.stringify(compareHeightfields(codeHeightfield(g, a, range), codeHeightfield(g, b, range)).histogram)).toBe(JSON.stringify(r.histogram));
     expect(r.exact).toBe(hist.get(0));
     expect(r.maxAbsCode).toBe(max);
     const mpc = (range.max - range.min) / 65535;

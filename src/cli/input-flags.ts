@@ -190,7 +190,7 @@ export function sideSettings(o: InputFlags & SideFlags, require: boolean): { gen
 }
 
 /**
- * Reads both sides of a two-file command (the reference first), each with its own settings. [R] A side lacking
+ * Reads both sides of a two-file command, each with its own settings. [R] A side lacking
  * conventions does not stop the other from being read: the refusal names every side that lacks them.
  */
 export async function readSides(
@@ -198,21 +198,12 @@ export async function readSides(
   reference: string,
   s: { generated: ReadSettings; reference: ReadSettings },
 ): Promise<{ generated: LoadedHeightfield; reference: LoadedHeightfield }> {
-  const missing: string[] = [];
-  const read = async (side: string, path: string, settings: ReadSettings): Promise<LoadedHeightfield | null> => {
-    try {
-      return await readHeightfieldFileAsync(path, settings);
-    } catch (e) {
-      if (!(e instanceof MissingConventionsError)) throw sideNamed(side, path, e);
-      missing.push(e.message);
-      return null;
-    }
-  };
-  const ref = await read('reference', reference, s.reference);
-  const gen = await read('generated side', generated, s.generated);
-  if (!ref || !gen) {
-    // The generated side first, as the command line names it.
-    throw new MissingConventionsError(missing.reverse().join('\n  and '));
-  }
-  return { generated: gen, reference: ref };
+  // Both read at once (their file reads overlap); the outcome is the one-by-one reading's: the reference's refusal
+  // first, then the generated side's, and the missing conventions of both, the generated side's named first.
+  const [ref, gen] = await Promise.allSettled([readHeightfieldFileAsync(reference, s.reference), readHeightfieldFileAsync(generated, s.generated)]);
+  const missing = [gen, ref].flatMap((r) => (r.status === 'rejected' && r.reason instanceof MissingConventionsError ? [r.reason.message as string] : []));
+  if (ref.status === 'rejected' && !(ref.reason instanceof MissingConventionsError)) throw sideNamed('reference', reference, ref.reason);
+  if (gen.status === 'rejected' && !(gen.reason instanceof MissingConventionsError)) throw sideNamed('generated side', generated, gen.reason);
+  if (ref.status === 'rejected' || gen.status === 'rejected') throw new MissingConventionsError(missing.join('\n  and '));
+  return { generated: gen.value, reference: ref.value };
 }

@@ -300,6 +300,13 @@ export function reduceHistogram(acc: RegionAccumulator, withBins = true): CodeSu
 }
 
 /**
+ * [R] The property names of negative Δq, made once a process: a negative number used as a key is turned into a string
+ *     and looked up in the string table each time, which for two unrelated fields (tens of thousands of keys in each
+ *     region's histogram) costs more than the tally. Non-negative keys are array indices and need no name.
+ */
+const negativeKeys: string[] = [];
+
+/**
  * A region's histogram as CompareMetrics states it: Δq → count for every non-zero bin, and Δq = 0 → `exact`, keys
  * set in ascending Δq (the objects' key order, which JSON output keeps, is that order's).
  */
@@ -307,13 +314,14 @@ export function histogramRecord(acc: RegionAccumulator, exact: number): Record<s
   if (acc.wideSums) throw new Error('histogramRecord: a region tallied as sums has no bins');
   const h: Record<string, number> = {};
   const set = (d: number, c: number): void => {
-    h[d] = c;
+    if (d >= 0) h[d] = c;
+    else h[(negativeKeys[-d] ??= String(d))] = c;
   };
   acc.sparse?.forEachAscending(false, set);
   const dense = acc.dense;
   for (let b = 0; b < DENSE_BINS; b++) {
     if (b === DENSE) h[0] = exact;
-    else if (dense && dense[b] !== 0) h[b - DENSE] = dense[b];
+    else if (dense && dense[b] !== 0) set(b - DENSE, dense[b]);
   }
   acc.sparse?.forEachAscending(true, set);
   return h;
