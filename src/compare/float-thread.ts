@@ -43,11 +43,11 @@ const CTRL_BYTES = ARGS_AT + SLOTS * REGION_ARGS * 8;
 /** Loads of the turn word before this thread sleeps on a pass the helper runs (short: passes are short). */
 const SPIN = 100;
 /**
- * [R] Loads of the bell before the helper sleeps: longer than the preparing of a few sub-blocks, so that in a scan
- *     the caller rarely pays for a wake-up (a system call that on a busy machine also hands it CPU to the helper).
+ * [R] Passes waiting before a sleeping helper is woken. The helper sleeps as soon as no pass is left rather than
+ *     spinning on the bell: a spinning helper burns a CPU that a busy machine needs, and where both CPUs are threads
+ *     of one core it can slow the thread that prepares (the scan then takes less CPU and no more wall time); woken
+ *     for WAKE_AT passes at once, it pays one system call for several passes.
  */
-const HELPER_SPIN = 100_000;
-/** Passes waiting before a sleeping helper is woken. */
 const WAKE_AT = 4;
 
 const SOURCE = `
@@ -60,7 +60,6 @@ let gen = -1;
 Atomics.store(c, ${READY}, 1);
 let seen = 0;
 for (;;) {
-  for (let k = 0; k < ${HELPER_SPIN} && Atomics.load(c, ${BELL}) === seen; k++);
   Atomics.store(c, ${SLEEPING}, 1);
   Atomics.wait(c, ${BELL}, seen);
   Atomics.store(c, ${SLEEPING}, 0);
