@@ -307,8 +307,9 @@ export function reduceHistogram(acc: RegionAccumulator, withBins = true): CodeSu
 const negativeKeys: string[] = [];
 
 /**
- * A region's histogram as CompareMetrics states it: Δq → count for every non-zero bin, and Δq = 0 → `exact`, keys
- * set in ascending Δq (the objects' key order, which JSON output keeps, is that order's).
+ * A region's histogram as CompareMetrics states it: Δq → count for every non-zero bin, and Δq = 0 → `exact`. Its
+ * key order, which JSON output keeps, is the object's: the array indices (Δq >= 0) ascending, then the negative Δq
+ * in the order they are set, here ascending.
  */
 export function histogramRecord(acc: RegionAccumulator, exact: number): Record<string, number> {
   if (acc.wideSums) throw new Error('histogramRecord: a region tallied as sums has no bins');
