@@ -106,8 +106,8 @@ describe('GPU rules', () => {
   });
 });
 
-describe('SIMD span kernel (the simd executor, drawing into its arena)', () => {
-  it('adds overlapping triangles on two threads with the bytes of the JavaScript spans (the helper takes alternate row groups)', async () => {
+describe('SIMD raster kernel (the simd executor, drawing into its arena)', () => {
+  it('adds overlapping triangles on two threads with the bytes of the JavaScript spans (each thread takes whole bands)', async () => {
     // Three triangulations in one list: most pixels get three spans in one call, so their order shows in the bytes.
     const n = 512;
     const g = { xmin: 0, ymin: 0, size: 64, n };
@@ -135,12 +135,12 @@ describe('SIMD span kernel (the simd executor, drawing into its arena)', () => {
           expect(helperReady()).toBe(true);
         }
         const ctx = runContext({ executor: 'simd', n });
-        const before = helperCalls('spans');
-        rasterizeTriangles(all, g, ctx.arena!.rasterView, ctx);
-        const calls = helperCalls('spans') - before;
-        // Each full half of the span queue is shared once; a 512² run of ~2,000 triangles fills several.
-        if (threads === 1) expect(calls).toBe(0);
-        else expect(calls).toBeGreaterThan(2);
+        const before = helperCalls('raster');
+        const stats = rasterizeTriangles(all, g, ctx.arena!.rasterView, ctx);
+        const calls = helperCalls('raster') - before;
+        // One shared call per rasterization: its 16 bands go to whichever thread claims each run of them first.
+        expect(calls).toBe(threads === 1 ? 0 : 1);
+        expect(stats).toEqual(rasterizeTriangles(all, g, new Float32Array(n * n), 'f32'));
         expect(bytes(ctx.arena!.rasterView).equals(bytes(js)), `${threads} thread(s)`).toBe(true);
       }
     } finally {
@@ -171,6 +171,19 @@ describe('SIMD span kernel (the simd executor, drawing into its arena)', () => {
     }
     expect(js.some((v) => v !== 0)).toBe(true);
     expect(bytes(target).equals(bytes(js))).toBe(true);
+  });
+  it('draws with the JavaScript loops, with the same bytes, when the triangle records do not fit the arena', () => {
+    const n = 64;
+    const g = { xmin: 0, ymin: 0, size: 64, n };
+    const js = new Float32Array(n * n);
+    const ctx = runContext({ executor: 'simd', n });
+    const arena = ctx.arena!;
+    arena.assetsTop = arena.assetsEnd; // no free asset room left for the records
+    const before = helperCalls('raster');
+    for (const t of layers(5)) expect(rasterizeTriangles(t, g, arena.rasterView, ctx)).toEqual(rasterizeTriangles(t, g, js, 'f32'));
+    expect(helperCalls('raster')).toBe(before);
+    expect(js.some((v) => v !== 0)).toBe(true);
+    expect(bytes(arena.rasterView).equals(bytes(js))).toBe(true);
   });
   it('the simd executor refuses a target that is not its arena raster, and is refused where the kernels are off', () => {
     const ctx = runContext({ executor: 'simd', n: 32 });

@@ -20,8 +20,9 @@ describe('WebAssembly kernels and the layout description', () => {
     expect(r.stdout).toMatch(/smoothing-wasm\.ts matches/);
   });
 
-  it('lays the blocks out as the kernels were written for: 96-byte span record; taps and draw blocks by field', () => {
-    expect(blockBytes('span')).toBe(12 * 8);
+  it('lays the blocks out as the kernels were written for: 208-byte triangle record; taps and draw blocks by field', () => {
+    expect(blockBytes('triangle')).toBe(26 * 8);
+    expect(blockLayout('triangle').fields.invArea.offset).toBe(21 * 8);
     const taps = blockLayout('taps');
     // k[5] i32, g[5], f[5], w[5] f32: the order smoothing.wat's loads were written against, then the new fields.
     expect([taps.fields.k.offset, taps.fields.g.offset, taps.fields.f.offset, taps.fields.w.offset]).toEqual([0, 20, 40, 60]);

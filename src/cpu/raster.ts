@@ -25,9 +25,9 @@
  *     evaluates the same expression unrounded.
  *     With rows as screen y, positive-area triangles are clockwise on screen, and an edge a→b is top or left when
  *     b.y < a.y, or b.y = a.y and b.x > a.x.
- * [R] With the 'simd' executor (src/cpu/context.ts) the target is the context arena's raster view and each
- *     covered span goes to the SIMD span kernel (wasm/raster.wat), which evaluates spanF32's expression bit for bit;
- *     the other executors use the loops below.
+ * [R] With the 'simd' executor (src/cpu/context.ts) the target is the context arena's raster view and the binned
+ *     triangles go to the raster kernel (wasm/raster.wat), which finds each span as rasterRows does and evaluates
+ *     spanF32's expression bit for bit, its bands split over two threads; the other executors use the loops below.
  * Conventions read (src/conventions): grid.pixelCentre (the sample point of pixel i is i + pixelCentre; the
  * declaration's 0.5 is the 128/256 below), raster.subpixelBits (declared 8, [G] Direct3D's 16.8; snapFixed snaps to a
  * coarser grid when a run asks for fewer bits to mimic a device).
@@ -35,7 +35,7 @@
 import { InputRangeError } from '../errors.js';
 import type { Field, Precision } from '../core/precision.js';
 import type { TriangleList } from '../drawlist/types.js';
-import { spanQueueOf, type SpanQueue } from './wasm/raster-kernel.js';
+import { BAND_SHIFT, rasterInArena, TRIANGLE_RECORD } from './wasm/raster-kernel.js';
 import { inArena } from './wasm/arena.js';
 import { stageContext, type StageContext } from './context.js';
 
@@ -177,11 +177,11 @@ function spanF64(
   }
 }
 
-/** Per-triangle setup record (float64): three edges (ax, ay, bx, by), steps s_k, strict flags, heights, 1/area, bounds. */
-const TRI = 26;
-/** [R] Rows per band: triangles are drawn band by band (in draw order within each band), so the rows being written
- *  (32 × 16 KiB at 4096²) stay in cache; every pixel lies in one band, so its ADDs keep the draw order. */
-const BAND_SHIFT = 5;
+/** Per-triangle setup record (float64, the 'triangle' block of layouts.ts): three edges (ax, ay, bx, by), steps s_k,
+ *  strict flags, heights, 1/area, bounds. */
+const TRI = TRIANGLE_RECORD;
+/** [R] Rows per band (layouts.ts bandShift): triangles are drawn band by band (in draw order within each band), so the
+ *  rows being written stay in cache; every pixel lies in one band, so its ADDs keep the draw order. */
 const BAND = 1 << BAND_SHIFT;
 
 /** Spans of rows ja..jb of the triangle recorded at `r`; returns the pixels covered. */
@@ -193,7 +193,6 @@ function rasterRows(
   n: number,
   target: Field,
   f32: boolean,
-  queue: SpanQueue | null,
   coverage: Uint16Array | undefined,
   C: number,
 ): number {
@@ -237,8 +236,7 @@ function rasterRows(
     else if (!passes(c2, 0, 0, st2)) continue;
     if (hi < lo) continue;
     const row = j * n;
-    if (queue) queue.push(row + lo, hi - lo + 1, c0 + s0 * lo, s0, c1 + s1 * lo, s1, c2 + s2 * lo, s2, invArea, h0, h1, h2);
-    else if (f32) spanF32(target as Float32Array, row, lo, hi, c0, c1, c2, s0, s1, s2, invArea, h0, h1, h2);
+    if (f32) spanF32(target as Float32Array, row, lo, hi, c0, c1, c2, s0, s1, s2, invArea, h0, h1, h2);
     else spanF64(target as Float64Array, row, lo, hi, c0, c1, c2, s0, s1, s2, invArea, h0, h1, h2);
     if (coverage) for (let i = lo; i <= hi; i++) coverage[row + i]++;
     pixels += hi - lo + 1;
@@ -324,14 +322,14 @@ export function rasterizeTriangles(
   const fill = start.slice(0, bands);
   const binned = new Int32Array(start[bands]);
   for (let t = 0; t < live; t++) for (let b = rec[t * TRI + 22] >> BAND_SHIFT; b <= rec[t * TRI + 23] >> BAND_SHIFT; b++) binned[fill[b]++] = t;
-  // The simd executor hands the spans to the kernel (same arithmetic, see raster-kernel.ts); its target must be the
+  // The simd executor draws the bands with the kernel (same arithmetic, see raster-kernel.ts); its target must be the
   // arena's raster view.
-  let queue: SpanQueue | null = null;
   if (ctx.executor === 'simd' && !coverage) {
     const arena = ctx.arena;
     if (!arena || !inArena(target, arena) || target.byteOffset !== arena.rasterAt || target.length !== n * n)
       throw new RangeError(`rasterizeTriangles: the simd executor draws into its arena's ${n}² raster view (context.arena.rasterView)`);
-    queue = spanQueueOf(arena);
+    const drawn = rasterInArena(arena, rec, live, binned, start, C);
+    if (drawn !== null) return { triangles: tris.count - degenerate, degenerate, pixels: drawn };
   }
   let pixels = 0;
   for (let b = 0; b < bands; b++) {
@@ -339,9 +337,8 @@ export function rasterizeTriangles(
     const bottom = Math.min(top + BAND, n) - 1;
     for (let q = start[b]; q < start[b + 1]; q++) {
       const r = binned[q] * TRI;
-      pixels += rasterRows(rec, r, Math.max(rec[r + 22], top), Math.min(rec[r + 23], bottom), n, target, f32, queue, coverage, C);
+      pixels += rasterRows(rec, r, Math.max(rec[r + 22], top), Math.min(rec[r + 23], bottom), n, target, f32, coverage, C);
     }
   }
-  queue?.flush();
   return { triangles: tris.count - degenerate, degenerate, pixels };
 }

@@ -80,22 +80,20 @@ export const BLOCKS = {
       { name: 'mode', type: 'i32', range: [0, 4], doc: 'add, max, min, lerp, location' },
     ],
   },
-  /** One queued span of the raster kernel (raster.wat): float64 so the integer edge values stay exact. */
-  span: {
-    doc: 'one covered span: destination index, length, edge values and steps, 1/area, vertex heights (float32 values)',
+  /** One triangle's setup for the raster kernel (raster.wat), written by rasterizeTriangles: float64 so the integer
+   *  edge values stay exact. Edge k is opposite vertex k (e0 = v1→v2, e1 = v2→v0, e2 = v0→v1). */
+  triangle: {
+    doc: 'one triangle set up: per edge its endpoints, row step and strictness; vertex heights; 1/area; pixel bounds',
     fields: [
-      { name: 'dst', type: 'f64', doc: 'index of the first pixel' },
-      { name: 'len', type: 'f64', doc: 'pixels' },
-      { name: 'e0', type: 'f64', doc: 'edge 0 at the first pixel' },
-      { name: 's0', type: 'f64', doc: 'edge 0 step' },
-      { name: 'e1', type: 'f64', doc: 'edge 1 at the first pixel' },
-      { name: 's1', type: 'f64', doc: 'edge 1 step' },
-      { name: 'e2', type: 'f64', doc: 'edge 2 at the first pixel' },
-      { name: 's2', type: 'f64', doc: 'edge 2 step' },
-      { name: 'invArea', type: 'f64', doc: '1/area (float32 value)' },
-      { name: 'h0', type: 'f64', doc: 'vertex 0 height' },
-      { name: 'h1', type: 'f64', doc: 'vertex 1 height' },
-      { name: 'h2', type: 'f64', doc: 'vertex 2 height' },
+      { name: 'edges', type: 'f64', count: 12, doc: 'per edge k: ax, ay, bx, by in 1/256 pixel (snapped)' },
+      { name: 's', type: 'f64', count: 3, doc: 'per edge: the step along a row, −(by − ay)·256' },
+      { name: 'strict', type: 'f64', count: 3, doc: 'per edge: 1 when a sample on the edge is outside (not a top or left edge), else 0' },
+      { name: 'h', type: 'f64', count: 3, doc: 'vertex heights (float32 values in f32 mode)' },
+      { name: 'invArea', type: 'f64', doc: '1/area (float32 value in f32 mode)' },
+      { name: 'j0', type: 'f64', doc: 'first pixel row whose centre can be inside' },
+      { name: 'j1', type: 'f64', doc: 'last such row' },
+      { name: 'i0', type: 'f64', doc: 'first such column' },
+      { name: 'i1', type: 'f64', doc: 'last such column' },
     ],
   },
 } as const satisfies Record<string, BlockDescription>;
@@ -112,7 +110,7 @@ export const EXPORTS = {
     lerpLevelRows: ['l', 'm', 'n', 'i0', 'i1', 'f', 'g', 'rows', 'r0', 'r1'],
     composeRows: ['x2', 'x3', 'o', 'n', 'a2i0', 'a2i1', 'a2f', 'a2g', 'a3i0', 'a3i1', 'a3f', 'a3g', 'tp', 'j0', 'j1'],
   },
-  raster: { spans: ['rec', 'count', 'target', 'n', 'parity'] },
+  raster: { bands: ['rec', 'binned', 'start', 'b0', 'b1', 'target', 'n', 'C'] },
   encode: { encode: ['src', 'dst', 'count', 'fmin', 'fscale', 'counts', 'rounding'] },
   draw: { draw: ['params'], envelope: ['field', 'n', 'i0', 'i1', 'j0', 'j1', 'out'] },
   outer: { blendRows: ['field', 'outer', 'n', 'runs', 'dx', 'dy', 'j0', 'j1', 'inner', 'width', 'ho', 'fromField'] },
@@ -129,8 +127,10 @@ export const CONSTANTS = {
   maxCode: DEFAULT_CONVENTIONS.encoding.maxCode,
   /** Rows in the smoothing Y pass's ring − 1 (a power of two minus one; smoothing.wat, arena.ts FILTER_Y_RING). */
   ringMask: 15,
-  /** The raster's two threads take alternate groups of 2^rowGroupShift rows (raster.wat, raster-kernel.ts). */
-  rowGroupShift: 4,
+  /** [R] The raster draws its triangles band by band, 2^bandShift rows each (raster.ts, raster.wat): the rows being
+   *  written (32 × 16 KiB at 4096²) stay in cache, and a band is the unit the two threads split. */
+  bandShift: 5,
+  bandRows: 32,
 } as const;
 
 export interface FieldPlace {
@@ -153,7 +153,7 @@ export function blockLayout(name: BlockName): { size: number; fields: Record<str
   return { size: Math.ceil(at / 16) * 16, fields };
 }
 
-/** Unpadded byte length of a block (the span record's stride: 96 bytes). */
+/** Unpadded byte length of a block (the triangle record's stride: 208 bytes). */
 export function blockBytes(name: BlockName): number {
   const l = blockLayout(name);
   return Math.max(...Object.values(l.fields).map((f) => f.offset + SIZE[f.type] * f.count));

@@ -1,5 +1,5 @@
 /**
- * Arenas: one WebAssembly memory per float32 base field, shared by the raster span kernel (raster.wat), the
+ * Arenas: one WebAssembly memory per float32 base field, shared by the raster kernel (raster.wat), the
  * smoothing kernels (smoothing.wat), the draw and envelope kernels (draw.wat) and the encode kernel (encode.wat). The
  * raster is rasterized, smoothed and composed in place, later stages transform the base in place and the codes are
  * written beside it — nothing is copied in or out, and each 64 MiB buffer is paged in once. Every buffer's place is
@@ -17,11 +17,11 @@ import { SUPPORT_WASM_BASE64 } from './support-wasm.js';
 import { HELPER_MIN_SIDE, MAX_BANDS, startHelper, startHelperPagingIn, stopPagingIn } from './draw-thread.js';
 import { queueRegionBytes } from './draw-queue-run.js';
 import { instantiateWasm, newSharedWasmMemory, wasmDisabled, type WasmMemory } from '../../core/wasm.js';
-import { blockBytes, blockLayout, checkModule, CONSTANTS, type ModuleName } from '../../core/wasm/layouts.js';
+import { blockLayout, checkModule, CONSTANTS, type ModuleName } from '../../core/wasm/layouts.js';
 
 export interface RasterExports {
-  /** `parity` −1: every span; 0 or 1: the spans in row groups of that parity (raster.wat). */
-  spans(rec: number, count: number, target: number, n: number, parity: number): void;
+  /** Bands b0 … b1 − 1 of the binned triangle records (raster.wat); returns the pixels covered. */
+  bands(rec: number, binned: number, start: number, b0: number, b1: number, target: number, n: number, C: number): number;
 }
 
 export interface EncodeExports {
@@ -112,12 +112,9 @@ export interface Arena {
   outerAt: { runs: number; dx: number; dy: number };
   /** Side of the square field. */
   n: number;
-  queueAt: number;
   rasterAt: number;
   /** The zeroed n × n float32 raster view (the field the raster stage draws into). */
   rasterView: Float32Array;
-  /** The span queue feeding raster.wat (made on first use, raster-kernel.ts). */
-  spanQueue: unknown;
   /** Asset levels already copied into this arena (draw-kernel.ts). */
   placedAssets: Map<object, number[]>;
   /** Present when the side is a multiple of 32 (every level a whole number of 4-lane vectors). */
@@ -144,9 +141,6 @@ export interface Arena {
 /** [R] Room for draw assets (all mip levels, float32) per arena; pages are committed only as assets are copied. */
 const ARENA_ASSET_BYTES = 48 << 20;
 
-/** Spans queued before one raster kernel call; one record = the 'span' block of layouts.ts (12 float64). */
-export const SPAN_QUEUE = 4096;
-export const SPAN_RECORD = blockBytes('span') / 8;
 /** Rows in the smoothing Y pass's ring of half-texel rows (the taps read rows j + k_min … j + k_max + 1; see smoothing.ts). */
 export const FILTER_Y_RING = CONSTANTS.ringMask + 1;
 /** Halved levels of the smoothing chain the arena lays out (N/2, N/4, N/8; L0 is filtered in the base's buffer). */
@@ -196,7 +190,6 @@ function makeArena(n: number, opts: { baseOverRaster?: boolean }, pageInAhead: b
     top += (bytes + 15) & ~15;
     return at;
   };
-  const queueAt = alloc(SPAN_QUEUE * SPAN_RECORD * 8);
   const rasterAt = alloc(n * n * 4);
   let layout: SmoothingLayout | null = null;
   let codesAt = -1;
@@ -255,7 +248,7 @@ function makeArena(n: number, opts: { baseOverRaster?: boolean }, pageInAhead: b
   // Divided, not shifted: an arena above 2 GiB (16384²) has byte offsets beyond the signed 32-bit range.
   const words = ranges.flatMap((v, k) => (k % 2 ? [Math.ceil((ranges[k - 1] + v) / 4)] : [Math.floor(v / 4)]));
   if (!(pageInAhead && startHelperPagingIn({ memory, ranges: words }))) {
-    // [R] A zero written to each page of a new raster: the span kernel reads a pixel before adding to it, and a first
+    // [R] A zero written to each page of a new raster: the raster kernel reads a pixel before adding to it, and a first
     //     read maps the shared zero page, so each page would fault twice (read, then write).
     const touch = new Int32Array(memory.buffer, rasterAt, n * n);
     for (let k = 0; k < touch.length; k += 1024) touch[k] = 0;
@@ -272,10 +265,8 @@ function makeArena(n: number, opts: { baseOverRaster?: boolean }, pageInAhead: b
     support,
     outerAt,
     n,
-    queueAt,
     rasterAt,
     rasterView: view,
-    spanQueue: null,
     placedAssets: new Map(),
     smoothingLayout: layout,
     codesAt,

@@ -5,9 +5,8 @@
  * so the field is bit-identical to a single-threaded run whatever the split (tested): the draws (draw-kernel.ts:
  * pixels are independent within a draw), a stage's draw queue (draw-queue.ts: whole draws, each after the earlier
  * ones it overlaps), every step of the smoothing chain (kernels.ts: rows another band
- * overwrites in place are copied first), the outer blend (outer-kernel.ts) and the encode (encode-kernel.ts).
- * [R] The raster's span kernel: the helper adds the spans of alternate row groups of a full half of the span queue
- *     while this thread adds the others and goes on finding spans (raster-kernel.ts).
+ * overwrites in place are copied first), the outer blend (outer-kernel.ts), the encode (encode-kernel.ts) and the
+ * raster (raster-kernel.ts: whole bands of rows, each band's triangles in draw order).
  * [R] The bands are claimed one at a time by whichever thread is free (an atomic claim word), the helper from the
  *     first band on and this thread from the last one back: on a machine whose other core is busy the helper wakes
  *     late, and this thread then runs the bands itself instead of waiting. Run alone, this thread writes each band
@@ -56,7 +55,7 @@ export const MAX_BANDS = 8;
 
 /**
  * The kernels the helper runs, by id: draw.wat's draw, smoothing.wat's exports, encode.wat's encode, outer.wat's
- * blendRows, its share of a draw queue (draw-queue-run.ts), raster.wat's spans, and support.wat's rows.
+ * blendRows, its share of a draw queue (draw-queue-run.ts), raster.wat's bands, and support.wat's rows.
  */
 export const KERNEL_ID = {
   draw: 0,
@@ -68,7 +67,7 @@ export const KERNEL_ID = {
   encode: 6,
   outer: 7,
   drawQueue: 8,
-  spans: 9,
+  raster: 9,
   support: 10,
 } as const;
 export type KernelName = keyof typeof KERNEL_ID;
@@ -98,7 +97,7 @@ const use = (memory) => {
   const buffer = memory.buffer;
   const queue = (...a) => runDrawQueue(buffer, d.draw, d.envelope, ...a);
   const sp = new WebAssembly.Instance(workerData.support, env).exports;
-  fns = [d.draw, s.downsample, s.filterX, s.filterY, s.lerpLevelRows, s.composeRows, e.encode, o.blendRows, queue, r.spans, sp.rows];
+  fns = [d.draw, s.downsample, s.filterX, s.filterY, s.lerpLevelRows, s.composeRows, e.encode, o.blendRows, queue, r.bands, sp.rows];
 };
 // Page-in: one word per page of the given ranges (i32 indices, start and end in pairs), by a compare-exchange of 0
 // with 0 — a write to the hardware, so the page is mapped, and no change to a word the other thread already wrote.

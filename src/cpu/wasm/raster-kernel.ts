@@ -1,91 +1,50 @@
 /**
- * The queue that feeds covered spans to the SIMD span kernel (raster.wat). The rasterizer still finds every span in
- * JavaScript with exact integer edge functions; only the per-pixel interpolation and ADD run in the kernel, with the
- * same operations in the same order as spanF32 (tested bit-identical). The target is the arena's raster view; the
- * arena comes from the stage's execution context (src/cpu/context.ts). Records follow the 'span' block of
- * layouts.ts.
+ * Runs the raster kernel (raster.wat) on an arena: the triangles set up and binned by rasterizeTriangles
+ * (src/cpu/raster.ts) are copied into the free part of the arena's asset region, and the kernel finds and adds every
+ * span of the bands, the same operations in the same order as rasterRows and spanF32 (tested bit-identical). The
+ * target is the arena's raster view.
+ * [R] The bands go to both threads in up to MAX_BANDS runs of whole bands (draw-thread.ts onBands, each run claimed by
+ *     whichever thread is free): every pixel lies in one band and a band is drawn whole by one thread in draw order,
+ *     so the bytes are those of one thread whatever the split.
  */
-import { SPAN_QUEUE, SPAN_RECORD, type Arena } from './arena.js';
-import { blockLayout } from '../../core/wasm/layouts.js';
-import { postToHelper } from './draw-thread.js';
+import { MAX_BANDS, onBands } from './draw-thread.js';
+import type { Arena } from './arena.js';
+import { blockBytes, blockLayout, CONSTANTS } from '../../core/wasm/layouts.js';
 
-export interface SpanQueue {
-  /** Queues pixels dst … dst + len − 1 with edge values e_k + s_k·t (t = 0 … len − 1). */
-  push(
-    dst: number,
-    len: number,
-    e0: number,
-    s0: number,
-    e1: number,
-    s1: number,
-    e2: number,
-    s2: number,
-    invArea: number,
-    h0: number,
-    h1: number,
-    h2: number,
-  ): void;
-  /** Runs the kernel on every queued span (call before the target is read). */
-  flush(): void;
-}
+/** Float64 values per triangle record (the 'triangle' block of layouts.ts). */
+export const TRIANGLE_RECORD = blockBytes('triangle') / 8;
 
-const SPAN = blockLayout('span').fields;
-// The push below writes the record's fields in declaration order, one float64 each: refuse any other layout.
-const ORDER = ['dst', 'len', 'e0', 's0', 'e1', 's1', 'e2', 's2', 'invArea', 'h0', 'h1', 'h2'];
-ORDER.forEach((f, i) => {
-  if (SPAN[f]?.offset !== 8 * i || SPAN[f]?.type !== 'f64') throw new Error(`raster-kernel: span field ${f} is not float64 ${i} of the record in layouts.ts`);
-});
+const TRI = blockLayout('triangle').fields;
+// rasterizeTriangles writes the record by these float64 indices: refuse any other layout.
+const INDEX: Record<string, number> = { edges: 0, s: 12, strict: 15, h: 18, invArea: 21, j0: 22, j1: 23, i0: 24, i1: 25 };
+for (const [f, i] of Object.entries(INDEX))
+  if (TRI[f]?.offset !== 8 * i || TRI[f]?.type !== 'f64') throw new Error(`raster-kernel: triangle field ${f} is not float64 ${i} of the record in layouts.ts`);
+
+/** Rows per band (raster.wat draws band by band). */
+export const BAND_SHIFT: number = CONSTANTS.bandShift;
 
 /**
- * The span queue of an arena (its raster view is the target).
- * [R] Two halves: when one is full, the helper thread (draw-thread.ts postToHelper) adds its spans in the row groups
- *     of parity 1 while this thread adds those of parity 0 and then queues spans into the other half; a half is handed
- *     over only after the helper is done with the previous one. Each pixel's spans are added by one thread in the
- *     order they were pushed, so the bytes are those of one thread. Without the helper, this thread adds every span.
+ * Draws `live` triangle records of `rec` into the arena's raster view, band by band: `binned` holds record indices,
+ * band b's from start[b] to start[b + 1] − 1 in draw order. `C` is the sample point in 1/256 pixel. Returns the pixels
+ * covered, or null when the records do not fit the arena's free asset room (the caller draws them).
  */
-export function spanQueueOf(arena: Arena): SpanQueue {
-  if (arena.spanQueue) return arena.spanQueue as SpanQueue;
-  const HALF = SPAN_QUEUE / 2;
-  const halves = [0, 1].map((h) => new Float64Array(arena.memory.buffer, arena.queueAt + h * HALF * SPAN_RECORD * 8, HALF * SPAN_RECORD));
-  let half = 0;
-  let rec = halves[0];
-  let count = 0;
-  let helperPart: (() => number) | null = null;
-  const run = (a: readonly number[]) => arena.raster.spans(a[0], a[1], a[2], a[3], a[4]);
-  const handOver = () => {
-    helperPart?.();
-    helperPart = null;
-    if (count === 0) return;
-    const at = arena.queueAt + half * HALF * SPAN_RECORD * 8;
-    helperPart = postToHelper(arena.memory, 'spans', [at, count, arena.rasterAt, arena.n, 1], run);
-    run([at, count, arena.rasterAt, arena.n, helperPart ? 0 : -1]);
-    half ^= 1;
-    rec = halves[half];
-    count = 0;
-  };
-  const q: SpanQueue = {
-    push(dst, len, e0, s0, e1, s1, e2, s2, invArea, h0, h1, h2) {
-      const o = count * SPAN_RECORD;
-      rec[o] = dst;
-      rec[o + 1] = len;
-      rec[o + 2] = e0;
-      rec[o + 3] = s0;
-      rec[o + 4] = e1;
-      rec[o + 5] = s1;
-      rec[o + 6] = e2;
-      rec[o + 7] = s2;
-      rec[o + 8] = invArea;
-      rec[o + 9] = h0;
-      rec[o + 10] = h1;
-      rec[o + 11] = h2;
-      if (++count === HALF) handOver();
-    },
-    flush() {
-      handOver();
-      helperPart?.();
-      helperPart = null;
-    },
-  };
-  arena.spanQueue = q;
-  return q;
+export function rasterInArena(arena: Arena, rec: Float64Array, live: number, binned: Int32Array, start: Int32Array, C: number): number | null {
+  const bands = start.length - 1;
+  const recAt = (arena.assetsTop + 15) & ~15;
+  const binnedAt = recAt + live * TRIANGLE_RECORD * 8;
+  const startAt = binnedAt + binned.length * 4;
+  if (startAt + start.length * 4 > arena.assetsEnd) return null;
+  const buffer = arena.memory.buffer;
+  new Float64Array(buffer, recAt, live * TRIANGLE_RECORD).set(rec.subarray(0, live * TRIANGLE_RECORD));
+  new Int32Array(buffer, binnedAt, binned.length).set(binned);
+  new Int32Array(buffer, startAt, start.length).set(start);
+  // Every argument of the kernel's call, as the helper thread is handed them (only the band range differs).
+  const args = (b0: number, b1: number) => [recAt, binnedAt, startAt, b0, b1, arena.rasterAt, arena.n, C];
+  const run = (a: readonly number[]) => arena.raster.bands(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+  const runs = Math.min(MAX_BANDS, bands);
+  const split = Array.from({ length: runs }, (_, k) => {
+    const a = args(Math.floor((k * bands) / runs), Math.floor(((k + 1) * bands) / runs));
+    return { mine: a, helper: a };
+  });
+  return onBands(arena.memory, 'raster', split, run) ?? run(args(0, bands));
 }
