@@ -140,17 +140,23 @@ export interface FieldPlace {
   range?: readonly [number, number];
 }
 
+const layouts = new Map<BlockName, { size: number; fields: Record<string, FieldPlace> }>();
+
 /** Byte offset of every field (each aligned to its own size) and the block's size (a multiple of 16). */
 export function blockLayout(name: BlockName): { size: number; fields: Record<string, FieldPlace> } {
+  const known = layouts.get(name);
+  if (known) return known;
   let at = 0;
   const fields: Record<string, FieldPlace> = {};
   for (const f of BLOCKS[name].fields as readonly LayoutField[]) {
     const s = SIZE[f.type];
     at = Math.ceil(at / s) * s;
-    fields[f.name] = { offset: at, type: f.type, count: f.count ?? 1, range: f.range };
+    fields[f.name] = Object.freeze({ offset: at, type: f.type, count: f.count ?? 1, range: f.range });
     at += s * (f.count ?? 1);
   }
-  return { size: Math.ceil(at / 16) * 16, fields };
+  const layout = Object.freeze({ size: Math.ceil(at / 16) * 16, fields: Object.freeze(fields) });
+  layouts.set(name, layout);
+  return layout;
 }
 
 /** Unpadded byte length of a block (the triangle record's stride: 208 bytes). */
@@ -160,14 +166,18 @@ export function blockBytes(name: BlockName): number {
 }
 
 /** FNV-1a of the whole description: a module built from another description is refused at load. */
+let hashed: number | undefined;
+
 export function layoutHash(): number {
+  if (hashed !== undefined) return hashed;
   const text = JSON.stringify({ BLOCKS, EXPORTS, CONSTANTS });
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
-  return h | 0;
+  hashed = h | 0;
+  return hashed;
 }
 
 /**
@@ -193,14 +203,37 @@ export function writeBlock<B extends BlockName>(
       const bad = arr.find((x) => !(x >= p.range![0] && x <= p.range![1]));
       if (bad !== undefined) throw new RangeError(`kernel block ${name}.${fname}: ${bad} is outside what the kernel handles [${p.range[0]}, ${p.range[1]}]`);
     }
-    const view =
-      p.type === 'i32'
-        ? new Int32Array(buffer, at + p.offset, p.count)
-        : p.type === 'f32'
-          ? new Float32Array(buffer, at + p.offset, p.count)
-          : new Float64Array(buffer, at + p.offset, p.count);
-    view.set(arr);
+    const byte = at + p.offset;
+    // Whole-buffer views, made once per buffer: a block is written for every draw of a run.
+    if (byte % SIZE[p.type] === 0) {
+      const views = viewsOf(buffer);
+      const view = p.type === 'i32' ? views.i32 : p.type === 'f32' ? views.f32 : views.f64;
+      const k = byte / SIZE[p.type];
+      if (typeof v === 'number' && k < view.length) view[k] = v;
+      else view.set(arr, k);
+    } else {
+      const view =
+        p.type === 'i32'
+          ? new Int32Array(buffer, byte, p.count)
+          : p.type === 'f32'
+            ? new Float32Array(buffer, byte, p.count)
+            : new Float64Array(buffer, byte, p.count);
+      view.set(arr);
+    }
   }
+}
+
+const bufferViews = new WeakMap<ArrayBufferLike, { i32: Int32Array; f32: Float32Array; f64: Float64Array }>();
+
+function viewsOf(buffer: ArrayBufferLike): { i32: Int32Array; f32: Float32Array; f64: Float64Array } {
+  let v = bufferViews.get(buffer);
+  // A growable memory's buffer keeps its identity only until it grows; a view made before then is too short.
+  const n4 = Math.floor(buffer.byteLength / 4);
+  if (!v || v.i32.length !== n4) {
+    v = { i32: new Int32Array(buffer, 0, n4), f32: new Float32Array(buffer, 0, n4), f64: new Float64Array(buffer, 0, Math.floor(buffer.byteLength / 8)) };
+    bufferViews.set(buffer, v);
+  }
+  return v;
 }
 
 /**
