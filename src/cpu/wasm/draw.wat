@@ -58,14 +58,14 @@
       (f32.mul (f32.load (i32.add (local.get $lv) (i32.shl (i32.add (local.get $r1) (local.get $i1)) (i32.const 2)))) (local.get $fx))))
     (f32.add (f32.mul (local.get $a) (f32.sub (f32.const 1) (local.get $fy))) (f32.mul (local.get $b) (local.get $fy))))
 
-;; The same bilinear sample for four pixels at once: (u, v) of lanes 0–1 in $ua/$va, lanes 2–3 in $ub/$vb.
-  ;; Whole-register conversions (no scalar float32↔float64 converts in the loop: they stall on false dependencies).
+  ;; The same bilinear sample for four pixels at once: (u, v) of lanes 0–1 in $ua/$va, lanes 2–3 in $ub/$vb; the four
+  ;; texels of each corner gathered inline (a call per gather costs as much as the loads). Whole-register conversions (no scalar float32↔float64 converts in the loop: they stall on false dependencies).
   (func $sample4 (param $lv i32) (param $n i32) (param $ua v128) (param $ub v128) (param $va v128) (param $vb v128) (result v128)
     (local $nf v128) (local $h v128) (local $xa v128) (local $xb v128) (local $ya v128) (local $yb v128)
     (local $xfa v128) (local $xfb v128) (local $yfa v128) (local $yfb v128)
     (local $fx v128) (local $fy v128) (local $gx v128) (local $xi v128) (local $yi v128) (local $m v128)
     (local $i0 v128) (local $i1 v128) (local $r0 v128) (local $r1 v128) (local $nv v128)
-    (local $t00 v128) (local $t01 v128) (local $t10 v128) (local $t11 v128) (local $one v128)
+    (local $t00 v128) (local $t01 v128) (local $t10 v128) (local $t11 v128) (local $one v128) (local $g v128)
     (local.set $nf (f64x2.splat (f64.convert_i32_s (local.get $n))))
     (local.set $h (f64x2.splat (f64.const {{const.texelCentre}})))
     (local.set $xa (f64x2.sub (f64x2.mul (local.get $ua) (local.get $nf)) (local.get $h)))
@@ -93,26 +93,20 @@
     (local.set $i1 (i32x4.min_s (i32x4.max_s (i32x4.add (local.get $xi) (local.get $one)) (v128.const i32x4 0 0 0 0)) (local.get $m)))
     (local.set $r0 (i32x4.mul (i32x4.min_s (i32x4.max_s (local.get $yi) (v128.const i32x4 0 0 0 0)) (local.get $m)) (local.get $nv)))
     (local.set $r1 (i32x4.mul (i32x4.min_s (i32x4.max_s (i32x4.add (local.get $yi) (local.get $one)) (v128.const i32x4 0 0 0 0)) (local.get $m)) (local.get $nv)))
-    (local.set $t00 (call $gather (local.get $lv) (i32x4.add (local.get $r0) (local.get $i0))))
-    (local.set $t01 (call $gather (local.get $lv) (i32x4.add (local.get $r0) (local.get $i1))))
-    (local.set $t10 (call $gather (local.get $lv) (i32x4.add (local.get $r1) (local.get $i0))))
-    (local.set $t11 (call $gather (local.get $lv) (i32x4.add (local.get $r1) (local.get $i1))))
+    (local.set $g (i32x4.add (local.get $r0) (local.get $i0)))
+    (local.set $t00 (f32x4.replace_lane 3 (f32x4.replace_lane 2 (f32x4.replace_lane 1 (f32x4.splat (f32.load (i32.add (local.get $lv) (i32.shl (i32x4.extract_lane 0 (local.get $g)) (i32.const 2))))) (f32.load (i32.add (local.get $lv) (i32.shl (i32x4.extract_lane 1 (local.get $g)) (i32.const 2))))) (f32.load (i32.add (local.get $lv) (i32.shl (i32x4.extract_lane 2 (local.get $g)) (i32.const 2))))) (f32.load (i32.add (local.get $lv) (i32.shl (i32x4.extract_lane 3 (local.get $g)) (i32.const 2))))))
+    (local.set $g (i32x4.add (local.get $r0) (local.get $i1)))
+    (local.set $t01 (f32x4.replace_lane 3 (f32x4.replace_lane 2 (f32x4.replace_lane 1 (f32x4.splat (f32.load (i32.add (local.get $lv) (i32.shl (i32x4.extract_lane 0 (local.get $g)) (i32.const 2))))) (f32.load (i32.add (local.get $lv) (i32.shl (i32x4.extract_lane 1 (local.get $g)) (i32.const 2))))) (f32.load (i32.add (local.get $lv) (i32.shl (i32x4.extract_lane 2 (local.get $g)) (i32.const 2))))) (f32.load (i32.add (local.get $lv) (i32.shl (i32x4.extract_lane 3 (local.get $g)) (i32.const 2))))))
+    (local.set $g (i32x4.add (local.get $r1) (local.get $i0)))
+    (local.set $t10 (f32x4.replace_lane 3 (f32x4.replace_lane 2 (f32x4.replace_lane 1 (f32x4.splat (f32.load (i32.add (local.get $lv) (i32.shl (i32x4.extract_lane 0 (local.get $g)) (i32.const 2))))) (f32.load (i32.add (local.get $lv) (i32.shl (i32x4.extract_lane 1 (local.get $g)) (i32.const 2))))) (f32.load (i32.add (local.get $lv) (i32.shl (i32x4.extract_lane 2 (local.get $g)) (i32.const 2))))) (f32.load (i32.add (local.get $lv) (i32.shl (i32x4.extract_lane 3 (local.get $g)) (i32.const 2))))))
+    (local.set $g (i32x4.add (local.get $r1) (local.get $i1)))
+    (local.set $t11 (f32x4.replace_lane 3 (f32x4.replace_lane 2 (f32x4.replace_lane 1 (f32x4.splat (f32.load (i32.add (local.get $lv) (i32.shl (i32x4.extract_lane 0 (local.get $g)) (i32.const 2))))) (f32.load (i32.add (local.get $lv) (i32.shl (i32x4.extract_lane 1 (local.get $g)) (i32.const 2))))) (f32.load (i32.add (local.get $lv) (i32.shl (i32x4.extract_lane 2 (local.get $g)) (i32.const 2))))) (f32.load (i32.add (local.get $lv) (i32.shl (i32x4.extract_lane 3 (local.get $g)) (i32.const 2))))))
     (local.set $gx (f32x4.sub (v128.const f32x4 1 1 1 1) (local.get $fx)))
     (f32x4.add
       (f32x4.mul (f32x4.add (f32x4.mul (local.get $t00) (local.get $gx)) (f32x4.mul (local.get $t01) (local.get $fx)))
                  (f32x4.sub (v128.const f32x4 1 1 1 1) (local.get $fy)))
       (f32x4.mul (f32x4.add (f32x4.mul (local.get $t10) (local.get $gx)) (f32x4.mul (local.get $t11) (local.get $fx)))
                  (local.get $fy))))
-
-  ;; Four float32 texels at element indices $idx of the level at $lv.
-  (func $gather (param $lv i32) (param $idx v128) (result v128)
-    (f32x4.replace_lane 3
-      (f32x4.replace_lane 2
-        (f32x4.replace_lane 1
-          (f32x4.splat (f32.load (i32.add (local.get $lv) (i32.shl (i32x4.extract_lane 0 (local.get $idx)) (i32.const 2)))))
-          (f32.load (i32.add (local.get $lv) (i32.shl (i32x4.extract_lane 1 (local.get $idx)) (i32.const 2)))))
-        (f32.load (i32.add (local.get $lv) (i32.shl (i32x4.extract_lane 2 (local.get $idx)) (i32.const 2)))))
-      (f32.load (i32.add (local.get $lv) (i32.shl (i32x4.extract_lane 3 (local.get $idx)) (i32.const 2))))))
 
   (func (export "draw") (param $p i32) (result i32)
     (local $inv0 f64) (local $inv1 f64) (local $inv2 f64) (local $inv3 f64) (local $inv4 f64) (local $inv5 f64)
