@@ -59,7 +59,8 @@
     (f32.add (f32.mul (local.get $a) (f32.sub (f32.const 1) (local.get $fy))) (f32.mul (local.get $b) (local.get $fy))))
 
   ;; The same bilinear sample for four pixels at once: (u, v) of lanes 0–1 in $ua/$va, lanes 2–3 in $ub/$vb; the four
-  ;; texels of each corner gathered inline (a call per gather costs as much as the loads). Whole-register conversions (no scalar float32↔float64 converts in the loop: they stall on false dependencies).
+  ;; texels of each corner gathered inline (a call per gather costs as much as the loads). Whole-register conversions
+  ;; (no scalar float32↔float64 converts in the loop: they stall on false dependencies).
   (func $sample4 (param $lv i32) (param $n i32) (param $ua v128) (param $ub v128) (param $va v128) (param $vb v128) (result v128)
     (local $nf v128) (local $h v128) (local $xa v128) (local $xb v128) (local $ya v128) (local $yb v128)
     (local $xfa v128) (local $xfb v128) (local $yfa v128) (local $yfb v128)
