@@ -61,6 +61,33 @@ describe('WebAssembly kernels and the layout description', () => {
     }
   });
 
+  it('writes each field of a block at its offset, with its type, anywhere in the buffer; refuses unknown and missing fields', () => {
+    const l = blockLayout('draw');
+    const values: Record<string, number | number[]> = {};
+    let k = 1;
+    for (const [name, p] of Object.entries(l.fields)) {
+      const one = () => (p.range ? p.range[1] : p.type === 'i32' ? k++ * 7 : k++ * 1.1);
+      values[name] = p.count === 1 ? one() : Array.from({ length: p.count }, one);
+    }
+    for (const at of [0, 16, 3 * 16 + l.size]) {
+      const buf = new ArrayBuffer(at + l.size + 64);
+      writeBlock(buf, at, 'draw', values as Parameters<typeof writeBlock<'draw'>>[3]);
+      for (const [name, p] of Object.entries(l.fields)) {
+        const want = ([] as number[]).concat(values[name]);
+        const View = p.type === 'i32' ? Int32Array : p.type === 'f32' ? Float32Array : Float64Array;
+        const got = [...new View(buf, at + p.offset, p.count)];
+        expect(got, name).toEqual(want.map((v) => (p.type === 'f32' ? Math.fround(v) : v)));
+      }
+    }
+    const buf = new ArrayBuffer(l.size);
+    const { mode, ...noMode } = values;
+    expect(mode).toBeDefined();
+    expect(() => writeBlock(buf, 0, 'draw', noMode as never)).toThrow('kernel block draw: field mode not given');
+    expect(() => writeBlock(buf, 0, 'draw', { ...noMode, mood: 1 } as never)).toThrow(/kernel block draw: no field mood/);
+    expect(() => writeBlock(buf, 0, 'draw', { ...values, extra: 1 } as never)).toThrow(/kernel block draw: no field extra/);
+    expect(() => writeBlock(new ArrayBuffer(blockBytes('draw') - 4), 0, 'draw', values as never)).toThrow(RangeError);
+  });
+
   it('refuses a block value outside what the kernel handles, naming field, value and range', () => {
     const buf = new ArrayBuffer(blockLayout('taps').size);
     const ok = {

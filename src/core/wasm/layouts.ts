@@ -192,26 +192,33 @@ export function writeBlock<B extends BlockName>(
 ): void {
   const l = blockLayout(name);
   const given = values as Record<string, number | readonly number[]>;
-  for (const k of Object.keys(given))
-    if (!(k in l.fields)) throw new RangeError(`kernel block ${name}: no field ${k} (fields: ${Object.keys(l.fields).join(', ')})`);
-  for (const [fname, p] of Object.entries(l.fields)) {
+  const places = placesOf(name);
+  // As many keys as fields, each field given: then no key is unknown (the check below runs otherwise).
+  if (Object.keys(given).length !== places.length || places.some(([f]) => given[f] === undefined))
+    for (const k of Object.keys(given))
+      if (!(k in l.fields)) throw new RangeError(`kernel block ${name}: no field ${k} (fields: ${Object.keys(l.fields).join(', ')})`);
+  const views = viewsOf(buffer);
+  for (const [fname, p] of places) {
     const v = given[fname];
     if (v === undefined) throw new RangeError(`kernel block ${name}: field ${fname} not given`);
+    const byte = at + p.offset;
+    const size = SIZE[p.type];
+    const whole = p.type === 'i32' ? views.i32 : p.type === 'f32' ? views.f32 : views.f64;
+    if (typeof v === 'number' && p.count === 1 && byte % size === 0 && byte / size < whole.length) {
+      // One value, the common case: checked and stored without making an array or a view.
+      if (p.range && !(v >= p.range[0] && v <= p.range[1]))
+        throw new RangeError(`kernel block ${name}.${fname}: ${v} is outside what the kernel handles [${p.range[0]}, ${p.range[1]}]`);
+      whole[byte / size] = v;
+      continue;
+    }
     const arr = typeof v === 'number' ? [v] : v;
     if (arr.length !== p.count) throw new RangeError(`kernel block ${name}.${fname}: expected ${p.count} values, got ${arr.length}`);
     if (p.range) {
       const bad = arr.find((x) => !(x >= p.range![0] && x <= p.range![1]));
       if (bad !== undefined) throw new RangeError(`kernel block ${name}.${fname}: ${bad} is outside what the kernel handles [${p.range[0]}, ${p.range[1]}]`);
     }
-    const byte = at + p.offset;
-    // Whole-buffer views, made once per buffer: a block is written for every draw of a run.
-    if (byte % SIZE[p.type] === 0) {
-      const views = viewsOf(buffer);
-      const view = p.type === 'i32' ? views.i32 : p.type === 'f32' ? views.f32 : views.f64;
-      const k = byte / SIZE[p.type];
-      if (typeof v === 'number' && k < view.length) view[k] = v;
-      else view.set(arr, k);
-    } else {
+    if (byte % size === 0 && byte / size + p.count <= whole.length) whole.set(arr, byte / size);
+    else {
       const view =
         p.type === 'i32'
           ? new Int32Array(buffer, byte, p.count)
@@ -221,6 +228,18 @@ export function writeBlock<B extends BlockName>(
       view.set(arr);
     }
   }
+}
+
+const placeLists = new Map<BlockName, readonly (readonly [string, FieldPlace])[]>();
+
+/** A block's fields with their places, in declaration order (made once per block). */
+function placesOf(name: BlockName): readonly (readonly [string, FieldPlace])[] {
+  let list = placeLists.get(name);
+  if (!list) {
+    list = Object.entries(blockLayout(name).fields);
+    placeLists.set(name, list);
+  }
+  return list;
 }
 
 const bufferViews = new WeakMap<ArrayBufferLike, { i32: Int32Array; f32: Float32Array; f64: Float64Array }>();
