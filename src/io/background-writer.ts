@@ -10,10 +10,13 @@
  * (commitPreparedPair in atomic.ts), so the commit order of an atomic pair is unchanged.
  * [R] One worker, jobs in the order given. A failed write answers with the file-system error (code, syscall, path),
  *     which the caller sees as the same error the calling thread's write would have thrown (exit 2).
- *     HEIGHTBENCH_NO_THREADS=1 (src/core/threads.ts) starts none: the caller then writes on its own thread.
+ *     HEIGHTBENCH_NO_THREADS=1 (src/core/threads.ts) starts none: the caller then writes on its own thread. The
+ *     thread starts with the first write (startBackgroundWriter).
  */
 import { Worker } from 'node:worker_threads';
 import { threadsWanted } from '../core/threads.js';
+import { writeNewFileDurable } from './fs-ops.js';
+import { sha256Hex } from './sidecar.js';
 
 /**
  * The worker's whole program. Its write is writeNewFileDurable's (fs-ops.ts) — create exclusively, write all, fsync,
@@ -63,15 +66,17 @@ interface ErrorReply {
   path?: string;
 }
 
-/** A background writer, or null where no thread is wanted or can be started (write on the calling thread then). */
+/**
+ * A background writer, or null where no thread is wanted (write on the calling thread then).
+ * [R] The worker starts with the first write, not here: a run that writes only its final map at the end (`--stages
+ *     final`) then starts the thread while it encodes that map's PNG, when the other core is free, instead of while
+ *     it loads, plans and pages its buffers in on both. A worker that cannot start then writes on the calling thread
+ *     (the same file, count and digest).
+ */
 export function startBackgroundWriter(): BackgroundWriter | null {
   if (!threadsWanted()) return null;
-  let worker: Worker;
-  try {
-    worker = new Worker(SOURCE, { eval: true });
-  } catch {
-    return null;
-  }
+  let worker: Worker | null = null;
+  let noWorker = false;
   const pending = new Map<number, { resolve: (w: WrittenPayload) => void; reject: (e: unknown) => void }>();
   const settled: Promise<unknown>[] = [];
   let next = 0;
@@ -81,30 +86,50 @@ export function startBackgroundWriter(): BackgroundWriter | null {
     for (const p of pending.values()) p.reject(e);
     pending.clear();
   };
-  worker.on('message', (m: { id: number; bytes?: number; sha256?: string; error?: ErrorReply }) => {
-    const p = pending.get(m.id);
-    pending.delete(m.id);
-    if (!p) return;
-    if (m.error) p.reject(Object.assign(new Error(m.error.message), m.error));
-    else p.resolve({ bytes: m.bytes!, sha256: m.sha256! });
-  });
-  worker.on('error', failAll);
-  worker.on('exit', () => failAll(failure ?? new Error('background writer stopped')));
+  const started = (): Worker | null => {
+    if (worker || noWorker) return worker;
+    try {
+      worker = new Worker(SOURCE, { eval: true });
+    } catch {
+      noWorker = true;
+      return null;
+    }
+    worker.on('message', (m: { id: number; bytes?: number; sha256?: string; error?: ErrorReply }) => {
+      const p = pending.get(m.id);
+      pending.delete(m.id);
+      if (!p) return;
+      if (m.error) p.reject(Object.assign(new Error(m.error.message), m.error));
+      else p.resolve({ bytes: m.bytes!, sha256: m.sha256! });
+    });
+    worker.on('error', failAll);
+    worker.on('exit', () => failAll(failure ?? new Error('background writer stopped')));
+    return worker;
+  };
   return {
     write(path, bytes) {
       if (!(bytes.buffer instanceof SharedArrayBuffer)) throw new TypeError(`background write of ${path}: the bytes must be in shared memory`);
       if (failure !== null) return Promise.reject(failure);
+      const w = started();
+      if (!w) {
+        // No thread after all: the calling thread's write (writeNewFileDurable), settled as the worker's would be.
+        const done = (async (): Promise<WrittenPayload> => {
+          writeNewFileDurable(path, bytes);
+          return { bytes: bytes.length, sha256: sha256Hex(bytes) };
+        })();
+        settled.push(done.catch(() => undefined));
+        return done;
+      }
       const id = next++;
       const done = new Promise<WrittenPayload>((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        worker.postMessage({ id, path, buffer: bytes.buffer, offset: bytes.byteOffset, length: bytes.length });
+        w.postMessage({ id, path, buffer: bytes.buffer, offset: bytes.byteOffset, length: bytes.length });
       });
       settled.push(done.catch(() => undefined));
       return done;
     },
     async close() {
       await Promise.all(settled);
-      await worker.terminate();
+      await worker?.terminate();
     },
   };
 }
