@@ -5,6 +5,7 @@ import type { TriangleList } from '../src/plan/fans.js';
 import { runContext } from '../src/cpu/context.js';
 import { helperCalls, helperReady, startHelper } from '../src/cpu/wasm/draw-thread.js';
 import { bytes, testRandom } from './helpers.js';
+import { resolveConventions } from '../src/conventions/index.js';
 
 /** A random planar triangulation of the square [x0, x0 + size]² (corners included), heights 1 at every vertex. */
 function randomTriangulation(seed: number, x0: number, size: number, points: number, onGrid = false): TriangleList {
@@ -171,6 +172,28 @@ describe('SIMD raster kernel (the simd executor, drawing into its arena)', () =>
     }
     expect(js.some((v) => v !== 0)).toBe(true);
     expect(bytes(target).equals(bytes(js))).toBe(true);
+  });
+  it.each([
+    [0, 8],
+    [0.25, 4],
+    [0.5, 0],
+  ])('matches the JavaScript spans under pixel centre %f and %i sub-pixel bits, on two threads', async (pixelCentre, bits) => {
+    const conventions = resolveConventions({ grid: { pixelCentre } });
+    const n = 256;
+    const g = { xmin: -3, ymin: 2, size: 64, n };
+    const js = new Float32Array(n * n);
+    startHelper();
+    for (let k = 0; k < 3000 && !helperReady(); k++) await new Promise((r) => setTimeout(r, 10));
+    const ctx = runContext({ executor: 'simd', n, conventions });
+    const jsCtx = runContext({ executor: 'js-f32', n, conventions });
+    const before = helperCalls('raster');
+    for (const t of layers(40 + bits)) {
+      const want = rasterizeTriangles(t, g, js, jsCtx, undefined, bits);
+      expect(rasterizeTriangles(t, g, ctx.arena!.rasterView, ctx, undefined, bits)).toEqual(want);
+    }
+    expect(helperCalls('raster') - before).toBe(2);
+    expect(js.some((v) => v !== 0)).toBe(true);
+    expect(bytes(ctx.arena!.rasterView).equals(bytes(js))).toBe(true);
   });
   it('draws with the JavaScript loops, with the same bytes, when the triangle records do not fit the arena', () => {
     const n = 64;
