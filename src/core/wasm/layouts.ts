@@ -130,7 +130,6 @@ export const CONSTANTS = {
   /** [R] The raster draws its triangles band by band, 2^bandShift rows each (raster.ts, raster.wat): the rows being
    *  written (32 × 16 KiB at 4096²) stay in cache, and a band is the unit the two threads split. */
   bandShift: 5,
-  bandRows: 32,
 } as const;
 
 export interface FieldPlace {
@@ -165,9 +164,9 @@ export function blockBytes(name: BlockName): number {
   return Math.max(...Object.values(l.fields).map((f) => f.offset + SIZE[f.type] * f.count));
 }
 
-/** FNV-1a of the whole description: a module built from another description is refused at load. */
 let hashed: number | undefined;
 
+/** FNV-1a of the whole description: a module built from another description is refused at load. */
 export function layoutHash(): number {
   if (hashed !== undefined) return hashed;
   const text = JSON.stringify({ BLOCKS, EXPORTS, CONSTANTS });

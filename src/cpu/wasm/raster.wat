@@ -179,7 +179,7 @@
     (block $done (loop $band
       (br_if $done (i32.ge_s (local.get $b) (local.get $b1)))
       (local.set $top (i32.shl (local.get $b) (i32.const {{const.bandShift}})))
-      (local.set $bottom (i32.sub (i32.add (local.get $top) (i32.const {{const.bandRows}})) (i32.const 1)))
+      (local.set $bottom (i32.sub (i32.add (local.get $top) (i32.shl (i32.const 1) (i32.const {{const.bandShift}}))) (i32.const 1)))
       (if (i32.ge_s (local.get $bottom) (local.get $n)) (then (local.set $bottom (i32.sub (local.get $n) (i32.const 1)))))
       (local.set $q (i32.load (i32.add (local.get $start) (i32.shl (local.get $b) (i32.const 2)))))
       (local.set $qEnd (i32.load offset=4 (i32.add (local.get $start) (i32.shl (local.get $b) (i32.const 2)))))
