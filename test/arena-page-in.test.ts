@@ -43,6 +43,20 @@ describe('an arena prepared ahead of a run', () => {
     expect(other!.arena.memory).not.toBe(arena.memory);
   });
 
+  it('holds room for the PNG scanlines after the codes, in the page-in ranges, only when asked for', () => {
+    const n = 512;
+    prepareArena(n, { baseOverRaster: true, pngRows: true });
+    const arena = createArena(n, { baseOverRaster: true })!.arena;
+    const bytes = (2 * n + 1) * n;
+    expect(arena.pngRowsAt).toBeGreaterThanOrEqual(arena.codesAt + 2 * n * n);
+    expect(arena.pngRowsAt + bytes).toBeLessThanOrEqual(arena.memory.buffer.byteLength);
+    const words = arena.writtenWords;
+    expect(words.slice(-2)).toEqual([Math.floor(arena.pngRowsAt / 4), Math.ceil((arena.pngRowsAt + bytes) / 4)]);
+    const plain = createArena(n, { baseOverRaster: true })!.arena;
+    expect(plain.pngRowsAt).toBe(-1);
+    expect(plain.writtenWords.length).toBe(words.length - 2);
+  });
+
   it('is not taken by a createArena of another shape', () => {
     prepareArena(512, { baseOverRaster: true });
     const kept = createArena(512, { baseOverRaster: false });

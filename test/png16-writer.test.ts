@@ -46,4 +46,28 @@ describe('PNG16 Up filter kernel', () => {
     expect([back.width, back.height]).toEqual([1023, 77]);
     expect(Buffer.from(back.codes.buffer).equals(Buffer.from(c.buffer))).toBe(true);
   });
+
+  it('writes the scanlines into a caller-owned buffer with the same file bytes, and refuses one too small or overlapping the codes', () => {
+    const [w, h] = [1023, 77];
+    const need = (2 * w + 1) * h;
+    // Codes and a dirty scanline buffer in one shared memory, as in the executor's arena.
+    const memory = new SharedArrayBuffer(2 * w * h + need + 64);
+    const c = new Uint16Array(memory, 0, w * h);
+    c.set(codes(w, h, 9));
+    const rows = new Uint8Array(memory, 2 * w * h + 32, need + 16).fill(0xa5);
+    const fresh = encodePng16(c, w, h);
+    const inRows = encodePng16(c, w, h, { rows });
+    expect(Buffer.from(inRows).equals(Buffer.from(fresh))).toBe(true);
+    // The filtered scanlines are now in the buffer: filter byte 2 at each row start, the bytes past them untouched.
+    expect(rows[0]).toBe(2);
+    expect(rows[(2 * w + 1) * (h - 1)]).toBe(2);
+    expect(rows[need]).toBe(0xa5);
+    expect(() => encodePng16(c, w, h, { rows: rows.subarray(0, need - 1) })).toThrow(`holds ${need - 1} bytes, ${w}×${h} needs ${need}`);
+    const overlapping = new Uint8Array(memory, 2 * w * h - 2, need);
+    expect(() => encodePng16(c, w, h, { rows: overlapping })).toThrow('overlaps the codes');
+    // Interlaced files build their own pass order and leave the buffer alone.
+    rows.fill(0xa5);
+    encodePng16(c, w, h, { rows, interlace: true });
+    expect(rows[0]).toBe(0xa5);
+  });
 });

@@ -134,7 +134,7 @@ export async function writeFieldOutputs(
     const png = join(out, finalFile('png'));
     try {
       if (!ahead) writeHeightfieldFile(r16, codes, settings);
-      writeHeightfieldFile(png, codes, settings);
+      writeHeightfieldFile(png, codes, { ...settings, pngRows: result.pngRows });
     } catch (e) {
       await ahead?.written.catch(() => undefined); // the PNG's error is the one to report; the staging folder goes
       throw e;
@@ -216,7 +216,7 @@ async function runInto(folder: RunFolder, req: ReturnType<typeof loadRequest>, o
   // [R] Each kept field stage is handed to a background writer as soon as the pipeline has it: its digest and durable
   //     write overlap the later stages (src/io/background-writer.ts). Without threads every write happens after.
   const writer = wantsFields ? startBackgroundWriter() : null;
-  if (wantsFields) prepareExecutor({ precision: o.precision, executor: o.executor, n: req.size, keep });
+  if (wantsFields) prepareExecutor({ precision: o.precision, executor: o.executor, n: req.size, keep, pngRows: stages.includes('final') });
   const prepared = new Map<string, PreparedHeightfield>();
   const grid = requestGrid(req);
   try {

@@ -113,11 +113,12 @@ export function runContext(opts: {
  * Ahead of a run whose context will be 'simd' at n × n: makes its arena and starts the executor's helper thread
  * (draw-thread.ts), which maps the arena's pages while this thread loads and plans — so the helper's start and the
  * first writes to 0.2 GB at 4096² overlap loading and planning instead of the raster. `keep` names the stages the run
- * keeps (a kept raster needs its own buffer). Nothing otherwise (the arena starts the helper anyway).
+ * keeps (a kept raster needs its own buffer); `pngRows`, that the run writes its final map as a PNG (the arena then
+ * holds the PNG's scanlines too: CpuExecution.pngRows). Nothing otherwise (the arena starts the helper anyway).
  */
-export function prepareExecutor(opts: { precision?: Precision; executor?: Executor; n: number; keep?: readonly string[] }): void {
+export function prepareExecutor(opts: { precision?: Precision; executor?: Executor; n: number; keep?: readonly string[]; pngRows?: boolean }): void {
   const executor = opts.executor ?? defaultExecutor(opts.precision ?? 'f32', opts.n, DEFAULT_CONVENTIONS);
   if (executor !== 'simd' || opts.n < HELPER_MIN_SIDE || !simdAvailable(opts.n)) return;
-  prepareArena(opts.n, { baseOverRaster: !(opts.keep ?? []).includes('raster') });
+  prepareArena(opts.n, { baseOverRaster: !(opts.keep ?? []).includes('raster'), pngRows: opts.pngRows });
   startHelper();
 }

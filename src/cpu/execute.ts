@@ -162,6 +162,8 @@ export interface CpuExecution {
   executor: Executor;
   fields: Map<string, Field>;
   codes: Uint16Array;
+  /** Paged-in room for the final map's PNG scanlines (the arena's, when prepareExecutor asked for it), else null. */
+  pngRows: Uint8Array | null;
   support: SupportTarget[];
   stats: {
     layer0: RasterStats;
@@ -427,10 +429,12 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
     for (const [name, f] of fields) opts.onField?.(name, f);
   }
 
+  const pngRows = ctx.arena && ctx.arena.pngRowsAt >= 0 ? new Uint8Array(ctx.arena.memory.buffer, ctx.arena.pngRowsAt, (2 * n + 1) * n) : null;
   return {
     executor: ctx.executor,
     fields,
     codes,
+    pngRows,
     support,
     stats: {
       layer0,

@@ -458,7 +458,9 @@ export function writeOwnHeightfieldFile(path: string, field: Heightfield, s: Wri
     if (codes.kind !== 'codes') throw new Error('unreachable: codes expected');
     const endian: Endian = container === 'png16' ? 'be' : (s.endian ?? 'le');
     payload =
-      container === 'png16' ? encodePng16(codes.code_px, codes.grid.columns, codes.grid.rows, { interlace: s.interlace }) : encodeR16(codes.code_px, endian);
+      container === 'png16'
+        ? encodePng16(codes.code_px, codes.grid.columns, codes.grid.rows, { interlace: s.interlace, rows: s.pngRows })
+        : encodeR16(codes.code_px, endian);
     sidecarFields = { container, endian, grid: codes.grid, encoding: unorm16Encoding(codes.range) };
   }
   const sidecar = makeSidecar(path, payload, { ...sidecarFields, stage: s.stage, request: s.request, notes: s.notes, adapter: s.adapter });

@@ -61,6 +61,11 @@ export interface WriteSettings {
   notes?: Record<string, unknown>;
   /** GPU output: the adapter that produced the field (sidecar producer.adapter). */
   adapter?: GpuAdapterInfo;
+  /**
+   * A PNG16 payload's Up-filtered scanlines are written into this buffer (at least (2·columns + 1)·rows bytes, not
+   * overlapping the field) instead of a new one: memory the caller has paged in already (encodePng16's `rows`).
+   */
+  pngRows?: Uint8Array;
 }
 
 export interface WrittenHeightfield {

@@ -312,12 +312,29 @@ export function decodePng16(bytes: Uint8Array, opts: { pixelLimit?: number } = {
   return { width: header.width, height: header.height, codes, interlaced: header.interlace === 1 };
 }
 
-export function encodePng16(code_px: Uint16Array, width: number, height: number, opts: { interlace?: boolean } = {}): Uint8Array {
+/**
+ * `rows` (non-interlaced only): a caller-owned buffer of at least (2·width + 1)·height bytes, not overlapping the
+ * codes, that the Up-filtered scanlines are written into instead of a new one — memory the caller has already paged
+ * in (the executor's arena: a first write to each of its 8,000 pages would otherwise fall on this thread).
+ */
+export function encodePng16(code_px: Uint16Array, width: number, height: number, opts: { interlace?: boolean; rows?: Uint8Array } = {}): Uint8Array {
   if (code_px.length !== width * height) {
     throw new RangeError(`encodePng16: ${code_px.length} samples do not fit ${width}×${height} = ${width * height}`);
   }
-  const rows = opts.interlace ? adam7Rows(code_px, width, height) : (upFilteredRowsWasm(code_px, width, height) ?? upFilteredRows(code_px, width, height));
+  const into = opts.rows && !opts.interlace ? scanlineBuffer(opts.rows, code_px, width, height) : undefined;
+  const rows = opts.interlace
+    ? adam7Rows(code_px, width, height)
+    : (upFilteredRowsWasm(code_px, width, height, into) ?? upFilteredRows(code_px, width, height, into));
   return pngFile(width, height, 16, 0, opts.interlace ? 1 : 0, rows);
+}
+
+/** The first (2·width + 1)·height bytes of `rows`, after checking its size and that it does not overlap the codes. */
+function scanlineBuffer(rows: Uint8Array, code_px: Uint16Array, width: number, height: number): Uint8Array {
+  const need = (2 * width + 1) * height;
+  if (rows.length < need) throw new RangeError(`encodePng16: the scanline buffer holds ${rows.length} bytes, ${width}×${height} needs ${need}`);
+  const overlaps = rows.buffer === code_px.buffer && rows.byteOffset < code_px.byteOffset + code_px.byteLength && code_px.byteOffset < rows.byteOffset + need;
+  if (overlaps) throw new RangeError(`encodePng16: the scanline buffer (bytes ${rows.byteOffset}…${rows.byteOffset + need}) overlaps the codes`);
+  return rows.subarray(0, need);
 }
 
 /**
@@ -400,7 +417,7 @@ const UP_BLOCK_BYTES = 1 << 20;
  *     where the kernel cannot serve (no WebAssembly, HEIGHTBENCH_NO_WASM=1, a big-endian host: the codes are copied
  *     in as the host stores them); upFilteredRows is the reference it equals byte for byte (test/png16-writer.test.ts).
  */
-export function upFilteredRowsWasm(code_px: Uint16Array, width: number, height: number): Uint8Array | null {
+export function upFilteredRowsWasm(code_px: Uint16Array, width: number, height: number, into?: Uint8Array): Uint8Array | null {
   if (!LITTLE_ENDIAN_HOST || wasmDisabled() || width < 1 || height < 1) return null;
   upKernel ??= instantiateWasm<UpKernel>(PNG_UP_WASM_BASE64);
   const k = upKernel;
@@ -413,7 +430,7 @@ export function upFilteredRowsWasm(code_px: Uint16Array, width: number, height: 
   const need = outAt + rowsPer * stride;
   const have = k.memory.buffer.byteLength;
   if (need > have) k.memory.grow(Math.ceil((need - have) / 65536));
-  const out = new Uint8Array(stride * height);
+  const out = into ?? new Uint8Array(stride * height);
   for (let j0 = 0; j0 < height; j0 += rowsPer) {
     const rows = Math.min(rowsPer, height - j0);
     const input = new Uint16Array(k.memory.buffer, 0, (rows + 1) * width);
@@ -427,9 +444,9 @@ export function upFilteredRowsWasm(code_px: Uint16Array, width: number, height: 
 }
 
 /** The Up-filtered scanlines of a non-interlaced 16-bit grey image (the reference of upFilteredRowsWasm). */
-export function upFilteredRows(code_px: Uint16Array, width: number, height: number): Uint8Array {
+export function upFilteredRows(code_px: Uint16Array, width: number, height: number, into?: Uint8Array): Uint8Array {
   const stride = 1 + 2 * width;
-  const out = new Uint8Array(stride * height);
+  const out = into ?? new Uint8Array(stride * height);
   for (let j = 0; j < height; j++) {
     const o = j * stride;
     const row = j * width;

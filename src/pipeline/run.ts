@@ -73,6 +73,8 @@ export interface RunResult {
   fields: Map<string, Field>;
   /** Final R16 codes. */
   codes: Uint16Array;
+  /** Paged-in room for the final map's PNG scanlines (CpuExecution.pngRows), when the executor holds one. */
+  pngRows?: Uint8Array;
   support: SupportTarget[];
   stamps: StampSelection;
   manifest: RunManifest;
@@ -173,5 +175,6 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
     timingsMs: timings,
     drawsByStage: { ...plan.drawsByStage },
   };
-  return { plan, drawList, size: n, precision: opts.precision, executor: exec.executor, fields, codes, support, stamps, manifest };
+  const pngRows = exec.pngRows ?? undefined;
+  return { plan, drawList, size: n, precision: opts.precision, executor: exec.executor, fields, codes, pngRows, support, stamps, manifest };
 }

@@ -124,6 +124,11 @@ export interface Arena {
   countsAt: number;
   /** Each band's encode counters when the encode runs in bands (encode-kernel.ts sums them). */
   bandCountsAt: number;
+  /**
+   * Room for the final map's Up-filtered PNG scanlines ((2n + 1)·n bytes, paged in with the rest), or -1: made only
+   * for a run that writes the map as a PNG (prepareArena's `pngRows`).
+   */
+  pngRowsAt: number;
   /** Parameter block of the draw kernel (layouts.ts 'draw'), and the region assets are copied into on first use. */
   drawParamsAt: number;
   /** One parameter block per band of a draw shared with the helper thread (draw-kernel.ts, draw-thread.ts). */
@@ -152,6 +157,7 @@ const HALVINGS = 3;
  * the base).
  */
 export function createArena(n: number, opts: { baseOverRaster?: boolean } = {}): { arena: Arena; raster: Float32Array } | null {
+  // A prepared arena may hold PNG scanline room besides: that changes no other buffer.
   const ahead = prepared;
   prepared = null;
   if (ahead && ahead.made.arena.n === n && ahead.baseOverRaster === (opts.baseOverRaster ?? false)) return ahead.made;
@@ -167,9 +173,10 @@ let prepared: { made: { arena: Arena; raster: Float32Array }; baseOverRaster: bo
  * the pages the run writes — raster, smoothing levels and scratch, base, codes — while this thread loads and plans
  * (where a first write to a page costs microseconds, those writes leave the run's critical path). When the helper is
  * already running (or cannot start), the arena is still made and this thread maps the raster, as createArena does. A
- * createArena of another shape, or discardPreparedArena, drops it.
+ * createArena of another shape, or discardPreparedArena, drops it. With `pngRows` it also holds (and pages in) room
+ * for the final map's PNG scanlines (Arena.pngRowsAt).
  */
-export function prepareArena(n: number, opts: { baseOverRaster?: boolean } = {}): void {
+export function prepareArena(n: number, opts: { baseOverRaster?: boolean; pngRows?: boolean } = {}): void {
   if (prepared || wasmDisabled() || n < HELPER_MIN_SIDE) return;
   const made = makeArena(n, opts, true);
   if (made) prepared = { made, baseOverRaster: opts.baseOverRaster ?? false };
@@ -182,7 +189,7 @@ export function discardPreparedArena(): void {
   stopPagingIn();
 }
 
-function makeArena(n: number, opts: { baseOverRaster?: boolean }, pageInAhead: boolean): { arena: Arena; raster: Float32Array } | null {
+function makeArena(n: number, opts: { baseOverRaster?: boolean; pngRows?: boolean }, pageInAhead: boolean): { arena: Arena; raster: Float32Array } | null {
   if (wasmDisabled()) return null;
   let top = 0;
   const alloc = (bytes: number) => {
@@ -195,6 +202,7 @@ function makeArena(n: number, opts: { baseOverRaster?: boolean }, pageInAhead: b
   let codesAt = -1;
   let countsAt = -1;
   let bandCountsAt = -1;
+  let pngRowsAt = -1;
   if (n % 32 === 0) {
     const tp = alloc(blockLayout('taps').size);
     // One X-pass buffer, sized for the first halved level, serves L1–L3; once L3 is filtered it and the Y scratch
@@ -219,6 +227,7 @@ function makeArena(n: number, opts: { baseOverRaster?: boolean }, pageInAhead: b
     codesAt = alloc(n * n * 2);
     countsAt = alloc(16);
     bandCountsAt = alloc(16 * MAX_BANDS);
+    if (opts.pngRows) pngRowsAt = alloc((2 * n + 1) * n);
   }
   const drawParamsAt = alloc(blockLayout('draw').size);
   const bandParamsAt = alloc(MAX_BANDS * ((blockLayout('draw').size + 15) & ~15));
@@ -244,6 +253,7 @@ function makeArena(n: number, opts: { baseOverRaster?: boolean }, pageInAhead: b
     ranges.push(layout.x3, ((n >> 1) * (n >> 1) * 4) / 2);
     if (layout.out !== rasterAt) ranges.push(layout.out, n * n * 4);
     ranges.push(codesAt, n * n * 2);
+    if (pngRowsAt >= 0) ranges.push(pngRowsAt, (2 * n + 1) * n);
   }
   // Divided, not shifted: an arena above 2 GiB (16384²) has byte offsets beyond the signed 32-bit range.
   const words = ranges.flatMap((v, k) => (k % 2 ? [Math.ceil((ranges[k - 1] + v) / 4)] : [Math.floor(v / 4)]));
@@ -272,6 +282,7 @@ function makeArena(n: number, opts: { baseOverRaster?: boolean }, pageInAhead: b
     codesAt,
     countsAt,
     bandCountsAt,
+    pngRowsAt,
     drawParamsAt,
     bandParamsAt,
     drawQueueAt,
