@@ -5,7 +5,11 @@
  * shape returns. Counts pages, no clocks.
  */
 import { describe, expect, it } from 'vitest';
-import { createArena, prepareArena } from '../src/cpu/wasm/arena.js';
+import { createArena, prepareArena, pngRowsView } from '../src/cpu/wasm/arena.js';
+import { prepareExecutor } from '../src/cpu/context.js';
+import { loadRequest } from '../src/plan/request.js';
+import { runPipeline } from '../src/pipeline/run.js';
+import { encodePng16 } from '../src/io/png16.js';
 import { pagedInPages } from '../src/cpu/wasm/draw-thread.js';
 import { threadsWanted } from '../src/core/threads.js';
 
@@ -55,6 +59,22 @@ describe('an arena prepared ahead of a run', () => {
     const plain = createArena(n, { baseOverRaster: true })!.arena;
     expect(plain.pngRowsAt).toBe(-1);
     expect(plain.writtenWords.length).toBe(words.length - 2);
+    expect(pngRowsView(plain)).toBeNull();
+    expect(pngRowsView(arena)!.byteOffset).toBe(arena.pngRowsAt);
+  });
+
+  it('reaches the run: a run prepared with pngRows hands the room back beside its codes, and the PNG made in it has the same bytes', () => {
+    const n = 256;
+    const req = loadRequest('teaching-512', n);
+    prepareExecutor({ precision: 'f32', executor: 'simd', n, keep: ['raster'], pngRows: true });
+    const run = runPipeline(req, { precision: 'f32', executor: 'simd', keep: ['raster'] });
+    expect(run.pngRows).toBeDefined();
+    expect(run.pngRows!.buffer).toBe(run.codes.buffer);
+    expect(run.pngRows!.length).toBe((2 * n + 1) * n);
+    const inRoom = encodePng16(run.codes, n, n, { rows: run.pngRows });
+    expect(Buffer.from(inRoom).equals(Buffer.from(encodePng16(run.codes, n, n)))).toBe(true);
+    // Not prepared: no room.
+    expect(runPipeline(req, { precision: 'f32', executor: 'simd', keep: ['raster'] }).pngRows).toBeUndefined();
   });
 
   it('is not taken by a createArena of another shape', () => {

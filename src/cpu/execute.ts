@@ -35,7 +35,7 @@ import { applySupport, supportTargetsFor, type SupportTarget } from './support.j
 import { outerBlend } from './outer.js';
 import { encodeInArena } from './wasm/encode-kernel.js';
 import { applySupportInArena } from './wasm/support-rows.js';
-import { inArena } from './wasm/arena.js';
+import { inArena, pngRowsView } from './wasm/arena.js';
 import { sha256Hex } from '../io/sidecar.js';
 import { transformPoint, type Affine } from '../core/transforms.js';
 import type { AssetDraw, DrawList, FootprintOperand, TriangleLayer } from '../drawlist/types.js';
@@ -429,7 +429,7 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
     for (const [name, f] of fields) opts.onField?.(name, f);
   }
 
-  const pngRows = ctx.arena && ctx.arena.pngRowsAt >= 0 ? new Uint8Array(ctx.arena.memory.buffer, ctx.arena.pngRowsAt, (2 * n + 1) * n) : null;
+  const pngRows = ctx.arena ? pngRowsView(ctx.arena) : null;
   return {
     executor: ctx.executor,
     fields,

@@ -227,7 +227,7 @@ function makeArena(n: number, opts: { baseOverRaster?: boolean; pngRows?: boolea
     codesAt = alloc(n * n * 2);
     countsAt = alloc(16);
     bandCountsAt = alloc(16 * MAX_BANDS);
-    if (opts.pngRows) pngRowsAt = alloc((2 * n + 1) * n);
+    if (opts.pngRows) pngRowsAt = alloc(pngRowsBytes(n));
   }
   const drawParamsAt = alloc(blockLayout('draw').size);
   const bandParamsAt = alloc(MAX_BANDS * ((blockLayout('draw').size + 15) & ~15));
@@ -253,7 +253,7 @@ function makeArena(n: number, opts: { baseOverRaster?: boolean; pngRows?: boolea
     ranges.push(layout.x3, ((n >> 1) * (n >> 1) * 4) / 2);
     if (layout.out !== rasterAt) ranges.push(layout.out, n * n * 4);
     ranges.push(codesAt, n * n * 2);
-    if (pngRowsAt >= 0) ranges.push(pngRowsAt, (2 * n + 1) * n);
+    if (pngRowsAt >= 0) ranges.push(pngRowsAt, pngRowsBytes(n));
   }
   // Divided, not shifted: an arena above 2 GiB (16384²) has byte offsets beyond the signed 32-bit range.
   const words = ranges.flatMap((v, k) => (k % 2 ? [Math.ceil((ranges[k - 1] + v) / 4)] : [Math.floor(v / 4)]));
@@ -292,6 +292,16 @@ function makeArena(n: number, opts: { baseOverRaster?: boolean; pngRows?: boolea
     writtenWords: words,
   };
   return { arena, raster: view };
+}
+
+/** Bytes of an n × n 16-bit grey PNG's Up-filtered scanlines: per row a filter byte and two bytes a sample. */
+function pngRowsBytes(n: number): number {
+  return (2 * n + 1) * n;
+}
+
+/** The arena's room for the final map's PNG scanlines (Arena.pngRowsAt), or null when it was not made with any. */
+export function pngRowsView(arena: Arena): Uint8Array | null {
+  return arena.pngRowsAt >= 0 ? new Uint8Array(arena.memory.buffer, arena.pngRowsAt, pngRowsBytes(arena.n)) : null;
 }
 
 /** Whether `field` is a view of `arena`'s memory (the fields a 'simd' context's stages run on in place). */
