@@ -212,10 +212,13 @@ const WIDE_BINS = 2 * 65535 + 1;
 const WIDE_VALUES = 2 * (65535 - 64);
 
 /**
- * [R] Pixels of the full kernel's sub-blocks: each sub-block's per-pixel values (16 bytes a pixel) are written once
+ * [R] Pixels of the full kernel's sub-blocks: each sub-block's per-pixel values (SCRATCH_BYTES a pixel) are written once
  * and read by every region's pass, so they stay in the cache between passes.
  */
 const FULL_SUB = 4096;
+
+/** Scratch bytes a pixel of a sub-block: its dq (i32) and dm (f64), float-pair.wat's $prepare writes them. */
+const SCRATCH_BYTES = 12;
 
 /**
  * Runs the full scan (addDifference of compare.ts on every pixel); null when the kernel is unavailable or its memory
@@ -227,6 +230,10 @@ export function floatFullScan(
 ): (FloatSummaryExclusions & { extras: FloatExtraCounts; clamped: FloatClampCounts }) | null {
   if (!floatSummaryAvailable()) return null;
   if (p.edgesMm.length !== EDGES) throw new RangeError(`floatFullScan: ${EDGES} histogram edges expected, got ${p.edgesMm.length}`);
+  // The kernel finds a difference's decade by counting the edges it exceeds, which is the last one only in order.
+  for (let e = 1; e < EDGES; e++)
+    if (!(p.edgesMm[e] >= p.edgesMm[e - 1]))
+      throw new RangeError(`floatFullScan: histogram edges must be non-decreasing, got ${p.edgesMm[e - 1]} then ${p.edgesMm[e]} at ${e}`);
   const M = p.masks.length;
   const regions = 1 + M + p.rings;
   const blocks = p.bw * p.bh;
@@ -243,15 +250,16 @@ export function floatFullScan(
     ringSums: 24 * p.rings,
     state: 32,
     edges: 8 * EDGES,
-    extras: 8 * (3 + 2 * EDGES + 4),
+    // The counts (f64), then $prepare's two banks of i32 decade tallies.
+    extras: 8 * (3 + 2 * EDGES + 4) + 2 * 4 * 2 * EDGES,
     block: 2 * blocks,
     blockF: 4 * blocks,
     blockFA: 8 * blocks,
     // Slots: the helper thread's region passes read some while this thread prepares another.
-    scratch: SLOTS * 16 * FULL_SUB,
+    scratch: SLOTS * SCRATCH_BYTES * FULL_SUB,
     spans: 16 * M * p.rows,
   });
-  const made = floatPairKernel(L.size, { full: 43, prepare: 29, regions: REGION_ARGS });
+  const made = floatPairKernel(L.size, { full: 43, prepare: 25, regions: REGION_ARGS });
   if (!made) return null;
   const { memory, kernel } = made;
   // Views are made again after each call: a region's first wide Δq grows the memory, which detaches them.
@@ -281,12 +289,11 @@ export function floatFullScan(
         for (let t0 = 0; t0 < count; t0 += FULL_SUB) {
           const sub = Math.min(FULL_SUB, count - t0);
           passes.free();
-          const scratch = L.scratch + passes.slot() * 16 * FULL_SUB;
+          const scratch = L.scratch + passes.slot() * SCRATCH_BYTES * FULL_SUB;
           kernel.prepare(
             L.gh, L.rh, L.gc, L.rc, t0, sub, start,
             gh ? 1 : 0, rh ? 1 : 0, L.table,
             p.columns, p.block, p.bw, L.block, L.blockF, L.blockFA,
-            L.dx2, L.dy2, p.step, p.rings,
             L.state, L.excl, L.edges, p.toleranceM, L.extras, p.range.min, p.range.max,
             scratch, FULL_SUB,
           ); // prettier-ignore
@@ -294,6 +301,7 @@ export function floatFullScan(
             sub, start + t0, M, p.columns, L.spans,
             L.acc, L.dense, L.maxAbs, L.maxAt, L.widePtr, L.events,
             L.ringSums, L.state, scratch, FULL_SUB,
+            L.dx2, L.dy2, p.step, p.rings,
           ]); // prettier-ignore
         }
       } else

@@ -131,33 +131,39 @@
 
 
   ;; The full scan in sub-blocks of at most $sub pixels: $prepare visits each pixel once (exclusions, floatExtras,
-  ;; clampCounts, the block maps, the ring) and writes its dq, dm and ring to the scratch (dq = dm = 0 for a pixel
-  ;; left out); then $region passes once over the sub-block for the whole map and for each mask, and $rings once for
-  ;; the rings, each with its accumulators in locals. Each region still sees its pixels in pixel order, so its sums,
-  ;; its first maxima and its wide Δq order are those of one pass over every region a pixel.
-  ;; Scratch (16·sub bytes): dq (i32) at scratch, the ring (i32) at scratch + 4·sub, dm (f64) at scratch + 8·sub.
+  ;; clampCounts, the block maps) and writes its dq and dm to the scratch (dq = dm = 0 for a pixel left out); then
+  ;; $region passes once over the sub-block for the whole map and for each mask, and $rings once for the rings (each
+  ;; pixel's ring found there), each with its accumulators in locals. Each region still sees its pixels in pixel
+  ;; order, so its sums, its first maxima and its wide Δq order are those of one pass over every region a pixel.
+  ;; [R] The ring is found in the rings pass, not in $prepare: where one thread prepares while another runs the
+  ;;     region passes, the preparing thread is the slower.
+  ;; Scratch (12·sub bytes): dq (i32) at scratch, dm (f64) at scratch + 4·sub.
 
   ;; Pass 1 over pixels [t0, t0 + n) of the chunk (pixel index base + t).
   (func $prepare (export "prepare")
     (param $gh i32) (param $rh i32) (param $gc i32) (param $rc i32) (param $t0 i32) (param $n i32) (param $base i32)
     (param $genFloat i32) (param $refFloat i32) (param $table i32)
     (param $W i32) (param $B i32) (param $bw i32) (param $block i32) (param $blockF i32) (param $blockFA i32)
-    (param $dx2 i32) (param $dy2 i32) (param $step f64) (param $rings i32)
     (param $state i32) (param $excl i32) (param $edges i32) (param $tolM f64) (param $extras i32)
     (param $rmin f64) (param $rmax f64) (param $scratch i32) (param $sub i32)
     (local $t i32) (local $u i32) (local $k i32) (local $i i32) (local $j i32) (local $a f64) (local $b f64) (local $badA i32) (local $badB i32)
-    (local $dq i32) (local $ad i32) (local $dm f64) (local $am f64) (local $bi i32) (local $addr i32) (local $r2 f64)
-    (local $kf f64) (local $ring i32) (local $e i32) (local $mm f64) (local $ib i32) (local $bx i32) (local $rowBlock i32)
-    (local $lo2 f64) (local $hi2 f64) (local $dy2j f64)
+    (local $dq i32) (local $ad i32) (local $dm f64) (local $am f64) (local $bi i32) (local $addr i32)
+    (local $e i32) (local $mm f64) (local $ib i32) (local $bx i32) (local $rowBlock i32)
     (local $nEq f64) (local $nDiff f64) (local $nBeyond f64) (local $gLo f64) (local $gHi f64) (local $rLo f64) (local $rHi f64)
-    (local $dqS i32) (local $rgS i32) (local $dmS i32) (local $lad i32) (local $lam f64) (local $ldm f64) (local $gt i32)
+    (local $dqS i32) (local $dmS i32) (local $lad i32) (local $lam f64) (local $ldm f64) (local $gt i32)
+    (local $e12 v128) (local $e34 v128) (local $e56 v128) (local $e78 v128) (local $e9 f64) (local $mv v128) (local $cnt v128)
+    ;; Edges 1..9 in registers: the caller gives them non-decreasing, so the last edge 1000·|dm| exceeds is the
+    ;; number of them it exceeds (no loop and no branch a pixel: near fields fall in neighbouring decades at random).
+    (local.set $e12 (v128.load offset=8 (local.get $edges)))
+    (local.set $e34 (v128.load offset=24 (local.get $edges)))
+    (local.set $e56 (v128.load offset=40 (local.get $edges)))
+    (local.set $e78 (v128.load offset=56 (local.get $edges)))
+    (local.set $e9 (f64.load offset=72 (local.get $edges)))
     (local.set $dqS (local.get $scratch))
-    (local.set $rgS (i32.add (local.get $scratch) (i32.shl (local.get $sub) (i32.const 2))))
-    (local.set $dmS (i32.add (local.get $scratch) (i32.shl (local.get $sub) (i32.const 3))))
+    (local.set $dmS (i32.add (local.get $scratch) (i32.shl (local.get $sub) (i32.const 2))))
     (local.set $k (i32.add (local.get $base) (local.get $t0)))
     (local.set $j (i32.div_u (local.get $k) (local.get $W)))
     (local.set $i (i32.sub (local.get $k) (i32.mul (local.get $j) (local.get $W))))
-    (local.set $dy2j (f64.load (i32.add (local.get $dy2) (i32.shl (local.get $j) (i32.const 3)))))
     ;; The block of (i, j) is rowBlock + bx, kept as i and j advance (no division a pixel).
     (local.set $bx (i32.div_u (local.get $i) (local.get $B)))
     (local.set $ib (i32.sub (local.get $i) (i32.mul (local.get $bx) (local.get $B))))
@@ -183,10 +189,11 @@
             (then (local.set $rLo (f64.add (local.get $rLo) (f64.const 1))))
             (else (if (f64.gt (local.get $b) (local.get $rmax))
               (then (local.set $rHi (f64.add (local.get $rHi) (f64.const 1)))))))))
-      (local.set $badA (f64.ne (f64.sub (local.get $a) (local.get $a)) (f64.const 0)))
-      (local.set $badB (f64.ne (f64.sub (local.get $b) (local.get $b)) (f64.const 0)))
-      (if (i32.or (local.get $badA) (local.get $badB))
+      ;; (a - a) + (b - b) is 0 exactly when both are finite (NaN when either is NaN or infinite): one test a pixel.
+      (if (f64.ne (f64.add (f64.sub (local.get $a) (local.get $a)) (f64.sub (local.get $b) (local.get $b))) (f64.const 0))
         (then
+          (local.set $badA (f64.ne (f64.sub (local.get $a) (local.get $a)) (f64.const 0)))
+          (local.set $badB (f64.ne (f64.sub (local.get $b) (local.get $b)) (f64.const 0)))
           (i32.store (local.get $state) (i32.add (i32.load (local.get $state)) (local.get $badA)))
           (i32.store offset=4 (local.get $state) (i32.add (i32.load offset=4 (local.get $state)) (local.get $badB)))
           (i32.store (i32.add (local.get $excl) (i32.shl (i32.load offset=8 (local.get $state)) (i32.const 2))) (local.get $k))
@@ -204,17 +211,20 @@
             (then (local.set $nEq (f64.add (local.get $nEq) (f64.const 1))))
             (else
               (local.set $nDiff (f64.add (local.get $nDiff) (f64.const 1)))
-              (if (f64.gt (local.get $am) (local.get $tolM))
-                (then (local.set $nBeyond (f64.add (local.get $nBeyond) (f64.const 1)))))
+              (local.set $nBeyond (f64.add (local.get $nBeyond) (f64.convert_i32_u (f64.gt (local.get $am) (local.get $tolM)))))
               (local.set $mm (f64.mul (local.get $am) (f64.const 1000)))
-              (local.set $e (i32.const 9))
-              (block $edone (loop $edge
-                (br_if $edone (i32.eqz (local.get $e)))
-                (br_if $edone (f64.gt (local.get $mm) (f64.load (i32.add (local.get $edges) (i32.shl (local.get $e) (i32.const 3))))))
-                (local.set $e (i32.sub (local.get $e) (i32.const 1)))
-                (br $edge)))
-              (local.set $addr (i32.add (local.get $extras) (i32.shl (i32.add (local.get $e) (select (i32.const 13) (i32.const 3) (f64.lt (local.get $dm) (f64.const 0)))) (i32.const 3))))
-              (f64.store (local.get $addr) (f64.add (f64.load (local.get $addr)) (f64.const 1)))))
+              (local.set $mv (f64x2.splat (local.get $mm)))
+              (local.set $cnt (i64x2.add
+                (i64x2.add (f64x2.gt (local.get $mv) (local.get $e12)) (f64x2.gt (local.get $mv) (local.get $e34)))
+                (i64x2.add (f64x2.gt (local.get $mv) (local.get $e56)) (f64x2.gt (local.get $mv) (local.get $e78)))))
+              ;; Each lane counts -1 for an edge exceeded.
+              (local.set $e (i32.sub (f64.gt (local.get $mm) (local.get $e9))
+                (i32.wrap_i64 (i64.add (i64x2.extract_lane 0 (local.get $cnt)) (i64x2.extract_lane 1 (local.get $cnt))))))
+              ;; The decade's i32 tally, one bank per pixel parity: a neighbour in the same decade does not wait on
+              ;; this store.
+              (local.set $addr (i32.add (i32.add (local.get $extras) (i32.mul (i32.and (local.get $u) (i32.const 1)) (i32.const 80)))
+                (i32.shl (i32.add (local.get $e) (select (i32.const 10) (i32.const 0) (f64.lt (local.get $dm) (f64.const 0)))) (i32.const 2))))
+              (i32.store offset=216 (local.get $addr) (i32.add (i32.load offset=216 (local.get $addr)) (i32.const 1)))))
           (if (i32.or (local.get $dq) (f64.ne (local.get $dm) (f64.const 0)))
             (then
               (local.set $ad (select (i32.sub (i32.const 0) (local.get $dq)) (local.get $dq) (i32.lt_s (local.get $dq) (i32.const 0))))
@@ -222,28 +232,8 @@
               (local.set $lad (select (local.get $ad) (local.get $lad) (i32.gt_u (local.get $ad) (local.get $lad))))
               (local.set $gt (f64.gt (local.get $am) (local.get $lam)))
               (local.set $lam (select (local.get $am) (local.get $lam) (local.get $gt)))
-              (local.set $ldm (select (local.get $dm) (local.get $ldm) (local.get $gt)))
-              (local.set $r2 (f64.add (f64.load (i32.add (local.get $dx2) (i32.shl (local.get $i) (i32.const 3)))) (local.get $dy2j)))
-              ;; ringIndex (masks.ts), as compare.wat's tally computes it — unless r² lies between the squared edges
-              ;; (lo2 <= r² < hi2) of the last ring found, the one ring it can be in (neighbours share rings).
-              (if (i32.eqz (i32.and (f64.ge (local.get $r2) (local.get $lo2)) (f64.lt (local.get $r2) (local.get $hi2))))
-                (then
-                  (local.set $kf (f64.floor (f64.div (f64.sqrt (local.get $r2)) (local.get $step))))
-                  (if (f64.gt (f64.mul (f64.mul (local.get $kf) (local.get $step)) (f64.mul (local.get $kf) (local.get $step))) (local.get $r2))
-                    (then (local.set $kf (f64.sub (local.get $kf) (f64.const 1))))
-                    (else
-                      (if (f64.le (f64.mul (f64.mul (f64.add (local.get $kf) (f64.const 1)) (local.get $step)) (f64.mul (f64.add (local.get $kf) (f64.const 1)) (local.get $step))) (local.get $r2))
-                        (then (local.set $kf (f64.add (local.get $kf) (f64.const 1)))))))
-                  ;; A ring outside the profile is a bug (the JavaScript scan would fail on it too).
-                  (if (i32.eqz (i32.and (f64.ge (local.get $kf) (f64.const 0)) (f64.lt (local.get $kf) (f64.convert_i32_u (local.get $rings)))))
-                    (then (unreachable)))
-                  (local.set $ring (i32.trunc_f64_s (local.get $kf)))
-                  (local.set $lo2 (f64.mul (f64.mul (local.get $kf) (local.get $step)) (f64.mul (local.get $kf) (local.get $step))))
-                  (local.set $hi2 (f64.mul (f64.mul (f64.add (local.get $kf) (f64.const 1)) (local.get $step)) (f64.mul (f64.add (local.get $kf) (f64.const 1)) (local.get $step))))
-                  ;; Cached only when the ring found satisfies the edges itself.
-                  (if (i32.eqz (i32.and (f64.ge (local.get $r2) (local.get $lo2)) (f64.lt (local.get $r2) (local.get $hi2))))
-                    (then (local.set $lo2 (f64.const 0)) (local.set $hi2 (f64.const 0))))))
-              (i32.store (i32.add (local.get $rgS) (i32.shl (local.get $u) (i32.const 2))) (local.get $ring))))))
+              (local.set $ldm (select (local.get $dm) (local.get $ldm) (local.get $gt)))))))
+
       (local.set $u (i32.add (local.get $u) (i32.const 1)))
       (local.set $k (i32.add (local.get $k) (i32.const 1)))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
@@ -282,7 +272,6 @@
           (local.set $ib (i32.const 0))
           (local.set $bx (i32.const 0))
           (local.set $j (i32.add (local.get $j) (i32.const 1)))
-          (local.set $dy2j (f64.load (i32.add (local.get $dy2) (i32.shl (local.get $j) (i32.const 3)))))
           (local.set $rowBlock (i32.mul (i32.div_u (local.get $j) (local.get $B)) (local.get $bw)))))
       (br $each)))
     ;; The block the sub-block ends in (the next sub-block goes on with it).
@@ -299,6 +288,18 @@
         (local.set $lad (i32.const 0))
         (local.set $lam (f64.const 0))
         (local.set $ldm (f64.const 0))))
+    ;; The decade tallies (two banks of 20 i32 from extras + 216) into the f64 counts [3 + e] and [13 + e], emptied.
+    (local.set $e (i32.const 0))
+    (block $tdone (loop $tally
+      (br_if $tdone (i32.eq (local.get $e) (i32.const 20)))
+      (local.set $addr (i32.add (local.get $extras) (i32.shl (local.get $e) (i32.const 2))))
+      (local.set $bi (i32.add (local.get $extras) (i32.shl (local.get $e) (i32.const 3))))
+      (f64.store offset=24 (local.get $bi) (f64.add (f64.load offset=24 (local.get $bi))
+        (f64.convert_i32_u (i32.add (i32.load offset=216 (local.get $addr)) (i32.load offset=296 (local.get $addr))))))
+      (i32.store offset=216 (local.get $addr) (i32.const 0))
+      (i32.store offset=296 (local.get $addr) (i32.const 0))
+      (local.set $e (i32.add (local.get $e) (i32.const 1)))
+      (br $tally)))
     ;; The counts, exact integers in f64, added to the chunk's totals.
     (f64.store (local.get $extras) (f64.add (f64.load (local.get $extras)) (local.get $nEq)))
     (f64.store offset=8 (local.get $extras) (f64.add (f64.load offset=8 (local.get $extras)) (local.get $nDiff)))
@@ -325,7 +326,7 @@
     (local $f i32) (local $sv v128) (local $cv v128) (local $tv v128) (local $xv v128) (local $mx f64) (local $ms f64) (local $mat f64)
     (local $dqS i32) (local $dmS i32) (local $denseQ i32)
     (local.set $dqS (local.get $scratch))
-    (local.set $dmS (i32.add (local.get $scratch) (i32.shl (local.get $sub) (i32.const 3))))
+    (local.set $dmS (i32.add (local.get $scratch) (i32.shl (local.get $sub) (i32.const 2))))
     (local.set $f (i32.add (local.get $acc) (i32.mul (local.get $q) (i32.const 56))))
     (local.set $sv (v128.load (local.get $f)))
     (local.set $cv (v128.load offset=16 (local.get $f)))
@@ -422,29 +423,53 @@
     (i32.store (i32.add (local.get $maxAt) (i32.shl (local.get $q) (i32.const 2))) (local.get $cat))
     (i32.store offset=16 (local.get $state) (local.get $ev)))
 
-  ;; Pass 3, the rings over the sub-block of n pixels starting at pixel k0 (ring r is region q = 1 + M + r): as
-  ;; $region, but a wide dq only adds to the ring's exact sums at ringSums + 24r (count, Σdq, Σdq² as i64): a ring
-  ;; states no histogram, so its bins are not kept. The current ring's accumulators are in locals, written back when
-  ;; the ring changes (neighbours share rings).
+  ;; Pass 3, the rings over the sub-block of n pixels starting at pixel k0 of a W-wide grid (ring r, of nRings, is
+  ;; region q = 1 + M + r, found from r² = dx2[i] + dy2[j] and the ring width step): as $region, but a wide dq only
+  ;; adds to the ring's exact sums at ringSums + 24r (count, Σdq, Σdq² as i64): a ring states no histogram, so its
+  ;; bins are not kept. The current ring's accumulators are in locals, written back when the ring changes
+  ;; (neighbours share rings).
   (func $rings (param $n i32) (param $k0 i32) (param $M i32)
     (param $acc i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32) (param $ringSums i32) (param $scratch i32) (param $sub i32)
+    (param $W i32) (param $dx2 i32) (param $dy2 i32) (param $step f64) (param $nRings i32)
     (local $u i32) (local $k i32) (local $dq i32) (local $ad i32) (local $dm f64) (local $x f64) (local $addr i32)
     (local $r i32) (local $cur i32) (local $q i32) (local $cmax i32) (local $cat i32)
     (local $f i32) (local $sv v128) (local $cv v128) (local $tv v128) (local $xv v128) (local $mx f64) (local $ms f64) (local $mat f64)
     (local $wc i64) (local $ws i64) (local $wq i64) (local $rs i32)
-    (local $dqS i32) (local $rgS i32) (local $dmS i32) (local $denseQ i32)
+    (local $dqS i32) (local $dmS i32) (local $denseQ i32)
+    (local $i i32) (local $j i32) (local $r2 f64) (local $kf f64) (local $lo2 f64) (local $hi2 f64) (local $dy2j f64)
     (local.set $dqS (local.get $scratch))
-    (local.set $rgS (i32.add (local.get $scratch) (i32.shl (local.get $sub) (i32.const 2))))
-    (local.set $dmS (i32.add (local.get $scratch) (i32.shl (local.get $sub) (i32.const 3))))
+    (local.set $dmS (i32.add (local.get $scratch) (i32.shl (local.get $sub) (i32.const 2))))
     (local.set $cur (i32.const -1))
     (local.set $k (local.get $k0))
+    (local.set $j (i32.div_u (local.get $k0) (local.get $W)))
+    (local.set $i (i32.sub (local.get $k0) (i32.mul (local.get $j) (local.get $W))))
+    (local.set $dy2j (f64.load (i32.add (local.get $dy2) (i32.shl (local.get $j) (i32.const 3)))))
     (block $done (loop $each
       (br_if $done (i32.ge_u (local.get $u) (local.get $n)))
       (local.set $dq (i32.load (i32.add (local.get $dqS) (i32.shl (local.get $u) (i32.const 2)))))
       (local.set $dm (f64.load (i32.add (local.get $dmS) (i32.shl (local.get $u) (i32.const 3)))))
       (if (i32.or (local.get $dq) (f64.ne (local.get $dm) (f64.const 0)))
         (then
-          (local.set $r (i32.load (i32.add (local.get $rgS) (i32.shl (local.get $u) (i32.const 2)))))
+          (local.set $r2 (f64.add (f64.load (i32.add (local.get $dx2) (i32.shl (local.get $i) (i32.const 3)))) (local.get $dy2j)))
+          ;; ringIndex (masks.ts), as compare.wat's tally computes it — unless r² lies between the squared edges
+          ;; (lo2 <= r² < hi2) of the last ring found, the one ring it can be in (neighbours share rings).
+          (if (i32.eqz (i32.and (f64.ge (local.get $r2) (local.get $lo2)) (f64.lt (local.get $r2) (local.get $hi2))))
+            (then
+              (local.set $kf (f64.floor (f64.div (f64.sqrt (local.get $r2)) (local.get $step))))
+              (if (f64.gt (f64.mul (f64.mul (local.get $kf) (local.get $step)) (f64.mul (local.get $kf) (local.get $step))) (local.get $r2))
+                (then (local.set $kf (f64.sub (local.get $kf) (f64.const 1))))
+                (else
+                  (if (f64.le (f64.mul (f64.mul (f64.add (local.get $kf) (f64.const 1)) (local.get $step)) (f64.mul (f64.add (local.get $kf) (f64.const 1)) (local.get $step))) (local.get $r2))
+                    (then (local.set $kf (f64.add (local.get $kf) (f64.const 1)))))))
+              ;; A ring outside the profile is a bug (the JavaScript scan would fail on it too).
+              (if (i32.eqz (i32.and (f64.ge (local.get $kf) (f64.const 0)) (f64.lt (local.get $kf) (f64.convert_i32_u (local.get $nRings)))))
+                (then (unreachable)))
+              (local.set $r (i32.trunc_f64_s (local.get $kf)))
+              (local.set $lo2 (f64.mul (f64.mul (local.get $kf) (local.get $step)) (f64.mul (local.get $kf) (local.get $step))))
+              (local.set $hi2 (f64.mul (f64.mul (f64.add (local.get $kf) (f64.const 1)) (local.get $step)) (f64.mul (f64.add (local.get $kf) (f64.const 1)) (local.get $step))))
+              ;; Cached only when the ring found satisfies the edges itself.
+              (if (i32.eqz (i32.and (f64.ge (local.get $r2) (local.get $lo2)) (f64.lt (local.get $r2) (local.get $hi2))))
+                (then (local.set $lo2 (f64.const 0)) (local.set $hi2 (f64.const 0))))))
           (if (i32.ne (local.get $r) (local.get $cur))
             (then
               (if (i32.ge_s (local.get $cur) (i32.const 0))
@@ -505,6 +530,14 @@
                   (local.set $mat (f64.convert_i32_u (local.get $k)))))))))
       (local.set $u (i32.add (local.get $u) (i32.const 1)))
       (local.set $k (i32.add (local.get $k) (i32.const 1)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (if (i32.eq (local.get $i) (local.get $W))
+        (then
+          (local.set $i (i32.const 0))
+          (local.set $j (i32.add (local.get $j) (i32.const 1)))
+          ;; Not past the grid's last row (dy2 holds no row beyond it).
+          (if (i32.lt_u (local.get $u) (local.get $n))
+            (then (local.set $dy2j (f64.load (i32.add (local.get $dy2) (i32.shl (local.get $j) (i32.const 3)))))))))
       (br $each)))
     (if (i32.ge_s (local.get $cur) (i32.const 0))
       (then
@@ -526,6 +559,7 @@
   (func $regions (export "regions") (param $n i32) (param $k0 i32) (param $M i32) (param $W i32) (param $spans i32)
     (param $acc i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32) (param $widePtr i32) (param $events i32)
     (param $ringSums i32) (param $state i32) (param $scratch i32) (param $sub i32)
+    (param $dx2 i32) (param $dy2 i32) (param $step f64) (param $rings i32)
     (local $m i32)
     (local.set $m (i32.const -1))
     (block $mdone (loop $masks
@@ -536,7 +570,8 @@
       (local.set $m (i32.add (local.get $m) (i32.const 1)))
       (br $masks)))
     (call $rings (local.get $n) (local.get $k0) (local.get $M)
-      (local.get $acc) (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $ringSums) (local.get $scratch) (local.get $sub)))
+      (local.get $acc) (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $ringSums) (local.get $scratch) (local.get $sub)
+      (local.get $W) (local.get $dx2) (local.get $dy2) (local.get $step) (local.get $rings)))
 
   ;; full(...): addDifference of compare.ts for pixels [base, base + count) — as scan, and besides: a side whose flag
   ;; (genFloat, refFloat) is 0 holds codes, its metres table[code] (f64); region 1 + M + ringIndex(r², step) of
@@ -545,6 +580,7 @@
   ;; And floatExtras of compare.ts, as f64 counts at extras: [0] dm = 0, [1] dm != 0, [2] |dm| > tolM, [3 + e] dm > 0
   ;; and [13 + e] dm < 0 in decade e, the last of the 10 edges (mm) that 1000·|dm| exceeds (e = 0 when none does);
   ;; clampCounts: [23] heights < rmin and [24] > rmax on a float generated side, [25] and [26] on a float reference.
+;; From extras + 216, two banks of 20 i32 decade tallies, which each $prepare adds into [3 + e] and [13 + e] and empties.
   (func (export "full")
     (param $gh i32) (param $rh i32) (param $gc i32) (param $rc i32) (param $count i32) (param $base i32)
     (param $genFloat i32) (param $refFloat i32) (param $table i32)
@@ -564,12 +600,12 @@
       (call $prepare (local.get $gh) (local.get $rh) (local.get $gc) (local.get $rc) (local.get $t0) (local.get $n) (local.get $base)
         (local.get $genFloat) (local.get $refFloat) (local.get $table)
         (local.get $W) (local.get $B) (local.get $bw) (local.get $block) (local.get $blockF) (local.get $blockFA)
-        (local.get $dx2) (local.get $dy2) (local.get $step) (local.get $rings)
         (local.get $state) (local.get $excl) (local.get $edges) (local.get $tolM) (local.get $extras)
         (local.get $rmin) (local.get $rmax) (local.get $scratch) (local.get $sub))
       (call $regions (local.get $n) (local.get $k0) (local.get $M) (local.get $W) (local.get $spans)
         (local.get $acc) (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $widePtr) (local.get $events)
-        (local.get $ringSums) (local.get $state) (local.get $scratch) (local.get $sub))
+        (local.get $ringSums) (local.get $state) (local.get $scratch) (local.get $sub)
+        (local.get $dx2) (local.get $dy2) (local.get $step) (local.get $rings))
       (local.set $t0 (i32.add (local.get $t0) (local.get $n)))
       (br $each))))
 )
