@@ -7,10 +7,12 @@
  * peers (readers.py `write`): 4096² float32, GeoTIFF tiled and striped × deflate and LZW × predictors 2 and 3; .npy C
  * and Fortran order × both byte orders; EXR ZIP, ZIPS, PIZ, RLE, NONE × HALF and FLOAT × scanline and tiled; DDS
  * R16_UNORM and R32_FLOAT.
- * Then `compare` of an outside file (the GeoTIFF and the .npy) against an R16 reference, and of two R16 finals, each
+ * Then `compare` of an outside file against an R16 reference — the GeoTIFF and the .npy above, unrelated to it (every
+ * pixel differs), and a float32 .npy reconstruction close to it (readers.py `near`) — and of two R16 finals, each
  * against a numpy (+ rasterio) script doing the same count, histogram and RMS (bench/peers/compare_peer.py).
  * Each row: the median of the per-pair ratios peer / ours (> 1: ours is faster), and each side's median wall and CPU.
- * HEIGHTBENCH_BENCH_PAIRS sets the pairs per file (default 5); `npm run bench -- readers` runs it.
+ * HEIGHTBENCH_BENCH_PAIRS sets the pairs per file (default 5); HEIGHTBENCH_BENCH_FILES=a,b keeps the rows of those
+ * files (gen.r16 for the two finals); `npm run bench -- readers` runs it.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -65,7 +67,19 @@ function pair(name: string, ours: string[], peer: string[], peerName: string, ta
 const hb = [process.execPath, 'bin/heightbench.mjs'];
 // The peers' files only (the folder also holds the compare pair and its sidecars, written below).
 const kindOf = (f: string) =>
-  f.endsWith('.tif') ? 'tif' : f.endsWith('.npy') ? 'npy' : f.endsWith('.exr') ? 'exr' : f === 'r16.dds' ? 'dds-r16' : f === 'r32.dds' ? 'dds-r32' : null;
+  f.startsWith('near-')
+    ? null
+    : f.endsWith('.tif')
+      ? 'tif'
+      : f.endsWith('.npy')
+        ? 'npy'
+        : f.endsWith('.exr')
+          ? 'exr'
+          : f === 'r16.dds'
+            ? 'dds-r16'
+            : f === 'r32.dds'
+              ? 'dds-r32'
+              : null;
 const only = process.env.HEIGHTBENCH_BENCH_FILES?.split(',');
 for (const f of readdirSync(dir).sort()) {
   if (only && !only.includes(f)) continue;
@@ -89,10 +103,19 @@ if (!existsSync(ref)) {
   writeHeightfieldFile(gen, codeHeightfield(domainGrid(N), other));
   writeFileSync(join(dir, '.ready'), '');
 }
-if (!only) {
-  const peer = (a: string) => [py, 'bench/peers/compare_peer.py', a, ref];
+// A reconstruction close to the reference (numpy writes it from the reference: 99 % of the codes equal), beside the
+// unrelated files above, whose every pixel differs.
+const near = 'near-C-le.npy';
+if (!existsSync(join(dir, near))) {
+  const w = spawnSync(py, ['bench/peers/readers.py', 'near', ref, join(dir, near)], { encoding: 'utf8' });
+  if (w.status !== 0) throw new Error(`readers.py near failed: ${w.stderr}`);
+}
+// HEIGHTBENCH_BENCH_FILES names compare rows too: gen.r16 for the two finals, or the outside file.
+const peer = (a: string) => [py, 'bench/peers/compare_peer.py', a, ref];
+if (!only || only.includes('gen.r16'))
   pair('compare two R16 finals (938 differing), whole process', [...hb, 'compare', gen, ref, '--json'], peer(gen), 'numpy script', 'ratio ≥ 2');
-  for (const f of ['tiled-deflate-p3.tif', 'C-le.npy'])
+for (const f of ['tiled-deflate-p3.tif', 'C-le.npy', near])
+  if (!only || only.includes(f))
     pair(
       `compare ${f} against an R16 reference, whole process`,
       [...hb, 'compare', join(dir, f), ref, '--json', '--assume-defaults'],
@@ -100,5 +123,4 @@ if (!only) {
       'numpy + rasterio script',
       'ratio ≥ 1',
     );
-}
 report('readers', rows);
