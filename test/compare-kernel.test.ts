@@ -359,28 +359,32 @@ describe('the float-pair full kernel (float-pair.wat full) gives the JavaScript 
       blockFloat: new Float32Array(blocks),
       blockFloatAbs: new Float64Array(blocks),
     };
-    const e = floatFullScan(
-      {
-        columns: 301,
-        rows: 257,
-        block: 4,
-        bw: Math.ceil(301 / 4),
-        bh: Math.ceil(257 / 4),
-        geo,
-        masks,
-        step: 10,
-        rings,
-        gh: gen,
-        rh: null,
-        gc,
-        rc,
-        table: decodeTable(DEFAULT_RANGE),
-        edgesMm: FLOAT_HISTOGRAM_EDGES_MM,
-        toleranceM: 0.5,
-        range: DEFAULT_RANGE,
-      },
-      out,
-    );
+    const input = {
+      columns: 301,
+      rows: 257,
+      block: 4,
+      bw: Math.ceil(301 / 4),
+      bh: Math.ceil(257 / 4),
+      geo,
+      masks,
+      step: 10,
+      rings,
+      gh: gen,
+      rh: null,
+      gc,
+      rc,
+      table: decodeTable(DEFAULT_RANGE),
+      edgesMm: FLOAT_HISTOGRAM_EDGES_MM,
+      toleranceM: 0.5,
+      range: DEFAULT_RANGE,
+    };
+    // The kernel counts the edges a difference exceeds, which names its decade only for edges in order: others are
+    // refused, naming the pair, before anything is scanned.
+    const swapped = [...FLOAT_HISTOGRAM_EDGES_MM];
+    [swapped[4], swapped[5]] = [swapped[5], swapped[4]];
+    expect(() => floatFullScan({ ...input, edgesMm: swapped }, out)).toThrow(/non-decreasing, got 10 then 1 at 5/);
+    expect(out.blockFloatAbs.every((v) => v === 0)).toBe(true);
+    const e = floatFullScan(input, out);
     expect(e).not.toBeNull();
     expect(e!.reference).toBe(0);
     expect(e!.pixels.length).toBe(e!.generated);

@@ -97,16 +97,16 @@ def near(ref_path, out_path):
 
     import numpy as np
 
-    rng_ = json.load(open(ref_path + ".json"))["encoding"]["range"]
-    lo, hi = rng_["min"], rng_["max"]
+    side = json.load(open(ref_path + ".json"))
+    lo, hi = side["encoding"]["range"]["min"], side["encoding"]["range"]["max"]
+    rows, columns = side["grid"]["rows"], side["grid"]["columns"]
     scale = (hi - lo) / 65535
-    codes = np.fromfile(ref_path, "<u2")
-    n = int(round(codes.size ** 0.5))
+    codes = np.fromfile(ref_path, "<u2", count=rows * columns)
     rng = np.random.default_rng(7)
     err = rng.uniform(-0.45, 0.45, codes.size)
     off = rng.random(codes.size) < 0.01
     err[off] += rng.integers(-3, 4, int(off.sum()))
-    np.save(out_path, ((codes + err) * scale + lo).astype("<f4").reshape(n, n))
+    np.save(out_path, ((codes + err) * scale + lo).astype("<f4").reshape(rows, columns))
 
 
 if __name__ == "__main__":

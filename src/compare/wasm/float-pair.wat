@@ -233,7 +233,6 @@
               (local.set $gt (f64.gt (local.get $am) (local.get $lam)))
               (local.set $lam (select (local.get $am) (local.get $lam) (local.get $gt)))
               (local.set $ldm (select (local.get $dm) (local.get $ldm) (local.get $gt)))))))
-
       (local.set $u (i32.add (local.get $u) (i32.const 1)))
       (local.set $k (i32.add (local.get $k) (i32.const 1)))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
