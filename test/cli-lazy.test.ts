@@ -1,13 +1,15 @@
 // Lazy command loading (src/cli/commands.ts) and the concurrent-digest reader the compare command uses: each group's
 // declared command names are the ones its installer really adds; `compare`'s static import graph reaches no pipeline,
-// GPU, terrain or bell module; readHeightfieldFiles refuses and recovers exactly like readHeightfieldFile.
+// GPU, terrain or bell module; readHeightfieldFiles and readHeightfieldFileAhead refuse and recover exactly like
+// readHeightfieldFile.
 import { readFileSync, writeFileSync, existsSync, renameSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { COMMAND_GROUPS, groupsFor, requestedCommand } from '../src/cli/commands.js';
 import { codeHeightfield, domainGrid, readHeightfieldFile, writeHeightfieldFile } from '../src/index.js';
-import { readHeightfieldFiles } from '../src/io/heightfield-file.js';
+import { readHeightfieldFileAhead, readHeightfieldFiles, writeAnyHeightfieldFile } from '../src/io/heightfield-file.js';
+import { floatHeightfield } from '../src/core/heightfield.js';
 import { pendingPathFor } from '../src/io/atomic.js';
 import { readSidecarFor } from '../src/io/sidecar.js';
 import { cli, tempDir, testRandom } from './helpers.js';
@@ -149,5 +151,81 @@ describe('readHeightfieldFiles (digests off the main thread)', () => {
     expect(got).toEqual(readHeightfieldFile(e));
     expect(got.notes.join(' ')).toMatch(/payload read from .*pending/);
     expect(existsSync(pending)).toBe(true);
+  });
+});
+
+describe('readHeightfieldFileAhead (a payload read and hashed by a worker)', () => {
+  const d = tempDir('hb-ahead-');
+  const rnd = testRandom(5);
+  const codes = () => new Uint16Array(64 * 64).map(() => (rnd() * 65536) | 0);
+  const syncMessage = (path: string): string => {
+    try {
+      readHeightfieldFile(path);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return 'no error';
+  };
+
+  it('returns what readHeightfieldFile returns, R16 and R32, the payload read into shared memory by the worker', async () => {
+    const r16 = join(d, 'a.r16');
+    const r32 = join(d, 'a.r32');
+    writeHeightfieldFile(r16, codeHeightfield(domainGrid(64), codes()));
+    writeHeightfieldFile(
+      r32,
+      floatHeightfield(
+        domainGrid(64),
+        Float32Array.from(codes(), (q) => q / 7 - 3000),
+      ),
+    );
+    for (const path of [r16, r32]) {
+      const ahead = readHeightfieldFileAhead(path);
+      expect(ahead).not.toBeNull();
+      const got = await ahead!.finish();
+      expect(got).toEqual(readHeightfieldFile(path));
+      const samples = got.field.kind === 'codes' ? got.field.code_px : got.field.height_px;
+      expect(samples.buffer).toBeInstanceOf(SharedArrayBuffer); // the worker's bytes, not a second read
+    }
+  });
+
+  it('leaves to the ordinary reader what it cannot read ahead', async () => {
+    const bare = join(d, 'bare.r16');
+    writeFileSync(bare, Buffer.alloc(64 * 64 * 2));
+    expect(readHeightfieldFileAhead(bare)).toBeNull(); // no sidecar
+    const png = join(d, 'p.png');
+    writeHeightfieldFile(png, codeHeightfield(domainGrid(64), codes()));
+    expect(readHeightfieldFileAhead(png)).toBeNull();
+    const short = join(d, 'short.r16');
+    writeHeightfieldFile(short, codeHeightfield(domainGrid(64), codes()));
+    writeFileSync(short, readFileSync(short).subarray(0, 100)); // not the sidecar's size
+    expect(readHeightfieldFileAhead(short)).toBeNull();
+    expect(syncMessage(short)).not.toBe('no error');
+  });
+
+  it('refuses a payload changed after its sidecar with the synchronous message, and so does compare of an outside file against it', async () => {
+    const c = join(d, 'c.r16');
+    writeHeightfieldFile(c, codeHeightfield(domainGrid(64), codes()));
+    const bytes = readFileSync(c);
+    bytes[100] ^= 1;
+    writeFileSync(c, bytes);
+    const sync = syncMessage(c);
+    expect(sync).toMatch(/SHA-256 [0-9a-f]{64} does not match the sidecar's/);
+    await expect(readHeightfieldFileAhead(c)!.finish()).rejects.toThrow(sync);
+    const npy = join(d, 'g.npy');
+    await writeAnyHeightfieldFile(npy, floatHeightfield(domainGrid(64), new Float32Array(64 * 64).fill(5)));
+    const r = await cli('compare', npy, c, '--json');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(sync);
+  });
+
+  it('recovers an interrupted pair write (payload still pending) like the synchronous reader', async () => {
+    const e = join(d, 'e.r16');
+    writeHeightfieldFile(e, codeHeightfield(domainGrid(64), codes()));
+    const pending = pendingPathFor(e, readSidecarFor(e)!.payload.sha256);
+    renameSync(e, pending);
+    writeFileSync(e, Buffer.alloc(64 * 64 * 2)); // an old payload under the real name
+    const got = await readHeightfieldFileAhead(e)!.finish();
+    expect(got).toEqual(readHeightfieldFile(e));
+    expect(got.notes.join(' ')).toMatch(/payload read from .*pending/);
   });
 });

@@ -169,9 +169,11 @@ function compareOptions(o: CompareCliOptions, generatedFloat: Float32Array | nul
  */
 async function compareStreamed(generated: string, reference: string, o: CompareCliOptions, settings: ReadSettings): Promise<ComparisonResult | null> {
   if (o.resample || o.report || o.diagnose || o.generatedFloat || o.differences || o.differencesCsv) return null;
-  // [R] A worker thread reads and hashes the reference while this thread reads and hashes the generated file.
-  const ref = openR16Stream(reference, settings, { reader: 'worker' });
-  const gen = ref && openR16Stream(generated, settings);
+  // [R] A worker thread reads and hashes the reference while this thread reads and hashes the generated file. The
+  //     generated side is opened first: where it cannot be streamed, the prestarted worker is left to the ordinary
+  //     read (readSides reads a sidecar-described side ahead on it).
+  const gen = openR16Stream(generated, settings);
+  const ref = gen && openR16Stream(reference, settings, { reader: 'worker' });
   try {
     if (!ref || !gen || gridDifference(gen.grid, ref.grid) || gen.range.min !== ref.range.min || gen.range.max !== ref.range.max) return null;
     try {

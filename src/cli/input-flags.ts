@@ -6,7 +6,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { parseRowDirection, type RowDirection } from '../core/grid.js';
 import { MissingConventionsError, SIDE_CONVENTION_FLAGS, type ConventionSources, type SideConvention } from '../io/input-conventions.js';
-import { readHeightfieldFileAsync, sideNamed, type LoadedHeightfield, type ReadSettings } from '../io/heightfield-file.js';
+import { readHeightfieldFileAhead, readHeightfieldFileAsync, sideNamed, type LoadedHeightfield, type ReadSettings } from '../io/heightfield-file.js';
 import { UsageError } from '../errors.js';
 import { parseEndian, parseExtent, parseRange, parseSize } from './args.js';
 
@@ -198,9 +198,15 @@ export async function readSides(
   reference: string,
   s: { generated: ReadSettings; reference: ReadSettings },
 ): Promise<{ generated: LoadedHeightfield; reference: LoadedHeightfield }> {
-  // Both read at once (their file reads overlap); the outcome is the one-by-one reading's: the reference's refusal
-  // first, then the generated side's, and the missing conventions of both, the generated side's named first.
-  const [ref, gen] = await Promise.allSettled([readHeightfieldFileAsync(reference, s.reference), readHeightfieldFileAsync(generated, s.generated)]);
+  // Both read at once; the outcome is the one-by-one reading's: the reference's refusal first, then the generated
+  // side's, and the missing conventions of both, the generated side's named first. [R] A sidecar-described R16 or R32
+  // side is read and hashed by a worker thread while this one reads the other side (the reference when both are).
+  const refAhead = readHeightfieldFileAhead(reference, s.reference);
+  const genAhead = refAhead ? null : readHeightfieldFileAhead(generated, s.generated);
+  const [ref, gen] = await Promise.allSettled([
+    refAhead ? refAhead.finish() : readHeightfieldFileAsync(reference, s.reference),
+    genAhead ? genAhead.finish() : readHeightfieldFileAsync(generated, s.generated),
+  ]);
   const missing = [gen, ref].flatMap((r) => (r.status === 'rejected' && r.reason instanceof MissingConventionsError ? [r.reason.message as string] : []));
   if (ref.status === 'rejected' && !(ref.reason instanceof MissingConventionsError)) throw sideNamed('reference', reference, ref.reason);
   if (gen.status === 'rejected' && !(gen.reason instanceof MissingConventionsError)) throw sideNamed('generated side', generated, gen.reason);

@@ -11,10 +11,10 @@
  *    the extent defaults to heightbench's domain (2048 m centred on the origin), texel-centre, row 0 at ymin;
  *    the range defaults to −500 … 500 m; byte order to little-endian.
  */
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { basename } from 'node:path';
-import { FormatError, LimitError, MismatchError, UsageError } from '../errors.js';
+import { FormatError, isInputError, LimitError, MismatchError, UsageError } from '../errors.js';
 import { containerEntryFor, containerForPath, outsideContainerFor, type OwnContainer } from './containers.js';
 import { DEFAULT_RANGE, UNORM16_MAX, type GridDescription, type HeightRange } from '../core/grid.js';
 import { codeHeightfield, encodeHeightfield, floatHeightfield, heightsOf, type Heightfield } from '../core/heightfield.js';
@@ -23,7 +23,8 @@ import { commitPreparedPair, pendingPathFor, preparedPathFor } from './atomic.js
 import { unlinkStep } from './fs-ops.js';
 import type { BackgroundWriter, WrittenPayload } from './background-writer.js';
 import { checkHeightfieldPngHeader, DEFAULT_PNG_PIXEL_LIMIT, decodePng16, encodePng16, pngImageDataBytes, readPngHeader } from './png16.js';
-import { readInputFile, readInputHead } from './read-input.js';
+import { openRegular, readInputFile, readInputHead } from './read-input.js';
+import { startStreamReader } from './stream-worker.js';
 import { checkFieldSize, MAX_FIELD_PIXELS } from './limits.js';
 import {
   checkConventionFlagsAgainstSidecar,
@@ -102,7 +103,9 @@ function ownContainer(path: string, what: 'read' | 'write'): OwnContainer {
  * Reads the payload with its size bounded before reading: a PNG by what its IHDR allows (checked first), a raw file
  * by its sidecar, its --size, or the sample limit.
  */
-function readPayload(path: string, container: Container, sidecar: Sidecar | null, s: ReadSettings, alloc?: PayloadAlloc): Uint8Array {
+function readPayload(path: string, container: Container, sidecar: Sidecar | null, s: ReadSettings, alloc?: PayloadAlloc, ahead?: Uint8Array): Uint8Array {
+  // A payload a worker already read (readHeightfieldFileAhead): the same count check, then the caller's digest check.
+  if (ahead && sidecar && container !== 'png16' && ahead.length === sidecar.payload.bytes) return ahead;
   const pixelLimit = s.pixelLimit ?? (container === 'png16' ? DEFAULT_PNG_PIXEL_LIMIT : MAX_FIELD_PIXELS);
   if (container === 'png16') {
     const header = readPngHeader(readInputHead(path, 33).head);
@@ -148,10 +151,11 @@ function readCommittedPayload(
   notes: string[],
   verify: PayloadCheck,
   alloc?: PayloadAlloc,
+  ahead?: Uint8Array,
 ): { bytes: Uint8Array; fromPath: boolean } {
   let first: unknown;
   try {
-    const bytes = readPayload(path, container, sidecar, s, alloc);
+    const bytes = readPayload(path, container, sidecar, s, alloc, ahead);
     verify(sidecar, bytes, path);
     return { bytes, fromPath: true };
   } catch (e) {
@@ -268,6 +272,73 @@ export function startReadingHeightfieldFiles(paths: readonly string[], settings:
   return { early: fast.map((f) => (f ? f.loaded : null)), verified: verify() };
 }
 
+/** A file whose payload a worker thread is reading (readHeightfieldFileAhead). */
+export interface HeightfieldReadAhead {
+  /** readOwnHeightfieldFile's result for the file, once the worker has read it. */
+  finish(): Promise<LoadedHeightfield>;
+}
+
+/**
+ * Starts reading a sidecar-described R16 or R32 file on a worker thread (stream-worker.ts, `whole`): the payload is
+ * read into shared memory and hashed there while this thread reads something else (the other side of a comparison).
+ * `finish` gives exactly readOwnHeightfieldFile's result: the payload as read where its digest is the sidecar's, else
+ * the synchronous reader's own outcome (its refusal, or the recovery of an interrupted pair write). Null where no
+ * worker reads it (no sidecar, another container, a file whose size is not the sidecar's, a grid over the limit,
+ * threads not wanted): the caller then reads it the ordinary way.
+ */
+export function readHeightfieldFileAhead(path: string, settings: ReadSettings = {}): HeightfieldReadAhead | null {
+  let fd = -1;
+  try {
+    const entry = containerEntryFor(path);
+    if (entry?.reader !== 'own' || (entry.container !== 'r16' && entry.container !== 'r32')) return null;
+    const sidecar = readSidecarFor(path);
+    if (!sidecar || sidecar.container !== entry.container) return null;
+    const { columns, rows } = sidecar.grid;
+    checkFieldSize(`${path}: sidecar grid`, columns, rows); // bounded before the shared memory is allocated
+    const bytes = columns * rows * (entry.container === 'r16' ? 2 : 4);
+    if (sidecar.payload.bytes !== bytes) return null;
+    const opened = openRegular(path);
+    fd = opened.fd;
+    const reader = opened.size === bytes ? startStreamReader(fd, bytes, { whole: true }) : null;
+    if (!reader) {
+      closeSync(fd);
+      return null;
+    }
+    const owned = fd;
+    return {
+      async finish() {
+        let payload: Uint8Array | null = null;
+        let hex = '';
+        try {
+          const r = await reader.result();
+          payload = r.whole ? reader.payload() : null;
+          hex = r.hex;
+        } catch {
+          payload = null; // the worker failed: the synchronous reader decides
+        } finally {
+          closeSync(owned);
+        }
+        if (payload) {
+          const read = payload;
+          const sameDigest: PayloadCheck = (sc, _bytes, file) => {
+            if (sc.payload.sha256 !== hex) throw new FormatError(`${file}: the payload read ahead is not the sidecar's`);
+          };
+          try {
+            return readHeightfieldFileWith(path, settings, sameDigest, undefined, read);
+          } catch {
+            // Any refusal is the synchronous reader's to give, in its own words.
+          }
+        }
+        return readOwnHeightfieldFile(path, settings);
+      },
+    };
+  } catch (e) {
+    if (fd >= 0) closeSync(fd);
+    if (isInputError(e)) return null;
+    throw e;
+  }
+}
+
 interface DigestWorker {
   /** Hex SHA-256 of `bytes`; rejects when the worker fails. */
   digest(bytes: Uint8Array): Promise<string>;
@@ -326,11 +397,11 @@ function startDigestWorker(): DigestWorker {
   };
 }
 
-function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: PayloadCheck, alloc?: PayloadAlloc): LoadedHeightfield {
-  return namingFile(path, () => readHeightfieldFileInner(path, settings, verify, alloc));
+function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: PayloadCheck, alloc?: PayloadAlloc, ahead?: Uint8Array): LoadedHeightfield {
+  return namingFile(path, () => readHeightfieldFileInner(path, settings, verify, alloc, ahead));
 }
 
-function readHeightfieldFileInner(path: string, settings: ReadSettings, verify: PayloadCheck, alloc?: PayloadAlloc): LoadedHeightfield {
+function readHeightfieldFileInner(path: string, settings: ReadSettings, verify: PayloadCheck, alloc?: PayloadAlloc, ahead?: Uint8Array): LoadedHeightfield {
   const container = ownContainer(path, 'read');
   const sidecar = readSidecarFor(path);
   const notes: string[] = [];
@@ -341,7 +412,7 @@ function readHeightfieldFileInner(path: string, settings: ReadSettings, verify: 
       throw new MismatchError(`${path}: sidecar describes a ${sidecar.container} payload, the extension says ${container}`);
     }
     checkSettingsAgainstSidecar(path, container, sidecar, settings);
-    const committed = readCommittedPayload(path, container, sidecar, settings, notes, verify, alloc);
+    const committed = readCommittedPayload(path, container, sidecar, settings, notes, verify, alloc, ahead);
     bytes = committed.bytes;
     if (committed.fromPath) verifiedSha256 = sidecar.payload.sha256;
   } else bytes = readPayload(path, container, null, settings);

@@ -89,13 +89,20 @@ export interface StreamReader {
   result(): Promise<{ whole: boolean; hex: string }>;
   /** Stops the worker (idempotent). The descriptor stays the caller's. */
   stop(): void;
+  /**
+   * A `whole` reader's payload once the worker has read every chunk (after result()): a view of the ring, no copy;
+   * null for a ring reader or before the last chunk.
+   */
+  payload(): Uint8Array | null;
 }
 
 /**
  * A worker reading `bytes` bytes of `fd` (the prestarted one if any); null where no thread can be started or threads
- * are not wanted (threadsWanted): the caller then reads on its own thread.
+ * are not wanted (threadsWanted): the caller then reads on its own thread. [R] With `whole`, the ring has a slot for
+ * every chunk: the worker reads and hashes the whole payload without waiting for a consumer, and it stays in shared
+ * memory (`payload`) — a file the caller needs whole, read on another core while the caller reads something else.
  */
-export function startStreamReader(fd: number, bytes: number): StreamReader | null {
+export function startStreamReader(fd: number, bytes: number, opts: { whole?: boolean } = {}): StreamReader | null {
   if (!threadsWanted()) return null;
   let worker = prestarted;
   prestarted = null;
@@ -109,7 +116,9 @@ export function startStreamReader(fd: number, bytes: number): StreamReader | nul
   const w = worker;
   w.ref();
   const ctrl = new Int32Array(new SharedArrayBuffer(16));
-  const ringBuffer = new SharedArrayBuffer(STREAM_SLOTS * STREAM_SLOT_BYTES);
+  const chunks = Math.ceil(bytes / STREAM_SLOT_BYTES);
+  const slots = opts.whole ? Math.max(1, chunks) : STREAM_SLOTS;
+  const ringBuffer = new SharedArrayBuffer(slots * STREAM_SLOT_BYTES);
   const ring = new Uint8Array(ringBuffer);
   let failure: unknown = null;
   let stopped = false;
@@ -122,7 +131,7 @@ export function startStreamReader(fd: number, bytes: number): StreamReader | nul
     w.once('exit', () => reject(failure ?? new Error('stream worker stopped')));
   });
   done.catch(() => undefined); // observed by result(); a stopped reader's rejection is expected
-  w.postMessage({ ctrl: ctrl.buffer, ring: ringBuffer, fd, bytes, slots: STREAM_SLOTS, slotBytes: STREAM_SLOT_BYTES });
+  w.postMessage({ ctrl: ctrl.buffer, ring: ringBuffer, fd, bytes, slots, slotBytes: STREAM_SLOT_BYTES });
   let pos = 0; // bytes consumed
   const stop = (): void => {
     if (stopped) return;
@@ -149,7 +158,7 @@ export function startStreamReader(fd: number, bytes: number): StreamReader | nul
         }
         const inSlot = pos % STREAM_SLOT_BYTES;
         const len = Math.min(out.length - o, STREAM_SLOT_BYTES - inSlot, bytes - pos);
-        const from = (c % STREAM_SLOTS) * STREAM_SLOT_BYTES + inSlot;
+        const from = (c % slots) * STREAM_SLOT_BYTES + inSlot;
         out.set(ring.subarray(from, from + len), o);
         o += len;
         pos += len;
@@ -168,5 +177,8 @@ export function startStreamReader(fd: number, bytes: number): StreamReader | nul
       }
     },
     stop,
+    payload() {
+      return opts.whole && Atomics.load(ctrl, 0) === chunks && Atomics.load(ctrl, 3) === 0 ? new Uint8Array(ringBuffer, 0, bytes) : null;
+    },
   };
 }
