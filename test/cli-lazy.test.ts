@@ -32,6 +32,26 @@ function staticClosure(entry: string): Set<string> {
   return seen;
 }
 
+/** Writes `code_px` as an R16 pair at `path`, then changes one payload byte behind its sidecar's back. */
+function writeChangedPayload(path: string, code_px: Uint16Array): void {
+  writeHeightfieldFile(path, codeHeightfield(domainGrid(64), code_px));
+  const bytes = readFileSync(path);
+  bytes[100] ^= 1;
+  writeFileSync(path, bytes);
+}
+
+/**
+ * Writes `code_px` as an R16 pair at `path` and leaves it as an interrupted commit does: the payload still under its
+ * pending name, an old payload under the real one. Returns the pending path.
+ */
+function writeInterruptedPair(path: string, code_px: Uint16Array): string {
+  writeHeightfieldFile(path, codeHeightfield(domainGrid(64), code_px));
+  const pending = pendingPathFor(path, readSidecarFor(path)!.payload.sha256);
+  renameSync(path, pending);
+  writeFileSync(path, Buffer.alloc(64 * 64 * 2));
+  return pending;
+}
+
 describe('lazy command groups', () => {
   it('each group declares exactly the top-level commands its installer adds', async () => {
     for (const g of COMMAND_GROUPS) {
@@ -122,10 +142,7 @@ describe('readHeightfieldFiles (digests off the main thread)', () => {
 
   it('refuses a payload changed after its sidecar with the same message, first file first', async () => {
     const c = join(d, 'c.r16');
-    writeHeightfieldFile(c, codeHeightfield(domainGrid(64), codes()));
-    const bytes = readFileSync(c);
-    bytes[100] ^= 1;
-    writeFileSync(c, bytes);
+    writeChangedPayload(c, codes());
     const sync = (() => {
       try {
         readHeightfieldFile(c);
@@ -143,10 +160,7 @@ describe('readHeightfieldFiles (digests off the main thread)', () => {
 
   it('recovers an interrupted pair write (payload still pending) like the synchronous reader', async () => {
     const e = join(d, 'e.r16');
-    writeHeightfieldFile(e, codeHeightfield(domainGrid(64), codes()));
-    const pending = pendingPathFor(e, readSidecarFor(e)!.payload.sha256);
-    renameSync(e, pending);
-    writeFileSync(e, Buffer.alloc(64 * 64 * 2)); // an old payload under the real name
+    const pending = writeInterruptedPair(e, codes());
     const [got] = await readHeightfieldFiles([e]);
     expect(got).toEqual(readHeightfieldFile(e));
     expect(got.notes.join(' ')).toMatch(/payload read from .*pending/);
@@ -204,10 +218,7 @@ describe('readHeightfieldFileAhead (a payload read and hashed by a worker)', () 
 
   it('refuses a payload changed after its sidecar with the synchronous message, and so does compare of an outside file against it', async () => {
     const c = join(d, 'c.r16');
-    writeHeightfieldFile(c, codeHeightfield(domainGrid(64), codes()));
-    const bytes = readFileSync(c);
-    bytes[100] ^= 1;
-    writeFileSync(c, bytes);
+    writeChangedPayload(c, codes());
     const sync = syncMessage(c);
     expect(sync).toMatch(/SHA-256 [0-9a-f]{64} does not match the sidecar's/);
     await expect(readHeightfieldFileAhead(c)!.finish()).rejects.toThrow(sync);
@@ -220,10 +231,7 @@ describe('readHeightfieldFileAhead (a payload read and hashed by a worker)', () 
 
   it('recovers an interrupted pair write (payload still pending) like the synchronous reader', async () => {
     const e = join(d, 'e.r16');
-    writeHeightfieldFile(e, codeHeightfield(domainGrid(64), codes()));
-    const pending = pendingPathFor(e, readSidecarFor(e)!.payload.sha256);
-    renameSync(e, pending);
-    writeFileSync(e, Buffer.alloc(64 * 64 * 2)); // an old payload under the real name
+    writeInterruptedPair(e, codes());
     const got = await readHeightfieldFileAhead(e)!.finish();
     expect(got).toEqual(readHeightfieldFile(e));
     expect(got.notes.join(' ')).toMatch(/payload read from .*pending/);
