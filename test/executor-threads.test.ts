@@ -7,8 +7,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { helperBands, helperCalls, helperReady, startHelper, type KernelName } from '../src/cpu/wasm/draw-thread.js';
-import { createArena } from '../src/cpu/wasm/arena.js';
-import { encodeInArena } from '../src/cpu/wasm/encode-kernel.js';
+import { createArena, prepareArena } from '../src/cpu/wasm/arena.js';
+import { encodeInArena, pngScanlinesInArena } from '../src/cpu/wasm/encode-kernel.js';
+import { upFilteredRows } from '../src/io/png16.js';
 import { smoothingChain } from '../src/cpu/smoothing.js';
 import { runContext } from '../src/cpu/context.js';
 import { encodeFieldR16 } from '../src/core/encoding.js';
@@ -159,6 +160,31 @@ describe('the executor on two threads', () => {
     expect(results.map((x) => x.calls)).toEqual([0, 1]);
     expect(results[1].counts).toEqual(results[0].counts);
     expect((results[0].counts as { nan: number }).nan).toBe(2);
+  });
+
+  it("writes the PNG's Up-filtered scanlines of the arena's codes as upFilteredRows does, on one thread and on two", async () => {
+    await readyHelper();
+    const n = 1024;
+    const rnd = testRandom(5);
+    // Smooth rows with jumps to both ends of the range: borrows in both bytes of a sample.
+    const src = Float32Array.from({ length: n * n }, (_, k) => (rnd() < 0.01 ? (rnd() < 0.5 ? -400 : 400) : ((k % n) - (k >> 10)) * 0.1));
+    const calls: number[] = [];
+    for (const threads of [1, 2] as const) {
+      prepareArena(n, { pngRows: true });
+      const { arena, raster } = createArena(n)!;
+      raster.set(src);
+      const { codes } = encodeInArena(raster, { min: -300, max: 300 }, arena);
+      let rows: Uint8Array | null = null;
+      calls.push(await counted(threads, () => (rows = pngScanlinesInArena(codes, arena)), 'pngUp'));
+      expect(rows).not.toBeNull();
+      expect(bytes(rows!).equals(Buffer.from(upFilteredRows(Uint16Array.from(codes), n, n)))).toBe(true);
+    }
+    expect(calls[0]).toBe(0);
+    expect(calls[1]).toBeGreaterThan(0);
+    // An arena made without PNG room gives none (the writer then filters the codes itself).
+    const plain = createArena(n)!;
+    const { codes } = encodeInArena(plain.raster, { min: -300, max: 300 }, plain.arena);
+    expect(pngScanlinesInArena(codes, plain.arena)).toBeNull();
   });
 
   it('blends the outer band to the same bytes and counts on one thread and on two, and as the JavaScript f32 path', async () => {

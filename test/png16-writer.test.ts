@@ -1,7 +1,13 @@
 // The PNG16 writer's Up filter on its WebAssembly kernel equals the JavaScript loop byte for byte, across block
 // boundaries and widths that are not a multiple of the kernel's eight lanes; the file it makes decodes to the codes.
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { decodePng16, encodePng16, upFilteredRows, upFilteredRowsWasm } from '../src/io/png16.js';
+import { writeOwnHeightfieldFile, writeScanlinesPng } from '../src/io/heightfield-file.js';
+import { codeHeightfield, floatHeightfield } from '../src/core/heightfield.js';
+import { domainGrid } from '../src/core/grid.js';
+import { tempDir } from './helpers.js';
 
 /** A deterministic code field with smooth rows, steps, and the extremes 0 and 65535 (borrows in both bytes). */
 function codes(width: number, height: number, seed: number): Uint16Array {
@@ -68,5 +74,24 @@ describe('PNG16 Up filter kernel', () => {
     rows.fill(0xa5);
     encodePng16(c, w, h, { rows, interlace: true });
     expect(rows[0]).toBe(0xa5);
+  });
+
+  it('writes a PNG file from given scanlines with the bytes and sidecar of the ordinary writer, and refuses what does not fit', () => {
+    const d = tempDir('hb-png-scan-');
+    const n = 96;
+    const field = codeHeightfield(domainGrid(n), codes(n, n, 4), { min: -300, max: 300 });
+    const settings = { stage: 'final', request: 'r', notes: { precision: 'f32' } };
+    writeOwnHeightfieldFile(join(d, 'a.png'), field, settings);
+    writeScanlinesPng(join(d, 'b.png'), field, upFilteredRows(field.code_px, n, n), settings);
+    expect(readFileSync(join(d, 'b.png')).equals(readFileSync(join(d, 'a.png')))).toBe(true);
+    const sidecar = (f: string) => JSON.parse(readFileSync(join(d, `${f}.json`), 'utf8').replaceAll(f, 'X'));
+    expect(sidecar('b.png')).toEqual(sidecar('a.png'));
+    const rows = upFilteredRows(field.code_px, n, n);
+    expect(() => writeScanlinesPng(join(d, 'c.png'), field, rows.subarray(1), settings)).toThrow(
+      `${rows.length - 1} bytes of scanlines, a ${n}×${n} field has ${rows.length}`,
+    );
+    expect(() => writeScanlinesPng(join(d, 'c.r16'), field, rows, settings)).toThrow('as a PNG16 (.png) file');
+    expect(() => writeScanlinesPng(join(d, 'c.png'), floatHeightfield(domainGrid(n), new Float32Array(n * n)), rows, settings)).toThrow('got float');
+    expect(() => writeScanlinesPng(join(d, 'c.png'), field, rows, { ...settings, interlace: true })).toThrow('as they are');
   });
 });

@@ -14,7 +14,7 @@ import { codeHeightfield, floatHeightfield } from '../core/heightfield.js';
 import { cropCentre } from '../core/crop.js';
 import { LayerStack } from '../terrain/layers.js';
 import { deltaLayer, writeStore } from '../terrain/store.js';
-import { commitPrepared, prepareR16Write, prepareR32Write, writeHeightfieldFile, type PreparedHeightfield } from '../io/heightfield-file.js';
+import { commitPrepared, prepareR16Write, prepareR32Write, writeHeightfieldFile, writeScanlinesPng, type PreparedHeightfield } from '../io/heightfield-file.js';
 import { startBackgroundWriter, type BackgroundWriter } from '../io/background-writer.js';
 import type { GridDescription } from '../core/grid.js';
 import { writeFileAtomic } from '../io/atomic.js';
@@ -134,7 +134,8 @@ export async function writeFieldOutputs(
     const png = join(out, finalFile('png'));
     try {
       if (!ahead) writeHeightfieldFile(r16, codes, settings);
-      writeHeightfieldFile(png, codes, { ...settings, pngRows: result.pngRows });
+      if (result.pngScanlines) writeScanlinesPng(png, codes, result.pngScanlines, settings);
+      else writeHeightfieldFile(png, codes, { ...settings, pngRows: result.pngRows });
     } catch (e) {
       await ahead?.written.catch(() => undefined); // the PNG's error is the one to report; the staging folder goes
       throw e;

@@ -33,7 +33,7 @@ import { ownsEdge, rasterizeTriangles, SUBPIXEL, type RasterStats } from './rast
 import { smoothingChain } from './smoothing.js';
 import { applySupport, supportTargetsFor, type SupportTarget } from './support.js';
 import { outerBlend } from './outer.js';
-import { encodeInArena } from './wasm/encode-kernel.js';
+import { encodeInArena, pngScanlinesInArena } from './wasm/encode-kernel.js';
 import { applySupportInArena } from './wasm/support-rows.js';
 import { inArena, pngRowsView } from './wasm/arena.js';
 import { sha256Hex } from '../io/sidecar.js';
@@ -164,6 +164,8 @@ export interface CpuExecution {
   codes: Uint16Array;
   /** Paged-in room for the final map's PNG scanlines (the arena's, when prepareExecutor asked for it), else null. */
   pngRows: Uint8Array | null;
+  /** The final map's Up-filtered PNG scanlines of `codes`, written into pngRows (the arena's executor), else null. */
+  pngScanlines: Uint8Array | null;
   support: SupportTarget[];
   stats: {
     layer0: RasterStats;
@@ -430,11 +432,15 @@ export function executeDrawListCpu(dl: DrawList, opts: CpuExecuteOptions): CpuEx
   }
 
   const pngRows = ctx.arena ? pngRowsView(ctx.arena) : null;
+  // [R] With room for them, the PNG's scanlines are filtered here, on both threads and without copies, instead of
+  //     in the writer on one thread through a copy of the codes.
+  const pngScanlines = ctx.executor === 'simd' && ctx.arena ? pngScanlinesInArena(codes, ctx.arena) : null;
   return {
     executor: ctx.executor,
     fields,
     codes,
     pngRows,
+    pngScanlines,
     support,
     stats: {
       layer0,

@@ -22,7 +22,7 @@ import { decodeHeightR16, type EncodeCounts } from '../core/encoding.js';
 import { commitPreparedPair, pendingPathFor, preparedPathFor } from './atomic.js';
 import { unlinkStep } from './fs-ops.js';
 import type { BackgroundWriter, WrittenPayload } from './background-writer.js';
-import { checkHeightfieldPngHeader, DEFAULT_PNG_PIXEL_LIMIT, decodePng16, encodePng16, pngImageDataBytes, readPngHeader } from './png16.js';
+import { checkHeightfieldPngHeader, DEFAULT_PNG_PIXEL_LIMIT, decodePng16, encodePng16, pngFile, pngImageDataBytes, readPngHeader } from './png16.js';
 import { openRegular, readInputFile, readInputHead } from './read-input.js';
 import { startStreamReader } from './stream-worker.js';
 import { checkFieldSize, MAX_FIELD_PIXELS } from './limits.js';
@@ -537,6 +537,37 @@ export function writeOwnHeightfieldFile(path: string, field: Heightfield, s: Wri
   const sidecar = makeSidecar(path, payload, { ...sidecarFields, stage: s.stage, request: s.request, notes: s.notes, adapter: s.adapter });
   writePayloadWithSidecar(path, payload, sidecar);
   return { path, sidecar, encodeCounts };
+}
+
+/**
+ * A code field as a PNG16 file from its Up-filtered scanlines, already written (the run's executor writes them while
+ * both threads are free: pngScanlinesInArena): the same bytes and sidecar as writeOwnHeightfieldFile(path, codes,
+ * settings), without filtering again. `scanlines` must be upFilteredRows(codes) — the caller's guarantee, not
+ * checked here (the run's golden PNG digests hold it).
+ */
+export function writeScanlinesPng(path: string, codes: Heightfield, scanlines: Uint8Array, s: WriteSettings = {}): WrittenHeightfield {
+  if (ownContainer(path, 'write') !== 'png16') throw new FormatError(`${path}: scanlines are written as a PNG16 (.png) file`);
+  if (codes.kind !== 'codes') throw new FormatError(`${path}: PNG scanlines are those of a code field, got ${codes.kind}`);
+  const { columns, rows } = codes.grid;
+  if (scanlines.length !== (2 * columns + 1) * rows) {
+    throw new RangeError(`writeScanlinesPng: ${scanlines.length} bytes of scanlines, a ${columns}×${rows} field has ${(2 * columns + 1) * rows}`);
+  }
+  if (s.interlace || s.endian || (s.range && (s.range.min !== codes.range.min || s.range.max !== codes.range.max))) {
+    throw new UsageError(`${path}: scanlines are written as they are (no interlace, endianness or other range)`);
+  }
+  const payload = pngFile(columns, rows, 16, 0, 0, scanlines);
+  const sidecar = makeSidecar(path, payload, {
+    container: 'png16',
+    endian: 'be',
+    grid: codes.grid,
+    encoding: unorm16Encoding(codes.range),
+    stage: s.stage,
+    request: s.request,
+    notes: s.notes,
+    adapter: s.adapter,
+  });
+  writePayloadWithSidecar(path, payload, sidecar);
+  return { path, sidecar, encodeCounts: null };
 }
 
 /** writeOwnHeightfieldFile under its earlier public name. */

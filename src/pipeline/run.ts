@@ -75,6 +75,8 @@ export interface RunResult {
   codes: Uint16Array;
   /** Paged-in room for the final map's PNG scanlines (CpuExecution.pngRows), when the executor holds one. */
   pngRows?: Uint8Array;
+  /** The final map's Up-filtered PNG scanlines of `codes` (CpuExecution.pngScanlines), when the executor wrote them. */
+  pngScanlines?: Uint8Array;
   support: SupportTarget[];
   stamps: StampSelection;
   manifest: RunManifest;
@@ -176,5 +178,6 @@ export function runPipeline(req: PipelineRequest, opts: RunOptions): RunResult {
     drawsByStage: { ...plan.drawsByStage },
   };
   const pngRows = exec.pngRows ?? undefined;
-  return { plan, drawList, size: n, precision: opts.precision, executor: exec.executor, fields, codes, pngRows, support, stamps, manifest };
+  const pngScanlines = exec.pngScanlines ?? undefined;
+  return { plan, drawList, size: n, precision: opts.precision, executor: exec.executor, fields, codes, pngRows, pngScanlines, support, stamps, manifest };
 }

@@ -57,4 +57,55 @@
     (i32.store offset=8 (local.get $counts)
       (i32.add (i32.add (i32x4.extract_lane 0 (local.get $nan)) (i32x4.extract_lane 1 (local.get $nan)))
                (i32.add (i32x4.extract_lane 2 (local.get $nan)) (i32x4.extract_lane 3 (local.get $nan))))))
+
+;; The PNG16 writer's Up filter (filter type 2) on codes already in this memory, for rows [j0, j1) of a width-wide
+;; field at $codes (u16, host order, row j at codes + 2·width·j): row j's scanline goes to $out + j·(1 + 2·width), its
+;; filter byte 2, then each sample's high and low byte minus those of the sample above (zeros above row 0), modulo
+;; 256 — byte for byte what upFilteredRows in src/io/png16.ts writes. Rows are independent, so any split gives the
+;; same scanlines.
+  (func (export "up") (param $codes i32) (param $out i32) (param $width i32) (param $j0 i32) (param $j1 i32)
+    (local $j i32) (local $cur i32) (local $above i32) (local $o i32) (local $i i32) (local $vec i32)
+    (local $rowBytes i32) (local $q i32) (local $u i32) (local $a v128)
+    (local.set $rowBytes (i32.shl (local.get $width) (i32.const 1)))
+    (local.set $vec (i32.and (local.get $width) (i32.const -8)))
+    (local.set $j (local.get $j0))
+    (block $rowsDone (loop $rowLoop
+      (br_if $rowsDone (i32.ge_u (local.get $j) (local.get $j1)))
+      (local.set $cur (i32.add (local.get $codes) (i32.mul (local.get $j) (local.get $rowBytes))))
+      (local.set $above (i32.sub (local.get $cur) (local.get $rowBytes)))
+      (local.set $o (i32.add (local.get $out) (i32.mul (local.get $j) (i32.add (local.get $rowBytes) (i32.const 1)))))
+      (i32.store8 (local.get $o) (i32.const 2))
+      (local.set $o (i32.add (local.get $o) (i32.const 1)))
+      ;; Eight samples a step: each sample's bytes swapped (big-endian), then subtracted byte by byte.
+      (local.set $i (i32.const 0))
+      (block $vecDone (loop $vecLoop
+        (br_if $vecDone (i32.ge_u (local.get $i) (local.get $vec)))
+        (local.set $a
+          (if (result v128) (local.get $j)
+            (then (v128.load (i32.add (local.get $above) (i32.shl (local.get $i) (i32.const 1)))))
+            (else (v128.const i32x4 0 0 0 0))))
+        (v128.store
+          (i32.add (local.get $o) (i32.shl (local.get $i) (i32.const 1)))
+          (i8x16.sub
+            (i8x16.shuffle 1 0 3 2 5 4 7 6 9 8 11 10 13 12 15 14
+              (v128.load (i32.add (local.get $cur) (i32.shl (local.get $i) (i32.const 1)))) (v128.const i32x4 0 0 0 0))
+            (i8x16.shuffle 1 0 3 2 5 4 7 6 9 8 11 10 13 12 15 14 (local.get $a) (v128.const i32x4 0 0 0 0))))
+        (local.set $i (i32.add (local.get $i) (i32.const 8)))
+        (br $vecLoop)))
+      ;; The last width mod 8 samples one at a time.
+      (block $tailDone (loop $tailLoop
+        (br_if $tailDone (i32.ge_u (local.get $i) (local.get $width)))
+        (local.set $q (i32.load16_u (i32.add (local.get $cur) (i32.shl (local.get $i) (i32.const 1)))))
+        (local.set $u
+          (if (result i32) (local.get $j)
+            (then (i32.load16_u (i32.add (local.get $above) (i32.shl (local.get $i) (i32.const 1)))))
+            (else (i32.const 0))))
+        (i32.store8 (i32.add (local.get $o) (i32.shl (local.get $i) (i32.const 1)))
+          (i32.sub (i32.shr_u (local.get $q) (i32.const 8)) (i32.shr_u (local.get $u) (i32.const 8))))
+        (i32.store8 (i32.add (i32.add (local.get $o) (i32.shl (local.get $i) (i32.const 1))) (i32.const 1))
+          (i32.sub (local.get $q) (local.get $u)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $tailLoop)))
+      (local.set $j (i32.add (local.get $j) (i32.const 1)))
+      (br $rowLoop))))
 )

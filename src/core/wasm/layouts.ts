@@ -111,7 +111,7 @@ export const EXPORTS = {
     composeRows: ['x2', 'x3', 'o', 'n', 'a2i0', 'a2i1', 'a2f', 'a2g', 'a3i0', 'a3i1', 'a3f', 'a3g', 'tp', 'j0', 'j1'],
   },
   raster: { bands: ['rec', 'binned', 'start', 'b0', 'b1', 'target', 'n', 'C'] },
-  encode: { encode: ['src', 'dst', 'count', 'fmin', 'fscale', 'counts', 'rounding'] },
+  encode: { encode: ['src', 'dst', 'count', 'fmin', 'fscale', 'counts', 'rounding'], up: ['codes', 'out', 'width', 'j0', 'j1'] },
   draw: { draw: ['params'], envelope: ['field', 'n', 'i0', 'i1', 'j0', 'j1', 'out'] },
   outer: { blendRows: ['field', 'outer', 'n', 'runs', 'dx', 'dy', 'j0', 'j1', 'inner', 'width', 'ho', 'fromField'] },
 } as const;

@@ -26,6 +26,7 @@ export interface RasterExports {
 
 export interface EncodeExports {
   encode(src: number, dst: number, count: number, fmin: number, fscale: number, counts: number, rounding: number): void;
+  up(codes: number, out: number, width: number, j0: number, j1: number): void;
 }
 
 export interface DrawExports {

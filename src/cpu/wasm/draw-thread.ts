@@ -69,6 +69,7 @@ export const KERNEL_ID = {
   drawQueue: 8,
   raster: 9,
   support: 10,
+  pngUp: 11,
 } as const;
 export type KernelName = keyof typeof KERNEL_ID;
 
@@ -97,7 +98,7 @@ const use = (memory) => {
   const buffer = memory.buffer;
   const queue = (...a) => runDrawQueue(buffer, d.draw, d.envelope, ...a);
   const sp = new WebAssembly.Instance(workerData.support, env).exports;
-  fns = [d.draw, s.downsample, s.filterX, s.filterY, s.lerpLevelRows, s.composeRows, e.encode, o.blendRows, queue, r.bands, sp.rows];
+  fns = [d.draw, s.downsample, s.filterX, s.filterY, s.lerpLevelRows, s.composeRows, e.encode, o.blendRows, queue, r.bands, sp.rows, e.up];
 };
 // Page-in: one word per page of the given ranges (i32 indices, start and end in pairs), by a compare-exchange of 0
 // with 0 — a write to the hardware, so the page is mapped, and no change to a word the other thread already wrote.

@@ -6,7 +6,7 @@
  *     helper thread (draw-thread.ts) claims it; heights are independent, so the codes and the summed counts do not
  *     depend on the split.
  */
-import { inArena, type Arena } from './arena.js';
+import { inArena, pngRowsView, type Arena } from './arena.js';
 import { helperReady, MAX_BANDS, onBands } from './draw-thread.js';
 import { encodeFieldR16, rangeConstants, type EncodeCounts, type UnormRounding } from '../../core/encoding.js';
 import { validateRange, type HeightRange } from '../../core/grid.js';
@@ -57,4 +57,28 @@ export function encodeInArena(
     counts.nan += tail.nan;
   }
   return { codes, counts };
+}
+
+/** [R] Bands of the Up filter hold at least this many rows (a band of 4096² codes is 8 MiB read and written). */
+const UP_BAND_MIN_ROWS = 256;
+
+/**
+ * The final map's PNG scanlines (filter Up, encodePng16's), written from `codes` in this arena into its PNG room
+ * (pngRowsView) by encode.wat's `up`, in bands of rows on whichever of this thread and the helper claims each: every
+ * row reads only the codes, so the bytes do not depend on the split. Null when the arena has no PNG room or the codes
+ * are not the arena's n² codes (encodePng16 then filters them itself).
+ */
+export function pngScanlinesInArena(codes: Uint16Array, arena: Arena): Uint8Array | null {
+  const rows = pngRowsView(arena);
+  const n = arena.n;
+  if (!rows || !inArena(codes, arena) || codes.length !== n * n) return null;
+  const count = n >= UP_BAND_MIN_ROWS * 2 && helperReady() ? Math.min(MAX_BANDS, Math.floor(n / UP_BAND_MIN_ROWS)) : 1;
+  const cut = (k: number) => Math.floor((k * n) / count);
+  const bands = Array.from({ length: count }, (_, k) => {
+    const args = [codes.byteOffset, arena.pngRowsAt, n, cut(k), cut(k + 1)];
+    return { mine: args, helper: args };
+  });
+  const run = (a: readonly number[]) => arena.encode.up(a[0], a[1], a[2], a[3], a[4]);
+  if (count === 1 || onBands(arena.memory, 'pngUp', bands, run) === null) arena.encode.up(codes.byteOffset, arena.pngRowsAt, n, 0, n);
+  return rows;
 }
