@@ -27,7 +27,6 @@ const MODULES = [
   { wat: 'src/io/formats/wasm/exr-piz.wat', out: 'src/io/formats/wasm/exr-piz-wasm.ts', name: 'EXR_PIZ_WASM_BASE64' },
   { wat: 'src/io/formats/wasm/tiff-lzw.wat', out: 'src/io/formats/wasm/tiff-lzw-wasm.ts', name: 'TIFF_LZW_WASM_BASE64' },
   { wat: 'src/io/formats/wasm/tiff-predictor.wat', out: 'src/io/formats/wasm/tiff-predictor-wasm.ts', name: 'TIFF_PREDICTOR_WASM_BASE64' },
-  { wat: 'src/io/wasm/png-up.wat', out: 'src/io/wasm/png-up-wasm.ts', name: 'PNG_UP_WASM_BASE64' },
   { wat: 'src/core/wasm/summary.wat', out: 'src/core/wasm/summary-wasm.ts', name: 'SUMMARY_WASM_BASE64' },
   { wat: 'src/assets/wasm/asset-levels.wat', out: 'src/assets/wasm/asset-levels-wasm.ts', name: 'ASSET_LEVELS_WASM_BASE64' },
   { wat: 'src/bell/wasm/bell.wat', out: 'src/bell/wasm/bell-wasm.ts', name: 'BELL_WASM_BASE64', threads: true },

@@ -32,8 +32,9 @@
 import { createRequire } from 'node:module';
 import type * as Zlib from 'node:zlib';
 import { FormatError, LimitError } from '../errors.js';
-import { instantiateWasm, wasmDisabled, type WasmMemory } from '../core/wasm.js';
-import { PNG_UP_WASM_BASE64 } from './wasm/png-up-wasm.js';
+import { ensureMemory, instantiateWasm, newWasmMemory, wasmDisabled, type WasmMemory } from '../core/wasm.js';
+import { ENCODE_WASM_BASE64 } from '../core/wasm/encode-wasm.js';
+import { checkModule } from '../core/wasm/layouts.js';
 
 /**
  * [R] node:zlib, loaded by the first PNG read or write: every command loads this module (through the heightfield
@@ -403,7 +404,8 @@ function adam7Rows(code_px: Uint16Array, width: number, height: number): Uint8Ar
  */
 interface UpKernel {
   memory: WasmMemory;
-  up(input: number, output: number, width: number, rows: number): void;
+  /** encode.wat's `up`: rows [j0, j1) of the codes at `codes` to scanlines at out + j·(1 + 2·width). */
+  up(codes: number, out: number, width: number, j0: number, j1: number): void;
 }
 
 let upKernel: UpKernel | null | undefined;
@@ -411,33 +413,42 @@ const LITTLE_ENDIAN_HOST = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 /** Codes copied into the kernel's memory per call (the rows of a block and the row above it). */
 const UP_BLOCK_BYTES = 1 << 20;
 
+/** encode.wat on a memory of its own (the kernel the run's executor calls in its arena), or null. */
+function loadUpKernel(): UpKernel | null {
+  const memory = newWasmMemory(1);
+  const k = memory ? instantiateWasm<{ up: UpKernel['up'] }>(ENCODE_WASM_BASE64, { env: { memory } }) : null;
+  if (!k || !memory) return null;
+  checkModule('encode', k as unknown as Record<string, unknown>);
+  return { memory, up: k.up };
+}
+
 /**
- * [R] The Up filter on a WebAssembly SIMD kernel (wasm/png-up.wat), a block of rows at a time: a one-shot process
+ * [R] The Up filter on a WebAssembly SIMD kernel (encode.wat's `up`), a block of rows at a time: a one-shot process
  *     runs upFilteredRows in V8's baseline tiers, the largest part of writing a 4096² map after the deflate. Null
  *     where the kernel cannot serve (no WebAssembly, HEIGHTBENCH_NO_WASM=1, a big-endian host: the codes are copied
  *     in as the host stores them); upFilteredRows is the reference it equals byte for byte (test/png16-writer.test.ts).
  */
 export function upFilteredRowsWasm(code_px: Uint16Array, width: number, height: number, into?: Uint8Array): Uint8Array | null {
   if (!LITTLE_ENDIAN_HOST || wasmDisabled() || width < 1 || height < 1) return null;
-  upKernel ??= instantiateWasm<UpKernel>(PNG_UP_WASM_BASE64);
+  upKernel ??= loadUpKernel();
   const k = upKernel;
   if (!k) return null;
   const rowBytes = 2 * width;
   const stride = 1 + rowBytes;
   const rowsPer = Math.max(1, Math.min(height, Math.floor(UP_BLOCK_BYTES / rowBytes) - 1));
-  // Layout: the block's input rows (the row above first) at 0, the scanlines after them on a 16-byte boundary.
+  // Layout: the block's input rows (the row above first, after the first block) at 0, the scanlines after them on a
+  // 16-byte boundary (at least one scanline past the input, so that out − stride below stays in the memory).
   const outAt = Math.ceil(((rowsPer + 1) * rowBytes) / 16) * 16;
-  const need = outAt + rowsPer * stride;
-  const have = k.memory.buffer.byteLength;
-  if (need > have) k.memory.grow(Math.ceil((need - have) / 65536));
+  ensureMemory(k.memory, outAt + rowsPer * stride);
   const out = into ?? new Uint8Array(stride * height);
   for (let j0 = 0; j0 < height; j0 += rowsPer) {
     const rows = Math.min(rowsPer, height - j0);
-    const input = new Uint16Array(k.memory.buffer, 0, (rows + 1) * width);
-    if (j0 === 0) input.fill(0, 0, width);
-    else input.set(code_px.subarray((j0 - 1) * width, j0 * width));
-    input.set(code_px.subarray(j0 * width, (j0 + rows) * width), width);
-    k.up(0, outAt, width, rows);
+    // The first block is rows 0… of the image (zeros above row 0); a later one is row 1… of its input, the row
+    // above at 0, so that its first scanline (row 1) still lands at outAt.
+    const above = j0 === 0 ? 0 : 1;
+    const input = new Uint16Array(k.memory.buffer, 0, (rows + above) * width);
+    input.set(code_px.subarray((j0 - above) * width, (j0 + rows) * width));
+    k.up(0, outAt - above * stride, width, above, above + rows);
     out.set(new Uint8Array(k.memory.buffer, outAt, rows * stride), j0 * stride);
   }
   return out;
