@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { compareCodeSources, compareHeightfields, DEFAULT_STRADDLE_EPSILON_CODES, type CompareOptions, type ComparisonResult } from '../compare/compare.js';
 import { evaluateGates, gateFailureLines } from '../compare/gates.js';
-import { resultJson } from '../report/metrics.js';
+import { metricsJsonText, resultJson } from '../report/metrics.js';
 import { DEFAULT_DIFFERENCES_CAP } from '../io/limits.js';
 import type { PixelStages } from '../compare/attribution.js';
 import { decodeHeightR16 } from '../core/encoding.js';
@@ -347,7 +347,7 @@ async function emit(
       exported.push(`differences: ${w.written} pixels ranked by |Δ| → ${o.differencesCsv}${w.leftOut ? ` (${w.leftOut} left out by the cap)` : ''}`);
     }
   }
-  if (o.json) io.out(`${JSON.stringify({ ...resultJson(result), gates, inputs, ...(diagnosis ? { diagnosis } : {}) }, null, 2)}\n`);
+  if (o.json) io.out(`${metricsJsonText({ ...resultJson(result), gates, inputs, ...(diagnosis ? { diagnosis } : {}) })}\n`);
   else {
     const { summaryMarkdown } = await import('../report/summary-markdown.js');
     io.out(summaryMarkdown(result, meta) + (diagnoser && diagnosis ? `\n## Diagnosis in full\n\n${diagnoser.diagnosisText(diagnosis)}` : ''));

@@ -325,7 +325,103 @@ export function histogramRecord(acc: RegionAccumulator, exact: number): Record<s
     else if (dense && dense[b] !== 0) set(b - DENSE, dense[b]);
   }
   acc.sparse?.forEachAscending(true, set);
+  recordSources.set(h, { acc, exact });
   return h;
+}
+
+/** The accumulator and exact count each record of histogramRecord was made from (histogramJsonText reads them). */
+const recordSources = new WeakMap<Record<string, number>, { acc: RegionAccumulator; exact: number }>();
+
+/** Whether histogramRecord made `h` (histogramJsonText can write it). */
+export function madeByHistogramRecord(h: object): boolean {
+  return recordSources.has(h as Record<string, number>);
+}
+
+/** Decimal digits of an integer of magnitude below 2^53, a leading minus sign counted. */
+function decimalLength(v: number): number {
+  let n = v < 0 ? 2 : 1;
+  let a = Math.abs(v);
+  if (a < 2 ** 31) for (a |= 0; a >= 10; a = (a / 10) | 0) n++;
+  else for (; a >= 10; a = Math.floor(a / 10)) n++;
+  return n;
+}
+
+/** Writes the integer v (|v| < 2^53) in decimal, `length` bytes (decimalLength's) from `at`. */
+function writeDecimal(out: Uint8Array, at: number, length: number, v: number): void {
+  let a = Math.abs(v);
+  let k = at + length;
+  if (a < 2 ** 31) {
+    a |= 0;
+    do {
+      const q = (a / 10) | 0;
+      out[--k] = 48 + a - 10 * q;
+      a = q;
+    } while (a > 0);
+  } else {
+    do {
+      const q = Math.floor(a / 10);
+      out[--k] = 48 + (a - 10 * q);
+      a = q;
+    } while (a > 0);
+  }
+  if (v < 0) out[--k] = 45;
+}
+
+/**
+ * The text JSON.stringify(h, null, 2) gives for a record of histogramRecord written at `indent` spaces (its entries at
+ * indent + 2, as a value nested that deep in a pretty-printed document), or null for a record histogramRecord did not
+ * make. Written from the record's accumulator (its bins in the record's key order: Δq >= 0 ascending, then the
+ * negative Δq ascending) as ASCII bytes — the entries counted, measured, then written into one buffer: two unrelated
+ * fields hold tens of thousands of keys per region, which JSON.stringify walks one property at a time.
+ */
+export function histogramJsonText(h: Record<string, number>, indent: number): string | null {
+  const src = recordSources.get(h);
+  if (!src) return null;
+  const { acc, exact } = src;
+  const n = 1 + DENSE_BINS + (acc.sparse?.size ?? 0);
+  const keys = new Int32Array(n);
+  const counts = new Float64Array(n);
+  let e = 0;
+  const add = (d: number, c: number): void => {
+    keys[e] = d;
+    counts[e++] = c;
+  };
+  const dense = acc.dense;
+  add(0, exact);
+  for (let b = DENSE + 1; b < DENSE_BINS; b++) if (dense && dense[b] !== 0) add(b - DENSE, dense[b]);
+  acc.sparse?.forEachAscending(true, add);
+  acc.sparse?.forEachAscending(false, add);
+  for (let b = 0; b < DENSE; b++) if (dense && dense[b] !== 0) add(b - DENSE, dense[b]);
+  // Each entry: newline, indent + 2 spaces, "key": count, and a comma but after the last; then newline, indent, }.
+  const pad = indent + 2;
+  const keyLength = new Uint8Array(e);
+  const countLength = new Uint8Array(e);
+  let bytes = 1 + 1 + indent + 1 - 1;
+  for (let k = 0; k < e; k++) {
+    keyLength[k] = decimalLength(keys[k]);
+    countLength[k] = decimalLength(counts[k]);
+    bytes += 1 + pad + 1 + keyLength[k] + 3 + countLength[k] + 1;
+  }
+  const out = Buffer.alloc(bytes, 32);
+  let at = 0;
+  out[at++] = 123;
+  for (let k = 0; k < e; k++) {
+    out[at] = 10;
+    at += 1 + pad;
+    out[at++] = 34;
+    writeDecimal(out, at, keyLength[k], keys[k]);
+    at += keyLength[k];
+    out[at++] = 34;
+    out[at++] = 58;
+    at++;
+    writeDecimal(out, at, countLength[k], counts[k]);
+    at += countLength[k];
+    if (k + 1 < e) out[at++] = 44;
+  }
+  out[at] = 10;
+  at += 1 + indent;
+  out[at++] = 125;
+  return out.toString('latin1', 0, at);
 }
 
 /** sqrt(num / den) for exact integers, correctly rounded enough for metrics (relative error ~1e-16). */

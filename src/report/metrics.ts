@@ -1,5 +1,6 @@
 /** metrics.json: the comparison's numbers with flat dotted keys (for `dvc metrics diff`), and the `compare --json` document. */
 import { HISTOGRAM_FOLD_LIMIT } from '../compare/histogram-fold.js';
+import { histogramJsonText, madeByHistogramRecord } from '../compare/metric-accumulators.js';
 import type { ComparisonResult, RegionMetrics } from '../compare/compare.js';
 import type { ReportMeta } from './report-meta.js';
 
@@ -60,6 +61,53 @@ export function resultJson(r: ComparisonResult): Record<string, unknown> {
   const { blocks, range, metresPerCode, ...rest } = r;
   const ranges = r.codeRange ? { range, metresPerCode } : { displayRange: range };
   return { ...rest, ...ranges, blocks: { size: blocks.size, columns: blocks.columns, rows: blocks.rows } };
+}
+
+/** Marks a histogram's place in jsonText's first pass (a NUL is escaped by JSON.stringify, so no other value prints it). */
+const HISTOGRAM_MARK = '\u0000heightbench-histogram:';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * JSON.stringify(doc, null, 2) of a document of resultJson (with the keys `compare --json` adds), the same text: each
+ * histogram — the document's and each mask's — that histogramRecord made is written by histogramJsonText from its
+ * accumulator, the rest by JSON.stringify around a mark in its place.
+ * [R] Two unrelated fields hold tens of thousands of Δq in each of five histograms: walked by JSON.stringify, their
+ *     properties were a good part of a one-shot compare (docs/speed.md).
+ */
+export function metricsJsonText(doc: Record<string, unknown>): string {
+  const marked: Record<string, number>[] = [];
+  const mark = (h: unknown): unknown => {
+    if (!isObject(h) || !madeByHistogramRecord(h)) return h;
+    marked.push(h as Record<string, number>);
+    return `${HISTOGRAM_MARK}${marked.length - 1}`;
+  };
+  const copy: Record<string, unknown> = { ...doc };
+  if ('histogram' in copy) copy.histogram = mark(copy.histogram);
+  if (isObject(copy.masks)) {
+    const masks: Record<string, unknown> = {};
+    for (const [name, m] of Object.entries(copy.masks)) masks[name] = isObject(m) && 'histogram' in m ? { ...m, histogram: mark(m.histogram) } : m;
+    copy.masks = masks;
+  }
+  const text = JSON.stringify(copy, null, 2);
+  const at = marked.map((_, k) => {
+    const quoted = JSON.stringify(`${HISTOGRAM_MARK}${k}`);
+    const i = text.indexOf(quoted);
+    return i >= 0 && text.indexOf(quoted, i + 1) < 0 ? { i, end: i + quoted.length, k } : null;
+  });
+  // A mark not found once (a document shaped otherwise): the plain text.
+  if (at.some((a) => a === null)) return JSON.stringify(doc, null, 2);
+  const parts: string[] = [];
+  let from = 0;
+  for (const { i, end, k } of (at as { i: number; end: number; k: number }[]).sort((a, b) => a.i - b.i)) {
+    const line = text.lastIndexOf('\n', i) + 1;
+    let indent = 0;
+    while (text.charCodeAt(line + indent) === 32) indent++;
+    parts.push(text.slice(from, i), histogramJsonText(marked[k], indent)!);
+    from = end;
+  }
+  parts.push(text.slice(from));
+  return parts.join('');
 }
 
 /** The numbers the page shows beyond flattenMetrics (and check's extra keys): each one a key of metrics.json. */
