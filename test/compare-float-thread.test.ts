@@ -8,6 +8,7 @@ import { codeHeightfield, compareHeightfields, floatHeightfield, type GridDescri
 import { DEFAULT_RANGE } from '../src/core/grid.js';
 import { encodeFieldR16 } from '../src/core/encoding.js';
 import { floatHelperReady, floatHelperRuns, prestartFloatHelper, FLOAT_HELPER_MIN_PIXELS } from '../src/compare/float-thread.js';
+import { setFloatTallyThread } from '../src/compare/float-kernel.js';
 import { testRandom } from './helpers.js';
 
 const saved = process.env.HEIGHTBENCH_NO_THREADS;
@@ -79,6 +80,27 @@ describe('the float-pair helper thread', () => {
         expect(bytesOf(two.result.blocks.maxAbsCode), what).toEqual(bytesOf(one.result.blocks.maxAbsCode));
       }
       expect(one.result.nonFinite.pixelsExcluded, what).toBe(what === 'float against float' ? 0 : 4);
+      // The float counts (equal, differing, beyond the tolerance, the decade histogram) are tallied by $prepare or by the
+      // region passes (float-kernel.ts TALLY_BACKLOG), each into a bank of its own: every choice gives the JavaScript
+      // scan's counts — excluded pixels too, whose scratch dm of 0 is not an equal pixel.
+      const js = compareHeightfields(G, R, { ...opts, executor: 'js' });
+      const counts = (r: typeof js) => ({
+        equal: r.floatEqualPercent,
+        beyond: r.beyondTolerance,
+        histogram: r.floatHistogramMm,
+        clamped: r.clamped,
+        excluded: r.nonFinite.pixelsExcluded,
+      });
+      expect(counts(one.result), what).toEqual(counts(js));
+      for (const where of ['caller', 'helper', 'balance'] as const) {
+        const was = setFloatTallyThread(where);
+        try {
+          const two = withThreads(true, () => compareHeightfields(G, R, opts));
+          expect(JSON.stringify(two.result), `${what}, tallied on ${where}`).toBe(JSON.stringify(one.result));
+        } finally {
+          setFloatTallyThread(was);
+        }
+      }
     }
     // Passes go to whichever thread is free; over hundreds of sub-blocks the helper ran some.
     expect(shared).toBeGreaterThan(0);

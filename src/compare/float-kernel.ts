@@ -220,6 +220,27 @@ const FULL_SUB = 4096;
 /** Scratch bytes a pixel of a sub-block: its dq (i32) and dm (f64), float-pair.wat's $prepare writes them. */
 const SCRATCH_BYTES = 12;
 
+/** Bytes of a bank of floatExtras' counts: the counts (f64), then $tallyExtras' two banks of i32 decade tallies. */
+const EXTRAS_BYTES = 8 * (3 + 2 * EDGES + 4) + 2 * 4 * 2 * EDGES;
+
+/**
+ * [R] Passes the helper may be behind before this thread tallies a sub-block's floatExtras itself: near fields leave
+ *     the helper's region passes lighter than this thread's $prepare, so the tally goes to the helper while it keeps
+ *     up; unrelated fields make the helper the slower thread (a wide bin per pixel and region), and then the tally
+ *     stays here. Each thread's counts are exact integers in a bank of its own, so the result is the same.
+ */
+const TALLY_BACKLOG = 6;
+
+/** Where the float full scan tallies floatExtras (tests force each thread; `balance` is the scan's own choice). */
+let tallyOn: 'balance' | 'caller' | 'helper' = 'balance';
+
+/** Sets where floatFullScan tallies floatExtras (tests: the result must not depend on it); returns the previous one. */
+export function setFloatTallyThread(where: 'balance' | 'caller' | 'helper'): 'balance' | 'caller' | 'helper' {
+  const was = tallyOn;
+  tallyOn = where;
+  return was;
+}
+
 /**
  * Runs the full scan (addDifference of compare.ts on every pixel); null when the kernel is unavailable or its memory
  * is refused, and then nothing in `out` has been touched (the caller scans in JavaScript).
@@ -250,8 +271,9 @@ export function floatFullScan(
     ringSums: 24 * p.rings,
     state: 32,
     edges: 8 * EDGES,
-    // The counts (f64), then $prepare's two banks of i32 decade tallies.
-    extras: 8 * (3 + 2 * EDGES + 4) + 2 * 4 * 2 * EDGES,
+    // This thread's floatExtras and the helper's, added at the end.
+    extras: EXTRAS_BYTES,
+    extrasHelper: EXTRAS_BYTES,
     block: 2 * blocks,
     blockF: 4 * blocks,
     blockFA: 8 * blocks,
@@ -259,7 +281,7 @@ export function floatFullScan(
     scratch: SLOTS * SCRATCH_BYTES * FULL_SUB,
     spans: 16 * M * p.rows,
   });
-  const made = floatPairKernel(L.size, { full: 43, prepare: 25, regions: REGION_ARGS });
+  const made = floatPairKernel(L.size, { full: 43, prepare: 26, regions: REGION_ARGS });
   if (!made) return null;
   const { memory, kernel } = made;
   // Views are made again after each call: a region's first wide Δq grows the memory, which detaches them.
@@ -290,18 +312,20 @@ export function floatFullScan(
           const sub = Math.min(FULL_SUB, count - t0);
           passes.free();
           const scratch = L.scratch + passes.slot() * SCRATCH_BYTES * FULL_SUB;
+          const here = tallyOn === 'caller' || (tallyOn === 'balance' && passes.backlog() >= TALLY_BACKLOG) ? 1 : 0;
           kernel.prepare(
             L.gh, L.rh, L.gc, L.rc, t0, sub, start,
             gh ? 1 : 0, rh ? 1 : 0, L.table,
             p.columns, p.block, p.bw, L.block, L.blockF, L.blockFA,
             L.state, L.excl, L.edges, p.toleranceM, L.extras, p.range.min, p.range.max,
-            scratch, FULL_SUB,
+            scratch, FULL_SUB, here,
           ); // prettier-ignore
           passes.post([
             sub, start + t0, M, p.columns, L.spans,
             L.acc, L.dense, L.maxAbs, L.maxAt, L.widePtr, L.events,
             L.ringSums, L.state, scratch, FULL_SUB,
             L.dx2, L.dy2, p.step, p.rings,
+            1 - here, L.extrasHelper, L.edges, p.toleranceM,
           ]); // prettier-ignore
         }
       } else
@@ -366,6 +390,8 @@ export function floatFullScan(
   out.blockFloat.set(new Float32Array(buf, L.blockF, blocks));
   out.blockFloatAbs.set(new Float64Array(buf, L.blockFA, blocks));
   const x = new Float64Array(buf, L.extras, 3 + 2 * EDGES + 4);
+  const xHelper = new Float64Array(buf, L.extrasHelper, 3 + 2 * EDGES);
+  for (let c = 0; c < xHelper.length; c++) x[c] += xHelper[c];
   const extras = { equal: x[0], differing: x[1], beyond: x[2], pos: x.slice(3, 3 + EDGES), neg: x.slice(3 + EDGES, 3 + 2 * EDGES) };
   const c = 3 + 2 * EDGES;
   const clamped = { generated: { low: x[c], high: x[c + 1] }, reference: { low: x[c + 2], high: x[c + 3] } };

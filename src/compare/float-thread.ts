@@ -33,7 +33,7 @@ const HELPER_RUNS = 6;
 const SLEEPING = 7;
 const ARGS_AT = 64;
 /** Parameters of float-pair.wat's `regions`. */
-export const REGION_ARGS = 19;
+export const REGION_ARGS = 23;
 /**
  * [R] Scratch slots: this thread may prepare up to SLOTS sub-blocks ahead of the region passes, so a helper that the
  *     system pauses for a moment holds it up only when that moment is longer than SLOTS sub-blocks take.
@@ -144,6 +144,8 @@ export interface RegionPasses {
   free(): void;
   post(args: readonly number[]): void;
   drain(): void;
+  /** Passes posted and not yet finished: how far the helper is behind this thread (0 without a helper). */
+  backlog(): number;
 }
 
 export function regionPasses(run: (...args: number[]) => void, memory: WasmMemory, module: object, pixels: number): RegionPasses {
@@ -205,5 +207,6 @@ export function regionPasses(run: (...args: number[]) => void, memory: WasmMemor
       if (Atomics.load(h.ctrl, SLEEPING) && posted - (Atomics.load(h.ctrl, TURN) >>> 1) >= WAKE_AT) Atomics.notify(h.ctrl, BELL);
     },
     drain: () => settle(posted),
+    backlog: () => (h ? posted - (Atomics.load(h.ctrl, TURN) >>> 1) : 0),
   };
 }

@@ -130,13 +130,15 @@
       (br $each))))
 
 
-  ;; The full scan in sub-blocks of at most $sub pixels: $prepare visits each pixel once (exclusions, floatExtras,
-  ;; clampCounts, the block maps) and writes its dq and dm to the scratch (dq = dm = 0 for a pixel left out); then
-  ;; $region passes once over the sub-block for the whole map and for each mask, and $rings once for the rings (each
-  ;; pixel's ring found there), each with its accumulators in locals. Each region still sees its pixels in pixel
-  ;; order, so its sums, its first maxima and its wide Δq order are those of one pass over every region a pixel.
+  ;; The full scan in sub-blocks of at most $sub pixels: $prepare visits each pixel once (exclusions, clampCounts,
+  ;; the block maps) and writes its dq and dm to the scratch (dq = dm = 0 for a pixel left out); then $tallyExtras
+  ;; counts floatExtras from the scratch's dm (called by $prepare, or by $regions: the caller's choice), $region
+  ;; passes once over the sub-block for the whole map and for each mask, and $rings once for the rings (each pixel's
+  ;; ring found there), each with its accumulators in locals. Each region still sees its pixels in pixel order, so
+  ;; its sums, its first maxima and its wide Δq order are those of one pass over every region a pixel.
   ;; [R] The ring is found in the rings pass, not in $prepare: where one thread prepares while another runs the
-  ;;     region passes, the preparing thread is the slower.
+  ;;     region passes, the preparing thread is the slower (for near fields; float-kernel.ts hands it the tally too
+  ;;     while the other keeps up).
   ;; Scratch (12·sub bytes): dq (i32) at scratch, dm (f64) at scratch + 4·sub.
 
   ;; Pass 1 over pixels [t0, t0 + n) of the chunk (pixel index base + t).
@@ -145,20 +147,12 @@
     (param $genFloat i32) (param $refFloat i32) (param $table i32)
     (param $W i32) (param $B i32) (param $bw i32) (param $block i32) (param $blockF i32) (param $blockFA i32)
     (param $state i32) (param $excl i32) (param $edges i32) (param $tolM f64) (param $extras i32)
-    (param $rmin f64) (param $rmax f64) (param $scratch i32) (param $sub i32)
+    (param $rmin f64) (param $rmax f64) (param $scratch i32) (param $sub i32) (param $tally i32)
     (local $t i32) (local $u i32) (local $k i32) (local $i i32) (local $j i32) (local $a f64) (local $b f64) (local $badA i32) (local $badB i32)
     (local $dq i32) (local $ad i32) (local $dm f64) (local $am f64) (local $bi i32) (local $addr i32)
-    (local $e i32) (local $mm f64) (local $ib i32) (local $bx i32) (local $rowBlock i32)
-    (local $nEq f64) (local $nDiff f64) (local $nBeyond f64) (local $gLo f64) (local $gHi f64) (local $rLo f64) (local $rHi f64)
+    (local $ib i32) (local $bx i32) (local $rowBlock i32)
+    (local $nExcl f64) (local $gLo f64) (local $gHi f64) (local $rLo f64) (local $rHi f64)
     (local $dqS i32) (local $dmS i32) (local $lad i32) (local $lam f64) (local $ldm f64) (local $gt i32)
-    (local $e12 v128) (local $e34 v128) (local $e56 v128) (local $e78 v128) (local $e9 f64) (local $mv v128) (local $cnt v128)
-    ;; Edges 1..9 in registers: the caller gives them non-decreasing, so the last edge 1000·|dm| exceeds is the
-    ;; number of them it exceeds (no loop and no branch a pixel: near fields fall in neighbouring decades at random).
-    (local.set $e12 (v128.load offset=8 (local.get $edges)))
-    (local.set $e34 (v128.load offset=24 (local.get $edges)))
-    (local.set $e56 (v128.load offset=40 (local.get $edges)))
-    (local.set $e78 (v128.load offset=56 (local.get $edges)))
-    (local.set $e9 (f64.load offset=72 (local.get $edges)))
     (local.set $dqS (local.get $scratch))
     (local.set $dmS (i32.add (local.get $scratch) (i32.shl (local.get $sub) (i32.const 2))))
     (local.set $k (i32.add (local.get $base) (local.get $t0)))
@@ -198,6 +192,7 @@
           (i32.store offset=4 (local.get $state) (i32.add (i32.load offset=4 (local.get $state)) (local.get $badB)))
           (i32.store (i32.add (local.get $excl) (i32.shl (i32.load offset=8 (local.get $state)) (i32.const 2))) (local.get $k))
           (i32.store offset=8 (local.get $state) (i32.add (i32.load offset=8 (local.get $state)) (i32.const 1)))
+          (local.set $nExcl (f64.add (local.get $nExcl) (f64.const 1)))
           (i32.store (i32.add (local.get $dqS) (i32.shl (local.get $u) (i32.const 2))) (i32.const 0))
           (f64.store (i32.add (local.get $dmS) (i32.shl (local.get $u) (i32.const 3))) (f64.const 0)))
         (else
@@ -207,24 +202,6 @@
           (i32.store (i32.add (local.get $dqS) (i32.shl (local.get $u) (i32.const 2))) (local.get $dq))
           (f64.store (i32.add (local.get $dmS) (i32.shl (local.get $u) (i32.const 3))) (local.get $dm))
           (local.set $am (f64.abs (local.get $dm)))
-          (if (f64.eq (local.get $dm) (f64.const 0))
-            (then (local.set $nEq (f64.add (local.get $nEq) (f64.const 1))))
-            (else
-              (local.set $nDiff (f64.add (local.get $nDiff) (f64.const 1)))
-              (local.set $nBeyond (f64.add (local.get $nBeyond) (f64.convert_i32_u (f64.gt (local.get $am) (local.get $tolM)))))
-              (local.set $mm (f64.mul (local.get $am) (f64.const 1000)))
-              (local.set $mv (f64x2.splat (local.get $mm)))
-              (local.set $cnt (i64x2.add
-                (i64x2.add (f64x2.gt (local.get $mv) (local.get $e12)) (f64x2.gt (local.get $mv) (local.get $e34)))
-                (i64x2.add (f64x2.gt (local.get $mv) (local.get $e56)) (f64x2.gt (local.get $mv) (local.get $e78)))))
-              ;; Each lane counts -1 for an edge exceeded.
-              (local.set $e (i32.sub (f64.gt (local.get $mm) (local.get $e9))
-                (i32.wrap_i64 (i64.add (i64x2.extract_lane 0 (local.get $cnt)) (i64x2.extract_lane 1 (local.get $cnt))))))
-              ;; The decade's i32 tally, one bank per pixel parity: a neighbour in the same decade does not wait on
-              ;; this store.
-              (local.set $addr (i32.add (i32.add (local.get $extras) (i32.mul (i32.and (local.get $u) (i32.const 1)) (i32.const 80)))
-                (i32.shl (i32.add (local.get $e) (select (i32.const 10) (i32.const 0) (f64.lt (local.get $dm) (f64.const 0)))) (i32.const 2))))
-              (i32.store offset=216 (local.get $addr) (i32.add (i32.load offset=216 (local.get $addr)) (i32.const 1)))))
           (if (i32.or (local.get $dq) (f64.ne (local.get $dm) (f64.const 0)))
             (then
               (local.set $ad (select (i32.sub (i32.const 0) (local.get $dq)) (local.get $dq) (i32.lt_s (local.get $dq) (i32.const 0))))
@@ -287,6 +264,54 @@
         (local.set $lad (i32.const 0))
         (local.set $lam (f64.const 0))
         (local.set $ldm (f64.const 0))))
+    ;; An excluded pixel's dm is 0 in the scratch, which $tallyExtras counts as equal: taken back here, whichever
+    ;; thread tallies the sub-block (the counts are exact integers, so the banks add up in any order).
+    (f64.store (local.get $extras) (f64.sub (f64.load (local.get $extras)) (local.get $nExcl)))
+    (if (local.get $tally) (then (call $tallyExtras (local.get $dmS) (local.get $n) (local.get $extras) (local.get $edges) (local.get $tolM))))
+    (f64.store offset=184 (local.get $extras) (f64.add (f64.load offset=184 (local.get $extras)) (local.get $gLo)))
+    (f64.store offset=192 (local.get $extras) (f64.add (f64.load offset=192 (local.get $extras)) (local.get $gHi)))
+    (f64.store offset=200 (local.get $extras) (f64.add (f64.load offset=200 (local.get $extras)) (local.get $rLo)))
+    (f64.store offset=208 (local.get $extras) (f64.add (f64.load offset=208 (local.get $extras)) (local.get $rHi))))
+
+  ;; floatExtras' counts of the n dm (f64) from dmS, a sub-block's scratch that $prepare wrote, added to the bank at
+  ;; extras: [0] dm = 0, [1] dm != 0, [2] |dm| > tolM, [3 + e] dm > 0 and [13 + e] dm < 0 in decade e (float-kernel.ts
+  ;; gives each thread a bank of its own and adds them at the end). $prepare runs it, or $regions on the helper
+  ;; thread while the helper keeps up.
+  (func $tallyExtras (param $dmS i32) (param $n i32) (param $extras i32) (param $edges i32) (param $tolM f64)
+    (local $u i32) (local $dm f64) (local $am f64) (local $mm f64) (local $e i32) (local $addr i32) (local $bi i32)
+    (local $nEq f64) (local $nDiff f64) (local $nBeyond f64)
+    (local $e12 v128) (local $e34 v128) (local $e56 v128) (local $e78 v128) (local $e9 f64) (local $mv v128) (local $cnt v128)
+    ;; Edges 1..9 in registers: the caller gives them non-decreasing, so the last edge 1000·|dm| exceeds is the
+    ;; number of them it exceeds (no loop and no branch a pixel: near fields fall in neighbouring decades at random).
+    (local.set $e12 (v128.load offset=8 (local.get $edges)))
+    (local.set $e34 (v128.load offset=24 (local.get $edges)))
+    (local.set $e56 (v128.load offset=40 (local.get $edges)))
+    (local.set $e78 (v128.load offset=56 (local.get $edges)))
+    (local.set $e9 (f64.load offset=72 (local.get $edges)))
+    (block $done (loop $each
+      (br_if $done (i32.ge_u (local.get $u) (local.get $n)))
+      (local.set $dm (f64.load (i32.add (local.get $dmS) (i32.shl (local.get $u) (i32.const 3)))))
+      (local.set $am (f64.abs (local.get $dm)))
+      (if (f64.eq (local.get $dm) (f64.const 0))
+        (then (local.set $nEq (f64.add (local.get $nEq) (f64.const 1))))
+        (else
+          (local.set $nDiff (f64.add (local.get $nDiff) (f64.const 1)))
+          (local.set $nBeyond (f64.add (local.get $nBeyond) (f64.convert_i32_u (f64.gt (local.get $am) (local.get $tolM)))))
+          (local.set $mm (f64.mul (local.get $am) (f64.const 1000)))
+          (local.set $mv (f64x2.splat (local.get $mm)))
+          (local.set $cnt (i64x2.add
+            (i64x2.add (f64x2.gt (local.get $mv) (local.get $e12)) (f64x2.gt (local.get $mv) (local.get $e34)))
+            (i64x2.add (f64x2.gt (local.get $mv) (local.get $e56)) (f64x2.gt (local.get $mv) (local.get $e78)))))
+          ;; Each lane counts -1 for an edge exceeded.
+          (local.set $e (i32.sub (f64.gt (local.get $mm) (local.get $e9))
+            (i32.wrap_i64 (i64.add (i64x2.extract_lane 0 (local.get $cnt)) (i64x2.extract_lane 1 (local.get $cnt))))))
+          ;; The decade's i32 tally, one bank per pixel parity: a neighbour in the same decade does not wait on
+          ;; this store.
+          (local.set $addr (i32.add (i32.add (local.get $extras) (i32.mul (i32.and (local.get $u) (i32.const 1)) (i32.const 80)))
+            (i32.shl (i32.add (local.get $e) (select (i32.const 10) (i32.const 0) (f64.lt (local.get $dm) (f64.const 0)))) (i32.const 2))))
+          (i32.store offset=216 (local.get $addr) (i32.add (i32.load offset=216 (local.get $addr)) (i32.const 1)))))
+      (local.set $u (i32.add (local.get $u) (i32.const 1)))
+      (br $each)))
     ;; The decade tallies (two banks of 20 i32 from extras + 216) into the f64 counts [3 + e] and [13 + e], emptied.
     (local.set $e (i32.const 0))
     (block $tdone (loop $tally
@@ -299,14 +324,10 @@
       (i32.store offset=296 (local.get $addr) (i32.const 0))
       (local.set $e (i32.add (local.get $e) (i32.const 1)))
       (br $tally)))
-    ;; The counts, exact integers in f64, added to the chunk's totals.
+    ;; The counts, exact integers in f64, added to the bank's totals.
     (f64.store (local.get $extras) (f64.add (f64.load (local.get $extras)) (local.get $nEq)))
     (f64.store offset=8 (local.get $extras) (f64.add (f64.load offset=8 (local.get $extras)) (local.get $nDiff)))
-    (f64.store offset=16 (local.get $extras) (f64.add (f64.load offset=16 (local.get $extras)) (local.get $nBeyond)))
-    (f64.store offset=184 (local.get $extras) (f64.add (f64.load offset=184 (local.get $extras)) (local.get $gLo)))
-    (f64.store offset=192 (local.get $extras) (f64.add (f64.load offset=192 (local.get $extras)) (local.get $gHi)))
-    (f64.store offset=200 (local.get $extras) (f64.add (f64.load offset=200 (local.get $extras)) (local.get $rLo)))
-    (f64.store offset=208 (local.get $extras) (f64.add (f64.load offset=208 (local.get $extras)) (local.get $rHi))))
+    (f64.store offset=16 (local.get $extras) (f64.add (f64.load offset=16 (local.get $extras)) (local.get $nBeyond))))
 
   ;; Pass 2, region q over the sub-block of n pixels starting at pixel k0: the whole map (m = -1) or mask m, whose
   ;; member columns in row j are the two spans [s, e) of 4 i32 at spans + 16(jM + m) (masks.ts maskRowSpans: the
@@ -552,14 +573,19 @@
         (i64.store offset=16 (local.get $rs) (local.get $wq)))))
 
   ;; Passes 2 and 3 over one sub-block of n pixels from pixel k0 whose scratch $prepare wrote: the whole map, each
-  ;; mask, then the rings. They read only the scratch and write only the regions' accumulators, wide bins, events
-  ;; (state[4]) and ring sums, none of which $prepare touches, so one thread may run them while another prepares
-  ;; the next sub-block into another scratch (float-kernel.ts), as long as sub-blocks reach them in order.
+  ;; mask, then the rings; first, when $tally is set, floatExtras of the sub-block into the bank at $extras. They
+  ;; read only the scratch and write only the regions' accumulators, wide bins, events (state[4]), ring sums and
+  ;; that bank, none of which $prepare touches, so one thread may run them while another prepares the next
+  ;; sub-block into another scratch (float-kernel.ts), as long as sub-blocks reach them in order.
   (func $regions (export "regions") (param $n i32) (param $k0 i32) (param $M i32) (param $W i32) (param $spans i32)
     (param $acc i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32) (param $widePtr i32) (param $events i32)
     (param $ringSums i32) (param $state i32) (param $scratch i32) (param $sub i32)
     (param $dx2 i32) (param $dy2 i32) (param $step f64) (param $rings i32)
+    (param $tally i32) (param $extras i32) (param $edges i32) (param $tolM f64)
     (local $m i32)
+    (if (local.get $tally)
+      (then (call $tallyExtras (i32.add (local.get $scratch) (i32.shl (local.get $sub) (i32.const 2))) (local.get $n)
+        (local.get $extras) (local.get $edges) (local.get $tolM))))
     (local.set $m (i32.const -1))
     (block $mdone (loop $masks
       (br_if $mdone (i32.ge_s (local.get $m) (local.get $M)))
@@ -579,7 +605,7 @@
   ;; And floatExtras of compare.ts, as f64 counts at extras: [0] dm = 0, [1] dm != 0, [2] |dm| > tolM, [3 + e] dm > 0
   ;; and [13 + e] dm < 0 in decade e, the last of the 10 edges (mm) that 1000·|dm| exceeds (e = 0 when none does);
   ;; clampCounts: [23] heights < rmin and [24] > rmax on a float generated side, [25] and [26] on a float reference.
-;; From extras + 216, two banks of 20 i32 decade tallies, which each $prepare adds into [3 + e] and [13 + e] and empties.
+  ;; From extras + 216, two banks of 20 i32 decade tallies, which $tallyExtras adds into [3 + e] and [13 + e], emptied.
   (func (export "full")
     (param $gh i32) (param $rh i32) (param $gc i32) (param $rc i32) (param $count i32) (param $base i32)
     (param $genFloat i32) (param $refFloat i32) (param $table i32)
@@ -600,11 +626,12 @@
         (local.get $genFloat) (local.get $refFloat) (local.get $table)
         (local.get $W) (local.get $B) (local.get $bw) (local.get $block) (local.get $blockF) (local.get $blockFA)
         (local.get $state) (local.get $excl) (local.get $edges) (local.get $tolM) (local.get $extras)
-        (local.get $rmin) (local.get $rmax) (local.get $scratch) (local.get $sub))
+        (local.get $rmin) (local.get $rmax) (local.get $scratch) (local.get $sub) (i32.const 1))
       (call $regions (local.get $n) (local.get $k0) (local.get $M) (local.get $W) (local.get $spans)
         (local.get $acc) (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $widePtr) (local.get $events)
         (local.get $ringSums) (local.get $state) (local.get $scratch) (local.get $sub)
-        (local.get $dx2) (local.get $dy2) (local.get $step) (local.get $rings))
+        (local.get $dx2) (local.get $dy2) (local.get $step) (local.get $rings)
+        (i32.const 0) (local.get $extras) (local.get $edges) (local.get $tolM))
       (local.set $t0 (i32.add (local.get $t0) (local.get $n)))
       (br $each))))
 )
