@@ -63,7 +63,7 @@ export function resultJson(r: ComparisonResult): Record<string, unknown> {
   return { ...rest, ...ranges, blocks: { size: blocks.size, columns: blocks.columns, rows: blocks.rows } };
 }
 
-/** Marks a histogram's place in jsonText's first pass (a NUL is escaped by JSON.stringify, so no other value prints it). */
+/** Marks a histogram's place in metricsJsonText's first pass; a value that prints the same text makes it fall back. */
 const HISTOGRAM_MARK = '\u0000heightbench-histogram:';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -137,8 +137,8 @@
   ;; ring found there), each with its accumulators in locals. Each region still sees its pixels in pixel order, so
   ;; its sums, its first maxima and its wide Δq order are those of one pass over every region a pixel.
   ;; [R] The ring is found in the rings pass, not in $prepare: where one thread prepares while another runs the
-  ;;     region passes, the preparing thread is the slower (for near fields; float-kernel.ts hands it the tally too
-  ;;     while the other keeps up).
+  ;;     region passes, the preparing thread is the slower for near fields (float-kernel.ts also gives the tally to
+  ;;     the region passes while their thread keeps up).
   ;; Scratch (12·sub bytes): dq (i32) at scratch, dm (f64) at scratch + 4·sub.
 
   ;; Pass 1 over pixels [t0, t0 + n) of the chunk (pixel index base + t).
