@@ -231,11 +231,12 @@ const EXTRAS_BYTES = 8 * (3 + 2 * EDGES + 4) + 2 * 4 * 2 * EDGES;
  */
 const TALLY_BACKLOG = 6;
 
-/** Where the float full scan tallies floatExtras (tests force each thread; `balance` is the scan's own choice). */
-let tallyOn: 'balance' | 'caller' | 'helper' = 'balance';
+/** Where the float full scan tallies floatExtras: `balance` is the scan's own choice; tests force each thread. */
+type TallyThread = 'balance' | 'caller' | 'helper';
+let tallyOn: TallyThread = 'balance';
 
 /** Sets where floatFullScan tallies floatExtras (tests: the result must not depend on it); returns the previous one. */
-export function setFloatTallyThread(where: 'balance' | 'caller' | 'helper'): 'balance' | 'caller' | 'helper' {
+export function setFloatTallyThread(where: TallyThread): TallyThread {
   const was = tallyOn;
   tallyOn = where;
   return was;

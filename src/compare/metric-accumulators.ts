@@ -307,24 +307,30 @@ export function reduceHistogram(acc: RegionAccumulator, withBins = true): CodeSu
 const negativeKeys: string[] = [];
 
 /**
- * A region's histogram as CompareMetrics states it: Δq → count for every non-zero bin, and Δq = 0 → `exact`. Its
- * key order, which JSON output keeps, is the object's: the array indices (Δq >= 0) ascending, then the negative Δq
- * in the order they are set, here ascending.
+ * Calls f(Δq, count) for each entry of a region's histogram in its record's key order: Δq = 0 (`exact`), the other
+ * Δq >= 0 ascending, then the negative Δq ascending — the order histogramRecord's object enumerates (array indices
+ * ascending, then names as set) and histogramJsonText writes.
+ */
+function forEachRecordBin(acc: RegionAccumulator, exact: number, f: (dq: number, count: number) => void): void {
+  const dense = acc.dense;
+  f(0, exact);
+  if (dense) for (let b = DENSE + 1; b < DENSE_BINS; b++) if (dense[b] !== 0) f(b - DENSE, dense[b]);
+  acc.sparse?.forEachAscending(true, f);
+  acc.sparse?.forEachAscending(false, f);
+  if (dense) for (let b = 0; b < DENSE; b++) if (dense[b] !== 0) f(b - DENSE, dense[b]);
+}
+
+/**
+ * A region's histogram as CompareMetrics states it: Δq → count for every non-zero bin, and Δq = 0 → `exact`, in the
+ * key order of forEachRecordBin, which JSON output keeps.
  */
 export function histogramRecord(acc: RegionAccumulator, exact: number): Record<string, number> {
   if (acc.wideSums) throw new Error('histogramRecord: a region tallied as sums has no bins');
   const h: Record<string, number> = {};
-  const set = (d: number, c: number): void => {
+  forEachRecordBin(acc, exact, (d, c) => {
     if (d >= 0) h[d] = c;
     else h[(negativeKeys[-d] ??= String(d))] = c;
-  };
-  acc.sparse?.forEachAscending(false, set);
-  const dense = acc.dense;
-  for (let b = 0; b < DENSE_BINS; b++) {
-    if (b === DENSE) h[0] = exact;
-    else if (dense && dense[b] !== 0) set(b - DENSE, dense[b]);
-  }
-  acc.sparse?.forEachAscending(true, set);
+  });
   recordSources.set(h, { acc, exact });
   return h;
 }
@@ -382,21 +388,16 @@ export function histogramJsonText(h: Record<string, number>, indent: number): st
   const keys = new Int32Array(n);
   const counts = new Float64Array(n);
   let e = 0;
-  const add = (d: number, c: number): void => {
+  forEachRecordBin(acc, exact, (d, c) => {
     keys[e] = d;
     counts[e++] = c;
-  };
-  const dense = acc.dense;
-  add(0, exact);
-  for (let b = DENSE + 1; b < DENSE_BINS; b++) if (dense && dense[b] !== 0) add(b - DENSE, dense[b]);
-  acc.sparse?.forEachAscending(true, add);
-  acc.sparse?.forEachAscending(false, add);
-  for (let b = 0; b < DENSE; b++) if (dense && dense[b] !== 0) add(b - DENSE, dense[b]);
-  // Each entry: newline, indent + 2 spaces, "key": count, and a comma but after the last; then newline, indent, }.
+  });
+  // '{', then each entry: newline, indent + 2 spaces, "key": count, and a comma but after the last; then newline,
+  // indent, '}'.
   const pad = indent + 2;
   const keyLength = new Uint8Array(e);
   const countLength = new Uint8Array(e);
-  let bytes = 1 + 1 + indent + 1 - 1;
+  let bytes = 1 + (1 + indent + 1) - 1;
   for (let k = 0; k < e; k++) {
     keyLength[k] = decimalLength(keys[k]);
     countLength[k] = decimalLength(counts[k]);
