@@ -1,6 +1,7 @@
 /**
- * The float-pair full kernel's helper thread (src/compare/float-thread.ts) runs the region and ring passes of one
- * sub-block while this thread prepares the next: the comparison must be the one thread's bit for bit. Counts work
+ * The float-pair full kernel's helper thread (src/compare/float-thread.ts) runs the masks' and rings' passes of one
+ * sub-block while this thread prepares the next and passes the whole map: the comparison must be the one thread's
+ * bit for bit. Counts work
  * (the region passes the helper ran), no clocks.
  */
 import { afterEach, describe, expect, it } from 'vitest';

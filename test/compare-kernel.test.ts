@@ -13,7 +13,7 @@ import { RegionAccumulator } from '../src/compare/metric-accumulators.js';
 import { floatFullScan, floatSummaryScan } from '../src/compare/float-kernel.js';
 import { FLOAT_HISTOGRAM_EDGES_MM } from '../src/compare/compare.js';
 import { DEFAULT_RANGE } from '../src/core/grid.js';
-import { decodeTable, encodeFieldR16 } from '../src/core/encoding.js';
+import { encodeFieldR16 } from '../src/core/encoding.js';
 import { createCodePairExecutor, defaultCompareExecutor, SCAN_CHUNK, type CompareExecutor, type TallyPlan } from '../src/compare/kernel.js';
 import {
   DEFAULT_MASKS,
@@ -336,6 +336,43 @@ describe('the float-pair full kernel (float-pair.wat full) gives the JavaScript 
     });
   }
 
+  it('regression fixture block-max-tie-in-four: a block keeps its first largest |Δm| when pixels of one four-pixel step tie with opposite signs', () => {
+    // Every pattern of 0, ±d and ±2d over four neighbours (5⁴ = 625 steps of four pixels), the third step of each
+    // row non-finite on one side (those four go one by one): ties of equal |Δm| and opposite sign at every pair of
+    // places, so a block's signed maximum names the first of them only if pixel order is kept inside the step.
+    const columns = 100;
+    const rows = 27;
+    const n = columns * rows;
+    const ref = new Float32Array(n).fill(100);
+    const gen = new Float32Array(n);
+    const d = 0.5;
+    for (let k = 0; k < n; k++) {
+      const g = Math.floor(k / 4) % 625;
+      const digit = Math.floor(g / 5 ** (k % 4)) % 5;
+      gen[k] = 100 + [0, d, -d, 2 * d, -2 * d][digit];
+      if (Math.floor((k % columns) / 4) === 2 && k % 4 === 1) ref[k] = Number.NaN;
+    }
+    const g = grid(columns, rows);
+    for (const block of [4, 8, 12, 2]) {
+      const opts = { block, codeRange: DEFAULT_RANGE, toleranceMm: 0 };
+      const js = compareHeightfields(floatHeightfield(g, gen), floatHeightfield(g, ref), { ...opts, executor: 'js' });
+      const simd = compareHeightfields(floatHeightfield(g, gen), floatHeightfield(g, ref), { ...opts, executor: 'simd' });
+      expect(bytesOf(simd.blocks.signedMaxM!), `block ${block}`).toEqual(bytesOf(js.blocks.signedMaxM!));
+      expect(JSON.stringify(simd), `block ${block}`).toBe(JSON.stringify(js));
+      // And against the rule itself: each block's first finite pixel of largest |Δm|, in pixel order.
+      const bw = Math.ceil(columns / block);
+      const want = new Float32Array(bw * Math.ceil(rows / block));
+      const best = new Float64Array(want.length);
+      for (let k = 0; k < n; k++) {
+        const dm = gen[k] - ref[k];
+        const b = Math.floor(Math.floor(k / columns) / block) * bw + Math.floor((k % columns) / block);
+        if (Math.abs(dm) > best[b]) [best[b], want[b]] = [Math.abs(dm), dm];
+      }
+      expect(Array.from(simd.blocks.signedMaxM!), `block ${block}`).toEqual(Array.from(want));
+      expect(want.some((v) => v < 0) && want.some((v) => v > 0)).toBe(true);
+    }
+  });
+
   it('the kernel itself runs here: rings keep exact sums of wide Δq, other regions their bins', () => {
     const g = grid(301, 257);
     const n = g.columns * g.rows;
@@ -373,7 +410,6 @@ describe('the float-pair full kernel (float-pair.wat full) gives the JavaScript 
       rh: null,
       gc,
       rc,
-      table: decodeTable(DEFAULT_RANGE),
       edgesMm: FLOAT_HISTOGRAM_EDGES_MM,
       toleranceM: 0.5,
       range: DEFAULT_RANGE,

@@ -606,7 +606,6 @@ function runFullKernel(
       rh: sides.R.heights,
       gc: sides.G.codes,
       rc: sides.R.codes,
-      table: sides.table,
       edgesMm: FLOAT_HISTOGRAM_EDGES_MM,
       toleranceM: toleranceMm / 1000,
       range: input.range,

@@ -16,6 +16,7 @@
  * [R] Chunks of SCAN_CHUNK pixels are copied into the kernel's memory (12 bytes a pixel), so its memory stays ~4 MB
  *     whatever the grid; the copy is ~1/10 of the scan's time.
  */
+import { decodeTable } from '../core/encoding.js';
 import { alignedLayout, compiledWasm, instantiateWasm, newSharedWasmMemory, wasmDisabled } from '../core/wasm.js';
 import { CodeTally, DENSE_BINS, WideBins, type RegionAccumulator } from './metric-accumulators.js';
 import { regionInputSizes, SCAN_CHUNK, tallyInMemory, tallySizes, writeRegionInputs, type ScanGeometry } from './kernel.js';
@@ -47,6 +48,7 @@ interface FloatPairExports {
   full(...args: number[]): void;
   prepare(...args: number[]): void;
   regions(...args: number[]): void;
+  region(...args: number[]): void;
 }
 
 /** Whether the kernel can run here (WebAssembly SIMD available and not turned off). */
@@ -165,16 +167,15 @@ export function floatSummaryScan(p: FloatSummaryInput, out: FloatSummaryOutput):
 export interface FloatFullInput extends ScanGeometry {
   step: number;
   rings: number;
-  /** A side's float heights, or null when it holds codes (its metres are table[code]). */
+  /** A side's float heights, or null when it holds codes (its metres are decodeTable(range)[code]). */
   gh: Float32Array | null;
   rh: Float32Array | null;
   gc: Uint16Array;
   rc: Uint16Array;
-  table: Float64Array;
   /** floatExtras' decade edges (mm, 10 of them) and tolerance (m). */
   edgesMm: readonly number[];
   toleranceM: number;
-  /** The range clampCounts counts float heights outside of. */
+  /** The range of the codes (their metres are decoded from it) and the one clampCounts counts float heights outside of. */
   range: { min: number; max: number };
 }
 
@@ -224,10 +225,10 @@ const SCRATCH_BYTES = 12;
 const EXTRAS_BYTES = 8 * (3 + 2 * EDGES + 4) + 2 * 4 * 2 * EDGES;
 
 /**
- * [R] Passes the helper may be behind before this thread tallies a sub-block's floatExtras itself: near fields leave
- *     the helper's region passes lighter than this thread's $prepare, so the tally goes to the helper while it keeps
- *     up; unrelated fields make the helper the slower thread (a wide bin per pixel and region), and then the tally
- *     stays here. Each thread's counts are exact integers in a bank of its own, so the result is the same.
+ * [R] Passes the helper may be behind before this thread tallies a sub-block's floatExtras itself: while the helper's
+ *     passes (the masks and the rings) keep up with this thread's (prepare and the whole map), the tally goes to the
+ *     helper; unrelated fields make the helper the slower thread (a wide bin per pixel and region), and then the
+ *     tally stays here. Each thread's counts are exact integers in a bank of its own, so the result is the same.
  */
 const TALLY_BACKLOG = 6;
 
@@ -258,13 +259,18 @@ export function floatFullScan(
       throw new RangeError(`floatFullScan: histogram edges must be non-decreasing, got ${p.edgesMm[e - 1]} then ${p.edgesMm[e]} at ${e}`);
   const M = p.masks.length;
   const regions = 1 + M + p.rings;
+  const table = decodeTable(p.range);
   const blocks = p.bw * p.bh;
   const L = alignedLayout({
     ...CHUNK_SLOTS,
     // The whole map and every mask may each see every wide Δq first (once in the scan), and at most once a pixel:
     // the events of the whole scan are read at its end, so no chunk waits for the helper's last passes.
     events: 8 * (1 + M) * Math.min(p.columns * p.rows, WIDE_VALUES),
-    table: 8 * p.table.length,
+    // The whole map's events where this thread passes it (the helper passes the masks meanwhile).
+    events0: 8 * Math.min(p.columns * p.rows, WIDE_VALUES),
+    table: 8 * table.length,
+    // The decode table's span (max - min) and min: four pixels of codes at once are decoded from them.
+    decode: 16,
     ...regionInputSizes(p.columns, p.rows, M),
     acc: 56 * regions,
     ...tallySizes(regions),
@@ -282,13 +288,14 @@ export function floatFullScan(
     scratch: SLOTS * SCRATCH_BYTES * FULL_SUB,
     spans: 16 * M * p.rows,
   });
-  const made = floatPairKernel(L.size, { full: 43, prepare: 26, regions: REGION_ARGS });
+  const made = floatPairKernel(L.size, { full: 44, prepare: 27, regions: REGION_ARGS, region: 16 });
   if (!made) return null;
   const { memory, kernel } = made;
   // Views are made again after each call: a region's first wide Δq grows the memory, which detaches them.
   let buf = memory.buffer;
   writeRegionInputs(buf, L, p.geo, p.masks);
-  new Float64Array(buf, L.table, p.table.length).set(p.table);
+  new Float64Array(buf, L.table, table.length).set(table);
+  new Float64Array(buf, L.decode, 2).set([p.range.max - p.range.min, p.range.min]);
   new Float64Array(buf, L.edges, EDGES).set(p.edgesMm);
   new Int32Array(buf, L.spans, 4 * M * p.rows).set(maskRowSpans(p.geo, p.masks));
   const acc = new Float64Array(buf, L.acc, 7 * regions);
@@ -308,7 +315,7 @@ export function floatFullScan(
     new Uint16Array(buf, L.rc, count).set(p.rc.subarray(start, start + count));
     try {
       if (passes.begin()) {
-        // Sub-block after sub-block as kernel.full runs them, the region passes handed to the helper thread.
+        // Sub-block after sub-block as kernel.full runs them, the masks' and rings' passes handed to the helper thread.
         for (let t0 = 0; t0 < count; t0 += FULL_SUB) {
           const sub = Math.min(FULL_SUB, count - t0);
           passes.free();
@@ -319,14 +326,20 @@ export function floatFullScan(
             gh ? 1 : 0, rh ? 1 : 0, L.table,
             p.columns, p.block, p.bw, L.block, L.blockF, L.blockFA,
             L.state, L.excl, L.edges, p.toleranceM, L.extras, p.range.min, p.range.max,
-            scratch, FULL_SUB, here,
+            scratch, FULL_SUB, here, L.decode,
+          ); // prettier-ignore
+          // The whole map's pass here, the masks' and rings' on the helper: near fields leave this thread the
+          // lighter one once $prepare is vectorised.
+          kernel.region(
+            0, -1, M, sub, start + t0, p.columns, L.spans,
+            L.acc, L.dense, L.maxAbs, L.maxAt, L.widePtr, L.events0, L.state + 20, scratch, FULL_SUB,
           ); // prettier-ignore
           passes.post([
             sub, start + t0, M, p.columns, L.spans,
             L.acc, L.dense, L.maxAbs, L.maxAt, L.widePtr, L.events,
             L.ringSums, L.state, scratch, FULL_SUB,
             L.dx2, L.dy2, p.step, p.rings,
-            1 - here, L.extrasHelper, L.edges, p.toleranceM,
+            1 - here, L.extrasHelper, L.edges, p.toleranceM, 0,
           ]); // prettier-ignore
         }
       } else
@@ -339,7 +352,7 @@ export function floatFullScan(
           p.step, p.rings,
           L.acc, L.dense, L.maxAbs, L.maxAt, L.widePtr, L.events,
           L.ringSums, L.state, L.excl, L.edges, p.toleranceM, L.extras, p.range.min, p.range.max,
-          L.scratch, FULL_SUB, L.spans,
+          L.scratch, FULL_SUB, L.spans, L.decode,
         ); // prettier-ignore
     } catch {
       // Memory for a region's wide bins refused (or a ring outside the profile, which the JavaScript scan reports).
@@ -366,6 +379,10 @@ export function floatFullScan(
   const state = new Int32Array(buf, L.state, 8);
   const events = new Int32Array(buf, L.events, 2 * state[4]);
   for (let e = 0; e < state[4]; e++) orders[events[2 * e]].push(events[2 * e + 1]);
+  // The whole map's events from the chunks where this thread passed it: after those of the chunks before the helper
+  // joined (in the list above), so still in pixel order.
+  const events0 = new Int32Array(buf, L.events0, 2 * state[5]);
+  for (let e = 0; e < state[5]; e++) orders[0].push(events0[2 * e + 1]);
   const tally = new CodeTally(regions);
   tally.dense.set(new Float64Array(buf, L.dense, DENSE_BINS * regions));
   tally.maxAbs.set(new Int32Array(buf, L.maxAbs, regions));

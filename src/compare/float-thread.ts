@@ -1,7 +1,7 @@
 /**
- * One helper thread for the float-pair full kernel (float-kernel.ts floatFullScan): it runs the region and ring
- * passes (float-pair.wat `regions`) of one sub-block while the calling thread prepares the next one (`prepare`) into
- * another slot of the scratch (SLOTS of them). Sub-blocks reach the region passes one at a time and in pixel order,
+ * One helper thread for the float-pair full kernel (float-kernel.ts floatFullScan): it runs the masks' and rings'
+ * passes (float-pair.wat `regions`) of one sub-block while the calling thread prepares the next one (`prepare`, then
+ * the whole map's pass, `region`) into another slot of the scratch (SLOTS of them). Sub-blocks reach the region passes one at a time and in pixel order,
  * whichever thread runs them, so every sum, maximum and wide-Δq order is the one thread's (tested).
  * [R] Each sub-block's region pass is claimed by whichever thread is free (an atomic turn word): the helper when it
  *     is awake, this thread when it needs the scratch slot back and the helper has not taken it, so a helper that
@@ -33,7 +33,7 @@ const HELPER_RUNS = 6;
 const SLEEPING = 7;
 const ARGS_AT = 64;
 /** Parameters of float-pair.wat's `regions`. */
-export const REGION_ARGS = 23;
+export const REGION_ARGS = 24;
 /**
  * [R] Scratch slots: this thread may prepare up to SLOTS sub-blocks ahead of the region passes, so a helper that the
  *     system pauses for a moment holds it up only when that moment is longer than SLOTS sub-blocks take.

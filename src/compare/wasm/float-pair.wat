@@ -136,9 +136,9 @@
   ;; passes once over the sub-block for the whole map and for each mask, and $rings once for the rings (each pixel's
   ;; ring found there), each with its accumulators in locals. Each region still sees its pixels in pixel order, so
   ;; its sums, its first maxima and its wide Δq order are those of one pass over every region a pixel.
-  ;; [R] The ring is found in the rings pass, not in $prepare: where one thread prepares while another runs the
-  ;;     region passes, the preparing thread is the slower for near fields (float-kernel.ts also gives the tally to
-  ;;     the region passes while their thread keeps up).
+  ;; [R] The ring is found in the rings pass, not in $prepare, and $prepare takes four pixels a step: where one
+  ;;     thread prepares and passes the whole map while another passes the masks and the rings (float-kernel.ts),
+  ;;     the two are about equally busy, and the tally goes to whichever keeps up.
   ;; Scratch (12·sub bytes): dq (i32) at scratch, dm (f64) at scratch + 4·sub.
 
   ;; Pass 1 over pixels [t0, t0 + n) of the chunk (pixel index base + t).
@@ -147,12 +147,16 @@
     (param $genFloat i32) (param $refFloat i32) (param $table i32)
     (param $W i32) (param $B i32) (param $bw i32) (param $block i32) (param $blockF i32) (param $blockFA i32)
     (param $state i32) (param $excl i32) (param $edges i32) (param $tolM f64) (param $extras i32)
-    (param $rmin f64) (param $rmax f64) (param $scratch i32) (param $sub i32) (param $tally i32)
+    (param $rmin f64) (param $rmax f64) (param $scratch i32) (param $sub i32) (param $tally i32) (param $decode i32)
     (local $t i32) (local $u i32) (local $k i32) (local $i i32) (local $j i32) (local $a f64) (local $b f64) (local $badA i32) (local $badB i32)
     (local $dq i32) (local $ad i32) (local $dm f64) (local $am f64) (local $bi i32) (local $addr i32)
     (local $ib i32) (local $bx i32) (local $rowBlock i32)
     (local $nExcl f64) (local $gLo f64) (local $gHi f64) (local $rLo f64) (local $rHi f64)
     (local $dqS i32) (local $dmS i32) (local $lad i32) (local $lam f64) (local $ldm f64) (local $gt i32)
+    (local $st i32) (local $skip i32) (local $a01 v128) (local $a23 v128) (local $b01 v128) (local $b23 v128)
+    (local $d01 v128) (local $d23 v128) (local $m01 v128) (local $m23 v128) (local $dq4 v128) (local $lo v128)
+    (local $cLoG v128) (local $cHiG v128) (local $cLoR v128) (local $cHiR v128) (local $vmin v128) (local $vmax v128)
+    (local $pa f64) (local $pd f64) (local $qa f64) (local $qd f64) (local $x f64)
     (local.set $dqS (local.get $scratch))
     (local.set $dmS (i32.add (local.get $scratch) (i32.shl (local.get $sub) (i32.const 2))))
     (local.set $k (i32.add (local.get $base) (local.get $t0)))
@@ -162,9 +166,107 @@
     (local.set $bx (i32.div_u (local.get $i) (local.get $B)))
     (local.set $ib (i32.sub (local.get $i) (i32.mul (local.get $bx) (local.get $B))))
     (local.set $rowBlock (i32.mul (i32.div_u (local.get $j) (local.get $B)) (local.get $bw)))
+    (local.set $vmin (f64x2.splat (local.get $rmin)))
+    (local.set $vmax (f64x2.splat (local.get $rmax)))
     (block $done (loop $each
       (br_if $done (i32.ge_u (local.get $u) (local.get $n)))
       (local.set $t (i32.add (local.get $t0) (local.get $u)))
+      (local.set $st (i32.const 1))
+      ;; Four pixels at once where they lie in one block of one row and the sub-block, and all are finite (else
+      ;; they go one by one below): the same values, counts and block maxima as four single steps. A side of codes
+      ;; is decoded as decodeHeightR16 of encoding.ts, (q · span) / 65535 + min: the three IEEE operations that made
+      ;; each entry of the decode table, so the same doubles as table[q]. Span and min are read from memory at each
+      ;; use (decode: f64 each): V8 compiles that to faster code here than a v128 local or a parameter kept across
+      ;; the loop, and a call would not be inlined.
+      (if (i32.and (i32.eqz (local.get $skip))
+            (i32.and (i32.le_u (i32.add (local.get $u) (i32.const 4)) (local.get $n))
+              (i32.and (i32.le_u (i32.add (local.get $ib) (i32.const 4)) (local.get $B))
+                (i32.le_u (i32.add (local.get $i) (i32.const 4)) (local.get $W)))))
+        (then
+          (if (local.get $genFloat)
+            (then
+              (local.set $addr (i32.add (local.get $gh) (i32.shl (local.get $t) (i32.const 2))))
+              (local.set $a01 (f64x2.promote_low_f32x4 (v128.load64_zero (local.get $addr))))
+              (local.set $a23 (f64x2.promote_low_f32x4 (v128.load64_zero offset=8 (local.get $addr)))))
+            (else
+              (local.set $lo (v128.load16x4_u (i32.add (local.get $gc) (i32.shl (local.get $t) (i32.const 1)))))
+              (local.set $a01 (f64x2.add (f64x2.div (f64x2.mul (f64x2.convert_low_i32x4_u (local.get $lo)) (f64x2.splat (f64.load (local.get $decode))))
+                (v128.const f64x2 65535 65535)) (f64x2.splat (f64.load offset=8 (local.get $decode)))))
+              (local.set $a23 (f64x2.add (f64x2.div (f64x2.mul (f64x2.convert_low_i32x4_u
+                (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $lo) (local.get $lo))) (f64x2.splat (f64.load (local.get $decode))))
+                (v128.const f64x2 65535 65535)) (f64x2.splat (f64.load offset=8 (local.get $decode)))))))
+          (if (local.get $refFloat)
+            (then
+              (local.set $addr (i32.add (local.get $rh) (i32.shl (local.get $t) (i32.const 2))))
+              (local.set $b01 (f64x2.promote_low_f32x4 (v128.load64_zero (local.get $addr))))
+              (local.set $b23 (f64x2.promote_low_f32x4 (v128.load64_zero offset=8 (local.get $addr)))))
+            (else
+              (local.set $lo (v128.load16x4_u (i32.add (local.get $rc) (i32.shl (local.get $t) (i32.const 1)))))
+              (local.set $b01 (f64x2.add (f64x2.div (f64x2.mul (f64x2.convert_low_i32x4_u (local.get $lo)) (f64x2.splat (f64.load (local.get $decode))))
+                (v128.const f64x2 65535 65535)) (f64x2.splat (f64.load offset=8 (local.get $decode)))))
+              (local.set $b23 (f64x2.add (f64x2.div (f64x2.mul (f64x2.convert_low_i32x4_u
+                (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $lo) (local.get $lo))) (f64x2.splat (f64.load (local.get $decode))))
+                (v128.const f64x2 65535 65535)) (f64x2.splat (f64.load offset=8 (local.get $decode)))))))
+          (if (v128.any_true (v128.or
+                (f64x2.ne (f64x2.add (f64x2.sub (local.get $a01) (local.get $a01)) (f64x2.sub (local.get $b01) (local.get $b01))) (v128.const i64x2 0 0))
+                (f64x2.ne (f64x2.add (f64x2.sub (local.get $a23) (local.get $a23)) (f64x2.sub (local.get $b23) (local.get $b23))) (v128.const i64x2 0 0))))
+            (then (local.set $skip (i32.const 4)))
+            (else
+              ;; clampCounts: a lane's compare is -1 where true; above the range only where not below it.
+              (if (local.get $genFloat)
+                (then
+                  (local.set $lo (f64x2.lt (local.get $a01) (local.get $vmin)))
+                  (local.set $cLoG (i64x2.sub (local.get $cLoG) (local.get $lo)))
+                  (local.set $cHiG (i64x2.sub (local.get $cHiG) (v128.andnot (f64x2.gt (local.get $a01) (local.get $vmax)) (local.get $lo))))
+                  (local.set $lo (f64x2.lt (local.get $a23) (local.get $vmin)))
+                  (local.set $cLoG (i64x2.sub (local.get $cLoG) (local.get $lo)))
+                  (local.set $cHiG (i64x2.sub (local.get $cHiG) (v128.andnot (f64x2.gt (local.get $a23) (local.get $vmax)) (local.get $lo))))))
+              (if (local.get $refFloat)
+                (then
+                  (local.set $lo (f64x2.lt (local.get $b01) (local.get $vmin)))
+                  (local.set $cLoR (i64x2.sub (local.get $cLoR) (local.get $lo)))
+                  (local.set $cHiR (i64x2.sub (local.get $cHiR) (v128.andnot (f64x2.gt (local.get $b01) (local.get $vmax)) (local.get $lo))))
+                  (local.set $lo (f64x2.lt (local.get $b23) (local.get $vmin)))
+                  (local.set $cLoR (i64x2.sub (local.get $cLoR) (local.get $lo)))
+                  (local.set $cHiR (i64x2.sub (local.get $cHiR) (v128.andnot (f64x2.gt (local.get $b23) (local.get $vmax)) (local.get $lo))))))
+              (local.set $addr (i32.add (local.get $gc) (i32.shl (local.get $t) (i32.const 1))))
+              (local.set $dq4 (i32x4.sub (v128.load16x4_u (local.get $addr))
+                (v128.load16x4_u (i32.add (local.get $rc) (i32.shl (local.get $t) (i32.const 1))))))
+              (v128.store (i32.add (local.get $dqS) (i32.shl (local.get $u) (i32.const 2))) (local.get $dq4))
+              (local.set $d01 (f64x2.sub (local.get $a01) (local.get $b01)))
+              (local.set $d23 (f64x2.sub (local.get $a23) (local.get $b23)))
+              (local.set $addr (i32.add (local.get $dmS) (i32.shl (local.get $u) (i32.const 3))))
+              (v128.store (local.get $addr) (local.get $d01))
+              (v128.store offset=16 (local.get $addr) (local.get $d23))
+              ;; The block maps: the four pixels' largest |dq| (a pixel with dq = 0 adds 0), and the first largest
+              ;; |dm| of the four (pairs, then the later pair only when larger), each taken only when larger.
+              (local.set $dq4 (i32x4.abs (local.get $dq4)))
+              (local.set $dq4 (i32x4.max_u (local.get $dq4) (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $dq4) (local.get $dq4))))
+              (local.set $ad (i32x4.extract_lane 0 (i32x4.max_u (local.get $dq4) (i8x16.shuffle 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 (local.get $dq4) (local.get $dq4)))))
+              (local.set $lad (select (local.get $ad) (local.get $lad) (i32.gt_u (local.get $ad) (local.get $lad))))
+              (local.set $m01 (f64x2.abs (local.get $d01)))
+              (local.set $m23 (f64x2.abs (local.get $d23)))
+              (local.set $pa (f64x2.extract_lane 0 (local.get $m01)))
+              (local.set $pd (f64x2.extract_lane 0 (local.get $d01)))
+              (local.set $x (f64x2.extract_lane 1 (local.get $m01)))
+              (local.set $gt (f64.gt (local.get $x) (local.get $pa)))
+              (local.set $pa (select (local.get $x) (local.get $pa) (local.get $gt)))
+              (local.set $pd (select (f64x2.extract_lane 1 (local.get $d01)) (local.get $pd) (local.get $gt)))
+              (local.set $qa (f64x2.extract_lane 0 (local.get $m23)))
+              (local.set $qd (f64x2.extract_lane 0 (local.get $d23)))
+              (local.set $x (f64x2.extract_lane 1 (local.get $m23)))
+              (local.set $gt (f64.gt (local.get $x) (local.get $qa)))
+              (local.set $qa (select (local.get $x) (local.get $qa) (local.get $gt)))
+              (local.set $qd (select (f64x2.extract_lane 1 (local.get $d23)) (local.get $qd) (local.get $gt)))
+              (local.set $gt (f64.gt (local.get $qa) (local.get $pa)))
+              (local.set $pa (select (local.get $qa) (local.get $pa) (local.get $gt)))
+              (local.set $pd (select (local.get $qd) (local.get $pd) (local.get $gt)))
+              (local.set $gt (f64.gt (local.get $pa) (local.get $lam)))
+              (local.set $lam (select (local.get $pa) (local.get $lam) (local.get $gt)))
+              (local.set $ldm (select (local.get $pd) (local.get $ldm) (local.get $gt)))
+              (local.set $st (i32.const 4))))))
+      (if (i32.eq (local.get $st) (i32.const 1)) (then
+      (local.set $skip (select (i32.sub (local.get $skip) (i32.const 1)) (i32.const 0) (local.get $skip)))
       (local.set $a (if (result f64) (local.get $genFloat)
         (then (f64.promote_f32 (f32.load (i32.add (local.get $gh) (i32.shl (local.get $t) (i32.const 2))))))
         (else (f64.load (i32.add (local.get $table) (i32.shl (i32.load16_u (i32.add (local.get $gc) (i32.shl (local.get $t) (i32.const 1)))) (i32.const 3)))))))
@@ -210,10 +312,11 @@
               (local.set $gt (f64.gt (local.get $am) (local.get $lam)))
               (local.set $lam (select (local.get $am) (local.get $lam) (local.get $gt)))
               (local.set $ldm (select (local.get $dm) (local.get $ldm) (local.get $gt)))))))
-      (local.set $u (i32.add (local.get $u) (i32.const 1)))
-      (local.set $k (i32.add (local.get $k) (i32.const 1)))
-      (local.set $i (i32.add (local.get $i) (i32.const 1)))
-      (local.set $ib (i32.add (local.get $ib) (i32.const 1)))
+      ))
+      (local.set $u (i32.add (local.get $u) (local.get $st)))
+      (local.set $k (i32.add (local.get $k) (local.get $st)))
+      (local.set $i (i32.add (local.get $i) (local.get $st)))
+      (local.set $ib (i32.add (local.get $ib) (local.get $st)))
       (if (i32.eq (local.get $ib) (local.get $B))
         (then
           (local.set $bi (i32.add (local.get $rowBlock) (local.get $bx)))
@@ -268,6 +371,11 @@
     ;; thread tallies the sub-block (the counts are exact integers, so the banks add up in any order).
     (f64.store (local.get $extras) (f64.sub (f64.load (local.get $extras)) (local.get $nExcl)))
     (if (local.get $tally) (then (call $tallyExtras (local.get $dmS) (local.get $n) (local.get $extras) (local.get $edges) (local.get $tolM))))
+    ;; The four-pixel steps' clamp counts, lane by lane (-1 a pixel).
+    (local.set $gLo (f64.add (local.get $gLo) (f64.convert_i64_s (i64.add (i64x2.extract_lane 0 (local.get $cLoG)) (i64x2.extract_lane 1 (local.get $cLoG))))))
+    (local.set $gHi (f64.add (local.get $gHi) (f64.convert_i64_s (i64.add (i64x2.extract_lane 0 (local.get $cHiG)) (i64x2.extract_lane 1 (local.get $cHiG))))))
+    (local.set $rLo (f64.add (local.get $rLo) (f64.convert_i64_s (i64.add (i64x2.extract_lane 0 (local.get $cLoR)) (i64x2.extract_lane 1 (local.get $cLoR))))))
+    (local.set $rHi (f64.add (local.get $rHi) (f64.convert_i64_s (i64.add (i64x2.extract_lane 0 (local.get $cHiR)) (i64x2.extract_lane 1 (local.get $cHiR))))))
     (f64.store offset=184 (local.get $extras) (f64.add (f64.load offset=184 (local.get $extras)) (local.get $gLo)))
     (f64.store offset=192 (local.get $extras) (f64.add (f64.load offset=192 (local.get $extras)) (local.get $gHi)))
     (f64.store offset=200 (local.get $extras) (f64.add (f64.load offset=200 (local.get $extras)) (local.get $rLo)))
@@ -334,12 +442,13 @@
   ;; pixels where maskContainsBounds holds). A pixel with dq or dm != 0 (addCode, then addFloat, of
   ;; RegionAccumulator): for dq != 0 the dense bin (|dq| <= 64) or the wide bin, and the first largest |dq|. Region
   ;; q's wide bins (u32 at dq + 65535) are allocated on its first wide dq (8 pages grown; the pointer at widePtr + 4q);
-  ;; a wide dq first counted in region q appends (q, dq) to the events at state[4] (WideBins' order). For dm != 0
+  ;; a wide dq first counted in region q appends (q, dq) to the events, counted at evc (WideBins' order: the caller
+  ;; gives the whole map, which another thread may pass while this one passes the masks, a list of its own). For dm != 0
   ;; both Neumaier steps at once, lane 0 the sum of dm and lane 1 that of dm² (acc + 56q: sum, sumSq, c, cSq), each
   ;; lane the scalar step's IEEE operations; then the first largest |dm|, its value and its pixel.
-  (func $region (param $q i32) (param $m i32) (param $M i32) (param $n i32) (param $k0 i32) (param $W i32) (param $spans i32)
+  (func $region (export "region") (param $q i32) (param $m i32) (param $M i32) (param $n i32) (param $k0 i32) (param $W i32) (param $spans i32)
     (param $acc i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32) (param $widePtr i32) (param $events i32)
-    (param $state i32) (param $scratch i32) (param $sub i32)
+    (param $evc i32) (param $scratch i32) (param $sub i32)
     (local $u i32) (local $k i32) (local $j i32) (local $j1 i32) (local $h i32) (local $s i32) (local $e i32) (local $rowK i32)
     (local $dq i32) (local $ad i32) (local $dm f64) (local $x f64)
     (local $addr i32) (local $p i32) (local $c i32) (local $g i32) (local $ev i32) (local $cmax i32) (local $cat i32)
@@ -356,7 +465,7 @@
     (local.set $cmax (i32.load (i32.add (local.get $maxAbs) (i32.shl (local.get $q) (i32.const 2)))))
     (local.set $cat (i32.load (i32.add (local.get $maxAt) (i32.shl (local.get $q) (i32.const 2)))))
     (local.set $p (i32.load (i32.add (local.get $widePtr) (i32.shl (local.get $q) (i32.const 2)))))
-    (local.set $ev (i32.load offset=16 (local.get $state)))
+    (local.set $ev (i32.load (local.get $evc)))
     (local.set $denseQ (i32.add (local.get $dense) (i32.shl (i32.add (i32.mul (local.get $q) (i32.const 129)) (i32.const 64)) (i32.const 3))))
     (local.set $j (i32.div_u (local.get $k0) (local.get $W)))
     (local.set $j1 (i32.div_u (i32.sub (i32.add (local.get $k0) (local.get $n)) (i32.const 1)) (local.get $W)))
@@ -441,7 +550,7 @@
     (f64.store offset=48 (local.get $f) (local.get $mat))
     (i32.store (i32.add (local.get $maxAbs) (i32.shl (local.get $q) (i32.const 2))) (local.get $cmax))
     (i32.store (i32.add (local.get $maxAt) (i32.shl (local.get $q) (i32.const 2))) (local.get $cat))
-    (i32.store offset=16 (local.get $state) (local.get $ev)))
+    (i32.store (local.get $evc) (local.get $ev)))
 
   ;; Pass 3, the rings over the sub-block of n pixels starting at pixel k0 of a W-wide grid (ring r, of nRings, is
   ;; region q = 1 + M + r, found from r² = dx2[i] + dy2[j] and the ring width step): as $region, but a wide dq only
@@ -572,8 +681,9 @@
         (i64.store offset=8 (local.get $rs) (local.get $ws))
         (i64.store offset=16 (local.get $rs) (local.get $wq)))))
 
-  ;; Passes 2 and 3 over one sub-block of n pixels from pixel k0 whose scratch $prepare wrote: the whole map, each
-  ;; mask, then the rings; first, when $tally is set, floatExtras of the sub-block into the bank at $extras. They
+  ;; Passes 2 and 3 over one sub-block of n pixels from pixel k0 whose scratch $prepare wrote: the whole map (unless
+  ;; first is 0: then the caller passes it itself, `region`), each mask, then the rings; first, when $tally is set,
+  ;; floatExtras of the sub-block into the bank at $extras. They
   ;; read only the scratch and write only the regions' accumulators, wide bins, events (state[4]), ring sums and
   ;; that bank, none of which $prepare touches, so one thread may run them while another prepares the next
   ;; sub-block into another scratch (float-kernel.ts), as long as sub-blocks reach them in order.
@@ -581,17 +691,17 @@
     (param $acc i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32) (param $widePtr i32) (param $events i32)
     (param $ringSums i32) (param $state i32) (param $scratch i32) (param $sub i32)
     (param $dx2 i32) (param $dy2 i32) (param $step f64) (param $rings i32)
-    (param $tally i32) (param $extras i32) (param $edges i32) (param $tolM f64)
+    (param $tally i32) (param $extras i32) (param $edges i32) (param $tolM f64) (param $first i32)
     (local $m i32)
     (if (local.get $tally)
       (then (call $tallyExtras (i32.add (local.get $scratch) (i32.shl (local.get $sub) (i32.const 2))) (local.get $n)
         (local.get $extras) (local.get $edges) (local.get $tolM))))
-    (local.set $m (i32.const -1))
+    (local.set $m (local.get $first))
     (block $mdone (loop $masks
       (br_if $mdone (i32.ge_s (local.get $m) (local.get $M)))
       (call $region (i32.add (local.get $m) (i32.const 1)) (local.get $m) (local.get $M) (local.get $n) (local.get $k0) (local.get $W) (local.get $spans)
         (local.get $acc) (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $widePtr) (local.get $events)
-        (local.get $state) (local.get $scratch) (local.get $sub))
+        (i32.add (local.get $state) (i32.const 16)) (local.get $scratch) (local.get $sub))
       (local.set $m (i32.add (local.get $m) (i32.const 1)))
       (br $masks)))
     (call $rings (local.get $n) (local.get $k0) (local.get $M)
@@ -599,9 +709,11 @@
       (local.get $W) (local.get $dx2) (local.get $dy2) (local.get $step) (local.get $rings)))
 
   ;; full(...): addDifference of compare.ts for pixels [base, base + count) — as scan, and besides: a side whose flag
-  ;; (genFloat, refFloat) is 0 holds codes, its metres table[code] (f64); region 1 + M + ringIndex(r², step) of
+  ;; (genFloat, refFloat) is 0 holds codes, its metres table[code] (f64), the decode table of the range (span = max -
+  ;; min, then min, at decode: four pixels at once decode them directly); region 1 + M + ringIndex(r², step) of
   ;; `rings`; the float block maps keep the first largest |dm| (blockFA, f64) and its dm (blockF, f32); wide dq are
-  ;; tallied here ($region, $rings). state: [0], [1], [2] as scan's, [4] wide events listed.
+  ;; tallied here ($region, $rings). state: [0], [1], [2] as scan's, [4] wide events listed ([5] is left to a caller
+  ;; that passes the whole map itself through `region`, listing its events apart).
   ;; And floatExtras of compare.ts, as f64 counts at extras: [0] dm = 0, [1] dm != 0, [2] |dm| > tolM, [3 + e] dm > 0
   ;; and [13 + e] dm < 0 in decade e, the last of the 10 edges (mm) that 1000·|dm| exceeds (e = 0 when none does);
   ;; clampCounts: [23] heights < rmin and [24] > rmax on a float generated side, [25] and [26] on a float reference.
@@ -616,6 +728,7 @@
     (param $acc i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32) (param $widePtr i32) (param $events i32)
     (param $ringSums i32) (param $state i32) (param $excl i32) (param $edges i32) (param $tolM f64) (param $extras i32)
     (param $rmin f64) (param $rmax f64) (param $scratch i32) (param $sub i32) (param $spans i32)
+    (param $decode i32)
     (local $t0 i32) (local $n i32) (local $k0 i32)
     (block $done (loop $each
       (br_if $done (i32.ge_u (local.get $t0) (local.get $count)))
@@ -626,12 +739,12 @@
         (local.get $genFloat) (local.get $refFloat) (local.get $table)
         (local.get $W) (local.get $B) (local.get $bw) (local.get $block) (local.get $blockF) (local.get $blockFA)
         (local.get $state) (local.get $excl) (local.get $edges) (local.get $tolM) (local.get $extras)
-        (local.get $rmin) (local.get $rmax) (local.get $scratch) (local.get $sub) (i32.const 1))
+        (local.get $rmin) (local.get $rmax) (local.get $scratch) (local.get $sub) (i32.const 1) (local.get $decode))
       (call $regions (local.get $n) (local.get $k0) (local.get $M) (local.get $W) (local.get $spans)
         (local.get $acc) (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $widePtr) (local.get $events)
         (local.get $ringSums) (local.get $state) (local.get $scratch) (local.get $sub)
         (local.get $dx2) (local.get $dy2) (local.get $step) (local.get $rings)
-        (i32.const 0) (local.get $extras) (local.get $edges) (local.get $tolM))
+        (i32.const 0) (local.get $extras) (local.get $edges) (local.get $tolM) (i32.const -1))
       (local.set $t0 (i32.add (local.get $t0) (local.get $n)))
       (br $each))))
 )
