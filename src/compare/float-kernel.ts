@@ -232,6 +232,34 @@ const EXTRAS_BYTES = 8 * (3 + 2 * EDGES + 4) + 2 * 4 * 2 * EDGES;
  */
 const TALLY_BACKLOG = 6;
 
+/**
+ * [R] Share of wide Δq (|Δq| > 64) in the first chunk from which this thread passes the whole map itself while the
+ *     helper passes the masks and the rings; below it the helper passes all three. A wide Δq costs each region a
+ *     wide bin at a far address: unrelated fields (wide nearly everywhere) finish sooner with the whole map here,
+ *     close reconstructions with it on the helper (measured, docs/speed.md).
+ */
+const WHOLE_HERE_WIDE_SHARE = 0.25;
+
+/** Where the float full scan passes the whole map: `share` is the scan's own choice; tests force each thread. */
+type WholeThread = 'share' | 'caller' | 'helper';
+let wholeOn: WholeThread = 'share';
+
+/** Sets where floatFullScan passes the whole map (tests: the result must not depend on it); returns the previous one. */
+export function setFloatWholeThread(where: WholeThread): WholeThread {
+  const was = wholeOn;
+  wholeOn = where;
+  return was;
+}
+
+/** Whether this thread passes the whole map: by `where`, or by the share of wide Δq in the first chunk. */
+function wholeMapHere(gc: Uint16Array, rc: Uint16Array, where: WholeThread): boolean {
+  if (where !== 'share') return where === 'caller';
+  const n = Math.min(gc.length, SCAN_CHUNK);
+  let wide = 0;
+  for (let k = 0; k < n; k++) if (Math.abs(gc[k] - rc[k]) > 64) wide++;
+  return wide > WHOLE_HERE_WIDE_SHARE * n;
+}
+
 /** Where the float full scan tallies floatExtras: `balance` is the scan's own choice; tests force each thread. */
 type TallyThread = 'balance' | 'caller' | 'helper';
 let tallyOn: TallyThread = 'balance';
@@ -266,7 +294,7 @@ export function floatFullScan(
     // The whole map and every mask may each see every wide Δq first (once in the scan), and at most once a pixel:
     // the events of the whole scan are read at its end, so no chunk waits for the helper's last passes.
     events: 8 * (1 + M) * Math.min(p.columns * p.rows, WIDE_VALUES),
-    // The whole map's events where this thread passes it (the helper passes the masks meanwhile).
+    // The whole map's events, a list of their own: whichever thread passes it, each list stays in pixel order.
     events0: 8 * Math.min(p.columns * p.rows, WIDE_VALUES),
     table: 8 * table.length,
     // The decode table's span (max - min) and min: four pixels of codes at once are decoded from them.
@@ -288,7 +316,7 @@ export function floatFullScan(
     scratch: SLOTS * SCRATCH_BYTES * FULL_SUB,
     spans: 16 * M * p.rows,
   });
-  const made = floatPairKernel(L.size, { full: 44, prepare: 27, regions: REGION_ARGS, region: 16 });
+  const made = floatPairKernel(L.size, { full: 45, prepare: 27, regions: REGION_ARGS, region: 16 });
   if (!made) return null;
   const { memory, kernel } = made;
   // Views are made again after each call: a region's first wide Δq grows the memory, which detaches them.
@@ -306,6 +334,7 @@ export function floatFullScan(
   const n = p.columns * p.rows;
   const { gh, rh } = p;
   const passes = regionPasses(kernel.regions, memory, compiledWasm(FLOAT_PAIR_WASM_BASE64) ?? {}, n);
+  const wholeHere = wholeMapHere(p.gc, p.rc, wholeOn);
   for (let start = 0; start < n; start += SCAN_CHUNK) {
     const count = Math.min(SCAN_CHUNK, n - start);
     buf = memory.buffer;
@@ -315,7 +344,8 @@ export function floatFullScan(
     new Uint16Array(buf, L.rc, count).set(p.rc.subarray(start, start + count));
     try {
       if (passes.begin()) {
-        // Sub-block after sub-block as kernel.full runs them, the masks' and rings' passes handed to the helper thread.
+        // Sub-block after sub-block as kernel.full runs them, the region passes handed to the helper thread (the
+        // whole map's kept here where wholeHere).
         for (let t0 = 0; t0 < count; t0 += FULL_SUB) {
           const sub = Math.min(FULL_SUB, count - t0);
           passes.free();
@@ -328,18 +358,17 @@ export function floatFullScan(
             L.state, L.excl, L.edges, p.toleranceM, L.extras, p.range.min, p.range.max,
             scratch, FULL_SUB, here, L.decode,
           ); // prettier-ignore
-          // The whole map's pass here, the masks' and rings' on the helper: near fields leave this thread the
-          // lighter one once $prepare is vectorised.
-          kernel.region(
-            0, -1, M, sub, start + t0, p.columns, L.spans,
-            L.acc, L.dense, L.maxAbs, L.maxAt, L.widePtr, L.events0, L.state + 20, scratch, FULL_SUB,
-          ); // prettier-ignore
+          if (wholeHere)
+            kernel.region(
+              0, -1, M, sub, start + t0, p.columns, L.spans,
+              L.acc, L.dense, L.maxAbs, L.maxAt, L.widePtr, L.events0, L.state + 20, scratch, FULL_SUB,
+            ); // prettier-ignore
           passes.post([
             sub, start + t0, M, p.columns, L.spans,
             L.acc, L.dense, L.maxAbs, L.maxAt, L.widePtr, L.events,
             L.ringSums, L.state, scratch, FULL_SUB,
             L.dx2, L.dy2, p.step, p.rings,
-            1 - here, L.extrasHelper, L.edges, p.toleranceM, 0,
+            1 - here, L.extrasHelper, L.edges, p.toleranceM, wholeHere ? 0 : -1, L.events0,
           ]); // prettier-ignore
         }
       } else
@@ -352,7 +381,7 @@ export function floatFullScan(
           p.step, p.rings,
           L.acc, L.dense, L.maxAbs, L.maxAt, L.widePtr, L.events,
           L.ringSums, L.state, L.excl, L.edges, p.toleranceM, L.extras, p.range.min, p.range.max,
-          L.scratch, FULL_SUB, L.spans, L.decode,
+          L.scratch, FULL_SUB, L.spans, L.decode, L.events0,
         ); // prettier-ignore
     } catch {
       // Memory for a region's wide bins refused (or a ring outside the profile, which the JavaScript scan reports).
@@ -379,8 +408,6 @@ export function floatFullScan(
   const state = new Int32Array(buf, L.state, 8);
   const events = new Int32Array(buf, L.events, 2 * state[4]);
   for (let e = 0; e < state[4]; e++) orders[events[2 * e]].push(events[2 * e + 1]);
-  // The whole map's events from the chunks where this thread passed it: after those of the chunks before the helper
-  // joined (in the list above), so still in pixel order.
   const events0 = new Int32Array(buf, L.events0, 2 * state[5]);
   for (let e = 0; e < state[5]; e++) orders[0].push(events0[2 * e + 1]);
   const tally = new CodeTally(regions);

@@ -33,7 +33,7 @@ const HELPER_RUNS = 6;
 const SLEEPING = 7;
 const ARGS_AT = 64;
 /** Parameters of float-pair.wat's `regions`. */
-export const REGION_ARGS = 24;
+export const REGION_ARGS = 25;
 /**
  * [R] Scratch slots: this thread may prepare up to SLOTS sub-blocks ahead of the region passes, so a helper that the
  *     system pauses for a moment holds it up only when that moment is longer than SLOTS sub-blocks take.

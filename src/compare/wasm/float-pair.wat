@@ -683,7 +683,9 @@
 
   ;; Passes 2 and 3 over one sub-block of n pixels from pixel k0 whose scratch $prepare wrote: the whole map (unless
   ;; first is 0: then the caller passes it itself, `region`), each mask, then the rings; first, when $tally is set,
-  ;; floatExtras of the sub-block into the bank at $extras. They
+  ;; floatExtras of the sub-block into the bank at $extras. The whole map's wide events go to events0 (counted at
+  ;; state[5]), the masks' to events (state[4]), so that each list keeps pixel order whichever thread passes the
+  ;; whole map. They
   ;; read only the scratch and write only the regions' accumulators, wide bins, events (state[4]), ring sums and
   ;; that bank, none of which $prepare touches, so one thread may run them while another prepares the next
   ;; sub-block into another scratch (float-kernel.ts), as long as sub-blocks reach them in order.
@@ -691,17 +693,20 @@
     (param $acc i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32) (param $widePtr i32) (param $events i32)
     (param $ringSums i32) (param $state i32) (param $scratch i32) (param $sub i32)
     (param $dx2 i32) (param $dy2 i32) (param $step f64) (param $rings i32)
-    (param $tally i32) (param $extras i32) (param $edges i32) (param $tolM f64) (param $first i32)
-    (local $m i32)
+    (param $tally i32) (param $extras i32) (param $edges i32) (param $tolM f64) (param $first i32) (param $events0 i32)
+    (local $m i32) (local $w i32)
     (if (local.get $tally)
       (then (call $tallyExtras (i32.add (local.get $scratch) (i32.shl (local.get $sub) (i32.const 2))) (local.get $n)
         (local.get $extras) (local.get $edges) (local.get $tolM))))
     (local.set $m (local.get $first))
     (block $mdone (loop $masks
       (br_if $mdone (i32.ge_s (local.get $m) (local.get $M)))
+      ;; The whole map's wide events in a list of their own (events0, counted at state[5]), whichever thread passes it.
+      (local.set $w (i32.lt_s (local.get $m) (i32.const 0)))
       (call $region (i32.add (local.get $m) (i32.const 1)) (local.get $m) (local.get $M) (local.get $n) (local.get $k0) (local.get $W) (local.get $spans)
-        (local.get $acc) (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $widePtr) (local.get $events)
-        (i32.add (local.get $state) (i32.const 16)) (local.get $scratch) (local.get $sub))
+        (local.get $acc) (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $widePtr)
+        (select (local.get $events0) (local.get $events) (local.get $w))
+        (i32.add (local.get $state) (select (i32.const 20) (i32.const 16) (local.get $w))) (local.get $scratch) (local.get $sub))
       (local.set $m (i32.add (local.get $m) (i32.const 1)))
       (br $masks)))
     (call $rings (local.get $n) (local.get $k0) (local.get $M)
@@ -712,8 +717,8 @@
   ;; (genFloat, refFloat) is 0 holds codes, its metres table[code] (f64), the decode table of the range (span = max -
   ;; min, then min, at decode: four pixels at once decode them directly); region 1 + M + ringIndex(r², step) of
   ;; `rings`; the float block maps keep the first largest |dm| (blockFA, f64) and its dm (blockF, f32); wide dq are
-  ;; tallied here ($region, $rings). state: [0], [1], [2] as scan's, [4] wide events listed ([5] is left to a caller
-  ;; that passes the whole map itself through `region`, listing its events apart).
+  ;; tallied here ($region, $rings). state: [0], [1], [2] as scan's, [4] the masks' wide events listed at events,
+  ;; [5] the whole map's at events0.
   ;; And floatExtras of compare.ts, as f64 counts at extras: [0] dm = 0, [1] dm != 0, [2] |dm| > tolM, [3 + e] dm > 0
   ;; and [13 + e] dm < 0 in decade e, the last of the 10 edges (mm) that 1000·|dm| exceeds (e = 0 when none does);
   ;; clampCounts: [23] heights < rmin and [24] > rmax on a float generated side, [25] and [26] on a float reference.
@@ -728,7 +733,7 @@
     (param $acc i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32) (param $widePtr i32) (param $events i32)
     (param $ringSums i32) (param $state i32) (param $excl i32) (param $edges i32) (param $tolM f64) (param $extras i32)
     (param $rmin f64) (param $rmax f64) (param $scratch i32) (param $sub i32) (param $spans i32)
-    (param $decode i32)
+    (param $decode i32) (param $events0 i32)
     (local $t0 i32) (local $n i32) (local $k0 i32)
     (block $done (loop $each
       (br_if $done (i32.ge_u (local.get $t0) (local.get $count)))
@@ -744,7 +749,7 @@
         (local.get $acc) (local.get $dense) (local.get $maxAbs) (local.get $maxAt) (local.get $widePtr) (local.get $events)
         (local.get $ringSums) (local.get $state) (local.get $scratch) (local.get $sub)
         (local.get $dx2) (local.get $dy2) (local.get $step) (local.get $rings)
-        (i32.const 0) (local.get $extras) (local.get $edges) (local.get $tolM) (i32.const -1))
+        (i32.const 0) (local.get $extras) (local.get $edges) (local.get $tolM) (i32.const -1) (local.get $events0))
       (local.set $t0 (i32.add (local.get $t0) (local.get $n)))
       (br $each))))
 )
