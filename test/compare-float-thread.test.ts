@@ -9,7 +9,7 @@ import { codeHeightfield, compareHeightfields, floatHeightfield, type GridDescri
 import { DEFAULT_RANGE } from '../src/core/grid.js';
 import { encodeFieldR16 } from '../src/core/encoding.js';
 import { floatHelperReady, floatHelperRuns, prestartFloatHelper, FLOAT_HELPER_MIN_PIXELS } from '../src/compare/float-thread.js';
-import { setFloatTallyThread, setFloatWholeThread } from '../src/compare/float-kernel.js';
+import { setFloatPlacement } from '../src/compare/float-kernel.js';
 import { testRandom } from './helpers.js';
 
 const saved = process.env.HEIGHTBENCH_NO_THREADS;
@@ -94,24 +94,24 @@ describe('the float-pair helper thread', () => {
       });
       expect(counts(one.result), what).toEqual(counts(js));
       for (const where of ['caller', 'helper', 'balance'] as const) {
-        const was = setFloatTallyThread(where);
+        const was = setFloatPlacement({ tally: where });
         try {
           const two = withThreads(true, () => compareHeightfields(G, R, opts));
           expect(JSON.stringify(two.result), `${what}, tallied on ${where}`).toBe(JSON.stringify(one.result));
         } finally {
-          setFloatTallyThread(was);
+          setFloatPlacement(was);
         }
       }
       // The whole map's pass on this thread or on the helper (float-kernel.ts WHOLE_HERE_WIDE_SHARE picks one from the
       // first chunk): its sums, maxima and wide-Δq order are the one thread's either way.
       for (const where of ['caller', 'helper', 'share'] as const) {
-        const was = setFloatWholeThread(where);
+        const was = setFloatPlacement({ whole: where });
         try {
           const two = withThreads(true, () => compareHeightfields(G, R, opts));
           expect(JSON.stringify(two.result), `${what}, the whole map on ${where}`).toBe(JSON.stringify(one.result));
           expect(bytesOf(two.result.blocks.signedMaxM), what).toEqual(bytesOf(one.result.blocks.signedMaxM));
         } finally {
-          setFloatWholeThread(was);
+          setFloatPlacement(was);
         }
       }
     }

@@ -240,35 +240,31 @@ const TALLY_BACKLOG = 6;
  */
 const WHOLE_HERE_WIDE_SHARE = 0.25;
 
-/** Where the float full scan passes the whole map: `share` is the scan's own choice; tests force each thread. */
-type WholeThread = 'share' | 'caller' | 'helper';
-let wholeOn: WholeThread = 'share';
+/**
+ * Where the float full scan runs its two movable parts: the floatExtras tally (`balance`: by the helper's backlog,
+ * TALLY_BACKLOG) and the whole map's pass (`share`: by the first chunk's wide Δq, WHOLE_HERE_WIDE_SHARE); tests force
+ * each onto this thread (`caller`) or the helper.
+ */
+export interface FloatPlacement {
+  tally: 'balance' | 'caller' | 'helper';
+  whole: 'share' | 'caller' | 'helper';
+}
+let placement: FloatPlacement = { tally: 'balance', whole: 'share' };
 
-/** Sets where floatFullScan passes the whole map (tests: the result must not depend on it); returns the previous one. */
-export function setFloatWholeThread(where: WholeThread): WholeThread {
-  const was = wholeOn;
-  wholeOn = where;
+/** Sets where floatFullScan runs its movable parts (tests: the result must not depend on it); returns the previous placement. */
+export function setFloatPlacement(p: Partial<FloatPlacement>): FloatPlacement {
+  const was = placement;
+  placement = { ...placement, ...p };
   return was;
 }
 
-/** Whether this thread passes the whole map: by `where`, or by the share of wide Δq in the first chunk. */
-function wholeMapHere(gc: Uint16Array, rc: Uint16Array, where: WholeThread): boolean {
+/** Whether this thread passes the whole map: as placed, or by the share of wide Δq in the first chunk. */
+function wholeMapHere(gc: Uint16Array, rc: Uint16Array, where: FloatPlacement['whole']): boolean {
   if (where !== 'share') return where === 'caller';
   const n = Math.min(gc.length, SCAN_CHUNK);
   let wide = 0;
   for (let k = 0; k < n; k++) if (Math.abs(gc[k] - rc[k]) > 64) wide++;
   return wide > WHOLE_HERE_WIDE_SHARE * n;
-}
-
-/** Where the float full scan tallies floatExtras: `balance` is the scan's own choice; tests force each thread. */
-type TallyThread = 'balance' | 'caller' | 'helper';
-let tallyOn: TallyThread = 'balance';
-
-/** Sets where floatFullScan tallies floatExtras (tests: the result must not depend on it); returns the previous one. */
-export function setFloatTallyThread(where: TallyThread): TallyThread {
-  const was = tallyOn;
-  tallyOn = where;
-  return was;
 }
 
 /**
@@ -334,7 +330,7 @@ export function floatFullScan(
   const n = p.columns * p.rows;
   const { gh, rh } = p;
   const passes = regionPasses(kernel.regions, memory, compiledWasm(FLOAT_PAIR_WASM_BASE64) ?? {}, n);
-  const wholeHere = wholeMapHere(p.gc, p.rc, wholeOn);
+  const wholeHere = wholeMapHere(p.gc, p.rc, placement.whole);
   for (let start = 0; start < n; start += SCAN_CHUNK) {
     const count = Math.min(SCAN_CHUNK, n - start);
     buf = memory.buffer;
@@ -350,7 +346,7 @@ export function floatFullScan(
           const sub = Math.min(FULL_SUB, count - t0);
           passes.free();
           const scratch = L.scratch + passes.slot() * SCRATCH_BYTES * FULL_SUB;
-          const here = tallyOn === 'caller' || (tallyOn === 'balance' && passes.backlog() >= TALLY_BACKLOG) ? 1 : 0;
+          const here = placement.tally === 'caller' || (placement.tally === 'balance' && passes.backlog() >= TALLY_BACKLOG) ? 1 : 0;
           kernel.prepare(
             L.gh, L.rh, L.gc, L.rc, t0, sub, start,
             gh ? 1 : 0, rh ? 1 : 0, L.table,
