@@ -226,9 +226,8 @@ const EXTRAS_BYTES = 8 * (3 + 2 * EDGES + 4) + 2 * 4 * 2 * EDGES;
 
 /**
  * [R] Passes the helper may be behind before this thread tallies a sub-block's floatExtras itself: while the helper's
- *     passes (the masks and the rings) keep up with this thread's (prepare and the whole map), the tally goes to the
- *     helper; unrelated fields make the helper the slower thread (a wide bin per pixel and region), and then the
- *     tally stays here. Each thread's counts are exact integers in a bank of its own, so the result is the same.
+ *     region passes keep up with this thread's $prepare (and its whole map's pass, where WHOLE_HERE_WIDE_SHARE puts
+ *     it here), the tally goes to the helper; when the helper is the slower thread, the tally stays here. Each thread's counts are exact integers in a bank of its own, so the result is the same.
  */
 const TALLY_BACKLOG = 6;
 
@@ -259,7 +258,7 @@ export function setFloatPlacement(p: Partial<FloatPlacement>): FloatPlacement {
 }
 
 /** Whether this thread passes the whole map: as placed, or by the share of wide Δq in the first chunk. */
-function wholeMapHere(gc: Uint16Array, rc: Uint16Array, where: FloatPlacement['whole']): boolean {
+export function wholeMapHere(gc: Uint16Array, rc: Uint16Array, where: FloatPlacement['whole']): boolean {
   if (where !== 'share') return where === 'caller';
   const n = Math.min(gc.length, SCAN_CHUNK);
   let wide = 0;
@@ -287,9 +286,9 @@ export function floatFullScan(
   const blocks = p.bw * p.bh;
   const L = alignedLayout({
     ...CHUNK_SLOTS,
-    // The whole map and every mask may each see every wide Δq first (once in the scan), and at most once a pixel:
-    // the events of the whole scan are read at its end, so no chunk waits for the helper's last passes.
-    events: 8 * (1 + M) * Math.min(p.columns * p.rows, WIDE_VALUES),
+    // Every mask may see every wide Δq first (once in the scan), and at most once a pixel: the events of the whole
+    // scan are read at its end, so no chunk waits for the helper's last passes.
+    events: 8 * M * Math.min(p.columns * p.rows, WIDE_VALUES),
     // The whole map's events, a list of their own: whichever thread passes it, each list stays in pixel order.
     events0: 8 * Math.min(p.columns * p.rows, WIDE_VALUES),
     table: 8 * table.length,
@@ -330,7 +329,8 @@ export function floatFullScan(
   const n = p.columns * p.rows;
   const { gh, rh } = p;
   const passes = regionPasses(kernel.regions, memory, compiledWasm(FLOAT_PAIR_WASM_BASE64) ?? {}, n);
-  const wholeHere = wholeMapHere(p.gc, p.rc, placement.whole);
+  // Decided when the helper joins (a scan it never joins passes every region itself).
+  let wholeHere: boolean | null = null;
   for (let start = 0; start < n; start += SCAN_CHUNK) {
     const count = Math.min(SCAN_CHUNK, n - start);
     buf = memory.buffer;
@@ -340,6 +340,7 @@ export function floatFullScan(
     new Uint16Array(buf, L.rc, count).set(p.rc.subarray(start, start + count));
     try {
       if (passes.begin()) {
+        wholeHere ??= wholeMapHere(p.gc, p.rc, placement.whole);
         // Sub-block after sub-block as kernel.full runs them, the region passes handed to the helper thread (the
         // whole map's kept here where wholeHere).
         for (let t0 = 0; t0 < count; t0 += FULL_SUB) {

@@ -685,10 +685,11 @@
   ;; first is 0: then the caller passes it itself, `region`), each mask, then the rings; first, when $tally is set,
   ;; floatExtras of the sub-block into the bank at $extras. The whole map's wide events go to events0 (counted at
   ;; state[5]), the masks' to events (state[4]), so that each list keeps pixel order whichever thread passes the
-  ;; whole map. They
-  ;; read only the scratch and write only the regions' accumulators, wide bins, events (state[4]), ring sums and
-  ;; that bank, none of which $prepare touches, so one thread may run them while another prepares the next
-  ;; sub-block into another scratch (float-kernel.ts), as long as sub-blocks reach them in order.
+  ;; whole map. They read only the scratch and write only the regions' accumulators, wide bins, event lists, ring
+  ;; sums and that bank, none of which $prepare touches, so one thread may run them while another prepares the next
+  ;; sub-block into another scratch (float-kernel.ts), as long as sub-blocks reach them in order; and with first = 0
+  ;; they touch nothing of region 0's (its accumulators, bins, wide bins and events0), which `region` then passes
+  ;; on the other thread.
   (func $regions (export "regions") (param $n i32) (param $k0 i32) (param $M i32) (param $W i32) (param $spans i32)
     (param $acc i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32) (param $widePtr i32) (param $events i32)
     (param $ringSums i32) (param $state i32) (param $scratch i32) (param $sub i32)
