@@ -18,7 +18,7 @@
  */
 import { decodeTable } from '../core/encoding.js';
 import { alignedLayout, compiledWasm, instantiateWasm, newSharedWasmMemory, wasmDisabled } from '../core/wasm.js';
-import { CodeTally, DENSE_BINS, WideBins, type RegionAccumulator } from './metric-accumulators.js';
+import { CodeTally, DENSE, DENSE_BINS, WideBins, type RegionAccumulator } from './metric-accumulators.js';
 import { regionInputSizes, SCAN_CHUNK, tallyInMemory, tallySizes, writeRegionInputs, type ScanGeometry } from './kernel.js';
 import { regionPasses, REGION_ARGS, SLOTS } from './float-thread.js';
 import { maskContainsBounds, maskRowSpans } from './masks.js';
@@ -227,7 +227,8 @@ const EXTRAS_BYTES = 8 * (3 + 2 * EDGES + 4) + 2 * 4 * 2 * EDGES;
 /**
  * [R] Passes the helper may be behind before this thread tallies a sub-block's floatExtras itself: while the helper's
  *     region passes keep up with this thread's $prepare (and its whole map's pass, where WHOLE_HERE_WIDE_SHARE puts
- *     it here), the tally goes to the helper; when the helper is the slower thread, the tally stays here. Each thread's counts are exact integers in a bank of its own, so the result is the same.
+ *     it here), the tally goes to the helper; when the helper is the slower thread, the tally stays here. Each
+ *     thread's counts are exact integers in a bank of its own, so the result is the same.
  */
 const TALLY_BACKLOG = 6;
 
@@ -262,7 +263,7 @@ export function wholeMapHere(gc: Uint16Array, rc: Uint16Array, where: FloatPlace
   if (where !== 'share') return where === 'caller';
   const n = Math.min(gc.length, SCAN_CHUNK);
   let wide = 0;
-  for (let k = 0; k < n; k++) if (Math.abs(gc[k] - rc[k]) > 64) wide++;
+  for (let k = 0; k < n; k++) if (Math.abs(gc[k] - rc[k]) > DENSE) wide++;
   return wide > WHOLE_HERE_WIDE_SHARE * n;
 }
 

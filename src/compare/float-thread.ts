@@ -2,8 +2,9 @@
  * One helper thread for the float-pair full kernel (float-kernel.ts floatFullScan): it runs the region and ring
  * passes (float-pair.wat `regions`) of one sub-block while the calling thread prepares the next one (`prepare`) into
  * another slot of the scratch (SLOTS of them); the whole map's pass stays on the calling thread (`region`) where the
- * scan's first chunk says so (float-kernel.ts WHOLE_HERE_WIDE_SHARE). Sub-blocks reach the region passes one at a time and in pixel order,
- * whichever thread runs them, so every sum, maximum and wide-Δq order is the one thread's (tested).
+ * scan's first chunk says so (float-kernel.ts WHOLE_HERE_WIDE_SHARE). Sub-blocks reach the region passes one at a
+ * time and in pixel order, whichever thread runs them, so every sum, maximum and wide-Δq order is the one thread's
+ * (tested).
  * [R] Each sub-block's region pass is claimed by whichever thread is free (an atomic turn word): the helper when it
  *     is awake, this thread when it needs the scratch slot back and the helper has not taken it, so a helper that
  *     wakes late (a busy machine), or never, does not hold this thread up. HEIGHTBENCH_NO_THREADS=1, or a single CPU, keeps

@@ -136,9 +136,9 @@
   ;; passes once over the sub-block for the whole map and for each mask, and $rings once for the rings (each pixel's
   ;; ring found there), each with its accumulators in locals. Each region still sees its pixels in pixel order, so
   ;; its sums, its first maxima and its wide Δq order are those of one pass over every region a pixel.
-  ;; [R] The ring is found in the rings pass, not in $prepare, and $prepare takes four pixels a step: where one
-  ;;     thread prepares and passes the whole map while another passes the masks and the rings (float-kernel.ts),
-  ;;     the two are about equally busy, and the tally goes to whichever keeps up.
+  ;; [R] The ring is found in the rings pass, not in $prepare, and $prepare takes four pixels a step: one thread
+  ;;     prepares while another passes the regions, the whole map's pass on whichever the data favours
+  ;;     (float-kernel.ts WHOLE_HERE_WIDE_SHARE), and the tally goes to whichever keeps up.
   ;; Scratch (12·sub bytes): dq (i32) at scratch, dm (f64) at scratch + 4·sub.
 
   ;; Pass 1 over pixels [t0, t0 + n) of the chunk (pixel index base + t).
@@ -154,7 +154,7 @@
     (local $nExcl f64) (local $gLo f64) (local $gHi f64) (local $rLo f64) (local $rHi f64)
     (local $dqS i32) (local $dmS i32) (local $lad i32) (local $lam f64) (local $ldm f64) (local $gt i32)
     (local $st i32) (local $skip i32) (local $a01 v128) (local $a23 v128) (local $b01 v128) (local $b23 v128)
-    (local $d01 v128) (local $d23 v128) (local $m01 v128) (local $m23 v128) (local $dq4 v128) (local $lo v128)
+    (local $d01 v128) (local $d23 v128) (local $m01 v128) (local $m23 v128) (local $dq4 v128) (local $lo v128) (local $q4 v128)
     (local $cLoG v128) (local $cHiG v128) (local $cLoR v128) (local $cHiR v128) (local $vmin v128) (local $vmax v128)
     (local $pa f64) (local $pd f64) (local $qa f64) (local $qd f64) (local $x f64)
     (local.set $dqS (local.get $scratch))
@@ -189,11 +189,11 @@
               (local.set $a01 (f64x2.promote_low_f32x4 (v128.load64_zero (local.get $addr))))
               (local.set $a23 (f64x2.promote_low_f32x4 (v128.load64_zero offset=8 (local.get $addr)))))
             (else
-              (local.set $lo (v128.load16x4_u (i32.add (local.get $gc) (i32.shl (local.get $t) (i32.const 1)))))
-              (local.set $a01 (f64x2.add (f64x2.div (f64x2.mul (f64x2.convert_low_i32x4_u (local.get $lo)) (f64x2.splat (f64.load (local.get $decode))))
+              (local.set $q4 (v128.load16x4_u (i32.add (local.get $gc) (i32.shl (local.get $t) (i32.const 1)))))
+              (local.set $a01 (f64x2.add (f64x2.div (f64x2.mul (f64x2.convert_low_i32x4_u (local.get $q4)) (f64x2.splat (f64.load (local.get $decode))))
                 (v128.const f64x2 65535 65535)) (f64x2.splat (f64.load offset=8 (local.get $decode)))))
               (local.set $a23 (f64x2.add (f64x2.div (f64x2.mul (f64x2.convert_low_i32x4_u
-                (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $lo) (local.get $lo))) (f64x2.splat (f64.load (local.get $decode))))
+                (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $q4) (local.get $q4))) (f64x2.splat (f64.load (local.get $decode))))
                 (v128.const f64x2 65535 65535)) (f64x2.splat (f64.load offset=8 (local.get $decode)))))))
           (if (local.get $refFloat)
             (then
@@ -201,11 +201,11 @@
               (local.set $b01 (f64x2.promote_low_f32x4 (v128.load64_zero (local.get $addr))))
               (local.set $b23 (f64x2.promote_low_f32x4 (v128.load64_zero offset=8 (local.get $addr)))))
             (else
-              (local.set $lo (v128.load16x4_u (i32.add (local.get $rc) (i32.shl (local.get $t) (i32.const 1)))))
-              (local.set $b01 (f64x2.add (f64x2.div (f64x2.mul (f64x2.convert_low_i32x4_u (local.get $lo)) (f64x2.splat (f64.load (local.get $decode))))
+              (local.set $q4 (v128.load16x4_u (i32.add (local.get $rc) (i32.shl (local.get $t) (i32.const 1)))))
+              (local.set $b01 (f64x2.add (f64x2.div (f64x2.mul (f64x2.convert_low_i32x4_u (local.get $q4)) (f64x2.splat (f64.load (local.get $decode))))
                 (v128.const f64x2 65535 65535)) (f64x2.splat (f64.load offset=8 (local.get $decode)))))
               (local.set $b23 (f64x2.add (f64x2.div (f64x2.mul (f64x2.convert_low_i32x4_u
-                (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $lo) (local.get $lo))) (f64x2.splat (f64.load (local.get $decode))))
+                (i8x16.shuffle 8 9 10 11 12 13 14 15 0 1 2 3 4 5 6 7 (local.get $q4) (local.get $q4))) (f64x2.splat (f64.load (local.get $decode))))
                 (v128.const f64x2 65535 65535)) (f64x2.splat (f64.load offset=8 (local.get $decode)))))))
           (if (v128.any_true (v128.or
                 (f64x2.ne (f64x2.add (f64x2.sub (local.get $a01) (local.get $a01)) (f64x2.sub (local.get $b01) (local.get $b01))) (v128.const i64x2 0 0))
@@ -443,8 +443,8 @@
   ;; RegionAccumulator): for dq != 0 the dense bin (|dq| <= 64) or the wide bin, and the first largest |dq|. Region
   ;; q's wide bins (u32 at dq + 65535) are allocated on its first wide dq (8 pages grown; the pointer at widePtr + 4q);
   ;; a wide dq first counted in region q appends (q, dq) to the events, counted at evc (WideBins' order: the caller
-  ;; gives the whole map, which another thread may pass while this one passes the masks, a list of its own). For dm != 0
-  ;; both Neumaier steps at once, lane 0 the sum of dm and lane 1 that of dm² (acc + 56q: sum, sumSq, c, cSq), each
+  ;; gives the whole map, which another thread may pass while this one passes the masks, a list of its own). For
+  ;; dm != 0 both Neumaier steps at once, lane 0 the sum of dm and lane 1 that of dm² (acc + 56q: sum, sumSq, c, cSq), each
   ;; lane the scalar step's IEEE operations; then the first largest |dm|, its value and its pixel.
   (func $region (export "region") (param $q i32) (param $m i32) (param $M i32) (param $n i32) (param $k0 i32) (param $W i32) (param $spans i32)
     (param $acc i32) (param $dense i32) (param $maxAbs i32) (param $maxAt i32) (param $widePtr i32) (param $events i32)
