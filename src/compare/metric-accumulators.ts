@@ -28,7 +28,7 @@ const WIDE_MAP_LIMIT = 256;
 export class WideBins implements Iterable<[number, number]> {
   private map: Map<number, number> | null = new Map();
   private counts: Uint32Array | null = null;
-  private readonly order: number[] = [];
+  private order: number[] = [];
 
   add(dq: number): void {
     const c = this.counts;
@@ -58,7 +58,7 @@ export class WideBins implements Iterable<[number, number]> {
     if (order.length > WIDE_MAP_LIMIT) {
       w.map = null;
       w.counts = counts.slice(0, 2 * MAX_DQ + 1);
-      for (const d of order) w.order.push(d);
+      w.order = order.slice();
     } else for (const d of order) w.map!.set(d, counts[d + MAX_DQ]);
     return w;
   }
@@ -83,16 +83,32 @@ export class WideBins implements Iterable<[number, number]> {
     for (const d of this.order) f(d, counts[d + MAX_DQ]);
   }
 
-  /** Calls f(dq, count) for each bin with dq < 0, in ascending dq, then (`positive`) for each with dq > 0. */
-  forEachAscending(positive: boolean, f: (dq: number, count: number) => void): void {
+  /**
+   * Writes the bins with dq < 0 (or, `positive`, dq > 0) in ascending dq into keys/counts from index `e`; returns the
+   * index after the last. [R] Plain loops, no callback per bin: two unrelated fields hold tens of thousands of bins
+   * per region, written once a process, where a callback runs in V8's first tiers.
+   */
+  ascendingInto(positive: boolean, keys: Int32Array, counts: Float64Array, e: number): number {
     if (this.map) {
-      const keys = Int32Array.from(this.map.keys()).sort();
-      for (const d of keys) if (d > 0 === positive) f(d, this.map.get(d)!);
-      return;
+      const sorted = Int32Array.from(this.map.keys()).sort();
+      for (let k = 0; k < sorted.length; k++) {
+        const d = sorted[k];
+        if (d > 0 === positive) {
+          keys[e] = d;
+          counts[e++] = this.map.get(d)!;
+        }
+      }
+      return e;
     }
-    const counts = this.counts!;
+    const c = this.counts!;
     const [from, to] = positive ? [MAX_DQ + 1, 2 * MAX_DQ + 1] : [0, MAX_DQ];
-    for (let b = from; b < to; b++) if (counts[b] !== 0) f(b - MAX_DQ, counts[b]);
+    for (let b = from; b < to; b++) {
+      if (c[b] !== 0) {
+        keys[e] = b - MAX_DQ;
+        counts[e++] = c[b];
+      }
+    }
+    return e;
   }
 
   *[Symbol.iterator](): IterableIterator<[number, number]> {
@@ -307,30 +323,53 @@ export function reduceHistogram(acc: RegionAccumulator, withBins = true): CodeSu
 const negativeKeys: string[] = [];
 
 /**
- * Calls f(Δq, count) for each entry of a region's histogram in its record's key order: Δq = 0 (`exact`), the other
- * Δq >= 0 ascending, then the negative Δq ascending — the order histogramRecord's object enumerates (array indices
- * ascending, then names as set) and histogramJsonText writes.
+ * A region's histogram entries in its record's key order: Δq = 0 (`exact`), the other Δq >= 0 ascending, then the
+ * negative Δq ascending — the order histogramRecord's object enumerates (array indices ascending, then names as set)
+ * and histogramJsonText writes. `n` entries of keys/counts are filled.
  */
-function forEachRecordBin(acc: RegionAccumulator, exact: number, f: (dq: number, count: number) => void): void {
+function recordBins(acc: RegionAccumulator, exact: number): { keys: Int32Array; counts: Float64Array; n: number } {
+  const size = 1 + DENSE_BINS + (acc.sparse?.size ?? 0);
+  const keys = new Int32Array(size);
+  const counts = new Float64Array(size);
   const dense = acc.dense;
-  f(0, exact);
-  if (dense) for (let b = DENSE + 1; b < DENSE_BINS; b++) if (dense[b] !== 0) f(b - DENSE, dense[b]);
-  acc.sparse?.forEachAscending(true, f);
-  acc.sparse?.forEachAscending(false, f);
-  if (dense) for (let b = 0; b < DENSE; b++) if (dense[b] !== 0) f(b - DENSE, dense[b]);
+  counts[0] = exact;
+  let e = 1;
+  if (dense) {
+    for (let b = DENSE + 1; b < DENSE_BINS; b++) {
+      if (dense[b] !== 0) {
+        keys[e] = b - DENSE;
+        counts[e++] = dense[b];
+      }
+    }
+  }
+  if (acc.sparse) {
+    e = acc.sparse.ascendingInto(true, keys, counts, e);
+    e = acc.sparse.ascendingInto(false, keys, counts, e);
+  }
+  if (dense) {
+    for (let b = 0; b < DENSE; b++) {
+      if (dense[b] !== 0) {
+        keys[e] = b - DENSE;
+        counts[e++] = dense[b];
+      }
+    }
+  }
+  return { keys, counts, n: e };
 }
 
 /**
  * A region's histogram as CompareMetrics states it: Δq → count for every non-zero bin, and Δq = 0 → `exact`, in the
- * key order of forEachRecordBin, which JSON output keeps.
+ * key order of recordBins, which JSON output keeps.
  */
 export function histogramRecord(acc: RegionAccumulator, exact: number): Record<string, number> {
   if (acc.wideSums) throw new Error('histogramRecord: a region tallied as sums has no bins');
   const h: Record<string, number> = {};
-  forEachRecordBin(acc, exact, (d, c) => {
-    if (d >= 0) h[d] = c;
-    else h[(negativeKeys[-d] ??= String(d))] = c;
-  });
+  const { keys, counts, n } = recordBins(acc, exact);
+  for (let k = 0; k < n; k++) {
+    const d = keys[k];
+    if (d >= 0) h[d] = counts[k];
+    else h[(negativeKeys[-d] ??= String(d))] = counts[k];
+  }
   recordSources.set(h, { acc, exact });
   return h;
 }
@@ -383,15 +422,7 @@ function writeDecimal(out: Uint8Array, at: number, length: number, v: number): v
 export function histogramJsonText(h: Record<string, number>, indent: number): string | null {
   const src = recordSources.get(h);
   if (!src) return null;
-  const { acc, exact } = src;
-  const n = 1 + DENSE_BINS + (acc.sparse?.size ?? 0);
-  const keys = new Int32Array(n);
-  const counts = new Float64Array(n);
-  let e = 0;
-  forEachRecordBin(acc, exact, (d, c) => {
-    keys[e] = d;
-    counts[e++] = c;
-  });
+  const { keys, counts, n: e } = recordBins(src.acc, src.exact);
   // '{', then each entry: newline, indent + 2 spaces, "key": count, and a comma but after the last; then newline,
   // indent, '}'.
   const pad = indent + 2;
