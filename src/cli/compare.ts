@@ -347,8 +347,12 @@ async function emit(
       exported.push(`differences: ${w.written} pixels ranked by |Δ| → ${o.differencesCsv}${w.leftOut ? ` (${w.leftOut} left out by the cap)` : ''}`);
     }
   }
-  if (o.json) io.out(`${metricsJsonText({ ...resultJson(result), gates, inputs, ...(diagnosis ? { diagnosis } : {}) })}\n`);
-  else {
+  if (o.json) {
+    // Keys added to resultJson's own object, not spread into a new one (a spread would make its lazy histogram).
+    const doc = resultJson(result);
+    Object.assign(doc, { gates, inputs }, diagnosis ? { diagnosis } : {});
+    io.out(`${metricsJsonText(doc)}\n`);
+  } else {
     const { summaryMarkdown } = await import('../report/summary-markdown.js');
     io.out(summaryMarkdown(result, meta) + (diagnoser && diagnosis ? `\n## Diagnosis in full\n\n${diagnoser.diagnosisText(diagnosis)}` : ''));
   }

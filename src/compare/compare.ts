@@ -18,7 +18,7 @@ import { columnWorldX, gridDifference, metresPerCode, rowWorldY, UNORM16_MAX, va
 import { decodeTable, encodeFieldR16, encodeUnorm16, heightToUnorm } from '../core/encoding.js';
 import type { Heightfield } from '../core/heightfield.js';
 import { alignExactly } from '../core/align.js';
-import { histogramRecord, RegionAccumulator, reduceHistogram, sqrtRatio } from './metric-accumulators.js';
+import { defineLazyHistogram, histogramBins, RegionAccumulator, reduceHistogram, sqrtRatio } from './metric-accumulators.js';
 import { floatFullScan, floatSummaryAvailable, floatSummaryScan, type FloatClampCounts, type FloatExtraCounts } from './float-kernel.js';
 import { FLOAT_HELPER_MIN_PIXELS, prestartFloatHelper } from './float-thread.js';
 import { arrayCodeSource, createCodePairExecutor, SCAN_CHUNK, type CodeSource, type CompareExecutor, type ScanGeometry, type TallyPlan } from './kernel.js';
@@ -190,17 +190,20 @@ function position(g: GridDescription, k: number): Position | null {
   return { pixel: [i, j], world: [columnWorldX(g, i), rowWorldY(g, j)] };
 }
 
-function regionMetrics(acc: RegionAccumulator, mpc: number, g: GridDescription, withFloat: boolean, withHistogram = true): RegionMetrics {
-  // The sums are exact integers (any order of the bins gives them); the histogram is made in ascending Δq.
+/**
+ * A region's metrics; `histogram` is a placeholder holding its key's place, made a lazy record (defineLazyHistogram)
+ * by the caller on the object it returns (a spread of this one would make the record).
+ */
+function regionMetrics(acc: RegionAccumulator, mpc: number, g: GridDescription, withFloat: boolean): RegionMetrics {
+  // The sums are exact integers (any order of the bins gives them).
   const s = reduceHistogram(acc, false);
   const n = acc.pixels;
   const exact = n - s.nonZero;
-  const histogram: Record<string, number> = withHistogram ? histogramRecord(acc, exact) : {};
   const m: RegionMetrics = {
     pixels: n,
     exact,
     exactPercent: n > 0 ? (exact / n) * 100 : Number.NaN,
-    histogram,
+    histogram: {},
     maxAbsCode: acc.maxAbsCode,
     maxAbsCodeAt: position(g, acc.maxAbsCodeAt),
     meanSignedCode: n > 0 ? Number(s.sum) / n : Number.NaN,
@@ -510,15 +513,19 @@ export function compareCodeSources(gen: CodeSource, ref: CodeSource, grid: GridD
   if (attribution) result.attribution = attribution;
   const toleranceMm = toleranceOf(opts);
   result.toleranceMm = toleranceMm;
-  result.beyondTolerance = beyondInCodes(result.histogram, input.mpc, toleranceMm);
+  result.beyondTolerance = beyondInCodes(regions.whole, result.exact, input.mpc, toleranceMm);
   result.codeRange = { min: range.min, max: range.max, source: opts.rangeSource ?? "the codes' own (both sides)" };
   return result;
 }
 
-/** Pixels whose |Δq| × metres per code exceeds the tolerance (mm), from the histogram. */
-function beyondInCodes(histogram: Readonly<Record<string, number>>, mpc: number, toleranceMm: number): number {
+/**
+ * Pixels whose |Δq| × metres per code exceeds the tolerance (mm), from the region's histogram bins (its record is not
+ * made: it stays lazy).
+ */
+function beyondInCodes(acc: RegionAccumulator, exact: number, mpc: number, toleranceMm: number): number {
+  const { keys, counts, n: bins } = histogramBins(acc, exact);
   let n = 0;
-  for (const [d, c] of Object.entries(histogram)) if (Math.abs(Number(d)) * mpc * 1000 > toleranceMm) n += c;
+  for (let k = 0; k < bins; k++) if (Math.abs(keys[k]) * mpc * 1000 > toleranceMm) n += counts[k];
   return n;
 }
 
@@ -758,7 +765,7 @@ function assembleResult(input: ComparisonInputs, r: RegionSet, excluded: Exclusi
     radial: {
       step,
       rings: r.ringAcc.map((acc, k) => {
-        const m = regionMetrics(acc, mpc, grid, withFloat, false); // a ring states no histogram
+        const m = regionMetrics(acc, mpc, grid, withFloat); // a ring states no histogram
         const ring: RadialRing = { r0: k * step, r1: (k + 1) * step, pixels: m.pixels, rmsMm: m.rmsMm, maxAbsCode: m.maxAbsCode, maxAbsMm: m.maxAbsMm };
         if (withFloat) {
           ring.floatRmsMm = m.floatRmsMm;
@@ -770,8 +777,11 @@ function assembleResult(input: ComparisonInputs, r: RegionSet, excluded: Exclusi
     blocks: { size: block, columns: r.bw, rows: r.bh, maxAbsCode: r.blockCode, signedMaxM: r.blockFloat },
   };
   result.differing = result.pixels - result.exact;
+  defineLazyHistogram(result, r.whole, result.exact);
   r.maskNames.forEach((name, m) => {
-    result.masks[name] = { ...regionMetrics(r.maskAcc[m], mpc, grid, withFloat), definition: r.maskDefs[m] };
+    const metrics = { ...regionMetrics(r.maskAcc[m], mpc, grid, withFloat), definition: r.maskDefs[m] };
+    defineLazyHistogram(metrics, r.maskAcc[m], metrics.exact);
+    result.masks[name] = metrics;
   });
   return result;
 }

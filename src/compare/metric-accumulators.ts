@@ -327,7 +327,7 @@ const negativeKeys: string[] = [];
  * negative Δq ascending — the order histogramRecord's object enumerates (array indices ascending, then names as set)
  * and histogramJsonText writes. `n` entries of keys/counts are filled.
  */
-function recordBins(acc: RegionAccumulator, exact: number): { keys: Int32Array; counts: Float64Array; n: number } {
+export function histogramBins(acc: RegionAccumulator, exact: number): { keys: Int32Array; counts: Float64Array; n: number } {
   const size = 1 + DENSE_BINS + (acc.sparse?.size ?? 0);
   const keys = new Int32Array(size);
   const counts = new Float64Array(size);
@@ -359,12 +359,12 @@ function recordBins(acc: RegionAccumulator, exact: number): { keys: Int32Array; 
 
 /**
  * A region's histogram as CompareMetrics states it: Δq → count for every non-zero bin, and Δq = 0 → `exact`, in the
- * key order of recordBins, which JSON output keeps.
+ * key order of histogramBins, which JSON output keeps.
  */
 export function histogramRecord(acc: RegionAccumulator, exact: number): Record<string, number> {
   if (acc.wideSums) throw new Error('histogramRecord: a region tallied as sums has no bins');
   const h: Record<string, number> = {};
-  const { keys, counts, n } = recordBins(acc, exact);
+  const { keys, counts, n } = histogramBins(acc, exact);
   for (let k = 0; k < n; k++) {
     const d = keys[k];
     if (d >= 0) h[d] = counts[k];
@@ -374,12 +374,55 @@ export function histogramRecord(acc: RegionAccumulator, exact: number): Record<s
   return h;
 }
 
-/** The accumulator and exact count each record of histogramRecord was made from (histogramJsonText reads them). */
-const recordSources = new WeakMap<Record<string, number>, { acc: RegionAccumulator; exact: number }>();
+/** What a histogram record is made from: a region's accumulator and its exact count. */
+export interface HistogramSource {
+  acc: RegionAccumulator;
+  exact: number;
+}
+
+/** The source each record of histogramRecord was made from (histogramJsonText reads them). */
+const recordSources = new WeakMap<Record<string, number>, HistogramSource>();
+/** The source each getter of defineLazyHistogram makes its record from. */
+const lazySources = new WeakMap<object, HistogramSource>();
 
 /** Whether histogramRecord made `h` (histogramJsonText can write it). */
 export function madeByHistogramRecord(h: object): boolean {
   return recordSources.has(h as Record<string, number>);
+}
+
+const dataProperty = (value: unknown): PropertyDescriptor => ({ value, writable: true, enumerable: true, configurable: true });
+
+/**
+ * Makes `holder.histogram` (a key it already has, so the key keeps its place in the holder's key order) the record
+ * histogramRecord(acc, exact) gives, made on its first read and then kept as a plain property; an assignment replaces
+ * it as for a plain property. Reads through a spread, JSON.stringify, Object.entries or structuredClone all see the
+ * record. [R] Two unrelated fields hold tens of thousands of Δq in each of five histograms: `compare --json` writes
+ * their text from the accumulators (histogramSource) and never needs the objects, whose properties cost more to make
+ * than the text.
+ */
+export function defineLazyHistogram(holder: { histogram: Record<string, number> }, acc: RegionAccumulator, exact: number): void {
+  if (acc.wideSums) throw new Error('defineLazyHistogram: a region tallied as sums has no bins');
+  function get(this: object): Record<string, number> {
+    const h = histogramRecord(acc, exact);
+    Object.defineProperty(this, 'histogram', dataProperty(h));
+    return h;
+  }
+  function set(this: object, v: unknown): void {
+    Object.defineProperty(this, 'histogram', dataProperty(v));
+  }
+  lazySources.set(get, { acc, exact });
+  Object.defineProperty(holder, 'histogram', { get, set, enumerable: true, configurable: true });
+}
+
+/**
+ * The source of `holder.histogram` without reading it: the accumulator a lazy histogram (defineLazyHistogram) will
+ * be made from, or the one a record of histogramRecord was made from; null for any other value.
+ */
+export function histogramSource(holder: object): HistogramSource | null {
+  const d = Object.getOwnPropertyDescriptor(holder, 'histogram');
+  if (!d) return null;
+  if (d.get) return lazySources.get(d.get) ?? null;
+  return typeof d.value === 'object' && d.value !== null ? (recordSources.get(d.value as Record<string, number>) ?? null) : null;
 }
 
 /** Decimal digits of an integer of magnitude below 2^53, a leading minus sign counted. */
@@ -413,16 +456,14 @@ function writeDecimal(out: Uint8Array, at: number, length: number, v: number): v
 }
 
 /**
- * The text JSON.stringify(h, null, 2) gives for a record of histogramRecord written at `indent` spaces (its entries at
- * indent + 2, as a value nested that deep in a pretty-printed document), or null for a record histogramRecord did not
- * make. Written from the record's accumulator (its bins in the record's key order: Δq >= 0 ascending, then the
- * negative Δq ascending) as ASCII bytes — the entries counted, measured, then written into one buffer: two unrelated
- * fields hold tens of thousands of keys per region, which JSON.stringify walks one property at a time.
+ * The text JSON.stringify(h, null, 2) gives for the record h of histogramRecord(src.acc, src.exact) written at
+ * `indent` spaces (its entries at indent + 2, as a value nested that deep in a pretty-printed document). Written from
+ * the accumulator (its bins in the record's key order: Δq >= 0 ascending, then the negative Δq ascending) as ASCII
+ * bytes — the entries counted, measured, then written into one buffer: two unrelated fields hold tens of thousands of
+ * keys per region, which JSON.stringify walks one property at a time.
  */
-export function histogramJsonText(h: Record<string, number>, indent: number): string | null {
-  const src = recordSources.get(h);
-  if (!src) return null;
-  const { keys, counts, n: e } = recordBins(src.acc, src.exact);
+export function histogramJsonText(src: HistogramSource, indent: number): string {
+  const { keys, counts, n: e } = histogramBins(src.acc, src.exact);
   // '{', then each entry: newline, indent + 2 spaces, "key": count, and a comma but after the last; then newline,
   // indent, '}'.
   const pad = indent + 2;

@@ -1,6 +1,6 @@
 /** metrics.json: the comparison's numbers with flat dotted keys (for `dvc metrics diff`), and the `compare --json` document. */
 import { HISTOGRAM_FOLD_LIMIT } from '../compare/histogram-fold.js';
-import { histogramJsonText, madeByHistogramRecord } from '../compare/metric-accumulators.js';
+import { histogramJsonText, histogramSource, type HistogramSource } from '../compare/metric-accumulators.js';
 import type { ComparisonResult, RegionMetrics } from '../compare/compare.js';
 import type { ReportMeta } from './report-meta.js';
 
@@ -58,9 +58,22 @@ export function flattenMetrics(r: ComparisonResult): Record<string, number> {
  * not compared the range is the pictures' display range: it is given as `displayRange`, never as `range`.
  */
 export function resultJson(r: ComparisonResult): Record<string, unknown> {
-  const { blocks, range, metresPerCode, ...rest } = r;
-  const ranges = r.codeRange ? { range, metresPerCode } : { displayRange: range };
-  return { ...rest, ...ranges, blocks: { size: blocks.size, columns: blocks.columns, rows: blocks.rows } };
+  // The keys of `r` copied as properties, not read (a lazy histogram stays unmade: metricsJsonText writes its text from
+  // the accumulator), in the order of { ...rest, range, metresPerCode (or displayRange), blocks }.
+  const out = ownPropertiesExcept(r, ['blocks', 'range', 'metresPerCode']);
+  if (r.codeRange) {
+    out.range = r.range;
+    out.metresPerCode = r.metresPerCode;
+  } else out.displayRange = r.range;
+  out.blocks = { size: r.blocks.size, columns: r.blocks.columns, rows: r.blocks.rows };
+  return out;
+}
+
+/** A new object with `o`'s own enumerable properties but `except`, each copied as it is defined (a getter stays one). */
+function ownPropertiesExcept(o: object, except: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(o)) if (!except.includes(key)) Object.defineProperty(out, key, Object.getOwnPropertyDescriptor(o, key)!);
+  return out;
 }
 
 /** Marks a histogram's place in metricsJsonText's first pass; a value that prints the same text makes it fall back. */
@@ -70,23 +83,30 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /**
  * JSON.stringify(doc, null, 2) of a document of resultJson (with the keys `compare --json` adds), the same text: each
- * histogram — the document's and each mask's — that histogramRecord made is written by histogramJsonText from its
- * accumulator, the rest by JSON.stringify around a mark in its place.
+ * histogram — the document's and each mask's — made from a region's accumulator (histogramSource: a lazy histogram,
+ * or a record of histogramRecord) is written by histogramJsonText from that accumulator, without making the record,
+ * the rest by JSON.stringify around a mark in its place.
  * [R] Two unrelated fields hold tens of thousands of Δq in each of five histograms: walked by JSON.stringify, their
  *     properties were a good part of a one-shot compare (docs/speed.md).
  */
 export function metricsJsonText(doc: Record<string, unknown>): string {
-  const marked: Record<string, number>[] = [];
-  const mark = (h: unknown): unknown => {
-    if (!isObject(h) || !madeByHistogramRecord(h)) return h;
-    marked.push(h as Record<string, number>);
+  const marked: HistogramSource[] = [];
+  // The holder's histogram: a mark where it has a source (read no further), else its value.
+  const histogramOf = (holder: Record<string, unknown>): unknown => {
+    const src = histogramSource(holder);
+    if (!src) return holder.histogram;
+    marked.push(src);
     return `${HISTOGRAM_MARK}${marked.length - 1}`;
   };
-  const copy: Record<string, unknown> = { ...doc };
-  if ('histogram' in copy) copy.histogram = mark(copy.histogram);
-  if (isObject(copy.masks)) {
+  const withMark = (holder: Record<string, unknown>): Record<string, unknown> => {
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(holder)) copy[key] = key === 'histogram' ? histogramOf(holder) : holder[key];
+    return copy;
+  };
+  const copy = withMark(doc);
+  if (isObject(doc.masks)) {
     const masks: Record<string, unknown> = {};
-    for (const [name, m] of Object.entries(copy.masks)) masks[name] = isObject(m) && 'histogram' in m ? { ...m, histogram: mark(m.histogram) } : m;
+    for (const [name, m] of Object.entries(doc.masks)) masks[name] = isObject(m) && 'histogram' in m ? withMark(m) : m;
     copy.masks = masks;
   }
   const text = JSON.stringify(copy, null, 2);
@@ -103,7 +123,7 @@ export function metricsJsonText(doc: Record<string, unknown>): string {
     const line = text.lastIndexOf('\n', i) + 1;
     let indent = 0;
     while (text.charCodeAt(line + indent) === 32) indent++;
-    parts.push(text.slice(from, i), histogramJsonText(marked[k], indent)!);
+    parts.push(text.slice(from, i), histogramJsonText(marked[k], indent));
     from = end;
   }
   parts.push(text.slice(from));
