@@ -20,3 +20,11 @@ export function safeUrl(url: string): string {
   if (scheme && !['http', 'https'].includes(scheme[1]) && !probe.startsWith('data:image/')) return '#';
   return escapeHtml(url);
 }
+
+/**
+ * A relative file path (segments joined by '/') as a URL reference: each segment percent-encoded, so a folder named
+ * "p#1 %41?" stays part of the path instead of starting a fragment or a query, or being decoded as an escape.
+ */
+export function pathHref(relativePath: string): string {
+  return relativePath.split('/').map(encodeURIComponent).join('/');
+}

@@ -14,7 +14,7 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { MismatchError } from '../errors.js';
 import { copyFileAtomic, ensureSharedCopy, hiddenBase, writeFileAtomic } from '../io/atomic.js';
-import { escapeHtml, safeUrl } from '../core/html.js';
+import { escapeHtml, pathHref, safeUrl } from '../core/html.js';
 import { DIVERGING_STOPS, diverging, plotlyColorscale, scalarPng } from './pictures.js';
 import { plotlyPath } from './comparison-report.js';
 import { DEFAULT_MASKS as M } from '../compare/masks.js';
@@ -332,12 +332,12 @@ export function writeAtlas(dir: string, a: Atlas, o: WriteAtlasOptions = {}): st
     let plotlySrc = 'plotly.min.js';
     if (o.sharedPlotly) {
       ensureSharedCopy(plotlyFile, o.sharedPlotly, '--shared-plotly');
-      plotlySrc = relative(dir, o.sharedPlotly).split(sep).join('/');
+      plotlySrc = pathHref(relative(dir, o.sharedPlotly).split(sep).join('/'));
     } else {
       copyFileAtomic(plotlyFile, join(tmp, 'plotly.min.js'));
       files.push('plotly.min.js');
     }
-    const readmeHref = o.readme && existsSync(o.readme) ? relative(dir, o.readme).split(sep).join('/') : null;
+    const readmeHref = o.readme && existsSync(o.readme) ? pathHref(relative(dir, o.readme).split(sep).join('/')) : null;
     writeFileAtomic(join(tmp, 'atlas.json'), `${JSON.stringify(atlasJson(a), null, 2)}\n`);
     writeFileAtomic(join(tmp, 'metrics.json'), `${JSON.stringify(atlasMetrics(a), null, 2)}\n`);
     writeFileAtomic(join(tmp, 'timings.json'), `${JSON.stringify(atlasTimings(a, o.totalMs), null, 2)}\n`);

@@ -15,7 +15,7 @@ import { sampleBilinear } from '../core/sampling.js';
 import { columnWorldX, rowWorldY, worldToColumn, worldToRow } from '../core/grid.js';
 import type { Heightfield } from '../core/heightfield.js';
 import { decodeHeightR16 } from '../core/encoding.js';
-import { escapeHtml, safeUrl } from '../core/html.js';
+import { escapeHtml, pathHref, safeUrl } from '../core/html.js';
 import { copyFileAtomic, ensureSharedCopy, writeFileAtomic } from '../io/atomic.js';
 import {
   DQ_NEGATIVE_BANDS,
@@ -331,7 +331,7 @@ export function writeComparisonReport(dir: string, r: ComparisonResult, gen: Hei
   } else if (meta.sharedPlotly) {
     // One plotly.min.js shared by every report under a common folder: placed there once, linked relatively.
     ensureSharedCopy(plotlyFile, meta.sharedPlotly, '--shared-plotly');
-    plotly = { src: relative(dir, meta.sharedPlotly).split(sep).join('/') };
+    plotly = { src: pathHref(relative(dir, meta.sharedPlotly).split(sep).join('/')) };
   } else {
     copyFileAtomic(plotlyFile, join(dir, 'plotly.min.js'));
     plotly = { src: 'plotly.min.js' };

@@ -21,6 +21,37 @@ function marksToSpans(escaped: string): string {
   return escaped.replace(/\u0001([^\u0002]*)\u0002([^\u0003]*)\u0003/g, (_m, k: string, t: string) => `<span data-metric="${escapeHtml(k)}">${t}</span>`);
 }
 
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is replaced
+const MD_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A string from outside (a path, a title, a sidecar's words) as Markdown text of one line: every control character —
+ * newline and tab included, and the metric marks' own (a title holding one would swallow the text up to the next
+ * number) — DEL, C1 and the bidirectional overrides shown as `\uNNNN`, so it can neither break its line, its table
+ * row or a mark, nor reorder what is shown.
+ */
+export function mdText(s: string): string {
+  return s.replace(MD_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** mdText for a table cell: `|` escaped too (a gate named "max |Δq|" must not split its row). */
+export function mdCell(s: string): string {
+  return mdText(s).replace(/\|/g, '\\|');
+}
+
+/**
+ * A string from outside as a code span (mdText's one line): fenced by one backtick more than its longest run of
+ * backticks, padded with a space where it starts or ends with one (CommonMark's code spans), so a path holding a
+ * backtick stays one span.
+ */
+export function mdCode(s: string): string {
+  const t = mdText(s);
+  const longest = Math.max(0, ...(t.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = t.startsWith('`') || t.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${t}${pad}${fence}`;
+}
+
 /** Minimal Markdown-to-HTML for summaries: tables, # and ## headings, list items, paragraphs, `code` and **bold**. */
 export function markdownToHtml(md: string): string {
   const out: string[] = [];
@@ -29,7 +60,12 @@ export function markdownToHtml(md: string): string {
     const l = lines[k];
     const inline = (t: string) =>
       escapeHtml(t)
-        .replace(/`([^`]*)`/g, '<code>$1</code>')
+        // A code span: a run of backticks up to the next run of the same length (mdCode's fences), one padding space
+        // each side taken off.
+        .replace(
+          /(`+)(?!`)([\s\S]*?[^`])\1(?!`)/g,
+          (_m, _f: string, c: string) => `<code>${c.startsWith(' ') && c.endsWith(' ') && c.trim() ? c.slice(1, -1) : c}</code>`,
+        )
         .replace(/\*\*(.*?)\*\*/g, '<b>$1</b>');
     if (l.startsWith('# ')) out.push(`<h1>${escapeHtml(l.slice(2))}</h1>`);
     else if (l.startsWith('## ')) out.push(`<h2>${escapeHtml(l.slice(3))}</h2>`);

@@ -4,7 +4,7 @@ import type { StageAttribution } from '../compare/attribution.js';
 import type { ComparisonResult, FloatHistogramBin, Position, RegionMetrics } from '../compare/compare.js';
 import type { MaskDefinition } from '../compare/masks.js';
 import { ARTICLE_STAGE_ANCHORS_MM, SEED_PIPELINE } from '../pipelines/seed.js';
-import { M, stripMarks } from './markdown.js';
+import { M, mdCell, mdCode, mdText, stripMarks } from './markdown.js';
 import type { ReportMeta } from './report-meta.js';
 
 function fmt(v: number | undefined, digits = 4): string {
@@ -73,7 +73,7 @@ export function codeRangeText(r: ComparisonResult): string {
 
 export function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
   const L: string[] = [];
-  L.push(`# ${meta.title ?? 'Comparison'}`, '');
+  L.push(`# ${mdText(meta.title ?? 'Comparison')}`, '');
   // The headline first: how many pixels differ, the largest difference and where, the gates.
   const failed = (meta.gates ?? []).filter((g) => !g.passed);
   const gatesText = meta.gates?.length ? `; gates: ${failed.length ? `**${failed.length} FAIL**` : 'all pass'}` : '';
@@ -97,7 +97,7 @@ export function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
         : `Codes ${codeRangeText(r)}.`,
       '',
     );
-    L.push(`generated \`${meta.generated}\` vs reference \`${meta.reference}\` — ${r.grid.columns}×${r.grid.rows}`, '');
+    L.push(`generated ${mdCode(meta.generated)} vs reference ${mdCode(meta.reference)} — ${r.grid.columns}×${r.grid.rows}`, '');
   } else {
     L.push(
       `**${M('differing', String(r.differing))} of ${M('pixels', String(r.pixels))} pixels differ** (exact ${M('exactPercent', fmt(r.exactPercent, 6))} %); largest |Δq| = ${M('maxAbsCode', String(r.maxAbsCode))}` +
@@ -108,11 +108,11 @@ export function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
         '.',
       '',
     );
-    L.push(`generated \`${meta.generated}\` vs reference \`${meta.reference}\` — ${r.grid.columns}×${r.grid.rows}, ${codeRangeText(r)}`, '');
+    L.push(`generated ${mdCode(meta.generated)} vs reference ${mdCode(meta.reference)} — ${r.grid.columns}×${r.grid.rows}, ${codeRangeText(r)}`, '');
   }
-  for (const w of meta.warnings ?? []) L.push(`**Warning:** ${w}`, '');
-  if (meta.referenceKind) L.push(`Reference: ${meta.referenceKind}.`, '');
-  for (const n of meta.notes ?? []) L.push(n);
+  for (const w of meta.warnings ?? []) L.push(`**Warning:** ${mdText(w)}`, '');
+  if (meta.referenceKind) L.push(`Reference: ${mdText(meta.referenceKind)}.`, '');
+  for (const n of meta.notes ?? []) L.push(mdText(n));
   if (meta.notes?.length) L.push('');
   // The float columns first when a side is float; the code columns only where codes were compared.
   const codes = r.codeRange !== null;
@@ -220,7 +220,7 @@ export function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
   }
   if (meta.gates?.length) {
     L.push('| gate | limit | value | result |', '|---|---|---|---|');
-    const cell = (t: string) => t.replace(/\|/g, '\\|'); // a gate named "max |Δq|" must not split its row
+    const cell = mdCell;
     meta.gates.forEach((g, k) => L.push(`| ${cell(g.name)} | ${g.limit} | ${M(`gates.${k}.value`, fmt(g.value, 6))} | ${g.passed ? 'pass' : '**FAIL**'} |`));
     L.push('');
   }

@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import { escapeHtml } from '../core/html.js';
 import { pageCss, TEXT_TABLES } from './page-style.js';
+import { mdCell } from './markdown.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { writeFolderWhole } from '../io/report-folder.js';
 import type { SweepRecord } from '../sweep/batch.js';
@@ -17,7 +18,7 @@ import { surveyOf, type Survey } from '../sweep/survey-figures.js';
 
 /** A Markdown table; a cell's own '|' is escaped so it cannot split the row. */
 function table(head: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
-  const cell = (c: string | number) => String(c).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const cell = (c: string | number) => mdCell(String(c));
   const row = (r: readonly (string | number)[]) => `| ${r.map(cell).join(' | ')} |`;
   return `${row(head)}\n| ${head.map(() => '---').join(' | ')} |\n${rows.map(row).join('\n')}\n`;
 }

@@ -14,6 +14,7 @@ import { writeFileAtomic } from '../io/atomic.js';
 import { writeFolderWhole } from '../io/report-folder.js';
 import { escapeHtml } from '../core/html.js';
 import { pageCss, TEXT_TABLES } from '../report/page-style.js';
+import { mdCell } from '../report/markdown.js';
 import { checkRun } from '../runs/check.js';
 import { readInputText } from '../io/read-input.js';
 import type { CheckOutput } from './check-folders.js';
@@ -94,7 +95,7 @@ export function declaredMarkdown(rows: readonly DeclaredCheckRow[]): string {
     '| comparison | generated | reference | exact % | max \\|Δq\\| | RMS mm | gates | first stage differing | verdict | report |',
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
-  const cell = (s: string) => s.replace(/\|/g, '\\|');
+  const cell = mdCell;
   for (const r of rows) {
     const gates = r.gates.length ? r.gates.map((g) => `${g.name} ${g.limit}: ${g.passed ? 'pass' : '**FAIL**'}`).join('; ') : '–';
     const verdict = r.verdict === 'pass' ? 'pass' : r.verdict === 'FAIL' ? '**FAIL**' : `**error**: ${cell(r.error ?? '')}`;
