@@ -9,6 +9,7 @@ import { codeHeightfield, compareHeightfields, domainGrid } from '../src/index.j
 import { escapeHtml, pathHref } from '../src/core/html.js';
 import { markdownToHtml, mdCell, mdCode, mdText, stripMarks } from '../src/report/markdown.js';
 import { summaryLines, summaryMarkdown } from '../src/report/summary-markdown.js';
+import { regressionMarkdown, type RunRegression } from '../src/report/regress-report.js';
 
 // eslint-disable-next-line no-control-regex -- control characters are exactly what must not be left raw
 const RAW = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
@@ -68,14 +69,43 @@ describe('strings from outside in Markdown', () => {
   });
 });
 
+describe("regress's table", () => {
+  it('a label from heightbench.yaml with |, brackets and a newline stays one link in one cell of one row', () => {
+    const run = (label: string, here: boolean): RunRegression => ({
+      run: 'r1',
+      request: 'r1',
+      kind: 'check',
+      report: 'reports/r1',
+      label,
+      histogram: [null, null],
+      status: 'compared',
+      base: null,
+      here: here ? { exactPercent: 100 } : null,
+      gatesPassed: true,
+      blessed: false,
+      movedHashes: [],
+      stages: [],
+      verdict: 'pass',
+      reasons: [],
+    });
+    for (const here of [true, false]) {
+      const md = regressionMarkdown({ base: 'main', baseCommit: '0123456789abcdef', runs: [run('gen [a|b]\n| x |', here)], failed: false });
+      const rows = md.split('\n').filter((l) => l.startsWith('| r1 '));
+      expect(rows.length).toBe(1);
+      expect(rows[0].split(/(?<!\\)\|/).length).toBe(14);
+      if (here) expect(rows[0]).toContain('[gen \\[a\\|b\\]\\u000a\\| x \\|](r1/index.html)');
+    }
+  });
+});
+
 describe('pathHref', () => {
   it('percent-encodes each segment, so a URL parser finds the file', () => {
-    const rel = '../p#1 %41?/plotly.min.js';
+    const rel = '../p#1 %41?/(x)/plotly.min.js';
     const href = pathHref(rel);
-    expect(href).toBe('../p%231%20%2541%3F/plotly.min.js');
+    expect(href).toBe('../p%231%20%2541%3F/%28x%29/plotly.min.js');
     const url = new URL(href, 'file:///tmp/hb/rep2/index.html');
     expect(url.hash).toBe('');
     expect(url.search).toBe('');
-    expect(decodeURIComponent(url.pathname)).toBe('/tmp/hb/p#1 %41?/plotly.min.js');
+    expect(decodeURIComponent(url.pathname)).toBe('/tmp/hb/p#1 %41?/(x)/plotly.min.js');
   });
 });

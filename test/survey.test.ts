@@ -87,6 +87,15 @@ describe('the survey', () => {
     const md = surveyMarkdown(s);
     expect(md).toContain('max \\|Δq\\|');
   });
+
+  it("a worst request's report link holds whatever its path holds (spaces, parentheses, #)", () => {
+    const s = surveyOf(manifest, recs, []);
+    s.worst[0].check = 'checks/r (2) #1/index.html';
+    const md = surveyMarkdown(s);
+    const link = /\[report\]\(([^)]*)\)/.exec(md);
+    expect(link?.[1]).toBe('checks/r%20%282%29%20%231/index.html');
+    expect(decodeURIComponent(new URL(link![1], 'file:///sweep/').pathname)).toBe('/sweep/checks/r (2) #1/index.html');
+  });
 });
 
 describe('sweep --against DIR (captures)', () => {

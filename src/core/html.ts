@@ -23,8 +23,12 @@ export function safeUrl(url: string): string {
 
 /**
  * A relative file path (segments joined by '/') as a URL reference: each segment percent-encoded, so a folder named
- * "p#1 %41?" stays part of the path instead of starting a fragment or a query, or being decoded as an escape.
+ * "p#1 %41?" stays part of the path instead of starting a fragment or a query, or being decoded as an escape; the
+ * parentheses too (encodeURIComponent keeps them), which would end a Markdown link's destination.
  */
 export function pathHref(relativePath: string): string {
-  return relativePath.split('/').map(encodeURIComponent).join('/');
+  return relativePath
+    .split('/')
+    .map((segment) => encodeURIComponent(segment).replace(/[()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+    .join('/');
 }

@@ -7,7 +7,7 @@ import { FormatError } from '../errors.js';
 import { foldHistogram, foldedHistogramText } from '../compare/histogram-fold.js';
 import { escapeHtml, safeUrl } from '../core/html.js';
 import { checkPngChunks, inflateImageData, readPngHeader } from '../io/png16.js';
-import { markdownToHtml } from './markdown.js';
+import { markdownToHtml, mdCell } from './markdown.js';
 import { pageCss } from './page-style.js';
 
 /** A comparison's metrics.json (name → value). */
@@ -48,6 +48,11 @@ export interface Regression {
   baseCommit: string;
   runs: RunRegression[];
   failed: boolean;
+}
+
+/** A label from heightbench.yaml as a link's text in a table cell: one line, `|` and the brackets escaped. */
+function linkText(label: string): string {
+  return mdCell(label).replace(/[[\]]/g, '\\$&');
 }
 
 function num(v: number | null | undefined, digits: number): string {
@@ -102,7 +107,7 @@ export function regressionMarkdown(r: Regression, full = true, linkBase = ''): s
       const hb = histogram(x.histogram[0]);
       const hh = histogram(x.histogram[1]);
       L.push(
-        `| ${x.run} | ${x.status} | ${pair(b?.exactPercent, h?.exactPercent, 4)} | ${hb === hh ? hh : `${hb} → **${hh}**`} | ${pair(b?.maxAbsCode, h?.maxAbsCode, 0)} | ${pair(b?.rmsMm, h?.rmsMm, 4)} | ${pair(b?.maxAbsMm, h?.maxAbsMm, 3)} | ${x.gatesPassed === null ? '–' : x.gatesPassed ? 'pass' : '**FAIL**'} | ${x.movedHashes.length || 0} | ${x.blessed ? 'yes' : 'no'} | ${x.verdict === 'FAIL' ? '**FAIL**' : x.verdict} | ${h ? `[${x.label}](${linkBase}${x.run}/index.html)` : x.label} |`,
+        `| ${x.run} | ${x.status} | ${pair(b?.exactPercent, h?.exactPercent, 4)} | ${hb === hh ? hh : `${hb} → **${hh}**`} | ${pair(b?.maxAbsCode, h?.maxAbsCode, 0)} | ${pair(b?.rmsMm, h?.rmsMm, 4)} | ${pair(b?.maxAbsMm, h?.maxAbsMm, 3)} | ${x.gatesPassed === null ? '–' : x.gatesPassed ? 'pass' : '**FAIL**'} | ${x.movedHashes.length || 0} | ${x.blessed ? 'yes' : 'no'} | ${x.verdict === 'FAIL' ? '**FAIL**' : x.verdict} | ${h ? `[${linkText(x.label)}](${linkBase}${x.run}/index.html)` : mdCell(x.label)} |`,
       );
     }
     L.push('');

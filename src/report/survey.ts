@@ -7,7 +7,7 @@
  * Rules: the figures are sweep/survey-figures.ts's (surveyOf); every text reaching HTML is escaped.
  */
 import { join } from 'node:path';
-import { escapeHtml } from '../core/html.js';
+import { escapeHtml, pathHref } from '../core/html.js';
 import { pageCss, TEXT_TABLES } from './page-style.js';
 import { mdCell } from './markdown.js';
 import { writeFileAtomic } from '../io/atomic.js';
@@ -40,7 +40,7 @@ export function surveyMarkdown(s: Survey): string {
       '',
       table(
         ['request', 'exact %', 'max |Δq|', 'RMS mm', 'check'],
-        s.worst.map((w) => [w.key, w.exactPercent.toFixed(4), w.maxAbsCode, w.rmsMm.toFixed(4), w.check ? `[report](${w.check})` : '—']),
+        s.worst.map((w) => [w.key, w.exactPercent.toFixed(4), w.maxAbsCode, w.rmsMm.toFixed(4), w.check ? `[report](${pathHref(w.check)})` : '—']),
       ),
     );
   if (Object.keys(s.firstDivergence).length)
