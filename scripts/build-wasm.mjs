@@ -16,8 +16,8 @@ const MODULES = [
   { wat: 'src/cpu/wasm/smoothing.wat', out: 'src/cpu/wasm/smoothing-wasm.ts', name: 'SMOOTHING_WASM_BASE64', template: true, shared: true },
   { wat: 'src/cpu/wasm/raster.wat', out: 'src/cpu/wasm/raster-wasm.ts', name: 'RASTER_WASM_BASE64', template: true, shared: true },
   { wat: 'src/core/wasm/encode.wat', out: 'src/core/wasm/encode-wasm.ts', name: 'ENCODE_WASM_BASE64', template: true },
-  // The arena's copy of the encode kernel: the arena's memory is shared with the executor's helper thread.
-  { wat: 'src/core/wasm/encode.wat', out: 'src/cpu/wasm/encode-shared-wasm.ts', name: 'ENCODE_SHARED_WASM_BASE64', template: true, shared: true },
+  // The encode kernel on a shared memory: the executor's arena (shared with its helper thread) and the float-pair kernel's.
+  { wat: 'src/core/wasm/encode.wat', out: 'src/core/wasm/encode-shared-wasm.ts', name: 'ENCODE_SHARED_WASM_BASE64', template: true, shared: true },
   { wat: 'src/cpu/wasm/draw.wat', out: 'src/cpu/wasm/draw-wasm.ts', name: 'DRAW_WASM_BASE64', template: true, shared: true },
   { wat: 'src/cpu/wasm/outer.wat', out: 'src/cpu/wasm/outer-wasm.ts', name: 'OUTER_WASM_BASE64', template: true, shared: true },
   { wat: 'src/cpu/wasm/support.wat', out: 'src/cpu/wasm/support-wasm.ts', name: 'SUPPORT_WASM_BASE64', shared: true },

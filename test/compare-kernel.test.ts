@@ -449,6 +449,22 @@ describe('the float-pair full kernel (float-pair.wat full) gives the JavaScript 
     const high = gen.filter((v) => v > DEFAULT_RANGE.max).length;
     expect(low).toBeGreaterThan(0);
     expect(e!.clamped).toEqual({ generated: { low, high }, reference: { low: 0, high: 0 } });
+    // A float side given as heights only: the kernel encodes each chunk in its memory (eight heights a step, the last
+    // 77357 % 8 = 5 as encodeFieldR16 does them), and every accumulator and exclusion is the one the given codes give.
+    const fresh = () => ({
+      whole: new RegionAccumulator(),
+      maskAcc: [new RegionAccumulator()],
+      ringAcc: Array.from({ length: rings }, () => new RegionAccumulator()),
+      blockCode: new Uint16Array(blocks),
+      blockFloat: new Float32Array(blocks),
+      blockFloatAbs: new Float64Array(blocks),
+    });
+    const given = fresh();
+    const encoded = fresh();
+    const eGiven = floatFullScan(input, given);
+    expect(floatFullScan({ ...input, gc: null }, encoded)).toEqual(eGiven);
+    expect(encoded).toEqual(given);
+    expect(() => floatFullScan({ ...input, rc: null }, fresh())).toThrow(/without codes must hold heights/);
   });
 });
 

@@ -170,17 +170,32 @@ export interface ComparisonResult extends RegionMetrics {
 }
 
 interface Side {
-  codes: Uint16Array;
+  /** A code side's codes; a float side's encoded through the range when first read (or all zero: `noCodes`). */
+  readonly codes: Uint16Array;
   /** Float metres when this side is float; null for code sides (metres come from the decode table). */
   heights: Float32Array | null;
+  /** A float side whose codes are not read yet: the full kernel encodes them in its chunks instead. */
+  readonly codesUnread: boolean;
 }
 
 /** A side of a pair with a float side; `noCodes`: a float side's codes left all zero (no code metric is reported). */
 function sideOf(f: Heightfield, range: HeightRange, noCodes = false): Side {
-  if (f.kind === 'codes') return { codes: f.code_px, heights: null };
-  const codes = new Uint16Array(f.height_px.length);
-  if (!noCodes) encodeFieldR16(f.height_px, codes, range);
-  return { codes, heights: f.height_px };
+  if (f.kind === 'codes') return { codes: f.code_px, heights: null, codesUnread: false };
+  const heights = f.height_px;
+  let codes: Uint16Array | null = null;
+  return {
+    heights,
+    get codes(): Uint16Array {
+      if (!codes) {
+        codes = new Uint16Array(heights.length);
+        if (!noCodes) encodeFieldR16(heights, codes, range);
+      }
+      return codes;
+    },
+    get codesUnread(): boolean {
+      return codes === null && !noCodes;
+    },
+  };
 }
 
 function position(g: GridDescription, k: number): Position | null {
@@ -291,8 +306,8 @@ export function compareHeightfields(genIn: Heightfield, ref: Heightfield, opts: 
       );
     return compareCodeSources(arrayCodeSource(gen.code_px), arrayCodeSource(ref.code_px), ref.grid, ref.range, opts);
   }
-  // [R] The full float-pair scan's helper thread takes tens of milliseconds to start: started before the codes are
-  //     encoded, it is ready by the scan (which runs without it until it is).
+  // [R] The full float-pair scan's helper thread takes tens of milliseconds to start: started before the sides are
+  //     prepared, it is ready by the scan or soon after (the scan runs without it until it is).
   if (opts.summary !== true && opts.executor !== 'js' && ref.grid.columns * ref.grid.rows >= FLOAT_HELPER_MIN_PIXELS) prestartFloatHelper();
   const stated = statedCodeRange(gen, ref, opts);
   const range = stated?.range ?? displayRange(gen, ref);
@@ -611,8 +626,9 @@ function runFullKernel(
       rings: regions.ringAcc.length,
       gh: sides.G.heights,
       rh: sides.R.heights,
-      gc: sides.G.codes,
-      rc: sides.R.codes,
+      // A float side's codes are encoded by the kernel, chunk by chunk, unless something has read them already.
+      gc: sides.G.codesUnread ? null : sides.G.codes,
+      rc: sides.R.codesUnread ? null : sides.R.codes,
       edgesMm: FLOAT_HISTOGRAM_EDGES_MM,
       toleranceM: toleranceMm / 1000,
       range: input.range,

@@ -16,7 +16,8 @@
  * [R] Chunks of SCAN_CHUNK pixels are copied into the kernel's memory (12 bytes a pixel), so its memory stays ~4 MB
  *     whatever the grid; the copy is ~1/10 of the scan's time.
  */
-import { decodeTable } from '../core/encoding.js';
+import { decodeTable, encodeFieldR16, rangeConstants } from '../core/encoding.js';
+import { ENCODE_SHARED_WASM_BASE64 } from '../core/wasm/encode-shared-wasm.js';
 import { alignedLayout, compiledWasm, instantiateWasm, newSharedWasmMemory, wasmDisabled } from '../core/wasm.js';
 import { CodeTally, DENSE, DENSE_BINS, WideBins, type RegionAccumulator } from './metric-accumulators.js';
 import { regionInputSizes, SCAN_CHUNK, tallyInMemory, tallySizes, writeRegionInputs, type ScanGeometry } from './kernel.js';
@@ -170,8 +171,12 @@ export interface FloatFullInput extends ScanGeometry {
   /** A side's float heights, or null when it holds codes (its metres are decodeTable(range)[code]). */
   gh: Float32Array | null;
   rh: Float32Array | null;
-  gc: Uint16Array;
-  rc: Uint16Array;
+  /**
+   * A side's codes; null for a float side whose codes are encodeFieldR16(heights, range) (half-up), which the scan
+   * then encodes chunk by chunk in its own memory instead of copying them in.
+   */
+  gc: Uint16Array | null;
+  rc: Uint16Array | null;
   /** floatExtras' decade edges (mm, 10 of them) and tolerance (m). */
   edgesMm: readonly number[];
   toleranceM: number;
@@ -258,6 +263,30 @@ export function setFloatPlacement(p: Partial<FloatPlacement>): FloatPlacement {
   return was;
 }
 
+interface ChunkEncoder {
+  encode(src: number, dst: number, count: number, fmin: number, fscale: number, counts: number, rounding: number): void;
+}
+
+/**
+ * encodeFieldR16(heights, codes, range) for one chunk in the kernel's memory: the heights at byte `src`, the codes to
+ * byte `dst`. Eight heights a kernel step (encode.wat, the kernel encodeFieldR16 runs), the rest as encodeFieldR16
+ * does them, so the codes are the same.
+ */
+function encodeChunk(
+  k: ChunkEncoder,
+  buf: ArrayBufferLike,
+  src: number,
+  dst: number,
+  count: number,
+  range: { min: number; max: number },
+  counts: number,
+): void {
+  const { fmin, fscale } = rangeConstants(range);
+  const vec = count & ~7;
+  if (vec > 0) k.encode(src, dst, vec, fmin, fscale, counts, 0);
+  if (vec < count) encodeFieldR16(new Float32Array(buf, src + 4 * vec, count - vec), new Uint16Array(buf, dst + 2 * vec, count - vec), range);
+}
+
 /** Whether this thread passes the whole map: as placed, or by the share of wide Δq in the first chunk. */
 export function wholeMapHere(gc: Uint16Array, rc: Uint16Array, where: FloatPlacement['whole']): boolean {
   if (where !== 'share') return where === 'caller';
@@ -308,13 +337,19 @@ export function floatFullScan(
     block: 2 * blocks,
     blockF: 4 * blocks,
     blockFA: 8 * blocks,
+    // encode.wat's clamp and NaN counters for a chunk encoded here (its counts are not reported: clampCounts are).
+    encodeCounts: 16,
     // Slots: the helper thread's region passes read some while this thread prepares another.
     scratch: SLOTS * SCRATCH_BYTES * FULL_SUB,
     spans: 16 * M * p.rows,
   });
+  if ((!p.gc && !p.gh) || (!p.rc && !p.rh)) throw new RangeError('floatFullScan: a side without codes must hold heights to encode them from');
   const made = floatPairKernel(L.size, { full: 45, prepare: 27, regions: REGION_ARGS, region: 16 });
   if (!made) return null;
   const { memory, kernel } = made;
+  // A side given as heights only is encoded in this memory, chunk by chunk (the same kernel as encodeFieldR16's).
+  const encoder = !p.gc || !p.rc ? instantiateWasm<ChunkEncoder>(ENCODE_SHARED_WASM_BASE64, { env: { memory } }) : null;
+  if ((!p.gc || !p.rc) && !encoder) return null;
   // Views are made again after each call: a region's first wide Δq grows the memory, which detaches them.
   let buf = memory.buffer;
   writeRegionInputs(buf, L, p.geo, p.masks);
@@ -332,16 +367,21 @@ export function floatFullScan(
   const passes = regionPasses(kernel.regions, memory, compiledWasm(FLOAT_PAIR_WASM_BASE64) ?? {}, n);
   // Decided when the helper joins (a scan it never joins passes every region itself).
   let wholeHere: boolean | null = null;
+  let firstChunkHere = false;
   for (let start = 0; start < n; start += SCAN_CHUNK) {
     const count = Math.min(SCAN_CHUNK, n - start);
     buf = memory.buffer;
     if (gh) new Float32Array(buf, L.gh, count).set(gh.subarray(start, start + count));
     if (rh) new Float32Array(buf, L.rh, count).set(rh.subarray(start, start + count));
-    new Uint16Array(buf, L.gc, count).set(p.gc.subarray(start, start + count));
-    new Uint16Array(buf, L.rc, count).set(p.rc.subarray(start, start + count));
+    if (p.gc) new Uint16Array(buf, L.gc, count).set(p.gc.subarray(start, start + count));
+    else encodeChunk(encoder!, buf, L.gh, L.gc, count, p.range, L.encodeCounts);
+    if (p.rc) new Uint16Array(buf, L.rc, count).set(p.rc.subarray(start, start + count));
+    else encodeChunk(encoder!, buf, L.rh, L.rc, count, p.range, L.encodeCounts);
+    // The whole map's placement comes from the first chunk's codes, used when the helper joins.
+    if (start === 0) firstChunkHere = wholeMapHere(new Uint16Array(buf, L.gc, count), new Uint16Array(buf, L.rc, count), placement.whole);
     try {
       if (passes.begin()) {
-        wholeHere ??= wholeMapHere(p.gc, p.rc, placement.whole);
+        wholeHere ??= firstChunkHere;
         // Sub-block after sub-block as kernel.full runs them, the region passes handed to the helper thread (the
         // whole map's kept here where wholeHere).
         for (let t0 = 0; t0 < count; t0 += FULL_SUB) {

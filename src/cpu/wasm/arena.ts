@@ -10,7 +10,7 @@
  */
 import { RASTER_WASM_BASE64 } from './raster-wasm.js';
 import { SMOOTHING_WASM_BASE64 } from './smoothing-wasm.js';
-import { ENCODE_SHARED_WASM_BASE64 } from './encode-shared-wasm.js';
+import { ENCODE_SHARED_WASM_BASE64 } from '../../core/wasm/encode-shared-wasm.js';
 import { DRAW_WASM_BASE64 } from './draw-wasm.js';
 import { OUTER_WASM_BASE64 } from './outer-wasm.js';
 import { SUPPORT_WASM_BASE64 } from './support-wasm.js';
