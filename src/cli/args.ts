@@ -1,5 +1,5 @@
 /** Parsers for CLI option values. Each refusal names the option, the expected form and the value found. */
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_RANGE } from '../core/grid.js';
 
 export function parseSize(v: string): { width: number; height: number } {
@@ -94,4 +94,18 @@ export function parseNonNegativeInt(v: string): number {
 export function parsePath(v: string): string {
   if (v.trim() === '') throw new InvalidArgumentError(`expected a path, got an empty string ${JSON.stringify(v)}`);
   return v;
+}
+
+/**
+ * The options of `command` given on its command line (or through the environment) but those named in `except`
+ * (attribute names), as the user writes them (--kebab-case): the flags a mode that would not act on them refuses.
+ */
+export function givenOptions(command: Command, except: ReadonlySet<string>): string[] {
+  return command.options
+    .filter((opt) => {
+      const key = opt.attributeName();
+      const source = command.getOptionValueSource(key);
+      return !except.has(key) && (source === 'cli' || source === 'env');
+    })
+    .map((opt) => opt.long ?? opt.flags);
 }

@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
 import { DEFAULT_DIFFERENCES_CAP, type RunCheck } from '../runs/check.js';
 import { checkFolders, checkText, type FolderCheckOptions } from '../runs/check-folders.js';
 import { checkDeclared } from '../runs/check-all.js';
-import { parseNumber, parsePath } from './args.js';
+import { givenOptions, parseNumber, parsePath } from './args.js';
 import { InvalidArgumentError } from 'commander';
 import { addGateOptions, gatesOf, type GateOptions } from './gate-flags.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
@@ -23,6 +23,9 @@ function parseNonNegativeInt(v: string): number {
   if (!Number.isSafeInteger(n)) throw new InvalidArgumentError(`expected an integer ≥ 0, got ${JSON.stringify(v)}`);
   return n;
 }
+
+/** The flags `check --all` / `--list` act on (the rest belong to one comparison). */
+const DECLARED_CHECK_FLAGS = new Set(['all', 'list', 'strict', 'sharedPlotly']);
 
 export const installCheck: CommandInstaller = (program: Command, io: CliIO) => {
   addGateOptions(
@@ -60,9 +63,16 @@ export const installCheck: CommandInstaller = (program: Command, io: CliIO) => {
         r: string | undefined,
         // The flags are the folder check's options (runs/check-folders.ts), the gates given as flags, and --all/--list.
         o: GateOptions & Omit<FolderCheckOptions, 'gates' | 'readFile'> & { all?: boolean; list?: string },
+        command: Command,
       ) => {
         if (o.all || o.list !== undefined) {
           if (g !== undefined || r !== undefined) throw new UsageError('check: give GEN_DIR REF_DIR, or --all / --list FILE, not both');
+          // Gates, reports, attribution and the rest belong to one comparison: each declared one states its own.
+          const idle = givenOptions(command, DECLARED_CHECK_FLAGS);
+          if (idle.length)
+            throw new UsageError(
+              `check ${o.all ? '--all' : '--list'}: ${idle.join(', ')} ${idle.length > 1 ? 'act' : 'acts'} on one comparison (GEN_DIR REF_DIR); each comparison the file declares states its own gates and report (heightbench.yaml)`,
+            );
           throw new CliExit(checkDeclared(o.list, { strict: o.strict === true, sharedPlotly: o.sharedPlotly }, io));
         }
         if (g === undefined || r === undefined)

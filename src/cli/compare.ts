@@ -12,7 +12,7 @@ import { decodeHeightR16 } from '../core/encoding.js';
 import { DEFAULT_MASKS } from '../compare/masks.js';
 import { floatHeightfield, heightsOf, withRowDirection, type Heightfield } from '../core/heightfield.js';
 import { gridDifference, type GridDescription } from '../core/grid.js';
-import { EXIT_GATE, LimitError, MismatchError } from '../errors.js';
+import { EXIT_GATE, LimitError, MismatchError, UsageError } from '../errors.js';
 import { readHeightfieldFileAsync, startReadingHeightfieldFiles, type LoadedHeightfield, type ReadSettings } from '../io/heightfield-file.js';
 import { outsideContainerFor } from '../io/outside.js';
 import { sidecarSources, type ConventionSources } from '../io/input-conventions.js';
@@ -192,6 +192,44 @@ async function compareStreamed(generated: string, reference: string, o: CompareC
 }
 
 /**
+ * Flags that would change nothing in this invocation are refused (exit 2), naming what they need: a flag given acts or
+ * is refused, never ignored.
+ */
+function refuseIdleFlags(o: CompareCliOptions): void {
+  const refuse = (flag: string, why: string) => {
+    throw new UsageError(`compare ${flag}: ${why}`);
+  };
+  if (o.straddleEps !== undefined && !o.generatedFloat)
+    refuse('--straddle-eps', 'it is the tolerance of the attribution through --generated-float; give --generated-float FILE, or leave it out');
+  if (o.differencesCap !== undefined && !o.differencesCsv)
+    refuse('--differences-cap', "it caps --differences-csv's rows; give --differences-csv FILE, or leave it out");
+  for (const [flag, given] of [
+    ['--shared-plotly', o.sharedPlotly !== undefined],
+    ['--self-contained', o.selfContained === true],
+  ] as const)
+    if (given && !o.report) refuse(flag, "it shapes the report's page; give --report DIR, or leave it out");
+  if (o.sharedPlotly !== undefined && o.selfContained)
+    refuse('--shared-plotly with --self-contained', 'one page either links a shared Plotly or carries its own; give one');
+  if (o.title !== undefined && o.json && !o.report)
+    refuse('--title with --json', 'the title heads the report and the Markdown summary, and --json prints neither; add --report DIR, or leave it out');
+}
+
+/**
+ * A side's own code range flag on a side that holds float heights: refused (a float side's heights are encoded through
+ * --range, the comparison's; a side's range states how a side of codes decodes).
+ */
+function refuseSideRangeOnFloat(gen: Heightfield, ref: Heightfield, o: CompareCliOptions): void {
+  for (const [flag, given, f, side] of [
+    ['--generated-range', o.generatedRange !== undefined, gen, 'generated side'],
+    ['--reference-range', o.referenceRange !== undefined, ref, 'reference'],
+  ] as const)
+    if (given && f.kind === 'float')
+      throw new UsageError(
+        `compare ${flag}: the ${side} holds float heights, which have no code range of their own; --range MIN,MAX encodes float sides through one range and compares codes`,
+      );
+}
+
+/**
  * The part of a comparison after both files are read: limits, the --generated-float read, the metrics. [R] A generated
  * side stored in the other row order than the reference (both stating it) is reordered exactly to the reference's
  * before comparing; resampling is never needed for that.
@@ -219,6 +257,7 @@ async function analyse(genIn: Heightfield, ref: Heightfield, o: CompareCliOption
  * is exactly the sequential one: the read's refusal first, then the comparison's on the verified files.
  */
 export async function compareCommand(generated: string, reference: string, o: CompareCliOptions, io: CliIO): Promise<number> {
+  refuseIdleFlags(o);
   const settings = readSettingsFrom(o, true);
   const sides = sideSettings(o, true);
   // [R] Convention flags given: each side read on its own, so a refusal names the side and its flags.
@@ -246,6 +285,7 @@ export async function compareCommand(generated: string, reference: string, o: Co
     [refEarly, genEarly] = reading.early;
     if (!o.resample && refEarly && genEarly) {
       try {
+        refuseSideRangeOnFloat(genEarly.field, refEarly.field, o);
         early = { value: await analyse(genEarly.field, refEarly.field, o, settings, sourcesOf(genEarly, refEarly)) };
       } catch (e) {
         early = { error: e };
@@ -278,6 +318,7 @@ async function prepare(
   sources: Sources,
 ): Promise<Analysis> {
   const ref = refFile.field;
+  refuseSideRangeOnFloat(genFile.field, ref, o);
   let gen: Heightfield = withRowDirection(genFile.field, ref.grid.rowDirection);
   checkRingLimit(ref.grid, o);
   if (o.resample && gridDifference(gen.grid, ref.grid)) {

@@ -11,7 +11,7 @@ import { statSync } from 'node:fs';
 import { readHeightfieldFileAsync, type ReadSettings } from '../io/heightfield-file.js';
 import { addInputFlags, addSideFlags, conventionLines, readSides, sideSettings, warnDefaults, type InputFlags, type SideFlags } from './input-flags.js';
 import type { ConventionSources } from '../io/input-conventions.js';
-import { parseNumber } from './args.js';
+import { givenOptions, parseNumber } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { withRowDirection, type Heightfield } from '../core/heightfield.js';
 import { InvalidArgumentError } from 'commander';
@@ -98,11 +98,19 @@ export const installDiagnose: CommandInstaller = (program: Command, io: CliIO) =
     .option('--json', 'print the diagnosis as JSON')
     .option('--edge-band <k>', `width of the edge-band signature, texels (default ${DEFAULT_EDGE_BAND})`, parseBand)
     .option('--threshold <r2>', `R² below which nothing is said to explain Δ (default ${DEFAULT_EXPLAINED_THRESHOLD})`, parseNumber);
-  addSideFlags(addInputFlags(cmd)).action(async (g: string, r: string, opts: DiagnoseCliOptions) => {
+  addSideFlags(addInputFlags(cmd)).action(async (g: string, r: string, opts: DiagnoseCliOptions, command: Command) => {
     const folders = [g, r].map(isFolder);
     if (folders[0] !== folders[1])
       throw new UsageError(`diagnose: ${folders[0] ? g : r} is a folder and ${folders[0] ? r : g} a file; give two heightfield files or two run folders`);
-    if (folders[0]) throw new CliExit(await diagnoseFolders(g, r, opts, io));
+    if (folders[0]) {
+      // Two run folders are diagnosed as `check --diagnose` does, from their own files and settings.
+      const idle = givenOptions(command, new Set(['json']));
+      if (idle.length)
+        throw new UsageError(
+          `diagnose RUN_DIR REF_DIR: ${idle.join(', ')} ${idle.length > 1 ? 'act' : 'acts'} on two heightfield files; two run folders are diagnosed from their own sidecars with the default settings`,
+        );
+      throw new CliExit(await diagnoseFolders(g, r, opts, io));
+    }
     const { diagnosis, inputs } = await diagnoseFiles(g, r, opts);
     warnDefaults(io, [
       ['generated', g, inputs.generated],

@@ -176,6 +176,9 @@ export async function importCommand(file: string | undefined, o: ImportCliOption
     if (file !== undefined)
       throw new UsageError(`import: give FILE with --stage, or --manifest, not both (got ${JSON.stringify(file)} and --manifest ${o.manifest})`);
     const manifest = o.manifest;
+    // A manifest names each capture's stage: --stage would change nothing.
+    if (o.stage !== undefined)
+      throw new UsageError(`import --manifest ${manifest}: --stage ${o.stage} names one capture's stage; the manifest states each capture's own`);
     const runs = readManifest(manifest, o);
     if (runs.length > 1 && o.out !== undefined)
       throw new UsageError(`import: --out names one run folder, but ${manifest} lists ${runs.length} runs, each with its own out:`);

@@ -23,7 +23,7 @@ import { SEED_PIPELINE } from '../pipelines/seed.js';
 import { basename, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { checkMemoryEstimate } from '../io/limits.js';
-import { parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
+import { givenOptions, parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { addGpuRunOptions, gpuRunCommand, subpixelBitsFromRecord, type GpuRunCliOptions } from './gpu-run.js';
 import { progressReporter } from './progress.js';
@@ -319,6 +319,29 @@ function finishRun(
   return 0;
 }
 
+/** The flags that act on the computed fields (a run of plan stages alone computes none). */
+const FIELD_FLAGS = new Set(['executor', 'precision', 'subpixelBits', 'subpixelBitsFrom', 'quadCoverage', 'dumpWindow']);
+
+/**
+ * Field flags on a run that computes no field (plan stages only, no --store), and --dump-window where no kept stage is
+ * cropped (it crops the stage dumps, not pre-encode or final): refused, naming the stages.
+ */
+function refuseIdleFieldFlags(opts: RunCliOptions, command: Command): void {
+  const stages = opts.stages ?? [...ALL_STAGES];
+  const fields = stages.filter((s) => !(PLAN_STAGES as readonly string[]).includes(s));
+  if (!fields.length && opts.store === undefined) {
+    const idle = givenOptions(command, new Set([...command.options.map((o) => o.attributeName())].filter((k) => !FIELD_FLAGS.has(k))));
+    if (idle.length)
+      throw new UsageError(
+        `run --stages ${stages.join(',')}: ${idle.join(', ')} ${idle.length > 1 ? 'act' : 'acts'} on computed fields, and these plan stages compute none`,
+      );
+  }
+  if (opts.dumpWindow !== undefined && !fields.some((s) => s !== 'final' && s !== 'pre-encode'))
+    throw new UsageError(
+      `run --dump-window ${opts.dumpWindow}: it crops the stage dumps, and --stages ${stages.join(',')} keeps none of them (pre-encode and final are always written whole)`,
+    );
+}
+
 export const installRun: CommandInstaller = (program: Command, io: CliIO) => {
   const cmd = program
     .command('run')
@@ -366,6 +389,7 @@ export const installRun: CommandInstaller = (program: Command, io: CliIO) => {
       for (const k of ['gpuHost', 'encodeRule', 'lod', 'adapter'] as const) {
         if (opts[k] !== undefined) throw new UsageError(`--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: only with --backend webgpu`);
       }
+      refuseIdleFieldFlags(opts, command);
       throw new CliExit(await runCommand(request, opts, io));
     },
   );

@@ -401,8 +401,18 @@ function readHeightfieldFileWith(path: string, settings: ReadSettings, verify: P
   return namingFile(path, () => readHeightfieldFileInner(path, settings, verify, alloc, ahead));
 }
 
+/** Whether a read asks for a channel, mip level or array slice (outside containers have them; ours hold one of each). */
+function selects(s: ReadSettings): boolean {
+  return s.channel !== undefined || s.level !== undefined || s.slice !== undefined;
+}
+
 function readHeightfieldFileInner(path: string, settings: ReadSettings, verify: PayloadCheck, alloc?: PayloadAlloc, ahead?: Uint8Array): LoadedHeightfield {
   const container = ownContainer(path, 'read');
+  // A selection the file cannot act on is refused, never ignored.
+  if (selects(settings))
+    throw new UsageError(
+      `${path}: ${container === 'png16' ? 'a PNG' : `an ${container.toUpperCase()}`} file holds one field (one channel, no mip levels or array slices); --channel, --level and --slice select within DDS, EXR and TIFF files`,
+    );
   const sidecar = readSidecarFor(path);
   const notes: string[] = [];
   let bytes: Uint8Array;
@@ -757,7 +767,7 @@ export async function summarizeHeightfieldFile(
  */
 function streamOwnSummary(path: string, settings: ReadSettings): StreamedSummary | null {
   const entry = containerEntryFor(path);
-  if (entry?.reader !== 'own' || entry.container === 'png16') return null;
+  if (entry?.reader !== 'own' || entry.container === 'png16' || selects(settings)) return null;
   const container = entry.container;
   let src: ByteSource | null = null;
   try {

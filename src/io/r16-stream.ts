@@ -48,7 +48,15 @@ export interface StreamOptions {
 export function openR16Stream(path: string, settings: ReadSettings, options: StreamOptions = {}): R16CodeStream | null {
   let fd = -1;
   try {
-    if (containerForPath(path) !== 'r16' || !hostIsLittleEndian) return null;
+    // A selection (channel, level, slice) is the ordinary reader's to refuse.
+    if (
+      containerForPath(path) !== 'r16' ||
+      !hostIsLittleEndian ||
+      settings.channel !== undefined ||
+      settings.level !== undefined ||
+      settings.slice !== undefined
+    )
+      return null;
     const sidecar = readSidecarFor(path);
     if (!sidecar || sidecar.container !== 'r16' || sidecar.endian !== 'le' || sidecar.encoding.kind !== 'unorm16') return null;
     if (sidecar.notes?.[DEFAULTS_NOTE] !== undefined) return null; // conventions that were defaults: the ordinary reader decides

@@ -451,6 +451,10 @@ function decodeChannel(
   helperFrom: number,
 ): { header: RasterHeader; values: Float32Array | null } {
   const src = sourceOf(input, where);
+  // One part, its full-resolution level: a mip level or array slice asked for would be ignored, so it is refused.
+  if (sel.level !== undefined && sel.level !== 0)
+    throw new FormatError(`${where}: OpenEXR offers no level ${sel.level}; heightbench reads level 0 of one part`);
+  if (sel.slice !== undefined && sel.slice !== 0) throw new FormatError(`${where}: OpenEXR offers no slice ${sel.slice}; only slice 0`);
   const h = readExrHeaderFrom(src, where);
   if (!SUPPORTED_COMPRESSIONS.has(h.compression)) {
     throw new FormatError(`${where}: OpenEXR compression ${h.compressionName}: not supported (NONE, RLE, ZIPS, ZIP and PIZ are read)`);
