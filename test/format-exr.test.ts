@@ -79,6 +79,14 @@ describe('OpenEXR decode: every value the OpenEXR bindings wrote, bit for bit', 
     expect(combos.size).toBe(20);
   });
 
+  it('refuses a mip level or array slice other than 0 (one part is read at full resolution), and reads level 0', () => {
+    const m = manifest[0];
+    const bytes = file(m.file);
+    expect(() => decodeExr(bytes, m.file, { level: 2 }, limits)).toThrow(/offers no level 2/);
+    expect(() => decodeExr(bytes, m.file, { slice: 1 }, limits)).toThrow(/offers no slice 1/);
+    expect(decodeExr(bytes, m.file, { level: 0, slice: 0 }, limits).width).toBe(m.width);
+  });
+
   it('decodes every channel of every file exactly', () => {
     let checked = 0;
     for (const m of manifest) {
