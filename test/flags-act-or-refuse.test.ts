@@ -116,4 +116,14 @@ describe('a flag given acts or is refused', () => {
     expect(r.code, r.err).toBe(2);
     expect(r.err).toContain('--stage base');
   });
+
+  it("import --manifest: a flag is every capture's default, and a capture stating another value is refused", async () => {
+    const capture = { file: 'a.r32', stage: 'base', range: '0,100' };
+    writeFileSync(f('m2.json'), JSON.stringify({ runs: [{ out: 'imported2', captures: [capture] }] }));
+    const r = await cli('import', '--manifest', f('m2.json'), '--range', '0,200');
+    expect(r.code, r.err).toBe(2);
+    expect(r.err).toContain('captures[0].range: "0,100" contradicts --range');
+    const same = await cli('import', '--manifest', f('m2.json'), '--range', '0,100');
+    expect(same.err).not.toContain('contradicts');
+  });
 });

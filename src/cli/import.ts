@@ -129,18 +129,35 @@ function readRun(
       }
     };
     const rd = parsed('rowDirection', parseRowDirection);
+    const own = {
+      extent: parsed('extent', parseExtent),
+      rowDirection: rd,
+      range: parsed('range', parseRange),
+      encoding: enc as 'metres' | 'unorm16' | undefined,
+      channel: str('channel'),
+      level: num('level'),
+      slice: num('slice'),
+    };
+    // A command-line flag is every capture's default; a capture stating another value would silently win over it.
+    for (const [k, v] of Object.entries(own)) {
+      const given = o[k as keyof typeof own];
+      if (v !== undefined && given !== undefined && JSON.stringify(v) !== JSON.stringify(given))
+        throw new UsageError(
+          `${w}.${k}: ${JSON.stringify(e[k])} contradicts --${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} ${JSON.stringify(given)} (a flag is every capture's default; give one of them)`,
+        );
+    }
     return {
       file: isAbsolute(file) ? file : join(base, file),
       stage: checkString(`${w}.stage`, e.stage),
       flags: {
         ...o,
-        extent: parsed('extent', parseExtent) ?? o.extent,
-        rowDirection: rd ?? o.rowDirection,
-        range: parsed('range', parseRange) ?? o.range,
-        encoding: enc ?? o.encoding,
-        channel: str('channel') ?? o.channel,
-        level: num('level') ?? o.level,
-        slice: num('slice') ?? o.slice,
+        extent: own.extent ?? o.extent,
+        rowDirection: own.rowDirection ?? o.rowDirection,
+        range: own.range ?? o.range,
+        encoding: own.encoding ?? o.encoding,
+        channel: own.channel ?? o.channel,
+        level: own.level ?? o.level,
+        slice: own.slice ?? o.slice,
       },
       source: str('source') ?? text_('source', m.source) ?? sharedSource ?? o.source ?? null,
       request: str('request') ?? text_('request', m.request) ?? o.request ?? null,
