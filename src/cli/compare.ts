@@ -322,7 +322,13 @@ async function prepare(
   let gen: Heightfield = withRowDirection(genFile.field, ref.grid.rowDirection);
   checkRingLimit(ref.grid, o);
   if (o.resample && gridDifference(gen.grid, ref.grid)) {
-    const { resampleField } = await import('../core/resample.js');
+    const { resampleField, uncoveredBy } = await import('../core/resample.js');
+    // Heights are resampled only where the generated side has them: beyond its extent they would be invented.
+    const outside = uncoveredBy(gen.grid, ref.grid);
+    if (outside)
+      throw new MismatchError(
+        `--resample: the reference reaches outside the generated side's extent (${outside}); resampling there would invent heights from its edge — compare over a reference cropped to the generated extent`,
+      );
     const out = new Float32Array(ref.grid.columns * ref.grid.rows);
     gen = floatHeightfield(ref.grid, resampleField(heightsOf(gen), gen.grid, ref.grid, out));
   } else if (o.resample && gen.kind === 'codes' && ref.kind === 'codes' && (gen.range.min !== ref.range.min || gen.range.max !== ref.range.max)) {

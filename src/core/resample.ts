@@ -51,6 +51,22 @@ function axisTaps(coords: Float64Array, n: number, mode: SubTexelMode): AxisTaps
 }
 
 /**
+ * Where `dst`'s samples reach outside the extent `src` covers, in words (null when every one lies inside it): such a
+ * sample would read the clamped edge texel, a height the source never held. Within the extent, the half texel between
+ * its edge and the first texel centre is clamp addressing as a GPU sampler's (the header's [R]).
+ */
+export function uncoveredBy(src: GridDescription, dst: GridDescription): string | null {
+  const eps = 1e-9 * Math.max(src.sizeX, src.sizeY, dst.sizeX, dst.sizeY);
+  const span = (a: number, b: number): [number, number] => (a <= b ? [a, b] : [b, a]);
+  const [x0, x1] = span(columnWorldX(dst, 0), columnWorldX(dst, dst.columns - 1));
+  const [y0, y1] = span(rowWorldY(dst, 0), rowWorldY(dst, dst.rows - 1));
+  const sx1 = src.xmin + src.sizeX;
+  const sy1 = src.ymin + src.sizeY;
+  if (x0 >= src.xmin - eps && x1 <= sx1 + eps && y0 >= src.ymin - eps && y1 <= sy1 + eps) return null;
+  return `its samples span x ${x0}…${x1} m, y ${y0}…${y1} m; the source covers x ${src.xmin}…${sx1} m, y ${src.ymin}…${sy1} m`;
+}
+
+/**
  * Resamples `src_px` (described by `src`) onto `dst`, writing into `out` and returning it.
  * Each destination sample's world position is mapped into the source's continuous sample coordinates.
  * Arithmetic is float64; the output array's type decides storage precision.

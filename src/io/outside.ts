@@ -159,7 +159,8 @@ async function readOutside(path: string, container: OutsideContainer, s: ReadSet
     fileBytes,
     interlaced: false,
     notes,
-    conventions: resolved.sources,
+    // A narrowing travels with the conventions, into every output that states them (a comparison's notes and --json).
+    conventions: { ...resolved.sources, notes: [...resolved.sources.notes, ...notes.filter((n) => n.startsWith(NARROWED))] },
   };
 }
 
@@ -299,6 +300,15 @@ function readRun(src: ByteSource, run: RawSampleRun, stream: SummaryStream<unkno
 
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
+/** Whether a note is narrowingNote's. */
+const NARROWED = 'float64 samples narrowed to float32';
+
+/** What narrowing a float64 field did: the largest change, and what a comparison of it cannot see. */
+function narrowingNote(largestM: number, overflowed: number): string {
+  const over = overflowed ? `; ${overflowed} finite samples beyond float32's range became infinite` : '';
+  return `${NARROWED} (largest change ${(largestM * 1000).toPrecision(3)} mm: differences smaller than that between float64 sides are not resolved${over})`;
+}
+
 /** The decoded samples as a heightfield on the resolved grid. */
 function toField(path: string, r: DecodedRaster, c: ResolvedConventions, notes: string[]): Heightfield {
   const grid: GridDescription = c.grid;
@@ -316,8 +326,18 @@ function toField(path: string, r: DecodedRaster, c: ResolvedConventions, notes: 
     return codeHeightfield(grid, v, c.encoding.range);
   }
   const out = v instanceof Float32Array ? v : new Float32Array(v.length);
-  if (out !== v) for (let i = 0; i < v.length; i++) out[i] = v[i];
-  if (r.sampleType === 'float64') notes.push('float64 samples narrowed to float32');
+  // The largest change the narrowing made (float64 accumulator, NaN and infinities left out): what a comparison of
+  // the narrowed field cannot resolve, said wherever the field's conventions are.
+  let largest = 0;
+  let overflowed = 0;
+  if (out !== v)
+    for (let i = 0; i < v.length; i++) {
+      out[i] = v[i];
+      const d = Math.abs(out[i] - v[i]);
+      if (d === Infinity) overflowed++;
+      else if (d > largest) largest = d;
+    }
+  if (r.sampleType === 'float64') notes.push(narrowingNote(largest, overflowed));
   if (nodata !== null) {
     let n = 0;
     if (Number.isNaN(nodata)) n = countNaN(out);
