@@ -6,6 +6,8 @@
  * - `resample-beyond-extent`: `compare --resample` of a generated side whose extent does not cover the reference's
  *   clamped the edge texel outward and counted invented heights as compared (64 of 64, all gates passing, for extents
  *   that do not even overlap). It is refused now, naming both spans.
+ * - `nonfinite-in-headline`: a pixel NaN on one side only is left out of every count, and the headline read "0 of 63
+ *   pixels differ … equal 100 %"; the headline now says how many pixels were not compared.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -70,5 +72,19 @@ describe('no silent wrong answer', () => {
     const ok = await cli('compare', join(dir, 'whole.r32'), join(dir, 'ref.r32'), '--resample', '--json');
     expect(ok.code, ok.err).toBe(0);
     expect((JSON.parse(ok.out) as { differing: number }).differing).toBe(0);
+  });
+
+  it('nonfinite-in-headline: pixels left out of the counts are said in the headline', async () => {
+    const g = grid(-1024, 2048, 8);
+    const a = Float32Array.from({ length: 64 }, (_, k) => k);
+    const b = a.slice();
+    b[9] = Number.NaN;
+    writeHeightfieldFile(join(dir, 'na.r32'), floatHeightfield(g, a));
+    writeHeightfieldFile(join(dir, 'nb.r32'), floatHeightfield(g, b));
+    const r = await cli('compare', join(dir, 'na.r32'), join(dir, 'nb.r32'));
+    expect(r.code, r.err).toBe(0);
+    const headline = r.out.split('\n').find((l) => l.includes('pixels differ'));
+    expect(headline).toContain('**0 of 63 pixels differ in height**');
+    expect(headline).toContain('**1 more pixel not compared** (non-finite on a side)');
   });
 });

@@ -78,6 +78,11 @@ export function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
   const failed = (meta.gates ?? []).filter((g) => !g.passed);
   const gatesText = meta.gates?.length ? `; gates: ${failed.length ? `**${failed.length} FAIL**` : 'all pass'}` : '';
   const tolText = r.toleranceMm > 0 ? `; ${M('beyondTolerance', String(r.beyondTolerance))} beyond ${M('toleranceMm', String(r.toleranceMm))} mm` : '';
+  // Pixels left out of every count are said in the headline: "0 of N differ" must not read as "all equal".
+  const leftOut =
+    r.nonFinite.pixelsExcluded > 0
+      ? `; **${M('nonFinite.pixelsExcluded', String(r.nonFinite.pixelsExcluded))} more pixel${r.nonFinite.pixelsExcluded === 1 ? '' : 's'} not compared** (non-finite on a side)`
+      : '';
   const at = (p: Position | null | undefined, key: string) =>
     p
       ? ` at pixel (${M(`${key}.column`, String(p.pixel[0]))}, ${M(`${key}.row`, String(p.pixel[1]))}), world (${M(`${key}.x`, p.world[0].toFixed(2))}, ${M(`${key}.y`, p.world[1].toFixed(2))}) m`
@@ -86,6 +91,7 @@ export function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
     L.push(
       `**${M('differing', String(r.differing))} of ${M('pixels', String(r.pixels))} pixels differ in height** (equal ${M('floatEqualPercent', fmt(r.floatEqualPercent, 6))} %, compared in metres); max |Δ| = ${M('floatMaxAbsMm', fmt(r.floatMaxAbsMm))} mm${at(r.floatMaxAbsAt, 'floatMaxAbsAt')}; RMS ${M('floatRmsMm', fmt(r.floatRmsMm))} mm; bias ${M('floatBiasMm', fmt(r.floatBiasMm))} mm` +
         tolText +
+        leftOut +
         gatesText +
         '.',
       '',
@@ -104,6 +110,7 @@ export function summaryLines(r: ComparisonResult, meta: ReportMeta): string[] {
         at(r.maxAbsCodeAt, 'maxAbsCodeAt') +
         `; RMS ${M('rmsMm', fmt(r.rmsMm))} mm` +
         tolText +
+        leftOut +
         gatesText +
         '.',
       '',
