@@ -385,11 +385,6 @@ const recordSources = new WeakMap<Record<string, number>, HistogramSource>();
 /** The source each getter of defineLazyHistogram makes its record from. */
 const lazySources = new WeakMap<object, HistogramSource>();
 
-/** Whether histogramRecord made `h` (histogramJsonText can write it). */
-export function madeByHistogramRecord(h: object): boolean {
-  return recordSources.has(h as Record<string, number>);
-}
-
 const dataProperty = (value: unknown): PropertyDescriptor => ({ value, writable: true, enumerable: true, configurable: true });
 
 /**
