@@ -314,6 +314,12 @@ describe('refusals name the value', () => {
     // Within the limit but beyond the bytes present: truncated, with the counts.
     const wide = patched('r16_unorm_nopitch', 16, 5000);
     expect(decodeFails(wide).message).toMatch(/5000×3 .* needs 30000 bytes .* the file has 30/);
+    // Regression fixture `side-limit-of-a-strip`: within the sample limit, a side over every heightfield's 2^20.
+    const strip = new Uint8Array(patched('r16_unorm_nopitch', 16, 2_000_000));
+    new DataView(strip.buffer).setUint32(12, 1, true);
+    const s = decodeFails(strip);
+    expect(s).toBeInstanceOf(LimitError);
+    expect(s.message).toContain('2000000x1 has a side over the limit of 1048576');
   });
 
   it('zero sizes, wrong structure sizes, bad magic, too many mips', () => {
@@ -325,9 +331,10 @@ describe('refusals name the value', () => {
   });
 
   it('a declared data size that overflows is refused even without a pixel limit', () => {
-    const b = patched('r16_unorm_mips', 16, 0xffffffff);
+    // Sides at the 2^20 limit every heightfield has, and 2^32 − 1 slices.
+    const b = patched('r16_unorm_mips', 16, 1 << 20);
     const dv = new DataView(b.buffer);
-    dv.setUint32(12, 0xffffffff, true);
+    dv.setUint32(12, 1 << 20, true);
     dv.setUint32(20, 0, true);
     dv.setUint32(140, 0xffffffff, true); // arraySize
     const e = decodeFails(b, {}, { pixelLimit: Infinity });

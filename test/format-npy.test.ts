@@ -232,6 +232,11 @@ describe('refusals name the value', () => {
     expect(e.message).toContain('shape (100000, 100000) = 10000000000 samples exceeds the limit of 67108864');
     const huge = handMade(`{'descr': '<f8', 'fortran_order': False, 'shape': (9007199254740991, 9007199254740991), }`);
     expect(decodeFails(huge)).toBeInstanceOf(LimitError);
+    // Regression fixture `side-limit-of-a-strip`: within the sample limit, a side over every heightfield's 2^20.
+    const strip = handMade(`{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2000000), }`);
+    const s = decodeFails(strip);
+    expect(s).toBeInstanceOf(LimitError);
+    expect(s.message).toContain('2000000x1 has a side over the limit of 1048576');
   });
 
   it('a header over the 64 KiB bound and a bad version are refused with the numbers', () => {

@@ -102,13 +102,23 @@ export function initCommand(dirArg: string | undefined, io: CliIO): number {
     lines.push(
       `kept ${k}: it is yours (it differs from heightbench's template), so init leaves it; the template is in node_modules/heightbench/templates/init/ (dot-NAME for .NAME)`,
     );
-  lines.push(...dvcSetup(root));
+  const dvc = dvcSetup(root);
+  lines.push(...dvc.filter((l) => !l.startsWith(DVC_FAILED)));
   lines.push(
     `next: fill in pipeline.yaml, captures.yaml and heightbench.yaml; put the captures under captures/ and \`dvc add captures\`; your run folders under rebuild/; then \`dvc repro\`, commit, \`dvc push\` (guide: node_modules/heightbench/docs/your-repository.md)`,
   );
   io.out(`${lines.join('\n')}\n`);
-  return 0;
+  // A DVC step that failed is said on stderr with DVC's reason, and the exit status is the environment's (2).
+  const failed = dvc.filter((l) => l.startsWith(DVC_FAILED));
+  for (const l of failed) io.err(`${l}\n`);
+  return failed.length ? 2 : 0;
 }
+
+/** The prefix of a DVC step that failed: init says it and exits 2 (the files it wrote stay; a rerun completes it). */
+const DVC_FAILED = 'heightbench: ';
+
+/** The last line DVC printed (its reason). */
+const lastLine = (r: { stderr: string; stdout: string }): string => (r.stderr || r.stdout).trim().split('\n').at(-1) ?? '';
 
 /** `dvc init` and a default remote where they are missing and DVC is installed; what was done, in words. */
 function dvcSetup(root: string): string[] {
@@ -133,7 +143,7 @@ function dvcSetup(root: string): string[] {
       /* not a git repository */
     }
     const r = run(git ? ['init', '-q'] : ['init', '-q', '--no-scm']);
-    if (r.status !== 0) return [`dvc init failed: ${(r.stderr || r.stdout).trim().split('\n').at(-1) ?? ''}`];
+    if (r.status !== 0) return [`${DVC_FAILED}dvc init failed: ${lastLine(r)}`];
     out.push(`dvc init${git ? '' : ' --no-scm (no git repository here: `git init` first for CI and regress)'}`);
   }
   const remotes = run(['remote', 'list']);
@@ -145,9 +155,10 @@ function dvcSetup(root: string): string[] {
       out.push(
         `DVC remote "storage" (default): ${join(dirname(root), basename(root) + '-dvc-storage')}, a folder beside the repository; point it at your team's storage with \`dvc remote modify storage url s3://BUCKET/PATH\` (or ssh://HOST/PATH, https://HOST/PATH)`,
       );
+    else out.push(`${DVC_FAILED}dvc remote add failed: ${lastLine(r)}; add one yourself: \`dvc remote add -d storage PATH\``);
   } else if (remotes.status === 0) {
     out.push(`DVC remotes kept as configured: ${remotes.stdout.trim().split('\n').join('; ')}`);
-  }
+  } else out.push(`${DVC_FAILED}dvc remote list failed: ${lastLine(remotes)}; no remote was set`);
   return out;
 }
 

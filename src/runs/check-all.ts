@@ -68,7 +68,11 @@ export function runDeclared(cfg: RepoConfig, c: DeclaredComparison, sharedPlotly
   const ref = join(cfg.root, k.reference);
   const out = join(cfg.root, c.report);
   try {
-    const r = checkRun(gen, ref, k.gates, out, c.name, sharedPlotly, { attribution: k.attribution, referenceKind: c.label });
+    const r = checkRun(gen, ref, k.gates, out, c.name, sharedPlotly, {
+      attribution: k.attribution,
+      referenceKind: c.label,
+      ...(cfg.pipeline ? { pipeline: cfg.pipeline } : {}),
+    });
     writeFileAtomic(join(out, 'hashes.json'), `${JSON.stringify({ generated: stageHashes(gen), references: stageHashes(ref) }, null, 2)}\n`);
     Object.assign(row, {
       verdict: r.passed ? 'pass' : 'FAIL',

@@ -72,6 +72,8 @@ const GROSS_RATIO = 1000;
 
 /** What a check says about itself beyond the numbers (report wording) and what it adds (stage attribution). */
 export interface CheckOptions {
+  /** The declaration of a folder without pipeline.json (heightbench.yaml's `pipeline:`; default: the seed pipeline). */
+  pipeline?: PipelineDeclaration;
   /** What kind of reference this is, in words (e.g. heightbench's GPU executor of the same draw list, or our own f64 consistency one). */
   referenceKind?: string;
   /** Attribute every differing final code to its first divergent stage (attribution.ts); ε in mm (default 0.01). */
@@ -121,7 +123,7 @@ export function checkRun(
 ): RunCheck {
   normaliseGates(gates as Readonly<Record<string, unknown>>); // a misspelt gate is refused before any file is read
   // Two folders of different pipelines are refused before any file is read, naming the first difference.
-  const pipeline = sharedPipeline(genDir, refDir);
+  const pipeline = sharedPipeline(genDir, refDir, opts.pipeline);
   const finalFile = stageFileName(encodedStage(pipeline));
   const undeclared = undeclaredNotes(
     [

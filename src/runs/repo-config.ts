@@ -28,6 +28,7 @@ import { checkName, resolveInside } from '../core/names.js';
 import { checkArray, checkBoolean, checkNumber, checkObject, checkString } from '../io/json-check.js';
 import { openRegular, readInputText } from '../io/read-input.js';
 import { loadParams } from '../pipeline/params.js';
+import { readPipelineDeclaration, type PipelineDeclaration } from '../pipelines/declaration.js';
 
 export const REPO_CONFIG = 'heightbench.yaml';
 
@@ -54,6 +55,8 @@ export interface RepoConfig {
   readonly root: string;
   readonly file: string;
   readonly reports: string;
+  /** `pipeline:`: the declaration of a run folder without pipeline.json in every comparison (null: the seed pipeline's). */
+  readonly pipeline: PipelineDeclaration | null;
   readonly comparisons: readonly DeclaredComparison[];
 }
 
@@ -120,9 +123,11 @@ export function parseRepoConfig(root: string, text: string, file = join(root, RE
     throw new FormatError(`${file}: not valid YAML: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
   }
   const o = checkObject(file, doc ?? {});
-  only(file, o, ['version', 'pipeline', 'manifests', 'reports', 'comparisons', 'runs-from']);
+  only(file, o, ['version', 'pipeline', 'reports', 'comparisons', 'runs-from']);
   if (o.version !== undefined && o.version !== 1) throw new FormatError(`${file}.version: expected 1, found ${JSON.stringify(o.version)}`);
   const reports = o.reports === undefined ? 'reports' : relPath(root, `${file}.reports`, o.reports);
+  // Read and checked here: a declaration that is missing or malformed is refused before any comparison runs.
+  const pipeline = o.pipeline === undefined ? null : readPipelineDeclaration(join(root, relPath(root, `${file}.pipeline`, o.pipeline)));
   const comparisons: DeclaredComparison[] = [];
   if (o['runs-from'] !== undefined) {
     const p = relPath(root, `${file}.runs-from`, o['runs-from']);
@@ -157,7 +162,7 @@ export function parseRepoConfig(root: string, text: string, file = join(root, RE
     if (seen.has(c.name)) throw new FormatError(`${file}: comparison ${JSON.stringify(c.name)} is declared twice`);
     seen.add(c.name);
   }
-  return { root, file, reports, comparisons };
+  return { root, file, reports, pipeline, comparisons };
 }
 
 /** The heightbench.yaml of the repository at `root`, or null when it has none. */

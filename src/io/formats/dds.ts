@@ -22,7 +22,7 @@
 import { FormatError, LimitError } from '../../errors.js';
 import type { DecodedRaster, RasterHeader, RasterLimits, RasterSelection, RawSampleRun } from './decoded-image.js';
 import { sourceOf, type DecoderInput } from '../byte-source.js';
-import { checkReaderMemory } from '../limits.js';
+import { checkFieldSize, checkReaderMemory } from '../limits.js';
 
 // --- Documented constants (Microsoft "DDS_HEADER structure", "DDS_PIXELFORMAT structure", "DDS_HEADER_DXT10").
 const MAGIC = 0x20534444; // "DDS " read little-endian
@@ -394,6 +394,7 @@ function ddsLayout(input: DecoderInput, where: string, sel: RasterSelection, lim
   if (pixels > limits.pixelLimit) {
     throw new LimitError(`${where}: DDS: declared size ${h.width}×${h.height} = ${pixels} pixels exceeds the limit of ${limits.pixelLimit}`);
   }
+  checkFieldSize(`${where}: DDS declared size (width × height)`, h.width, h.height, limits.pixelLimit);
   const cb = componentBytes(layout.component);
   const bpp = cb * layout.channels.length;
   const rowBytes = h.width * bpp;

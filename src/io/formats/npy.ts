@@ -23,7 +23,7 @@ import { FormatError, InputRangeError, LimitError } from '../../errors.js';
 import { widenFloat16 } from './dds.js';
 import type { DecodedRaster, RasterHeader, RasterLimits, RasterSampleType, RasterSelection, RasterValues, RawSampleRun } from './decoded-image.js';
 import { sourceOf, type DecoderInput } from '../byte-source.js';
-import { checkReaderMemory } from '../limits.js';
+import { checkFieldSize, checkReaderMemory } from '../limits.js';
 
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // "\x93NUMPY"
 const MAX_HEADER = 65536;
@@ -251,6 +251,8 @@ function npyLayout(input: DecoderInput, where: string, sel: RasterSelection, lim
   if (count > limits.pixelLimit) {
     throw new LimitError(`${where}: .npy: shape ${shapeText} = ${count} samples exceeds the limit of ${limits.pixelLimit}`);
   }
+  // Every heightfield's side limit too (a 1 × 2,000,000 array is within the sample limit, not the side's).
+  checkFieldSize(`${where}: .npy shape ${shapeText} (width × height)`, width, height, limits.pixelLimit);
   const need = count * kind.size;
   const present = src.size - h.dataOffset;
   if (present < need) {
