@@ -102,6 +102,7 @@ function fromSidecar(path: string, sc: Sidecar, r: DecodedRaster, s: ReadSetting
   if (file.rowDirection?.origin === 'file' && file.rowDirection.value !== g.rowDirection) {
     throw new MismatchError(`${path}: the sidecar's ${g.rowDirection} contradicts the file's ${file.rowDirection.value}`);
   }
+  if (sc.endian !== r.endian) throw new MismatchError(`${path}: the sidecar says endian ${sc.endian}, the file stores its samples ${r.endian}`);
   const integer = r.sampleType === 'uint16' || r.sampleType === 'int16';
   if (sc.encoding.kind === 'float32' && integer) {
     throw new MismatchError(`${path}: the sidecar says float32 heights in metres, the file holds ${r.sampleType} samples`);
@@ -153,7 +154,7 @@ async function readOutside(path: string, container: OutsideContainer, s: ReadSet
   return {
     path,
     container,
-    endian: 'le',
+    endian: raster.endian,
     field,
     sidecar,
     fileBytes,
@@ -201,7 +202,7 @@ async function streamSummary(path: string, container: OutsideContainer, s: ReadS
     const resolved = resolveInputConventions(path, h.width, h.height, integer ? 'integer' : 'float', carriedConventions(h), s);
     const codes = h.sampleType === 'uint16' && resolved.encoding.kind === 'unorm16';
     if (!(codes || (h.sampleType === 'float32' && resolved.encoding.kind === 'metres')) || h.nodata !== null) return null;
-    const facts: SummaryFacts = { path, container, endian: 'le', interlaced: false, sidecar: null, notes: [h.description], grid: resolved.grid };
+    const facts: SummaryFacts = { path, container, endian: h.endian, interlaced: false, sidecar: null, notes: [h.description], grid: resolved.grid };
     const size = codes ? 2 : 4;
     if (codes) {
       const range = resolved.encoding.kind === 'unorm16' ? resolved.encoding.range : DEFAULT_RANGE;
@@ -281,7 +282,7 @@ function finishFloatStream(
 ): StreamedSummary | null {
   const floats = stream.finish();
   if (!floats) return null;
-  const facts: SummaryFacts = { path, container, endian: 'le', interlaced: false, sidecar: null, notes: [h.description], grid: resolved.grid };
+  const facts: SummaryFacts = { path, container, endian: h.endian, interlaced: false, sidecar: null, notes: [h.description], grid: resolved.grid };
   return { facts, stats: { kind: 'float', floats }, conventions: resolved.sources };
 }
 

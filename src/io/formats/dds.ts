@@ -459,6 +459,7 @@ function ddsLayout(input: DecoderInput, where: string, sel: RasterSelection, lim
     unorm16: layout.component === 'unorm16',
     georeference: null,
     nodata: null,
+    endian: 'le', // DDS payloads are little-endian
     description: `DDS ${formatWords}, mip ${level} of ${h.mipCount}, slice ${slice} of ${h.arraySize}${channelWords}`,
   };
   return { header, layout, channel, start, count, bpp, formatName, level, slice };

@@ -45,6 +45,8 @@ export interface DecodedRaster {
   readonly nodata: number | null;
   /** What was selected and how, for the report: format name, channel, mip level, slice, compression, data window. */
   readonly description: string;
+  /** The byte order the file stores its samples in (what `info` states and a sidecar must agree with). */
+  readonly endian: 'le' | 'be';
 }
 
 /** Everything a decoder states about a raster but its samples: what it knows once its headers are read. */

@@ -823,6 +823,7 @@ function decodeChannel(
     unorm16: false,
     georeference: null,
     nodata: null,
+    endian: 'le', // OpenEXR is little-endian throughout
     description:
       `OpenEXR ${kind}, ${h.compressionName}, channel ${ch.name} (${ch.pixelTypeName}) from channels ${present}, ` +
       `data window ${boxText(dw)}, display window ${boxText(h.displayWindow)}, lineOrder ${h.lineOrder}`,

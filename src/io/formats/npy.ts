@@ -269,6 +269,7 @@ function npyLayout(input: DecoderInput, where: string, sel: RasterSelection, lim
     unorm16: false,
     georeference: null,
     nodata: null,
+    endian: little ? 'le' : 'be',
     description:
       `NumPy .npy v${h.version}, ${h.descr} (${kind.words}, ${little ? 'little' : 'big'}-endian), ` +
       `${h.fortran ? 'Fortran order (transposed to rows)' : 'C order'}, shape ${shapeText}${squeezed ? ` read as (${height}, ${width})` : ''}`,

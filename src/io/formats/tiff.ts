@@ -543,6 +543,7 @@ export async function decodeTiff(input: DecoderInput, where: string, sel: Raster
     georeference: h.georeference,
     nodata: h.nodata,
     description: h.description,
+    endian: h.endian,
   };
 }
 
@@ -932,7 +933,8 @@ async function readTiff(
   if (nodata !== null && nodataValue !== null)
     description += `; GDAL_NODATA ${nodataValue}${nodata !== nodataValue ? ` (${nodata} in the band's ${kind.type === 'float16' ? 'float32' : kind.type})` : ''}`;
   if (scan.furtherIfds > 0) description += `; IFD 0 read, ${scan.furtherIfds} further IFD${scan.furtherIfds === 1 ? '' : 's'} (overviews or pages) ignored`;
-  return { header: { container: 'tiff', width, height, sampleType: kind.type, unorm16: false, georeference, nodata, description }, values };
+  const endian = scan.littleEndian ? 'le' : 'be';
+  return { header: { container: 'tiff', width, height, sampleType: kind.type, unorm16: false, georeference, nodata, description, endian }, values };
 }
 
 /**
