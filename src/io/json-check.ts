@@ -95,9 +95,47 @@ export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
 export function parseJson(text: string, what: string): unknown {
   if (text.length > MAX_JSON_TEXT) throw new FormatError(`${what}: ${text.length} characters of JSON, over the limit of ${MAX_JSON_TEXT}`);
   if (jsonDepth(text) > MAX_JSON_DEPTH) throw new FormatError(`${what}: JSON nested deeper than ${MAX_JSON_DEPTH} levels; refused before parsing`);
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (e) {
     throw new FormatError(`${what}: not valid JSON (${(e as Error).message})`);
   }
+  const dup = duplicateKey(text);
+  if (dup) throw new FormatError(`${what}: key ${JSON.stringify(dup.key)} appears twice in one object (the second at character ${dup.at}); which value holds is ambiguous`);
+  return value;
+}
+
+/**
+ * The first key that one object of valid JSON `text` names twice, or null. [R] JSON.parse keeps the last silently; a
+ * sidecar or record saying two things is refused instead. One pass over the text: a set of keys per open object, a
+ * string being a key when a colon follows it (escaped keys decoded, so "a" and "\u0061" are one key).
+ */
+export function duplicateKey(text: string): { key: string; at: number } | null {
+  const open: (Set<string> | null)[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      const start = i;
+      let escaped = false;
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) {
+          escaped = true;
+          i++;
+        } else if (d === 0x22) break;
+      }
+      let j = i + 1;
+      while (j < text.length && (text.charCodeAt(j) === 0x20 || text.charCodeAt(j) === 0x0a || text.charCodeAt(j) === 0x0d || text.charCodeAt(j) === 0x09)) j++;
+      const keys = open[open.length - 1];
+      if (text.charCodeAt(j) === 0x3a && keys) {
+        const key = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);
+        if (keys.has(key)) return { key, at: start };
+        keys.add(key);
+      }
+    } else if (c === 0x7b) open.push(new Set());
+    else if (c === 0x5b) open.push(null);
+    else if (c === 0x7d || c === 0x5d) open.pop();
+  }
+  return null;
 }

@@ -1,8 +1,9 @@
 /**
- * An outside file's byte order is the file's. Regression fixture `big-endian-said-little`: `info` of a big-endian .npy
+ * What a file and its records state is what they hold. An outside file's byte order is the file's. Regression fixture `big-endian-said-little`: `info` of a big-endian .npy
  * (or an "MM" TIFF) printed "little-endian" and `"endian": "le"` (the samples were read right; the statement was
  * hard-coded), and a sidecar whose `endian` contradicted the file was accepted. Files written here by hand (the .npy
- * format's own header) and by numpy's documented byte orders.
+ * format's own header) and by numpy's documented byte orders. And a JSON record (a sidecar) naming a key twice in
+ * one object is refused: JSON.parse kept the last value silently.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -51,5 +52,24 @@ describe("an outside file's byte order", () => {
     const r = await cli('info', p);
     expect(r.code).toBe(2);
     expect(r.err).toContain('the sidecar says endian be, the file stores its samples le');
+  });
+});
+
+describe('a JSON record that says two things', () => {
+  it('regression fixture duplicate-sidecar-key: a key named twice in one object is refused, naming it', async () => {
+    const { duplicateKey, parseJson } = await import('../src/io/json-check.js');
+    expect(duplicateKey('{"a": 1, "b": {"a": 2}, "c": [{"a": 3}, {"a": 4}]}')).toBeNull();
+    expect(duplicateKey('{"a": 1, "b": 2, "a" : 3}')).toEqual({ key: 'a', at: 17 });
+    expect(duplicateKey('{"a": 1, "\\u0061": 2}')?.key).toBe('a');
+    expect(duplicateKey('{"x": "a", "a": 1, "y": ["a", "a"]}')).toBeNull();
+    expect(() => parseJson('{"columns": 8, "columns": 16}', 'f.json')).toThrow(/f\.json: key "columns" appears twice in one object/);
+    // Whole process: a sidecar naming its grid's columns twice.
+    const p = join(dir, 'dup.npy');
+    await writeAnyHeightfieldFile(p, floatHeightfield(domainGrid(8), new Float32Array(64).fill(3)));
+    const text = readFileSync(`${p}.json`, 'utf8');
+    writeFileSync(`${p}.json`, text.replace('"columns": 8', '"columns": 16, "columns": 8'));
+    const r = await cli('info', p);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('key "columns" appears twice in one object');
   });
 });
