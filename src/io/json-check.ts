@@ -102,7 +102,10 @@ export function parseJson(text: string, what: string): unknown {
     throw new FormatError(`${what}: not valid JSON (${(e as Error).message})`);
   }
   const dup = duplicateKey(text);
-  if (dup) throw new FormatError(`${what}: key ${JSON.stringify(dup.key)} appears twice in one object (the second at character ${dup.at}); which value holds is ambiguous`);
+  if (dup)
+    throw new FormatError(
+      `${what}: key ${JSON.stringify(dup.key)} appears twice in one object (the second at character ${dup.at}); which value holds is ambiguous`,
+    );
   return value;
 }
 
