@@ -269,6 +269,12 @@ describe('decodeTiff refuses what it cannot read, naming the value', () => {
     await expect(read('bad_rotated.tif')).rejects.toThrow(/rotated or sheared \(row\/column terms b = 0.5, e = 0.25\)/);
   });
 
+  it('regression fixture both-georeferencings: pixel scale + tiepoint and a ModelTransformation that disagree are refused', async () => {
+    await expect(read('bad_both_georef.tif')).rejects.toThrow(
+      /ModelPixelScale \+ ModelTiepoint \(x step 2, .*\) and a ModelTransformation that says otherwise/,
+    );
+  });
+
   it('a truncated file, at every cut, with a FormatError', async () => {
     const whole = new Uint8Array(readFileSync(join(dir, 'gd_float32_tiles_deflate_p3.tif')));
     const cuts = [0, 4, 7, 8, 9, 100, 300, Math.floor(whole.length / 2), whole.length - 1];

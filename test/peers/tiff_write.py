@@ -174,6 +174,10 @@ geo_tags = [
 tifffile.imwrite(os.path.join(OUT, "tf_tiepoint_offset.tif"), a, photometric="minisblack", extratags=geo_tags)
 record("tf_tiepoint_offset.tif", "tifffile", "float32", a, dict(layout="strips", compression="none", predictor=1), **with_rasterio("tf_tiepoint_offset.tif"))
 
+# both georeferencings, disagreeing: pixel scale + tiepoint say x step 2, the transformation x step 4 (refused)
+both_tags = geo_tags + [(34264, "d", 16, (4.0, 0.0, 0.0, 980.0, 0.0, -3.0, 0.0, 2015.0, 0, 0, 0, 0, 0, 0, 0, 1.0), False)]
+tifffile.imwrite(os.path.join(OUT, "bad_both_georef.tif"), values("float32", 502), photometric="minisblack", extratags=both_tags)
+
 # a raster without any geo tags (tifffile) for georeference null
 a = values("uint16", 500)
 tifffile.imwrite(os.path.join(OUT, "tf_nogeo.tif"), a, photometric="minisblack")

@@ -1189,6 +1189,21 @@ function readGeoreference(
     x0 = X + (c0 - I) * a;
     y0 = Y + (c0 - J) * f;
     source = `ModelPixelScale + ModelTiepoint, ${typeText}`;
+    // Both georeferencings present: they must say the same (the specification allows one; GDAL reads the tiepoint's).
+    if (matrix !== undefined) {
+      const same =
+        matrix.length >= 16 &&
+        matrix[0] === a &&
+        matrix[5] === f &&
+        matrix[1] === 0 &&
+        matrix[4] === 0 &&
+        matrix[3] + c0 * a === x0 &&
+        matrix[7] + c0 * f === y0;
+      if (!same)
+        throw new FormatError(
+          `${where}: GeoTIFF holds ModelPixelScale + ModelTiepoint (x step ${a}, y step ${f}, corner ${x0}, ${y0}) and a ModelTransformation that says otherwise (${matrix.slice(0, 8).join(', ')}, …); one georeferencing is expected`,
+        );
+    }
   } else if (matrix !== undefined) {
     if (matrix.length < 16) throw new FormatError(`${where}: GeoTIFF ModelTransformation has ${matrix.length} values, expected 16`);
     const b = matrix[1];
