@@ -97,15 +97,15 @@ export function parsePath(v: string): string {
 }
 
 /**
- * The options of `command` given on its command line (or through the environment) but those named in `except`
- * (attribute names), as the user writes them (--kebab-case): the flags a mode that would not act on them refuses.
+ * The options of `command` given on its command line (or through the environment) that the current mode does not act
+ * on (`acts(attribute name)` false), as the user writes them (--kebab-case): the flags that mode refuses.
  */
-export function givenOptions(command: Command, except: ReadonlySet<string>): string[] {
+export function idleOptions(command: Command, acts: (key: string) => boolean): string[] {
   return command.options
     .filter((opt) => {
       const key = opt.attributeName();
       const source = command.getOptionValueSource(key);
-      return !except.has(key) && (source === 'cli' || source === 'env');
+      return !acts(key) && (source === 'cli' || source === 'env');
     })
     .map((opt) => opt.long ?? opt.flags);
 }

@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
 import { DEFAULT_DIFFERENCES_CAP, type RunCheck } from '../runs/check.js';
 import { checkFolders, checkText, type FolderCheckOptions } from '../runs/check-folders.js';
 import { checkDeclared } from '../runs/check-all.js';
-import { givenOptions, parseNumber, parsePath } from './args.js';
+import { idleOptions, parseNumber, parsePath } from './args.js';
 import { InvalidArgumentError } from 'commander';
 import { addGateOptions, gatesOf, type GateOptions } from './gate-flags.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
@@ -68,7 +68,7 @@ export const installCheck: CommandInstaller = (program: Command, io: CliIO) => {
         if (o.all || o.list !== undefined) {
           if (g !== undefined || r !== undefined) throw new UsageError('check: give GEN_DIR REF_DIR, or --all / --list FILE, not both');
           // Gates, reports, attribution and the rest belong to one comparison: each declared one states its own.
-          const idle = givenOptions(command, DECLARED_CHECK_FLAGS);
+          const idle = idleOptions(command, (k) => DECLARED_CHECK_FLAGS.has(k));
           if (idle.length)
             throw new UsageError(
               `check ${o.all ? '--all' : '--list'}: ${idle.join(', ')} ${idle.length > 1 ? 'act' : 'acts'} on one comparison (GEN_DIR REF_DIR); each comparison the file declares states its own gates and report (heightbench.yaml)`,

@@ -11,7 +11,7 @@ import { statSync } from 'node:fs';
 import { readHeightfieldFileAsync, type ReadSettings } from '../io/heightfield-file.js';
 import { addInputFlags, addSideFlags, conventionLines, readSides, sideSettings, warnDefaults, type InputFlags, type SideFlags } from './input-flags.js';
 import type { ConventionSources } from '../io/input-conventions.js';
-import { givenOptions, parseNumber } from './args.js';
+import { idleOptions, parseNumber } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { withRowDirection, type Heightfield } from '../core/heightfield.js';
 import { InvalidArgumentError } from 'commander';
@@ -104,7 +104,7 @@ export const installDiagnose: CommandInstaller = (program: Command, io: CliIO) =
       throw new UsageError(`diagnose: ${folders[0] ? g : r} is a folder and ${folders[0] ? r : g} a file; give two heightfield files or two run folders`);
     if (folders[0]) {
       // Two run folders are diagnosed as `check --diagnose` does, from their own files and settings.
-      const idle = givenOptions(command, new Set(['json']));
+      const idle = idleOptions(command, (k) => k === 'json');
       if (idle.length)
         throw new UsageError(
           `diagnose RUN_DIR REF_DIR: ${idle.join(', ')} ${idle.length > 1 ? 'act' : 'acts'} on two heightfield files; two run folders are diagnosed from their own sidecars with the default settings`,

@@ -23,7 +23,7 @@ import { SEED_PIPELINE } from '../pipelines/seed.js';
 import { basename, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { checkMemoryEstimate } from '../io/limits.js';
-import { givenOptions, parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
+import { idleOptions, parsePath, parsePositiveInt, parsePositiveNumber } from './args.js';
 import { CliExit, type CliIO, type CommandInstaller } from './io.js';
 import { addGpuRunOptions, gpuRunCommand, subpixelBitsFromRecord, type GpuRunCliOptions } from './gpu-run.js';
 import { progressReporter } from './progress.js';
@@ -330,7 +330,7 @@ function refuseIdleFieldFlags(opts: RunCliOptions, command: Command): void {
   const stages = opts.stages ?? [...ALL_STAGES];
   const fields = stages.filter((s) => !(PLAN_STAGES as readonly string[]).includes(s));
   if (!fields.length && opts.store === undefined) {
-    const idle = givenOptions(command, new Set([...command.options.map((o) => o.attributeName())].filter((k) => !FIELD_FLAGS.has(k))));
+    const idle = idleOptions(command, (k) => !FIELD_FLAGS.has(k));
     if (idle.length)
       throw new UsageError(
         `run --stages ${stages.join(',')}: ${idle.join(', ')} ${idle.length > 1 ? 'act' : 'acts'} on computed fields, and these plan stages compute none`,

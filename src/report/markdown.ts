@@ -1,5 +1,6 @@
 /** The summaries' Markdown: metric marks (a number tied to its metrics.json key) and the Markdown-to-HTML of the pages. */
 import { escapeHtml } from '../core/html.js';
+import { unicodeEscape } from '../core/text.js';
 
 /**
  * A number of metrics.json (or histogram.json) as shown: in Markdown the text; in the page (markdownToHtml) a span
@@ -31,7 +32,7 @@ const MD_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
  * row or a mark, nor reorder what is shown.
  */
 export function mdText(s: string): string {
-  return s.replace(MD_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return s.replace(MD_UNSAFE, unicodeEscape);
 }
 
 /** mdText for a table cell: `|` escaped too (a gate named "max |Δq|" must not split its row). */
